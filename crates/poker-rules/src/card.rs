@@ -155,6 +155,114 @@ impl<'de> Deserialize<'de> for Card {
     }
 }
 
+/// Up to seven cards held inline (a hand, a board, a deal), so the hot path never
+/// allocates. Serialized as one card string (`AsKd`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cards {
+    len: u8,
+    cards: [Card; 7],
+}
+
+impl Cards {
+    /// The most cards one list holds (seven-card stud).
+    pub const CAPACITY: usize = 7;
+
+    /// An empty list.
+    pub const fn new() -> Cards {
+        Cards {
+            len: 0,
+            cards: [Card::UNKNOWN; 7],
+        }
+    }
+
+    /// Copies a slice; `None` if it has more than seven cards.
+    pub fn from_slice(cards: &[Card]) -> Option<Cards> {
+        if cards.len() > Self::CAPACITY {
+            return None;
+        }
+        let mut out = Cards::new();
+        out.cards[..cards.len()].copy_from_slice(cards);
+        out.len = cards.len() as u8;
+        Some(out)
+    }
+
+    /// Appends a card.
+    ///
+    /// # Panics
+    /// Panics when full: the games never hold more than seven cards.
+    pub fn push(&mut self, card: Card) {
+        self.cards[self.len as usize] = card;
+        self.len += 1;
+    }
+
+    /// Removes the card at `index`, keeping the order of the rest.
+    pub fn remove(&mut self, index: usize) -> Card {
+        let card = self.cards[index];
+        self.cards.copy_within(index + 1..self.len as usize, index);
+        self.len -= 1;
+        card
+    }
+
+    /// The cards as a slice.
+    pub fn as_slice(&self) -> &[Card] {
+        &self.cards[..self.len as usize]
+    }
+
+    /// The cards as a mutable slice.
+    pub fn as_mut_slice(&mut self) -> &mut [Card] {
+        &mut self.cards[..self.len as usize]
+    }
+
+    /// How many cards.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether there are no cards.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Default for Cards {
+    fn default() -> Cards {
+        Cards::new()
+    }
+}
+
+impl std::ops::Deref for Cards {
+    type Target = [Card];
+    fn deref(&self) -> &[Card] {
+        self.as_slice()
+    }
+}
+
+impl fmt::Debug for Cards {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&Card::format_many(self))
+    }
+}
+
+impl fmt::Display for Cards {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&Card::format_many(self))
+    }
+}
+
+impl Serialize for Cards {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Cards {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Cards, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        let cards = Card::parse_many(&s).map_err(serde::de::Error::custom)?;
+        Cards::from_slice(&cards).ok_or_else(|| serde::de::Error::custom("more than seven cards"))
+    }
+}
+
 /// Which deck a game is dealt from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

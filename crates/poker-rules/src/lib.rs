@@ -8,4 +8,13 @@
 pub mod card;
 pub mod eval;
 
-pub use card::{Card, DeckKind, Rank, Suit};
+pub use card::{Card, Cards, DeckKind, Rank, Suit};
+pub mod game;
+pub mod hand;
+pub mod phh;
+
+pub use game::{Game, Structure, Variant};
+pub use hand::{
+    Action, ActionError, CardSource, Chips, ConfigError, DealStep, Decision, Event, Hand,
+    HandConfig, LegalActions, Phase, Pot, PotShare, SeatConfig, Stakes,
+};

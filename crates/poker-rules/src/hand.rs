@@ -1,0 +1,1626 @@
+//! One hand of poker as a state machine, for every game and betting structure: forced
+//! bets, dealing, betting rounds, draws, showdown and the awarding of every pot.
+//!
+//! Players are indexed in dealing order: index 0 sits left of the button (the small
+//! blind in blind games) and the last index holds the button. The caller supplies the
+//! cards: a shuffled deck ([`CardSource::Deck`]), from which the hand deals itself, or
+//! nothing ([`CardSource::Manual`]), in which case the hand waits for [`Hand::deal`]
+//! calls (replaying a history). Every action is validated first and either applied
+//! whole, returning its events, or rejected with an [`ActionError`] that leaves the
+//! state untouched.
+
+use crate::card::{Card, Cards};
+use crate::eval::{self, high, HandValue};
+use crate::game::{Game, Opening, Showdown, Structure};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// An amount of chips. Chips are whole numbers; there are no fractions of a chip.
+pub type Chips = u64;
+
+/// The amounts that size bets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stakes {
+    /// No-limit and pot-limit: the minimum opening bet and raise (usually the big blind).
+    #[serde(default)]
+    pub min_bet: Chips,
+    /// Fixed limit: the bet and raise size of the early streets.
+    #[serde(default)]
+    pub small_bet: Chips,
+    /// Fixed limit: the bet and raise size of the later streets.
+    #[serde(default)]
+    pub big_bet: Chips,
+    /// Stud: the forced bet of the lowest (razz: highest) up card on third street.
+    #[serde(default)]
+    pub bring_in: Chips,
+}
+
+/// One player's stack and forced bets for this hand.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatConfig {
+    /// Chips in front of the player when the hand starts.
+    pub stack: Chips,
+    /// Dead ante this player posts (button ante, big-blind ante: only that seat's entry).
+    #[serde(default)]
+    pub ante: Chips,
+    /// Live blind or straddle this player posts.
+    #[serde(default)]
+    pub blind: Chips,
+}
+
+/// Everything a hand needs to know before the first card.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandConfig {
+    /// The game dealt.
+    pub game: Game,
+    /// The betting structure.
+    pub structure: Structure,
+    /// Bet sizes.
+    pub stakes: Stakes,
+    /// Fixed limit: raises allowed after the opening bet of a round (`None`: no cap). The
+    /// big blind counts as the opening bet; a bring-in does not, its completion does.
+    #[serde(default)]
+    pub max_raises: Option<u32>,
+    /// Fixed limit: whether the cap is lifted while only two players contest the pot (R20).
+    #[serde(default)]
+    pub uncapped_heads_up: bool,
+    /// The players in dealing order; the last one holds the button.
+    pub seats: Vec<SeatConfig>,
+}
+
+/// Where the cards come from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CardSource {
+    /// A shuffled deck, top card first; the hand deals itself.
+    Deck(Vec<Card>),
+    /// The caller deals every card with [`Hand::deal`] (replays).
+    Manual,
+}
+
+/// A problem with a [`HandConfig`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// Fewer than two or too many players.
+    #[error("a hand needs 2 to {max} players, got {got}")]
+    PlayerCount {
+        /// The most allowed.
+        max: usize,
+        /// How many were given.
+        got: usize,
+    },
+    /// A player with no chips cannot be dealt in.
+    #[error("player {0} has no chips")]
+    EmptyStack(usize),
+    /// The structure needs a bet size that is zero.
+    #[error("{0} must be positive for this game and structure")]
+    MissingStake(&'static str),
+    /// The deck does not match the game.
+    #[error("the deck must hold each card of the game's deck once")]
+    BadDeck,
+}
+
+/// What a player does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Action {
+    /// Give up the hand.
+    Fold,
+    /// Pass without betting (nothing to call).
+    Check,
+    /// Match the current bet, or go all in for less.
+    Call,
+    /// Post the stud bring-in instead of completing.
+    BringIn,
+    /// Bet, raise or complete so that this player's bet this round totals `to`.
+    BetOrRaiseTo {
+        /// The player's total bet this round after the action.
+        to: Chips,
+    },
+    /// Discard these cards and draw as many (none: stand pat).
+    Draw {
+        /// The cards thrown away.
+        discards: Cards,
+    },
+    /// Show the hand at showdown; a replay may name cards that were unknown until now.
+    Show {
+        /// The cards shown, when the history reveals them only now.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cards: Option<Cards>,
+    },
+    /// Throw the hand away at showdown without showing.
+    Muck,
+}
+
+/// Why an action or deal was refused. The hand is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "error", rename_all = "snake_case")]
+pub enum ActionError {
+    /// The hand is over.
+    #[error("the hand is over")]
+    HandOver,
+    /// No such player in this hand.
+    #[error("no player {player} in this hand")]
+    NoSuchPlayer {
+        /// The index given.
+        player: usize,
+    },
+    /// Someone else is to act (or the dealer is).
+    #[error("it is not player {player}'s turn")]
+    NotYourTurn {
+        /// Who tried to act.
+        player: usize,
+        /// Who is to act, if a player is.
+        expected: Option<usize>,
+    },
+    /// This kind of action does not fit this moment (a draw during betting...).
+    #[error("{action} is not possible now")]
+    WrongPhase {
+        /// What was tried.
+        action: &'static str,
+    },
+    /// There is a bet to call, so checking is not possible.
+    #[error("cannot check: {to_call} to call")]
+    CannotCheck {
+        /// The amount to call.
+        to_call: Chips,
+    },
+    /// Nothing to call: check instead.
+    #[error("nothing to call")]
+    NothingToCall,
+    /// The stud bring-in must be posted or completed first.
+    #[error("the bring-in must be posted or completed")]
+    BringInPending,
+    /// This player may not bet or raise now (cap reached, betting not reopened...).
+    #[error("raising is not allowed now")]
+    RaiseNotAllowed,
+    /// The amount is outside the legal range.
+    #[error("bet must be between {min} and {max}, got {got}")]
+    BetOutOfRange {
+        /// Smallest legal total.
+        min: Chips,
+        /// Largest legal total.
+        max: Chips,
+        /// The total asked for.
+        got: Chips,
+    },
+    /// Discards must be cards the player holds.
+    #[error("discards are not cards in the player's hand")]
+    InvalidDiscard,
+    /// Shown cards must be the player's cards.
+    #[error("shown cards do not match the player's hand")]
+    InvalidShow,
+    /// A hand with unknown cards cannot be shown.
+    #[error("a hand with unknown cards cannot be shown")]
+    UnknownCards,
+    /// The last player contesting a pot cannot muck it away.
+    #[error("the last player contesting a pot cannot muck")]
+    CannotMuck,
+    /// The hand is not waiting for this deal.
+    #[error("the hand is not waiting for this deal")]
+    UnexpectedDeal,
+    /// A card dealt is already in play or not in the deck.
+    #[error("card {0} is not available to deal")]
+    CardNotAvailable(Card),
+}
+
+/// What the dealer must deal next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "to", rename_all = "snake_case")]
+pub enum DealStep {
+    /// Cards to one player; bit `i` of `up` set means the `i`th card is dealt face up.
+    Hole {
+        /// The player.
+        player: usize,
+        /// How many cards.
+        count: u8,
+        /// Face-up mask.
+        up: u8,
+    },
+    /// Community cards.
+    Board {
+        /// How many cards.
+        count: u8,
+    },
+}
+
+/// Something that happened, in order: the raw material of hand histories and of what
+/// players see (hole cards must be redacted for everyone but their owner).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// A dead ante went into the pot.
+    AntePosted {
+        /// Who.
+        player: usize,
+        /// How much (less than the ante when all in for it).
+        amount: Chips,
+    },
+    /// A live blind or straddle was posted.
+    BlindPosted {
+        /// Who.
+        player: usize,
+        /// How much (less than the blind when all in for it).
+        amount: Chips,
+    },
+    /// Cards were dealt to a player.
+    HoleDealt {
+        /// Who.
+        player: usize,
+        /// The cards (secret unless face up).
+        cards: Cards,
+        /// Face-up mask.
+        up: u8,
+    },
+    /// Community cards were dealt.
+    BoardDealt {
+        /// The new cards.
+        cards: Cards,
+    },
+    /// A betting round began.
+    RoundStarted {
+        /// Street index (0 = the first betting round).
+        street: usize,
+    },
+    /// The stud bring-in was posted.
+    BringInPosted {
+        /// Who.
+        player: usize,
+        /// How much.
+        amount: Chips,
+    },
+    /// A player folded.
+    Folded {
+        /// Who.
+        player: usize,
+    },
+    /// A player checked.
+    Checked {
+        /// Who.
+        player: usize,
+    },
+    /// A player called.
+    Called {
+        /// Who.
+        player: usize,
+        /// Chips added.
+        amount: Chips,
+        /// Whether the call put the player all in.
+        all_in: bool,
+    },
+    /// A player bet, raised or completed to a total.
+    BetTo {
+        /// Who.
+        player: usize,
+        /// The player's total bet this round.
+        to: Chips,
+        /// Chips added.
+        amount: Chips,
+        /// Whether it put the player all in.
+        all_in: bool,
+        /// Whether it was a full bet or raise (reopening the betting).
+        full: bool,
+    },
+    /// A player discarded and will draw.
+    Discarded {
+        /// Who.
+        player: usize,
+        /// The cards thrown away (secret).
+        cards: Cards,
+    },
+    /// An uncalled bet went back to its owner (R8).
+    UncalledReturned {
+        /// Who.
+        player: usize,
+        /// How much.
+        amount: Chips,
+    },
+    /// The round's bets were gathered into the pot.
+    BetsCollected {
+        /// Total in the pot now.
+        pot: Chips,
+    },
+    /// A hand was shown.
+    Shown {
+        /// Who.
+        player: usize,
+        /// The cards.
+        cards: Cards,
+    },
+    /// A hand was mucked unseen.
+    Mucked {
+        /// Who.
+        player: usize,
+    },
+    /// A pot (or half of one) was awarded.
+    PotAwarded {
+        /// 0 is the main pot, then side pots in order.
+        pot: usize,
+        /// `"high"`, `"low"` or `"all"`.
+        share: PotShare,
+        /// Chips awarded.
+        amount: Chips,
+        /// Each winner and their part.
+        winners: Vec<(usize, Chips)>,
+    },
+    /// The hand is over.
+    HandEnded {
+        /// Every player's stack now.
+        stacks: Vec<Chips>,
+    },
+}
+
+/// Which part of a pot an award is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PotShare {
+    /// The whole pot.
+    All,
+    /// The high half of a split pot.
+    High,
+    /// The low half of a split pot.
+    Low,
+}
+
+/// What a player is asked to decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Decision {
+    /// A betting decision, with exactly what is allowed.
+    Bet(LegalActions),
+    /// Which cards to discard.
+    Draw,
+    /// Show or muck.
+    Showdown {
+        /// Whether mucking is allowed.
+        can_muck: bool,
+    },
+}
+
+/// Exactly what the player to act may do in a betting round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegalActions {
+    /// The player to act.
+    pub player: usize,
+    /// Folding is always allowed (R7), though clients should offer a check instead.
+    pub fold: bool,
+    /// Whether checking is possible.
+    pub check: bool,
+    /// Chips a call adds (all in when it is the whole stack), if there is a bet to call.
+    pub call: Option<Chips>,
+    /// The bring-in amount, while the bring-in is due.
+    pub bring_in: Option<Chips>,
+    /// Smallest and largest total for a bet or raise, if one is allowed.
+    pub bet_or_raise: Option<(Chips, Chips)>,
+}
+
+/// One player's state in the hand.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    /// Chips behind (not yet bet).
+    pub stack: Chips,
+    /// Chips bet in the current round.
+    pub bet: Chips,
+    /// Chips put in during the whole hand (antes and bets, the current round included).
+    pub committed: Chips,
+    /// The dead ante part of `committed`.
+    pub ante: Chips,
+    /// Whether the player folded.
+    pub folded: bool,
+    /// Hole cards in the order dealt.
+    pub hole: Cards,
+    /// Face-up mask of `hole`.
+    pub up: u8,
+    /// Whether the player acted since the betting was last (re)opened.
+    acted: bool,
+    /// The bet level the player last acted on (for reopening by short all-ins).
+    faced: Chips,
+    /// Showdown decision.
+    pub shown: Option<bool>,
+    /// Chips won at the end (already added to the stack once the hand is complete).
+    pub won: Chips,
+}
+
+impl Player {
+    /// Whether the player has no chips behind.
+    pub fn all_in(&self) -> bool {
+        self.stack == 0
+    }
+}
+
+/// Where the hand is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Waiting for cards (manual dealing, or a reshuffle for a draw).
+    Dealing,
+    /// A betting round.
+    Betting,
+    /// Players discard in turn.
+    Drawing,
+    /// Players show or muck in turn.
+    Showdown,
+    /// Every pot has been awarded.
+    Complete,
+}
+
+/// A pot and who may win it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pot {
+    /// Chips in the pot.
+    pub amount: Chips,
+    /// Players (not folded) who contributed enough to win it.
+    pub eligible: Vec<usize>,
+}
+
+/// One hand in progress. Serializable, so a table can checkpoint it mid-hand.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hand {
+    config: HandConfig,
+    players: Vec<Player>,
+    board: Cards,
+    /// Remaining deck, next card last; `None` when dealing is manual.
+    deck: Option<Vec<Card>>,
+    /// Discarded cards, for a reshuffle when a draw exhausts the deck.
+    muck: Vec<Card>,
+    street: usize,
+    phase: Phase,
+    deals: VecDeque<DealStep>,
+    actor: Option<usize>,
+    current_bet: Chips,
+    min_raise: Chips,
+    raises: u32,
+    bring_in_pending: bool,
+    aggressor: Option<usize>,
+    round_opener: usize,
+    showdown_order: Vec<usize>,
+}
+
+/// Whether a card is in someone's hand or on the board (discards may come back after a
+/// reshuffle, so they do not count).
+fn seen(hand: &Hand, card: Card) -> bool {
+    hand.board.contains(&card) || hand.players.iter().any(|p| p.hole.contains(&card))
+}
+
+impl Hand {
+    /// Starts a hand: checks the configuration, posts antes and blinds, and deals as far
+    /// as the cards allow. Returns the hand and the events so far.
+    pub fn new(config: HandConfig, source: CardSource) -> Result<(Hand, Vec<Event>), ConfigError> {
+        let n = config.seats.len();
+        let max = match source {
+            CardSource::Deck(_) => config.game.max_players(),
+            CardSource::Manual => 23,
+        };
+        if !(2..=max).contains(&n) {
+            return Err(ConfigError::PlayerCount { max, got: n });
+        }
+        if let Some(i) = config.seats.iter().position(|s| s.stack == 0) {
+            return Err(ConfigError::EmptyStack(i));
+        }
+        match config.structure {
+            Structure::FixedLimit => {
+                if config.stakes.small_bet == 0 {
+                    return Err(ConfigError::MissingStake("small_bet"));
+                }
+                if config.stakes.big_bet == 0 {
+                    return Err(ConfigError::MissingStake("big_bet"));
+                }
+            }
+            Structure::NoLimit | Structure::PotLimit => {
+                if config.stakes.min_bet == 0 {
+                    return Err(ConfigError::MissingStake("min_bet"));
+                }
+            }
+        }
+        let deck = match source {
+            CardSource::Deck(mut cards) => {
+                let mut sorted = cards.clone();
+                sorted.sort_unstable();
+                if sorted != config.game.deck().cards() {
+                    return Err(ConfigError::BadDeck);
+                }
+                cards.reverse();
+                Some(cards)
+            }
+            CardSource::Manual => None,
+        };
+        let players = config
+            .seats
+            .iter()
+            .map(|s| Player {
+                stack: s.stack,
+                bet: 0,
+                committed: 0,
+                ante: 0,
+                folded: false,
+                hole: Cards::new(),
+                up: 0,
+                acted: false,
+                faced: 0,
+                shown: None,
+                won: 0,
+            })
+            .collect();
+        let mut hand = Hand {
+            config,
+            players,
+            board: Cards::new(),
+            deck,
+            muck: Vec::new(),
+            street: 0,
+            phase: Phase::Dealing,
+            deals: VecDeque::new(),
+            actor: None,
+            current_bet: 0,
+            min_raise: 0,
+            raises: 0,
+            bring_in_pending: false,
+            aggressor: None,
+            round_opener: 0,
+            showdown_order: Vec::new(),
+        };
+        let mut events = Vec::new();
+        hand.post_forced_bets(&mut events);
+        hand.start_street(&mut events);
+        hand.advance(&mut events);
+        Ok((hand, events))
+    }
+
+    // ----- queries -----
+
+    /// The configuration the hand was built from.
+    pub fn config(&self) -> &HandConfig {
+        &self.config
+    }
+
+    /// Every player's state, in dealing order.
+    pub fn players(&self) -> &[Player] {
+        &self.players
+    }
+
+    /// The community cards.
+    pub fn board(&self) -> &[Card] {
+        &self.board
+    }
+
+    /// Where the hand is.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The current street (0 = first betting round).
+    pub fn street(&self) -> usize {
+        self.street
+    }
+
+    /// Whether every pot has been awarded.
+    pub fn is_complete(&self) -> bool {
+        self.phase == Phase::Complete
+    }
+
+    /// The player whose decision the hand waits for, if any.
+    pub fn to_act(&self) -> Option<usize> {
+        self.actor
+    }
+
+    /// What the dealer must deal next, when dealing is manual (or a reshuffle is due).
+    pub fn pending_deal(&self) -> Option<DealStep> {
+        if self.phase == Phase::Dealing {
+            self.deals.front().copied()
+        } else {
+            None
+        }
+    }
+
+    /// When a draw needs more cards than the deck has left: the discards, which the
+    /// caller shuffles and hands back through [`Hand::reshuffle`].
+    pub fn needs_reshuffle(&self) -> Option<&[Card]> {
+        match (&self.deck, self.pending_deal()) {
+            (Some(deck), Some(step)) if (step_count(step) as usize) > deck.len() => Some(&self.muck),
+            _ => None,
+        }
+    }
+
+    /// The chips of every player: stacks plus what they have put in so far. Constant
+    /// through the hand (nothing is created or lost); equal to the stacks once complete.
+    pub fn total_chips(&self) -> Chips {
+        self.players.iter().map(|p| p.stack + p.committed).sum::<Chips>()
+    }
+
+    /// The current bet level to call in this round.
+    pub fn current_bet(&self) -> Chips {
+        self.current_bet
+    }
+
+    /// The pots as they stand (main pot first), from what everyone has put in.
+    ///
+    /// Antes are dead money in the main pot (R9): only a player all in for the ante
+    /// itself is limited to an equal share of every other ante, the rest of the antes
+    /// going to the next pot. Live money (blinds, bring-in, bets) makes one pot per
+    /// all-in level (R27), each contested by those who put in at least that level.
+    pub fn pots(&self) -> Vec<Pot> {
+        let live = |p: &Player| p.committed - p.ante;
+        let contenders = || (0..self.players.len()).filter(|&i| !self.players[i].folded);
+        let mut ante_levels: Vec<Chips> = contenders()
+            .map(|i| &self.players[i])
+            .filter(|p| live(p) == 0 && p.stack == 0 && p.ante > 0)
+            .map(|p| p.ante)
+            .collect();
+        ante_levels.sort_unstable();
+        ante_levels.dedup();
+        let mut live_levels: Vec<Chips> = contenders()
+            .map(|i| live(&self.players[i]))
+            .filter(|&b| b > 0)
+            .collect();
+        live_levels.sort_unstable();
+        live_levels.dedup();
+        let mut pots: Vec<Pot> = Vec::with_capacity(ante_levels.len() + live_levels.len());
+        let mut prev = 0;
+        for &level in &ante_levels {
+            let amount = self
+                .players
+                .iter()
+                .map(|p| p.ante.min(level) - p.ante.min(prev))
+                .sum();
+            let eligible = contenders()
+                .filter(|&i| live(&self.players[i]) > 0 || self.players[i].ante >= level)
+                .collect();
+            pots.push(Pot { amount, eligible });
+            prev = level;
+        }
+        let mut rest: Chips = self.players.iter().map(|p| p.ante - p.ante.min(prev)).sum();
+        let mut prev = 0;
+        for (k, &level) in live_levels.iter().enumerate() {
+            let top = if k + 1 == live_levels.len() { Chips::MAX } else { level };
+            let amount: Chips = self
+                .players
+                .iter()
+                .map(|p| live(p).min(top) - live(p).min(prev))
+                .sum::<Chips>()
+                + std::mem::take(&mut rest);
+            let eligible = contenders()
+                .filter(|&i| live(&self.players[i]) >= level)
+                .collect();
+            pots.push(Pot { amount, eligible });
+            prev = level;
+        }
+        if live_levels.is_empty() {
+            let leftover = rest + self.players.iter().map(live).sum::<Chips>();
+            match pots.last_mut() {
+                Some(last) => last.amount += leftover,
+                None if leftover > 0 => pots.push(Pot {
+                    amount: leftover,
+                    eligible: contenders().collect(),
+                }),
+                None => {}
+            }
+        }
+        pots
+    }
+
+    /// What the player to act must decide, if a player is to act.
+    pub fn decision(&self) -> Option<Decision> {
+        let p = self.actor?;
+        Some(match self.phase {
+            Phase::Betting => Decision::Bet(self.legal_actions()?),
+            Phase::Drawing => Decision::Draw,
+            Phase::Showdown => Decision::Showdown {
+                can_muck: self.can_muck(p),
+            },
+            _ => return None,
+        })
+    }
+
+    /// Exactly what the player to act may do in the current betting round.
+    pub fn legal_actions(&self) -> Option<LegalActions> {
+        if self.phase != Phase::Betting {
+            return None;
+        }
+        let p = self.actor?;
+        let pl = &self.players[p];
+        if self.bring_in_pending {
+            return Some(LegalActions {
+                player: p,
+                fold: false,
+                check: false,
+                call: None,
+                bring_in: Some(self.config.stakes.bring_in.min(pl.stack)),
+                bet_or_raise: self.raise_bounds(p),
+            });
+        }
+        let to_call = self.current_bet.saturating_sub(pl.bet).min(pl.stack);
+        Some(LegalActions {
+            player: p,
+            fold: true,
+            check: to_call == 0,
+            call: (to_call > 0).then_some(to_call),
+            bring_in: None,
+            bet_or_raise: self.raise_bounds(p),
+        })
+    }
+
+    /// The fixed-limit bet size of the current street.
+    fn bet_size(&self) -> Chips {
+        let stakes = &self.config.stakes;
+        match self.config.structure {
+            Structure::FixedLimit => {
+                if self.config.game.streets()[self.street].big_bet {
+                    stakes.big_bet
+                } else {
+                    stakes.small_bet
+                }
+            }
+            _ => stakes.min_bet,
+        }
+    }
+
+    fn contenders(&self) -> usize {
+        self.players.iter().filter(|p| !p.folded).count()
+    }
+
+    /// The smallest and largest legal total for a bet or raise by `p`, if any.
+    fn raise_bounds(&self, p: usize) -> Option<(Chips, Chips)> {
+        let pl = &self.players[p];
+        let all_in_to = pl.bet + pl.stack;
+        if all_in_to <= self.current_bet {
+            return None;
+        }
+        // Someone else must be able to call.
+        if !self
+            .players
+            .iter()
+            .enumerate()
+            .any(|(i, o)| i != p && !o.folded && o.stack > 0)
+        {
+            return None;
+        }
+        if !self.bring_in_pending {
+            let reopened = !pl.acted || self.current_bet.saturating_sub(pl.faced) >= self.min_raise;
+            if !reopened {
+                return None;
+            }
+        }
+        let (min_to, max_to) = match self.config.structure {
+            Structure::FixedLimit => {
+                let capped = match self.config.max_raises {
+                    Some(cap) => {
+                        self.raises > cap && !(self.config.uncapped_heads_up && self.contenders() == 2)
+                    }
+                    None => false,
+                };
+                if capped {
+                    return None;
+                }
+                let size = self.bet_size();
+                let to = if self.current_bet < size {
+                    size
+                } else {
+                    self.current_bet + size
+                };
+                (to, to)
+            }
+            Structure::NoLimit => (self.current_bet + self.min_raise, all_in_to),
+            Structure::PotLimit => {
+                let pot: Chips = self.players.iter().map(|o| o.committed).sum();
+                let to_call = self.current_bet - pl.bet;
+                let max = self.current_bet + pot + to_call;
+                (self.current_bet + self.min_raise, max.max(self.current_bet + self.min_raise))
+            }
+        };
+        let max_to = max_to.min(all_in_to);
+        // A raise that puts the biggest opposing stack all in is allowed even when it is
+        // smaller than a full raise: nobody could call more.
+        let cover = self
+            .players
+            .iter()
+            .enumerate()
+            .filter(|&(i, o)| i != p && !o.folded)
+            .map(|(_, o)| o.bet + o.stack)
+            .max()
+            .unwrap_or(0);
+        let min_to = min_to.min(all_in_to).min(cover.max(self.current_bet + 1));
+        Some((min_to, max_to))
+    }
+
+    fn can_muck(&self, p: usize) -> bool {
+        // Muck only if every pot this player could win has another live contender.
+        self.pots().iter().all(|pot| {
+            !pot.eligible.contains(&p)
+                || pot
+                    .eligible
+                    .iter()
+                    .any(|&o| o != p && self.players[o].shown != Some(false))
+        })
+    }
+
+    // ----- actions -----
+
+    /// Applies one player's action; see [`Hand::apply_into`].
+    pub fn apply(&mut self, player: usize, action: Action) -> Result<Vec<Event>, ActionError> {
+        let mut events = Vec::new();
+        self.apply_into(player, action, &mut events)?;
+        Ok(events)
+    }
+
+    /// Applies one player's action, appending what happened to `events` (which lets a
+    /// hot loop reuse one buffer). On error nothing changes.
+    pub fn apply_into(
+        &mut self,
+        player: usize,
+        action: Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        if self.phase == Phase::Complete {
+            return Err(ActionError::HandOver);
+        }
+        if player >= self.players.len() {
+            return Err(ActionError::NoSuchPlayer { player });
+        }
+        if self.actor != Some(player) {
+            return Err(ActionError::NotYourTurn {
+                player,
+                expected: self.actor,
+            });
+        }
+        match (self.phase, action) {
+            (Phase::Betting, Action::Draw { .. } | Action::Show { .. } | Action::Muck) => {
+                Err(ActionError::WrongPhase {
+                    action: action_name(&action),
+                })
+            }
+            (Phase::Betting, _) => self.bet_action(player, action, events),
+            (Phase::Drawing, Action::Draw { discards }) => self.draw(player, discards, events),
+            (Phase::Showdown, Action::Show { cards }) => self.show(player, cards, events),
+            (Phase::Showdown, Action::Muck) => {
+                if !self.can_muck(player) {
+                    return Err(ActionError::CannotMuck);
+                }
+                self.players[player].shown = Some(false);
+                events.push(Event::Mucked { player });
+                self.next_shower(events);
+                Ok(())
+            }
+            _ => Err(ActionError::WrongPhase {
+                action: action_name(&action),
+            }),
+        }
+    }
+
+    fn bet_action(&mut self, p: usize, action: Action, events: &mut Vec<Event>) -> Result<(), ActionError> {
+        let to_call = self.current_bet.saturating_sub(self.players[p].bet);
+        if self.bring_in_pending && !matches!(action, Action::BringIn | Action::BetOrRaiseTo { .. }) {
+            return Err(ActionError::BringInPending);
+        }
+        match action {
+            Action::Fold => {
+                let pl = &mut self.players[p];
+                pl.folded = true;
+                pl.acted = true;
+                events.push(Event::Folded { player: p });
+            }
+            Action::Check => {
+                if to_call > 0 {
+                    return Err(ActionError::CannotCheck { to_call });
+                }
+                let pl = &mut self.players[p];
+                pl.acted = true;
+                pl.faced = self.current_bet;
+                events.push(Event::Checked { player: p });
+            }
+            Action::Call => {
+                if to_call == 0 {
+                    return Err(ActionError::NothingToCall);
+                }
+                let current = self.current_bet;
+                let pl = &mut self.players[p];
+                let amount = to_call.min(pl.stack);
+                pl.stack -= amount;
+                pl.bet += amount;
+                pl.committed += amount;
+                pl.acted = true;
+                pl.faced = current;
+                events.push(Event::Called {
+                    player: p,
+                    amount,
+                    all_in: pl.stack == 0,
+                });
+            }
+            Action::BringIn => {
+                if !self.bring_in_pending {
+                    return Err(ActionError::WrongPhase { action: "bring-in" });
+                }
+                let bring_in = self.config.stakes.bring_in;
+                let pl = &mut self.players[p];
+                let amount = bring_in.min(pl.stack);
+                pl.stack -= amount;
+                pl.bet += amount;
+                pl.committed += amount;
+                pl.acted = true;
+                self.bring_in_pending = false;
+                self.current_bet = self.current_bet.max(bring_in);
+                if bring_in >= self.bet_size() {
+                    self.raises = 1;
+                }
+                self.players[p].faced = self.current_bet;
+                events.push(Event::BringInPosted { player: p, amount });
+            }
+            Action::BetOrRaiseTo { to } => {
+                let (min, max) = self.raise_bounds(p).ok_or(ActionError::RaiseNotAllowed)?;
+                if to < min || to > max {
+                    return Err(ActionError::BetOutOfRange { min, max, got: to });
+                }
+                let increment = to - self.current_bet;
+                let full = match self.config.structure {
+                    Structure::FixedLimit => {
+                        let size = self.bet_size();
+                        to >= if self.current_bet < size { size } else { self.current_bet + size }
+                    }
+                    _ => increment >= self.min_raise,
+                };
+                let pl = &mut self.players[p];
+                let amount = to - pl.bet;
+                pl.stack -= amount;
+                pl.bet = to;
+                pl.committed += amount;
+                pl.acted = true;
+                pl.faced = to;
+                let all_in = pl.stack == 0;
+                self.bring_in_pending = false;
+                if full {
+                    if self.config.structure != Structure::FixedLimit {
+                        self.min_raise = self.min_raise.max(increment);
+                    }
+                    self.raises += 1;
+                    for (i, o) in self.players.iter_mut().enumerate() {
+                        if i != p {
+                            o.acted = false;
+                        }
+                    }
+                }
+                self.current_bet = to;
+                self.aggressor = Some(p);
+                events.push(Event::BetTo {
+                    player: p,
+                    to,
+                    amount,
+                    all_in,
+                    full,
+                });
+            }
+            _ => unreachable!("filtered by apply_into"),
+        }
+        self.after_bet_action(p, events);
+        Ok(())
+    }
+
+    fn draw(&mut self, p: usize, discards: Cards, events: &mut Vec<Event>) -> Result<(), ActionError> {
+        let mut hole = self.players[p].hole;
+        for &card in discards.iter() {
+            match hole.iter().position(|&c| c == card) {
+                Some(i) => {
+                    hole.remove(i);
+                }
+                None => return Err(ActionError::InvalidDiscard),
+            }
+        }
+        let pl = &mut self.players[p];
+        pl.hole = hole;
+        pl.up = 0;
+        self.muck.extend(discards.iter().copied().filter(|c| c.is_known()));
+        events.push(Event::Discarded {
+            player: p,
+            cards: discards,
+        });
+        if !discards.is_empty() {
+            self.deals.push_back(DealStep::Hole {
+                player: p,
+                count: discards.len() as u8,
+                up: 0,
+            });
+        }
+        // Next drawer: the next player still in, in order.
+        self.actor = (p + 1..self.players.len()).find(|&i| !self.players[i].folded);
+        if self.actor.is_none() {
+            self.phase = Phase::Dealing;
+            self.advance(events);
+        }
+        Ok(())
+    }
+
+    fn show(&mut self, p: usize, cards: Option<Cards>, events: &mut Vec<Event>) -> Result<(), ActionError> {
+        let hole = self.players[p].hole;
+        let shown = match cards {
+            None => hole,
+            Some(shown) => {
+                if shown.len() != hole.len() {
+                    return Err(ActionError::InvalidShow);
+                }
+                // Every known card held must be among those shown; unknown ones are revealed.
+                let mut rest = shown;
+                for &c in hole.iter().filter(|c| c.is_known()) {
+                    match rest.iter().position(|&s| s == c) {
+                        Some(i) => {
+                            rest.remove(i);
+                        }
+                        None => return Err(ActionError::InvalidShow),
+                    }
+                }
+                for &c in rest.iter() {
+                    if c.is_known() && seen(self, c) {
+                        return Err(ActionError::CardNotAvailable(c));
+                    }
+                }
+                shown
+            }
+        };
+        if shown.iter().any(|c| !c.is_known()) {
+            return Err(ActionError::UnknownCards);
+        }
+        let pl = &mut self.players[p];
+        pl.hole = shown;
+        pl.shown = Some(true);
+        events.push(Event::Shown { player: p, cards: shown });
+        self.next_shower(events);
+        Ok(())
+    }
+
+    /// Deals cards by hand (manual source): hole cards to `player`, or the board when
+    /// `player` is `None`. The cards must be what [`Hand::pending_deal`] asks for.
+    pub fn deal(&mut self, player: Option<usize>, cards: &[Card]) -> Result<Vec<Event>, ActionError> {
+        let step = self.pending_deal().ok_or(ActionError::UnexpectedDeal)?;
+        if self.deck.is_some() {
+            return Err(ActionError::UnexpectedDeal);
+        }
+        let fits = match step {
+            DealStep::Hole { player: q, count, .. } => player == Some(q) && cards.len() == count as usize,
+            DealStep::Board { count } => player.is_none() && cards.len() == count as usize,
+        };
+        if !fits {
+            return Err(ActionError::UnexpectedDeal);
+        }
+        for (i, &c) in cards.iter().enumerate() {
+            if c.is_known()
+                && (!self.config.game.deck().contains(c) || seen(self, c) || cards[..i].contains(&c))
+            {
+                return Err(ActionError::CardNotAvailable(c));
+            }
+        }
+        let mut events = Vec::new();
+        self.deals.pop_front();
+        self.put_cards(step, cards, &mut events);
+        self.advance(&mut events);
+        Ok(events)
+    }
+
+    /// Hands back the shuffled discards when [`Hand::needs_reshuffle`] asked for them;
+    /// they go under the remaining stub.
+    pub fn reshuffle(&mut self, shuffled: Vec<Card>) -> Result<Vec<Event>, ActionError> {
+        if self.needs_reshuffle().is_none() {
+            return Err(ActionError::UnexpectedDeal);
+        }
+        let mut a = shuffled.clone();
+        let mut b = self.muck.clone();
+        a.sort_unstable();
+        b.sort_unstable();
+        if a != b {
+            return Err(ActionError::UnexpectedDeal);
+        }
+        self.muck.clear();
+        let deck = self.deck.as_mut().expect("checked by needs_reshuffle");
+        let mut fresh: Vec<Card> = shuffled.into_iter().rev().collect();
+        fresh.append(deck);
+        *deck = fresh;
+        let mut events = Vec::new();
+        self.advance(&mut events);
+        Ok(events)
+    }
+
+    // ----- internals -----
+
+    fn post_forced_bets(&mut self, events: &mut Vec<Event>) {
+        for (i, seat) in self.config.seats.iter().enumerate() {
+            if seat.ante > 0 {
+                let pl = &mut self.players[i];
+                let amount = seat.ante.min(pl.stack);
+                pl.stack -= amount;
+                pl.committed += amount;
+                pl.ante = amount;
+                events.push(Event::AntePosted { player: i, amount });
+            }
+        }
+        for (i, seat) in self.config.seats.iter().enumerate() {
+            if seat.blind > 0 && self.players[i].stack > 0 {
+                let pl = &mut self.players[i];
+                let amount = seat.blind.min(pl.stack);
+                pl.stack -= amount;
+                pl.bet += amount;
+                pl.committed += amount;
+                events.push(Event::BlindPosted { player: i, amount });
+            }
+        }
+        // Callers owe the full blind even when its poster is all in for less (R28).
+        self.current_bet = self.config.seats.iter().map(|s| s.blind).max().unwrap_or(0);
+    }
+
+    fn start_street(&mut self, events: &mut Vec<Event>) {
+        let def = self.config.game.streets()[self.street];
+        if def.draw {
+            self.phase = Phase::Drawing;
+            self.actor = (0..self.players.len()).find(|&i| !self.players[i].folded);
+            return;
+        }
+        self.phase = Phase::Dealing;
+        if !def.hole.is_empty() {
+            let up = def
+                .hole
+                .iter()
+                .enumerate()
+                .fold(0u8, |m, (i, &u)| if u { m | 1 << i } else { m });
+            for i in 0..self.players.len() {
+                if !self.players[i].folded {
+                    self.deals.push_back(DealStep::Hole {
+                        player: i,
+                        count: def.hole.len() as u8,
+                        up,
+                    });
+                }
+            }
+        }
+        if def.board > 0 {
+            self.deals.push_back(DealStep::Board { count: def.board });
+        }
+        let _ = events;
+    }
+
+    fn put_cards(&mut self, step: DealStep, cards: &[Card], events: &mut Vec<Event>) {
+        match step {
+            DealStep::Hole { player, up, .. } => {
+                let pl = &mut self.players[player];
+                let base = pl.hole.len();
+                for &c in cards {
+                    pl.hole.push(c);
+                }
+                pl.up |= up << base;
+                events.push(Event::HoleDealt {
+                    player,
+                    cards: Cards::from_slice(cards).expect("at most seven"),
+                    up,
+                });
+            }
+            DealStep::Board { .. } => {
+                for &c in cards {
+                    self.board.push(c);
+                }
+                events.push(Event::BoardDealt {
+                    cards: Cards::from_slice(cards).expect("at most five"),
+                });
+            }
+        }
+    }
+
+    /// Runs the dealer's part until a player (or a manual deal) is needed.
+    fn advance(&mut self, events: &mut Vec<Event>) {
+        loop {
+            match self.phase {
+                Phase::Dealing => {
+                    if let Some(step) = self.deals.front().copied() {
+                        let Some(deck) = self.deck.as_mut() else {
+                            return;
+                        };
+                        let count = step_count(step) as usize;
+                        if count > deck.len() {
+                            return; // a reshuffle is due
+                        }
+                        if matches!(step, DealStep::Board { .. }) && !deck.is_empty() && count < deck.len() {
+                            deck.pop(); // burn
+                        }
+                        let mut buf = [Card::UNKNOWN; 7];
+                        for slot in buf.iter_mut().take(count) {
+                            *slot = deck.pop().expect("checked");
+                        }
+                        self.deals.pop_front();
+                        self.put_cards(step, &buf[..count], events);
+                        continue;
+                    }
+                    self.begin_betting(events);
+                    if self.phase == Phase::Betting && self.actor.is_some() {
+                        return;
+                    }
+                }
+                Phase::Betting => {
+                    if self.actor.is_some() {
+                        return;
+                    }
+                    if self.end_round(events) {
+                        continue;
+                    }
+                }
+                Phase::Drawing => {
+                    if self.actor.is_some() {
+                        return;
+                    }
+                    self.phase = Phase::Dealing;
+                }
+                Phase::Showdown => {
+                    if self.actor.is_some() {
+                        return;
+                    }
+                    self.award(events);
+                }
+                Phase::Complete => return,
+            }
+        }
+    }
+
+    /// Whether `i` still has to act in this round.
+    fn needs_action(&self, i: usize) -> bool {
+        let pl = &self.players[i];
+        if pl.folded || pl.stack == 0 {
+            return false;
+        }
+        if pl.acted && pl.bet >= self.current_bet {
+            return false;
+        }
+        // Nothing to decide when everyone else is all in and this player has matched.
+        let mut others_max = 0;
+        for (j, o) in self.players.iter().enumerate() {
+            if j != i && !o.folded {
+                if o.stack > 0 {
+                    return true;
+                }
+                others_max = others_max.max(o.bet);
+            }
+        }
+        pl.bet < others_max
+    }
+
+    fn next_actor_from(&self, start: usize) -> Option<usize> {
+        let n = self.players.len();
+        (0..n).map(|k| (start + k) % n).find(|&i| self.needs_action(i))
+    }
+
+    fn begin_betting(&mut self, events: &mut Vec<Event>) {
+        self.phase = Phase::Betting;
+        events.push(Event::RoundStarted { street: self.street });
+        let opener = self.opener();
+        self.round_opener = opener;
+        self.aggressor = None;
+        if self.street == 0 {
+            let size = self.bet_size();
+            let largest_blind = self.current_bet;
+            self.min_raise = match self.config.structure {
+                Structure::FixedLimit => size,
+                _ => size.max(largest_blind),
+            };
+            self.raises = u32::from(largest_blind >= size && largest_blind > 0);
+            self.bring_in_pending = self.config.stakes.bring_in > 0
+                && self.config.game.opening() != Opening::Position
+                && self.players[opener].stack > 0;
+            if self.bring_in_pending {
+                self.actor = Some(opener);
+                return;
+            }
+        } else {
+            self.current_bet = 0;
+            self.min_raise = self.bet_size();
+            self.raises = 0;
+            for pl in &mut self.players {
+                pl.acted = false;
+                pl.faced = 0;
+            }
+        }
+        if self.contenders() < 2 {
+            self.actor = None;
+            return;
+        }
+        self.actor = self.next_actor_from(opener);
+    }
+
+    fn after_bet_action(&mut self, p: usize, events: &mut Vec<Event>) {
+        self.actor = if self.contenders() < 2 {
+            None
+        } else {
+            self.next_actor_from(p + 1)
+        };
+        if self.actor.is_none() {
+            self.advance(events);
+        }
+    }
+
+    /// Closes the betting round. Returns true to keep advancing.
+    fn end_round(&mut self, events: &mut Vec<Event>) -> bool {
+        // Return the part of the top bet that nobody matched (R8).
+        let (mut top, mut top_i, mut second) = (0, 0, 0);
+        for (i, p) in self.players.iter().enumerate() {
+            if p.bet > top {
+                second = top;
+                top = p.bet;
+                top_i = i;
+            } else if p.bet > second {
+                second = p.bet;
+            }
+        }
+        if top > second {
+            let excess = top - second;
+            let pl = &mut self.players[top_i];
+            pl.bet -= excess;
+            pl.committed -= excess;
+            pl.stack += excess;
+            events.push(Event::UncalledReturned {
+                player: top_i,
+                amount: excess,
+            });
+        }
+        for p in &mut self.players {
+            p.bet = 0;
+        }
+        events.push(Event::BetsCollected {
+            pot: self.players.iter().map(|p| p.committed).sum(),
+        });
+        if self.contenders() < 2 {
+            self.award(events);
+            return true;
+        }
+        if self.street + 1 == self.config.game.streets().len() {
+            self.start_showdown();
+        } else {
+            self.street += 1;
+            self.start_street(events);
+        }
+        true
+    }
+
+    /// The player who opens the current round.
+    fn opener(&self) -> usize {
+        let n = self.players.len();
+        match self.config.game.opening() {
+            Opening::Position => {
+                if self.street == 0 {
+                    let biggest = (0..n)
+                        .max_by_key(|&i| (self.config.seats[i].blind, i))
+                        .expect("players exist");
+                    (biggest + 1) % n
+                } else {
+                    0
+                }
+            }
+            Opening::StudHigh | Opening::StudLow => {
+                let low_game = self.config.game.opening() == Opening::StudLow;
+                let live: Vec<usize> = (0..n).filter(|&i| !self.players[i].folded).collect();
+                if self.street == 0 {
+                    // Bring-in: lowest up card (razz: highest, ace low); suits break ties.
+                    let key = |i: usize| {
+                        let c = self.up_cards(i).first().copied().unwrap_or(Card::UNKNOWN);
+                        let rank = if low_game { (c.rank().0 + 1) % 13 } else { c.rank().0 };
+                        (rank, c.suit().0)
+                    };
+                    if low_game {
+                        *live.iter().rev().max_by_key(|&&i| key(i)).expect("live players")
+                    } else {
+                        *live.iter().min_by_key(|&&i| key(i)).expect("live players")
+                    }
+                } else {
+                    let value = |i: usize| showing_value(&self.up_cards(i), low_game);
+                    if low_game {
+                        *live.iter().min_by_key(|&&i| value(i)).expect("live players")
+                    } else {
+                        *live.iter().rev().max_by_key(|&&i| value(i)).expect("live players")
+                    }
+                }
+            }
+        }
+    }
+
+    fn up_cards(&self, i: usize) -> Vec<Card> {
+        let pl = &self.players[i];
+        pl.hole
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| pl.up >> k & 1 == 1)
+            .map(|(_, &c)| c)
+            .collect()
+    }
+
+    fn start_showdown(&mut self) {
+        self.phase = Phase::Showdown;
+        let n = self.players.len();
+        // R33: the last aggressor of the final round shows first, else the first to act;
+        // players in side pots show before those all in for the main pot only.
+        let first = self.aggressor.unwrap_or(self.round_opener);
+        let mut order: Vec<usize> = (0..n)
+            .map(|k| (first + k) % n)
+            .filter(|&i| !self.players[i].folded)
+            .collect();
+        let pots = self.pots();
+        let depth = |i: usize| pots.iter().filter(|p| p.eligible.contains(&i)).count();
+        order.sort_by_key(|&i| std::cmp::Reverse(depth(i)));
+        self.showdown_order = order;
+        self.actor = None;
+        self.pick_shower();
+    }
+
+    fn pick_shower(&mut self) {
+        let live = self
+            .players
+            .iter()
+            .filter(|p| !p.folded && p.shown != Some(false))
+            .count();
+        self.actor = if live < 2 {
+            None
+        } else {
+            self.showdown_order
+                .iter()
+                .copied()
+                .find(|&i| self.players[i].shown.is_none())
+        };
+    }
+
+    fn next_shower(&mut self, events: &mut Vec<Event>) {
+        self.pick_shower();
+        if self.actor.is_none() {
+            self.advance(events);
+        }
+    }
+
+    /// Hand values (main half, low half) of a live player at showdown.
+    fn values(&self, i: usize) -> (HandValue, Option<HandValue>) {
+        let hole = self.players[i].hole.as_slice();
+        let board = self.board.as_slice();
+        let mut all = [Card::UNKNOWN; 12];
+        all[..hole.len()].copy_from_slice(hole);
+        all[hole.len()..hole.len() + board.len()].copy_from_slice(board);
+        let all = &all[..hole.len() + board.len()];
+        match self.config.game.showdown() {
+            Showdown::High => {
+                let rank = match <&[Card; 7]>::try_from(all) {
+                    Ok(seven) => high::evaluate7(seven),
+                    Err(_) => high::evaluate(all),
+                };
+                (HandValue(rank.0 as u32), None)
+            }
+            Showdown::ShortDeckHigh => (HandValue(high::evaluate_short_deck(all).0 as u32), None),
+            Showdown::OmahaHigh => (eval::omaha_high(hole, board), None),
+            Showdown::OmahaHiLo => (eval::omaha_high(hole, board), eval::omaha_low(hole, board)),
+            Showdown::StudHigh => (HandValue(high::evaluate(hole).0 as u32), None),
+            Showdown::StudHiLo => (
+                HandValue(high::evaluate(hole).0 as u32),
+                eval::ace_to_five_low(hole, true),
+            ),
+            Showdown::Razz => (
+                eval::ace_to_five_low(hole, false).expect("five or more cards"),
+                None,
+            ),
+            Showdown::DeuceToSeven => (eval::deuce_to_seven_low(hole), None),
+            Showdown::Badugi => (eval::badugi(hole), None),
+        }
+    }
+
+    /// Splits `amount` among `winners` (in seat order from the button's left): the odd
+    /// chips go one each to the first winners clockwise from the button (R35).
+    fn split(amount: Chips, winners: &[usize]) -> Vec<(usize, Chips)> {
+        let k = winners.len() as Chips;
+        let (share, odd) = (amount / k, amount % k);
+        winners
+            .iter()
+            .enumerate()
+            .map(|(j, &w)| (w, share + Chips::from((j as Chips) < odd)))
+            .collect()
+    }
+
+    fn award(&mut self, events: &mut Vec<Event>) {
+        let pots = self.pots();
+        let live: Vec<usize> = (0..self.players.len())
+            .filter(|&i| !self.players[i].folded && self.players[i].shown != Some(false))
+            .collect();
+        let needs_values = live.len() > 1;
+        let values: Vec<Option<(HandValue, Option<HandValue>)>> = (0..self.players.len())
+            .map(|i| (needs_values && live.contains(&i)).then(|| self.values(i)))
+            .collect();
+        // Side pots first, then the main pot (R34).
+        for (k, pot) in pots.iter().enumerate().rev() {
+            let mut contenders: Vec<usize> = pot.eligible.iter().copied().filter(|i| live.contains(i)).collect();
+            if contenders.is_empty() {
+                // Everyone eligible mucked (cannot happen through apply); the pot goes to
+                // them as if shown, so no chip is ever lost.
+                contenders = pot.eligible.clone();
+            }
+            if contenders.is_empty() {
+                contenders = live.clone();
+            }
+            contenders.sort_unstable();
+            let mut shares: Vec<(PotShare, Chips, Vec<usize>)> = Vec::new();
+            if contenders.len() == 1 || values[contenders[0]].is_none() {
+                shares.push((PotShare::All, pot.amount, vec![contenders[0]]));
+            } else {
+                let best_high = contenders.iter().map(|&i| values[i].expect("live").0).max().expect("some");
+                let high: Vec<usize> = contenders
+                    .iter()
+                    .copied()
+                    .filter(|&i| values[i].expect("live").0 == best_high)
+                    .collect();
+                let best_low = contenders.iter().filter_map(|&i| values[i].expect("live").1).max();
+                match best_low {
+                    Some(best_low) => {
+                        let low: Vec<usize> = contenders
+                            .iter()
+                            .copied()
+                            .filter(|&i| values[i].expect("live").1 == Some(best_low))
+                            .collect();
+                        let low_amount = pot.amount / 2;
+                        shares.push((PotShare::High, pot.amount - low_amount, high));
+                        shares.push((PotShare::Low, low_amount, low));
+                    }
+                    None => shares.push((PotShare::All, pot.amount, high)),
+                }
+            }
+            for (share, amount, winners) in shares {
+                let winners = Self::split(amount, &winners);
+                for &(w, a) in &winners {
+                    self.players[w].won += a;
+                }
+                events.push(Event::PotAwarded {
+                    pot: k,
+                    share,
+                    amount,
+                    winners,
+                });
+            }
+        }
+        for p in &mut self.players {
+            p.stack += p.won;
+            p.committed = 0;
+        }
+        self.phase = Phase::Complete;
+        self.actor = None;
+        events.push(Event::HandEnded {
+            stacks: self.players.iter().map(|p| p.stack).collect(),
+        });
+    }
+
+    /// Final stacks, once the hand is complete.
+    pub fn final_stacks(&self) -> Option<Vec<Chips>> {
+        self.is_complete()
+            .then(|| self.players.iter().map(|p| p.stack).collect())
+    }
+}
+
+fn step_count(step: DealStep) -> u8 {
+    match step {
+        DealStep::Hole { count, .. } | DealStep::Board { count } => count,
+    }
+}
+
+fn action_name(action: &Action) -> &'static str {
+    match action {
+        Action::Fold => "fold",
+        Action::Check => "check",
+        Action::Call => "call",
+        Action::BringIn => "bring-in",
+        Action::BetOrRaiseTo { .. } => "bet or raise",
+        Action::Draw { .. } => "draw",
+        Action::Show { .. } => "show",
+        Action::Muck => "muck",
+    }
+}
+
+/// The strength of up cards for choosing who opens a stud street: quads, trips, two
+/// pair, pair, high cards (no straights or flushes); `ace_low` for razz.
+fn showing_value(up: &[Card], ace_low: bool) -> (u8, Vec<u8>) {
+    let mut counts = [0u8; 13];
+    for c in up {
+        let r = if ace_low { (c.rank().0 + 1) % 13 } else { c.rank().0 };
+        counts[r as usize] += 1;
+    }
+    let mut groups: Vec<(u8, u8)> = (0..13u8)
+        .filter(|&r| counts[r as usize] > 0)
+        .map(|r| (counts[r as usize], r))
+        .collect();
+    groups.sort_unstable_by(|a, b| b.cmp(a));
+    let category = match groups.iter().map(|g| g.0).collect::<Vec<_>>().as_slice() {
+        [4, ..] => 4,
+        [3, ..] => 3,
+        [2, 2, ..] => 2,
+        [2, ..] => 1,
+        _ => 0,
+    };
+    (category, groups.iter().map(|g| g.1).collect())
+}

@@ -1,0 +1,485 @@
+//! PHH hand histories (the Poker Hand History standard): reading `.phh` and `.phhs`
+//! text, writing a hand the engine played, and replaying a history through the engine
+//! to check its outcome.
+//!
+//! PHH amounts may be fractional (`1259450.25`); the engine counts whole chips, so a
+//! history is scaled by the smallest power of ten that makes every input amount whole,
+//! and results are scaled back. Players are `p1..pN` from the button's left; in
+//! heads-up histories the forced-bet arrays are listed in reverse (the spec's rule).
+
+use crate::card::{Card, Cards};
+use crate::game::{Structure, Variant};
+use crate::hand::{Action, ActionError, CardSource, Chips, Event, Hand, HandConfig, Phase, SeatConfig, Stakes};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// One hand history as read from PHH.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhhHand {
+    /// The variant code.
+    pub variant: Variant,
+    /// Antes per player, as written.
+    pub antes: Vec<f64>,
+    /// Blinds and straddles per player, as written.
+    pub blinds_or_straddles: Vec<f64>,
+    /// Stud bring-in.
+    pub bring_in: f64,
+    /// Fixed-limit small bet.
+    pub small_bet: f64,
+    /// Fixed-limit big bet.
+    pub big_bet: f64,
+    /// No-limit and pot-limit minimum bet.
+    pub min_bet: f64,
+    /// Stacks when the hand began.
+    pub starting_stacks: Vec<f64>,
+    /// The action notations, in order.
+    pub actions: Vec<String>,
+    /// Stacks when the hand ended, when recorded.
+    pub finishing_stacks: Option<Vec<f64>>,
+    /// Player names, when recorded.
+    pub players: Option<Vec<String>>,
+}
+
+/// Why a history could not be read or replayed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PhhError {
+    /// Not valid TOML or a required field is missing or mistyped.
+    #[error("invalid PHH: {0}")]
+    Format(String),
+    /// An action notation that cannot be parsed.
+    #[error("action {index} ({text:?}): {reason}")]
+    Notation {
+        /// Position in `actions`.
+        index: usize,
+        /// The notation.
+        text: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The engine refused an action: the history breaks a rule or disagrees with the engine.
+    #[error("action {index} ({text:?}) refused: {error}")]
+    Refused {
+        /// Position in `actions`.
+        index: usize,
+        /// The notation.
+        text: String,
+        /// The engine's reason.
+        error: ActionError,
+    },
+    /// The hand could not start.
+    #[error("cannot start the hand: {0}")]
+    Config(String),
+    /// The actions stop before the hand is over.
+    #[error("the history ends before the hand is over")]
+    Incomplete,
+    /// The replayed result differs from the recorded one.
+    #[error("finishing stacks differ: recorded {recorded:?}, replayed {replayed:?}")]
+    Mismatch {
+        /// What the file says.
+        recorded: Vec<f64>,
+        /// What the engine computed.
+        replayed: Vec<f64>,
+    },
+}
+
+fn number(value: &toml::Value) -> Option<f64> {
+    match value {
+        toml::Value::Integer(i) => Some(*i as f64),
+        toml::Value::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
+fn numbers(table: &toml::Table, key: &str) -> Result<Option<Vec<f64>>, PhhError> {
+    match table.get(key) {
+        None => Ok(None),
+        Some(toml::Value::Array(items)) => items
+            .iter()
+            .map(|v| number(v).ok_or_else(|| PhhError::Format(format!("{key} must hold numbers"))))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(_) => Err(PhhError::Format(format!("{key} must be an array"))),
+    }
+}
+
+fn scalar(table: &toml::Table, key: &str) -> Result<f64, PhhError> {
+    match table.get(key) {
+        None => Ok(0.0),
+        Some(v) => number(v).ok_or_else(|| PhhError::Format(format!("{key} must be a number"))),
+    }
+}
+
+impl PhhHand {
+    /// Reads one `.phh` document.
+    pub fn parse(text: &str) -> Result<PhhHand, PhhError> {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| PhhError::Format(e.message().to_string()))?;
+        PhhHand::from_table(&table)
+    }
+
+    /// Reads a `.phhs` document: one hand per top-level table, keyed by its name.
+    pub fn parse_many(text: &str) -> Result<Vec<(String, Result<PhhHand, PhhError>)>, PhhError> {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| PhhError::Format(e.message().to_string()))?;
+        Ok(table
+            .iter()
+            .filter_map(|(k, v)| v.as_table().map(|t| (k.clone(), PhhHand::from_table(t))))
+            .collect())
+    }
+
+    fn from_table(table: &toml::Table) -> Result<PhhHand, PhhError> {
+        let code = table
+            .get("variant")
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| PhhError::Format("variant is missing".into()))?;
+        let variant = Variant::from_code(code).ok_or_else(|| PhhError::Format(format!("unknown variant {code:?}")))?;
+        let starting_stacks =
+            numbers(table, "starting_stacks")?.ok_or_else(|| PhhError::Format("starting_stacks is missing".into()))?;
+        let n = starting_stacks.len();
+        let antes = match table.get("antes") {
+            Some(v) if number(v).is_some() => vec![number(v).unwrap_or(0.0); n],
+            _ => numbers(table, "antes")?.unwrap_or_else(|| vec![0.0; n]),
+        };
+        let blinds_or_straddles = numbers(table, "blinds_or_straddles")?.unwrap_or_else(|| vec![0.0; n]);
+        if antes.len() != n || blinds_or_straddles.len() != n {
+            return Err(PhhError::Format("antes and blinds need one entry per player".into()));
+        }
+        let actions = match table.get("actions") {
+            Some(toml::Value::Array(items)) => items
+                .iter()
+                .map(|v| v.as_str().map(str::to_string).ok_or_else(|| PhhError::Format("actions must be strings".into())))
+                .collect::<Result<Vec<_>, _>>()?,
+            _ => return Err(PhhError::Format("actions is missing".into())),
+        };
+        let players = match table.get("players") {
+            Some(toml::Value::Array(items)) => Some(items.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect()),
+            _ => None,
+        };
+        Ok(PhhHand {
+            variant,
+            antes,
+            blinds_or_straddles,
+            bring_in: scalar(table, "bring_in")?,
+            small_bet: scalar(table, "small_bet")?,
+            big_bet: scalar(table, "big_bet")?,
+            min_bet: scalar(table, "min_bet")?,
+            starting_stacks,
+            actions,
+            finishing_stacks: numbers(table, "finishing_stacks")?,
+            players,
+        })
+    }
+
+    /// Writes the hand as PHH text.
+    pub fn to_toml(&self) -> String {
+        let nums = |v: &[f64]| v.iter().map(|x| fmt_num(*x)).collect::<Vec<_>>().join(", ");
+        let mut out = String::new();
+        let _ = writeln!(out, "variant = '{}'", self.variant.code());
+        let _ = writeln!(out, "antes = [{}]", nums(&self.antes));
+        match self.variant.game().opening() {
+            crate::game::Opening::Position => {
+                let _ = writeln!(out, "blinds_or_straddles = [{}]", nums(&self.blinds_or_straddles));
+            }
+            _ => {
+                let _ = writeln!(out, "bring_in = {}", fmt_num(self.bring_in));
+            }
+        }
+        match self.variant.structure() {
+            Structure::FixedLimit => {
+                let _ = writeln!(out, "small_bet = {}", fmt_num(self.small_bet));
+                let _ = writeln!(out, "big_bet = {}", fmt_num(self.big_bet));
+            }
+            _ => {
+                let _ = writeln!(out, "min_bet = {}", fmt_num(self.min_bet));
+            }
+        }
+        let _ = writeln!(out, "starting_stacks = [{}]", nums(&self.starting_stacks));
+        let actions: Vec<String> = self.actions.iter().map(|a| format!("'{a}'")).collect();
+        let _ = writeln!(out, "actions = [{}]", actions.join(", "));
+        if let Some(players) = &self.players {
+            let names: Vec<String> = players.iter().map(|p| toml::Value::String(p.clone()).to_string()).collect();
+            let _ = writeln!(out, "players = [{}]", names.join(", "));
+        }
+        if let Some(stacks) = &self.finishing_stacks {
+            let _ = writeln!(out, "finishing_stacks = [{}]", nums(stacks));
+        }
+        out
+    }
+
+    /// The power of ten that makes every input amount a whole number of chips.
+    pub fn scale(&self) -> Result<u64, PhhError> {
+        let mut amounts: Vec<f64> = Vec::new();
+        amounts.extend(&self.antes);
+        amounts.extend(&self.blinds_or_straddles);
+        amounts.extend([self.bring_in, self.small_bet, self.big_bet, self.min_bet]);
+        amounts.extend(self.starting_stacks.iter().filter(|x| x.is_finite()));
+        for (i, a) in self.actions.iter().enumerate() {
+            let words: Vec<&str> = strip_comment(a).split_whitespace().collect();
+            if words.get(1) == Some(&"cbr") {
+                let x = words.get(2).and_then(|w| w.parse::<f64>().ok()).ok_or_else(|| PhhError::Notation {
+                    index: i,
+                    text: a.clone(),
+                    reason: "cbr needs an amount".into(),
+                })?;
+                amounts.push(x);
+            }
+        }
+        for scale in [1u64, 10, 100, 1000, 10_000, 100_000, 1_000_000] {
+            if amounts.iter().all(|&x| {
+                let y = x * scale as f64;
+                (y - y.round()).abs() < 1e-6
+            }) {
+                return Ok(scale);
+            }
+        }
+        Err(PhhError::Format("amounts have too many decimals".into()))
+    }
+
+    /// The engine configuration of this history, in chips scaled by `scale`.
+    pub fn config(&self, scale: u64) -> HandConfig {
+        let chips = |x: f64| -> Chips {
+            if x.is_finite() {
+                (x * scale as f64).round() as Chips
+            } else {
+                Chips::MAX / 64
+            }
+        };
+        let n = self.starting_stacks.len();
+        let (mut antes, mut blinds) = (self.antes.clone(), self.blinds_or_straddles.clone());
+        if n == 2 {
+            antes.reverse();
+            blinds.reverse();
+        }
+        HandConfig {
+            game: self.variant.game(),
+            structure: self.variant.structure(),
+            stakes: Stakes {
+                min_bet: chips(self.min_bet),
+                small_bet: chips(self.small_bet),
+                big_bet: chips(self.big_bet),
+                bring_in: chips(self.bring_in),
+            },
+            max_raises: (self.variant.structure() == Structure::FixedLimit).then_some(4),
+            uncapped_heads_up: false,
+            seats: (0..n)
+                .map(|i| SeatConfig {
+                    stack: chips(self.starting_stacks[i]),
+                    ante: chips(antes[i]),
+                    blind: chips(blinds[i]),
+                })
+                .collect(),
+        }
+    }
+}
+
+fn fmt_num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
+}
+
+fn strip_comment(notation: &str) -> &str {
+    notation.split('#').next().unwrap_or("").trim()
+}
+
+/// The result of replaying one history.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// The finished hand.
+    pub hand: Hand,
+    /// Everything that happened.
+    pub events: Vec<Event>,
+    /// The scale applied to amounts.
+    pub scale: u64,
+    /// Finishing stacks in the history's own units.
+    pub finishing_stacks: Vec<f64>,
+}
+
+/// Replays a history through the engine, and checks the recorded finishing stacks when
+/// there are any (one chip of difference is allowed only where the record holds a
+/// fraction of a chip, as split pots written with half chips do).
+pub fn replay(phh: &PhhHand) -> Result<Replay, PhhError> {
+    let scale = phh.scale()?;
+    let config = phh.config(scale);
+    let n = config.seats.len();
+    let (mut hand, mut events) = Hand::new(config, CardSource::Manual).map_err(|e| PhhError::Config(e.to_string()))?;
+    // Showdown notations can come before the last cards are dealt (all in) and in an
+    // order other than the rules' (R33); they wait here and are applied in the
+    // engine's showdown order once the cards are out.
+    let mut pending_shows: BTreeMap<usize, (usize, Action)> = BTreeMap::new();
+    for (index, text) in phh.actions.iter().enumerate() {
+        let notation = strip_comment(text);
+        if notation.is_empty() {
+            continue;
+        }
+        let bad = |reason: &str| PhhError::Notation {
+            index,
+            text: text.clone(),
+            reason: reason.to_string(),
+        };
+        let refused = |error: ActionError| PhhError::Refused {
+            index,
+            text: text.clone(),
+            error,
+        };
+        let words: Vec<&str> = notation.split_whitespace().collect();
+        let cards_arg = |k: usize| -> Result<Cards, PhhError> {
+            let cards = Card::parse_many(words.get(k).copied().unwrap_or("")).map_err(|e| bad(&e.to_string()))?;
+            Cards::from_slice(&cards).ok_or_else(|| bad("too many cards"))
+        };
+        if words[0] == "d" {
+            match (words.get(1).copied(), words.get(2)) {
+                (Some("dh"), Some(p)) => {
+                    let player = player_index(p, n).ok_or_else(|| bad("unknown player"))?;
+                    let cards = cards_arg(3)?;
+                    events.extend(hand.deal(Some(player), &cards).map_err(refused)?);
+                }
+                (Some("db"), Some(_)) => {
+                    let cards = cards_arg(2)?;
+                    events.extend(hand.deal(None, &cards).map_err(refused)?);
+                }
+                _ => return Err(bad("unknown dealer action")),
+            }
+        } else {
+            let player = player_index(words[0], n).ok_or_else(|| bad("unknown actor"))?;
+            let action = match words.get(1).copied() {
+                Some("f") => Action::Fold,
+                Some("cc") => match hand.legal_actions() {
+                    Some(legal) if legal.call.is_some() => Action::Call,
+                    _ => Action::Check,
+                },
+                Some("pb") => Action::BringIn,
+                Some("cbr") => {
+                    let x: f64 = words.get(2).and_then(|w| w.parse().ok()).ok_or_else(|| bad("cbr needs an amount"))?;
+                    Action::BetOrRaiseTo {
+                        to: (x * scale as f64).round() as Chips,
+                    }
+                }
+                Some("sd") => Action::Draw {
+                    discards: cards_arg(2)?,
+                },
+                Some("sm") => match words.get(2) {
+                    None => Action::Muck,
+                    Some(&"-") => Action::Show { cards: None },
+                    Some(_) => Action::Show {
+                        cards: Some(cards_arg(2)?),
+                    },
+                },
+                _ => return Err(bad("unknown player action")),
+            };
+            if matches!(action, Action::Show { .. } | Action::Muck) {
+                // A later notation for the same player (after more cards) replaces it.
+                pending_shows.insert(player, (index, action));
+            } else {
+                events.extend(hand.apply(player, action).map_err(refused)?);
+            }
+        }
+    }
+    flush_shows(&mut hand, &mut events, &mut pending_shows, phh)?;
+    // Histories may stop at the showdown: cards speak for known hands, unknown ones are mucked.
+    while hand.phase() == Phase::Showdown {
+        let Some(p) = hand.to_act() else { break };
+        let known = hand.players()[p].hole.iter().all(|c| c.is_known());
+        let action = if known { Action::Show { cards: None } } else { Action::Muck };
+        let applied = hand.apply(p, action).map_err(|error| PhhError::Refused {
+            index: phh.actions.len(),
+            text: "(showdown)".into(),
+            error,
+        })?;
+        events.extend(applied);
+    }
+    let stacks = hand.final_stacks().ok_or(PhhError::Incomplete)?;
+    let finishing_stacks: Vec<f64> = stacks.iter().map(|&s| s as f64 / scale as f64).collect();
+    if let Some(recorded) = &phh.finishing_stacks {
+        let agrees = recorded.len() == stacks.len()
+            && recorded.iter().zip(&stacks).all(|(&r, &s)| {
+                let r = r * scale as f64;
+                let diff = (r - s as f64).abs();
+                if (r - r.round()).abs() < 1e-6 {
+                    diff < 1e-6
+                } else {
+                    diff <= 1.0
+                }
+            });
+        if !agrees {
+            return Err(PhhError::Mismatch {
+                recorded: recorded.clone(),
+                replayed: finishing_stacks,
+            });
+        }
+    }
+    Ok(Replay {
+        hand,
+        events,
+        scale,
+        finishing_stacks,
+    })
+}
+
+fn flush_shows(
+    hand: &mut Hand,
+    events: &mut Vec<Event>,
+    pending: &mut BTreeMap<usize, (usize, Action)>,
+    phh: &PhhHand,
+) -> Result<(), PhhError> {
+    while hand.phase() == Phase::Showdown {
+        let Some(p) = hand.to_act() else { break };
+        let Some((index, action)) = pending.remove(&p) else {
+            break;
+        };
+        let applied = hand.apply(p, action).map_err(|error| PhhError::Refused {
+            index,
+            text: phh.actions[index].clone(),
+            error,
+        })?;
+        events.extend(applied);
+    }
+    Ok(())
+}
+
+fn player_index(word: &str, n: usize) -> Option<usize> {
+    let k: usize = word.strip_prefix('p')?.parse().ok()?;
+    (1..=n).contains(&k).then(|| k - 1)
+}
+
+/// Writes a hand the engine played as a PHH history: configuration and every event.
+pub fn write(config: &HandConfig, events: &[Event], final_stacks: Option<&[Chips]>) -> Option<PhhHand> {
+    let variant = Variant::of(config.game, config.structure)?;
+    let n = config.seats.len();
+    let f = |x: Chips| x as f64;
+    let (mut antes, mut blinds): (Vec<f64>, Vec<f64>) = config.seats.iter().map(|s| (f(s.ante), f(s.blind))).unzip();
+    if n == 2 {
+        antes.reverse();
+        blinds.reverse();
+    }
+    let mut actions = Vec::new();
+    for e in events {
+        let line = match e {
+            Event::HoleDealt { player, cards, .. } => format!("d dh p{} {}", player + 1, cards),
+            Event::BoardDealt { cards } => format!("d db {cards}"),
+            Event::BringInPosted { player, .. } => format!("p{} pb", player + 1),
+            Event::Folded { player } => format!("p{} f", player + 1),
+            Event::Checked { player } | Event::Called { player, .. } => format!("p{} cc", player + 1),
+            Event::BetTo { player, to, .. } => format!("p{} cbr {}", player + 1, to),
+            Event::Discarded { player, cards } if cards.is_empty() => format!("p{} sd", player + 1),
+            Event::Discarded { player, cards } => format!("p{} sd {}", player + 1, cards),
+            Event::Shown { player, cards } => format!("p{} sm {}", player + 1, cards),
+            Event::Mucked { player } => format!("p{} sm", player + 1),
+            _ => continue,
+        };
+        actions.push(line);
+    }
+    Some(PhhHand {
+        variant,
+        antes,
+        blinds_or_straddles: blinds,
+        bring_in: f(config.stakes.bring_in),
+        small_bet: f(config.stakes.small_bet),
+        big_bet: f(config.stakes.big_bet),
+        min_bet: f(config.stakes.min_bet),
+        starting_stacks: config.seats.iter().map(|s| f(s.stack)).collect(),
+        actions,
+        finishing_stacks: final_stacks.map(|s| s.iter().map(|&x| f(x)).collect()),
+        players: None,
+    })
+}
