@@ -283,6 +283,14 @@ impl DeckKind {
         (lowest..52).map(Card).collect()
     }
 
+    /// How many cards the deck has.
+    pub fn size(self) -> usize {
+        match self {
+            DeckKind::Standard => 52,
+            DeckKind::Short => 36,
+        }
+    }
+
     /// Whether a known card belongs to this deck.
     pub fn contains(self, card: Card) -> bool {
         card.is_known() && (self == DeckKind::Standard || card.rank() >= Rank::SIX)

@@ -473,6 +473,8 @@ pub struct Hand {
     aggressor: Option<usize>,
     round_opener: usize,
     showdown_order: Vec<usize>,
+    /// The pots as they stood when the showdown began (they no longer change).
+    showdown_pots: PotMasks,
 }
 
 /// Whether a card is in someone's hand or on the board (discards may come back after a
@@ -485,6 +487,13 @@ impl Hand {
     /// Starts a hand: checks the configuration, posts antes and blinds, and deals as far
     /// as the cards allow. Returns the hand and the events so far.
     pub fn new(config: HandConfig, source: CardSource) -> Result<(Hand, Vec<Event>), ConfigError> {
+        let mut events = Vec::new();
+        let hand = Hand::start(config, source, &mut events)?;
+        Ok((hand, events))
+    }
+
+    /// Like [`Hand::new`], appending the first events to a buffer the caller reuses.
+    pub fn start(config: HandConfig, source: CardSource, events: &mut Vec<Event>) -> Result<Hand, ConfigError> {
         let n = config.seats.len();
         let max = match source {
             CardSource::Deck(_) => config.game.max_players(),
@@ -513,9 +522,15 @@ impl Hand {
         }
         let deck = match source {
             CardSource::Deck(mut cards) => {
-                let mut sorted = cards.clone();
-                sorted.sort_unstable();
-                if sorted != config.game.deck().cards() {
+                let kind = config.game.deck();
+                let mut seen = 0u64;
+                for &c in &cards {
+                    if !kind.contains(c) || seen >> c.index() & 1 == 1 {
+                        return Err(ConfigError::BadDeck);
+                    }
+                    seen |= 1 << c.index();
+                }
+                if cards.len() != kind.size() {
                     return Err(ConfigError::BadDeck);
                 }
                 cards.reverse();
@@ -557,12 +572,12 @@ impl Hand {
             aggressor: None,
             round_opener: 0,
             showdown_order: Vec::new(),
+            showdown_pots: PotMasks::new(),
         };
-        let mut events = Vec::new();
-        hand.post_forced_bets(&mut events);
-        hand.start_street(&mut events);
-        hand.advance(&mut events);
-        Ok((hand, events))
+        hand.post_forced_bets(events);
+        hand.start_street(events);
+        hand.advance(events);
+        Ok(hand)
     }
 
     // ----- queries -----
@@ -638,63 +653,73 @@ impl Hand {
     /// going to the next pot. Live money (blinds, bring-in, bets) makes one pot per
     /// all-in level (R27), each contested by those who put in at least that level.
     pub fn pots(&self) -> Vec<Pot> {
+        let mut masks = PotMasks::new();
+        self.pot_masks(&mut masks);
+        masks
+            .as_slice()
+            .iter()
+            .map(|&(amount, mask)| Pot {
+                amount,
+                eligible: (0..self.players.len()).filter(|&i| mask >> i & 1 == 1).collect(),
+            })
+            .collect()
+    }
+
+    /// The pots as (amount, bitmask of eligible players), main pot first.
+    fn pot_masks(&self, pots: &mut PotMasks) {
         let live = |p: &Player| p.committed - p.ante;
-        let contenders = || (0..self.players.len()).filter(|&i| !self.players[i].folded);
-        let mut ante_levels: Vec<Chips> = contenders()
-            .map(|i| &self.players[i])
-            .filter(|p| live(p) == 0 && p.stack == 0 && p.ante > 0)
-            .map(|p| p.ante)
-            .collect();
-        ante_levels.sort_unstable();
-        ante_levels.dedup();
-        let mut live_levels: Vec<Chips> = contenders()
-            .map(|i| live(&self.players[i]))
-            .filter(|&b| b > 0)
-            .collect();
-        live_levels.sort_unstable();
-        live_levels.dedup();
-        let mut pots: Vec<Pot> = Vec::with_capacity(ante_levels.len() + live_levels.len());
+        let mut contenders = 0u32;
+        let mut ante_levels = Levels::new();
+        let mut live_levels = Levels::new();
+        for (i, p) in self.players.iter().enumerate() {
+            if p.folded {
+                continue;
+            }
+            contenders |= 1 << i;
+            if live(p) == 0 && p.stack == 0 && p.ante > 0 {
+                ante_levels.insert(p.ante);
+            }
+            if live(p) > 0 {
+                live_levels.insert(live(p));
+            }
+        }
         let mut prev = 0;
-        for &level in &ante_levels {
-            let amount = self
-                .players
-                .iter()
-                .map(|p| p.ante.min(level) - p.ante.min(prev))
-                .sum();
-            let eligible = contenders()
-                .filter(|&i| live(&self.players[i]) > 0 || self.players[i].ante >= level)
-                .collect();
-            pots.push(Pot { amount, eligible });
+        for &level in ante_levels.as_slice() {
+            let mut amount = 0;
+            let mut eligible = 0u32;
+            for (i, p) in self.players.iter().enumerate() {
+                amount += p.ante.min(level) - p.ante.min(prev);
+                if contenders >> i & 1 == 1 && (live(p) > 0 || p.ante >= level) {
+                    eligible |= 1 << i;
+                }
+            }
+            pots.push((amount, eligible));
             prev = level;
         }
         let mut rest: Chips = self.players.iter().map(|p| p.ante - p.ante.min(prev)).sum();
         let mut prev = 0;
-        for (k, &level) in live_levels.iter().enumerate() {
-            let top = if k + 1 == live_levels.len() { Chips::MAX } else { level };
-            let amount: Chips = self
-                .players
-                .iter()
-                .map(|p| live(p).min(top) - live(p).min(prev))
-                .sum::<Chips>()
-                + std::mem::take(&mut rest);
-            let eligible = contenders()
-                .filter(|&i| live(&self.players[i]) >= level)
-                .collect();
-            pots.push(Pot { amount, eligible });
+        let levels = live_levels.as_slice();
+        for (k, &level) in levels.iter().enumerate() {
+            let top = if k + 1 == levels.len() { Chips::MAX } else { level };
+            let mut amount = std::mem::take(&mut rest);
+            let mut eligible = 0u32;
+            for (i, p) in self.players.iter().enumerate() {
+                amount += live(p).min(top) - live(p).min(prev);
+                if contenders >> i & 1 == 1 && live(p) >= level {
+                    eligible |= 1 << i;
+                }
+            }
+            pots.push((amount, eligible));
             prev = level;
         }
-        if live_levels.is_empty() {
+        if levels.is_empty() {
             let leftover = rest + self.players.iter().map(live).sum::<Chips>();
             match pots.last_mut() {
-                Some(last) => last.amount += leftover,
-                None if leftover > 0 => pots.push(Pot {
-                    amount: leftover,
-                    eligible: contenders().collect(),
-                }),
+                Some(last) => last.0 += leftover,
+                None if leftover > 0 => pots.push((leftover, contenders)),
                 None => {}
             }
         }
-        pots
     }
 
     /// What the player to act must decide, if a player is to act.
@@ -764,13 +789,15 @@ impl Hand {
         if all_in_to <= self.current_bet {
             return None;
         }
-        // Someone else must be able to call.
-        if !self
-            .players
-            .iter()
-            .enumerate()
-            .any(|(i, o)| i != p && !o.folded && o.stack > 0)
-        {
+        // Someone else must be able to call; `cover` is the most anyone else can put in.
+        let (mut callers, mut cover) = (false, 0);
+        for (i, o) in self.players.iter().enumerate() {
+            if i != p && !o.folded {
+                callers |= o.stack > 0;
+                cover = cover.max(o.bet + o.stack);
+            }
+        }
+        if !callers {
             return None;
         }
         if !self.bring_in_pending {
@@ -809,27 +836,26 @@ impl Hand {
         let max_to = max_to.min(all_in_to);
         // A raise that puts the biggest opposing stack all in is allowed even when it is
         // smaller than a full raise: nobody could call more.
-        let cover = self
-            .players
-            .iter()
-            .enumerate()
-            .filter(|&(i, o)| i != p && !o.folded)
-            .map(|(_, o)| o.bet + o.stack)
-            .max()
-            .unwrap_or(0);
         let min_to = min_to.min(all_in_to).min(cover.max(self.current_bet + 1));
         Some((min_to, max_to))
     }
 
     fn can_muck(&self, p: usize) -> bool {
         // Muck only if every pot this player could win has another live contender.
-        self.pots().iter().all(|pot| {
-            !pot.eligible.contains(&p)
-                || pot
-                    .eligible
-                    .iter()
-                    .any(|&o| o != p && self.players[o].shown != Some(false))
-        })
+        let live = self.live_mask() & !(1 << p);
+        self.showdown_pots
+            .as_slice()
+            .iter()
+            .all(|&(_, eligible)| eligible >> p & 1 == 0 || eligible & live != 0)
+    }
+
+    /// Players still in the hand who have not mucked.
+    fn live_mask(&self) -> u32 {
+        self.players
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !p.folded && p.shown != Some(false))
+            .fold(0, |m, (i, _)| m | 1 << i)
     }
 
     // ----- actions -----
@@ -1251,8 +1277,9 @@ impl Hand {
         }
     }
 
-    /// Whether `i` still has to act in this round.
-    fn needs_action(&self, i: usize) -> bool {
+    /// Whether `i` still has to act in this round, given how many players still in the
+    /// hand have chips behind.
+    fn needs_action(&self, i: usize, with_chips: usize) -> bool {
         let pl = &self.players[i];
         if pl.folded || pl.stack == 0 {
             return false;
@@ -1260,22 +1287,34 @@ impl Hand {
         if pl.acted && pl.bet >= self.current_bet {
             return false;
         }
-        // Nothing to decide when everyone else is all in and this player has matched.
-        let mut others_max = 0;
-        for (j, o) in self.players.iter().enumerate() {
-            if j != i && !o.folded {
-                if o.stack > 0 {
-                    return true;
-                }
-                others_max = others_max.max(o.bet);
-            }
+        if with_chips > 1 {
+            return true;
         }
+        // Everyone else is all in: only a player who has not matched them acts.
+        let others_max = self
+            .players
+            .iter()
+            .enumerate()
+            .filter(|&(j, o)| j != i && !o.folded)
+            .map(|(_, o)| o.bet)
+            .max()
+            .unwrap_or(0);
         pl.bet < others_max
     }
 
     fn next_actor_from(&self, start: usize) -> Option<usize> {
         let n = self.players.len();
-        (0..n).map(|k| (start + k) % n).find(|&i| self.needs_action(i))
+        let with_chips = self.players.iter().filter(|p| !p.folded && p.stack > 0).count();
+        (0..n)
+            .map(|k| {
+                let i = start + k;
+                if i >= n {
+                    i - n
+                } else {
+                    i
+                }
+            })
+            .find(|&i| self.needs_action(i, with_chips))
     }
 
     fn begin_betting(&mut self, events: &mut Vec<Event>) {
@@ -1430,10 +1469,12 @@ impl Hand {
             .map(|k| (first + k) % n)
             .filter(|&i| !self.players[i].folded)
             .collect();
-        let pots = self.pots();
-        let depth = |i: usize| pots.iter().filter(|p| p.eligible.contains(&i)).count();
+        let mut pots = PotMasks::new();
+        self.pot_masks(&mut pots);
+        let depth = |i: usize| pots.as_slice().iter().filter(|p| p.1 >> i & 1 == 1).count();
         order.sort_by_key(|&i| std::cmp::Reverse(depth(i)));
         self.showdown_order = order;
+        self.showdown_pots = pots;
         self.actor = None;
         self.pick_shower();
     }
@@ -1494,79 +1535,52 @@ impl Hand {
         }
     }
 
-    /// Splits `amount` among `winners` (in seat order from the button's left): the odd
-    /// chips go one each to the first winners clockwise from the button (R35).
-    fn split(amount: Chips, winners: &[usize]) -> Vec<(usize, Chips)> {
-        let k = winners.len() as Chips;
-        let (share, odd) = (amount / k, amount % k);
-        winners
-            .iter()
-            .enumerate()
-            .map(|(j, &w)| (w, share + Chips::from((j as Chips) < odd)))
-            .collect()
-    }
-
     fn award(&mut self, events: &mut Vec<Event>) {
-        let pots = self.pots();
-        let live: Vec<usize> = (0..self.players.len())
-            .filter(|&i| !self.players[i].folded && self.players[i].shown != Some(false))
-            .collect();
-        let needs_values = live.len() > 1;
-        let values: Vec<Option<(HandValue, Option<HandValue>)>> = (0..self.players.len())
-            .map(|i| (needs_values && live.contains(&i)).then(|| self.values(i)))
-            .collect();
-        // Side pots first, then the main pot (R34).
-        for (k, pot) in pots.iter().enumerate().rev() {
-            let mut contenders: Vec<usize> = pot.eligible.iter().copied().filter(|i| live.contains(i)).collect();
-            if contenders.is_empty() {
-                // Everyone eligible mucked (cannot happen through apply); the pot goes to
-                // them as if shown, so no chip is ever lost.
-                contenders = pot.eligible.clone();
-            }
-            if contenders.is_empty() {
-                contenders = live.clone();
-            }
-            contenders.sort_unstable();
-            let mut shares: Vec<(PotShare, Chips, Vec<usize>)> = Vec::new();
-            if contenders.len() == 1 || values[contenders[0]].is_none() {
-                shares.push((PotShare::All, pot.amount, vec![contenders[0]]));
-            } else {
-                let best_high = contenders.iter().map(|&i| values[i].expect("live").0).max().expect("some");
-                let high: Vec<usize> = contenders
-                    .iter()
-                    .copied()
-                    .filter(|&i| values[i].expect("live").0 == best_high)
-                    .collect();
-                let best_low = contenders.iter().filter_map(|&i| values[i].expect("live").1).max();
-                match best_low {
-                    Some(best_low) => {
-                        let low: Vec<usize> = contenders
-                            .iter()
-                            .copied()
-                            .filter(|&i| values[i].expect("live").1 == Some(best_low))
-                            .collect();
-                        let low_amount = pot.amount / 2;
-                        shares.push((PotShare::High, pot.amount - low_amount, high));
-                        shares.push((PotShare::Low, low_amount, low));
-                    }
-                    None => shares.push((PotShare::All, pot.amount, high)),
+        let mut pots = PotMasks::new();
+        self.pot_masks(&mut pots);
+        let n = self.players.len();
+        let live = self.live_mask();
+        let mut values = [(HandValue(0), None); 32];
+        if live.count_ones() > 1 {
+            for (i, v) in values.iter_mut().enumerate().take(n) {
+                if live >> i & 1 == 1 {
+                    *v = self.values(i);
                 }
-            }
-            for (share, amount, winners) in shares {
-                let winners = Self::split(amount, &winners);
-                for &(w, a) in &winners {
-                    self.players[w].won += a;
-                }
-                events.push(Event::PotAwarded {
-                    pot: k,
-                    share,
-                    amount,
-                    winners,
-                });
             }
         }
-        for p in &mut self.players {
-            p.stack += p.won;
+        let mut won = [0 as Chips; 32];
+        // Side pots first, then the main pot (R34).
+        for (k, &(amount, eligible)) in pots.as_slice().iter().enumerate().rev() {
+            let mut contenders = eligible & live;
+            if contenders == 0 {
+                // Everyone eligible mucked (apply never allows it); the pot still goes to
+                // them, so no chip is ever lost.
+                contenders = if eligible != 0 { eligible } else { live };
+            }
+            let first = contenders.trailing_zeros() as usize;
+            if contenders.count_ones() == 1 || live.count_ones() < 2 {
+                let single = 1u32 << first;
+                self.award_share(k, PotShare::All, amount, single, &mut won, events);
+                continue;
+            }
+            let members = || (0..n).filter(move |&i| contenders >> i & 1 == 1);
+            let best_high = members().map(|i| values[i].0).max().expect("contenders");
+            let high = members().filter(|&i| values[i].0 == best_high).fold(0u32, |m, i| m | 1 << i);
+            match members().filter_map(|i| values[i].1).max() {
+                Some(best_low) => {
+                    let low = members()
+                        .filter(|&i| values[i].1 == Some(best_low))
+                        .fold(0u32, |m, i| m | 1 << i);
+                    let low_amount = amount / 2;
+                    self.award_share(k, PotShare::High, amount - low_amount, high, &mut won, events);
+                    self.award_share(k, PotShare::Low, low_amount, low, &mut won, events);
+                }
+                None => self.award_share(k, PotShare::All, amount, high, &mut won, events),
+            }
+        }
+        for (i, p) in self.players.iter_mut().enumerate() {
+            p.won = won[i];
+            p.stack += won[i];
             p.committed = 0;
         }
         self.phase = Phase::Complete;
@@ -1576,10 +1590,109 @@ impl Hand {
         });
     }
 
+    /// Splits `amount` among the `winners` mask: the odd chips go one each to the first
+    /// winners clockwise from the button (R35).
+    fn award_share(
+        &self,
+        pot: usize,
+        share: PotShare,
+        amount: Chips,
+        winners: u32,
+        won: &mut [Chips; 32],
+        events: &mut Vec<Event>,
+    ) {
+        let k = Chips::from(winners.count_ones());
+        let (each, odd) = (amount / k, amount % k);
+        let list: Vec<(usize, Chips)> = (0..self.players.len())
+            .filter(|&i| winners >> i & 1 == 1)
+            .enumerate()
+            .map(|(j, i)| (i, each + Chips::from((j as Chips) < odd)))
+            .collect();
+        for &(i, a) in &list {
+            won[i] += a;
+        }
+        events.push(Event::PotAwarded {
+            pot,
+            share,
+            amount,
+            winners: list,
+        });
+    }
+
     /// Final stacks, once the hand is complete.
     pub fn final_stacks(&self) -> Option<Vec<Chips>> {
         self.is_complete()
             .then(|| self.players.iter().map(|p| p.stack).collect())
+    }
+}
+
+/// Up to 24 (amount, eligible-mask) pots without allocating: each player still in the
+/// hand opens at most one level (an ante level if all in for the ante, else a live one).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct PotMasks {
+    len: usize,
+    #[serde(with = "pot_array")]
+    pots: [(Chips, u32); 24],
+}
+
+mod pot_array {
+    use super::Chips;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(pots: &[(Chips, u32); 24], s: S) -> Result<S::Ok, S::Error> {
+        pots.as_slice().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[(Chips, u32); 24], D::Error> {
+        let v: Vec<(Chips, u32)> = Vec::deserialize(d)?;
+        v.try_into().map_err(|_| serde::de::Error::custom("expected 24 pots"))
+    }
+}
+
+impl PotMasks {
+    fn new() -> PotMasks {
+        PotMasks {
+            len: 0,
+            pots: [(0, 0); 24],
+        }
+    }
+
+    fn push(&mut self, pot: (Chips, u32)) {
+        self.pots[self.len] = pot;
+        self.len += 1;
+    }
+
+    fn last_mut(&mut self) -> Option<&mut (Chips, u32)> {
+        self.len.checked_sub(1).map(|i| &mut self.pots[i])
+    }
+
+    fn as_slice(&self) -> &[(Chips, u32)] {
+        &self.pots[..self.len]
+    }
+}
+
+/// A small sorted set of distinct chip levels (at most one per player).
+struct Levels {
+    len: usize,
+    levels: [Chips; 24],
+}
+
+impl Levels {
+    fn new() -> Levels {
+        Levels { len: 0, levels: [0; 24] }
+    }
+
+    fn insert(&mut self, level: Chips) {
+        let slice = &self.levels[..self.len];
+        if let Err(at) = slice.binary_search(&level) {
+            self.levels.copy_within(at..self.len, at + 1);
+            self.levels[at] = level;
+            self.len += 1;
+        }
+    }
+
+    fn as_slice(&self) -> &[Chips] {
+        &self.levels[..self.len]
     }
 }
 
