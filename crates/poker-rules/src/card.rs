@@ -157,7 +157,7 @@ impl<'de> Deserialize<'de> for Card {
 
 /// Up to seven cards held inline (a hand, a board, a deal), so the hot path never
 /// allocates. Serialized as one card string (`AsKd`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy)]
 pub struct Cards {
     len: u8,
     cards: [Card; 7],
@@ -200,6 +200,7 @@ impl Cards {
         let card = self.cards[index];
         self.cards.copy_within(index + 1..self.len as usize, index);
         self.len -= 1;
+        self.cards[self.len as usize] = Card::UNKNOWN;
         card
     }
 
@@ -221,6 +222,20 @@ impl Cards {
     /// Whether there are no cards.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+impl PartialEq for Cards {
+    fn eq(&self, other: &Cards) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Cards {}
+
+impl std::hash::Hash for Cards {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state);
     }
 }
 

@@ -38,6 +38,11 @@ pub struct PhhHand {
     pub finishing_stacks: Option<Vec<f64>>,
     /// Player names, when recorded.
     pub players: Option<Vec<String>>,
+    /// House rule (user-defined field `_max_raises`): raises allowed after the opening
+    /// bet in fixed limit; `None` means the PHH default of four. Negative: no cap.
+    pub max_raises: Option<i64>,
+    /// House rule (user-defined field `_uncapped_heads_up`): no raise cap heads-up.
+    pub uncapped_heads_up: bool,
 }
 
 /// Why a history could not be read or replayed.
@@ -165,6 +170,8 @@ impl PhhHand {
             actions,
             finishing_stacks: numbers(table, "finishing_stacks")?,
             players,
+            max_raises: table.get("_max_raises").and_then(|v| v.as_integer()),
+            uncapped_heads_up: table.get("_uncapped_heads_up").and_then(|v| v.as_bool()).unwrap_or(false),
         })
     }
 
@@ -200,6 +207,12 @@ impl PhhHand {
         }
         if let Some(stacks) = &self.finishing_stacks {
             let _ = writeln!(out, "finishing_stacks = [{}]", nums(stacks));
+        }
+        if let Some(cap) = self.max_raises {
+            let _ = writeln!(out, "_max_raises = {cap}");
+        }
+        if self.uncapped_heads_up {
+            let _ = writeln!(out, "_uncapped_heads_up = true");
         }
         out
     }
@@ -257,8 +270,12 @@ impl PhhHand {
                 big_bet: chips(self.big_bet),
                 bring_in: chips(self.bring_in),
             },
-            max_raises: (self.variant.structure() == Structure::FixedLimit).then_some(4),
-            uncapped_heads_up: false,
+            max_raises: match self.max_raises {
+                Some(cap) if cap < 0 => None,
+                Some(cap) => Some(cap as u32),
+                None => (self.variant.structure() == Structure::FixedLimit).then_some(4),
+            },
+            uncapped_heads_up: self.uncapped_heads_up,
             seats: (0..n)
                 .map(|i| SeatConfig {
                     stack: chips(self.starting_stacks[i]),
@@ -481,5 +498,7 @@ pub fn write(config: &HandConfig, events: &[Event], final_stacks: Option<&[Chips
         actions,
         finishing_stacks: final_stacks.map(|s| s.iter().map(|&x| f(x)).collect()),
         players: None,
+        max_raises: Some(config.max_raises.map_or(-1, i64::from)),
+        uncapped_heads_up: config.uncapped_heads_up,
     })
 }

@@ -1,0 +1,289 @@
+//! Property tests: random hands of every game and betting structure with random stacks
+//! (short ones included), played to the end by random legal decisions.
+//!
+//! After every step: chips are conserved, pots add up to what was put in, every legal
+//! action the hand offers is accepted, illegal ones are refused without changing the
+//! state, the serialized state round-trips, and every hand ends. Finished hands are
+//! written as PHH and replayed to the same result.
+
+use poker_rules::phh;
+use poker_rules::{
+    Action, ActionError, Card, CardSource, Cards, Chips, Decision, DeckKind, Game, Hand, HandConfig, Phase,
+    SeatConfig, Stakes, Structure,
+};
+use proptest::prelude::*;
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+
+const GAMES: [Game; 10] = [
+    Game::Holdem,
+    Game::ShortDeckHoldem,
+    Game::Omaha,
+    Game::OmahaHiLo,
+    Game::Stud,
+    Game::StudHiLo,
+    Game::Razz,
+    Game::DeuceToSevenSingleDraw,
+    Game::DeuceToSevenTripleDraw,
+    Game::Badugi,
+];
+const STRUCTURES: [Structure; 3] = [Structure::NoLimit, Structure::PotLimit, Structure::FixedLimit];
+
+fn random_config(rng: &mut SmallRng) -> HandConfig {
+    let game = GAMES[rng.gen_range(0..GAMES.len())];
+    let structure = STRUCTURES[rng.gen_range(0..3)];
+    let n = rng.gen_range(2..=game.max_players().min(8));
+    let stud = matches!(game, Game::Stud | Game::StudHiLo | Game::Razz);
+    let ante = if stud || rng.gen_bool(0.3) { rng.gen_range(1..=3) } else { 0 };
+    let seats = (0..n)
+        .map(|i| {
+            let stack = if rng.gen_bool(0.2) { rng.gen_range(1..=6) } else { rng.gen_range(7..=400) };
+            let blind = match (stud, n, i) {
+                (true, ..) => 0,
+                (false, 2, 0) => 4,
+                (false, 2, _) => 2,
+                (false, _, 0) => 2,
+                (false, _, 1) => 4,
+                _ => 0,
+            };
+            SeatConfig { stack, ante, blind }
+        })
+        .collect();
+    HandConfig {
+        game,
+        structure,
+        stakes: Stakes {
+            min_bet: 4,
+            small_bet: 4,
+            big_bet: 8,
+            bring_in: if stud { 2 } else { 0 },
+        },
+        max_raises: if rng.gen_bool(0.5) { Some(rng.gen_range(2..=4)) } else { None },
+        uncapped_heads_up: rng.gen_bool(0.5),
+        seats,
+    }
+}
+
+/// Every action the decision allows, a few amounts for bets.
+fn legal_candidates(hand: &Hand, rng: &mut SmallRng) -> Vec<Action> {
+    let p = hand.to_act().expect("someone acts");
+    match hand.decision().expect("a decision") {
+        Decision::Bet(l) => {
+            let mut out = Vec::new();
+            if l.fold {
+                out.push(Action::Fold);
+            }
+            if l.check {
+                out.push(Action::Check);
+            }
+            if l.call.is_some() {
+                out.push(Action::Call);
+            }
+            if l.bring_in.is_some() {
+                out.push(Action::BringIn);
+            }
+            if let Some((min, max)) = l.bet_or_raise {
+                out.push(Action::BetOrRaiseTo { to: min });
+                out.push(Action::BetOrRaiseTo { to: max });
+                out.push(Action::BetOrRaiseTo { to: rng.gen_range(min..=max) });
+            }
+            out
+        }
+        Decision::Draw => {
+            let hole = hand.players()[p].hole;
+            let mut subset: Vec<Card> = hole.iter().copied().filter(|_| rng.gen_bool(0.4)).collect();
+            subset.shuffle(rng);
+            vec![
+                Action::Draw { discards: Cards::new() },
+                Action::Draw {
+                    discards: Cards::from_slice(&subset).expect("fits"),
+                },
+            ]
+        }
+        Decision::Showdown { can_muck } => {
+            let mut out = vec![Action::Show { cards: None }];
+            if can_muck {
+                out.push(Action::Muck);
+            }
+            out
+        }
+    }
+}
+
+/// Actions that must be refused now.
+fn illegal_candidates(hand: &Hand) -> Vec<(usize, Action)> {
+    let p = hand.to_act().expect("someone acts");
+    let n = hand.players().len();
+    let mut out = vec![((p + 1) % n, Action::Fold), (n + 3, Action::Check)];
+    match hand.decision().expect("a decision") {
+        Decision::Bet(l) => {
+            out.push((p, Action::Muck));
+            out.push((p, Action::Draw { discards: Cards::new() }));
+            if !l.check {
+                out.push((p, Action::Check));
+            }
+            if l.call.is_none() && l.bring_in.is_none() {
+                out.push((p, Action::Call));
+            }
+            match l.bet_or_raise {
+                Some((min, max)) => {
+                    if min > 1 {
+                        out.push((p, Action::BetOrRaiseTo { to: min - 1 }));
+                    }
+                    out.push((p, Action::BetOrRaiseTo { to: max + 1 }));
+                }
+                None => out.push((p, Action::BetOrRaiseTo { to: u64::MAX / 2 })),
+            }
+        }
+        Decision::Draw => {
+            out.push((p, Action::Call));
+            let foreign = DeckKind::Standard
+                .cards()
+                .into_iter()
+                .find(|c| !hand.players()[p].hole.contains(c))
+                .expect("a card not held");
+            out.push((p, Action::Draw { discards: Cards::from_slice(&[foreign]).expect("one") }));
+        }
+        Decision::Showdown { can_muck } => {
+            out.push((p, Action::Call));
+            if !can_muck {
+                out.push((p, Action::Muck));
+            }
+        }
+    }
+    out
+}
+
+fn committed(hand: &Hand) -> Chips {
+    hand.players().iter().map(|p| p.committed).sum()
+}
+
+/// What one random hand went through, for coverage checks.
+#[derive(Debug, Default)]
+struct Played {
+    game: Option<Game>,
+    structure: Option<Structure>,
+    reshuffled: bool,
+    showdown: bool,
+    side_pots: bool,
+}
+
+fn play(seed: u64) -> Result<Played, TestCaseError> {
+    let mut played = Played::default();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let config = random_config(&mut rng);
+    let total: Chips = config.seats.iter().map(|s| s.stack).sum();
+    let mut deck = config.game.deck().cards();
+    deck.shuffle(&mut rng);
+    let (mut hand, mut events) = Hand::new(config.clone(), CardSource::Deck(deck)).expect("valid config");
+    let mut steps = 0;
+    while !hand.is_complete() {
+        steps += 1;
+        prop_assert!(steps < 1000, "the hand must end");
+        if let Some(muck) = hand.needs_reshuffle() {
+            let mut cards = muck.to_vec();
+            cards.shuffle(&mut rng);
+            events.extend(hand.reshuffle(cards).expect("a reshuffle of the discards"));
+            played.reshuffled = true;
+            continue;
+        }
+        prop_assert!(hand.to_act().is_some(), "an unfinished hand waits for a player: {:?}", hand.phase());
+        // Illegal actions are refused and change nothing.
+        for (p, action) in illegal_candidates(&hand) {
+            let before = hand.clone();
+            prop_assert!(hand.apply(p, action).is_err(), "{action:?} by {p} should be refused");
+            prop_assert_eq!(&hand, &before, "{:?} by {} changed the hand", action, p);
+        }
+        // Every legal action is accepted.
+        let candidates = legal_candidates(&hand, &mut rng);
+        let p = hand.to_act().expect("someone acts");
+        for &action in &candidates {
+            let mut probe = hand.clone();
+            if let Err(e) = probe.apply(p, action) {
+                return Err(TestCaseError::fail(format!("legal {action:?} by {p} refused: {e}")));
+            }
+        }
+        let action = candidates[rng.gen_range(0..candidates.len())];
+        if hand.phase() == Phase::Showdown {
+            played.showdown = true;
+            played.side_pots |= hand.pots().len() > 1;
+        }
+        events.extend(hand.apply(p, action).expect("legal"));
+        // Invariants.
+        prop_assert_eq!(hand.total_chips(), total);
+        if !hand.is_complete() {
+            let pots: Chips = hand.pots().iter().map(|p| p.amount).sum();
+            prop_assert_eq!(pots, committed(&hand));
+        }
+        // The state round-trips through serde mid-hand.
+        let json = serde_json::to_string(&hand).expect("serializable");
+        let back: Hand = serde_json::from_str(&json).expect("deserializable");
+        prop_assert_eq!(&back, &hand);
+    }
+    let stacks = hand.final_stacks().expect("complete");
+    prop_assert_eq!(stacks.iter().sum::<Chips>(), total);
+    // The hand written as PHH replays to the same stacks.
+    if let Some(history) = phh::write(&config, &events, Some(&stacks)) {
+        let text = history.to_toml();
+        let parsed = phh::PhhHand::parse(&text).expect("written PHH parses");
+        match phh::replay(&parsed) {
+            Ok(replayed) => prop_assert_eq!(replayed.hand.final_stacks(), Some(stacks)),
+            Err(e) => return Err(TestCaseError::fail(format!("replay of written PHH failed: {e}\n{text}"))),
+        }
+    }
+    played.game = Some(config.game);
+    played.structure = Some(config.structure);
+    Ok(played)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_hands_of_every_game_keep_every_invariant(seed in any::<u64>()) {
+        play(seed)?;
+    }
+}
+
+#[test]
+fn random_hands_reach_showdowns_side_pots_and_reshuffles_in_every_game() {
+    let mut seen = std::collections::HashSet::new();
+    let (mut reshuffles, mut side_pots) = (0, 0);
+    for seed in 0..4000 {
+        let played = play(seed).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        if played.showdown {
+            seen.insert((format!("{:?}", played.game), format!("{:?}", played.structure)));
+        }
+        reshuffles += usize::from(played.reshuffled);
+        side_pots += usize::from(played.side_pots);
+    }
+    assert_eq!(seen.len(), GAMES.len() * STRUCTURES.len(), "showdowns in every game and structure");
+    assert!(reshuffles > 0, "some draws exhaust the deck and reshuffle the discards");
+    assert!(side_pots > 0, "some showdowns have side pots");
+}
+
+#[test]
+fn a_refused_action_reports_whose_turn_it_is() {
+    let mut rng = SmallRng::seed_from_u64(7);
+    let mut deck = DeckKind::Standard.cards();
+    deck.shuffle(&mut rng);
+    let config = HandConfig {
+        game: Game::Holdem,
+        structure: Structure::NoLimit,
+        stakes: Stakes { min_bet: 2, ..Stakes::default() },
+        max_raises: None,
+        uncapped_heads_up: false,
+        seats: vec![
+            SeatConfig { stack: 100, ante: 0, blind: 1 },
+            SeatConfig { stack: 100, ante: 0, blind: 2 },
+            SeatConfig { stack: 100, ante: 0, blind: 0 },
+        ],
+    };
+    let (mut hand, _) = Hand::new(config, CardSource::Deck(deck)).expect("valid");
+    assert_eq!(hand.phase(), Phase::Betting);
+    assert_eq!(
+        hand.apply(0, Action::Call),
+        Err(ActionError::NotYourTurn { player: 0, expected: Some(2) })
+    );
+}
