@@ -5,7 +5,10 @@
 //! `{"hands_per_sec":..., "evals_per_sec":...}`.
 
 use poker_rules::eval::high;
-use poker_rules::{Action, Card, CardSource, Decision, DeckKind, Event, Game, Hand, HandConfig, SeatConfig, Stakes, Structure};
+use poker_rules::{
+    Action, Card, CardSource, Decision, DeckKind, Event, Game, Hand, HandConfig, SeatConfig,
+    Stakes, Structure,
+};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::hint::black_box;
@@ -15,20 +18,30 @@ thread_local! {
     static ACTIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-fn play_hand(rng: &mut SmallRng, config: &HandConfig, deck: &mut [Card], events: &mut Vec<Event>) -> u64 {
+fn play_hand(
+    rng: &mut SmallRng,
+    config: &HandConfig,
+    deck: &mut [Card],
+    events: &mut Vec<Event>,
+) -> u64 {
     // Fisher-Yates shuffle.
     for i in (1..deck.len()).rev() {
         deck.swap(i, rng.gen_range(0..=i));
     }
     events.clear();
-    let mut hand = Hand::start(config.clone(), CardSource::Deck(deck.to_vec()), events).expect("valid config");
+    let mut hand =
+        Hand::start(config.clone(), CardSource::Deck(deck.to_vec()), events).expect("valid config");
     while let Some(p) = hand.to_act() {
         let action = match hand.decision().expect("a decision") {
             Decision::Bet(legal) => {
                 let roll = rng.gen_range(0..100);
                 match (legal.bet_or_raise, legal.call) {
                     (Some((min, max)), _) if roll < 15 => Action::BetOrRaiseTo {
-                        to: if roll < 3 { max } else { rng.gen_range(min..=max) },
+                        to: if roll < 3 {
+                            max
+                        } else {
+                            rng.gen_range(min..=max)
+                        },
                     },
                     (_, Some(_)) if roll < 40 => Action::Fold,
                     (_, Some(_)) => Action::Call,
@@ -49,11 +62,18 @@ fn main() {
     let config = HandConfig {
         game: Game::Holdem,
         structure: Structure::NoLimit,
-        stakes: Stakes { min_bet: 2, ..Stakes::default() },
+        stakes: Stakes {
+            min_bet: 2,
+            ..Stakes::default()
+        },
         max_raises: None,
         uncapped_heads_up: false,
         seats: (0..6)
-            .map(|i| SeatConfig { stack: 200 + 37 * i, ante: 0, blind: [1, 2, 0, 0, 0, 0][i as usize] })
+            .map(|i| SeatConfig {
+                stack: 200 + 37 * i,
+                ante: 0,
+                blind: [1, 2, 0, 0, 0, 0][i as usize],
+            })
             .collect(),
     };
     let mut rng = SmallRng::seed_from_u64(42);
@@ -62,7 +82,10 @@ fn main() {
     high::warm_up();
 
     // Hands.
-    let hands: u64 = std::env::var("BENCH_HANDS").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000_000);
+    let hands: u64 = std::env::var("BENCH_HANDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000_000);
     let mut sink = 0u64;
     let start = Instant::now();
     for _ in 0..hands {
@@ -93,7 +116,15 @@ fn main() {
     black_box(acc);
 
     let actions = ACTIONS.with(|c| c.get());
-    println!("{:.1} decisions per hand; Event is {} bytes", actions as f64 / hands as f64, std::mem::size_of::<Event>());
-    println!("hands: {hands} in one thread; evaluations: {} over {} random hands", rounds * pool.len(), pool.len());
+    println!(
+        "{:.1} decisions per hand; Event is {} bytes",
+        actions as f64 / hands as f64,
+        std::mem::size_of::<Event>()
+    );
+    println!(
+        "hands: {hands} in one thread; evaluations: {} over {} random hands",
+        rounds * pool.len(),
+        pool.len()
+    );
     println!("{{\"hands_per_sec\":{hands_per_sec:.0},\"evals_per_sec\":{evals_per_sec:.0}}}");
 }

@@ -493,7 +493,11 @@ impl Hand {
     }
 
     /// Like [`Hand::new`], appending the first events to a buffer the caller reuses.
-    pub fn start(config: HandConfig, source: CardSource, events: &mut Vec<Event>) -> Result<Hand, ConfigError> {
+    pub fn start(
+        config: HandConfig,
+        source: CardSource,
+        events: &mut Vec<Event>,
+    ) -> Result<Hand, ConfigError> {
         let n = config.seats.len();
         let max = match source {
             CardSource::Deck(_) => config.game.max_players(),
@@ -630,7 +634,9 @@ impl Hand {
     /// caller shuffles and hands back through [`Hand::reshuffle`].
     pub fn needs_reshuffle(&self) -> Option<&[Card]> {
         match (&self.deck, self.pending_deal()) {
-            (Some(deck), Some(step)) if (step_count(step) as usize) > deck.len() => Some(&self.muck),
+            (Some(deck), Some(step)) if (step_count(step) as usize) > deck.len() => {
+                Some(&self.muck)
+            }
             _ => None,
         }
     }
@@ -638,7 +644,10 @@ impl Hand {
     /// The chips of every player: stacks plus what they have put in so far. Constant
     /// through the hand (nothing is created or lost); equal to the stacks once complete.
     pub fn total_chips(&self) -> Chips {
-        self.players.iter().map(|p| p.stack + p.committed).sum::<Chips>()
+        self.players
+            .iter()
+            .map(|p| p.stack + p.committed)
+            .sum::<Chips>()
     }
 
     /// The current bet level to call in this round.
@@ -660,7 +669,9 @@ impl Hand {
             .iter()
             .map(|&(amount, mask)| Pot {
                 amount,
-                eligible: (0..self.players.len()).filter(|&i| mask >> i & 1 == 1).collect(),
+                eligible: (0..self.players.len())
+                    .filter(|&i| mask >> i & 1 == 1)
+                    .collect(),
             })
             .collect()
     }
@@ -700,7 +711,11 @@ impl Hand {
         let mut prev = 0;
         let levels = live_levels.as_slice();
         for (k, &level) in levels.iter().enumerate() {
-            let top = if k + 1 == levels.len() { Chips::MAX } else { level };
+            let top = if k + 1 == levels.len() {
+                Chips::MAX
+            } else {
+                level
+            };
             let mut amount = std::mem::take(&mut rest);
             let mut eligible = 0u32;
             for (i, p) in self.players.iter().enumerate() {
@@ -810,7 +825,8 @@ impl Hand {
             Structure::FixedLimit => {
                 let capped = match self.config.max_raises {
                     Some(cap) => {
-                        self.raises > cap && !(self.config.uncapped_heads_up && self.contenders() == 2)
+                        self.raises > cap
+                            && !(self.config.uncapped_heads_up && self.contenders() == 2)
                     }
                     None => false,
                 };
@@ -830,7 +846,10 @@ impl Hand {
                 let pot: Chips = self.players.iter().map(|o| o.committed).sum();
                 let to_call = self.current_bet - pl.bet;
                 let max = self.current_bet + pot + to_call;
-                (self.current_bet + self.min_raise, max.max(self.current_bet + self.min_raise))
+                (
+                    self.current_bet + self.min_raise,
+                    max.max(self.current_bet + self.min_raise),
+                )
             }
         };
         let max_to = max_to.min(all_in_to);
@@ -911,9 +930,15 @@ impl Hand {
         }
     }
 
-    fn bet_action(&mut self, p: usize, action: Action, events: &mut Vec<Event>) -> Result<(), ActionError> {
+    fn bet_action(
+        &mut self,
+        p: usize,
+        action: Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
         let to_call = self.current_bet.saturating_sub(self.players[p].bet);
-        if self.bring_in_pending && !matches!(action, Action::BringIn | Action::BetOrRaiseTo { .. }) {
+        if self.bring_in_pending && !matches!(action, Action::BringIn | Action::BetOrRaiseTo { .. })
+        {
             return Err(ActionError::BringInPending);
         }
         match action {
@@ -978,7 +1003,11 @@ impl Hand {
                 let full = match self.config.structure {
                     Structure::FixedLimit => {
                         let size = self.bet_size();
-                        to >= if self.current_bet < size { size } else { self.current_bet + size }
+                        to >= if self.current_bet < size {
+                            size
+                        } else {
+                            self.current_bet + size
+                        }
                     }
                     _ => increment >= self.min_raise,
                 };
@@ -1018,7 +1047,12 @@ impl Hand {
         Ok(())
     }
 
-    fn draw(&mut self, p: usize, discards: Cards, events: &mut Vec<Event>) -> Result<(), ActionError> {
+    fn draw(
+        &mut self,
+        p: usize,
+        discards: Cards,
+        events: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
         let mut hole = self.players[p].hole;
         for &card in discards.iter() {
             match hole.iter().position(|&c| c == card) {
@@ -1031,7 +1065,8 @@ impl Hand {
         let pl = &mut self.players[p];
         pl.hole = hole;
         pl.up = 0;
-        self.muck.extend(discards.iter().copied().filter(|c| c.is_known()));
+        self.muck
+            .extend(discards.iter().copied().filter(|c| c.is_known()));
         events.push(Event::Discarded {
             player: p,
             cards: discards,
@@ -1052,7 +1087,12 @@ impl Hand {
         Ok(())
     }
 
-    fn show(&mut self, p: usize, cards: Option<Cards>, events: &mut Vec<Event>) -> Result<(), ActionError> {
+    fn show(
+        &mut self,
+        p: usize,
+        cards: Option<Cards>,
+        events: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
         let hole = self.players[p].hole;
         let shown = match cards {
             None => hole,
@@ -1084,20 +1124,29 @@ impl Hand {
         let pl = &mut self.players[p];
         pl.hole = shown;
         pl.shown = Some(true);
-        events.push(Event::Shown { player: p, cards: shown });
+        events.push(Event::Shown {
+            player: p,
+            cards: shown,
+        });
         self.next_shower(events);
         Ok(())
     }
 
     /// Deals cards by hand (manual source): hole cards to `player`, or the board when
     /// `player` is `None`. The cards must be what [`Hand::pending_deal`] asks for.
-    pub fn deal(&mut self, player: Option<usize>, cards: &[Card]) -> Result<Vec<Event>, ActionError> {
+    pub fn deal(
+        &mut self,
+        player: Option<usize>,
+        cards: &[Card],
+    ) -> Result<Vec<Event>, ActionError> {
         let step = self.pending_deal().ok_or(ActionError::UnexpectedDeal)?;
         if self.deck.is_some() {
             return Err(ActionError::UnexpectedDeal);
         }
         let fits = match step {
-            DealStep::Hole { player: q, count, .. } => player == Some(q) && cards.len() == count as usize,
+            DealStep::Hole {
+                player: q, count, ..
+            } => player == Some(q) && cards.len() == count as usize,
             DealStep::Board { count } => player.is_none() && cards.len() == count as usize,
         };
         if !fits {
@@ -1105,7 +1154,9 @@ impl Hand {
         }
         for (i, &c) in cards.iter().enumerate() {
             if c.is_known()
-                && (!self.config.game.deck().contains(c) || seen(self, c) || cards[..i].contains(&c))
+                && (!self.config.game.deck().contains(c)
+                    || seen(self, c)
+                    || cards[..i].contains(&c))
             {
                 return Err(ActionError::CardNotAvailable(c));
             }
@@ -1236,7 +1287,10 @@ impl Hand {
                         if count > deck.len() {
                             return; // a reshuffle is due
                         }
-                        if matches!(step, DealStep::Board { .. }) && !deck.is_empty() && count < deck.len() {
+                        if matches!(step, DealStep::Board { .. })
+                            && !deck.is_empty()
+                            && count < deck.len()
+                        {
                             deck.pop(); // burn
                         }
                         let mut buf = [Card::UNKNOWN; 7];
@@ -1304,7 +1358,11 @@ impl Hand {
 
     fn next_actor_from(&self, start: usize) -> Option<usize> {
         let n = self.players.len();
-        let with_chips = self.players.iter().filter(|p| !p.folded && p.stack > 0).count();
+        let with_chips = self
+            .players
+            .iter()
+            .filter(|p| !p.folded && p.stack > 0)
+            .count();
         (0..n)
             .map(|k| {
                 let i = start + k;
@@ -1319,7 +1377,9 @@ impl Hand {
 
     fn begin_betting(&mut self, events: &mut Vec<Event>) {
         self.phase = Phase::Betting;
-        events.push(Event::RoundStarted { street: self.street });
+        events.push(Event::RoundStarted {
+            street: self.street,
+        });
         let opener = self.opener();
         self.round_opener = opener;
         self.aggressor = None;
@@ -1429,20 +1489,35 @@ impl Hand {
                     // Bring-in: lowest up card (razz: highest, ace low); suits break ties.
                     let key = |i: usize| {
                         let c = self.up_cards(i).first().copied().unwrap_or(Card::UNKNOWN);
-                        let rank = if low_game { (c.rank().0 + 1) % 13 } else { c.rank().0 };
+                        let rank = if low_game {
+                            (c.rank().0 + 1) % 13
+                        } else {
+                            c.rank().0
+                        };
                         (rank, c.suit().0)
                     };
                     if low_game {
-                        *live.iter().rev().max_by_key(|&&i| key(i)).expect("live players")
+                        *live
+                            .iter()
+                            .rev()
+                            .max_by_key(|&&i| key(i))
+                            .expect("live players")
                     } else {
                         *live.iter().min_by_key(|&&i| key(i)).expect("live players")
                     }
                 } else {
                     let value = |i: usize| showing_value(&self.up_cards(i), low_game);
                     if low_game {
-                        *live.iter().min_by_key(|&&i| value(i)).expect("live players")
+                        *live
+                            .iter()
+                            .min_by_key(|&&i| value(i))
+                            .expect("live players")
                     } else {
-                        *live.iter().rev().max_by_key(|&&i| value(i)).expect("live players")
+                        *live
+                            .iter()
+                            .rev()
+                            .max_by_key(|&&i| value(i))
+                            .expect("live players")
                     }
                 }
             }
@@ -1565,14 +1640,23 @@ impl Hand {
             }
             let members = || (0..n).filter(move |&i| contenders >> i & 1 == 1);
             let best_high = members().map(|i| values[i].0).max().expect("contenders");
-            let high = members().filter(|&i| values[i].0 == best_high).fold(0u32, |m, i| m | 1 << i);
+            let high = members()
+                .filter(|&i| values[i].0 == best_high)
+                .fold(0u32, |m, i| m | 1 << i);
             match members().filter_map(|i| values[i].1).max() {
                 Some(best_low) => {
                     let low = members()
                         .filter(|&i| values[i].1 == Some(best_low))
                         .fold(0u32, |m, i| m | 1 << i);
                     let low_amount = amount / 2;
-                    self.award_share(k, PotShare::High, amount - low_amount, high, &mut won, events);
+                    self.award_share(
+                        k,
+                        PotShare::High,
+                        amount - low_amount,
+                        high,
+                        &mut won,
+                        events,
+                    );
                     self.award_share(k, PotShare::Low, low_amount, low, &mut won, events);
                 }
                 None => self.award_share(k, PotShare::All, amount, high, &mut won, events),
@@ -1645,7 +1729,8 @@ mod pot_array {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[(Chips, u32); 24], D::Error> {
         let v: Vec<(Chips, u32)> = Vec::deserialize(d)?;
-        v.try_into().map_err(|_| serde::de::Error::custom("expected 24 pots"))
+        v.try_into()
+            .map_err(|_| serde::de::Error::custom("expected 24 pots"))
     }
 }
 
@@ -1679,7 +1764,10 @@ struct Levels {
 
 impl Levels {
     fn new() -> Levels {
-        Levels { len: 0, levels: [0; 24] }
+        Levels {
+            len: 0,
+            levels: [0; 24],
+        }
     }
 
     fn insert(&mut self, level: Chips) {
@@ -1720,7 +1808,11 @@ fn action_name(action: &Action) -> &'static str {
 fn showing_value(up: &[Card], ace_low: bool) -> (u8, Vec<u8>) {
     let mut counts = [0u8; 13];
     for c in up {
-        let r = if ace_low { (c.rank().0 + 1) % 13 } else { c.rank().0 };
+        let r = if ace_low {
+            (c.rank().0 + 1) % 13
+        } else {
+            c.rank().0
+        };
         counts[r as usize] += 1;
     }
     let mut groups: Vec<(u8, u8)> = (0..13u8)

@@ -9,7 +9,9 @@
 
 use crate::card::{Card, Cards};
 use crate::game::{Structure, Variant};
-use crate::hand::{Action, ActionError, CardSource, Chips, Event, Hand, HandConfig, Phase, SeatConfig, Stakes};
+use crate::hand::{
+    Action, ActionError, CardSource, Chips, Event, Hand, HandConfig, Phase, SeatConfig, Stakes,
+};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -44,6 +46,9 @@ pub struct PhhHand {
     /// House rule (user-defined field `_uncapped_heads_up`): no raise cap heads-up.
     pub uncapped_heads_up: bool,
 }
+
+/// One hand of a `.phhs` file: its table name and the hand, or why it is invalid.
+pub type NamedHand = (String, Result<PhhHand, PhhError>);
 
 /// Why a history could not be read or replayed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -117,13 +122,17 @@ fn scalar(table: &toml::Table, key: &str) -> Result<f64, PhhError> {
 impl PhhHand {
     /// Reads one `.phh` document.
     pub fn parse(text: &str) -> Result<PhhHand, PhhError> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| PhhError::Format(e.message().to_string()))?;
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| PhhError::Format(e.message().to_string()))?;
         PhhHand::from_table(&table)
     }
 
     /// Reads a `.phhs` document: one hand per top-level table, keyed by its name.
-    pub fn parse_many(text: &str) -> Result<Vec<(String, Result<PhhHand, PhhError>)>, PhhError> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| PhhError::Format(e.message().to_string()))?;
+    pub fn parse_many(text: &str) -> Result<Vec<NamedHand>, PhhError> {
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| PhhError::Format(e.message().to_string()))?;
         Ok(table
             .iter()
             .filter_map(|(k, v)| v.as_table().map(|t| (k.clone(), PhhHand::from_table(t))))
@@ -135,27 +144,40 @@ impl PhhHand {
             .get("variant")
             .and_then(|v| v.as_str())
             .ok_or_else(|| PhhError::Format("variant is missing".into()))?;
-        let variant = Variant::from_code(code).ok_or_else(|| PhhError::Format(format!("unknown variant {code:?}")))?;
-        let starting_stacks =
-            numbers(table, "starting_stacks")?.ok_or_else(|| PhhError::Format("starting_stacks is missing".into()))?;
+        let variant = Variant::from_code(code)
+            .ok_or_else(|| PhhError::Format(format!("unknown variant {code:?}")))?;
+        let starting_stacks = numbers(table, "starting_stacks")?
+            .ok_or_else(|| PhhError::Format("starting_stacks is missing".into()))?;
         let n = starting_stacks.len();
         let antes = match table.get("antes") {
             Some(v) if number(v).is_some() => vec![number(v).unwrap_or(0.0); n],
             _ => numbers(table, "antes")?.unwrap_or_else(|| vec![0.0; n]),
         };
-        let blinds_or_straddles = numbers(table, "blinds_or_straddles")?.unwrap_or_else(|| vec![0.0; n]);
+        let blinds_or_straddles =
+            numbers(table, "blinds_or_straddles")?.unwrap_or_else(|| vec![0.0; n]);
         if antes.len() != n || blinds_or_straddles.len() != n {
-            return Err(PhhError::Format("antes and blinds need one entry per player".into()));
+            return Err(PhhError::Format(
+                "antes and blinds need one entry per player".into(),
+            ));
         }
         let actions = match table.get("actions") {
             Some(toml::Value::Array(items)) => items
                 .iter()
-                .map(|v| v.as_str().map(str::to_string).ok_or_else(|| PhhError::Format("actions must be strings".into())))
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| PhhError::Format("actions must be strings".into()))
+                })
                 .collect::<Result<Vec<_>, _>>()?,
             _ => return Err(PhhError::Format("actions is missing".into())),
         };
         let players = match table.get("players") {
-            Some(toml::Value::Array(items)) => Some(items.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect()),
+            Some(toml::Value::Array(items)) => Some(
+                items
+                    .iter()
+                    .map(|v| v.as_str().unwrap_or("").to_string())
+                    .collect(),
+            ),
             _ => None,
         };
         Ok(PhhHand {
@@ -171,7 +193,10 @@ impl PhhHand {
             finishing_stacks: numbers(table, "finishing_stacks")?,
             players,
             max_raises: table.get("_max_raises").and_then(|v| v.as_integer()),
-            uncapped_heads_up: table.get("_uncapped_heads_up").and_then(|v| v.as_bool()).unwrap_or(false),
+            uncapped_heads_up: table
+                .get("_uncapped_heads_up")
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false),
         })
     }
 
@@ -183,7 +208,11 @@ impl PhhHand {
         let _ = writeln!(out, "antes = [{}]", nums(&self.antes));
         match self.variant.game().opening() {
             crate::game::Opening::Position => {
-                let _ = writeln!(out, "blinds_or_straddles = [{}]", nums(&self.blinds_or_straddles));
+                let _ = writeln!(
+                    out,
+                    "blinds_or_straddles = [{}]",
+                    nums(&self.blinds_or_straddles)
+                );
             }
             _ => {
                 let _ = writeln!(out, "bring_in = {}", fmt_num(self.bring_in));
@@ -202,7 +231,10 @@ impl PhhHand {
         let actions: Vec<String> = self.actions.iter().map(|a| format!("'{a}'")).collect();
         let _ = writeln!(out, "actions = [{}]", actions.join(", "));
         if let Some(players) = &self.players {
-            let names: Vec<String> = players.iter().map(|p| toml::Value::String(p.clone()).to_string()).collect();
+            let names: Vec<String> = players
+                .iter()
+                .map(|p| toml::Value::String(p.clone()).to_string())
+                .collect();
             let _ = writeln!(out, "players = [{}]", names.join(", "));
         }
         if let Some(stacks) = &self.finishing_stacks {
@@ -227,11 +259,14 @@ impl PhhHand {
         for (i, a) in self.actions.iter().enumerate() {
             let words: Vec<&str> = strip_comment(a).split_whitespace().collect();
             if words.get(1) == Some(&"cbr") {
-                let x = words.get(2).and_then(|w| w.parse::<f64>().ok()).ok_or_else(|| PhhError::Notation {
-                    index: i,
-                    text: a.clone(),
-                    reason: "cbr needs an amount".into(),
-                })?;
+                let x = words
+                    .get(2)
+                    .and_then(|w| w.parse::<f64>().ok())
+                    .ok_or_else(|| PhhError::Notation {
+                        index: i,
+                        text: a.clone(),
+                        reason: "cbr needs an amount".into(),
+                    })?;
                 amounts.push(x);
             }
         }
@@ -319,7 +354,8 @@ pub fn replay(phh: &PhhHand) -> Result<Replay, PhhError> {
     let scale = phh.scale()?;
     let config = phh.config(scale);
     let n = config.seats.len();
-    let (mut hand, mut events) = Hand::new(config, CardSource::Manual).map_err(|e| PhhError::Config(e.to_string()))?;
+    let (mut hand, mut events) =
+        Hand::new(config, CardSource::Manual).map_err(|e| PhhError::Config(e.to_string()))?;
     // Showdown notations can come before the last cards are dealt (all in) and in an
     // order other than the rules' (R33); they wait here and are applied in the
     // engine's showdown order once the cards are out.
@@ -341,7 +377,8 @@ pub fn replay(phh: &PhhHand) -> Result<Replay, PhhError> {
         };
         let words: Vec<&str> = notation.split_whitespace().collect();
         let cards_arg = |k: usize| -> Result<Cards, PhhError> {
-            let cards = Card::parse_many(words.get(k).copied().unwrap_or("")).map_err(|e| bad(&e.to_string()))?;
+            let cards = Card::parse_many(words.get(k).copied().unwrap_or(""))
+                .map_err(|e| bad(&e.to_string()))?;
             Cards::from_slice(&cards).ok_or_else(|| bad("too many cards"))
         };
         if words[0] == "d" {
@@ -367,7 +404,10 @@ pub fn replay(phh: &PhhHand) -> Result<Replay, PhhError> {
                 },
                 Some("pb") => Action::BringIn,
                 Some("cbr") => {
-                    let x: f64 = words.get(2).and_then(|w| w.parse().ok()).ok_or_else(|| bad("cbr needs an amount"))?;
+                    let x: f64 = words
+                        .get(2)
+                        .and_then(|w| w.parse().ok())
+                        .ok_or_else(|| bad("cbr needs an amount"))?;
                     Action::BetOrRaiseTo {
                         to: (x * scale as f64).round() as Chips,
                     }
@@ -397,7 +437,11 @@ pub fn replay(phh: &PhhHand) -> Result<Replay, PhhError> {
     while hand.phase() == Phase::Showdown {
         let Some(p) = hand.to_act() else { break };
         let known = hand.players()[p].hole.iter().all(|c| c.is_known());
-        let action = if known { Action::Show { cards: None } } else { Action::Muck };
+        let action = if known {
+            Action::Show { cards: None }
+        } else {
+            Action::Muck
+        };
         let applied = hand.apply(p, action).map_err(|error| PhhError::Refused {
             index: phh.actions.len(),
             text: "(showdown)".into(),
@@ -460,11 +504,16 @@ fn player_index(word: &str, n: usize) -> Option<usize> {
 }
 
 /// Writes a hand the engine played as a PHH history: configuration and every event.
-pub fn write(config: &HandConfig, events: &[Event], final_stacks: Option<&[Chips]>) -> Option<PhhHand> {
+pub fn write(
+    config: &HandConfig,
+    events: &[Event],
+    final_stacks: Option<&[Chips]>,
+) -> Option<PhhHand> {
     let variant = Variant::of(config.game, config.structure)?;
     let n = config.seats.len();
     let f = |x: Chips| x as f64;
-    let (mut antes, mut blinds): (Vec<f64>, Vec<f64>) = config.seats.iter().map(|s| (f(s.ante), f(s.blind))).unzip();
+    let (mut antes, mut blinds): (Vec<f64>, Vec<f64>) =
+        config.seats.iter().map(|s| (f(s.ante), f(s.blind))).unzip();
     if n == 2 {
         antes.reverse();
         blinds.reverse();
@@ -476,7 +525,9 @@ pub fn write(config: &HandConfig, events: &[Event], final_stacks: Option<&[Chips
             Event::BoardDealt { cards } => format!("d db {cards}"),
             Event::BringInPosted { player, .. } => format!("p{} pb", player + 1),
             Event::Folded { player } => format!("p{} f", player + 1),
-            Event::Checked { player } | Event::Called { player, .. } => format!("p{} cc", player + 1),
+            Event::Checked { player } | Event::Called { player, .. } => {
+                format!("p{} cc", player + 1)
+            }
             Event::BetTo { player, to, .. } => format!("p{} cbr {}", player + 1, to),
             Event::Discarded { player, cards } if cards.is_empty() => format!("p{} sd", player + 1),
             Event::Discarded { player, cards } => format!("p{} sd {}", player + 1, cards),

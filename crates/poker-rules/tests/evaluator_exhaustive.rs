@@ -1,5 +1,6 @@
 //! Exhaustive checks of the high-hand evaluator against the known counts of poker
 //! hands: every five-card hand and every seven-card hand of the 52-card deck.
+#![allow(clippy::needless_range_loop)]
 
 use poker_rules::eval::{high, Category};
 use poker_rules::{Card, DeckKind};

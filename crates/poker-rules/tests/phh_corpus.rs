@@ -29,7 +29,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn every_corpus_hand_replays_and_reproduces_its_finishing_stacks() {
     let dir = corpus_dir();
-    assert!(dir.is_dir(), "the PHH corpus must be at {} (or set PHH_CORPUS)", dir.display());
+    assert!(
+        dir.is_dir(),
+        "the PHH corpus must be at {} (or set PHH_CORPUS)",
+        dir.display()
+    );
     let mut files = Vec::new();
     walk(&dir, &mut files);
     assert_eq!(files.len(), 10_088, "the corpus holds 10,088 hands");
@@ -47,21 +51,34 @@ fn every_corpus_hand_replays_and_reproduces_its_finishing_stacks() {
             Err(e) => failures.push(format!("{}: {e}", file.display())),
         }
     }
-    assert!(failures.is_empty(), "{} hands failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} hands failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert_eq!((checked, unrecorded), (10_083, 5));
 }
 
 #[test]
 fn a_history_whose_recorded_result_is_wrong_is_reported_as_a_mismatch() {
-    let text = std::fs::read_to_string(corpus_dir().join("wsop/2023/43/5/1.phh")).expect("readable");
-    let tampered = text.replace("finishing_stacks = [7340000, 3775000", "finishing_stacks = [7340001, 3774999");
+    let text =
+        std::fs::read_to_string(corpus_dir().join("wsop/2023/43/5/1.phh")).expect("readable");
+    let tampered = text.replace(
+        "finishing_stacks = [7340000, 3775000",
+        "finishing_stacks = [7340001, 3774999",
+    );
     let hand = PhhHand::parse(&tampered).expect("still valid PHH");
-    assert!(matches!(phh::replay(&hand), Err(phh::PhhError::Mismatch { .. })));
+    assert!(matches!(
+        phh::replay(&hand),
+        Err(phh::PhhError::Mismatch { .. })
+    ));
 }
 
 #[test]
 fn a_history_breaking_a_rule_is_refused_with_the_engine_reason() {
-    let text = std::fs::read_to_string(corpus_dir().join("wsop/2023/43/5/1.phh")).expect("readable");
+    let text =
+        std::fs::read_to_string(corpus_dir().join("wsop/2023/43/5/1.phh")).expect("readable");
     // Raising to less than the minimum.
     let broken = text.replace("'p4 cbr 170000'", "'p4 cbr 90000'");
     let hand = PhhHand::parse(&broken).expect("still valid PHH");

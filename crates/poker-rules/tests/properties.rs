@@ -8,8 +8,8 @@
 
 use poker_rules::phh;
 use poker_rules::{
-    Action, ActionError, Card, CardSource, Cards, Chips, Decision, DeckKind, Game, Hand, HandConfig, Phase,
-    SeatConfig, Stakes, Structure,
+    Action, ActionError, Card, CardSource, Cards, Chips, Decision, DeckKind, Game, Hand,
+    HandConfig, Phase, SeatConfig, Stakes, Structure,
 };
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
@@ -28,17 +28,29 @@ const GAMES: [Game; 10] = [
     Game::DeuceToSevenTripleDraw,
     Game::Badugi,
 ];
-const STRUCTURES: [Structure; 3] = [Structure::NoLimit, Structure::PotLimit, Structure::FixedLimit];
+const STRUCTURES: [Structure; 3] = [
+    Structure::NoLimit,
+    Structure::PotLimit,
+    Structure::FixedLimit,
+];
 
 fn random_config(rng: &mut SmallRng) -> HandConfig {
     let game = GAMES[rng.gen_range(0..GAMES.len())];
     let structure = STRUCTURES[rng.gen_range(0..3)];
     let n = rng.gen_range(2..=game.max_players().min(8));
     let stud = matches!(game, Game::Stud | Game::StudHiLo | Game::Razz);
-    let ante = if stud || rng.gen_bool(0.3) { rng.gen_range(1..=3) } else { 0 };
+    let ante = if stud || rng.gen_bool(0.3) {
+        rng.gen_range(1..=3)
+    } else {
+        0
+    };
     let seats = (0..n)
         .map(|i| {
-            let stack = if rng.gen_bool(0.2) { rng.gen_range(1..=6) } else { rng.gen_range(7..=400) };
+            let stack = if rng.gen_bool(0.2) {
+                rng.gen_range(1..=6)
+            } else {
+                rng.gen_range(7..=400)
+            };
             let blind = match (stud, n, i) {
                 (true, ..) => 0,
                 (false, 2, 0) => 4,
@@ -59,7 +71,11 @@ fn random_config(rng: &mut SmallRng) -> HandConfig {
             big_bet: 8,
             bring_in: if stud { 2 } else { 0 },
         },
-        max_raises: if rng.gen_bool(0.5) { Some(rng.gen_range(2..=4)) } else { None },
+        max_raises: if rng.gen_bool(0.5) {
+            Some(rng.gen_range(2..=4))
+        } else {
+            None
+        },
         uncapped_heads_up: rng.gen_bool(0.5),
         seats,
     }
@@ -86,16 +102,21 @@ fn legal_candidates(hand: &Hand, rng: &mut SmallRng) -> Vec<Action> {
             if let Some((min, max)) = l.bet_or_raise {
                 out.push(Action::BetOrRaiseTo { to: min });
                 out.push(Action::BetOrRaiseTo { to: max });
-                out.push(Action::BetOrRaiseTo { to: rng.gen_range(min..=max) });
+                out.push(Action::BetOrRaiseTo {
+                    to: rng.gen_range(min..=max),
+                });
             }
             out
         }
         Decision::Draw => {
             let hole = hand.players()[p].hole;
-            let mut subset: Vec<Card> = hole.iter().copied().filter(|_| rng.gen_bool(0.4)).collect();
+            let mut subset: Vec<Card> =
+                hole.iter().copied().filter(|_| rng.gen_bool(0.4)).collect();
             subset.shuffle(rng);
             vec![
-                Action::Draw { discards: Cards::new() },
+                Action::Draw {
+                    discards: Cards::new(),
+                },
                 Action::Draw {
                     discards: Cards::from_slice(&subset).expect("fits"),
                 },
@@ -119,7 +140,12 @@ fn illegal_candidates(hand: &Hand) -> Vec<(usize, Action)> {
     match hand.decision().expect("a decision") {
         Decision::Bet(l) => {
             out.push((p, Action::Muck));
-            out.push((p, Action::Draw { discards: Cards::new() }));
+            out.push((
+                p,
+                Action::Draw {
+                    discards: Cards::new(),
+                },
+            ));
             if !l.check {
                 out.push((p, Action::Check));
             }
@@ -143,7 +169,12 @@ fn illegal_candidates(hand: &Hand) -> Vec<(usize, Action)> {
                 .into_iter()
                 .find(|c| !hand.players()[p].hole.contains(c))
                 .expect("a card not held");
-            out.push((p, Action::Draw { discards: Cards::from_slice(&[foreign]).expect("one") }));
+            out.push((
+                p,
+                Action::Draw {
+                    discards: Cards::from_slice(&[foreign]).expect("one"),
+                },
+            ));
         }
         Decision::Showdown { can_muck } => {
             out.push((p, Action::Call));
@@ -176,7 +207,8 @@ fn play(seed: u64) -> Result<Played, TestCaseError> {
     let total: Chips = config.seats.iter().map(|s| s.stack).sum();
     let mut deck = config.game.deck().cards();
     deck.shuffle(&mut rng);
-    let (mut hand, mut events) = Hand::new(config.clone(), CardSource::Deck(deck)).expect("valid config");
+    let (mut hand, mut events) =
+        Hand::new(config.clone(), CardSource::Deck(deck)).expect("valid config");
     let mut steps = 0;
     while !hand.is_complete() {
         steps += 1;
@@ -188,11 +220,18 @@ fn play(seed: u64) -> Result<Played, TestCaseError> {
             played.reshuffled = true;
             continue;
         }
-        prop_assert!(hand.to_act().is_some(), "an unfinished hand waits for a player: {:?}", hand.phase());
+        prop_assert!(
+            hand.to_act().is_some(),
+            "an unfinished hand waits for a player: {:?}",
+            hand.phase()
+        );
         // Illegal actions are refused and change nothing.
         for (p, action) in illegal_candidates(&hand) {
             let before = hand.clone();
-            prop_assert!(hand.apply(p, action).is_err(), "{action:?} by {p} should be refused");
+            prop_assert!(
+                hand.apply(p, action).is_err(),
+                "{action:?} by {p} should be refused"
+            );
             prop_assert_eq!(&hand, &before, "{:?} by {} changed the hand", action, p);
         }
         // Every legal action is accepted.
@@ -201,7 +240,9 @@ fn play(seed: u64) -> Result<Played, TestCaseError> {
         for &action in &candidates {
             let mut probe = hand.clone();
             if let Err(e) = probe.apply(p, action) {
-                return Err(TestCaseError::fail(format!("legal {action:?} by {p} refused: {e}")));
+                return Err(TestCaseError::fail(format!(
+                    "legal {action:?} by {p} refused: {e}"
+                )));
             }
         }
         let action = candidates[rng.gen_range(0..candidates.len())];
@@ -229,7 +270,11 @@ fn play(seed: u64) -> Result<Played, TestCaseError> {
         let parsed = phh::PhhHand::parse(&text).expect("written PHH parses");
         match phh::replay(&parsed) {
             Ok(replayed) => prop_assert_eq!(replayed.hand.final_stacks(), Some(stacks)),
-            Err(e) => return Err(TestCaseError::fail(format!("replay of written PHH failed: {e}\n{text}"))),
+            Err(e) => {
+                return Err(TestCaseError::fail(format!(
+                    "replay of written PHH failed: {e}\n{text}"
+                )))
+            }
         }
     }
     played.game = Some(config.game);
@@ -253,13 +298,23 @@ fn random_hands_reach_showdowns_side_pots_and_reshuffles_in_every_game() {
     for seed in 0..4000 {
         let played = play(seed).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         if played.showdown {
-            seen.insert((format!("{:?}", played.game), format!("{:?}", played.structure)));
+            seen.insert((
+                format!("{:?}", played.game),
+                format!("{:?}", played.structure),
+            ));
         }
         reshuffles += usize::from(played.reshuffled);
         side_pots += usize::from(played.side_pots);
     }
-    assert_eq!(seen.len(), GAMES.len() * STRUCTURES.len(), "showdowns in every game and structure");
-    assert!(reshuffles > 0, "some draws exhaust the deck and reshuffle the discards");
+    assert_eq!(
+        seen.len(),
+        GAMES.len() * STRUCTURES.len(),
+        "showdowns in every game and structure"
+    );
+    assert!(
+        reshuffles > 0,
+        "some draws exhaust the deck and reshuffle the discards"
+    );
     assert!(side_pots > 0, "some showdowns have side pots");
 }
 
@@ -271,19 +326,37 @@ fn a_refused_action_reports_whose_turn_it_is() {
     let config = HandConfig {
         game: Game::Holdem,
         structure: Structure::NoLimit,
-        stakes: Stakes { min_bet: 2, ..Stakes::default() },
+        stakes: Stakes {
+            min_bet: 2,
+            ..Stakes::default()
+        },
         max_raises: None,
         uncapped_heads_up: false,
         seats: vec![
-            SeatConfig { stack: 100, ante: 0, blind: 1 },
-            SeatConfig { stack: 100, ante: 0, blind: 2 },
-            SeatConfig { stack: 100, ante: 0, blind: 0 },
+            SeatConfig {
+                stack: 100,
+                ante: 0,
+                blind: 1,
+            },
+            SeatConfig {
+                stack: 100,
+                ante: 0,
+                blind: 2,
+            },
+            SeatConfig {
+                stack: 100,
+                ante: 0,
+                blind: 0,
+            },
         ],
     };
     let (mut hand, _) = Hand::new(config, CardSource::Deck(deck)).expect("valid");
     assert_eq!(hand.phase(), Phase::Betting);
     assert_eq!(
         hand.apply(0, Action::Call),
-        Err(ActionError::NotYourTurn { player: 0, expected: Some(2) })
+        Err(ActionError::NotYourTurn {
+            player: 0,
+            expected: Some(2)
+        })
     );
 }

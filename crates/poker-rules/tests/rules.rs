@@ -12,28 +12,57 @@ const HOLES6: [&str; 6] = ["AsAh", "KsKh", "QsQh", "JsJh", "TsTh", "9s9h"];
 fn r4_minimum_bet_and_raise_follow_the_no_limit_walkthrough() {
     // Seat 1 posts 200, seat 2 posts 400; indices 0..5 are seats 1..6.
     let mut t = Table::new(
-        no_limit(400, &[(10_000, 0, 200), (10_000, 0, 400), (10_000, 0, 0), (10_000, 0, 0), (10_000, 0, 0), (10_000, 0, 0)]),
+        no_limit(
+            400,
+            &[
+                (10_000, 0, 200),
+                (10_000, 0, 400),
+                (10_000, 0, 0),
+                (10_000, 0, 0),
+                (10_000, 0, 0),
+                (10_000, 0, 0),
+            ],
+        ),
         &HOLES6,
         "2c7d8hKc3d",
     );
     let l = t.legal();
-    assert_eq!((l.player, l.call, l.bet_or_raise.map(|r| r.0)), (2, Some(400), Some(800)));
+    assert_eq!(
+        (l.player, l.call, l.bet_or_raise.map(|r| r.0)),
+        (2, Some(400), Some(800))
+    );
     t.act(2, bet(1000));
     assert_eq!(t.legal().bet_or_raise.map(|r| r.0), Some(1600));
     t.act(3, Action::Call);
     t.act(4, Action::Fold);
     t.act(5, Action::Fold);
     let l = t.legal();
-    assert_eq!((l.player, l.call, l.bet_or_raise.map(|r| r.0)), (0, Some(800), Some(1600)));
+    assert_eq!(
+        (l.player, l.call, l.bet_or_raise.map(|r| r.0)),
+        (0, Some(800), Some(1600))
+    );
     t.act(0, Action::Call);
     let l = t.legal();
-    assert_eq!((l.player, l.call, l.bet_or_raise.map(|r| r.0)), (1, Some(600), Some(1600)));
+    assert_eq!(
+        (l.player, l.call, l.bet_or_raise.map(|r| r.0)),
+        (1, Some(600), Some(1600))
+    );
     t.act(1, Action::Call);
     // Flop: at least 400 (the big blind) to bet.
     let l = t.legal();
-    assert_eq!((l.player, l.check, l.bet_or_raise.map(|r| r.0)), (0, true, Some(400)));
+    assert_eq!(
+        (l.player, l.check, l.bet_or_raise.map(|r| r.0)),
+        (0, true, Some(400))
+    );
     t.act(0, Action::Check);
-    assert_eq!(t.try_act(1, bet(399)), Err(ActionError::BetOutOfRange { min: 400, max: 9000, got: 399 }));
+    assert_eq!(
+        t.try_act(1, bet(399)),
+        Err(ActionError::BetOutOfRange {
+            min: 400,
+            max: 9000,
+            got: 399
+        })
+    );
     t.act(1, bet(500));
     assert_eq!(t.legal().bet_or_raise.map(|r| r.0), Some(1000));
     t.act(2, bet(1200));
@@ -41,7 +70,10 @@ fn r4_minimum_bet_and_raise_follow_the_no_limit_walkthrough() {
     t.act(3, Action::Fold);
     t.act(0, Action::Fold);
     let l = t.legal();
-    assert_eq!((l.player, l.call, l.bet_or_raise.map(|r| r.0)), (1, Some(700), Some(1900)));
+    assert_eq!(
+        (l.player, l.call, l.bet_or_raise.map(|r| r.0)),
+        (1, Some(700), Some(1900))
+    );
 }
 
 #[test]
@@ -61,7 +93,11 @@ fn r6_the_big_blind_may_check_or_raise_when_nobody_raised() {
     t.act(2, Action::Call);
     t.act(0, Action::Call);
     t.act(1, bet(8));
-    assert_eq!(t.hand.to_act(), Some(2), "a raise on the option reopens the betting");
+    assert_eq!(
+        t.hand.to_act(),
+        Some(2),
+        "a raise on the option reopens the betting"
+    );
     assert_eq!(t.legal().call, Some(6));
 }
 
@@ -80,7 +116,10 @@ fn r11_a_sub_minimum_blind_may_be_called_or_completed_and_the_next_raise_is_a_fu
         "2c7d8hKc3d",
     );
     let l = t.legal();
-    assert_eq!((l.player, l.call, l.bet_or_raise), (2, Some(2), Some((5, 5))));
+    assert_eq!(
+        (l.player, l.call, l.bet_or_raise),
+        (2, Some(2), Some((5, 5)))
+    );
     t.act(2, bet(5));
     let l = t.legal();
     assert_eq!((l.call, l.bet_or_raise), (Some(5), Some((10, 10))));
@@ -99,10 +138,16 @@ fn r11_a_sub_minimum_blind_may_be_called_or_completed_and_the_next_raise_is_a_fu
         "",
     );
     let l = t.legal();
-    assert_eq!((l.player, l.bring_in, l.bet_or_raise), (0, Some(2), Some((5, 5))));
+    assert_eq!(
+        (l.player, l.bring_in, l.bet_or_raise),
+        (0, Some(2), Some((5, 5)))
+    );
     t.act(0, Action::BringIn);
     let l = t.legal();
-    assert_eq!((l.player, l.call, l.bet_or_raise), (1, Some(2), Some((5, 5))));
+    assert_eq!(
+        (l.player, l.call, l.bet_or_raise),
+        (1, Some(2), Some((5, 5)))
+    );
     t.act(1, bet(5));
     assert_eq!(t.legal().bet_or_raise, Some((10, 10)));
 }
@@ -124,11 +169,24 @@ fn r12_the_lowest_up_card_brings_in_with_suits_breaking_ties() {
     );
     let l = t.legal();
     assert_eq!(l.player, 2);
-    assert!(!l.fold && !l.check, "the bring-in must be posted or completed");
+    assert!(
+        !l.fold && !l.check,
+        "the bring-in must be posted or completed"
+    );
     assert_eq!(t.try_act(2, Action::Fold), Err(ActionError::BringInPending));
-    assert_eq!(t.try_act(1, Action::BringIn).unwrap_err(), ActionError::NotYourTurn { player: 1, expected: Some(2) });
+    assert_eq!(
+        t.try_act(1, Action::BringIn).unwrap_err(),
+        ActionError::NotYourTurn {
+            player: 1,
+            expected: Some(2)
+        }
+    );
     t.act(2, Action::BringIn);
-    assert_eq!(t.hand.to_act(), Some(3), "action continues to the bring-in's left");
+    assert_eq!(
+        t.hand.to_act(),
+        Some(3),
+        "action continues to the bring-in's left"
+    );
 
     // Razz: the highest card brings in (kings; the king of spades by suit), ace low.
     let seats = [(500, 1, 0), (500, 1, 0), (500, 1, 0)];
@@ -179,12 +237,23 @@ fn r20_fixed_limit_bets_are_fixed_and_capped_unless_heads_up() {
     // Three-raise rule: the blind is the opening bet; 5 -> 10 -> 15 -> 20 caps it.
     let mut t = Table::new(cfg.clone(), &["AsAh", "KsKh", "QsQh", "JsJh"], "2c7d8hKc3d");
     assert_eq!(t.legal().bet_or_raise, Some((10, 10)));
-    assert_eq!(t.try_act(2, bet(12)), Err(ActionError::BetOutOfRange { min: 10, max: 10, got: 12 }));
+    assert_eq!(
+        t.try_act(2, bet(12)),
+        Err(ActionError::BetOutOfRange {
+            min: 10,
+            max: 10,
+            got: 12
+        })
+    );
     t.act(2, bet(10));
     t.act(3, bet(15));
     t.act(0, bet(20));
     let l = t.legal();
-    assert_eq!((l.player, l.call, l.bet_or_raise), (1, Some(15), None), "capped");
+    assert_eq!(
+        (l.player, l.call, l.bet_or_raise),
+        (1, Some(15), None),
+        "capped"
+    );
     t.act(1, Action::Call);
     t.act(2, Action::Call);
     t.act(3, Action::Call);
@@ -196,7 +265,12 @@ fn r20_fixed_limit_bets_are_fixed_and_capped_unless_heads_up() {
     assert_eq!(t.legal().bet_or_raise, Some((10, 10)));
 
     // Heads-up exception: with two players the raising goes on.
-    let mut cfg = config(Game::Holdem, Structure::FixedLimit, stakes, &[(500, 0, 5), (500, 0, 2)]);
+    let mut cfg = config(
+        Game::Holdem,
+        Structure::FixedLimit,
+        stakes,
+        &[(500, 0, 5), (500, 0, 2)],
+    );
     cfg.max_raises = Some(3);
     cfg.uncapped_heads_up = true;
     let mut t = Table::new(cfg, &["AsAh", "KsKh"], "2c7d8hKc3d");
@@ -248,7 +322,13 @@ fn r22_pot_limit_ten_dollar_pot_goes_ten_forty_one_forty() {
         min_bet: 2,
         ..Stakes::default()
     };
-    let seats = [(1000, 0, 1), (1000, 0, 2), (1000, 0, 0), (1000, 0, 0), (1000, 0, 0)];
+    let seats = [
+        (1000, 0, 1),
+        (1000, 0, 2),
+        (1000, 0, 0),
+        (1000, 0, 0),
+        (1000, 0, 0),
+    ];
     let mut t = Table::new(
         config(Game::Holdem, Structure::PotLimit, stakes, &seats),
         &["AsAh", "KsKh", "QsQh", "JsJh", "TsTh"],
@@ -258,7 +338,11 @@ fn r22_pot_limit_ten_dollar_pot_goes_ten_forty_one_forty() {
         t.act(p, Action::Call);
     }
     t.act(1, Action::Check);
-    assert_eq!(t.legal().bet_or_raise, Some((2, 10)), "open for up to the $10 pot");
+    assert_eq!(
+        t.legal().bet_or_raise,
+        Some((2, 10)),
+        "open for up to the $10 pot"
+    );
     t.act(0, bet(10));
     assert_eq!(t.legal().bet_or_raise.map(|r| r.1), Some(40));
     t.act(1, bet(40));
@@ -270,17 +354,33 @@ fn r27_all_in_for_less_makes_a_main_pot_of_30_and_a_side_pot_of_40() {
     // A (big stack) opens for $20; B calls all in for $10; C re-raises all in to $30;
     // A calls $10 more. B has the best hand, A the second best.
     let seats = [(1000, 0, 0), (10, 0, 0), (30, 0, 0)];
-    let mut t = Table::new(no_limit(20, &seats), &["KsKh", "AsAh", "7c2d"], "3c4d9hJsQd");
+    let mut t = Table::new(
+        no_limit(20, &seats),
+        &["KsKh", "AsAh", "7c2d"],
+        "3c4d9hJsQd",
+    );
     t.act(0, bet(20));
     t.act(1, Action::Call);
     t.act(2, bet(30));
     let l = t.legal();
-    assert_eq!((l.player, l.call, l.bet_or_raise), (0, Some(10), None), "C's short all in does not reopen");
+    assert_eq!(
+        (l.player, l.call, l.bet_or_raise),
+        (0, Some(10), None),
+        "C's short all in does not reopen"
+    );
     t.act(0, Action::Call);
-    let pots: Vec<(u64, Vec<usize>)> = t.hand.pots().into_iter().map(|p| (p.amount, p.eligible)).collect();
+    let pots: Vec<(u64, Vec<usize>)> = t
+        .hand
+        .pots()
+        .into_iter()
+        .map(|p| (p.amount, p.eligible))
+        .collect();
     assert_eq!(pots, vec![(30, vec![0, 1, 2]), (40, vec![0, 2])]);
     t.show_all();
-    assert_eq!(t.awards(), vec![(1, 40, vec![(0, 40)]), (0, 30, vec![(1, 30)])]);
+    assert_eq!(
+        t.awards(),
+        vec![(1, 40, vec![(0, 40)]), (0, 30, vec![(1, 30)])]
+    );
     assert_eq!(t.stacks(), vec![1010, 30, 0]);
 }
 
@@ -289,10 +389,33 @@ fn r28_alice_all_in_on_the_big_blind_makes_a_35_main_pot() {
     // Ten players, $1 ante, $4/$8 blinds. Alice (index 1) has only $8.
     let mut seats = vec![(100, 1, 4), (8, 1, 8)];
     seats.extend([(100, 1, 0); 8]);
-    let holes = ["2c3d", "AsAh", "7h2h", "KsKh", "4c5c", "6c7c", "8c9c", "TcJc", "QcKc", "4d5d"];
+    let holes = [
+        "2c3d", "AsAh", "7h2h", "KsKh", "4c5c", "6c7c", "8c9c", "TcJc", "QcKc", "4d5d",
+    ];
     let mut t = Table::new(no_limit(8, &seats), &holes, "3s8dJhQs2s");
-    let posted: Vec<&Event> = t.events.iter().filter(|e| matches!(e, Event::AntePosted { player: 1, .. } | Event::BlindPosted { player: 1, .. })).collect();
-    assert_eq!(posted, vec![&Event::AntePosted { player: 1, amount: 1 }, &Event::BlindPosted { player: 1, amount: 7 }]);
+    let posted: Vec<&Event> = t
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Event::AntePosted { player: 1, .. } | Event::BlindPosted { player: 1, .. }
+            )
+        })
+        .collect();
+    assert_eq!(
+        posted,
+        vec![
+            &Event::AntePosted {
+                player: 1,
+                amount: 1
+            },
+            &Event::BlindPosted {
+                player: 1,
+                amount: 7
+            }
+        ]
+    );
     // Bob must call the full big blind.
     assert_eq!((t.legal().player, t.legal().call), (2, Some(8)));
     t.act(2, Action::Call);
@@ -304,11 +427,22 @@ fn r28_alice_all_in_on_the_big_blind_makes_a_35_main_pot() {
     t.act(2, Action::Fold);
     // Carol's unmatched raise comes back; the side pot (Bob's and Carol's excess over
     // Alice's $7) is Carol's: the text's "$10 side pot paid to Carol" in total.
-    assert!(t.events.contains(&Event::UncalledReturned { player: 3, amount: 8 }));
-    let pots: Vec<(u64, Vec<usize>)> = t.hand.pots().into_iter().map(|p| (p.amount, p.eligible)).collect();
+    assert!(t.events.contains(&Event::UncalledReturned {
+        player: 3,
+        amount: 8
+    }));
+    let pots: Vec<(u64, Vec<usize>)> = t
+        .hand
+        .pots()
+        .into_iter()
+        .map(|p| (p.amount, p.eligible))
+        .collect();
     assert_eq!(pots, vec![(35, vec![1, 3]), (2, vec![3])]);
     t.show_all();
-    assert_eq!(t.awards(), vec![(1, 2, vec![(3, 2)]), (0, 35, vec![(1, 35)])]);
+    assert_eq!(
+        t.awards(),
+        vec![(1, 2, vec![(3, 2)]), (0, 35, vec![(1, 35)])]
+    );
     assert_eq!(t.stacks()[1], 35);
     assert_eq!(t.stacks()[3], 100 - 9 + 2);
 }
@@ -318,7 +452,11 @@ fn r28_antes_are_dead_money_in_the_main_pot_even_when_not_matched() {
     // Big-blind ante: the big blind's ante is not "called" by anyone, yet the player who
     // covers the big blind's all in wins it.
     let seats = [(1000, 0, 50), (400, 100, 100), (1000, 0, 0)];
-    let mut t = Table::new(no_limit(100, &seats), &["2c3d", "7h2h", "AsAh"], "3s8dJhQs4s");
+    let mut t = Table::new(
+        no_limit(100, &seats),
+        &["2c3d", "7h2h", "AsAh"],
+        "3s8dJhQs4s",
+    );
     t.act(2, bet(300));
     t.act(0, Action::Fold);
     t.act(1, Action::Call);
@@ -331,10 +469,19 @@ fn r28_a_player_all_in_for_part_of_the_ante_wins_equal_shares_of_the_antes() {
     // Antes of 10; player 0 has only 4. The main pot holds 4 from each ante; the rest of
     // the antes and all bets are a side pot.
     let seats = [(4, 10, 0), (100, 10, 0), (100, 10, 0)];
-    let mut t = Table::new(no_limit(10, &seats), &["AsAh", "7h2h", "8c3d"], "3s8dJhQs4s");
+    let mut t = Table::new(
+        no_limit(10, &seats),
+        &["AsAh", "7h2h", "8c3d"],
+        "3s8dJhQs4s",
+    );
     t.act(1, bet(20));
     t.act(2, Action::Call);
-    let pots: Vec<(u64, Vec<usize>)> = t.hand.pots().into_iter().map(|p| (p.amount, p.eligible)).collect();
+    let pots: Vec<(u64, Vec<usize>)> = t
+        .hand
+        .pots()
+        .into_iter()
+        .map(|p| (p.amount, p.eligible))
+        .collect();
     assert_eq!(pots, vec![(12, vec![0, 1, 2]), (52, vec![1, 2])]);
 }
 
@@ -342,13 +489,21 @@ fn r28_a_player_all_in_for_part_of_the_ante_wins_equal_shares_of_the_antes() {
 fn r29_an_all_in_raise_below_a_full_raise_does_not_reopen_the_betting() {
     // A bets 100, B raises to 200, C goes all in for 250: B may not raise again; A may.
     let seats = [(1000, 0, 0), (1000, 0, 0), (250, 0, 0)];
-    let mut t = Table::new(no_limit(100, &seats), &["AsAh", "KsKh", "QsQh"], "2c7d8hKc3d");
+    let mut t = Table::new(
+        no_limit(100, &seats),
+        &["AsAh", "KsKh", "QsQh"],
+        "2c7d8hKc3d",
+    );
     t.act(0, bet(100));
     t.act(1, bet(200));
     t.act(2, bet(250));
     let l = t.legal();
     assert_eq!((l.player, l.call), (0, Some(150)));
-    assert_eq!(l.bet_or_raise.map(|r| r.0), Some(350), "A was fully raised by B");
+    assert_eq!(
+        l.bet_or_raise.map(|r| r.0),
+        Some(350),
+        "A was fully raised by B"
+    );
     t.act(0, Action::Call);
     let l = t.legal();
     assert_eq!((l.player, l.call, l.bet_or_raise), (1, Some(50), None));
@@ -360,7 +515,11 @@ fn r29_short_all_ins_that_add_up_to_a_full_raise_reopen_the_betting() {
     // A bets 100, B calls, C all in for 150, D all in for 220: B faces 120 more, a full
     // raise in total, so B may raise.
     let seats = [(1000, 0, 0), (1000, 0, 0), (150, 0, 0), (220, 0, 0)];
-    let mut t = Table::new(no_limit(100, &seats), &["AsAh", "KsKh", "QsQh", "JsJh"], "2c7d8hKc3d");
+    let mut t = Table::new(
+        no_limit(100, &seats),
+        &["AsAh", "KsKh", "QsQh", "JsJh"],
+        "2c7d8hKc3d",
+    );
     t.act(0, bet(100));
     t.act(1, Action::Call);
     t.act(2, bet(150));
@@ -374,7 +533,11 @@ fn r29_short_all_ins_that_add_up_to_a_full_raise_reopen_the_betting() {
 #[test]
 fn r33_the_last_aggressor_shows_first_then_clockwise() {
     let seats = [(1000, 0, 5), (1000, 0, 10), (1000, 0, 0)];
-    let mut t = Table::new(no_limit(10, &seats), &["AsAh", "KsKh", "QsQh"], "2c7d8h9c3d");
+    let mut t = Table::new(
+        no_limit(10, &seats),
+        &["AsAh", "KsKh", "QsQh"],
+        "2c7d8h9c3d",
+    );
     t.act(2, Action::Call);
     t.act(0, Action::Call);
     t.act(1, Action::Check);
@@ -395,7 +558,11 @@ fn r33_the_last_aggressor_shows_first_then_clockwise() {
 #[test]
 fn r33_with_no_river_bet_the_first_to_act_shows_first_and_losers_may_muck() {
     let seats = [(1000, 0, 5), (1000, 0, 10), (1000, 0, 0)];
-    let mut t = Table::new(no_limit(10, &seats), &["AsAh", "6c2d", "KsKh"], "2c7d8h9c3d");
+    let mut t = Table::new(
+        no_limit(10, &seats),
+        &["AsAh", "6c2d", "KsKh"],
+        "2c7d8h9c3d",
+    );
     t.act(2, Action::Call);
     t.act(0, Action::Call);
     t.act(1, Action::Check);
@@ -416,7 +583,11 @@ fn r33_with_no_river_bet_the_first_to_act_shows_first_and_losers_may_muck() {
 #[test]
 fn r33_side_pot_players_show_before_the_main_pot_all_in() {
     let seats = [(50, 0, 0), (1000, 0, 0), (1000, 0, 0)];
-    let mut t = Table::new(no_limit(10, &seats), &["AsAh", "KsKh", "QsQh"], "2c7d8h9c3d");
+    let mut t = Table::new(
+        no_limit(10, &seats),
+        &["AsAh", "KsKh", "QsQh"],
+        "2c7d8h9c3d",
+    );
     t.act(0, bet(50));
     t.act(1, bet(200));
     t.act(2, Action::Call);
@@ -430,7 +601,11 @@ fn r33_side_pot_players_show_before_the_main_pot_all_in() {
 #[test]
 fn r33_the_last_live_contender_of_a_side_pot_cannot_muck_it_away() {
     let seats = [(50, 0, 0), (1000, 0, 0), (1000, 0, 0)];
-    let mut t = Table::new(no_limit(10, &seats), &["AsAh", "KsKh", "QsQh"], "2c7d8h9c3d");
+    let mut t = Table::new(
+        no_limit(10, &seats),
+        &["AsAh", "KsKh", "QsQh"],
+        "2c7d8h9c3d",
+    );
     t.act(0, bet(50));
     t.act(1, bet(200));
     t.act(2, Action::Call);
@@ -458,7 +633,11 @@ fn r33_when_the_first_shower_mucks_heads_up_the_other_wins_unseen() {
     }
     let first = t.hand.to_act().unwrap();
     t.act(first, Action::Muck);
-    assert_eq!(t.hand.phase(), Phase::Complete, "the other player wins without showing");
+    assert_eq!(
+        t.hand.phase(),
+        Phase::Complete,
+        "the other player wins without showing"
+    );
 }
 
 #[test]
@@ -466,7 +645,11 @@ fn r34_side_pots_are_awarded_first_and_each_pot_is_split_separately() {
     // 0 is all in for 50 with the same straight as 1 (main pot split); 1 and 2 contest
     // a side pot that 1 wins alone.
     let seats = [(50, 0, 0), (1000, 0, 0), (1000, 0, 0)];
-    let mut t = Table::new(no_limit(10, &seats), &["Ts2h", "Td3h", "4s4h"], "6c7d8h9cKd");
+    let mut t = Table::new(
+        no_limit(10, &seats),
+        &["Ts2h", "Td3h", "4s4h"],
+        "6c7d8h9cKd",
+    );
     t.act(0, bet(50));
     t.act(1, bet(200));
     t.act(2, Action::Call);
@@ -475,7 +658,10 @@ fn r34_side_pots_are_awarded_first_and_each_pot_is_split_separately() {
         t.act(2, Action::Check);
     }
     t.show_all();
-    assert_eq!(t.awards(), vec![(1, 300, vec![(1, 300)]), (0, 150, vec![(0, 75), (1, 75)])]);
+    assert_eq!(
+        t.awards(),
+        vec![(1, 300, vec![(1, 300)]), (0, 150, vec![(0, 75), (1, 75)])]
+    );
     assert_eq!(t.stacks(), vec![75, 1175, 800]);
 }
 

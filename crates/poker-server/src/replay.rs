@@ -17,7 +17,11 @@ pub fn collect_files(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
                 .map(|e| e.map(|e| e.path()))
                 .collect::<Result<_, _>>()?;
             entries.sort();
-            files.extend(collect_files(&entries)?.into_iter().filter(|p| is_history(p) || p.is_dir()));
+            files.extend(
+                collect_files(&entries)?
+                    .into_iter()
+                    .filter(|p| is_history(p) || p.is_dir()),
+            );
         } else if path.exists() {
             files.push(path.clone());
         } else {
@@ -31,7 +35,10 @@ pub fn collect_files(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
 }
 
 fn is_history(path: &Path) -> bool {
-    matches!(path.extension().and_then(|e| e.to_str()), Some("phh" | "phhs"))
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("phh" | "phhs")
+    )
 }
 
 fn stacks_json(stacks: &[f64]) -> Value {
@@ -79,7 +86,10 @@ pub fn run(paths: &[PathBuf], out: &mut impl Write) -> anyhow::Result<(usize, us
         let results: Vec<(String, Result<PhhHand, phh::PhhError>)> =
             if file.extension().and_then(|e| e.to_str()) == Some("phhs") {
                 match PhhHand::parse_many(&text) {
-                    Ok(hands) => hands.into_iter().map(|(k, h)| (format!("{source}#{k}"), h)).collect(),
+                    Ok(hands) => hands
+                        .into_iter()
+                        .map(|(k, h)| (format!("{source}#{k}"), h))
+                        .collect(),
                     Err(e) => vec![(source, Err(e))],
                 }
             } else {

@@ -10,7 +10,7 @@
 //! otherwise the rank key goes through a perfect hash (one displacement per bucket)
 //! built once per process.
 
-use super::{Category, five_card_raw, raw_category};
+use super::{five_card_raw, raw_category, Category};
 use crate::card::Card;
 use std::sync::OnceLock;
 
@@ -127,7 +127,9 @@ impl Tables {
         raw_by_rank.dedup();
         raw_by_rank.insert(0, 0);
         let rank_of = |raw: u32| -> u16 {
-            raw_by_rank.binary_search(&raw).expect("every best hand is a five-card hand") as u16
+            raw_by_rank
+                .binary_search(&raw)
+                .expect("every best hand is a five-card hand") as u16
         };
         let flush: Vec<u16> = raw_flush
             .iter()

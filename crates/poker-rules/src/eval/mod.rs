@@ -110,7 +110,9 @@ pub(crate) fn five_card_raw(counts: &[u8; 13], flush: bool, short_deck: bool) ->
 }
 
 fn raw_with(counts: &[u8; 13], flush: bool, straights: Straights, flush_over_full: bool) -> u32 {
-    let present: u16 = (0..13).filter(|&r| counts[r] > 0).fold(0, |m, r| m | 1 << r);
+    let present: u16 = (0..13)
+        .filter(|&r| counts[r] > 0)
+        .fold(0, |m, r| m | 1 << r);
     let top = straight_top(present, straights);
     let desc = |min: u8, skip: &[u8]| -> Vec<u8> {
         (0..13u8)
@@ -168,7 +170,14 @@ fn counts_of(cards: &[Card], rank_of: impl Fn(Card) -> u8) -> [u8; 13] {
 
 /// Calls `f` with every `k`-card combination of `cards` (k <= 5).
 fn for_each_combination(cards: &[Card], k: usize, f: &mut impl FnMut(&[Card])) {
-    fn rec(cards: &[Card], k: usize, start: usize, buf: &mut [Card; 5], n: usize, f: &mut impl FnMut(&[Card])) {
+    fn rec(
+        cards: &[Card],
+        k: usize,
+        start: usize,
+        buf: &mut [Card; 5],
+        n: usize,
+        f: &mut impl FnMut(&[Card]),
+    ) {
         if n == k {
             f(&buf[..k]);
             return;
@@ -239,12 +248,16 @@ pub fn badugi(cards: &[Card]) -> HandValue {
     let mut best = u32::MAX;
     let n = cards.len();
     for subset in 1u32..(1 << n) {
-        let chosen: Vec<Card> = (0..n).filter(|i| subset >> i & 1 == 1).map(|i| cards[i]).collect();
+        let chosen: Vec<Card> = (0..n)
+            .filter(|i| subset >> i & 1 == 1)
+            .map(|i| cards[i])
+            .collect();
         let mut ranks: Vec<u8> = chosen.iter().map(|c| (c.rank().0 + 1) % 13).collect();
         let mut suits: Vec<u8> = chosen.iter().map(|c| c.suit().0).collect();
         ranks.sort_unstable_by(|a, b| b.cmp(a));
         suits.sort_unstable();
-        let distinct = ranks.windows(2).all(|w| w[0] != w[1]) && suits.windows(2).all(|w| w[0] != w[1]);
+        let distinct =
+            ranks.windows(2).all(|w| w[0] != w[1]) && suits.windows(2).all(|w| w[0] != w[1]);
         if distinct {
             best = best.min(pack(4 - chosen.len() as u32, &ranks));
         }

@@ -2,9 +2,12 @@
 #![allow(dead_code)]
 
 use poker_rules::{
-    Action, Card, CardSource, Chips, DealStep, Event, Game, Hand, HandConfig, LegalActions, Phase, SeatConfig,
-    Stakes, Structure,
+    Action, Card, CardSource, Chips, DealStep, Event, Game, Hand, HandConfig, LegalActions, Phase,
+    SeatConfig, Stakes, Structure,
 };
+
+/// One pot award: (pot index, amount, winners and their parts).
+pub type Award = (usize, Chips, Vec<(usize, Chips)>);
 
 /// One seat: (stack, ante, blind).
 pub type Seat = (Chips, Chips, Chips);
@@ -92,11 +95,18 @@ impl Table {
         events
     }
 
-    pub fn try_act(&mut self, player: usize, action: Action) -> Result<Vec<Event>, poker_rules::ActionError> {
+    pub fn try_act(
+        &mut self,
+        player: usize,
+        action: Action,
+    ) -> Result<Vec<Event>, poker_rules::ActionError> {
         let before = self.hand.clone();
         let result = self.hand.apply(player, action);
         if result.is_err() {
-            assert_eq!(self.hand, before, "a refused action must leave the hand untouched");
+            assert_eq!(
+                self.hand, before,
+                "a refused action must leave the hand untouched"
+            );
         } else {
             self.deal();
         }
@@ -130,12 +140,15 @@ impl Table {
         order
     }
 
-    pub fn awards(&self) -> Vec<(usize, Chips, Vec<(usize, Chips)>)> {
+    pub fn awards(&self) -> Vec<Award> {
         self.events
             .iter()
             .filter_map(|e| match e {
                 Event::PotAwarded {
-                    pot, amount, winners, ..
+                    pot,
+                    amount,
+                    winners,
+                    ..
                 } => Some((*pot, *amount, winners.clone())),
                 _ => None,
             })
