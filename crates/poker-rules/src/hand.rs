@@ -473,8 +473,8 @@ pub struct Hand {
     aggressor: Option<usize>,
     round_opener: usize,
     showdown_order: Vec<usize>,
-    /// The pots as they stood when the showdown began (they no longer change).
-    showdown_pots: PotMasks,
+    /// The pots (amount, eligible mask) as they stood when the showdown began.
+    showdown_pots: Vec<(Chips, u32)>,
 }
 
 /// Whether a card is in someone's hand or on the board (discards may come back after a
@@ -576,7 +576,7 @@ impl Hand {
             aggressor: None,
             round_opener: 0,
             showdown_order: Vec::new(),
-            showdown_pots: PotMasks::new(),
+            showdown_pots: Vec::new(),
         };
         hand.post_forced_bets(events);
         hand.start_street(events);
@@ -863,7 +863,6 @@ impl Hand {
         // Muck only if every pot this player could win has another live contender.
         let live = self.live_mask() & !(1 << p);
         self.showdown_pots
-            .as_slice()
             .iter()
             .all(|&(_, eligible)| eligible >> p & 1 == 0 || eligible & live != 0)
     }
@@ -1549,7 +1548,7 @@ impl Hand {
         let depth = |i: usize| pots.as_slice().iter().filter(|p| p.1 >> i & 1 == 1).count();
         order.sort_by_key(|&i| std::cmp::Reverse(depth(i)));
         self.showdown_order = order;
-        self.showdown_pots = pots;
+        self.showdown_pots = pots.as_slice().to_vec();
         self.actor = None;
         self.pick_shower();
     }
@@ -1712,26 +1711,9 @@ impl Hand {
 
 /// Up to 24 (amount, eligible-mask) pots without allocating: each player still in the
 /// hand opens at most one level (an ante level if all in for the ante, else a live one).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct PotMasks {
     len: usize,
-    #[serde(with = "pot_array")]
     pots: [(Chips, u32); 24],
-}
-
-mod pot_array {
-    use super::Chips;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<S: Serializer>(pots: &[(Chips, u32); 24], s: S) -> Result<S::Ok, S::Error> {
-        pots.as_slice().serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[(Chips, u32); 24], D::Error> {
-        let v: Vec<(Chips, u32)> = Vec::deserialize(d)?;
-        v.try_into()
-            .map_err(|_| serde::de::Error::custom("expected 24 pots"))
-    }
 }
 
 impl PotMasks {
