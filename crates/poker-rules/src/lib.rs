@@ -12,6 +12,7 @@ pub use card::{Card, Cards, DeckKind, Rank, Suit};
 pub mod game;
 pub mod hand;
 pub mod phh;
+pub mod table;
 
 pub use game::{Game, Structure, Variant};
 pub use hand::{
