@@ -56,7 +56,7 @@ fn play_hand(
                 }
             }
             Decision::Showdown { .. } => Action::Show { cards: None },
-            Decision::Draw => unreachable!("hold'em has no draw"),
+            Decision::Draw | Decision::RunItTwice => unreachable!("not offered in this game"),
         };
         events.clear();
         hand.apply_into(p, action, events).expect("legal action");
@@ -66,23 +66,21 @@ fn play_hand(
 }
 
 fn main() {
-    let config = HandConfig {
-        game: Game::Holdem,
-        structure: Structure::NoLimit,
-        stakes: Stakes {
+    let config = HandConfig::new(
+        Game::Holdem,
+        Structure::NoLimit,
+        Stakes {
             min_bet: 2,
             ..Stakes::default()
         },
-        max_raises: None,
-        uncapped_heads_up: false,
-        seats: (0..6)
+        (0..6)
             .map(|i| SeatConfig {
                 stack: 200 + 37 * i,
-                ante: 0,
                 blind: [1, 2, 0, 0, 0, 0][i as usize],
+                ..SeatConfig::default()
             })
             .collect(),
-    };
+    );
     let mut rng = SmallRng::seed_from_u64(42);
     let mut deck = DeckKind::Standard.cards();
     let mut events = Vec::with_capacity(64);

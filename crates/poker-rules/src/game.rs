@@ -44,6 +44,8 @@ pub enum Structure {
     PotLimit,
     /// Fixed small and big bets with a raise cap (R20).
     FixedLimit,
+    /// Any amount within a range per street, with a raise cap (R21).
+    SpreadLimit,
 }
 
 /// What one street deals before its betting round.

@@ -35,17 +35,120 @@ pub struct Stakes {
     pub bring_in: Chips,
 }
 
+/// What a seat's live forced bet is (R10, R13-R15, R17).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlindKind {
+    /// A live blind (small, big or button blind); the biggest gets the option (R6, R10).
+    #[default]
+    Blind,
+    /// A live straddle (under the gun, Mississippi from any seat, or a re-straddle): it
+    /// sets the bet to call, buys last action and the option; play starts on its left (R15).
+    Straddle,
+    /// A sleeper: a blind raise that sets the bet to call but has no option (R15).
+    Sleeper,
+    /// The kill blind: sets the bet to call and acts last in the first round (R17).
+    Kill,
+    /// A live post by a new or returning player: it counts toward the poster's own bet but
+    /// does not raise what others must call (R13, R14).
+    Post,
+}
+
 /// One player's stack and forced bets for this hand.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatConfig {
     /// Chips in front of the player when the hand starts.
     pub stack: Chips,
-    /// Dead ante this player posts (button ante, big-blind ante: only that seat's entry).
+    /// Dead money this player posts: antes (button ante, big-blind ante: only that seat's
+    /// entry) and dead blinds (a missed small blind made up, R14).
     #[serde(default)]
     pub ante: Chips,
-    /// Live blind or straddle this player posts.
+    /// Live blind, straddle, kill blind or post this player makes.
     #[serde(default)]
     pub blind: Chips,
+    /// What the live amount is.
+    #[serde(default)]
+    pub kind: BlindKind,
+}
+
+/// How the pot is sized for the first pot-limit round (R22).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PotLimitPreflop {
+    /// The true pot: the blinds as posted ($5/$10: open to at most $35).
+    #[default]
+    TruePot,
+    /// "Assumed call": the small blind counts as a full blind until the big blind has
+    /// acted, even if it folded ($5/$10: open to at most $40, four big blinds).
+    AssumedCall,
+    /// The small blind is dead money: its poster must put in the whole bet to call.
+    DeadSmallBlind,
+}
+
+/// How rake is rounded to whole chips.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RakeRounding {
+    /// Down to the chip below (the player's favour).
+    #[default]
+    Down,
+    /// To the nearest chip, halves up.
+    Nearest,
+    /// Up to the chip above.
+    Up,
+}
+
+/// The house's cut (R36).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rake {
+    /// Percentage of each pot, in basis points (500 = 5%).
+    pub basis_points: u32,
+    /// Most taken from one hand.
+    pub cap: Chips,
+    /// No rake when the hand ends before the flop (before the second street in games
+    /// without a board).
+    #[serde(default = "yes")]
+    pub no_flop_no_drop: bool,
+    /// Rounding to whole chips.
+    #[serde(default)]
+    pub rounding: RakeRounding,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// House options beyond the game and structure, each a choice the rule texts allow.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HandOptions {
+    /// Spread limit (R21): the smallest and largest bet or raise of each street, in order;
+    /// the last range also serves later streets ("1 to 5, 10 on the end": `[(1,5),(1,5),
+    /// (1,5),(1,10)]`). Required by [`Structure::SpreadLimit`], refused otherwise.
+    pub spread: Vec<(Chips, Chips)>,
+    /// Cap limit (R24): the most any player may put in live during the hand (blinds and
+    /// bets, not antes); a player who reaches it is all in.
+    pub cap: Option<Chips>,
+    /// Betting unit (R25): bets and raises must be multiples of it (an all in excepted);
+    /// 0 or 1 means any amount.
+    pub unit: Chips,
+    /// Pot limit: how the first round's pot is sized (R22).
+    pub pot_limit_preflop: PotLimitPreflop,
+    /// Limit games (fixed or spread): the half bet rule instead of the full bet rule
+    /// (R30): an all-in raise of at least half a bet reopens the betting, and a later
+    /// player may complete an incomplete bet or raise.
+    pub half_bet_rule: bool,
+    /// With `uncapped_heads_up`: heads-up is judged when the round starts (two players
+    /// then) instead of whenever only two remain (R20).
+    pub heads_up_at_round_start: bool,
+    /// Run it twice (R32): when everyone left is all in and all agree, the rest of the
+    /// board is dealt twice and each pot is split between the runs (board games only).
+    pub run_it_twice: bool,
+    /// Rake (R36).
+    pub rake: Option<Rake>,
+    /// Expose all-in hands (R31): when no more betting is possible the hands still in are
+    /// turned face up before the rest is dealt. A tournament rule: off for cash games.
+    pub expose_all_in: bool,
 }
 
 /// Everything a hand needs to know before the first card.
@@ -66,6 +169,127 @@ pub struct HandConfig {
     pub uncapped_heads_up: bool,
     /// The players in dealing order; the last one holds the button.
     pub seats: Vec<SeatConfig>,
+    /// House options.
+    #[serde(default)]
+    pub options: HandOptions,
+}
+
+impl HandConfig {
+    /// A configuration with these basics and the default options.
+    pub fn new(
+        game: Game,
+        structure: Structure,
+        stakes: Stakes,
+        seats: Vec<SeatConfig>,
+    ) -> HandConfig {
+        HandConfig {
+            game,
+            structure,
+            stakes,
+            max_raises: None,
+            uncapped_heads_up: false,
+            seats,
+            options: HandOptions::default(),
+        }
+    }
+
+    /// Checks the configuration is complete and consistent, saying what is wrong.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |s: String| Err(ConfigError::Invalid(s));
+        if let Some(i) = self.seats.iter().position(|s| s.stack == 0) {
+            return Err(ConfigError::EmptyStack(i));
+        }
+        let o = &self.options;
+        let stud = self.game.opening() != Opening::Position;
+        match self.structure {
+            Structure::FixedLimit => {
+                if self.stakes.small_bet == 0 {
+                    return Err(ConfigError::MissingStake("small_bet"));
+                }
+                if self.stakes.big_bet == 0 {
+                    return Err(ConfigError::MissingStake("big_bet"));
+                }
+            }
+            Structure::NoLimit | Structure::PotLimit => {
+                if self.stakes.min_bet == 0 {
+                    return Err(ConfigError::MissingStake("min_bet"));
+                }
+            }
+            Structure::SpreadLimit => {
+                if o.spread.is_empty() {
+                    return bad("spread limit needs a (min, max) range per street".into());
+                }
+                for (street, &(min, max)) in o.spread.iter().enumerate() {
+                    if min == 0 || min > max {
+                        return Err(ConfigError::SpreadRange { street, min, max });
+                    }
+                }
+            }
+        }
+        if self.structure != Structure::SpreadLimit && !o.spread.is_empty() {
+            return bad("spread ranges are only for spread limit".into());
+        }
+        let largest_blind = self.seats.iter().map(|s| s.blind).max().unwrap_or(0);
+        if let Some(cap) = o.cap {
+            if cap < largest_blind.max(1) {
+                return Err(ConfigError::CapBelowBlind {
+                    cap,
+                    blind: largest_blind,
+                });
+            }
+        }
+        if o.unit > 1 {
+            let amounts = [
+                ("min_bet", self.stakes.min_bet),
+                ("small_bet", self.stakes.small_bet),
+                ("big_bet", self.stakes.big_bet),
+            ];
+            for (name, amount) in amounts {
+                if amount % o.unit != 0 {
+                    return bad(format!(
+                        "{name} {amount} is not a multiple of the betting unit {}",
+                        o.unit
+                    ));
+                }
+            }
+        }
+        if o.pot_limit_preflop != PotLimitPreflop::TruePot && self.structure != Structure::PotLimit
+        {
+            return bad("pot-limit preflop options need pot limit".into());
+        }
+        if o.half_bet_rule
+            && !matches!(
+                self.structure,
+                Structure::FixedLimit | Structure::SpreadLimit
+            )
+        {
+            return bad(
+                "the half bet rule is for limit games; no and pot limit use the full bet rule"
+                    .into(),
+            );
+        }
+        if o.run_it_twice && !self.game.has_board() {
+            return bad("run it twice needs a game with a board".into());
+        }
+        if let Some(rake) = o.rake {
+            if rake.basis_points > 10_000 {
+                return bad("rake cannot exceed 100% of a pot".into());
+            }
+        }
+        if stud && self.seats.iter().any(|s| s.blind > 0) {
+            return bad("stud games have a bring-in, not blinds".into());
+        }
+        if self
+            .seats
+            .iter()
+            .filter(|s| s.kind == BlindKind::Kill && s.blind > 0)
+            .count()
+            > 1
+        {
+            return bad("at most one kill blind".into());
+        }
+        Ok(())
+    }
 }
 
 /// Where the cards come from.
@@ -97,6 +321,27 @@ pub enum ConfigError {
     /// The deck does not match the game.
     #[error("the deck must hold each card of the game's deck once")]
     BadDeck,
+    /// A spread-limit range that is empty or backwards.
+    #[error("spread-limit range of street {street} is {min} to {max}: min must be positive and at most max")]
+    SpreadRange {
+        /// The street.
+        street: usize,
+        /// Its minimum.
+        min: Chips,
+        /// Its maximum.
+        max: Chips,
+    },
+    /// A cap smaller than the blinds it must cover.
+    #[error("a cap of {cap} is below the big blind of {blind}")]
+    CapBelowBlind {
+        /// The cap.
+        cap: Chips,
+        /// The largest blind.
+        blind: Chips,
+    },
+    /// Another inconsistent or nonsensical setting, explained.
+    #[error("{0}")]
+    Invalid(String),
 }
 
 /// What a player does.
@@ -129,6 +374,11 @@ pub enum Action {
     },
     /// Throw the hand away at showdown without showing.
     Muck,
+    /// Agree (or not) to run the rest of the board twice (R32).
+    RunItTwice {
+        /// Whether this player agrees.
+        agree: bool,
+    },
 }
 
 /// Why an action or deal was refused. The hand is unchanged.
@@ -201,6 +451,12 @@ pub enum ActionError {
     /// A card dealt is already in play or not in the deck.
     #[error("card {0} is not available to deal")]
     CardNotAvailable(Card),
+    /// Bets must be multiples of the betting unit (R25).
+    #[error("bets must be multiples of {unit}")]
+    OffUnit {
+        /// The unit.
+        unit: Chips,
+    },
 }
 
 /// What the dealer must deal next.
@@ -218,6 +474,11 @@ pub enum DealStep {
     },
     /// Community cards.
     Board {
+        /// How many cards.
+        count: u8,
+    },
+    /// The second run's community cards (R32).
+    SecondBoard {
         /// How many cards.
         count: u8,
     },
@@ -331,10 +592,32 @@ pub enum Event {
         /// Who.
         player: usize,
     },
+    /// A player answered the run-it-twice question.
+    RunItTwiceAnswered {
+        /// Who.
+        player: usize,
+        /// The answer.
+        agree: bool,
+    },
+    /// The rest of the board will be dealt twice.
+    RunningTwice,
+    /// The second run's board cards.
+    SecondBoardDealt {
+        /// The new cards (the board before them is shared).
+        cards: Cards,
+    },
+    /// The house took its rake (R36).
+    Raked {
+        /// Chips taken.
+        amount: Chips,
+    },
     /// A pot (or half of one) was awarded.
     PotAwarded {
         /// 0 is the main pot, then side pots in order.
         pot: usize,
+        /// Which run of the board (0, or 1 for the second run when running twice).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        run: u8,
         /// `"high"`, `"low"` or `"all"`.
         share: PotShare,
         /// Chips awarded.
@@ -347,6 +630,10 @@ pub enum Event {
         /// Every player's stack now.
         stacks: Vec<Chips>,
     },
+}
+
+fn is_zero(x: &u8) -> bool {
+    *x == 0
 }
 
 /// Which part of a pot an award is.
@@ -374,6 +661,8 @@ pub enum Decision {
         /// Whether mucking is allowed.
         can_muck: bool,
     },
+    /// Whether to run the rest of the board twice.
+    RunItTwice,
 }
 
 /// Exactly what the player to act may do in a betting round.
@@ -391,6 +680,9 @@ pub struct LegalActions {
     pub bring_in: Option<Chips>,
     /// Smallest and largest total for a bet or raise, if one is allowed.
     pub bet_or_raise: Option<(Chips, Chips)>,
+    /// Bets and raises must be multiples of this (R25), except going all in; 1 when any
+    /// amount goes.
+    pub unit: Chips,
 }
 
 /// One player's state in the hand.
@@ -439,6 +731,8 @@ pub enum Phase {
     Drawing,
     /// Players show or muck in turn.
     Showdown,
+    /// Everyone left is all in: each says whether to run the board twice.
+    RunItTwice,
     /// Every pot has been awarded.
     Complete,
 }
@@ -475,12 +769,33 @@ pub struct Hand {
     showdown_order: Vec<usize>,
     /// The pots (amount, eligible mask) as they stood when the showdown began.
     showdown_pots: Vec<(Chips, u32)>,
+    /// The bet level set by the last full bet or raise of the round (limit games).
+    full_level: Chips,
+    /// Players in the hand when the round started (heads-up judged then, R20).
+    round_contenders: u8,
+    /// The kill blind's seat, acting last in the first round (R17).
+    kill_seat: Option<usize>,
+    /// Whether the biggest blind has acted in the first round (pot-limit assumed call).
+    big_blind_acted: bool,
+    /// Run it twice (R32): whether the players were asked, how many runs, where the
+    /// boards part, the second board, and whether it is still to be dealt.
+    run_twice_asked: bool,
+    runs: u8,
+    split_at: u8,
+    board2: Cards,
+    second_board_pending: bool,
+    /// Whether all-in hands were turned up (R31).
+    exposed: bool,
+    /// Rake taken (R36).
+    rake: Chips,
 }
 
 /// Whether a card is in someone's hand or on the board (discards may come back after a
 /// reshuffle, so they do not count).
 fn seen(hand: &Hand, card: Card) -> bool {
-    hand.board.contains(&card) || hand.players.iter().any(|p| p.hole.contains(&card))
+    hand.board.contains(&card)
+        || hand.board2.contains(&card)
+        || hand.players.iter().any(|p| p.hole.contains(&card))
 }
 
 impl Hand {
@@ -506,24 +821,7 @@ impl Hand {
         if !(2..=max).contains(&n) {
             return Err(ConfigError::PlayerCount { max, got: n });
         }
-        if let Some(i) = config.seats.iter().position(|s| s.stack == 0) {
-            return Err(ConfigError::EmptyStack(i));
-        }
-        match config.structure {
-            Structure::FixedLimit => {
-                if config.stakes.small_bet == 0 {
-                    return Err(ConfigError::MissingStake("small_bet"));
-                }
-                if config.stakes.big_bet == 0 {
-                    return Err(ConfigError::MissingStake("big_bet"));
-                }
-            }
-            Structure::NoLimit | Structure::PotLimit => {
-                if config.stakes.min_bet == 0 {
-                    return Err(ConfigError::MissingStake("min_bet"));
-                }
-            }
-        }
+        config.validate()?;
         let deck = match source {
             CardSource::Deck(mut cards) => {
                 let kind = config.game.deck();
@@ -577,6 +875,17 @@ impl Hand {
             round_opener: 0,
             showdown_order: Vec::new(),
             showdown_pots: Vec::new(),
+            full_level: 0,
+            round_contenders: 0,
+            kill_seat: None,
+            big_blind_acted: false,
+            run_twice_asked: false,
+            runs: 1,
+            split_at: 0,
+            board2: Cards::new(),
+            second_board_pending: false,
+            exposed: false,
+            rake: 0,
         };
         hand.post_forced_bets(events);
         hand.start_street(events);
@@ -648,6 +957,26 @@ impl Hand {
             .iter()
             .map(|p| p.stack + p.committed)
             .sum::<Chips>()
+            + self.rake
+    }
+
+    /// Rake taken from this hand (R36); part of [`Hand::total_chips`].
+    pub fn rake(&self) -> Chips {
+        self.rake
+    }
+
+    /// The second run's board when the board was run twice (R32).
+    pub fn second_board(&self) -> Option<&[Card]> {
+        (self.runs == 2 && !self.board2.is_empty()).then_some(self.board2.as_slice())
+    }
+
+    /// Chips a player can still put in: the stack, limited by the cap (R24).
+    #[inline]
+    fn behind(&self, p: &Player) -> Chips {
+        match self.config.options.cap {
+            Some(cap) => p.stack.min(cap.saturating_sub(p.committed - p.ante)),
+            None => p.stack,
+        }
     }
 
     /// The current bet level to call in this round.
@@ -746,6 +1075,7 @@ impl Hand {
             Phase::Showdown => Decision::Showdown {
                 can_muck: self.can_muck(p),
             },
+            Phase::RunItTwice => Decision::RunItTwice,
             _ => return None,
         })
     }
@@ -763,11 +1093,12 @@ impl Hand {
                 fold: false,
                 check: false,
                 call: None,
-                bring_in: Some(self.config.stakes.bring_in.min(pl.stack)),
+                bring_in: Some(self.config.stakes.bring_in.min(self.behind(pl))),
                 bet_or_raise: self.raise_bounds(p),
+                unit: self.config.options.unit.max(1),
             });
         }
-        let to_call = self.current_bet.saturating_sub(pl.bet).min(pl.stack);
+        let to_call = self.current_bet.saturating_sub(pl.bet).min(self.behind(pl));
         Some(LegalActions {
             player: p,
             fold: true,
@@ -775,6 +1106,7 @@ impl Hand {
             call: (to_call > 0).then_some(to_call),
             bring_in: None,
             bet_or_raise: self.raise_bounds(p),
+            unit: self.config.options.unit.max(1),
         })
     }
 
@@ -782,6 +1114,7 @@ impl Hand {
     fn bet_size(&self) -> Chips {
         let stakes = &self.config.stakes;
         match self.config.structure {
+            Structure::SpreadLimit => self.spread_range().0,
             Structure::FixedLimit => {
                 if self.config.game.streets()[self.street].big_bet {
                     stakes.big_bet
@@ -793,6 +1126,38 @@ impl Hand {
         }
     }
 
+    /// The spread-limit range of the current street.
+    fn spread_range(&self) -> (Chips, Chips) {
+        let spread = &self.config.options.spread;
+        spread[self.street.min(spread.len() - 1)]
+    }
+
+    /// The fixed-limit total a raise goes to now.
+    fn limit_target(&self) -> Chips {
+        let size = self.bet_size();
+        if self.config.options.half_bet_rule && self.current_bet > self.full_level {
+            // Completing an incomplete bet or raise (R30).
+            self.full_level + size
+        } else if self.current_bet < size {
+            size
+        } else {
+            self.current_bet + size
+        }
+    }
+
+    /// Whether the raise cap stops further raises (R20).
+    fn capped(&self) -> bool {
+        let Some(cap) = self.config.max_raises else {
+            return false;
+        };
+        let heads_up = if self.config.options.heads_up_at_round_start {
+            self.round_contenders == 2
+        } else {
+            self.contenders() == 2
+        };
+        self.raises > cap && !(self.config.uncapped_heads_up && heads_up)
+    }
+
     fn contenders(&self) -> usize {
         self.players.iter().filter(|p| !p.folded).count()
     }
@@ -800,7 +1165,7 @@ impl Hand {
     /// The smallest and largest legal total for a bet or raise by `p`, if any.
     fn raise_bounds(&self, p: usize) -> Option<(Chips, Chips)> {
         let pl = &self.players[p];
-        let all_in_to = pl.bet + pl.stack;
+        let all_in_to = pl.bet + self.behind(pl);
         if all_in_to <= self.current_bet {
             return None;
         }
@@ -808,8 +1173,9 @@ impl Hand {
         let (mut callers, mut cover) = (false, 0);
         for (i, o) in self.players.iter().enumerate() {
             if i != p && !o.folded {
-                callers |= o.stack > 0;
-                cover = cover.max(o.bet + o.stack);
+                let behind = self.behind(o);
+                callers |= behind > 0;
+                cover = cover.max(o.bet + behind);
             }
         }
         if !callers {
@@ -823,40 +1189,83 @@ impl Hand {
         }
         let (min_to, max_to) = match self.config.structure {
             Structure::FixedLimit => {
-                let capped = match self.config.max_raises {
-                    Some(cap) => {
-                        self.raises > cap
-                            && !(self.config.uncapped_heads_up && self.contenders() == 2)
-                    }
-                    None => false,
-                };
-                if capped {
+                if self.capped() {
                     return None;
                 }
-                let size = self.bet_size();
-                let to = if self.current_bet < size {
-                    size
-                } else {
-                    self.current_bet + size
-                };
+                let to = self.limit_target();
                 (to, to)
+            }
+            Structure::SpreadLimit => {
+                if self.capped() {
+                    return None;
+                }
+                let (lo, hi) = self.spread_range();
+                (
+                    self.current_bet + self.min_raise.max(lo).min(hi),
+                    self.current_bet + hi,
+                )
             }
             Structure::NoLimit => (self.current_bet + self.min_raise, all_in_to),
             Structure::PotLimit => {
-                let pot: Chips = self.players.iter().map(|o| o.committed).sum();
-                let to_call = self.current_bet - pl.bet;
-                let max = self.current_bet + pot + to_call;
+                let mut pot: Chips = self.players.iter().map(|o| o.committed).sum();
+                if self.street == 0
+                    && !self.big_blind_acted
+                    && self.config.options.pot_limit_preflop == PotLimitPreflop::AssumedCall
+                {
+                    pot += self.assumed_call();
+                }
+                let max = self.current_bet + pot + (self.current_bet - pl.bet);
                 (
                     self.current_bet + self.min_raise,
                     max.max(self.current_bet + self.min_raise),
                 )
             }
         };
-        let max_to = max_to.min(all_in_to);
+        let mut max_to = max_to.min(all_in_to);
         // A raise that puts the biggest opposing stack all in is allowed even when it is
         // smaller than a full raise: nobody could call more.
-        let min_to = min_to.min(all_in_to).min(cover.max(self.current_bet + 1));
+        let mut min_to = min_to.min(all_in_to).min(cover.max(self.current_bet + 1));
+        let unit = self.config.options.unit;
+        if unit > 1 {
+            if min_to != all_in_to && min_to % unit != 0 {
+                min_to = (min_to / unit + 1) * unit;
+            }
+            if max_to != all_in_to && max_to % unit != 0 {
+                max_to -= max_to % unit;
+            }
+            if min_to > max_to {
+                // No multiple of the unit fits: only going all in remains, if it fits.
+                let fits = all_in_to <= max_to + unit && all_in_to >= min_to.saturating_sub(unit);
+                return fits.then_some((all_in_to, all_in_to));
+            }
+        }
         Some((min_to, max_to))
+    }
+
+    /// Pot-limit assumed call: what the small blinds lack of a full blind (R22).
+    fn assumed_call(&self) -> Chips {
+        let big = self
+            .config
+            .seats
+            .iter()
+            .filter(|s| s.kind == BlindKind::Blind)
+            .map(|s| s.blind)
+            .max()
+            .unwrap_or(0);
+        self.config
+            .seats
+            .iter()
+            .zip(&self.players)
+            .filter(|(s, _)| s.kind == BlindKind::Blind && s.blind > 0 && s.blind < big)
+            .map(|(s, p)| {
+                let put_in = if p.folded {
+                    s.blind
+                } else {
+                    p.bet.max(s.blind)
+                };
+                big.saturating_sub(put_in)
+            })
+            .sum()
     }
 
     fn can_muck(&self, p: usize) -> bool {
@@ -914,6 +1323,10 @@ impl Hand {
             (Phase::Betting, _) => self.bet_action(player, action, events),
             (Phase::Drawing, Action::Draw { discards }) => self.draw(player, discards, events),
             (Phase::Showdown, Action::Show { cards }) => self.show(player, cards, events),
+            (Phase::RunItTwice, Action::RunItTwice { agree }) => {
+                self.answer_run_twice(player, agree, events);
+                Ok(())
+            }
             (Phase::Showdown, Action::Muck) => {
                 if !self.can_muck(player) {
                     return Err(ActionError::CannotMuck);
@@ -940,6 +1353,7 @@ impl Hand {
         {
             return Err(ActionError::BringInPending);
         }
+        let behind = self.behind(&self.players[p]);
         match action {
             Action::Fold => {
                 let pl = &mut self.players[p];
@@ -961,8 +1375,8 @@ impl Hand {
                     return Err(ActionError::NothingToCall);
                 }
                 let current = self.current_bet;
+                let amount = to_call.min(behind);
                 let pl = &mut self.players[p];
-                let amount = to_call.min(pl.stack);
                 pl.stack -= amount;
                 pl.bet += amount;
                 pl.committed += amount;
@@ -971,7 +1385,7 @@ impl Hand {
                 events.push(Event::Called {
                     player: p,
                     amount,
-                    all_in: pl.stack == 0,
+                    all_in: amount == behind,
                 });
             }
             Action::BringIn => {
@@ -979,8 +1393,8 @@ impl Hand {
                     return Err(ActionError::WrongPhase { action: "bring-in" });
                 }
                 let bring_in = self.config.stakes.bring_in;
+                let amount = bring_in.min(behind);
                 let pl = &mut self.players[p];
-                let amount = bring_in.min(pl.stack);
                 pl.stack -= amount;
                 pl.bet += amount;
                 pl.committed += amount;
@@ -989,6 +1403,7 @@ impl Hand {
                 self.current_bet = self.current_bet.max(bring_in);
                 if bring_in >= self.bet_size() {
                     self.raises = 1;
+                    self.full_level = bring_in;
                 }
                 self.players[p].faced = self.current_bet;
                 events.push(Event::BringInPosted { player: p, amount });
@@ -998,31 +1413,40 @@ impl Hand {
                 if to < min || to > max {
                     return Err(ActionError::BetOutOfRange { min, max, got: to });
                 }
+                let all_in_to = self.players[p].bet + behind;
+                let unit = self.config.options.unit;
+                if unit > 1 && to % unit != 0 && to != all_in_to {
+                    return Err(ActionError::OffUnit { unit });
+                }
                 let increment = to - self.current_bet;
+                let half_bet = self.config.options.half_bet_rule;
                 let full = match self.config.structure {
                     Structure::FixedLimit => {
                         let size = self.bet_size();
-                        to >= if self.current_bet < size {
-                            size
-                        } else {
-                            self.current_bet + size
-                        }
+                        to >= self.limit_target()
+                            || to >= self.full_level + size
+                            || (half_bet && 2 * increment >= size)
+                    }
+                    Structure::SpreadLimit => {
+                        let needed = self.min_raise.max(self.spread_range().0);
+                        increment >= needed || (half_bet && 2 * increment >= needed)
                     }
                     _ => increment >= self.min_raise,
                 };
+                let amount = to - self.players[p].bet;
                 let pl = &mut self.players[p];
-                let amount = to - pl.bet;
                 pl.stack -= amount;
                 pl.bet = to;
                 pl.committed += amount;
                 pl.acted = true;
                 pl.faced = to;
-                let all_in = pl.stack == 0;
+                let all_in = to == all_in_to;
                 self.bring_in_pending = false;
                 if full {
-                    if self.config.structure != Structure::FixedLimit {
+                    if !matches!(self.config.structure, Structure::FixedLimit) {
                         self.min_raise = self.min_raise.max(increment);
                     }
+                    self.full_level = to;
                     self.raises += 1;
                     for (i, o) in self.players.iter_mut().enumerate() {
                         if i != p {
@@ -1042,8 +1466,39 @@ impl Hand {
             }
             _ => unreachable!("filtered by apply_into"),
         }
+        if self.street == 0 && Some(p) == self.big_blind_seat() {
+            self.big_blind_acted = true;
+        }
         self.after_bet_action(p, events);
         Ok(())
+    }
+
+    /// The seat of the biggest ordinary blind (pot-limit assumed call).
+    fn big_blind_seat(&self) -> Option<usize> {
+        (0..self.players.len())
+            .filter(|&i| {
+                let s = &self.config.seats[i];
+                s.kind == BlindKind::Blind && s.blind > 0
+            })
+            .max_by_key(|&i| (self.config.seats[i].blind, i))
+    }
+
+    fn answer_run_twice(&mut self, p: usize, agree: bool, events: &mut Vec<Event>) {
+        events.push(Event::RunItTwiceAnswered { player: p, agree });
+        if !agree {
+            self.actor = None;
+        } else {
+            let next = (p + 1..self.players.len()).find(|&i| !self.players[i].folded);
+            self.actor = next;
+            if next.is_none() {
+                self.runs = 2;
+                self.split_at = self.board.len() as u8;
+                events.push(Event::RunningTwice);
+            }
+        }
+        if self.actor.is_none() {
+            self.advance(events);
+        }
     }
 
     fn draw(
@@ -1146,7 +1601,9 @@ impl Hand {
             DealStep::Hole {
                 player: q, count, ..
             } => player == Some(q) && cards.len() == count as usize,
-            DealStep::Board { count } => player.is_none() && cards.len() == count as usize,
+            DealStep::Board { count } | DealStep::SecondBoard { count } => {
+                player.is_none() && cards.len() == count as usize
+            }
         };
         if !fits {
             return Err(ActionError::UnexpectedDeal);
@@ -1193,18 +1650,38 @@ impl Hand {
     // ----- internals -----
 
     fn post_forced_bets(&mut self, events: &mut Vec<Event>) {
-        for (i, seat) in self.config.seats.iter().enumerate() {
-            if seat.ante > 0 {
+        // A pot-limit small blind played as dead money goes in with the antes (R22).
+        let dead_small = self.config.structure == Structure::PotLimit
+            && self.config.options.pot_limit_preflop == PotLimitPreflop::DeadSmallBlind;
+        let big = self
+            .config
+            .seats
+            .iter()
+            .filter(|s| s.kind == BlindKind::Blind)
+            .map(|s| s.blind)
+            .max()
+            .unwrap_or(0);
+        for i in 0..self.players.len() {
+            let seat = self.config.seats[i];
+            let dead = seat.ante
+                + if dead_small && seat.kind == BlindKind::Blind && seat.blind < big {
+                    seat.blind
+                } else {
+                    0
+                };
+            if dead > 0 {
                 let pl = &mut self.players[i];
-                let amount = seat.ante.min(pl.stack);
+                let amount = dead.min(pl.stack);
                 pl.stack -= amount;
                 pl.committed += amount;
                 pl.ante = amount;
                 events.push(Event::AntePosted { player: i, amount });
             }
         }
-        for (i, seat) in self.config.seats.iter().enumerate() {
-            if seat.blind > 0 && self.players[i].stack > 0 {
+        for i in 0..self.players.len() {
+            let seat = self.config.seats[i];
+            let dead_blind = dead_small && seat.kind == BlindKind::Blind && seat.blind < big;
+            if seat.blind > 0 && self.players[i].stack > 0 && !dead_blind {
                 let pl = &mut self.players[i];
                 let amount = seat.blind.min(pl.stack);
                 pl.stack -= amount;
@@ -1213,8 +1690,26 @@ impl Hand {
                 events.push(Event::BlindPosted { player: i, amount });
             }
         }
-        // Callers owe the full blind even when its poster is all in for less (R28).
-        self.current_bet = self.config.seats.iter().map(|s| s.blind).max().unwrap_or(0);
+        // Callers owe the full blind even when its poster is all in for less (R28); a
+        // live post counts for its poster only (R13, R14).
+        self.current_bet = self
+            .config
+            .seats
+            .iter()
+            .filter(|s| s.kind != BlindKind::Post)
+            .map(|s| s.blind)
+            .max()
+            .unwrap_or(0);
+        // A sleeper has no option (R15).
+        for i in 0..self.players.len() {
+            if self.config.seats[i].kind == BlindKind::Sleeper && self.config.seats[i].blind > 0 {
+                self.players[i].acted = true;
+                self.players[i].faced = self.current_bet;
+            }
+        }
+        self.kill_seat = (0..self.players.len()).find(|&i| {
+            self.config.seats[i].kind == BlindKind::Kill && self.config.seats[i].blind > 0
+        });
     }
 
     fn start_street(&mut self, events: &mut Vec<Event>) {
@@ -1270,6 +1765,14 @@ impl Hand {
                     cards: Cards::from_slice(cards).expect("at most five"),
                 });
             }
+            DealStep::SecondBoard { .. } => {
+                for &c in cards {
+                    self.board2.push(c);
+                }
+                events.push(Event::SecondBoardDealt {
+                    cards: Cards::from_slice(cards).expect("at most five"),
+                });
+            }
         }
     }
 
@@ -1286,7 +1789,7 @@ impl Hand {
                         if count > deck.len() {
                             return; // a reshuffle is due
                         }
-                        if matches!(step, DealStep::Board { .. })
+                        if matches!(step, DealStep::Board { .. } | DealStep::SecondBoard { .. })
                             && !deck.is_empty()
                             && count < deck.len()
                         {
@@ -1298,6 +1801,11 @@ impl Hand {
                         }
                         self.deals.pop_front();
                         self.put_cards(step, &buf[..count], events);
+                        continue;
+                    }
+                    if self.second_board_pending {
+                        self.second_board_pending = false;
+                        self.start_showdown(events);
                         continue;
                     }
                     self.begin_betting(events);
@@ -1319,6 +1827,12 @@ impl Hand {
                     }
                     self.phase = Phase::Dealing;
                 }
+                Phase::RunItTwice => {
+                    if self.actor.is_some() {
+                        return;
+                    }
+                    self.next_street(events);
+                }
                 Phase::Showdown => {
                     if self.actor.is_some() {
                         return;
@@ -1331,10 +1845,10 @@ impl Hand {
     }
 
     /// Whether `i` still has to act in this round, given how many players still in the
-    /// hand have chips behind.
+    /// hand have chips they can still bet.
     fn needs_action(&self, i: usize, with_chips: usize) -> bool {
         let pl = &self.players[i];
-        if pl.folded || pl.stack == 0 {
+        if pl.folded || self.behind(pl) == 0 {
             return false;
         }
         if pl.acted && pl.bet >= self.current_bet {
@@ -1355,13 +1869,17 @@ impl Hand {
         pl.bet < others_max
     }
 
+    fn with_chips(&self) -> usize {
+        self.players
+            .iter()
+            .filter(|p| !p.folded && self.behind(p) > 0)
+            .count()
+    }
+
+    /// The first player from `start` (inclusive, clockwise) who has to act.
     fn next_actor_from(&self, start: usize) -> Option<usize> {
         let n = self.players.len();
-        let with_chips = self
-            .players
-            .iter()
-            .filter(|p| !p.folded && p.stack > 0)
-            .count();
+        let with_chips = self.with_chips();
         (0..n)
             .map(|k| {
                 let i = start + k;
@@ -1374,6 +1892,41 @@ impl Hand {
             .find(|&i| self.needs_action(i, with_chips))
     }
 
+    /// The first round's order when a kill blind acts last (R17): from the opener
+    /// clockwise without the kill seat, then the kill seat.
+    fn kill_order(&self, kill: usize) -> impl Iterator<Item = usize> + '_ {
+        let n = self.players.len();
+        (0..n)
+            .map(move |k| (self.round_opener + k) % n)
+            .filter(move |&i| i != kill)
+            .chain(std::iter::once(kill))
+    }
+
+    fn first_actor(&self) -> Option<usize> {
+        match (self.street, self.kill_seat) {
+            (0, Some(kill)) => {
+                let with_chips = self.with_chips();
+                self.kill_order(kill)
+                    .find(|&i| self.needs_action(i, with_chips))
+            }
+            _ => self.next_actor_from(self.round_opener),
+        }
+    }
+
+    fn next_actor_after(&self, p: usize) -> Option<usize> {
+        match (self.street, self.kill_seat) {
+            (0, Some(kill)) => {
+                let with_chips = self.with_chips();
+                let order: Vec<usize> = self.kill_order(kill).collect();
+                let at = order.iter().position(|&i| i == p).unwrap_or(0);
+                (1..=order.len())
+                    .map(|k| order[(at + k) % order.len()])
+                    .find(|&i| self.needs_action(i, with_chips))
+            }
+            _ => self.next_actor_from(p + 1),
+        }
+    }
+
     fn begin_betting(&mut self, events: &mut Vec<Event>) {
         self.phase = Phase::Betting;
         events.push(Event::RoundStarted {
@@ -1382,17 +1935,19 @@ impl Hand {
         let opener = self.opener();
         self.round_opener = opener;
         self.aggressor = None;
+        self.round_contenders = self.contenders() as u8;
         if self.street == 0 {
             let size = self.bet_size();
-            let largest_blind = self.current_bet;
+            let level = self.current_bet;
             self.min_raise = match self.config.structure {
                 Structure::FixedLimit => size,
-                _ => size.max(largest_blind),
+                _ => size.max(level),
             };
-            self.raises = u32::from(largest_blind >= size && largest_blind > 0);
+            self.raises = u32::from(level >= size && level > 0);
+            self.full_level = if level >= size { level } else { 0 };
             self.bring_in_pending = self.config.stakes.bring_in > 0
                 && self.config.game.opening() != Opening::Position
-                && self.players[opener].stack > 0;
+                && self.behind(&self.players[opener]) > 0;
             if self.bring_in_pending {
                 self.actor = Some(opener);
                 return;
@@ -1401,6 +1956,7 @@ impl Hand {
             self.current_bet = 0;
             self.min_raise = self.bet_size();
             self.raises = 0;
+            self.full_level = 0;
             for pl in &mut self.players {
                 pl.acted = false;
                 pl.faced = 0;
@@ -1410,14 +1966,14 @@ impl Hand {
             self.actor = None;
             return;
         }
-        self.actor = self.next_actor_from(opener);
+        self.actor = self.first_actor();
     }
 
     fn after_bet_action(&mut self, p: usize, events: &mut Vec<Event>) {
         self.actor = if self.contenders() < 2 {
             None
         } else {
-            self.next_actor_from(p + 1)
+            self.next_actor_after(p)
         };
         if self.actor.is_none() {
             self.advance(events);
@@ -1458,13 +2014,39 @@ impl Hand {
             self.award(events);
             return true;
         }
+        let last = self.street + 1 == self.config.game.streets().len();
+        if !last && self.with_chips() <= 1 {
+            // Nobody can bet any more: expose the hands (R31) or offer to run twice (R32).
+            if self.config.options.expose_all_in && !self.exposed {
+                self.exposed = true;
+                for i in 0..self.players.len() {
+                    let pl = &self.players[i];
+                    if !pl.folded && pl.shown.is_none() && pl.hole.iter().all(|c| c.is_known()) {
+                        let cards = pl.hole;
+                        self.players[i].shown = Some(true);
+                        events.push(Event::Shown { player: i, cards });
+                    }
+                }
+            }
+            if self.config.options.run_it_twice && !self.run_twice_asked && self.board.len() < 5 {
+                self.run_twice_asked = true;
+                self.phase = Phase::RunItTwice;
+                self.actor = (0..self.players.len()).find(|&i| !self.players[i].folded);
+                return true;
+            }
+        }
+        self.next_street(events);
+        true
+    }
+
+    /// Moves on to the next street, or the showdown after the last.
+    fn next_street(&mut self, events: &mut Vec<Event>) {
         if self.street + 1 == self.config.game.streets().len() {
-            self.start_showdown();
+            self.start_showdown(events);
         } else {
             self.street += 1;
             self.start_street(events);
         }
-        true
     }
 
     /// The player who opens the current round.
@@ -1473,9 +2055,17 @@ impl Hand {
         match self.config.game.opening() {
             Opening::Position => {
                 if self.street == 0 {
+                    // Left of the biggest blind or straddle (sleepers, kill blinds and
+                    // posts do not buy last action).
                     let biggest = (0..n)
+                        .filter(|&i| {
+                            matches!(
+                                self.config.seats[i].kind,
+                                BlindKind::Blind | BlindKind::Straddle
+                            )
+                        })
                         .max_by_key(|&i| (self.config.seats[i].blind, i))
-                        .expect("players exist");
+                        .unwrap_or(n - 1);
                     (biggest + 1) % n
                 } else {
                     0
@@ -1533,7 +2123,19 @@ impl Hand {
             .collect()
     }
 
-    fn start_showdown(&mut self) {
+    fn start_showdown(&mut self, events: &mut Vec<Event>) {
+        if self.runs == 2 && self.board2.is_empty() && !self.second_board_pending {
+            // Deal the second run before anyone shows (R32).
+            self.board2 = Cards::from_slice(&self.board[..self.split_at as usize]).expect("fits");
+            self.second_board_pending = true;
+            self.deals.push_back(DealStep::SecondBoard {
+                count: 5 - self.split_at,
+            });
+            self.phase = Phase::Dealing;
+            self.actor = None;
+            return;
+        }
+        let _ = events;
         self.phase = Phase::Showdown;
         let n = self.players.len();
         // R33: the last aggressor of the final round shows first, else the first to act;
@@ -1577,9 +2179,8 @@ impl Hand {
     }
 
     /// Hand values (main half, low half) of a live player at showdown.
-    fn values(&self, i: usize) -> (HandValue, Option<HandValue>) {
+    fn values(&self, i: usize, board: &[Card]) -> (HandValue, Option<HandValue>) {
         let hole = self.players[i].hole.as_slice();
-        let board = self.board.as_slice();
         let mut all = [Card::UNKNOWN; 12];
         all[..hole.len()].copy_from_slice(hole);
         all[hole.len()..hole.len() + board.len()].copy_from_slice(board);
@@ -1609,56 +2210,100 @@ impl Hand {
         }
     }
 
+    /// Rake on one pot, rounded as configured.
+    fn rake_of(rake: &Rake, amount: Chips) -> Chips {
+        let x = amount as u128 * rake.basis_points as u128;
+        let r = match rake.rounding {
+            RakeRounding::Down => x / 10_000,
+            RakeRounding::Nearest => (x + 5_000) / 10_000,
+            RakeRounding::Up => x.div_ceil(10_000),
+        };
+        r as Chips
+    }
+
     fn award(&mut self, events: &mut Vec<Event>) {
         let mut pots = PotMasks::new();
         self.pot_masks(&mut pots);
-        let n = self.players.len();
-        let live = self.live_mask();
-        let mut values = [(HandValue(0), None); 32];
-        if live.count_ones() > 1 {
-            for (i, v) in values.iter_mut().enumerate().take(n) {
-                if live >> i & 1 == 1 {
-                    *v = self.values(i);
+        // The house's cut, pot by pot from the main pot, up to the cap (R36); no flop, no
+        // drop: nothing when the hand ends on its first street.
+        if let Some(rake) = self.config.options.rake {
+            let dropped = !(rake.no_flop_no_drop && self.street == 0 && self.board.is_empty());
+            if dropped {
+                let mut left = rake.cap;
+                for pot in pots.pots[..pots.len].iter_mut() {
+                    let r = Self::rake_of(&rake, pot.0).min(left).min(pot.0);
+                    pot.0 -= r;
+                    left -= r;
+                    self.rake += r;
+                }
+                if self.rake > 0 {
+                    events.push(Event::Raked { amount: self.rake });
                 }
             }
         }
+        let n = self.players.len();
+        let live = self.live_mask();
+        let runs = if live.count_ones() > 1 {
+            self.runs.max(1)
+        } else {
+            1
+        };
         let mut won = [0 as Chips; 32];
-        // Side pots first, then the main pot (R34).
-        for (k, &(amount, eligible)) in pots.as_slice().iter().enumerate().rev() {
-            let mut contenders = eligible & live;
-            if contenders == 0 {
-                // Everyone eligible mucked (apply never allows it); the pot still goes to
-                // them, so no chip is ever lost.
-                contenders = if eligible != 0 { eligible } else { live };
-            }
-            let first = contenders.trailing_zeros() as usize;
-            if contenders.count_ones() == 1 || live.count_ones() < 2 {
-                let single = 1u32 << first;
-                self.award_share(k, PotShare::All, amount, single, &mut won, events);
-                continue;
-            }
-            let members = || (0..n).filter(move |&i| contenders >> i & 1 == 1);
-            let best_high = members().map(|i| values[i].0).max().expect("contenders");
-            let high = members()
-                .filter(|&i| values[i].0 == best_high)
-                .fold(0u32, |m, i| m | 1 << i);
-            match members().filter_map(|i| values[i].1).max() {
-                Some(best_low) => {
-                    let low = members()
-                        .filter(|&i| values[i].1 == Some(best_low))
-                        .fold(0u32, |m, i| m | 1 << i);
-                    let low_amount = amount / 2;
-                    self.award_share(
-                        k,
-                        PotShare::High,
-                        amount - low_amount,
-                        high,
-                        &mut won,
-                        events,
-                    );
-                    self.award_share(k, PotShare::Low, low_amount, low, &mut won, events);
+        for run in 0..runs {
+            let board = if run == 0 { self.board } else { self.board2 };
+            let mut values = [(HandValue(0), None); 32];
+            if live.count_ones() > 1 {
+                for (i, v) in values.iter_mut().enumerate().take(n) {
+                    if live >> i & 1 == 1 {
+                        *v = self.values(i, &board);
+                    }
                 }
-                None => self.award_share(k, PotShare::All, amount, high, &mut won, events),
+            }
+            // Side pots first, then the main pot (R34).
+            for (k, &(total, eligible)) in pots.as_slice().iter().enumerate().rev() {
+                // Two runs: each wins half of every pot, the odd chip to the first run.
+                let amount = match (runs, run) {
+                    (1, _) => total,
+                    (_, 0) => total - total / 2,
+                    _ => total / 2,
+                };
+                let mut contenders = eligible & live;
+                if contenders == 0 {
+                    // Everyone eligible mucked (apply never allows it); the pot still goes
+                    // to them, so no chip is ever lost.
+                    contenders = if eligible != 0 { eligible } else { live };
+                }
+                let run = run as u8;
+                if contenders.count_ones() == 1 || live.count_ones() < 2 {
+                    let single = 1u32 << contenders.trailing_zeros();
+                    self.award_share(k, run, PotShare::All, amount, single, &mut won, events);
+                    continue;
+                }
+                let members = || (0..n).filter(move |&i| contenders >> i & 1 == 1);
+                let best_high = members().map(|i| values[i].0).max().expect("contenders");
+                let high = members()
+                    .filter(|&i| values[i].0 == best_high)
+                    .fold(0u32, |m, i| m | 1 << i);
+                match members().filter_map(|i| values[i].1).max() {
+                    Some(best_low) => {
+                        let low = members()
+                            .filter(|&i| values[i].1 == Some(best_low))
+                            .fold(0u32, |m, i| m | 1 << i);
+                        let low_amount = amount / 2;
+                        let high_amount = amount - low_amount;
+                        self.award_share(
+                            k,
+                            run,
+                            PotShare::High,
+                            high_amount,
+                            high,
+                            &mut won,
+                            events,
+                        );
+                        self.award_share(k, run, PotShare::Low, low_amount, low, &mut won, events);
+                    }
+                    None => self.award_share(k, run, PotShare::All, amount, high, &mut won, events),
+                }
             }
         }
         for (i, p) in self.players.iter_mut().enumerate() {
@@ -1675,9 +2320,11 @@ impl Hand {
 
     /// Splits `amount` among the `winners` mask: the odd chips go one each to the first
     /// winners clockwise from the button (R35).
+    #[allow(clippy::too_many_arguments)]
     fn award_share(
         &self,
         pot: usize,
+        run: u8,
         share: PotShare,
         amount: Chips,
         winners: u32,
@@ -1696,6 +2343,7 @@ impl Hand {
         }
         events.push(Event::PotAwarded {
             pot,
+            run,
             share,
             amount,
             winners: list,
@@ -1768,7 +2416,9 @@ impl Levels {
 
 fn step_count(step: DealStep) -> u8 {
     match step {
-        DealStep::Hole { count, .. } | DealStep::Board { count } => count,
+        DealStep::Hole { count, .. }
+        | DealStep::Board { count }
+        | DealStep::SecondBoard { count } => count,
     }
 }
 
@@ -1782,6 +2432,7 @@ fn action_name(action: &Action) -> &'static str {
         Action::Draw { .. } => "draw",
         Action::Show { .. } => "show",
         Action::Muck => "muck",
+        Action::RunItTwice { .. } => "run it twice",
     }
 }
 

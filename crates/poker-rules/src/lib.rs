@@ -16,6 +16,7 @@ pub mod table;
 
 pub use game::{Game, Structure, Variant};
 pub use hand::{
-    Action, ActionError, CardSource, Chips, ConfigError, DealStep, Decision, Event, Hand,
-    HandConfig, LegalActions, Phase, Pot, PotShare, SeatConfig, Stakes,
+    Action, ActionError, BlindKind, CardSource, Chips, ConfigError, DealStep, Decision, Event,
+    Hand, HandConfig, HandOptions, LegalActions, Phase, Pot, PotLimitPreflop, PotShare, Rake,
+    RakeRounding, SeatConfig, Stakes,
 };

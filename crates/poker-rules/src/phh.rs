@@ -10,7 +10,8 @@
 use crate::card::{Card, Cards};
 use crate::game::{Structure, Variant};
 use crate::hand::{
-    Action, ActionError, CardSource, Chips, Event, Hand, HandConfig, Phase, SeatConfig, Stakes,
+    Action, ActionError, BlindKind, CardSource, Chips, Event, Hand, HandConfig, HandOptions, Phase,
+    SeatConfig, Stakes,
 };
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -45,6 +46,11 @@ pub struct PhhHand {
     pub max_raises: Option<i64>,
     /// House rule (user-defined field `_uncapped_heads_up`): no raise cap heads-up.
     pub uncapped_heads_up: bool,
+    /// House options the standard has no field for (user-defined field `_options`, JSON).
+    pub options: HandOptions,
+    /// What each player's blind is, when not all ordinary blinds (user-defined field
+    /// `_blind_kinds`: "blind", "straddle", "sleeper", "kill", "post").
+    pub blind_kinds: Option<Vec<BlindKind>>,
 }
 
 /// One hand of a `.phhs` file: its table name and the hand, or why it is invalid.
@@ -192,6 +198,29 @@ impl PhhHand {
             actions,
             finishing_stacks: numbers(table, "finishing_stacks")?,
             players,
+            options: match table.get("_options").and_then(|v| v.as_str()) {
+                Some(json) => serde_json::from_str(json)
+                    .map_err(|e| PhhError::Format(format!("_options: {e}")))?,
+                None => HandOptions::default(),
+            },
+            blind_kinds: match table.get("_blind_kinds") {
+                Some(toml::Value::Array(items)) => Some(
+                    items
+                        .iter()
+                        .map(|v| {
+                            v.as_str()
+                                .and_then(|k| {
+                                    serde_json::from_value(serde_json::Value::String(k.to_string()))
+                                        .ok()
+                                })
+                                .ok_or_else(|| {
+                                    PhhError::Format("_blind_kinds holds blind kind names".into())
+                                })
+                        })
+                        .collect::<Result<Vec<BlindKind>, _>>()?,
+                ),
+                _ => None,
+            },
             max_raises: table.get("_max_raises").and_then(|v| v.as_integer()),
             uncapped_heads_up: table
                 .get("_uncapped_heads_up")
@@ -245,6 +274,21 @@ impl PhhHand {
         }
         if self.uncapped_heads_up {
             let _ = writeln!(out, "_uncapped_heads_up = true");
+        }
+        if self.options != HandOptions::default() {
+            let json = serde_json::to_string(&self.options).expect("options serialize");
+            let _ = writeln!(out, "_options = '{json}'");
+        }
+        if let Some(kinds) = &self.blind_kinds {
+            let names: Vec<String> = kinds
+                .iter()
+                .map(|k| {
+                    serde_json::to_string(k)
+                        .expect("kind serializes")
+                        .replace('"', "'")
+                })
+                .collect();
+            let _ = writeln!(out, "_blind_kinds = [{}]", names.join(", "));
         }
         out
     }
@@ -316,8 +360,14 @@ impl PhhHand {
                     stack: chips(self.starting_stacks[i]),
                     ante: chips(antes[i]),
                     blind: chips(blinds[i]),
+                    kind: self
+                        .blind_kinds
+                        .as_ref()
+                        .and_then(|k| k.get(i).copied())
+                        .unwrap_or_default(),
                 })
                 .collect(),
+            options: self.options.clone(),
         }
     }
 }
@@ -361,6 +411,32 @@ pub fn replay(phh: &PhhHand) -> Result<Replay, PhhError> {
     // engine's showdown order once the cards are out.
     let mut pending_shows: BTreeMap<usize, (usize, Action)> = BTreeMap::new();
     for (index, text) in phh.actions.iter().enumerate() {
+        // Run it twice has no notation in the standard: it is written as commentary,
+        // a no-op to other readers (`# p2 run it twice: yes`, `# d db2 7h2c`).
+        if let Some(note) = text.trim().strip_prefix('#').map(str::trim) {
+            let refused = |error: ActionError| PhhError::Refused {
+                index,
+                text: text.clone(),
+                error,
+            };
+            if let Some(rest) = note.strip_prefix("d db2 ") {
+                let cards = Card::parse_many(rest).map_err(|e| PhhError::Notation {
+                    index,
+                    text: text.clone(),
+                    reason: e.to_string(),
+                })?;
+                events.extend(hand.deal(None, &cards).map_err(refused)?);
+            } else if let Some((who, answer)) = note.split_once(" run it twice: ") {
+                if let Some(player) = player_index(who, n) {
+                    let agree = answer.trim() == "yes";
+                    events.extend(
+                        hand.apply(player, Action::RunItTwice { agree })
+                            .map_err(refused)?,
+                    );
+                }
+            }
+            continue;
+        }
         let notation = strip_comment(text);
         if notation.is_empty() {
             continue;
@@ -533,6 +609,14 @@ pub fn write(
             Event::Discarded { player, cards } => format!("p{} sd {}", player + 1, cards),
             Event::Shown { player, cards } => format!("p{} sm {}", player + 1, cards),
             Event::Mucked { player } => format!("p{} sm", player + 1),
+            Event::RunItTwiceAnswered { player, agree } => {
+                format!(
+                    "# p{} run it twice: {}",
+                    player + 1,
+                    if *agree { "yes" } else { "no" }
+                )
+            }
+            Event::SecondBoardDealt { cards } => format!("# d db2 {cards}"),
             _ => continue,
         };
         actions.push(line);
@@ -551,5 +635,11 @@ pub fn write(
         players: None,
         max_raises: Some(config.max_raises.map_or(-1, i64::from)),
         uncapped_heads_up: config.uncapped_heads_up,
+        options: config.options.clone(),
+        blind_kinds: config
+            .seats
+            .iter()
+            .any(|s| s.kind != BlindKind::Blind)
+            .then(|| config.seats.iter().map(|s| s.kind).collect()),
     })
 }

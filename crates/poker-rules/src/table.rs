@@ -8,7 +8,7 @@
 //! the hand state machine takes; [`Table::finish_hand`] absorbs the finished hand.
 
 use crate::game::{Game, Opening, Structure};
-use crate::hand::{Chips, Hand, HandConfig, SeatConfig, Stakes};
+use crate::hand::{BlindKind, Chips, Hand, HandConfig, HandOptions, SeatConfig, Stakes};
 use serde::{Deserialize, Serialize};
 
 /// How the button and blinds move when players come and go (R18).
@@ -108,6 +108,9 @@ pub struct TableRules {
     pub kill: Option<KillRule>,
     /// Whether the table plays with the rock: a mandatory straddle token (R16).
     pub rock: bool,
+    /// House options of every hand (spread, cap, unit, rake...).
+    #[serde(default)]
+    pub options: HandOptions,
 }
 
 /// Why a table operation was refused. Nothing changed.
@@ -1047,6 +1050,7 @@ impl<P: Clone + PartialEq> Table<P> {
             stakes,
             max_raises: self.rules.max_raises,
             uncapped_heads_up: self.rules.uncapped_heads_up,
+            options: self.rules.options.clone(),
             seats: seats
                 .iter()
                 .map(|&s| {
@@ -1059,13 +1063,25 @@ impl<P: Clone + PartialEq> Table<P> {
                         .filter(|p| p.seat == s && !p.live)
                         .map(|p| p.amount)
                         .sum();
-                    let blind = posts
+                    let live = posts
                         .iter()
                         .filter(|p| p.seat == s && p.live)
-                        .map(|p| p.amount)
-                        .max()
-                        .unwrap_or(0);
-                    SeatConfig { stack, ante, blind }
+                        .max_by_key(|p| p.amount);
+                    let blind = live.map_or(0, |p| p.amount);
+                    let kind = match live.map(|p| p.kind) {
+                        Some(PostKind::Rock) => BlindKind::Straddle,
+                        Some(PostKind::Kill) => BlindKind::Kill,
+                        Some(PostKind::NewPlayer | PostKind::MissedBig | PostKind::MissedSmall) => {
+                            BlindKind::Post
+                        }
+                        _ => BlindKind::Blind,
+                    };
+                    SeatConfig {
+                        stack,
+                        ante,
+                        blind,
+                        kind,
+                    }
                 })
                 .collect(),
         };

@@ -8,8 +8,9 @@
 
 use poker_rules::phh;
 use poker_rules::{
-    Action, ActionError, Card, CardSource, Cards, Chips, Decision, DeckKind, Game, Hand,
-    HandConfig, Phase, SeatConfig, Stakes, Structure,
+    Action, ActionError, BlindKind, Card, CardSource, Cards, Chips, Decision, DeckKind, Event,
+    Game, Hand, HandConfig, HandOptions, Phase, PotLimitPreflop, Rake, RakeRounding, SeatConfig,
+    Stakes, Structure,
 };
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
@@ -28,15 +29,16 @@ const GAMES: [Game; 10] = [
     Game::DeuceToSevenTripleDraw,
     Game::Badugi,
 ];
-const STRUCTURES: [Structure; 3] = [
+const STRUCTURES: [Structure; 4] = [
     Structure::NoLimit,
     Structure::PotLimit,
     Structure::FixedLimit,
+    Structure::SpreadLimit,
 ];
 
 fn random_config(rng: &mut SmallRng) -> HandConfig {
     let game = GAMES[rng.gen_range(0..GAMES.len())];
-    let structure = STRUCTURES[rng.gen_range(0..3)];
+    let structure = STRUCTURES[rng.gen_range(0..STRUCTURES.len())];
     let n = rng.gen_range(2..=game.max_players().min(8));
     let stud = matches!(game, Game::Stud | Game::StudHiLo | Game::Razz);
     let ante = if stud || rng.gen_bool(0.3) {
@@ -44,7 +46,7 @@ fn random_config(rng: &mut SmallRng) -> HandConfig {
     } else {
         0
     };
-    let seats = (0..n)
+    let mut seats: Vec<SeatConfig> = (0..n)
         .map(|i| {
             let stack = if rng.gen_bool(0.2) {
                 rng.gen_range(1..=6)
@@ -59,26 +61,88 @@ fn random_config(rng: &mut SmallRng) -> HandConfig {
                 (false, _, 1) => 4,
                 _ => 0,
             };
-            SeatConfig { stack, ante, blind }
+            SeatConfig {
+                stack,
+                ante,
+                blind,
+                ..SeatConfig::default()
+            }
         })
         .collect();
-    HandConfig {
+    // Straddles (under the gun or Mississippi), sleepers, kill blinds and live posts.
+    if !stud && n >= 3 {
+        let seat = rng.gen_range(2..n);
+        let kind = [
+            BlindKind::Straddle,
+            BlindKind::Sleeper,
+            BlindKind::Kill,
+            BlindKind::Post,
+            BlindKind::Blind,
+        ][rng.gen_range(0..5)];
+        seats[seat].blind = if kind == BlindKind::Post { 4 } else { 8 };
+        seats[seat].kind = kind;
+        if rng.gen_bool(0.2) {
+            // A button blind (three blinds, R10).
+            seats[n - 1].blind = seats[n - 1].blind.max(2);
+        }
+    }
+    let largest_blind = seats.iter().map(|s| s.blind).max().unwrap_or(0);
+    let mut options = HandOptions::default();
+    if structure == Structure::SpreadLimit {
+        options.spread = (0..rng.gen_range(1..=3))
+            .map(|_| {
+                let lo = rng.gen_range(1..=4);
+                (lo, lo + rng.gen_range(0..=8))
+            })
+            .collect();
+    }
+    if rng.gen_bool(0.2) {
+        options.cap = Some(largest_blind.max(1) + rng.gen_range(0..=60));
+    }
+    if rng.gen_bool(0.2) {
+        options.unit = 2;
+    }
+    if structure == Structure::PotLimit {
+        options.pot_limit_preflop = [
+            PotLimitPreflop::TruePot,
+            PotLimitPreflop::AssumedCall,
+            PotLimitPreflop::DeadSmallBlind,
+        ][rng.gen_range(0..3)];
+    }
+    if matches!(structure, Structure::FixedLimit | Structure::SpreadLimit) {
+        options.half_bet_rule = rng.gen_bool(0.5);
+    }
+    options.heads_up_at_round_start = rng.gen_bool(0.5);
+    options.run_it_twice = game.has_board() && rng.gen_bool(0.4);
+    options.expose_all_in = rng.gen_bool(0.3);
+    if rng.gen_bool(0.4) {
+        options.rake = Some(Rake {
+            basis_points: rng.gen_range(0..=1000),
+            cap: rng.gen_range(0..=20),
+            no_flop_no_drop: rng.gen_bool(0.5),
+            rounding: [RakeRounding::Down, RakeRounding::Nearest, RakeRounding::Up]
+                [rng.gen_range(0..3)],
+        });
+    }
+    let mut config = HandConfig::new(
         game,
         structure,
-        stakes: Stakes {
+        Stakes {
             min_bet: 4,
             small_bet: 4,
             big_bet: 8,
             bring_in: if stud { 2 } else { 0 },
         },
-        max_raises: if rng.gen_bool(0.5) {
-            Some(rng.gen_range(2..=4))
-        } else {
-            None
-        },
-        uncapped_heads_up: rng.gen_bool(0.5),
         seats,
-    }
+    );
+    config.max_raises = if rng.gen_bool(0.5) {
+        Some(rng.gen_range(2..=4))
+    } else {
+        None
+    };
+    config.uncapped_heads_up = rng.gen_bool(0.5);
+    config.options = options;
+    config
 }
 
 /// Every action the decision allows, a few amounts for bets.
@@ -102,9 +166,9 @@ fn legal_candidates(hand: &Hand, rng: &mut SmallRng) -> Vec<Action> {
             if let Some((min, max)) = l.bet_or_raise {
                 out.push(Action::BetOrRaiseTo { to: min });
                 out.push(Action::BetOrRaiseTo { to: max });
-                out.push(Action::BetOrRaiseTo {
-                    to: rng.gen_range(min..=max),
-                });
+                let mid = rng.gen_range(min..=max);
+                let on_unit = (mid - mid % l.unit).max(min);
+                out.push(Action::BetOrRaiseTo { to: on_unit });
             }
             out
         }
@@ -129,6 +193,11 @@ fn legal_candidates(hand: &Hand, rng: &mut SmallRng) -> Vec<Action> {
             }
             out
         }
+        Decision::RunItTwice => vec![
+            Action::RunItTwice { agree: true },
+            Action::RunItTwice { agree: true },
+            Action::RunItTwice { agree: false },
+        ],
     }
 }
 
@@ -182,6 +251,10 @@ fn illegal_candidates(hand: &Hand) -> Vec<(usize, Action)> {
                 out.push((p, Action::Muck));
             }
         }
+        Decision::RunItTwice => {
+            out.push((p, Action::Check));
+            out.push((p, Action::Show { cards: None }));
+        }
     }
     out
 }
@@ -198,6 +271,9 @@ struct Played {
     reshuffled: bool,
     showdown: bool,
     side_pots: bool,
+    raked: bool,
+    ran_twice: bool,
+    exposed: bool,
 }
 
 fn play(seed: u64) -> Result<Played, TestCaseError> {
@@ -263,7 +339,20 @@ fn play(seed: u64) -> Result<Played, TestCaseError> {
         prop_assert_eq!(&back, &hand);
     }
     let stacks = hand.final_stacks().expect("complete");
-    prop_assert_eq!(stacks.iter().sum::<Chips>(), total);
+    prop_assert_eq!(
+        stacks.iter().sum::<Chips>() + hand.rake(),
+        total,
+        "chips conserved, rake included"
+    );
+    played.raked = hand.rake() > 0;
+    played.ran_twice = events.contains(&Event::RunningTwice);
+    played.exposed = config.options.expose_all_in
+        && events.iter().any(|e| matches!(e, Event::Shown { .. }))
+        && hand.second_board().is_none()
+        && events.iter().position(|e| matches!(e, Event::Shown { .. }))
+            < events
+                .iter()
+                .rposition(|e| matches!(e, Event::BoardDealt { .. }));
     // The hand written as PHH replays to the same stacks.
     if let Some(history) = phh::write(&config, &events, Some(&stacks)) {
         let text = history.to_toml();
@@ -294,7 +383,7 @@ proptest! {
 #[test]
 fn random_hands_reach_showdowns_side_pots_and_reshuffles_in_every_game() {
     let mut seen = std::collections::HashSet::new();
-    let (mut reshuffles, mut side_pots) = (0, 0);
+    let (mut reshuffles, mut side_pots, mut raked, mut twice, mut exposed) = (0, 0, 0, 0, 0);
     for seed in 0..4000 {
         let played = play(seed).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         if played.showdown {
@@ -305,7 +394,14 @@ fn random_hands_reach_showdowns_side_pots_and_reshuffles_in_every_game() {
         }
         reshuffles += usize::from(played.reshuffled);
         side_pots += usize::from(played.side_pots);
+        raked += usize::from(played.raked);
+        twice += usize::from(played.ran_twice);
+        exposed += usize::from(played.exposed);
     }
+    assert!(
+        raked > 0 && twice > 0 && exposed > 0,
+        "rake {raked}, run twice {twice}, exposed {exposed}"
+    );
     assert_eq!(
         seen.len(),
         GAMES.len() * STRUCTURES.len(),
@@ -323,33 +419,20 @@ fn a_refused_action_reports_whose_turn_it_is() {
     let mut rng = SmallRng::seed_from_u64(7);
     let mut deck = DeckKind::Standard.cards();
     deck.shuffle(&mut rng);
-    let config = HandConfig {
-        game: Game::Holdem,
-        structure: Structure::NoLimit,
-        stakes: Stakes {
+    let seat = |stack, blind| SeatConfig {
+        stack,
+        blind,
+        ..SeatConfig::default()
+    };
+    let config = HandConfig::new(
+        Game::Holdem,
+        Structure::NoLimit,
+        Stakes {
             min_bet: 2,
             ..Stakes::default()
         },
-        max_raises: None,
-        uncapped_heads_up: false,
-        seats: vec![
-            SeatConfig {
-                stack: 100,
-                ante: 0,
-                blind: 1,
-            },
-            SeatConfig {
-                stack: 100,
-                ante: 0,
-                blind: 2,
-            },
-            SeatConfig {
-                stack: 100,
-                ante: 0,
-                blind: 0,
-            },
-        ],
-    };
+        vec![seat(100, 1), seat(100, 2), seat(100, 0)],
+    );
     let (mut hand, _) = Hand::new(config, CardSource::Deck(deck)).expect("valid");
     assert_eq!(hand.phase(), Phase::Betting);
     assert_eq!(

@@ -31,6 +31,7 @@ fn rules(button: ButtonRule) -> TableRules {
         max_missed_big_blinds: 0,
         kill: None,
         rock: false,
+        options: Default::default(),
     }
 }
 
@@ -435,7 +436,13 @@ fn r14_by_house_rule_missed_blinds_are_posted_one_per_hand_largest_first_all_liv
     for _ in 0..10 {
         let plan = play(&mut t);
         if plan.seats.contains(&3) {
-            dealt.push(plan.posts.iter().filter(|p| p.seat == 3).map(|p| (p.kind, p.live)).collect());
+            dealt.push(
+                plan.posts
+                    .iter()
+                    .filter(|p| p.seat == 3)
+                    .map(|p| (p.kind, p.live))
+                    .collect(),
+            );
         }
         if dealt.len() == 2 {
             break;
@@ -444,7 +451,11 @@ fn r14_by_house_rule_missed_blinds_are_posted_one_per_hand_largest_first_all_liv
     if dealt[0] == [(PostKind::BigBlind, true)] {
         return; // came back in the big blind: nothing more owed
     }
-    assert_eq!(dealt[0], [(PostKind::MissedBig, true)], "the big blind first, live");
+    assert_eq!(
+        dealt[0],
+        [(PostKind::MissedBig, true)],
+        "the big blind first, live"
+    );
     let second = &dealt[1];
     assert!(
         second == &[(PostKind::MissedSmall, true)] || second.contains(&(PostKind::BigBlind, true)),

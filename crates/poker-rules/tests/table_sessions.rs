@@ -69,6 +69,7 @@ fn random_rules(rng: &mut SmallRng) -> TableRules {
             None
         },
         rock: !fixed && rng.gen_bool(0.3),
+        options: Default::default(),
     }
 }
 
@@ -91,7 +92,7 @@ fn play_hand(rng: &mut SmallRng, config: poker_rules::HandConfig) -> Hand {
                 }
             }
             Decision::Showdown { .. } => Action::Show { cards: None },
-            Decision::Draw => unreachable!("hold'em"),
+            Decision::Draw | Decision::RunItTwice => unreachable!("not offered here"),
         };
         hand.apply(p, action).expect("legal");
     }

@@ -13,17 +13,20 @@ pub type Award = (usize, Chips, Vec<(usize, Chips)>);
 pub type Seat = (Chips, Chips, Chips);
 
 pub fn config(game: Game, structure: Structure, stakes: Stakes, seats: &[Seat]) -> HandConfig {
-    HandConfig {
+    HandConfig::new(
         game,
         structure,
         stakes,
-        max_raises: None,
-        uncapped_heads_up: false,
-        seats: seats
+        seats
             .iter()
-            .map(|&(stack, ante, blind)| SeatConfig { stack, ante, blind })
+            .map(|&(stack, ante, blind)| SeatConfig {
+                stack,
+                ante,
+                blind,
+                ..SeatConfig::default()
+            })
             .collect(),
-    }
+    )
 }
 
 pub fn no_limit(min_bet: Chips, seats: &[Seat]) -> HandConfig {
@@ -74,7 +77,7 @@ impl Table {
                     let dealt: Vec<Card> = self.holes[player].drain(..count as usize).collect();
                     self.hand.deal(Some(player), &dealt)
                 }
-                DealStep::Board { count } => {
+                DealStep::Board { count } | DealStep::SecondBoard { count } => {
                     let dealt: Vec<Card> = self.board.drain(..count as usize).collect();
                     self.hand.deal(None, &dealt)
                 }
