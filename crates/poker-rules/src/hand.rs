@@ -2273,7 +2273,6 @@ impl Hand {
                     // to them, so no chip is ever lost.
                     contenders = if eligible != 0 { eligible } else { live };
                 }
-                let run = run as u8;
                 if contenders.count_ones() == 1 || live.count_ones() < 2 {
                     let single = 1u32 << contenders.trailing_zeros();
                     self.award_share(k, run, PotShare::All, amount, single, &mut won, events);
