@@ -1466,7 +1466,11 @@ impl Hand {
             }
             _ => unreachable!("filtered by apply_into"),
         }
-        if self.street == 0 && Some(p) == self.big_blind_seat() {
+        if self.street == 0
+            && !self.big_blind_acted
+            && self.config.options.pot_limit_preflop == PotLimitPreflop::AssumedCall
+            && Some(p) == self.big_blind_seat()
+        {
             self.big_blind_acted = true;
         }
         self.after_bet_action(p, events);
@@ -2015,7 +2019,8 @@ impl Hand {
             return true;
         }
         let last = self.street + 1 == self.config.game.streets().len();
-        if !last && self.with_chips() <= 1 {
+        let options = &self.config.options;
+        if !last && (options.expose_all_in || options.run_it_twice) && self.with_chips() <= 1 {
             // Nobody can bet any more: expose the hands (R31) or offer to run twice (R32).
             if self.config.options.expose_all_in && !self.exposed {
                 self.exposed = true;
