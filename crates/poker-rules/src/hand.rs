@@ -85,6 +85,19 @@ pub enum PotLimitPreflop {
     DeadSmallBlind,
 }
 
+/// Where a straddle may be posted (R15).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StraddleRule {
+    /// From any seat: under the gun, or a Mississippi straddle anywhere.
+    #[default]
+    AnySeat,
+    /// Under the gun (and re-straddles after it), or a Mississippi straddle on the button.
+    ButtonOnly,
+    /// Only under the gun and the re-straddles after it.
+    UnderTheGun,
+}
+
 /// How rake is rounded to whole chips.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -149,6 +162,8 @@ pub struct HandOptions {
     /// Expose all-in hands (R31): when no more betting is possible the hands still in are
     /// turned face up before the rest is dealt. A tournament rule: off for cash games.
     pub expose_all_in: bool,
+    /// Where straddles may be posted (R15).
+    pub straddles: StraddleRule,
 }
 
 /// Everything a hand needs to know before the first card.
@@ -287,6 +302,38 @@ impl HandConfig {
             > 1
         {
             return bad("at most one kill blind".into());
+        }
+        // Straddles (R15): each at least double the blind or straddle before it, posted
+        // where the house allows.
+        let n = self.seats.len();
+        let big = (0..n)
+            .filter(|&i| self.seats[i].kind == BlindKind::Blind && self.seats[i].blind > 0)
+            .max_by_key(|&i| (self.seats[i].blind, i));
+        let mut level = big.map_or(0, |i| self.seats[i].blind);
+        let mut expected = big.map_or(0, |i| (i + 1) % n);
+        for k in 1..n {
+            let i = big.map_or(k, |b| (b + k) % n);
+            let seat = &self.seats[i];
+            if seat.kind != BlindKind::Straddle || seat.blind == 0 {
+                continue;
+            }
+            if seat.blind < 2 * level {
+                return bad(format!(
+                    "a straddle of {} must be at least double the {} before it",
+                    seat.blind, level
+                ));
+            }
+            let in_line = i == expected;
+            let allowed = match o.straddles {
+                StraddleRule::AnySeat => true,
+                StraddleRule::ButtonOnly => in_line || i == n - 1,
+                StraddleRule::UnderTheGun => in_line,
+            };
+            if !allowed {
+                return bad(format!("no straddle allowed from seat {i} by house rule"));
+            }
+            level = seat.blind;
+            expected = (i + 1) % n;
         }
         Ok(())
     }

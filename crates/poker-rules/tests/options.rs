@@ -764,3 +764,58 @@ fn contradictory_options_are_refused_with_a_clear_error() {
     assert!(rake.validate().is_err());
     assert!(holdem(Structure::NoLimit, NL, three()).validate().is_ok());
 }
+
+#[test]
+fn r15_re_straddles_are_each_at_least_double_and_posted_where_the_house_allows() {
+    const S: BlindKind = BlindKind::Straddle;
+    let re = |third: u64| {
+        holdem(
+            Structure::NoLimit,
+            NL,
+            seats(&[
+                (100, 0, 1, B),
+                (100, 0, 2, B),
+                (100, 0, 4, S),
+                (100, 0, third, S),
+                (100, 0, 0, B),
+            ]),
+        )
+    };
+    assert!(re(8).validate().is_ok(), "a re-straddle of double");
+    assert!(matches!(re(6).validate(), Err(ConfigError::Invalid(m)) if m.contains("double")));
+    // A Mississippi straddle on the button: allowed from any seat or button only.
+    let mississippi = |rule| {
+        let mut cfg = holdem(
+            Structure::NoLimit,
+            NL,
+            seats(&[
+                (100, 0, 1, B),
+                (100, 0, 2, B),
+                (100, 0, 0, B),
+                (100, 0, 0, B),
+                (100, 0, 4, S),
+            ]),
+        );
+        cfg.options.straddles = rule;
+        cfg.validate()
+    };
+    assert!(mississippi(StraddleRule::AnySeat).is_ok());
+    assert!(mississippi(StraddleRule::ButtonOnly).is_ok());
+    assert!(mississippi(StraddleRule::UnderTheGun).is_err());
+    // From the cutoff: only where any seat may straddle.
+    let mut cutoff = holdem(
+        Structure::NoLimit,
+        NL,
+        seats(&[
+            (100, 0, 1, B),
+            (100, 0, 2, B),
+            (100, 0, 0, B),
+            (100, 0, 4, S),
+            (100, 0, 0, B),
+        ]),
+    );
+    cutoff.options.straddles = StraddleRule::ButtonOnly;
+    assert!(cutoff.validate().is_err());
+    cutoff.options.straddles = StraddleRule::AnySeat;
+    assert!(cutoff.validate().is_ok());
+}
