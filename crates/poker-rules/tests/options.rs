@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use poker_rules::StraddleRule;
 use poker_rules::{
     Action, ActionError, BlindKind, ConfigError, Event, Game, HandConfig, Phase, PotLimitPreflop,
     Rake, RakeRounding, SeatConfig, Stakes, Structure,
