@@ -1,0 +1,181 @@
+//! Real databases for tests and benchmarks: a throwaway PostgreSQL cluster started from
+//! the installed binaries (or the server `DATABASE_URL` names, with a fresh database per
+//! use), and SQLite files in a temporary folder.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A PostgreSQL database for one test: stopped and removed when dropped.
+pub struct TestPostgres {
+    /// URL of the database to use.
+    pub url: String,
+    cluster: Option<PathBuf>,
+    runner: Vec<String>,
+}
+
+fn find(binary: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(
+            std::fs::read_dir("/usr/lib/postgresql")
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path().join("bin")),
+        )
+        .map(|dir| dir.join(binary))
+        .find(|p| p.is_file())
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+fn run(runner: &[String], program: &Path, args: &[&str]) -> anyhow::Result<()> {
+    let (cmd, rest): (String, Vec<String>) = match runner.split_first() {
+        Some((first, rest)) => (
+            first.clone(),
+            rest.iter()
+                .cloned()
+                .chain([program.display().to_string()])
+                .collect(),
+        ),
+        None => (program.display().to_string(), Vec::new()),
+    };
+    let out = Command::new(&cmd).args(&rest).args(args).output()?;
+    if !out.status.success() {
+        anyhow::bail!(
+            "{} failed: {}{}",
+            program.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(())
+}
+
+impl TestPostgres {
+    /// Whether a PostgreSQL is available: `DATABASE_URL` is a postgres URL, or `initdb`
+    /// and `pg_ctl` are installed.
+    pub fn available() -> bool {
+        std::env::var("DATABASE_URL").is_ok_and(|u| u.starts_with("postgres"))
+            || (find("initdb").is_some() && find("pg_ctl").is_some())
+    }
+
+    /// A fresh database: in the server `DATABASE_URL` names, or in a new cluster.
+    /// `durable` keeps fsync on (benchmarks); tests turn it off for speed.
+    pub async fn start(durable: bool) -> anyhow::Result<TestPostgres> {
+        if let Ok(url) = std::env::var("DATABASE_URL") {
+            if url.starts_with("postgres") {
+                let name = format!("test_{}", uuid::Uuid::new_v4().simple());
+                let admin = crate::SqlStore::connect_admin(&url).await?;
+                sqlx::query(&format!("create database {name}"))
+                    .execute(&admin)
+                    .await?;
+                admin.close().await;
+                let base = url.rsplit_once('/').map_or(url.as_str(), |(b, _)| b);
+                return Ok(TestPostgres {
+                    url: format!("{base}/{name}"),
+                    cluster: None,
+                    runner: Vec::new(),
+                });
+            }
+        }
+        let initdb = find("initdb").ok_or_else(|| anyhow::anyhow!("initdb is not installed"))?;
+        let pg_ctl = find("pg_ctl").ok_or_else(|| anyhow::anyhow!("pg_ctl is not installed"))?;
+        let dir = std::env::temp_dir().join(format!("poker-pg-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir)?;
+        // PostgreSQL refuses to run as root: run it as the postgres user then.
+        let runner: Vec<String> = if is_root() {
+            let status = Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(&dir)
+                .status()?;
+            anyhow::ensure!(status.success(), "chown of {} failed", dir.display());
+            vec![
+                "runuser".into(),
+                "-u".into(),
+                "postgres".into(),
+                "--".into(),
+            ]
+        } else {
+            Vec::new()
+        };
+        let data = dir.join("data");
+        let data_s = data.display().to_string();
+        run(
+            &runner,
+            &initdb,
+            &["-D", &data_s, "-A", "trust", "-U", "postgres", "--no-sync"],
+        )?;
+        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let options = format!(
+            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync={} -c max_connections=200",
+            dir.display(),
+            if durable { "on" } else { "off" }
+        );
+        let log = dir.join("log").display().to_string();
+        run(
+            &runner,
+            &pg_ctl,
+            &["-D", &data_s, "-o", &options, "-l", &log, "-w", "start"],
+        )?;
+        Ok(TestPostgres {
+            url: format!("postgres://postgres@127.0.0.1:{port}/postgres"),
+            cluster: Some(dir),
+            runner,
+        })
+    }
+}
+
+impl Drop for TestPostgres {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.cluster {
+            if let Some(pg_ctl) = find("pg_ctl") {
+                let data = dir.join("data").display().to_string();
+                let _ = run(
+                    &self.runner,
+                    &pg_ctl,
+                    &["-D", &data, "-m", "immediate", "-w", "stop"],
+                );
+            }
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// A SQLite database file in a fresh temporary folder (removed when dropped).
+pub struct TestSqlite {
+    /// URL of the database.
+    pub url: String,
+    dir: PathBuf,
+}
+
+impl TestSqlite {
+    /// A new, empty database file.
+    pub fn new() -> TestSqlite {
+        let dir =
+            std::env::temp_dir().join(format!("poker-sqlite-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TestSqlite {
+            url: format!("sqlite://{}", dir.join("poker.db").display()),
+            dir,
+        }
+    }
+}
+
+impl Default for TestSqlite {
+    fn default() -> TestSqlite {
+        TestSqlite::new()
+    }
+}
+
+impl Drop for TestSqlite {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

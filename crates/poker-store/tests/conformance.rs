@@ -1,0 +1,490 @@
+//! The store's conformance suite, run against a real PostgreSQL (a throwaway cluster, or
+//! `DATABASE_URL`) and a real SQLite file. Every scenario ends with the ledger audit:
+//! wallets + table stacks + rake = deposits - withdrawals, every movement balanced, every
+//! account's ledger equal to its balance.
+
+use poker_store::testing::{TestPostgres, TestSqlite};
+use poker_store::{
+    hash_password, verify_password, Chips, CompletedHand, HandId, HandPlayer, Persister, PlayerId,
+    SqlStore, Store, StoreError, TableId,
+};
+use std::sync::Arc;
+
+async fn audit_holds(store: &SqlStore) {
+    let audit = store.audit().await.expect("audit");
+    assert!(audit.holds(), "the ledger invariant broke: {audit:?}");
+}
+
+async fn player(store: &SqlStore, name: &str, deposit: Chips) -> PlayerId {
+    let id = store
+        .create_player(name, &hash_password("secret"))
+        .await
+        .expect("player");
+    if deposit > 0 {
+        store.deposit(id, deposit, None).await.expect("deposit");
+    }
+    id
+}
+
+fn hand(
+    table: TableId,
+    number: u64,
+    players: &[(PlayerId, u32, Chips, Chips)],
+    rake: Chips,
+) -> CompletedHand {
+    CompletedHand {
+        hand_id: HandId::new(),
+        table_id: table,
+        number,
+        players: players
+            .iter()
+            .map(
+                |&(player_id, seat_no, starting_stack, finishing_stack)| HandPlayer {
+                    player_id,
+                    seat_no,
+                    starting_stack,
+                    finishing_stack,
+                },
+            )
+            .collect(),
+        rake,
+        phh: format!("variant = 'NT'\n# hand {number}\n"),
+        record: serde_json::json!({ "number": number }),
+        started_at: 1_000 + number as i64,
+        ended_at: 2_000 + number as i64,
+    }
+}
+
+async fn deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(store: &SqlStore) {
+    let alice = player(store, "alice", 1000).await;
+    let table = store.create_table("t1", "{}").await.unwrap();
+    store.buy_in(table, 3, alice, 400, None).await.unwrap();
+    assert_eq!(store.balance(alice).await.unwrap(), 600);
+    assert_eq!(store.top_up(table, alice, 100, None).await.unwrap(), 500);
+    assert_eq!(store.balance(alice).await.unwrap(), 500);
+    let seats = store.seats(table).await.unwrap();
+    assert_eq!(
+        (seats[0].seat_no, seats[0].player_id, seats[0].stack),
+        (3, alice, 500)
+    );
+    audit_holds(store).await;
+    assert_eq!(store.cash_out(table, alice, 42).await.unwrap(), 500);
+    assert_eq!(store.balance(alice).await.unwrap(), 1000);
+    assert!(store.seats(table).await.unwrap().is_empty());
+    assert_eq!(store.withdraw(alice, 300, None).await.unwrap(), 700);
+    let ledger = store.ledger(alice, 100).await.unwrap();
+    let kinds: Vec<&str> = ledger.iter().map(|e| e.kind.as_str()).collect();
+    for kind in ["deposit", "buy_in", "top_up", "cash_out", "withdrawal"] {
+        assert!(kinds.contains(&kind), "{kind} recorded: {kinds:?}");
+    }
+    assert_eq!(
+        store
+            .rathole(table, alice)
+            .await
+            .unwrap()
+            .map(|r| (r.stack, r.left_at)),
+        Some((500, 42))
+    );
+    let player = store.player_by_name("alice").await.unwrap();
+    assert!(verify_password("secret", &player.password_hash));
+    assert!(!verify_password("wrong", &player.password_hash));
+    audit_holds(store).await;
+}
+
+async fn the_wallet_never_goes_negative_under_concurrent_requests(store: &SqlStore) {
+    let bob = player(store, "bob", 100).await;
+    let table = store.create_table("t2", "{}").await.unwrap();
+    let mut tasks = Vec::new();
+    for i in 0..20u32 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            if i % 2 == 0 {
+                store.withdraw(bob, 10, None).await.map(|_| ())
+            } else {
+                store.top_up(table, bob, 10, None).await.map(|_| ())
+            }
+        }));
+    }
+    // Ten withdrawals can succeed; top-ups fail (not seated) without moving money.
+    let mut ok = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(()) => ok += 1,
+            Err(StoreError::InsufficientFunds { .. } | StoreError::NotSeated) => {}
+            Err(e) => panic!("unexpected error {e}"),
+        }
+    }
+    assert_eq!(ok, 10);
+    assert_eq!(store.balance(bob).await.unwrap(), 0);
+    // Now many concurrent buy-ins for more than the wallet holds.
+    store.deposit(bob, 100, None).await.unwrap();
+    let mut tasks = Vec::new();
+    for seat in 0..8u32 {
+        let store = store.clone();
+        let table = store
+            .create_table(&format!("race{seat}"), "{}")
+            .await
+            .unwrap();
+        tasks.push(tokio::spawn(async move {
+            store.buy_in(table, 0, bob, 30, None).await
+        }));
+    }
+    let mut bought = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(()) => bought += 1,
+            Err(StoreError::InsufficientFunds { .. }) => {}
+            Err(e) => panic!("unexpected error {e}"),
+        }
+    }
+    assert_eq!(bought, 3, "100 buys three seats of 30");
+    assert_eq!(store.balance(bob).await.unwrap(), 10);
+    audit_holds(store).await;
+}
+
+async fn retried_operations_with_an_idempotency_key_apply_once(store: &SqlStore) {
+    let carol = player(store, "carol", 0).await;
+    let table = store.create_table("t3", "{}").await.unwrap();
+    assert_eq!(store.deposit(carol, 500, Some("dep-1")).await.unwrap(), 500);
+    assert_eq!(
+        store.deposit(carol, 500, Some("dep-1")).await.unwrap(),
+        500,
+        "the retry gets the first answer"
+    );
+    assert_eq!(store.balance(carol).await.unwrap(), 500);
+    store
+        .buy_in(table, 1, carol, 200, Some("buy-1"))
+        .await
+        .unwrap();
+    store
+        .buy_in(table, 1, carol, 200, Some("buy-1"))
+        .await
+        .unwrap();
+    assert_eq!(store.balance(carol).await.unwrap(), 300);
+    // Concurrent retries of one withdrawal.
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            store.withdraw(carol, 100, Some("wd-1")).await
+        }));
+    }
+    for t in tasks {
+        assert_eq!(t.await.unwrap().unwrap(), 200);
+    }
+    assert_eq!(store.balance(carol).await.unwrap(), 200);
+    audit_holds(store).await;
+}
+
+async fn a_committed_hand_changes_stacks_exactly_once(store: &SqlStore) {
+    let (d, e) = (
+        player(store, "dave", 1000).await,
+        player(store, "erin", 1000).await,
+    );
+    let table = store.create_table("t4", "{}").await.unwrap();
+    store.buy_in(table, 0, d, 500, None).await.unwrap();
+    store.buy_in(table, 1, e, 500, None).await.unwrap();
+    let h = hand(table, 1, &[(d, 0, 500, 650), (e, 1, 500, 347)], 3);
+    store
+        .start_hand(h.hand_id, table, 1, h.started_at)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.commit_hands(std::slice::from_ref(&h)).await.unwrap(),
+        1
+    );
+    assert_eq!(
+        store.commit_hands(std::slice::from_ref(&h)).await.unwrap(),
+        0,
+        "a second commit changes nothing"
+    );
+    let stacks: Vec<Chips> = store
+        .seats(table)
+        .await
+        .unwrap()
+        .iter()
+        .map(|s| s.stack)
+        .collect();
+    assert_eq!(stacks, vec![650, 347]);
+    let row = store.hand(h.hand_id).await.unwrap();
+    assert_eq!((row.status.as_str(), row.rake), ("complete", 3));
+    assert!(row.phh.unwrap().contains("variant"));
+    // A hand from stale stacks, or one that creates chips, is refused whole.
+    let stale = hand(table, 2, &[(d, 0, 500, 600), (e, 1, 347, 247)], 0);
+    assert!(matches!(
+        store.commit_hands(&[stale]).await,
+        Err(StoreError::StaleHand(_))
+    ));
+    let minted = hand(table, 3, &[(d, 0, 650, 700), (e, 1, 347, 347)], 0);
+    assert!(matches!(
+        store.commit_hands(&[minted]).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(
+        store
+            .seats(table)
+            .await
+            .unwrap()
+            .iter()
+            .map(|s| s.stack)
+            .collect::<Vec<_>>(),
+        vec![650, 347]
+    );
+    audit_holds(store).await;
+}
+
+async fn missed_blinds_and_rathole_records_survive_reconnection(store: &SqlStore, url: &str) {
+    let f = player(store, "frank", 1000).await;
+    let table = store.create_table("t5", "{}").await.unwrap();
+    store.buy_in(table, 2, f, 300, None).await.unwrap();
+    store.set_missed_blinds(table, f, true, true).await.unwrap();
+    store.cash_out(table, f, 77).await.unwrap();
+    let again = SqlStore::connect(url).await.unwrap();
+    assert_eq!(again.missed_blinds(table, f).await.unwrap(), (true, true));
+    assert_eq!(
+        again.rathole(table, f).await.unwrap().map(|r| r.stack),
+        Some(300)
+    );
+    again
+        .set_missed_blinds(table, f, false, false)
+        .await
+        .unwrap();
+    assert_eq!(again.missed_blinds(table, f).await.unwrap(), (false, false));
+    again.close().await;
+    audit_holds(store).await;
+}
+
+async fn crash_recovery_voids_the_unfinished_hand_and_keeps_committed_stacks(
+    store: &SqlStore,
+    url: &str,
+) {
+    let (g, h2) = (
+        player(store, "gina", 1000).await,
+        player(store, "hank", 1000).await,
+    );
+    let table = store.create_table("t6", "{}").await.unwrap();
+    store.buy_in(table, 0, g, 400, None).await.unwrap();
+    store.buy_in(table, 1, h2, 400, None).await.unwrap();
+    let first = hand(table, 1, &[(g, 0, 400, 420), (h2, 1, 400, 380)], 0);
+    store.start_hand(first.hand_id, table, 1, 1).await.unwrap();
+    store
+        .commit_hands(std::slice::from_ref(&first))
+        .await
+        .unwrap();
+    // The second hand is dealt, then the server dies before committing it.
+    let second = hand(table, 2, &[(g, 0, 420, 0), (h2, 1, 380, 800)], 0);
+    store.start_hand(second.hand_id, table, 2, 2).await.unwrap();
+    let restarted = SqlStore::connect(url).await.unwrap();
+    let voided = restarted.recover().await.unwrap();
+    assert!(voided.contains(&second.hand_id));
+    assert_eq!(restarted.hand(second.hand_id).await.unwrap().status, "void");
+    assert_eq!(
+        restarted.hand(first.hand_id).await.unwrap().status,
+        "complete"
+    );
+    let stacks: Vec<Chips> = restarted
+        .seats(table)
+        .await
+        .unwrap()
+        .iter()
+        .map(|s| s.stack)
+        .collect();
+    assert_eq!(stacks, vec![420, 380], "the last committed hand's stacks");
+    // A void hand can never be committed afterwards.
+    assert_eq!(restarted.commit_hands(&[second]).await.unwrap(), 0);
+    restarted.close().await;
+    audit_holds(store).await;
+}
+
+async fn hand_histories_are_queried_by_id_table_and_player_newest_first(store: &SqlStore) {
+    let (i, j, k) = (
+        player(store, "ivy", 1000).await,
+        player(store, "jack", 1000).await,
+        player(store, "kim", 1000).await,
+    );
+    let table = store.create_table("t7", "{}").await.unwrap();
+    for (seat, p) in [i, j, k].into_iter().enumerate() {
+        store
+            .buy_in(table, seat as u32, p, 300, None)
+            .await
+            .unwrap();
+    }
+    let mut stacks = [300u64, 300, 300];
+    let mut ids = Vec::new();
+    for n in 1..=6u64 {
+        // Ivy and Jack play every hand; Kim only the odd ones.
+        let mut players = vec![
+            (i, 0, stacks[0], stacks[0] + 2),
+            (j, 1, stacks[1], stacks[1] - 2),
+        ];
+        if n % 2 == 1 {
+            players.push((k, 2, stacks[2], stacks[2]));
+        }
+        let h = hand(table, n, &players, 0);
+        store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
+        stacks[0] += 2;
+        stacks[1] -= 2;
+        ids.push(h.hand_id);
+    }
+    let page1: Vec<HandId> = store
+        .table_hands(table, 4, 0)
+        .await
+        .unwrap()
+        .iter()
+        .map(|h| h.hand_id)
+        .collect();
+    let page2: Vec<HandId> = store
+        .table_hands(table, 4, 4)
+        .await
+        .unwrap()
+        .iter()
+        .map(|h| h.hand_id)
+        .collect();
+    assert_eq!(page1, vec![ids[5], ids[4], ids[3], ids[2]]);
+    assert_eq!(page2, vec![ids[1], ids[0]]);
+    let kims: Vec<u64> = store
+        .player_hands(k, 10, 0)
+        .await
+        .unwrap()
+        .iter()
+        .map(|h| h.number)
+        .collect();
+    assert_eq!(kims, vec![5, 3, 1]);
+    assert_eq!(
+        store.hand(ids[2]).await.unwrap().record,
+        Some(serde_json::json!({ "number": 3 }))
+    );
+    assert!(matches!(
+        store.hand(HandId::new()).await,
+        Err(StoreError::NotFound(_))
+    ));
+    audit_holds(store).await;
+}
+
+async fn the_persister_commits_many_tables_hands_in_batches(store: &SqlStore) {
+    let store = Arc::new(store.clone());
+    let persister = Persister::spawn(store.clone(), 64);
+    let mut tables = Vec::new();
+    for t in 0..4 {
+        let (a, b) = (
+            player(&store, &format!("p{t}a"), 1000).await,
+            player(&store, &format!("p{t}b"), 1000).await,
+        );
+        let table = store
+            .create_table(&format!("batch{t}"), "{}")
+            .await
+            .unwrap();
+        store.buy_in(table, 0, a, 500, None).await.unwrap();
+        store.buy_in(table, 1, b, 500, None).await.unwrap();
+        tables.push((table, a, b));
+    }
+    let mut tasks = Vec::new();
+    for (table, a, b) in tables.clone() {
+        let persister = persister.clone();
+        tasks.push(tokio::spawn(async move {
+            let (mut sa, mut sb) = (500u64, 500u64);
+            for n in 1..=25u64 {
+                let h = hand(table, n, &[(a, 0, sa, sa + 1), (b, 1, sb, sb - 2)], 1);
+                persister.commit(h).await.expect("durable");
+                sa += 1;
+                sb -= 2;
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    for (table, _, _) in tables {
+        let stacks: Vec<Chips> = store
+            .seats(table)
+            .await
+            .unwrap()
+            .iter()
+            .map(|s| s.stack)
+            .collect();
+        assert_eq!(stacks, vec![525, 450]);
+        assert_eq!(store.table_hands(table, 100, 0).await.unwrap().len(), 25);
+    }
+    assert_eq!(persister.lag(), 0);
+    let audit = store.audit().await.unwrap();
+    assert!(audit.rake >= 100);
+    assert!(audit.holds(), "{audit:?}");
+}
+
+async fn bad_requests_are_refused_without_moving_money(store: &SqlStore) {
+    let l = player(store, "liam", 100).await;
+    let m = player(store, "mia", 100).await;
+    let table = store.create_table("t9", "{}").await.unwrap();
+    assert!(matches!(
+        store.create_player("liam", "x").await,
+        Err(StoreError::NameTaken)
+    ));
+    assert!(matches!(
+        store.deposit(l, 0, None).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert!(matches!(
+        store.deposit(PlayerId::new(), 10, None).await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(
+        store.withdraw(l, 101, None).await,
+        Err(StoreError::InsufficientFunds { balance: 100 })
+    ));
+    store.buy_in(table, 0, l, 50, None).await.unwrap();
+    assert!(matches!(
+        store.buy_in(table, 0, m, 50, None).await,
+        Err(StoreError::SeatTaken)
+    ));
+    assert!(matches!(
+        store.buy_in(table, 1, l, 10, None).await,
+        Err(StoreError::AlreadySeated)
+    ));
+    assert!(matches!(
+        store.cash_out(table, m, 0).await,
+        Err(StoreError::NotSeated)
+    ));
+    assert!(matches!(
+        store.buy_in(table, 1, m, 500, None).await,
+        Err(StoreError::InsufficientFunds { .. })
+    ));
+    assert_eq!(store.balance(m).await.unwrap(), 100);
+    assert_eq!(store.balance(l).await.unwrap(), 50);
+    audit_holds(store).await;
+}
+
+async fn run_all(url: &str) {
+    let store = SqlStore::connect(url).await.expect("connect and migrate");
+    deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(&store).await;
+    the_wallet_never_goes_negative_under_concurrent_requests(&store).await;
+    retried_operations_with_an_idempotency_key_apply_once(&store).await;
+    a_committed_hand_changes_stacks_exactly_once(&store).await;
+    missed_blinds_and_rathole_records_survive_reconnection(&store, url).await;
+    crash_recovery_voids_the_unfinished_hand_and_keeps_committed_stacks(&store, url).await;
+    hand_histories_are_queried_by_id_table_and_player_newest_first(&store).await;
+    the_persister_commits_many_tables_hands_in_batches(&store).await;
+    bad_requests_are_refused_without_moving_money(&store).await;
+    store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_conformance_suite_passes_on_sqlite() {
+    let db = TestSqlite::new();
+    run_all(&db.url).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_conformance_suite_passes_on_postgres() {
+    if !TestPostgres::available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run the Postgres half: install PostgreSQL"
+        );
+        eprintln!("SKIPPED: the Postgres half of the conformance suite (no PostgreSQL installed)");
+        return;
+    }
+    let db = TestPostgres::start(false)
+        .await
+        .expect("a throwaway Postgres");
+    run_all(&db.url).await;
+}
