@@ -35,7 +35,6 @@ create table ledger_entry (
     created_at bigint not null
 );
 create index ledger_entry_player on ledger_entry (player_id, ledger_entry_id);
-create index ledger_entry_movement on ledger_entry (movement_id);
 
 -- Client-retried operations are applied once: the key and the answer given.
 create table idempotency_key (
@@ -63,7 +62,7 @@ create table seat (
     created_at bigint not null,
     primary key (poker_table_id, seat_no),
     unique (poker_table_id, player_id)
-);
+) with (fillfactor = 50);
 
 -- What a player took away when leaving (no ratholing) and what blinds they owe; both
 -- survive leaving the table and restarting the server.
@@ -101,13 +100,14 @@ create table hand (
 );
 create index hand_table on hand (poker_table_id, started_at);
 
+-- Who played which hand. Written in bulk with its hand in one transaction, so it
+-- carries no foreign keys (their per-row checks would dominate the hand commit).
 create table hand_player (
-    hand_id text not null references hand (hand_id),
-    player_id text not null references player (player_id),
+    hand_id text not null,
+    player_id text not null,
     seat_no bigint not null,
     starting_stack bigint not null,
     finishing_stack bigint not null,
-    created_at bigint not null,
-    primary key (hand_id, player_id)
+    created_at bigint not null
 );
 create index hand_player_player on hand_player (player_id, created_at);

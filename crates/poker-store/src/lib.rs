@@ -435,6 +435,8 @@ pub trait Store: Send + Sync + 'static {
 pub struct SqlStore {
     pool: AnyPool,
     backend: Backend,
+    /// Postgres only: a native pool for the bulk hand commit (arrays through `unnest`).
+    pg: Option<sqlx::PgPool>,
 }
 
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations/postgres");
@@ -533,7 +535,16 @@ impl SqlStore {
             Backend::Postgres => POSTGRES_MIGRATIONS.run(&pool).await?,
             Backend::Sqlite => SQLITE_MIGRATIONS.run(&pool).await?,
         }
-        Ok(SqlStore { pool, backend })
+        let pg = match backend {
+            Backend::Postgres => Some(
+                sqlx::postgres::PgPoolOptions::new()
+                    .max_connections(4)
+                    .connect(url)
+                    .await?,
+            ),
+            Backend::Sqlite => None,
+        };
+        Ok(SqlStore { pool, backend, pg })
     }
 
     /// A plain pool on a Postgres server, for administration (creating databases).
@@ -717,6 +728,224 @@ impl SqlStore {
         s.parse()
             .map_err(|_| StoreError::Invalid("bad id in database".into()))
     }
+}
+
+/// Rows per multi-row statement (SQLite allows 32,766 parameters per statement).
+const CHUNK_ROWS: usize = 500;
+
+/// `($1,$2),($3,$4)...`: `rows` groups of `cols` placeholders numbered from `first`.
+fn placeholders(rows: usize, cols: usize, first: usize) -> String {
+    placeholders_with(rows, &vec![""; cols], first)
+}
+
+/// Like [`placeholders`], with fixed SQL where a column's entry is not empty.
+fn placeholders_with(rows: usize, cols: &[&str], first: usize) -> String {
+    let mut out = String::new();
+    let mut n = first;
+    for r in 0..rows {
+        if r > 0 {
+            out.push(',');
+        }
+        out.push('(');
+        for (c, fixed) in cols.iter().enumerate() {
+            if c > 0 {
+                out.push(',');
+            }
+            if fixed.is_empty() {
+                out.push_str(&format!("${n}"));
+                n += 1;
+            } else {
+                out.push_str(fixed);
+            }
+        }
+        out.push(')');
+    }
+    out
+}
+
+/// Checks every hand conserves chips (finishing stacks plus rake = starting stacks).
+fn check_conserved(hands: &[CompletedHand]) -> StoreResult<()> {
+    for h in hands {
+        let before: u64 = h.players.iter().map(|p| p.starting_stack).sum();
+        let after: u64 = h.players.iter().map(|p| p.finishing_stack).sum::<u64>() + h.rake;
+        if before != after {
+            return Err(StoreError::Invalid(format!(
+                "hand {} does not conserve chips",
+                h.hand_id
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The Postgres hand commit: the same rows as the portable one, each table written by
+/// one fixed statement over arrays, so any batch size costs a handful of round trips.
+async fn commit_hands_pg(pool: &sqlx::PgPool, hands: &[CompletedHand]) -> StoreResult<usize> {
+    check_conserved(hands)?;
+    let mut tx = pool.begin().await?;
+    let ids: Vec<String> = hands.iter().map(|h| h.hand_id.to_string()).collect();
+    let rows = sqlx::query("select hand_id, status from hand where hand_id = any($1)")
+        .bind(&ids)
+        .fetch_all(&mut *tx)
+        .await?;
+    let mut status = std::collections::HashMap::new();
+    for row in rows {
+        let id: String = row.try_get("hand_id")?;
+        let st: String = row.try_get("status")?;
+        status.insert(id, st);
+    }
+    let todo: Vec<&CompletedHand> = hands
+        .iter()
+        .filter(|h| {
+            status
+                .get(&h.hand_id.to_string())
+                .is_none_or(|s| s == "started")
+        })
+        .collect();
+    if todo.is_empty() {
+        return Ok(0);
+    }
+    let now = now_ms();
+    let col = |f: &dyn Fn(&CompletedHand) -> String| -> Vec<String> {
+        todo.iter().map(|h| f(h)).collect()
+    };
+    let num =
+        |f: &dyn Fn(&CompletedHand) -> i64| -> Vec<i64> { todo.iter().map(|h| f(h)).collect() };
+    let (started, fresh): (Vec<bool>, Vec<bool>) = todo
+        .iter()
+        .map(|h| {
+            let s = status.contains_key(&h.hand_id.to_string());
+            (s, !s)
+        })
+        .unzip();
+    let _ = fresh;
+    let hand_ids = col(&|h| h.hand_id.to_string());
+    let phh = col(&|h| h.phh.clone());
+    let record = col(&|h| h.record.to_string());
+    let rake = num(&|h| h.rake as i64);
+    let ended = num(&|h| h.ended_at);
+    sqlx::query(
+        "update hand set status = 'complete', phh = v.phh, record = v.record, rake = v.rake, ended_at = v.ended \
+         from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bool[]) \
+              as v (id, phh, record, rake, ended, started) \
+         where v.started and hand.hand_id = v.id and hand.status = 'started'",
+    )
+    .bind(&hand_ids)
+    .bind(&phh)
+    .bind(&record)
+    .bind(&rake)
+    .bind(&ended)
+    .bind(&started)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at, created_at) \
+         select v.id, v.t, v.n, 'complete', v.phh, v.record, v.rake, v.s, v.e, $10 \
+         from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], \
+                     $8::bigint[], $9::bool[]) as v (id, t, n, phh, record, rake, s, e, started) \
+         where not v.started",
+    )
+    .bind(&hand_ids)
+    .bind(col(&|h| h.table_id.to_string()))
+    .bind(num(&|h| h.number as i64))
+    .bind(&phh)
+    .bind(&record)
+    .bind(&rake)
+    .bind(num(&|h| h.started_at))
+    .bind(&ended)
+    .bind(&started)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    // The stacks: each seat must still hold the hand's starting stack.
+    let seats: Vec<(&CompletedHand, &HandPlayer)> = todo
+        .iter()
+        .flat_map(|h| h.players.iter().map(move |p| (*h, p)))
+        .collect();
+    let s_hand: Vec<String> = seats.iter().map(|(h, _)| h.hand_id.to_string()).collect();
+    let s_table: Vec<String> = seats.iter().map(|(h, _)| h.table_id.to_string()).collect();
+    let s_player: Vec<String> = seats.iter().map(|(_, p)| p.player_id.to_string()).collect();
+    let s_seat: Vec<i64> = seats.iter().map(|(_, p)| i64::from(p.seat_no)).collect();
+    let s_start: Vec<i64> = seats.iter().map(|(_, p)| p.starting_stack as i64).collect();
+    let s_end: Vec<i64> = seats
+        .iter()
+        .map(|(_, p)| p.finishing_stack as i64)
+        .collect();
+    let s_at: Vec<i64> = seats.iter().map(|(h, _)| h.ended_at).collect();
+    let updated = sqlx::query(
+        "update seat set stack = v.f from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) as v (t, p, s, f) \
+         where seat.poker_table_id = v.t and seat.player_id = v.p and seat.stack = v.s",
+    )
+    .bind(&s_table)
+    .bind(&s_player)
+    .bind(&s_start)
+    .bind(&s_end)
+    .execute(&mut *tx)
+    .await?;
+    if updated.rows_affected() != seats.len() as u64 {
+        return Err(StoreError::StaleHand(todo[0].hand_id));
+    }
+    sqlx::query(
+        "insert into hand_player (hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at) \
+         select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])",
+    )
+    .bind(&s_hand)
+    .bind(&s_player)
+    .bind(&s_seat)
+    .bind(&s_start)
+    .bind(&s_end)
+    .bind(&s_at)
+    .execute(&mut *tx)
+    .await?;
+    // The ledger: one movement per hand, the seats' changes and the rake.
+    let (mut l_move, mut l_account, mut l_table, mut l_amount, mut l_ref) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    let mut total_rake = 0i64;
+    for h in &todo {
+        let movement = Uuid::new_v4().to_string();
+        let mut push = |account: String, amount: i64| {
+            l_move.push(movement.clone());
+            l_account.push(account);
+            l_table.push(h.table_id.to_string());
+            l_amount.push(amount);
+            l_ref.push(h.hand_id.to_string());
+        };
+        for p in &h.players {
+            let delta = p.finishing_stack as i64 - p.starting_stack as i64;
+            if delta != 0 {
+                push(seat_account(h.table_id, p.player_id), delta);
+            }
+        }
+        if h.rake > 0 {
+            total_rake += h.rake as i64;
+            push("house:rake".to_string(), h.rake as i64);
+        }
+    }
+    sqlx::query(
+        "insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, reference, created_at) \
+         select v.m, v.a, v.t, 'hand', v.x, v.r, $6 \
+         from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) as v (m, a, t, x, r)",
+    )
+    .bind(&l_move)
+    .bind(&l_account)
+    .bind(&l_table)
+    .bind(&l_amount)
+    .bind(&l_ref)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    if total_rake > 0 {
+        sqlx::query(
+            "insert into house_account (house_account_id, balance, created_at) values ('rake', $1, $2) \
+             on conflict (house_account_id) do update set balance = house_account.balance + excluded.balance",
+        )
+        .bind(total_rake)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(todo.len())
 }
 
 const HAND_COLUMNS: &str =
@@ -1153,6 +1382,9 @@ impl Store for SqlStore {
     }
 
     async fn commit_hands(&self, hands: &[CompletedHand]) -> StoreResult<usize> {
+        if let Some(pg) = &self.pg {
+            return commit_hands_pg(pg, hands).await;
+        }
         for h in hands {
             let before: u64 = h.players.iter().map(|p| p.starting_stack).sum();
             let after: u64 = h.players.iter().map(|p| p.finishing_stack).sum::<u64>() + h.rake;
@@ -1164,111 +1396,187 @@ impl Store for SqlStore {
             }
         }
         let mut tx = self.begin().await?;
-        let mut committed = 0;
-        for h in hands {
-            // Exactly once: only a started (or never recorded) hand is committed.
-            let existing = sqlx::query(&self.sql("select status from hand where hand_id = $1"))
-                .bind(h.hand_id.to_string())
-                .fetch_optional(&mut *tx)
-                .await?;
-            let now = now_ms();
-            match existing {
-                Some(row) => {
-                    let status: String = row.try_get("status")?;
-                    if status != "started" {
-                        continue;
-                    }
-                    sqlx::query(&self.sql(
-                        "update hand set status = 'complete', phh = $1, record = $2, rake = $3, ended_at = $4 where hand_id = $5",
-                    ))
-                    .bind(&h.phh)
+        // Exactly once: only hands never recorded, or started and not yet committed.
+        let mut status = std::collections::HashMap::new();
+        for chunk in hands.chunks(CHUNK_ROWS) {
+            let list = placeholders(chunk.len(), 1, 1);
+            let text = self.sql(&format!(
+                "select hand_id, status from hand where hand_id in ({})",
+                &list[1..list.len() - 1].replace("),(", ",")
+            ));
+            let mut q = sqlx::query(&text);
+            for h in chunk {
+                q = q.bind(h.hand_id.to_string());
+            }
+            for row in q.fetch_all(&mut *tx).await? {
+                let id: String = row.try_get("hand_id")?;
+                let st: String = row.try_get("status")?;
+                status.insert(id, st);
+            }
+        }
+        let todo: Vec<&CompletedHand> = hands
+            .iter()
+            .filter(|h| {
+                status
+                    .get(&h.hand_id.to_string())
+                    .is_none_or(|s| s == "started")
+            })
+            .collect();
+        if todo.is_empty() {
+            return Ok(0);
+        }
+        let now = now_ms();
+        let (started, fresh): (Vec<&CompletedHand>, Vec<&CompletedHand>) = todo
+            .iter()
+            .partition(|h| status.contains_key(&h.hand_id.to_string()));
+        for chunk in started.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "with v (id, phh, record, rake, ended) as (values {}) \
+                 update hand set status = 'complete', phh = v.phh, record = v.record, rake = v.rake, ended_at = v.ended \
+                 from v where hand.hand_id = v.id and hand.status = 'started'",
+                placeholders(chunk.len(), 5, 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for h in chunk {
+                q = q
+                    .bind(h.hand_id.to_string())
+                    .bind(h.phh.clone())
                     .bind(h.record.to_string())
                     .bind(to_i64(h.rake)?)
-                    .bind(h.ended_at)
-                    .bind(h.hand_id.to_string())
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                None => {
-                    sqlx::query(&self.sql(
-                        "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at, created_at) \
-                         values ($1, $2, $3, 'complete', $4, $5, $6, $7, $8, $9)",
-                    ))
+                    .bind(h.ended_at);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        for chunk in fresh.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at, created_at) \
+                 values {}",
+                placeholders_with(chunk.len(), &["", "", "", "'complete'", "", "", "", "", "", ""], 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for h in chunk {
+                q = q
                     .bind(h.hand_id.to_string())
                     .bind(h.table_id.to_string())
                     .bind(to_i64(h.number)?)
-                    .bind(&h.phh)
+                    .bind(h.phh.clone())
                     .bind(h.record.to_string())
                     .bind(to_i64(h.rake)?)
                     .bind(h.started_at)
                     .bind(h.ended_at)
-                    .bind(now)
-                    .execute(&mut *tx)
-                    .await?;
-                }
+                    .bind(now);
             }
-            let mut entries = Vec::with_capacity(h.players.len() + 1);
+            q.execute(&mut *tx).await?;
+        }
+        // The stacks: each seat must still hold the hand's starting stack.
+        let seats: Vec<(&CompletedHand, &HandPlayer)> = todo
+            .iter()
+            .flat_map(|h| h.players.iter().map(move |p| (*h, p)))
+            .collect();
+        for chunk in seats.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "with v (t, p, s, f) as (values {}) \
+                 update seat set stack = v.f from v \
+                 where seat.poker_table_id = v.t and seat.player_id = v.p and seat.stack = v.s",
+                placeholders(chunk.len(), 4, 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for (h, p) in chunk {
+                q = q
+                    .bind(h.table_id.to_string())
+                    .bind(p.player_id.to_string())
+                    .bind(to_i64(p.starting_stack)?)
+                    .bind(to_i64(p.finishing_stack)?);
+            }
+            let updated = q.execute(&mut *tx).await?;
+            if updated.rows_affected() != chunk.len() as u64 {
+                return Err(StoreError::StaleHand(chunk[0].0.hand_id));
+            }
+            let sql = format!(
+                "insert into hand_player (hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at) values {}",
+                placeholders(chunk.len(), 6, 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for (h, p) in chunk {
+                q = q
+                    .bind(h.hand_id.to_string())
+                    .bind(p.player_id.to_string())
+                    .bind(i64::from(p.seat_no))
+                    .bind(to_i64(p.starting_stack)?)
+                    .bind(to_i64(p.finishing_stack)?)
+                    .bind(h.ended_at);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        // The ledger: one movement per hand, the seats' changes and the rake.
+        let mut entries: Vec<(String, String, String, i64, String)> = Vec::new();
+        let mut total_rake = 0i64;
+        for h in &todo {
+            let movement = Uuid::new_v4().to_string();
+            let table = h.table_id.to_string();
             for p in &h.players {
-                let updated = sqlx::query(&self.sql(
-                    "update seat set stack = $1 where poker_table_id = $2 and player_id = $3 and stack = $4",
-                ))
-                .bind(to_i64(p.finishing_stack)?)
-                .bind(h.table_id.to_string())
-                .bind(p.player_id.to_string())
-                .bind(to_i64(p.starting_stack)?)
-                .execute(&mut *tx)
-                .await?;
-                if updated.rows_affected() != 1 {
-                    return Err(StoreError::StaleHand(h.hand_id));
-                }
-                sqlx::query(&self.sql(
-                    "insert into hand_player (hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at) \
-                     values ($1, $2, $3, $4, $5, $6)",
-                ))
-                .bind(h.hand_id.to_string())
-                .bind(p.player_id.to_string())
-                .bind(i64::from(p.seat_no))
-                .bind(to_i64(p.starting_stack)?)
-                .bind(to_i64(p.finishing_stack)?)
-                .bind(h.ended_at)
-                .execute(&mut *tx)
-                .await?;
                 let delta = p.finishing_stack as i64 - p.starting_stack as i64;
                 if delta != 0 {
-                    entries.push((seat_account(h.table_id, p.player_id), delta));
+                    entries.push((
+                        movement.clone(),
+                        seat_account(h.table_id, p.player_id),
+                        table.clone(),
+                        delta,
+                        h.hand_id.to_string(),
+                    ));
                 }
             }
             if h.rake > 0 {
                 let rake = to_i64(h.rake)?;
-                entries.push(("house:rake".to_string(), rake));
-                let updated = sqlx::query(&self.sql("update house_account set balance = balance + $1 where house_account_id = 'rake'"))
-                    .bind(rake)
+                total_rake += rake;
+                entries.push((
+                    movement.clone(),
+                    "house:rake".to_string(),
+                    table.clone(),
+                    rake,
+                    h.hand_id.to_string(),
+                ));
+            }
+        }
+        for chunk in entries.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, reference, created_at) values {}",
+                placeholders_with(chunk.len(), &["", "", "", "'hand'", "", "", ""], 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for (movement, account, table, amount, hand) in chunk {
+                q = q
+                    .bind(movement.clone())
+                    .bind(account.clone())
+                    .bind(table.clone())
+                    .bind(*amount)
+                    .bind(hand.clone())
+                    .bind(now);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        if total_rake > 0 {
+            let updated = sqlx::query(&self.sql(
+                "update house_account set balance = balance + $1 where house_account_id = 'rake'",
+            ))
+            .bind(total_rake)
+            .execute(&mut *tx)
+            .await?;
+            if updated.rows_affected() == 0 {
+                sqlx::query(&self.sql("insert into house_account (house_account_id, balance, created_at) values ('rake', $1, $2)"))
+                    .bind(total_rake)
+                    .bind(now)
                     .execute(&mut *tx)
                     .await?;
-                if updated.rows_affected() == 0 {
-                    sqlx::query(&self.sql("insert into house_account (house_account_id, balance, created_at) values ('rake', $1, $2)"))
-                        .bind(rake)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?;
-                }
             }
-            if !entries.is_empty() {
-                let reference = h.hand_id.to_string();
-                self.movement(
-                    &mut tx,
-                    "hand",
-                    Some(&reference),
-                    None,
-                    Some(h.table_id),
-                    &entries,
-                )
-                .await?;
-            }
-            committed += 1;
         }
         tx.commit().await?;
-        Ok(committed)
+        Ok(todo.len())
     }
 
     async fn recover(&self) -> StoreResult<Vec<HandId>> {

@@ -110,7 +110,17 @@ impl TestPostgres {
         run(
             &runner,
             &initdb,
-            &["-D", &data_s, "-A", "trust", "-U", "postgres", "--no-sync"],
+            &[
+                "-D",
+                &data_s,
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "--no-sync",
+                "--locale=C",
+                "--encoding=UTF8",
+            ],
         )?;
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let options = format!(
