@@ -1,6 +1,8 @@
 //! `pokerd`: the poker cash-game server binary.
 //!
 //! Subcommands:
+//! - `pokerd` or `pokerd serve` runs the server (configuration: config/default.toml,
+//!   `POKER_CONFIG`, `POKER__SECTION__KEY` variables, `DATABASE_URL`).
 //! - `pokerd replay PATH...` replays PHH hand histories (files or folders) and prints one
 //!   JSON line per hand; exits 1 if any hand fails to replay or disagrees with its record.
 
@@ -10,13 +12,46 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: pokerd replay PATH...   replay PHH hand histories (files or folders)");
+    eprintln!("usage: pokerd [serve]           run the server");
+    eprintln!("       pokerd replay PATH...   replay PHH hand histories (files or folders)");
     ExitCode::from(2)
+}
+
+fn serve() -> ExitCode {
+    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+    let result: anyhow::Result<()> = runtime.block_on(async {
+        let config = poker_server::Config::load()?;
+        let listener = tokio::net::TcpListener::bind(&config.server.addr).await?;
+        eprintln!(
+            "pokerd: listening on http://{} ({config:?})",
+            listener.local_addr()?
+        );
+        let shutdown = async {
+            let ctrl_c = tokio::signal::ctrl_c();
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                    .expect("a SIGTERM handler");
+            tokio::select! {
+                _ = ctrl_c => {}
+                _ = term.recv() => {}
+            }
+            eprintln!("pokerd: shutting down");
+        };
+        poker_server::run(listener, shutdown, config).await
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pokerd: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
+        None | Some("serve") if args.len() <= 1 => serve(),
         Some("replay") if args.len() > 1 => {
             let paths: Vec<PathBuf> = args[1..].iter().map(PathBuf::from).collect();
             let stdout = std::io::stdout();

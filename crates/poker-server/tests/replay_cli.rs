@@ -103,11 +103,11 @@ fn fractional_chips_are_replayed_exactly_and_half_chips_of_split_pots_are_tolera
 }
 
 #[test]
-fn a_missing_path_or_no_path_is_an_error() {
+fn a_missing_path_or_an_unknown_command_is_an_error() {
     let (code, _, stderr) = pokerd(&["replay", "/nonexistent/hands"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("does not exist"), "{stderr}");
-    let (code, _, stderr) = pokerd(&[]);
+    let (code, _, stderr) = pokerd(&["no-such-command"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("usage"));
 }

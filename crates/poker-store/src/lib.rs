@@ -1093,7 +1093,7 @@ impl Store for SqlStore {
     async fn ledger(&self, player: PlayerId, limit: u32) -> StoreResult<Vec<LedgerEntry>> {
         let rows = sqlx::query(&self.sql(
             "select movement_id, account, kind, amount, reference, created_at from ledger_entry \
-             where player_id = $1 order by ledger_entry_id desc limit $2",
+             where player_id = $1 and account <> 'external' order by ledger_entry_id desc limit $2",
         ))
         .bind(player.to_string())
         .bind(i64::from(limit))

@@ -1,0 +1,183 @@
+//! Configuration: `config/default.toml` (built in), then a file named by `POKER_CONFIG`,
+//! then `POKER__SECTION__KEY` environment variables and `DATABASE_URL`.
+
+use serde::Deserialize;
+use std::fmt;
+
+const DEFAULT: &str = include_str!("../../../config/default.toml");
+
+/// The server's settings.
+#[derive(Clone, Deserialize)]
+pub struct Config {
+    /// Listening.
+    pub server: ServerConfig,
+    /// The database.
+    pub database: DatabaseConfig,
+    /// The admin API.
+    pub admin: AdminConfig,
+}
+
+/// `[server]`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ServerConfig {
+    /// host:port to listen on.
+    pub addr: String,
+    /// Largest client frame, in bytes.
+    pub max_frame_bytes: usize,
+}
+
+/// `[database]`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct DatabaseConfig {
+    /// postgres:// or sqlite:// URL.
+    pub url: String,
+}
+
+/// `[admin]`.
+#[derive(Clone, Deserialize)]
+pub struct AdminConfig {
+    /// The admin bearer token; empty refuses every admin call.
+    pub token: String,
+}
+
+impl fmt::Debug for AdminConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Secrets never appear in logs.
+        f.debug_struct("AdminConfig")
+            .field("token", &"<redacted>")
+            .finish()
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("server", &self.server)
+            .field("database", &redact_url(&self.database.url))
+            .field("admin", &self.admin)
+            .finish()
+    }
+}
+
+/// A database URL without its password.
+pub fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let creds = &url[scheme + 3..at];
+            let user = creds.split(':').next().unwrap_or("");
+            format!("{}{user}:***{}", &url[..scheme + 3], &url[at..])
+        }
+        _ => url.to_string(),
+    }
+}
+
+impl Config {
+    /// Loads the layered configuration from the process environment.
+    pub fn load() -> anyhow::Result<Config> {
+        let vars: Vec<(String, String)> = std::env::vars().collect();
+        let file = match std::env::var("POKER_CONFIG") {
+            Ok(path) => Some(
+                std::fs::read_to_string(&path)
+                    .map_err(|e| anyhow::anyhow!("cannot read {path}: {e}"))?,
+            ),
+            Err(_) => None,
+        };
+        Config::from_layers(file.as_deref(), &vars)
+    }
+
+    /// The defaults, then `file`, then `POKER__SECTION__KEY` variables and `DATABASE_URL`.
+    pub fn from_layers(file: Option<&str>, env: &[(String, String)]) -> anyhow::Result<Config> {
+        let mut value: toml::Table = DEFAULT.parse()?;
+        if let Some(file) = file {
+            merge(&mut value, file.parse()?);
+        }
+        for (key, v) in env {
+            let path: Vec<String> = match key.strip_prefix("POKER__") {
+                Some(rest) => rest.split("__").map(str::to_lowercase).collect(),
+                None if key == "DATABASE_URL" => vec!["database".into(), "url".into()],
+                None => continue,
+            };
+            let [section, name] = path.as_slice() else {
+                anyhow::bail!("{key}: use POKER__SECTION__KEY");
+            };
+            let table = value
+                .get_mut(section)
+                .and_then(|s| s.as_table_mut())
+                .ok_or_else(|| anyhow::anyhow!("{key}: no section [{section}]"))?;
+            let old = table
+                .get(name)
+                .ok_or_else(|| anyhow::anyhow!("{key}: no setting {section}.{name}"))?;
+            let new = match old {
+                toml::Value::Integer(_) => toml::Value::Integer(
+                    v.parse()
+                        .map_err(|_| anyhow::anyhow!("{key} must be a number"))?,
+                ),
+                toml::Value::Boolean(_) => toml::Value::Boolean(
+                    v.parse()
+                        .map_err(|_| anyhow::anyhow!("{key} must be true or false"))?,
+                ),
+                _ => toml::Value::String(v.clone()),
+            };
+            table.insert(name.clone(), new);
+        }
+        Ok(toml::Value::Table(value).try_into()?)
+    }
+}
+
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_then_file_then_environment() {
+        let c = Config::from_layers(None, &[]).unwrap();
+        assert_eq!(
+            (c.server.addr.as_str(), c.database.url.as_str()),
+            ("127.0.0.1:8080", "sqlite://data/poker.db")
+        );
+        let c = Config::from_layers(
+            Some("[server]\naddr = \"0.0.0.0:9000\"\n"),
+            &env(&[
+                ("POKER__SERVER__MAX_FRAME_BYTES", "1024"),
+                ("DATABASE_URL", "postgres://u:pw@h/db"),
+                ("POKER__ADMIN__TOKEN", "s3cret"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.server.addr, "0.0.0.0:9000");
+        assert_eq!(c.server.max_frame_bytes, 1024);
+        assert_eq!(c.admin.token, "s3cret");
+        let shown = format!("{c:?}");
+        assert!(
+            !shown.contains("s3cret") && !shown.contains("pw@"),
+            "secrets never shown: {shown}"
+        );
+    }
+
+    #[test]
+    fn unknown_or_malformed_settings_are_refused() {
+        assert!(Config::from_layers(None, &env(&[("POKER__SERVER__NOPE", "1")])).is_err());
+        assert!(
+            Config::from_layers(None, &env(&[("POKER__SERVER__MAX_FRAME_BYTES", "big")])).is_err()
+        );
+        assert!(Config::from_layers(None, &env(&[("POKER__X", "1")])).is_err());
+    }
+}

@@ -1,0 +1,272 @@
+//! The admin API over real HTTP: the server started on port 0 against a temporary SQLite
+//! database, as an operator's tools would talk to it.
+
+use poker_server::Config;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+struct Server {
+    base: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+    _dir: std::path::PathBuf,
+}
+
+async fn start() -> Server {
+    let dir = std::env::temp_dir().join(format!(
+        "pokerd-admin-{}-{}",
+        std::process::id(),
+        rand_suffix()
+    ));
+    let env = vec![
+        (
+            "DATABASE_URL".to_string(),
+            format!("sqlite://{}", dir.join("poker.db").display()),
+        ),
+        ("POKER__ADMIN__TOKEN".to_string(), "test-token".to_string()),
+    ];
+    let config = Config::from_layers(None, &env).expect("config");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("port 0");
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(poker_server::run(
+        listener,
+        async {
+            let _ = stopped.await;
+        },
+        config,
+    ));
+    // Wait until it answers.
+    let client = reqwest::Client::new();
+    for _ in 0..100 {
+        if client.get(format!("{base}/healthz")).send().await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Server {
+        base,
+        stop: Some(stop),
+        task,
+        _dir: dir,
+    }
+}
+
+fn rand_suffix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+}
+
+impl Server {
+    async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let client = reqwest::Client::new();
+        let url = format!("{}{path}", self.base);
+        let mut req = match method {
+            "GET" => client.get(url),
+            _ => client.post(url),
+        };
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let resp = req.send().await.expect("the server answers");
+        let status = resp.status().as_u16();
+        let value = resp.json().await.unwrap_or(Value::Null);
+        (status, value)
+    }
+
+    async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        self.task.await.unwrap().expect("a clean shutdown");
+        let _ = std::fs::remove_dir_all(&self._dir);
+    }
+}
+
+const T: Option<&str> = Some("test-token");
+
+fn rules() -> Value {
+    json!({
+        "game": "holdem", "structure": "no_limit",
+        "stakes": { "min_bet": 2 },
+        "max_raises": null, "uncapped_heads_up": false,
+        "seat_count": 6, "small_blind": 1, "big_blind": 2,
+        "ante": { "kind": "none" }, "button": "dead", "missed_blinds": "dead_small_live_big",
+        "min_buy_in": 40, "max_buy_in": 200, "rathole_secs": 3600,
+        "max_missed_big_blinds": 10, "kill": null, "rock": false
+    })
+}
+
+#[tokio::test]
+async fn health_is_public_and_admin_calls_need_the_token() {
+    let s = start().await;
+    assert_eq!(
+        s.call("GET", "/healthz", None, None).await,
+        (200, json!({ "status": "ok" }))
+    );
+    for token in [None, Some("wrong")] {
+        let (status, body) = s.call("GET", "/admin/players", token, None).await;
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (401, Some("unauthorized"))
+        );
+    }
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn operators_create_players_move_money_and_read_the_ledger() {
+    let s = start().await;
+    let (status, created) = s
+        .call(
+            "POST",
+            "/admin/players",
+            T,
+            Some(json!({ "name": "alice", "password": "correct horse" })),
+        )
+        .await;
+    assert_eq!(status, 201);
+    let id = created["player_id"].as_str().unwrap().to_string();
+    let dep = json!({ "amount": 500, "idempotency_key": "d1" });
+    assert_eq!(
+        s.call(
+            "POST",
+            &format!("/admin/players/{id}/deposit"),
+            T,
+            Some(dep.clone())
+        )
+        .await,
+        (200, json!({ "balance": 500 }))
+    );
+    assert_eq!(
+        s.call(
+            "POST",
+            &format!("/admin/players/{id}/deposit"),
+            T,
+            Some(dep)
+        )
+        .await,
+        (200, json!({ "balance": 500 })),
+        "retried once"
+    );
+    let (status, body) = s
+        .call(
+            "POST",
+            &format!("/admin/players/{id}/withdraw"),
+            T,
+            Some(json!({ "amount": 900 })),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (409, Some("insufficient_funds"))
+    );
+    let (_, list) = s.call("GET", "/admin/players", T, None).await;
+    assert_eq!(list[0]["balance"], 500);
+    let (_, ledger) = s
+        .call("GET", &format!("/admin/players/{id}/ledger"), T, None)
+        .await;
+    assert_eq!(ledger.as_array().unwrap().len(), 1);
+    let (status, body) = s
+        .call(
+            "POST",
+            "/admin/players",
+            T,
+            Some(json!({ "name": "alice", "password": "another one" })),
+        )
+        .await;
+    assert_eq!((status, body["error"].as_str()), (409, Some("name_taken")));
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn bad_requests_get_typed_errors() {
+    let s = start().await;
+    let (status, body) = s
+        .call("POST", "/admin/players", T, Some(json!({ "name": "bob" })))
+        .await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("bad_request")));
+    let (status, body) = s
+        .call(
+            "POST",
+            "/admin/players",
+            T,
+            Some(json!({ "name": "bob", "password": "short" })),
+        )
+        .await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("invalid")));
+    let (status, _) = s
+        .call(
+            "POST",
+            "/admin/players/not-an-id/deposit",
+            T,
+            Some(json!({ "amount": 1 })),
+        )
+        .await;
+    assert_eq!(status, 404);
+    let (status, _) = s
+        .call(
+            "GET",
+            "/admin/hands/8c1f5e62-0000-4000-8000-000000000000",
+            T,
+            None,
+        )
+        .await;
+    assert_eq!(status, 404);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn tables_are_created_only_with_consistent_rules() {
+    let s = start().await;
+    let (status, created) = s
+        .call(
+            "POST",
+            "/admin/tables",
+            T,
+            Some(json!({ "name": "NL 1/2", "rules": rules() })),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let mut bad = rules();
+    bad["min_buy_in"] = json!(500);
+    let (status, body) = s
+        .call(
+            "POST",
+            "/admin/tables",
+            T,
+            Some(json!({ "name": "x", "rules": bad })),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_rules"))
+    );
+    let mut capped = rules();
+    capped["options"] = json!({ "cap": 1 });
+    let (status, body) = s
+        .call(
+            "POST",
+            "/admin/tables",
+            T,
+            Some(json!({ "name": "y", "rules": capped })),
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert!(body["message"].as_str().unwrap().contains("cap"), "{body}");
+    let (_, tables) = s.call("GET", "/admin/tables", T, None).await;
+    assert_eq!(tables.as_array().unwrap().len(), 1);
+    assert_eq!(tables[0]["name"], "NL 1/2");
+    s.stop().await;
+}
