@@ -190,6 +190,16 @@ pub struct HandConfig {
 }
 
 impl HandConfig {
+    /// The biggest ordinary blind (straddles, sleepers, kills and posts aside), 0 if none.
+    pub fn big_blind(&self) -> Chips {
+        self.seats
+            .iter()
+            .filter(|s| s.kind == BlindKind::Blind)
+            .map(|s| s.blind)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// A configuration with these basics and the default options.
     pub fn new(
         game: Game,
@@ -1291,14 +1301,7 @@ impl Hand {
 
     /// Pot-limit assumed call: what the small blinds lack of a full blind (R22).
     fn assumed_call(&self) -> Chips {
-        let big = self
-            .config
-            .seats
-            .iter()
-            .filter(|s| s.kind == BlindKind::Blind)
-            .map(|s| s.blind)
-            .max()
-            .unwrap_or(0);
+        let big = self.config.big_blind();
         self.config
             .seats
             .iter()
@@ -1704,14 +1707,7 @@ impl Hand {
         // A pot-limit small blind played as dead money goes in with the antes (R22).
         let dead_small = self.config.structure == Structure::PotLimit
             && self.config.options.pot_limit_preflop == PotLimitPreflop::DeadSmallBlind;
-        let big = self
-            .config
-            .seats
-            .iter()
-            .filter(|s| s.kind == BlindKind::Blind)
-            .map(|s| s.blind)
-            .max()
-            .unwrap_or(0);
+        let big = self.config.big_blind();
         for i in 0..self.players.len() {
             let seat = self.config.seats[i];
             let dead = seat.ante

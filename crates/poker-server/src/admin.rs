@@ -11,7 +11,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use poker_rules::table::{Table, TableRules};
 use poker_rules::{HandConfig, SeatConfig};
-use poker_store::{hash_password, HandId, PlayerId, Store, StoreError, TableId};
+use poker_store::{hash_password, HandId, PlayerId, Store, StoreError};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -184,20 +184,33 @@ struct Money {
     idempotency_key: Option<String>,
 }
 
+/// Deposits into or withdraws from a wallet, applied once per idempotency key.
+async fn move_money(
+    state: Arc<AppState>,
+    headers: HeaderMap,
+    id: String,
+    body: Result<Json<Money>, JsonRejection>,
+    deposit: bool,
+) -> ApiResult<Json<Value>> {
+    authorize(&state, &headers)?;
+    let player: PlayerId = parse_id(&id, "player")?;
+    let Json(m) = body?;
+    let key = m.idempotency_key.as_deref();
+    let balance = if deposit {
+        state.store.deposit(player, m.amount, key).await?
+    } else {
+        state.store.withdraw(player, m.amount, key).await?
+    };
+    Ok(Json(json!({ "balance": balance })))
+}
+
 async fn deposit(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     Path(id): Path<String>,
     body: Result<Json<Money>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
-    authorize(&state, &headers)?;
-    let player: PlayerId = parse_id(&id, "player")?;
-    let Json(m) = body?;
-    let balance = state
-        .store
-        .deposit(player, m.amount, m.idempotency_key.as_deref())
-        .await?;
-    Ok(Json(json!({ "balance": balance })))
+    move_money(state, headers, id, body, true).await
 }
 
 async fn withdraw(
@@ -206,14 +219,7 @@ async fn withdraw(
     Path(id): Path<String>,
     body: Result<Json<Money>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
-    authorize(&state, &headers)?;
-    let player: PlayerId = parse_id(&id, "player")?;
-    let Json(m) = body?;
-    let balance = state
-        .store
-        .withdraw(player, m.amount, m.idempotency_key.as_deref())
-        .await?;
-    Ok(Json(json!({ "balance": balance })))
+    move_money(state, headers, id, body, false).await
 }
 
 async fn ledger(
@@ -302,6 +308,5 @@ async fn hand(
     authorize(&state, &headers)?;
     let hand: HandId = parse_id(&id, "hand")?;
     let row = state.store.hand(hand).await?;
-    let _: Option<TableId> = None;
     Ok(Json(serde_json::to_value(row).expect("hands serialize")))
 }

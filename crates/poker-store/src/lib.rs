@@ -1385,16 +1385,7 @@ impl Store for SqlStore {
         if let Some(pg) = &self.pg {
             return commit_hands_pg(pg, hands).await;
         }
-        for h in hands {
-            let before: u64 = h.players.iter().map(|p| p.starting_stack).sum();
-            let after: u64 = h.players.iter().map(|p| p.finishing_stack).sum::<u64>() + h.rake;
-            if before != after {
-                return Err(StoreError::Invalid(format!(
-                    "hand {} does not conserve chips",
-                    h.hand_id
-                )));
-            }
-        }
+        check_conserved(hands)?;
         let mut tx = self.begin().await?;
         // Exactly once: only hands never recorded, or started and not yet committed.
         let mut status = std::collections::HashMap::new();
