@@ -778,6 +778,53 @@ fn check_conserved(hands: &[CompletedHand]) -> StoreResult<()> {
     Ok(())
 }
 
+/// One ledger row of a hand: movement, account, table, amount, hand.
+type HandEntry = (String, String, String, i64, String);
+
+/// The ledger rows of committed hands (one movement each: the seats' changes and the
+/// rake) and the total rake.
+fn hand_ledger(todo: &[&CompletedHand]) -> (Vec<HandEntry>, i64) {
+    let mut entries = Vec::new();
+    let mut total_rake = 0i64;
+    for h in todo {
+        let movement = Uuid::new_v4().to_string();
+        let mut push = |account: String, amount: i64| {
+            entries.push((
+                movement.clone(),
+                account,
+                h.table_id.to_string(),
+                amount,
+                h.hand_id.to_string(),
+            ));
+        };
+        for p in &h.players {
+            let delta = p.finishing_stack as i64 - p.starting_stack as i64;
+            if delta != 0 {
+                push(seat_account(h.table_id, p.player_id), delta);
+            }
+        }
+        if h.rake > 0 {
+            total_rake += h.rake as i64;
+            push("house:rake".to_string(), h.rake as i64);
+        }
+    }
+    (entries, total_rake)
+}
+
+/// Hands still to commit: never recorded, or started and not yet complete or void.
+fn pending<'a>(hands: &'a [CompletedHand], rows: &[(String, String)]) -> Vec<&'a CompletedHand> {
+    let status: std::collections::HashMap<&str, &str> =
+        rows.iter().map(|(i, s)| (i.as_str(), s.as_str())).collect();
+    hands
+        .iter()
+        .filter(|h| {
+            status
+                .get(h.hand_id.to_string().as_str())
+                .is_none_or(|s| *s == "started")
+        })
+        .collect()
+}
+
 /// The Postgres hand commit: the same rows as the portable one, each table written by
 /// one fixed statement over arrays, so any batch size costs a handful of round trips.
 async fn commit_hands_pg(pool: &sqlx::PgPool, hands: &[CompletedHand]) -> StoreResult<usize> {
@@ -788,20 +835,11 @@ async fn commit_hands_pg(pool: &sqlx::PgPool, hands: &[CompletedHand]) -> StoreR
         .bind(&ids)
         .fetch_all(&mut *tx)
         .await?;
-    let mut status = std::collections::HashMap::new();
-    for row in rows {
-        let id: String = row.try_get("hand_id")?;
-        let st: String = row.try_get("status")?;
-        status.insert(id, st);
-    }
-    let todo: Vec<&CompletedHand> = hands
+    let found: Vec<(String, String)> = rows
         .iter()
-        .filter(|h| {
-            status
-                .get(&h.hand_id.to_string())
-                .is_none_or(|s| s == "started")
-        })
-        .collect();
+        .map(|r| Ok((r.try_get("hand_id")?, r.try_get("status")?)))
+        .collect::<StoreResult<_>>()?;
+    let todo = pending(hands, &found);
     if todo.is_empty() {
         return Ok(0);
     }
@@ -811,14 +849,11 @@ async fn commit_hands_pg(pool: &sqlx::PgPool, hands: &[CompletedHand]) -> StoreR
     };
     let num =
         |f: &dyn Fn(&CompletedHand) -> i64| -> Vec<i64> { todo.iter().map(|h| f(h)).collect() };
-    let (started, fresh): (Vec<bool>, Vec<bool>) = todo
+    let known: std::collections::HashSet<&str> = found.iter().map(|(i, _)| i.as_str()).collect();
+    let started: Vec<bool> = todo
         .iter()
-        .map(|h| {
-            let s = status.contains_key(&h.hand_id.to_string());
-            (s, !s)
-        })
-        .unzip();
-    let _ = fresh;
+        .map(|h| known.contains(h.hand_id.to_string().as_str()))
+        .collect();
     let hand_ids = col(&|h| h.hand_id.to_string());
     let phh = col(&|h| h.phh.clone());
     let record = col(&|h| h.record.to_string());
@@ -898,29 +933,12 @@ async fn commit_hands_pg(pool: &sqlx::PgPool, hands: &[CompletedHand]) -> StoreR
     .execute(&mut *tx)
     .await?;
     // The ledger: one movement per hand, the seats' changes and the rake.
-    let (mut l_move, mut l_account, mut l_table, mut l_amount, mut l_ref) =
-        (vec![], vec![], vec![], vec![], vec![]);
-    let mut total_rake = 0i64;
-    for h in &todo {
-        let movement = Uuid::new_v4().to_string();
-        let mut push = |account: String, amount: i64| {
-            l_move.push(movement.clone());
-            l_account.push(account);
-            l_table.push(h.table_id.to_string());
-            l_amount.push(amount);
-            l_ref.push(h.hand_id.to_string());
-        };
-        for p in &h.players {
-            let delta = p.finishing_stack as i64 - p.starting_stack as i64;
-            if delta != 0 {
-                push(seat_account(h.table_id, p.player_id), delta);
-            }
-        }
-        if h.rake > 0 {
-            total_rake += h.rake as i64;
-            push("house:rake".to_string(), h.rake as i64);
-        }
-    }
+    let (entries, total_rake) = hand_ledger(&todo);
+    let l_move: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
+    let l_account: Vec<&str> = entries.iter().map(|e| e.1.as_str()).collect();
+    let l_table: Vec<&str> = entries.iter().map(|e| e.2.as_str()).collect();
+    let l_amount: Vec<i64> = entries.iter().map(|e| e.3).collect();
+    let l_ref: Vec<&str> = entries.iter().map(|e| e.4.as_str()).collect();
     sqlx::query(
         "insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, reference, created_at) \
          select v.m, v.a, v.t, 'hand', v.x, v.r, $6 \
@@ -1388,7 +1406,7 @@ impl Store for SqlStore {
         check_conserved(hands)?;
         let mut tx = self.begin().await?;
         // Exactly once: only hands never recorded, or started and not yet committed.
-        let mut status = std::collections::HashMap::new();
+        let mut found: Vec<(String, String)> = Vec::new();
         for chunk in hands.chunks(CHUNK_ROWS) {
             let list = placeholders(chunk.len(), 1, 1);
             let text = self.sql(&format!(
@@ -1400,26 +1418,19 @@ impl Store for SqlStore {
                 q = q.bind(h.hand_id.to_string());
             }
             for row in q.fetch_all(&mut *tx).await? {
-                let id: String = row.try_get("hand_id")?;
-                let st: String = row.try_get("status")?;
-                status.insert(id, st);
+                found.push((row.try_get("hand_id")?, row.try_get("status")?));
             }
         }
-        let todo: Vec<&CompletedHand> = hands
-            .iter()
-            .filter(|h| {
-                status
-                    .get(&h.hand_id.to_string())
-                    .is_none_or(|s| s == "started")
-            })
-            .collect();
+        let todo = pending(hands, &found);
         if todo.is_empty() {
             return Ok(0);
         }
         let now = now_ms();
+        let known: std::collections::HashSet<&str> =
+            found.iter().map(|(i, _)| i.as_str()).collect();
         let (started, fresh): (Vec<&CompletedHand>, Vec<&CompletedHand>) = todo
             .iter()
-            .partition(|h| status.contains_key(&h.hand_id.to_string()));
+            .partition(|h| known.contains(h.hand_id.to_string().as_str()));
         for chunk in started.chunks(CHUNK_ROWS) {
             let sql = format!(
                 "with v (id, phh, record, rake, ended) as (values {}) \
@@ -1504,35 +1515,7 @@ impl Store for SqlStore {
             q.execute(&mut *tx).await?;
         }
         // The ledger: one movement per hand, the seats' changes and the rake.
-        let mut entries: Vec<(String, String, String, i64, String)> = Vec::new();
-        let mut total_rake = 0i64;
-        for h in &todo {
-            let movement = Uuid::new_v4().to_string();
-            let table = h.table_id.to_string();
-            for p in &h.players {
-                let delta = p.finishing_stack as i64 - p.starting_stack as i64;
-                if delta != 0 {
-                    entries.push((
-                        movement.clone(),
-                        seat_account(h.table_id, p.player_id),
-                        table.clone(),
-                        delta,
-                        h.hand_id.to_string(),
-                    ));
-                }
-            }
-            if h.rake > 0 {
-                let rake = to_i64(h.rake)?;
-                total_rake += rake;
-                entries.push((
-                    movement.clone(),
-                    "house:rake".to_string(),
-                    table.clone(),
-                    rake,
-                    h.hand_id.to_string(),
-                ));
-            }
-        }
+        let (entries, total_rake) = hand_ledger(&todo);
         for chunk in entries.chunks(CHUNK_ROWS) {
             let sql = format!(
                 "insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, reference, created_at) values {}",
