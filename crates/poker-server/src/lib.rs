@@ -6,6 +6,7 @@
 
 pub mod admin;
 pub mod config;
+pub mod table_actor;
 
 use poker_store::{SqlStore, Store};
 use std::future::Future;

@@ -1,0 +1,175 @@
+//! A table's actor driven through its handle against a real SQLite store: two players
+//! and a spectator; hands are dealt, asked with decision ids, played to showdown and
+//! committed; chips are conserved across wallets, stacks and rake; nobody ever receives
+//! another player's unshown hole cards; late and out-of-turn actions are refused.
+
+use poker_protocol::{ErrorCode, ServerMsg};
+use poker_rules::table::{AnteRule, ButtonRule, MissedBlindRule, TableRules};
+use poker_rules::{Action, Event, Game, Stakes, Structure};
+use poker_server::table_actor;
+use poker_store::testing::TestSqlite;
+use poker_store::{Persister, SqlStore, Store};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc::Receiver;
+
+fn rules() -> TableRules {
+    TableRules {
+        game: Game::Holdem,
+        structure: Structure::NoLimit,
+        stakes: Stakes {
+            min_bet: 2,
+            ..Stakes::default()
+        },
+        max_raises: None,
+        uncapped_heads_up: false,
+        seat_count: 6,
+        small_blind: 1,
+        big_blind: 2,
+        ante: AnteRule::None,
+        button: ButtonRule::Dead,
+        missed_blinds: MissedBlindRule::DeadSmallLiveBig,
+        min_buy_in: 40,
+        max_buy_in: 200,
+        rathole_secs: 3600,
+        max_missed_big_blinds: 10,
+        kill: None,
+        rock: false,
+        options: Default::default(),
+    }
+}
+
+async fn next(rx: &mut Receiver<ServerMsg>) -> ServerMsg {
+    tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("a message in time")
+        .expect("the table is open")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
+    let db = TestSqlite::new();
+    let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
+    let persister = Persister::spawn(store.clone(), 64);
+    let (a, b) = (
+        store.create_player("ann", "x").await.unwrap(),
+        store.create_player("ben", "x").await.unwrap(),
+    );
+    store.deposit(a, 1000, None).await.unwrap();
+    store.deposit(b, 1000, None).await.unwrap();
+    let table_id = store.create_table("NL 1/2", "{}").await.unwrap();
+    let table = table_actor::spawn(table_id, rules(), store.clone(), persister).unwrap();
+    let mut rx_a = table.subscribe(Some(a), 1024).await;
+    let mut rx_b = table.subscribe(Some(b), 1024).await;
+    let mut rx_watch = table.subscribe(None, 1024).await;
+
+    assert_eq!(
+        table.sit(a, 0, 10).await.unwrap_err().0,
+        ErrorCode::SeatRefused,
+        "below the minimum buy-in"
+    );
+    table.sit(a, 0, 150).await.unwrap();
+    assert_eq!(
+        table.sit(b, 0, 150).await.unwrap_err().0,
+        ErrorCode::SeatRefused,
+        "the seat is taken"
+    );
+    table.sit(b, 1, 150).await.unwrap();
+
+    // Both check or call down every hand; play three hands.
+    let mut ended = 0;
+    let mut own_cards_seen = 0;
+    let mut refusals_checked = false;
+    while ended < 3 {
+        let (rx, me, other) = tokio::select! {
+            m = next(&mut rx_a) => (m, a, b),
+            m = next(&mut rx_b) => (m, b, a),
+        };
+        match rx {
+            ServerMsg::Decide {
+                decision_id, legal, ..
+            } => {
+                if !refusals_checked {
+                    let (code, _) = table
+                        .act(other, decision_id, Action::Fold)
+                        .await
+                        .unwrap_err();
+                    assert_eq!(code, ErrorCode::NotYourTurn);
+                    let (code, _) = table
+                        .act(me, decision_id + 1000, Action::Fold)
+                        .await
+                        .unwrap_err();
+                    assert_eq!(code, ErrorCode::StaleDecision);
+                    refusals_checked = true;
+                }
+                let action = if legal.call.is_some() {
+                    Action::Call
+                } else {
+                    Action::Check
+                };
+                table.act(me, decision_id, action).await.unwrap();
+                // The same decision answered twice is refused.
+                let (code, _) = table.act(me, decision_id, action).await.unwrap_err();
+                assert!(matches!(
+                    code,
+                    ErrorCode::StaleDecision | ErrorCode::NotYourTurn
+                ));
+            }
+            ServerMsg::Event {
+                event: Event::HoleDealt { cards, .. },
+                seats,
+                ..
+            } => {
+                // Each player sees exactly their own cards.
+                let known = cards.iter().filter(|c| c.is_known()).count();
+                assert!(known == 0 || known == 2, "all or nothing: {cards}");
+                own_cards_seen += usize::from(known == 2);
+                let _ = seats;
+            }
+            ServerMsg::Event {
+                event: Event::HandEnded { .. },
+                ..
+            } if me == a => ended += 1,
+            _ => {}
+        }
+    }
+    assert!(
+        own_cards_seen >= 6,
+        "each player saw their own cards every hand"
+    );
+    // The spectator never saw a hole card before it was shown.
+    while let Ok(msg) = rx_watch.try_recv() {
+        if let ServerMsg::Event {
+            event: Event::HoleDealt { cards, .. },
+            ..
+        } = msg
+        {
+            assert!(
+                cards.iter().all(|c| !c.is_known()),
+                "a spectator saw {cards}"
+            );
+        }
+    }
+    // The third hand's commit may still be in flight: wait for it, then check the books.
+    let mut complete = 0;
+    for _ in 0..200 {
+        let hands = store.table_hands(table_id, 10, 0).await.unwrap();
+        complete = hands.iter().filter(|h| h.status == "complete").count();
+        if complete >= 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(complete >= 3, "three hands committed, found {complete}");
+    let audit = store.audit().await.unwrap();
+    assert!(audit.holds(), "{audit:?}");
+    assert_eq!(audit.wallets + audit.stacks + audit.rake, 2000);
+    let stacks: u64 = store
+        .seats(table_id)
+        .await
+        .unwrap()
+        .iter()
+        .map(|s| s.stack)
+        .sum();
+    assert_eq!(stacks, 300, "the table's chips are all still there");
+}
