@@ -455,6 +455,34 @@ impl<P: Clone + PartialEq> Table<P> {
         Ok(())
     }
 
+    /// Puts back a player who was seated when the server stopped, with the stack the
+    /// store holds (no buy-in limits: the chips are already on the table). They return
+    /// owing nothing, as if the game had paused.
+    pub fn restore_seat(&mut self, seat: usize, player: P, stack: Chips) -> Result<(), TableError> {
+        match self.seats.get(seat) {
+            None => return Err(TableError::NoSuchSeat(seat)),
+            Some(Some(_)) => return Err(TableError::SeatTaken(seat)),
+            Some(None) => {}
+        }
+        if self.seats.iter().flatten().any(|o| o.player == player) {
+            return Err(TableError::AlreadySeated);
+        }
+        self.seats[seat] = Some(Occupant {
+            player,
+            stack,
+            sitting_out: false,
+            sit_out_next_hand: false,
+            sit_out_next_big_blind: false,
+            entry: Entry::PostNow,
+            new: false,
+            missed_small: false,
+            missed_big: false,
+            missed_big_blinds: 0,
+            wins_in_a_row: 0,
+        });
+        Ok(())
+    }
+
     /// Adds chips between hands, up to the maximum buy-in (R37).
     pub fn top_up(&mut self, seat: usize, amount: Chips) -> Result<(), TableError> {
         if self.in_current_hand(seat) {

@@ -140,14 +140,19 @@ struct Actor {
     next_decision: u64,
 }
 
-/// Starts a table's actor.
-pub fn spawn(
+/// Starts a table's actor, with the players the store says are seated there.
+pub async fn spawn(
     table_id: TableId,
     rules: TableRules,
     store: Arc<SqlStore>,
     persister: PersisterHandle,
 ) -> anyhow::Result<TableHandle> {
-    let table = Table::new(rules).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut table = Table::new(rules).map_err(|e| anyhow::anyhow!("{e}"))?;
+    for seat in store.seats(table_id).await? {
+        table
+            .restore_seat(seat.seat_no as usize, seat.player_id, seat.stack)
+            .map_err(|e| anyhow::anyhow!("seat {}: {e}", seat.seat_no))?;
+    }
     let (commands, mut rx) = mpsc::channel(256);
     let mut actor = Actor {
         table_id,

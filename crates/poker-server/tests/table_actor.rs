@@ -58,7 +58,9 @@ async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
     store.deposit(a, 1000, None).await.unwrap();
     store.deposit(b, 1000, None).await.unwrap();
     let table_id = store.create_table("NL 1/2", "{}").await.unwrap();
-    let table = table_actor::spawn(table_id, rules(), store.clone(), persister).unwrap();
+    let table = table_actor::spawn(table_id, rules(), store.clone(), persister)
+        .await
+        .unwrap();
     let mut rx_a = table.subscribe(Some(a), 1024).await;
     let mut rx_b = table.subscribe(Some(b), 1024).await;
     let mut rx_watch = table.subscribe(None, 1024).await;
@@ -172,4 +174,36 @@ async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
         .map(|s| s.stack)
         .sum();
     assert_eq!(stacks, 300, "the table's chips are all still there");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_table_puts_seated_players_back_with_their_stored_stacks() {
+    let db = TestSqlite::new();
+    let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
+    let persister = Persister::spawn(store.clone(), 64);
+    let (a, b) = (
+        store.create_player("cy", "x").await.unwrap(),
+        store.create_player("di", "x").await.unwrap(),
+    );
+    for p in [a, b] {
+        store.deposit(p, 500, None).await.unwrap();
+    }
+    let table_id = store.create_table("t", "{}").await.unwrap();
+    store.buy_in(table_id, 2, a, 180, None).await.unwrap();
+    store.buy_in(table_id, 4, b, 120, None).await.unwrap();
+    // A fresh actor, as after a restart: the hand starts with the stored players.
+    let table = table_actor::spawn(table_id, rules(), store.clone(), persister)
+        .await
+        .unwrap();
+    let mut rx = table.subscribe(Some(a), 256).await;
+    // Any command lets the actor deal; a refused sit is enough.
+    let _ = table.sit(a, 2, 100).await;
+    loop {
+        if let ServerMsg::Event { seats, .. } = next(&mut rx).await {
+            let mut seats = seats.clone();
+            seats.sort();
+            assert_eq!(seats, vec![2, 4]);
+            break;
+        }
+    }
 }
