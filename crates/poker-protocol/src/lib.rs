@@ -46,28 +46,6 @@ pub enum ClientMsg {
         /// The action.
         action: Action,
     },
-    /// Sits out from the next hand.
-    SitOut {
-        /// The table.
-        table_id: String,
-    },
-    /// Comes back.
-    SitIn {
-        /// The table.
-        table_id: String,
-    },
-    /// Adds chips between hands.
-    TopUp {
-        /// The table.
-        table_id: String,
-        /// Chips to add.
-        amount: Chips,
-    },
-    /// Leaves the table, cashing out, after the current hand.
-    Leave {
-        /// The table.
-        table_id: String,
-    },
     /// Keeps the connection alive.
     Ping,
 }

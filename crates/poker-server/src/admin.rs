@@ -274,6 +274,14 @@ async fn create_table(
     check_rules(&t.rules)?;
     let config = serde_json::to_string(&t.rules).expect("rules serialize");
     let id = state.store.create_table(&t.name, &config).await?;
+    if let Err(e) = state.open_table(id, &config).await {
+        eprintln!("pokerd: cannot open table {id}: {e:#}");
+        return Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "internal error",
+        ));
+    }
     Ok((
         StatusCode::CREATED,
         Json(json!({ "table_id": id.to_string() })),

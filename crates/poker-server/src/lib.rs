@@ -6,12 +6,15 @@
 
 pub mod admin;
 pub mod config;
+pub mod gateway;
 pub mod table_actor;
 
-use poker_store::{SqlStore, Store};
+use poker_store::{Persister, PersisterHandle, SqlStore, Store, TableId};
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use tokio::net::TcpListener;
+use tokio::sync::Mutex;
 
 pub use config::Config;
 
@@ -21,6 +24,23 @@ pub struct AppState {
     pub store: Arc<SqlStore>,
     /// The configuration.
     pub config: Arc<Config>,
+    /// Commits finished hands in batches.
+    pub persister: PersisterHandle,
+    /// The running tables.
+    pub tables: Mutex<HashMap<TableId, table_actor::TableHandle>>,
+    /// Logged-in players by the SHA-256 of their token.
+    pub sessions: Mutex<HashMap<String, gateway::Session>>,
+}
+
+impl AppState {
+    /// Starts the actor of a table from its stored rules.
+    pub async fn open_table(&self, table_id: TableId, rules_json: &str) -> anyhow::Result<()> {
+        let rules = serde_json::from_str(rules_json)?;
+        let handle =
+            table_actor::spawn(table_id, rules, self.store.clone(), self.persister.clone()).await?;
+        self.tables.lock().await.insert(table_id, handle);
+        Ok(())
+    }
 }
 
 /// Serves until `shutdown` completes: connects the database (running migrations), voids
@@ -41,8 +61,19 @@ pub async fn run(
     let state = Arc::new(AppState {
         store: store.clone(),
         config: Arc::new(config),
+        persister: Persister::spawn(store.clone(), 512),
+        tables: Mutex::new(HashMap::new()),
+        sessions: Mutex::new(HashMap::new()),
     });
-    let app = admin::router().with_state(state);
+    for table in store.tables().await? {
+        if table.status == "open" {
+            state.open_table(table.table_id, &table.config).await?;
+        }
+    }
+    let app = admin::router()
+        .route("/login", axum::routing::post(gateway::login))
+        .route("/ws", axum::routing::get(gateway::ws))
+        .with_state(state);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;

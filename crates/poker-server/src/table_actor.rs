@@ -110,11 +110,16 @@ impl TableHandle {
         capacity: usize,
     ) -> mpsc::Receiver<ServerMsg> {
         let (queue, rx) = mpsc::channel(capacity);
+        self.subscribe_with(player, queue).await;
+        rx
+    }
+
+    /// Subscribes an existing queue (a connection's, shared by its tables).
+    pub async fn subscribe_with(&self, player: Option<PlayerId>, queue: mpsc::Sender<ServerMsg>) {
         let _ = self
             .commands
             .send(Command::Subscribe { player, queue })
             .await;
-        rx
     }
 }
 
