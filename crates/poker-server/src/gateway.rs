@@ -90,8 +90,16 @@ async fn connection(state: Arc<AppState>, socket: WebSocket) {
     let (out_tx, mut out_rx) = mpsc::channel::<ServerMsg>(1024);
     let mut me: Option<Session> = None;
     let mut joined: Vec<TableId> = Vec::new();
+    let mut shutting_down = state.shutting_down.clone();
+    if *shutting_down.borrow_and_update() {
+        return;
+    }
     loop {
         tokio::select! {
+            _ = shutting_down.changed() => {
+                let _ = sink.send(Message::Close(None)).await;
+                break;
+            }
             frame = stream.next() => {
                 let Some(Ok(frame)) = frame else { break };
                 let text = match frame {

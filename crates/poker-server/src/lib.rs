@@ -30,6 +30,8 @@ pub struct AppState {
     pub tables: Mutex<HashMap<TableId, table_actor::TableHandle>>,
     /// Logged-in players by the SHA-256 of their token.
     pub sessions: Mutex<HashMap<String, gateway::Session>>,
+    /// Turns true when the server is shutting down; every connection watches it.
+    pub shutting_down: tokio::sync::watch::Receiver<bool>,
 }
 
 impl AppState {
@@ -58,12 +60,14 @@ pub async fn run(
             voided.len()
         );
     }
+    let (shutdown_tx, shutting_down) = tokio::sync::watch::channel(false);
     let state = Arc::new(AppState {
         store: store.clone(),
         config: Arc::new(config),
         persister: Persister::spawn(store.clone(), 512),
         tables: Mutex::new(HashMap::new()),
         sessions: Mutex::new(HashMap::new()),
+        shutting_down,
     });
     for table in store.tables().await? {
         if table.status == "open" {
@@ -74,6 +78,12 @@ pub async fn run(
         .route("/login", axum::routing::post(gateway::login))
         .route("/ws", axum::routing::get(gateway::ws))
         .with_state(state);
+    // On shutdown, tell every connection to close, so serving ends without waiting for
+    // clients to hang up.
+    let shutdown = async move {
+        shutdown.await;
+        let _ = shutdown_tx.send(true);
+    };
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;

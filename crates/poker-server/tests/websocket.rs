@@ -337,11 +337,23 @@ async fn players_play_hands_over_websockets_and_bad_input_is_answered() {
         }
     }
 
-    // Stop, and check the books.
-    drop(clients);
-    drop(watcher);
+    // Stop with everyone still connected: the server closes the sockets and ends.
     let _ = stop.send(());
-    server.await.unwrap().unwrap();
+    tokio::time::timeout(Duration::from_secs(10), server)
+        .await
+        .expect("shutdown does not wait for clients to hang up")
+        .unwrap()
+        .unwrap();
+    for mut ws in clients.into_iter().chain([watcher]) {
+        // The connection is closed by the server.
+        while let Ok(Some(Ok(frame))) =
+            tokio::time::timeout(Duration::from_secs(5), ws.next()).await
+        {
+            if matches!(frame, Message::Close(_)) {
+                break;
+            }
+        }
+    }
     let store = SqlStore::connect(&url).await.unwrap();
     let audit = store.audit().await.unwrap();
     assert!(audit.holds(), "{audit:?}");
