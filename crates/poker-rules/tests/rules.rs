@@ -716,3 +716,170 @@ fn r35_in_hi_lo_the_odd_chip_of_a_split_goes_to_the_high_half() {
         .collect();
     assert_eq!(shares, vec![(PotShare::High, 4), (PotShare::Low, 3)]);
 }
+
+#[test]
+fn r1_actions_are_check_bet_call_raise_fold_and_all_in_is_any_of_them() {
+    let seats = [(1000, 0, 0), (1000, 0, 0), (1000, 0, 0), (120, 0, 0)];
+    let mut t = Table::new(
+        no_limit(10, &seats),
+        &["AsAh", "KsKh", "QsQh", "JsJh"],
+        "2c7d8hKc3d",
+    );
+    t.act(0, Action::Check);
+    t.act(1, bet(20)); // bet
+    t.act(2, Action::Call); // call
+    let events = t.act(3, bet(120)); // raise, all in
+    assert!(matches!(
+        events[0],
+        Event::BetTo {
+            to: 120,
+            all_in: true,
+            ..
+        }
+    ));
+    t.act(0, Action::Fold); // fold
+    let events = t.act(1, Action::Call);
+    assert!(matches!(
+        events[0],
+        Event::Called {
+            amount: 100,
+            all_in: false,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn r2_out_of_turn_actions_are_rejected_and_change_nothing() {
+    let seats = [(1000, 0, 5), (1000, 0, 10), (1000, 0, 0)];
+    let mut t = Table::new(
+        no_limit(10, &seats),
+        &["AsAh", "KsKh", "QsQh"],
+        "2c7d8hKc3d",
+    );
+    for p in [0, 1] {
+        assert_eq!(
+            t.try_act(p, Action::Fold),
+            Err(ActionError::NotYourTurn {
+                player: p,
+                expected: Some(2)
+            })
+        );
+    }
+    assert_eq!(
+        t.try_act(9, Action::Fold),
+        Err(ActionError::NoSuchPlayer { player: 9 })
+    );
+}
+
+#[test]
+fn r3_facing_a_bet_a_player_calls_folds_or_goes_all_in_for_less() {
+    let seats = [(1000, 0, 0), (60, 0, 0)];
+    let mut t = Table::new(no_limit(10, &seats), &["AsAh", "KsKh"], "2c7d8hKc3d");
+    t.act(0, bet(100));
+    let l = t.legal();
+    assert_eq!(
+        (l.fold, l.check, l.call, l.bet_or_raise),
+        (true, false, Some(60), None)
+    );
+    assert_eq!(
+        t.try_act(1, Action::Check),
+        Err(ActionError::CannotCheck { to_call: 100 })
+    );
+    let events = t.act(1, Action::Call);
+    assert!(matches!(
+        events[0],
+        Event::Called {
+            amount: 60,
+            all_in: true,
+            ..
+        }
+    ));
+    assert!(t.events.contains(&Event::UncalledReturned {
+        player: 0,
+        amount: 40
+    }));
+}
+
+#[test]
+fn r5_the_last_raiser_may_not_raise_again_unless_reopened() {
+    // A raises; B calls; C goes all in for a small raise: A may only call.
+    let seats = [(1000, 0, 0), (1000, 0, 0), (130, 0, 0)];
+    let mut t = Table::new(
+        no_limit(10, &seats),
+        &["AsAh", "KsKh", "QsQh"],
+        "2c7d8hKc3d",
+    );
+    t.act(0, bet(100));
+    t.act(1, Action::Call);
+    t.act(2, bet(130));
+    let l = t.legal();
+    assert_eq!((l.player, l.call, l.bet_or_raise), (0, Some(30), None));
+    // Reopened by a full raise, the first bettor may raise again.
+    let mut t = Table::new(
+        no_limit(10, &[(1000, 0, 0), (1000, 0, 0)]),
+        &["AsAh", "KsKh"],
+        "2c7d8hKc3d",
+    );
+    t.act(0, bet(100));
+    t.act(1, bet(200));
+    assert_eq!(t.legal().bet_or_raise.map(|r| r.0), Some(300));
+}
+
+#[test]
+fn r7_a_player_may_fold_without_a_bet_and_never_reenters() {
+    let seats = [(1000, 0, 0), (1000, 0, 0), (1000, 0, 0)];
+    let mut t = Table::new(
+        no_limit(10, &seats),
+        &["AsAh", "KsKh", "QsQh"],
+        "2c7d8hKc3d",
+    );
+    assert!(t.legal().check && t.legal().fold);
+    t.act(0, Action::Fold);
+    t.act(1, bet(50));
+    t.act(2, Action::Call);
+    // The round comes back around without the folded player.
+    assert_eq!(t.hand.street(), 1);
+    assert_eq!(t.hand.to_act(), Some(1));
+    assert!(t.hand.players()[0].folded);
+}
+
+#[test]
+fn r8_the_round_ends_when_all_have_matched_and_an_uncalled_bet_wins() {
+    let seats = [(1000, 0, 0), (1000, 0, 0), (1000, 0, 0)];
+    let mut t = Table::new(
+        no_limit(10, &seats),
+        &["AsAh", "KsKh", "QsQh"],
+        "2c7d8hKc3d",
+    );
+    t.act(0, bet(30));
+    t.act(1, Action::Call);
+    assert_eq!(t.hand.street(), 0, "player 2 has not matched yet");
+    t.act(2, Action::Call);
+    assert_eq!(t.hand.street(), 1, "everyone matched: the round is over");
+    t.act(0, Action::Check);
+    t.act(1, bet(100));
+    t.act(2, Action::Fold);
+    t.act(0, Action::Fold);
+    assert!(t.events.contains(&Event::UncalledReturned {
+        player: 1,
+        amount: 100
+    }));
+    assert_eq!(t.stacks(), vec![970, 1060, 970]);
+}
+
+#[test]
+fn r23_no_limit_allows_any_amount_up_to_the_stack_and_unlimited_raises() {
+    let seats = [(5000, 0, 0), (5000, 0, 0)];
+    let mut t = Table::new(no_limit(10, &seats), &["AsAh", "KsKh"], "2c7d8hKc3d");
+    assert_eq!(t.legal().bet_or_raise, Some((10, 5000)));
+    let mut to = 10;
+    for k in 0..12 {
+        t.act(k % 2, bet(to));
+        to *= 2;
+        if to > 5000 {
+            break;
+        }
+    }
+    assert!(t.legal().bet_or_raise.is_some(), "no cap on raises");
+}
