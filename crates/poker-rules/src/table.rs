@@ -564,11 +564,6 @@ impl<P: Clone + PartialEq> Table<P> {
             .is_some_and(|o| o.new || o.missed_big || o.missed_small)
     }
 
-    /// Whether the player may take the big blind (active, and not sitting out at it).
-    fn can_take_big_blind(&self, seat: usize) -> bool {
-        self.active(seat)
-    }
-
     /// Whether the player will play with no post owed (for positions).
     fn ready(&self, seat: usize) -> bool {
         self.active(seat)
@@ -603,7 +598,7 @@ impl<P: Clone + PartialEq> Table<P> {
     fn positions(&self) -> Option<Positions> {
         let n = self.seats.len();
         let players: Vec<usize> = (0..n).filter(|&s| self.ready(s)).collect();
-        let takers: Vec<usize> = (0..n).filter(|&s| self.can_take_big_blind(s)).collect();
+        let takers: Vec<usize> = (0..n).filter(|&s| self.active(s)).collect();
         if takers.len() < 2 {
             return None;
         }
@@ -611,9 +606,9 @@ impl<P: Clone + PartialEq> Table<P> {
         let (Some(button), Some(last_bb)) = (self.button, self.last_bb) else {
             // Planning only reads; `next_hand` records the restart.
             let button = *players.first().unwrap_or(&takers[0]);
-            let ready_or_taker = |s: usize| self.ready(s) || self.can_take_big_blind(s);
+            let ready_or_taker = |s: usize| self.ready(s) || self.active(s);
             let small = self.next_seat(button, ready_or_taker)?;
-            let big = self.next_seat(small, |s| self.can_take_big_blind(s))?;
+            let big = self.next_seat(small, |s| self.active(s))?;
             if big == button {
                 // Heads-up: the button posts the small blind.
                 return Some(Positions {
@@ -630,7 +625,7 @@ impl<P: Clone + PartialEq> Table<P> {
                 missed_small: None,
             });
         };
-        let big = self.next_seat(last_bb, |s| self.can_take_big_blind(s))?;
+        let big = self.next_seat(last_bb, |s| self.active(s))?;
         let dealt_count = (0..n).filter(|&s| self.ready(s) || s == big).count();
         if dealt_count == 2 {
             // Heads-up (R19): the big blind keeps moving; the other player has the button
@@ -674,11 +669,10 @@ impl<P: Clone + PartialEq> Table<P> {
                     .next_seat(button, |s| self.ready(s) && self.last_dealt.contains(&s))
                     .or_else(|| self.next_seat(button, |s| self.ready(s) && !self.owes(s)))
                     .or_else(|| self.next_seat(button, |s| self.ready(s)))?;
-                let small =
-                    self.next_seat(button, |s| self.ready(s) || self.can_take_big_blind(s))?;
-                let mut big = self.next_seat(small, |s| self.can_take_big_blind(s))?;
+                let small = self.next_seat(button, |s| self.ready(s) || self.active(s))?;
+                let mut big = self.next_seat(small, |s| self.active(s))?;
                 if big == last_bb {
-                    big = self.next_seat(last_bb, |s| self.can_take_big_blind(s))?;
+                    big = self.next_seat(last_bb, |s| self.active(s))?;
                 }
                 let small: Vec<usize> =
                     (self.ready(small) && small != big && !self.small_posters.contains(&small))
@@ -694,12 +688,11 @@ impl<P: Clone + PartialEq> Table<P> {
             }
             ButtonRule::Moving => {
                 let button = self.next_seat(button, |s| self.ready(s))?;
-                let first =
-                    self.next_seat(button, |s| self.ready(s) || self.can_take_big_blind(s))?;
+                let first = self.next_seat(button, |s| self.ready(s) || self.active(s))?;
                 // Nobody posts the big blind two hands running: it moves on past last
                 // hand's big blinds.
-                let fresh = |s: usize| self.can_take_big_blind(s) && !self.bb_posters.contains(&s);
-                let mut big_seat = self.next_seat(first, |s| self.can_take_big_blind(s))?;
+                let fresh = |s: usize| self.active(s) && !self.bb_posters.contains(&s);
+                let mut big_seat = self.next_seat(first, |s| self.active(s))?;
                 if !fresh(big_seat) {
                     big_seat = self.next_seat(big_seat, fresh).unwrap_or(big_seat);
                 }
