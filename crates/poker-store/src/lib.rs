@@ -309,6 +309,18 @@ pub trait Store: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<PlayerId>> + Send;
     /// Finds a player by name.
     fn player_by_name(&self, name: &str) -> impl Future<Output = StoreResult<Player>> + Send;
+    /// Records a login session by the hash of its token.
+    fn create_session(
+        &self,
+        token_hash: &str,
+        player: PlayerId,
+        expires_at: i64,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// The player of an unexpired session, by the hash of its token.
+    fn session(&self, token_hash: &str)
+        -> impl Future<Output = StoreResult<Option<Player>>> + Send;
+    /// Ends a session; also forgets every expired one.
+    fn delete_session(&self, token_hash: &str) -> impl Future<Output = StoreResult<()>> + Send;
     /// Every player, by name.
     fn players(&self) -> impl Future<Output = StoreResult<Vec<Player>>> + Send;
     /// Adds money from outside; returns the new balance.
@@ -1019,6 +1031,52 @@ impl Store for SqlStore {
             password_hash: row.try_get("password_hash")?,
             created_at: row.try_get("created_at")?,
         })
+    }
+
+    async fn create_session(
+        &self,
+        token_hash: &str,
+        player: PlayerId,
+        expires_at: i64,
+    ) -> StoreResult<()> {
+        sqlx::query(&self.sql(
+            "insert into session (token_hash, player_id, expires_at, created_at) values ($1, $2, $3, $4)",
+        ))
+        .bind(token_hash)
+        .bind(player.to_string())
+        .bind(expires_at)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn session(&self, token_hash: &str) -> StoreResult<Option<Player>> {
+        let row = sqlx::query(&self.sql(
+            "select p.player_id, p.name, p.password_hash, p.created_at from session s join player p on p.player_id = s.player_id where s.token_hash = $1 and s.expires_at > $2",
+        ))
+        .bind(token_hash)
+        .bind(now_ms())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|row| {
+            Ok(Player {
+                player_id: PlayerId(Self::uuid(row.try_get("player_id")?)?),
+                name: row.try_get("name")?,
+                password_hash: row.try_get("password_hash")?,
+                created_at: row.try_get("created_at")?,
+            })
+        })
+        .transpose()
+    }
+
+    async fn delete_session(&self, token_hash: &str) -> StoreResult<()> {
+        sqlx::query(&self.sql("delete from session where token_hash = $1 or expires_at <= $2"))
+            .bind(token_hash)
+            .bind(now_ms())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     async fn players(&self) -> StoreResult<Vec<Player>> {

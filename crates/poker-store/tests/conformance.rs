@@ -5,8 +5,8 @@
 
 use poker_store::testing::{TestPostgres, TestSqlite};
 use poker_store::{
-    hash_password, verify_password, Chips, CompletedHand, HandId, HandPlayer, Persister, PlayerId,
-    SqlStore, Store, StoreError, TableId,
+    hash_password, now_ms, verify_password, Chips, CompletedHand, HandId, HandPlayer, Persister,
+    PlayerId, SqlStore, Store, StoreError, TableId,
 };
 use std::sync::Arc;
 
@@ -453,6 +453,34 @@ async fn bad_requests_are_refused_without_moving_money(store: &SqlStore) {
     audit_holds(store).await;
 }
 
+async fn sessions_survive_reconnection_and_expire(store: &SqlStore, url: &str) {
+    let s = player(store, "sally", 0).await;
+    let now = now_ms();
+    store
+        .create_session("live-hash", s, now + 60_000)
+        .await
+        .unwrap();
+    store.create_session("old-hash", s, now - 1).await.unwrap();
+    let again = SqlStore::connect(url).await.unwrap();
+    let found = again
+        .session("live-hash")
+        .await
+        .unwrap()
+        .expect("a live session");
+    assert_eq!((found.player_id, found.name.as_str()), (s, "sally"));
+    assert!(
+        again.session("old-hash").await.unwrap().is_none(),
+        "expired"
+    );
+    assert!(again.session("no-such-hash").await.unwrap().is_none());
+    again.delete_session("live-hash").await.unwrap();
+    assert!(
+        store.session("live-hash").await.unwrap().is_none(),
+        "logged out"
+    );
+    again.close().await;
+}
+
 async fn run_all(url: &str) {
     let store = SqlStore::connect(url).await.expect("connect and migrate");
     deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(&store).await;
@@ -460,6 +488,7 @@ async fn run_all(url: &str) {
     retried_operations_with_an_idempotency_key_apply_once(&store).await;
     a_committed_hand_changes_stacks_exactly_once(&store).await;
     missed_blinds_and_rathole_records_survive_reconnection(&store, url).await;
+    sessions_survive_reconnection_and_expire(&store, url).await;
     crash_recovery_voids_the_unfinished_hand_and_keeps_committed_stacks(&store, url).await;
     hand_histories_are_queried_by_id_table_and_player_newest_first(&store).await;
     the_persister_commits_many_tables_hands_in_batches(&store).await;
