@@ -30,6 +30,11 @@ fn main() {
             stakes: "1/2".into(),
             players: 1,
             seats: 6,
+            min_buy_in: 40,
+            max_buy_in: 200,
+            avg_pot: 23,
+            hands_per_hour: 85,
+            status: "open".into(),
         }],
     });
     client(ClientMsg::Sit {

@@ -6,7 +6,7 @@
 //! or late action is refused instead of being applied twice. Hole cards appear only in
 //! their owner's messages until shown at showdown.
 
-use poker_rules::{Action, Card, Chips, Event, LegalActions};
+use poker_rules::{Action, Chips, Event, LegalActions};
 use serde::{Deserialize, Serialize};
 
 /// What a client sends.
@@ -45,6 +45,34 @@ pub enum ClientMsg {
         decision_id: u64,
         /// The action.
         action: Action,
+    },
+    /// Sits out: from the next hand, or when the big blind next comes.
+    SitOut {
+        /// The table.
+        table_id: String,
+        /// Wait for the big blind before sitting out.
+        #[serde(default)]
+        next_big_blind: bool,
+    },
+    /// Comes back in: post what is owed now, or wait for the big blind.
+    SitIn {
+        /// The table.
+        table_id: String,
+        /// Post now (true) or wait for the big blind (false).
+        #[serde(default = "yes")]
+        post_now: bool,
+    },
+    /// Adds chips from the wallet, up to the table's maximum; applied between hands.
+    TopUp {
+        /// The table.
+        table_id: String,
+        /// Chips to add.
+        amount: Chips,
+    },
+    /// Leaves the table and cashes out the whole stack (after the hand, if in one).
+    Leave {
+        /// The table.
+        table_id: String,
     },
     /// Keeps the connection alive.
     Ping,
@@ -87,12 +115,73 @@ pub enum ErrorCode {
 pub struct SeatView {
     /// Seat number.
     pub seat: u32,
+    /// The player's id.
+    pub player_id: String,
     /// Player name.
     pub name: String,
-    /// Chips on the table.
+    /// Chips on the table (at the start of the hand in progress).
     pub stack: Chips,
     /// Sitting out.
     pub sitting_out: bool,
+    /// Chips added by a top-up, waiting for the hand in progress to end.
+    #[serde(default)]
+    pub pending_top_up: Chips,
+    /// Leaving when the hand in progress ends.
+    #[serde(default)]
+    pub leaving: bool,
+}
+
+/// A table as its players and spectators see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableView {
+    /// Id.
+    pub table_id: String,
+    /// Name.
+    pub name: String,
+    /// Seats in all.
+    pub seat_count: u32,
+    /// The button's seat, once a hand has been dealt.
+    pub button: Option<u32>,
+    /// Taken seats.
+    pub seats: Vec<SeatView>,
+    /// Smallest buy-in.
+    pub min_buy_in: Chips,
+    /// Largest buy-in (and the most a top-up may bring a stack to).
+    pub max_buy_in: Chips,
+    /// The small and big blind.
+    pub blinds: (Chips, Chips),
+    /// The clock, in milliseconds: time to act, and each player's time bank when seated.
+    pub action_ms: u64,
+    /// Time bank given on sitting down, in milliseconds.
+    pub time_bank_ms: u64,
+}
+
+/// The hand in progress, as this client may see it: every event so far, redacted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandView {
+    /// The hand's number at the table.
+    pub hand_number: u64,
+    /// Player index in the hand to seat number.
+    pub seats: Vec<u32>,
+    /// Stacks when the hand started, by player index.
+    pub starting_stacks: Vec<Chips>,
+    /// The button's seat.
+    pub button: u32,
+    /// Everything that happened, in order (hole cards hidden as for live events).
+    pub events: Vec<Event>,
+}
+
+/// Whose turn it is and how long they have.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockView {
+    /// The seat to act.
+    pub seat: u32,
+    /// Milliseconds left before the time bank (or the timeout, once in the bank).
+    pub remaining_ms: u64,
+    /// Milliseconds in the player's time bank.
+    pub time_bank_ms: u64,
+    /// Whether the time bank is being used now.
+    pub in_time_bank: bool,
 }
 
 /// One table in the lobby.
@@ -110,6 +199,16 @@ pub struct TableSummary {
     pub players: u32,
     /// Seats in all.
     pub seats: u32,
+    /// Smallest buy-in.
+    pub min_buy_in: Chips,
+    /// Largest buy-in.
+    pub max_buy_in: Chips,
+    /// Average pot of the recent hands.
+    pub avg_pot: Chips,
+    /// Hands dealt in the last hour.
+    pub hands_per_hour: u32,
+    /// `open`, `closing` or `closed`.
+    pub status: String,
 }
 
 /// What the server sends.
@@ -135,19 +234,68 @@ pub enum ServerMsg {
         /// Every open table.
         tables: Vec<TableSummary>,
     },
-    /// The full state of a table as this client may see it (after joining, watching or
-    /// reconnecting).
+    /// A lobby entry changed (sent after `list_tables` to that connection).
+    TableUpdate {
+        /// The table as the lobby shows it now.
+        table: TableSummary,
+    },
+    /// The full state of a table as this client may see it, sent on joining, watching,
+    /// reconnecting, and to resync a client that fell behind.
     Snapshot {
         /// The table.
-        table_id: String,
-        /// The seats.
-        seats: Vec<SeatView>,
+        table: TableView,
         /// The hand in progress, if any.
-        hand_number: Option<u64>,
-        /// This client's hole cards in that hand.
-        hole_cards: Vec<Card>,
-        /// The board.
-        board: Vec<Card>,
+        hand: Option<HandView>,
+        /// The clock of the player to act, if any.
+        clock: Option<ClockView>,
+        /// The decision this client is asked now, if any (answer it with its id).
+        decide: Option<Box<ServerMsg>>,
+    },
+    /// The seats changed (someone sat, left, sat out, topped up, or a hand ended).
+    Seats {
+        /// The table.
+        table: TableView,
+    },
+    /// Someone is to act; everyone sees the clock.
+    Turn {
+        /// The table.
+        table_id: String,
+        /// The hand.
+        hand_number: u64,
+        /// The clock.
+        clock: ClockView,
+    },
+    /// Only some time is left to act (sent to the player to act).
+    ClockWarning {
+        /// The table.
+        table_id: String,
+        /// Milliseconds left before the time bank or the timeout.
+        remaining_ms: u64,
+    },
+    /// A player ran out of time; the server checked or folded for them.
+    TimedOut {
+        /// The table.
+        table_id: String,
+        /// The seat.
+        seat: u32,
+        /// Whether the player is now sitting out for timing out too often.
+        sat_out: bool,
+    },
+    /// A request was done (sit, top up, leave...), with what it did.
+    Done {
+        /// The table.
+        table_id: String,
+        /// What was asked: `sit`, `top_up`, `leave`, `sit_out`, `sit_in`.
+        request: String,
+        /// Chips moved: bought in, added, or cashed out.
+        amount: Chips,
+        /// Whether it waits for the hand in progress to end.
+        pending: bool,
+    },
+    /// The table is closed; everyone was cashed out.
+    TableClosed {
+        /// The table.
+        table_id: String,
     },
     /// Something happened in a hand (hole cards redacted for everyone but their owner).
     Event {
@@ -184,6 +332,9 @@ impl ServerMsg {
 }
 
 /// Parses a client frame, with a typed error for anything malformed.
+// The error is the message answered as is; it is built once per bad frame, so its size
+// costs nothing worth a box.
+#[allow(clippy::result_large_err)]
 pub fn parse_client(text: &str) -> Result<ClientMsg, ServerMsg> {
     serde_json::from_str(text).map_err(|e| {
         ServerMsg::error(

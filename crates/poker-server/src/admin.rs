@@ -2,16 +2,17 @@
 //! configuration, and `/healthz`. Errors are JSON `{"error": code, "message": text}`;
 //! internal failures are logged, not shown.
 
+use crate::table_actor::TableSpec;
 use crate::AppState;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use poker_rules::table::{Table, TableRules};
 use poker_rules::{HandConfig, SeatConfig};
-use poker_store::{hash_password, HandId, PlayerId, Store, StoreError};
+use poker_store::{hash_password, HandId, HandRow, PlayerId, Store, StoreError, TableId};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -123,13 +124,50 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/admin/players/{id}/deposit", post(deposit))
         .route("/admin/players/{id}/withdraw", post(withdraw))
         .route("/admin/players/{id}/ledger", get(ledger))
+        .route("/admin/players/{id}/hands", get(player_hands))
         .route("/admin/tables", post(create_table).get(list_tables))
+        .route("/admin/tables/{id}", get(inspect_table))
+        .route("/admin/tables/{id}/close", post(close_table))
+        .route("/admin/tables/{id}/hands", get(table_hands))
         .route("/admin/hands/{id}", get(hand))
+        .route("/admin/audit", get(audit))
+        .route("/metrics", get(metrics))
+        .route("/openapi.json", get(openapi))
+}
+
+const OPENAPI: &str = include_str!("../../../docs/openapi.json");
+
+async fn openapi() -> Response {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        OPENAPI,
+    )
+        .into_response()
 }
 
 async fn healthz(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>> {
     state.store.tables().await?;
     Ok(Json(json!({ "status": "ok" })))
+}
+
+async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    let lobby = state.lobby.list();
+    let seated = lobby.iter().map(|t| t.players as usize).sum();
+    let body = state.metrics.render(lobby.len(), seated);
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4",
+        )],
+        body,
+    )
+        .into_response()
+}
+
+async fn audit(State(state): State<Arc<AppState>>, headers: HeaderMap) -> ApiResult<Json<Value>> {
+    authorize(&state, &headers)?;
+    let audit = state.store.audit().await?;
+    Ok(Json(serde_json::to_value(audit).expect("audits serialize")))
 }
 
 #[derive(Deserialize)]
@@ -240,6 +278,8 @@ async fn ledger(
 struct NewTable {
     name: String,
     rules: TableRules,
+    #[serde(default)]
+    clock: crate::table_actor::ClockRules,
 }
 
 /// Checks table rules the way the table and its hands will use them.
@@ -272,9 +312,28 @@ async fn create_table(
     authorize(&state, &headers)?;
     let Json(t) = body?;
     check_rules(&t.rules)?;
-    let config = serde_json::to_string(&t.rules).expect("rules serialize");
-    let id = state.store.create_table(&t.name, &config).await?;
-    if let Err(e) = state.open_table(id, &config).await {
+    if t.clock.action_ms == 0 {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_rules",
+            "the action clock must give some time",
+        ));
+    }
+    let name = t.name.trim();
+    if name.is_empty() || name.chars().count() > 64 {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid",
+            "a table name of 1 to 64 characters",
+        ));
+    }
+    let spec = TableSpec {
+        rules: t.rules,
+        clock: t.clock,
+    };
+    let config = serde_json::to_string(&spec).expect("rules serialize");
+    let id = state.store.create_table(name, &config).await?;
+    if let Err(e) = state.open_table(id, name, &config).await {
         eprintln!("pokerd: cannot open table {id}: {e:#}");
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -296,6 +355,7 @@ async fn list_tables(
     let mut out = Vec::new();
     for t in state.store.tables().await? {
         let seats = state.store.seats(t.table_id).await?;
+        // (Admin listing reads the store, so closed tables show too.)
         let rules: Value = serde_json::from_str(&t.config).unwrap_or(Value::Null);
         out.push(json!({
             "table_id": t.table_id.to_string(),
@@ -308,13 +368,214 @@ async fn list_tables(
     Ok(Json(Value::Array(out)))
 }
 
-async fn hand(
+async fn inspect_table(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
     authorize(&state, &headers)?;
+    let table: TableId = parse_id(&id, "table")?;
+    if let Some(handle) = state.table(table).await {
+        if let Some(view) = handle.inspect().await {
+            return Ok(Json(view));
+        }
+    }
+    let row = state
+        .store
+        .tables()
+        .await?
+        .into_iter()
+        .find(|t| t.table_id == table)
+        .ok_or(StoreError::NotFound("table"))?;
+    Ok(Json(json!({
+        "table": { "table_id": row.table_id.to_string(), "name": row.name },
+        "status": row.status,
+        "rules": serde_json::from_str::<Value>(&row.config).unwrap_or(Value::Null),
+    })))
+}
+
+/// Closes a table: the hand in progress finishes, everyone is cashed out.
+async fn close_table(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    authorize(&state, &headers)?;
+    let table: TableId = parse_id(&id, "table")?;
+    let handle = state.table(table).await.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "no open table with that id",
+        )
+    })?;
+    let cashed_out = handle.close().await.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "closed",
+            "the table is already closed",
+        )
+    })?;
+    state.tables.lock().await.remove(&table);
+    Ok(Json(
+        json!({ "status": "closed", "cashed_out": cashed_out }),
+    ))
+}
+
+#[derive(Deserialize)]
+struct Page {
+    limit: Option<u32>,
+    offset: Option<u32>,
+}
+
+impl Page {
+    fn limit(&self) -> u32 {
+        self.limit.unwrap_or(50).clamp(1, 500)
+    }
+}
+
+fn hand_list(rows: Vec<HandRow>) -> Json<Value> {
+    let rows: Vec<Value> = rows
+        .into_iter()
+        .map(|r| {
+            json!({
+                "hand_id": r.hand_id.to_string(),
+                "table_id": r.table_id.to_string(),
+                "number": r.number,
+                "status": r.status,
+                "started_at": r.started_at,
+                "ended_at": r.ended_at,
+            })
+        })
+        .collect();
+    Json(Value::Array(rows))
+}
+
+async fn table_hands(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Query(page): Query<Page>,
+) -> ApiResult<Json<Value>> {
+    authorize(&state, &headers)?;
+    let table: TableId = parse_id(&id, "table")?;
+    let rows = state
+        .store
+        .table_hands(table, page.limit(), page.offset.unwrap_or(0))
+        .await?;
+    Ok(hand_list(rows))
+}
+
+async fn player_hands(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Query(page): Query<Page>,
+) -> ApiResult<Json<Value>> {
+    authorize(&state, &headers)?;
+    let player: PlayerId = parse_id(&id, "player")?;
+    let rows = state
+        .store
+        .player_hands(player, page.limit(), page.offset.unwrap_or(0))
+        .await?;
+    Ok(hand_list(rows))
+}
+
+#[derive(Deserialize)]
+struct Format {
+    format: Option<String>,
+}
+
+/// A hand by id: `?format=json` (default), `phh`, or `pokerstars`.
+async fn hand(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Query(format): Query<Format>,
+) -> ApiResult<Response> {
+    authorize(&state, &headers)?;
     let hand: HandId = parse_id(&id, "hand")?;
     let row = state.store.hand(hand).await?;
-    Ok(Json(serde_json::to_value(row).expect("hands serialize")))
+    let text = |body: String| {
+        (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "text/plain; charset=utf-8",
+            )],
+            body,
+        )
+            .into_response()
+    };
+    let unfinished = || {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "unfinished",
+            "the hand has no history (void or in progress)",
+        )
+    };
+    match format.format.as_deref().unwrap_or("json") {
+        "json" => Ok(Json(serde_json::to_value(row).expect("hands serialize")).into_response()),
+        "phh" => Ok(text(row.phh.ok_or_else(unfinished)?)),
+        "pokerstars" => {
+            let phh = row.phh.as_deref().ok_or_else(unfinished)?;
+            let names: std::collections::HashMap<String, String> = state
+                .store
+                .players()
+                .await?
+                .into_iter()
+                .map(|p| (p.player_id.to_string(), p.name))
+                .collect();
+            let table_name = state
+                .store
+                .tables()
+                .await?
+                .into_iter()
+                .find(|t| t.table_id == row.table_id)
+                .map(|t| t.name)
+                .unwrap_or_default();
+            let record = row.record.clone().unwrap_or(Value::Null);
+            let seat_players = record["seat_players"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let players: Vec<String> = seat_players
+                .iter()
+                .map(|p| {
+                    let id = p.as_str().unwrap_or("");
+                    names.get(id).cloned().unwrap_or_else(|| id.to_string())
+                })
+                .collect();
+            let seats: Vec<u32> = record["seats"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_u64())
+                        .map(|s| s as u32 + 1)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let out = crate::pokerstars::write(&crate::pokerstars::Meta {
+                hand_number: hand_number_for(&row),
+                table_name: &table_name,
+                started_at_ms: row.started_at,
+                players: &players,
+                seats: &seats,
+                seat_count: record["seat_count"].as_u64().unwrap_or(9) as u32,
+                phh,
+            })
+            .map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unsupported", e))?;
+            Ok(text(out))
+        }
+        other => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            format!("unknown format {other:?}: json, phh or pokerstars"),
+        )),
+    }
+}
+
+/// A stable numeric hand id for tracking tools: the first 60 bits of the UUID.
+fn hand_number_for(row: &HandRow) -> u64 {
+    let b = row.hand_id.0.as_bytes();
+    u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]) >> 4
 }

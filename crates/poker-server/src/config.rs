@@ -24,6 +24,18 @@ pub struct ServerConfig {
     pub addr: String,
     /// Largest client frame, in bytes.
     pub max_frame_bytes: usize,
+    /// Average messages per second a client may send.
+    pub rate_limit_per_sec: u32,
+    /// Messages a client may send in a burst.
+    pub rate_limit_burst: u32,
+    /// Whether `POST /register` creates accounts.
+    pub allow_registration: bool,
+    /// Session lifetime, in hours.
+    pub session_hours: u32,
+    /// How long running hands get to finish on shutdown, in milliseconds.
+    pub shutdown_grace_ms: u64,
+    /// A folder to serve the browser client from instead of the built-in copy.
+    pub web_root: String,
 }
 
 /// `[database]`.

@@ -1,40 +1,43 @@
-//! The players' side: `POST /login` (name and password give a random session token,
-//! kept only as its SHA-256 hash and expiring), and the WebSocket at `/ws` speaking the
-//! protocol of `poker-protocol`, one JSON message per text frame.
+//! The players' side: `POST /login` and `POST /register` (name and password give a random
+//! session token, stored only as its SHA-256 hash, expiring), `POST /logout`, and the
+//! WebSocket at `/ws` speaking the protocol of `poker-protocol`, one JSON message per text
+//! frame.
 //!
-//! Each connection `select!`s over its client's frames and one bounded queue that the
-//! tables it joined send into. Bad input (malformed JSON, unknown messages, oversized
-//! frames, unknown tables, out-of-turn or stale actions) is answered with a typed error;
-//! the connection, the tables and every chip carry on.
+//! Each connection `select!`s over its client's frames, one bounded queue that the tables
+//! it joined send into, and lobby updates once it listed the tables. Bad input (malformed
+//! JSON, unknown messages, oversized frames, floods, unknown tables, out-of-turn or stale
+//! actions) is answered with a typed error; the connection, the tables and every chip
+//! carry on. On authenticating, a connection joins every table where the player is seated
+//! and gets a snapshot of each: this is how a dropped player reconnects.
 
+use crate::table_actor::SeatRequest;
 use crate::AppState;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::routing::{get, post};
+use axum::{Json, Router};
 use futures_util::{SinkExt, StreamExt};
-use poker_protocol::{parse_client, ClientMsg, ErrorCode, ServerMsg, TableSummary};
-use poker_store::{now_ms, verify_password, PlayerId, Store, TableId};
+use poker_protocol::{parse_client, ClientMsg, ErrorCode, ServerMsg};
+use poker_rules::table::Entry;
+use poker_store::{hash_password, now_ms, verify_password, Player, Store, StoreError, TableId};
 use rand::RngCore;
 use serde::Deserialize;
 use serde_json::json;
 use sha2::{Digest, Sha256};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use tokio::sync::mpsc;
+use std::time::Instant;
+use tokio::sync::{broadcast, mpsc};
 
-/// How long a session lasts.
-const SESSION_MS: i64 = 12 * 3600 * 1000;
-
-/// A logged-in player.
-#[derive(Clone, Debug)]
-pub struct Session {
-    /// Who.
-    pub player_id: PlayerId,
-    /// Their name.
-    pub name: String,
-    /// When the token stops working (unix ms).
-    pub expires_at: i64,
+/// The players' routes.
+pub fn router() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/login", post(login))
+        .route("/register", post(register))
+        .route("/logout", post(logout))
+        .route("/ws", get(ws))
 }
 
 fn token_hash(token: &str) -> String {
@@ -42,38 +45,135 @@ fn token_hash(token: &str) -> String {
 }
 
 #[derive(Deserialize)]
-pub(crate) struct Login {
+pub(crate) struct Credentials {
     name: String,
     password: String,
 }
 
-/// `POST /login`.
-pub(crate) async fn login(State(state): State<Arc<AppState>>, Json(body): Json<Login>) -> Response {
-    let refused = || {
-        (
-            StatusCode::UNAUTHORIZED,
-            Json(json!({ "error": "unauthorized", "message": "wrong name or password" })),
-        )
-            .into_response()
-    };
-    let Ok(player) = state.store.player_by_name(&body.name).await else {
-        return refused();
-    };
-    if !verify_password(&body.password, &player.password_hash) {
-        return refused();
-    }
+fn refused(status: StatusCode, code: &str, message: &str) -> Response {
+    (status, Json(json!({ "error": code, "message": message }))).into_response()
+}
+
+/// Issues a session token for the player: only its hash is stored.
+async fn new_session(state: &AppState, player: &Player) -> Response {
     let mut raw = [0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut raw);
     let token: String = raw.iter().map(|b| format!("{b:02x}")).collect();
-    state.sessions.lock().await.insert(
-        token_hash(&token),
-        Session {
-            player_id: player.player_id,
-            name: player.name.clone(),
-            expires_at: now_ms() + SESSION_MS,
-        },
-    );
-    Json(json!({ "token": token, "player_id": player.player_id.to_string() })).into_response()
+    let expires_at = now_ms() + i64::from(state.config.server.session_hours) * 3_600_000;
+    if let Err(e) = state
+        .store
+        .create_session(&token_hash(&token), player.player_id, expires_at)
+        .await
+    {
+        eprintln!("pokerd: cannot store a session: {e}");
+        return refused(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "internal error",
+        );
+    }
+    Json(json!({
+        "token": token,
+        "player_id": player.player_id.to_string(),
+        "name": player.name,
+        "expires_at": expires_at,
+    }))
+    .into_response()
+}
+
+/// `POST /login`.
+pub(crate) async fn login(
+    State(state): State<Arc<AppState>>,
+    body: Result<Json<Credentials>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Ok(Json(body)) = body else {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "send {\"name\", \"password\"}",
+        );
+    };
+    let wrong = || {
+        refused(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "wrong name or password",
+        )
+    };
+    let Ok(player) = state.store.player_by_name(&body.name).await else {
+        return wrong();
+    };
+    if !verify_password(&body.password, &player.password_hash) {
+        return wrong();
+    }
+    new_session(&state, &player).await
+}
+
+/// `POST /register`, when the configuration allows it.
+pub(crate) async fn register(
+    State(state): State<Arc<AppState>>,
+    body: Result<Json<Credentials>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    if !state.config.server.allow_registration {
+        return refused(
+            StatusCode::FORBIDDEN,
+            "registration_closed",
+            "ask the operator for an account",
+        );
+    }
+    let Ok(Json(body)) = body else {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "send {\"name\", \"password\"}",
+        );
+    };
+    let name = body.name.trim();
+    if name.is_empty() || name.chars().count() > 32 || body.password.len() < 8 {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "invalid",
+            "a name of 1 to 32 characters and a password of at least 8",
+        );
+    }
+    match state
+        .store
+        .create_player(name, &hash_password(&body.password))
+        .await
+    {
+        Ok(_) => {}
+        Err(StoreError::NameTaken) => {
+            return refused(StatusCode::CONFLICT, "name_taken", "the name is taken")
+        }
+        Err(e) => {
+            eprintln!("pokerd: cannot register: {e}");
+            return refused(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "internal error",
+            );
+        }
+    }
+    match state.store.player_by_name(name).await {
+        Ok(player) => new_session(&state, &player).await,
+        Err(_) => refused(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "internal error",
+        ),
+    }
+}
+
+/// `POST /logout` with `Authorization: Bearer TOKEN`.
+pub(crate) async fn logout(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    let token = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    if let Some(token) = token {
+        let _ = state.store.delete_session(&token_hash(token)).await;
+    }
+    StatusCode::NO_CONTENT.into_response()
 }
 
 /// `GET /ws`.
@@ -85,11 +185,72 @@ pub(crate) async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpg
         .on_upgrade(move |socket| connection(state, socket))
 }
 
+/// A token bucket: `rate` messages per second on average, `burst` at once.
+struct RateLimit {
+    tokens: f64,
+    rate: f64,
+    burst: f64,
+    last: Instant,
+}
+
+impl RateLimit {
+    fn allow(&mut self) -> bool {
+        let now = Instant::now();
+        let refill = now.duration_since(self.last).as_secs_f64() * self.rate;
+        self.tokens = (self.tokens + refill).min(self.burst);
+        self.last = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// What one connection knows.
+struct Conn {
+    me: Option<Player>,
+    joined: Vec<TableId>,
+    out: mpsc::Sender<ServerMsg>,
+    lobby: Option<broadcast::Receiver<poker_protocol::TableSummary>>,
+}
+
+struct Gauge<'a>(&'a AppState);
+
+impl Drop for Gauge<'_> {
+    fn drop(&mut self) {
+        self.0.metrics.connections.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+async fn next_lobby(
+    rx: &mut Option<broadcast::Receiver<poker_protocol::TableSummary>>,
+) -> Result<poker_protocol::TableSummary, broadcast::error::RecvError> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
 async fn connection(state: Arc<AppState>, socket: WebSocket) {
+    state.metrics.connections.fetch_add(1, Ordering::Relaxed);
+    let _gauge = Gauge(&state);
     let (mut sink, mut stream) = socket.split();
     let (out_tx, mut out_rx) = mpsc::channel::<ServerMsg>(1024);
-    let mut me: Option<Session> = None;
-    let mut joined: Vec<TableId> = Vec::new();
+    let mut conn = Conn {
+        me: None,
+        joined: Vec::new(),
+        out: out_tx,
+        lobby: None,
+    };
+    let server = &state.config.server;
+    let mut limit = RateLimit {
+        tokens: f64::from(server.rate_limit_burst),
+        rate: f64::from(server.rate_limit_per_sec),
+        burst: f64::from(server.rate_limit_burst),
+        last: Instant::now(),
+    };
     let mut shutting_down = state.shutting_down.clone();
     if *shutting_down.borrow_and_update() {
         return;
@@ -105,27 +266,45 @@ async fn connection(state: Arc<AppState>, socket: WebSocket) {
                 let text = match frame {
                     Message::Text(t) => t.to_string(),
                     Message::Binary(_) => {
-                        let _ = out_tx.try_send(ServerMsg::error(ErrorCode::BadMessage, "send JSON text frames"));
+                        let _ = conn.out.try_send(ServerMsg::error(ErrorCode::BadMessage, "send JSON text frames"));
                         continue;
                     }
                     Message::Close(_) => break,
                     _ => continue,
                 };
-                let reply = if text.len() > state.config.server.max_frame_bytes {
+                state.metrics.messages.fetch_add(1, Ordering::Relaxed);
+                let reply = if !limit.allow() {
+                    state.metrics.rate_limited.fetch_add(1, Ordering::Relaxed);
+                    Some(ServerMsg::error(
+                        ErrorCode::RateLimited,
+                        format!("at most {} messages a second: slow down", server.rate_limit_per_sec),
+                    ))
+                } else if text.len() > server.max_frame_bytes {
                     Some(ServerMsg::error(
                         ErrorCode::FrameTooLarge,
-                        format!("frames are limited to {} bytes", state.config.server.max_frame_bytes),
+                        format!("frames are limited to {} bytes", server.max_frame_bytes),
                     ))
                 } else {
                     match parse_client(&text) {
                         Err(error) => Some(error),
-                        Ok(msg) => handle(&state, &mut me, &mut joined, &out_tx, msg).await,
+                        Ok(msg) => handle(&state, &mut conn, msg).await,
                     }
                 };
                 if let Some(reply) = reply {
-                    if out_tx.try_send(reply).is_err() {
+                    if conn.out.try_send(reply).is_err() {
                         break;
                     }
+                }
+            }
+            update = next_lobby(&mut conn.lobby) => {
+                let msg = match update {
+                    Ok(table) => ServerMsg::TableUpdate { table },
+                    // Missed updates: send the whole lobby again.
+                    Err(broadcast::error::RecvError::Lagged(_)) => ServerMsg::Tables { tables: state.lobby.list() },
+                    Err(broadcast::error::RecvError::Closed) => { conn.lobby = None; continue }
+                };
+                if conn.out.try_send(msg).is_err() {
+                    break;
                 }
             }
             out = out_rx.recv() => {
@@ -139,124 +318,143 @@ async fn connection(state: Arc<AppState>, socket: WebSocket) {
     }
 }
 
-async fn handle(
-    state: &Arc<AppState>,
-    me: &mut Option<Session>,
-    joined: &mut Vec<TableId>,
-    out: &mpsc::Sender<ServerMsg>,
-    msg: ClientMsg,
-) -> Option<ServerMsg> {
+fn unknown_table() -> ServerMsg {
+    ServerMsg::error(ErrorCode::UnknownTable, "no such table")
+}
+
+async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Option<ServerMsg> {
     if let ClientMsg::Auth { token } = &msg {
-        let session = state.sessions.lock().await.get(&token_hash(token)).cloned();
-        return Some(match session {
-            Some(s) if s.expires_at > now_ms() => {
-                let welcome = ServerMsg::Welcome {
-                    player_id: s.player_id.to_string(),
-                    name: s.name.clone(),
-                };
-                *me = Some(s);
-                welcome
+        let player = match state.store.session(&token_hash(token)).await {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                return Some(ServerMsg::error(
+                    ErrorCode::Unauthenticated,
+                    "the token is unknown or expired",
+                ))
             }
-            _ => ServerMsg::error(
-                ErrorCode::Unauthenticated,
-                "the token is unknown or expired",
-            ),
-        });
+            Err(e) => {
+                eprintln!("pokerd: session lookup failed: {e}");
+                return Some(ServerMsg::error(ErrorCode::Internal, "try again"));
+            }
+        };
+        let welcome = ServerMsg::Welcome {
+            player_id: player.player_id.to_string(),
+            name: player.name.clone(),
+        };
+        // The welcome goes first, then a snapshot of every table the player sits at.
+        if conn.out.try_send(welcome).is_err() {
+            return None;
+        }
+        let tables: Vec<_> = state.tables.lock().await.values().cloned().collect();
+        for table in tables {
+            if conn.joined.contains(&table.table_id) {
+                continue;
+            }
+            if table
+                .subscribe_with(Some(player.player_id), conn.out.clone(), true)
+                .await
+            {
+                conn.joined.push(table.table_id);
+            }
+        }
+        conn.me = Some(player);
+        return None;
     }
     if matches!(msg, ClientMsg::Ping) {
         return Some(ServerMsg::Pong);
     }
-    let Some(session) = me.as_ref() else {
+    let Some(me) = conn.me.clone() else {
         return Some(ServerMsg::error(
             ErrorCode::Unauthenticated,
             "authenticate first",
         ));
     };
-    let table_of = |id: &str| -> Result<TableId, ServerMsg> {
-        id.parse()
-            .map_err(|_| ServerMsg::error(ErrorCode::UnknownTable, "no such table"))
-    };
-    match msg {
-        ClientMsg::ListTables => {
-            let tables = match state.store.tables().await {
-                Ok(t) => t,
-                Err(_) => return Some(ServerMsg::error(ErrorCode::Internal, "try again")),
-            };
-            let mut out = Vec::new();
-            for t in tables.into_iter().filter(|t| t.status == "open") {
-                let rules: serde_json::Value = serde_json::from_str(&t.config).unwrap_or_default();
-                let players = state
-                    .store
-                    .seats(t.table_id)
-                    .await
-                    .map(|s| s.len())
-                    .unwrap_or(0);
-                out.push(TableSummary {
-                    table_id: t.table_id.to_string(),
-                    name: t.name,
-                    game: rules["game"].as_str().unwrap_or("").to_string(),
-                    stakes: format!("{}/{}", rules["small_blind"], rules["big_blind"]),
-                    players: players as u32,
-                    seats: rules["seat_count"].as_u64().unwrap_or(0) as u32,
-                });
-            }
-            Some(ServerMsg::Tables { tables: out })
+    if matches!(msg, ClientMsg::ListTables) {
+        if conn.lobby.is_none() {
+            conn.lobby = Some(state.lobby.subscribe());
         }
+        return Some(ServerMsg::Tables {
+            tables: state.lobby.list(),
+        });
+    }
+    let table_id = match &msg {
+        ClientMsg::Sit { table_id, .. }
+        | ClientMsg::Watch { table_id }
+        | ClientMsg::Act { table_id, .. }
+        | ClientMsg::SitOut { table_id, .. }
+        | ClientMsg::SitIn { table_id, .. }
+        | ClientMsg::TopUp { table_id, .. }
+        | ClientMsg::Leave { table_id } => table_id.clone(),
+        ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => return None,
+    };
+    let Ok(id) = table_id.parse::<TableId>() else {
+        return Some(unknown_table());
+    };
+    let Some(table) = state.table(id).await else {
+        return Some(unknown_table());
+    };
+    let done = |request: &str, r: Result<crate::table_actor::Outcome, (ErrorCode, String)>| {
+        Some(match r {
+            Ok(o) => ServerMsg::Done {
+                table_id: table_id.clone(),
+                request: request.to_string(),
+                amount: o.amount,
+                pending: o.pending,
+            },
+            Err((code, message)) => ServerMsg::Error { code, message },
+        })
+    };
+    let request = match msg {
         ClientMsg::Sit {
-            table_id,
             seat,
             buy_in,
+            post_now,
             ..
         } => {
-            let id = match table_of(&table_id) {
-                Ok(id) => id,
-                Err(e) => return Some(e),
-            };
-            let Some(table) = state.tables.lock().await.get(&id).cloned() else {
-                return Some(ServerMsg::error(ErrorCode::UnknownTable, "no such table"));
-            };
-            if !joined.contains(&id) {
-                table
-                    .subscribe_with(Some(session.player_id), out.clone())
-                    .await;
-                joined.push(id);
+            // Subscribed as this player first (a snapshot comes), so nothing is missed.
+            table
+                .subscribe_with(Some(me.player_id), conn.out.clone(), false)
+                .await;
+            if !conn.joined.contains(&id) {
+                conn.joined.push(id);
             }
-            match table.sit(session.player_id, seat, buy_in).await {
-                Ok(()) => None,
-                Err((code, message)) => Some(ServerMsg::error(code, message)),
-            }
+            let entry = if post_now {
+                Entry::PostNow
+            } else {
+                Entry::WaitForBigBlind
+            };
+            let result = table
+                .sit(me.player_id, me.name.clone(), seat, buy_in, entry)
+                .await;
+            return done("sit", result);
         }
-        ClientMsg::Watch { table_id } => {
-            let id = match table_of(&table_id) {
-                Ok(id) => id,
-                Err(e) => return Some(e),
-            };
-            let Some(table) = state.tables.lock().await.get(&id).cloned() else {
-                return Some(ServerMsg::error(ErrorCode::UnknownTable, "no such table"));
-            };
-            if !joined.contains(&id) {
-                table.subscribe_with(None, out.clone()).await;
-                joined.push(id);
+        ClientMsg::Watch { .. } => {
+            // As this player: a spectator sees no hole cards but their own, and a seated
+            // player watching again keeps theirs.
+            table
+                .subscribe_with(Some(me.player_id), conn.out.clone(), false)
+                .await;
+            if !conn.joined.contains(&id) {
+                conn.joined.push(id);
             }
-            None
+            return None;
         }
         ClientMsg::Act {
-            table_id,
             decision_id,
             action,
+            ..
         } => {
-            let id = match table_of(&table_id) {
-                Ok(id) => id,
-                Err(e) => return Some(e),
-            };
-            let Some(table) = state.tables.lock().await.get(&id).cloned() else {
-                return Some(ServerMsg::error(ErrorCode::UnknownTable, "no such table"));
-            };
-            match table.act(session.player_id, decision_id, action).await {
+            return match table.act(me.player_id, decision_id, action).await {
                 Ok(()) => None,
                 Err((code, message)) => Some(ServerMsg::error(code, message)),
             }
         }
-        ClientMsg::Auth { .. } | ClientMsg::Ping => None,
-    }
+        ClientMsg::SitOut { next_big_blind, .. } => SeatRequest::SitOut { next_big_blind },
+        ClientMsg::SitIn { post_now, .. } => SeatRequest::SitIn { post_now },
+        ClientMsg::TopUp { amount, .. } => SeatRequest::TopUp { amount },
+        ClientMsg::Leave { .. } => SeatRequest::Leave,
+        ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => return None,
+    };
+    let result = table.seat(me.player_id, request).await;
+    done(request.name(), result)
 }

@@ -1,5 +1,5 @@
-//! The poker cash-game server: the admin API (and, next, the WebSocket gateway and the
-//! per-table actors), started by `pokerd`.
+//! The poker cash-game server: per-table actors, the players' WebSocket gateway, the
+//! admin API, metrics, started by `pokerd`.
 //!
 //! [`run`] takes a bound listener and a shutdown future, so tests start the real server on
 //! port 0 and stop it cleanly.
@@ -7,12 +7,17 @@
 pub mod admin;
 pub mod config;
 pub mod gateway;
+pub mod lobby;
+pub mod metrics;
+pub mod pokerstars;
 pub mod table_actor;
 
 use poker_store::{Persister, PersisterHandle, SqlStore, Store, TableId};
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
+use table_actor::{TableContext, TableSpec};
 use tokio::net::TcpListener;
 use tokio::sync::Mutex;
 
@@ -28,20 +33,37 @@ pub struct AppState {
     pub persister: PersisterHandle,
     /// The running tables.
     pub tables: Mutex<HashMap<TableId, table_actor::TableHandle>>,
-    /// Logged-in players by the SHA-256 of their token.
-    pub sessions: Mutex<HashMap<String, gateway::Session>>,
+    /// The lobby, kept up to date by the tables.
+    pub lobby: Arc<lobby::Lobby>,
+    /// Counters for `/metrics`.
+    pub metrics: Arc<metrics::Metrics>,
     /// Turns true when the server is shutting down; every connection watches it.
     pub shutting_down: tokio::sync::watch::Receiver<bool>,
 }
 
 impl AppState {
-    /// Starts the actor of a table from its stored rules.
-    pub async fn open_table(&self, table_id: TableId, rules_json: &str) -> anyhow::Result<()> {
-        let rules = serde_json::from_str(rules_json)?;
-        let handle =
-            table_actor::spawn(table_id, rules, self.store.clone(), self.persister.clone()).await?;
+    /// Starts the actor of a table from its stored configuration.
+    pub async fn open_table(
+        &self,
+        table_id: TableId,
+        name: &str,
+        config_json: &str,
+    ) -> anyhow::Result<()> {
+        let spec: TableSpec = serde_json::from_str(config_json)?;
+        let context = TableContext {
+            store: self.store.clone(),
+            persister: self.persister.clone(),
+            lobby: self.lobby.clone(),
+            metrics: self.metrics.clone(),
+        };
+        let handle = table_actor::spawn(table_id, name.to_string(), spec, context).await?;
         self.tables.lock().await.insert(table_id, handle);
         Ok(())
+    }
+
+    /// The handle of a running table.
+    pub async fn table(&self, table_id: TableId) -> Option<table_actor::TableHandle> {
+        self.tables.lock().await.get(&table_id).cloned()
     }
 }
 
@@ -66,22 +88,31 @@ pub async fn run(
         config: Arc::new(config),
         persister: Persister::spawn(store.clone(), 512),
         tables: Mutex::new(HashMap::new()),
-        sessions: Mutex::new(HashMap::new()),
+        lobby: Arc::new(lobby::Lobby::default()),
+        metrics: Arc::new(metrics::Metrics::default()),
         shutting_down,
     });
     for table in store.tables().await? {
         if table.status == "open" {
-            state.open_table(table.table_id, &table.config).await?;
+            state
+                .open_table(table.table_id, &table.name, &table.config)
+                .await?;
         }
     }
     let app = admin::router()
-        .route("/login", axum::routing::post(gateway::login))
-        .route("/ws", axum::routing::get(gateway::ws))
-        .with_state(state);
-    // On shutdown, tell every connection to close, so serving ends without waiting for
-    // clients to hang up.
+        .merge(gateway::router())
+        .with_state(state.clone());
+    // On shutdown: no new hands; hands in progress finish within the grace period (the
+    // clock keeps them moving, players still connected); then every connection is told
+    // to close, so serving ends without waiting for clients to hang up.
+    let grace = Duration::from_millis(state.config.server.shutdown_grace_ms);
     let shutdown = async move {
         shutdown.await;
+        let tables: Vec<_> = state.tables.lock().await.values().cloned().collect();
+        let drained = futures_util::future::join_all(tables.iter().map(|t| t.drain()));
+        if tokio::time::timeout(grace, drained).await.is_err() {
+            eprintln!("pokerd: hands still running after the grace period are void");
+        }
         let _ = shutdown_tx.send(true);
     };
     axum::serve(listener, app)

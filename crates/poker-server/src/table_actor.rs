@@ -1,28 +1,93 @@
 //! One table's actor: a private task that owns the table between hands and the hand in
-//! progress, driven by commands through a cloneable [`TableHandle`].
+//! progress, driven by commands through a cloneable [`TableHandle`] and by its own clock.
 //!
 //! It seats players (the buy-in moves money in the store first), deals hands from a deck
 //! shuffled with the operating system's cryptographic RNG, asks each decision with an id
 //! (an answer naming another id is refused, so a late or repeated action never applies
-//! twice), fans events out to subscribers through bounded queues (a full queue drops that
-//! subscriber; it never stalls the table), and redacts hole cards for everyone but their
-//! owner before anything leaves the actor. A finished hand is committed through the
-//! persister, and the next hand starts only once it is durable.
+//! twice), runs the action clock (a warning, the time bank, then check if free or fold;
+//! repeated timeouts sit the player out, R38), and fans events out to subscribers through
+//! bounded queues: a subscriber whose queue is full is marked stale and resynced with a
+//! snapshot once it has room again; it never stalls the table. Hole cards are redacted
+//! for everyone but their owner before anything leaves the actor.
+//!
+//! A finished hand is committed through the persister, and the next hand starts only once
+//! it is durable. Top-ups and leaving asked during a hand wait for its end. Closing the
+//! table lets the hand in progress finish, then cashes everyone out.
 
-use poker_protocol::{ErrorCode, ServerMsg};
-use poker_rules::table::{Entry, HandPlan, Table, TableRules};
-use poker_rules::{Action, Card, CardSource, Cards, Decision, Event, Hand};
+use crate::lobby::Lobby;
+use crate::metrics::Metrics;
+use poker_protocol::{
+    ClockView, ErrorCode, HandView, SeatView, ServerMsg, TableSummary, TableView,
+};
+use poker_rules::table::{Entry, HandPlan, SitOut, Table, TableRules};
+use poker_rules::{Action, Card, CardSource, Cards, Chips, Decision, Event, Hand};
 use poker_store::{
-    now_ms, Chips, CompletedHand, HandId, HandPlayer, PersisterHandle, PlayerId, SqlStore, Store,
-    TableId,
+    now_ms, CompletedHand, HandId, HandPlayer, PersisterHandle, PlayerId, SqlStore, Store,
+    StoreError, TableId,
 };
 use rand::rngs::OsRng;
 use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot};
 
 /// A refused command, as the client is told.
 pub type Refusal = (ErrorCode, String);
+
+/// The clock of a table (R38), in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClockRules {
+    /// Time to act on each decision.
+    pub action_ms: u64,
+    /// A warning is sent when this much of the action time is left (0: none).
+    pub warning_ms: u64,
+    /// Extra time each player has on sitting down, used when the action time runs out.
+    pub time_bank_ms: u64,
+    /// Timeouts in a row after which the player is sat out (0: never).
+    pub max_timeouts: u32,
+    /// Pause between hands, so players see the result.
+    pub between_hands_ms: u64,
+}
+
+impl Default for ClockRules {
+    fn default() -> ClockRules {
+        ClockRules {
+            action_ms: 30_000,
+            warning_ms: 10_000,
+            time_bank_ms: 60_000,
+            max_timeouts: 2,
+            between_hands_ms: 2_000,
+        }
+    }
+}
+
+/// Everything an operator sets when creating a table: the rules of the game and the
+/// clock. Stored as the table's configuration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableSpec {
+    /// The game, stakes and house rules.
+    #[serde(flatten)]
+    pub rules: TableRules,
+    /// The action clock.
+    #[serde(default)]
+    pub clock: ClockRules,
+}
+
+/// What a done request did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Chips moved (bought in, added, cashed out).
+    pub amount: Chips,
+    /// Whether it waits for the hand in progress to end.
+    pub pending: bool,
+}
+
+type Reply<T> = oneshot::Sender<Result<T, Refusal>>;
 
 /// What the actor is asked.
 pub enum Command {
@@ -30,12 +95,16 @@ pub enum Command {
     Sit {
         /// Who.
         player: PlayerId,
+        /// Their name, as others see it.
+        name: String,
         /// Where.
         seat: u32,
         /// Chips from the wallet.
         buy_in: Chips,
+        /// Post now or wait for the big blind.
+        entry: Entry,
         /// Answer.
-        respond_to: oneshot::Sender<Result<(), Refusal>>,
+        respond_to: Reply<Outcome>,
     },
     /// Answer a decision.
     Act {
@@ -45,19 +114,98 @@ pub enum Command {
         decision_id: u64,
         /// The action.
         action: Action,
+        /// When the gateway received it.
+        received: Instant,
         /// Answer.
-        respond_to: oneshot::Sender<Result<(), Refusal>>,
+        respond_to: Reply<()>,
     },
-    /// Receive this table's messages (as this player, or as a spectator).
+    /// Sit out, sit in, top up or leave.
+    Seat {
+        /// Who.
+        player: PlayerId,
+        /// What.
+        request: SeatRequest,
+        /// Answer.
+        respond_to: Reply<Outcome>,
+    },
+    /// Receive this table's messages (as this player, or as a spectator), starting with
+    /// a snapshot.
     Subscribe {
         /// Who listens (`None`: a spectator, who never sees hole cards).
         player: Option<PlayerId>,
+        /// Subscribe only if this player is seated here.
+        only_if_seated: bool,
         /// The queue to send to.
         queue: mpsc::Sender<ServerMsg>,
+        /// Whether it subscribed.
+        respond_to: oneshot::Sender<bool>,
+    },
+    /// The table as a spectator sees it, for the admin API.
+    Inspect {
+        /// Answer.
+        respond_to: oneshot::Sender<serde_json::Value>,
+    },
+    /// Finish the hand in progress, deal no more; answered once idle.
+    Drain {
+        /// Answer.
+        respond_to: oneshot::Sender<()>,
+    },
+    /// Finish the hand in progress, cash everyone out and close; answered with the chips
+    /// cashed out.
+    Close {
+        /// Answer.
+        respond_to: oneshot::Sender<Chips>,
     },
 }
 
-/// A handle to a table's actor; the actor ends when the last handle drops.
+/// A seat request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeatRequest {
+    /// Sit out from the next hand, or when the big blind next comes.
+    SitOut {
+        /// Wait for the big blind.
+        next_big_blind: bool,
+    },
+    /// Come back, posting now or waiting for the big blind.
+    SitIn {
+        /// Post now.
+        post_now: bool,
+    },
+    /// Add chips from the wallet.
+    TopUp {
+        /// How many.
+        amount: Chips,
+    },
+    /// Leave and cash out.
+    Leave,
+}
+
+impl SeatRequest {
+    /// The protocol's name of the request.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SeatRequest::SitOut { .. } => "sit_out",
+            SeatRequest::SitIn { .. } => "sit_in",
+            SeatRequest::TopUp { .. } => "top_up",
+            SeatRequest::Leave => "leave",
+        }
+    }
+}
+
+/// What a table's actor shares with the rest of the server.
+#[derive(Clone)]
+pub struct TableContext {
+    /// The database.
+    pub store: Arc<SqlStore>,
+    /// Commits hands.
+    pub persister: PersisterHandle,
+    /// The lobby the actor keeps up to date.
+    pub lobby: Arc<Lobby>,
+    /// Counters.
+    pub metrics: Arc<Metrics>,
+}
+
+/// A handle to a table's actor.
 #[derive(Clone)]
 pub struct TableHandle {
     commands: mpsc::Sender<Command>,
@@ -65,23 +213,38 @@ pub struct TableHandle {
     pub table_id: TableId,
 }
 
+fn gone() -> Refusal {
+    (ErrorCode::UnknownTable, "the table is closed".to_string())
+}
+
 impl TableHandle {
-    async fn ask<T>(
-        &self,
-        make: impl FnOnce(oneshot::Sender<Result<T, Refusal>>) -> Command,
-    ) -> Result<T, Refusal> {
+    async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Command) -> Result<T, Refusal> {
         let (tx, rx) = oneshot::channel();
-        let gone = || (ErrorCode::UnknownTable, "the table is closed".to_string());
         self.commands.send(make(tx)).await.map_err(|_| gone())?;
         rx.await.map_err(|_| gone())?
     }
 
+    async fn query<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> Command) -> Option<T> {
+        let (tx, rx) = oneshot::channel();
+        self.commands.send(make(tx)).await.ok()?;
+        rx.await.ok()
+    }
+
     /// Seats a player.
-    pub async fn sit(&self, player: PlayerId, seat: u32, buy_in: Chips) -> Result<(), Refusal> {
+    pub async fn sit(
+        &self,
+        player: PlayerId,
+        name: String,
+        seat: u32,
+        buy_in: Chips,
+        entry: Entry,
+    ) -> Result<Outcome, Refusal> {
         self.ask(|respond_to| Command::Sit {
             player,
+            name,
             seat,
             buy_in,
+            entry,
             respond_to,
         })
         .await
@@ -94,32 +257,71 @@ impl TableHandle {
         decision_id: u64,
         action: Action,
     ) -> Result<(), Refusal> {
+        let received = Instant::now();
         self.ask(|respond_to| Command::Act {
             player,
             decision_id,
             action,
+            received,
             respond_to,
         })
         .await
     }
 
-    /// Subscribes a bounded queue to the table's messages.
+    /// Sits out, sits in, tops up or leaves.
+    pub async fn seat(&self, player: PlayerId, request: SeatRequest) -> Result<Outcome, Refusal> {
+        self.ask(|respond_to| Command::Seat {
+            player,
+            request,
+            respond_to,
+        })
+        .await
+    }
+
+    /// Subscribes a bounded queue to the table's messages; returns the receiver.
     pub async fn subscribe(
         &self,
         player: Option<PlayerId>,
         capacity: usize,
     ) -> mpsc::Receiver<ServerMsg> {
         let (queue, rx) = mpsc::channel(capacity);
-        self.subscribe_with(player, queue).await;
+        self.subscribe_with(player, queue, false).await;
         rx
     }
 
-    /// Subscribes an existing queue (a connection's, shared by its tables).
-    pub async fn subscribe_with(&self, player: Option<PlayerId>, queue: mpsc::Sender<ServerMsg>) {
-        let _ = self
-            .commands
-            .send(Command::Subscribe { player, queue })
-            .await;
+    /// Subscribes an existing queue (a connection's, shared by its tables); with
+    /// `only_if_seated`, only if the player is seated here. Returns whether it did.
+    pub async fn subscribe_with(
+        &self,
+        player: Option<PlayerId>,
+        queue: mpsc::Sender<ServerMsg>,
+        only_if_seated: bool,
+    ) -> bool {
+        self.query(|respond_to| Command::Subscribe {
+            player,
+            only_if_seated,
+            queue,
+            respond_to,
+        })
+        .await
+        .unwrap_or(false)
+    }
+
+    /// The table's state, for operators.
+    pub async fn inspect(&self) -> Option<serde_json::Value> {
+        self.query(|respond_to| Command::Inspect { respond_to })
+            .await
+    }
+
+    /// Lets the hand in progress finish and deals no more.
+    pub async fn drain(&self) {
+        self.query(|respond_to| Command::Drain { respond_to }).await;
+    }
+
+    /// Finishes the hand in progress, cashes everyone out and closes the table; returns
+    /// the chips cashed out (`None` if it was already closed).
+    pub async fn close(&self) -> Option<Chips> {
+        self.query(|respond_to| Command::Close { respond_to }).await
     }
 }
 
@@ -132,97 +334,273 @@ struct Current {
     decision_id: u64,
     /// How many events the hand had when the current decision was asked.
     asked_at: usize,
-    phh_events: Vec<Event>,
+    events: Vec<Event>,
+    ended: Option<Instant>,
+}
+
+/// The clock of the decision being asked.
+struct TurnClock {
+    player: usize,
+    seat: u32,
+    asked: Instant,
+    warned: bool,
+    bank_started: Option<Instant>,
+}
+
+/// What the actor knows of a seated player besides the table's rules.
+struct SeatInfo {
+    name: String,
+    time_bank_ms: u64,
+    timeouts: u32,
+    pending_top_up: Chips,
+    leaving: bool,
+}
+
+struct Subscriber {
+    who: Option<PlayerId>,
+    queue: mpsc::Sender<ServerMsg>,
+    /// Missed messages: gets a snapshot as soon as its queue has room.
+    stale: bool,
 }
 
 struct Actor {
     table_id: TableId,
+    name: String,
+    clock_rules: ClockRules,
     table: Table<PlayerId>,
-    store: Arc<SqlStore>,
-    persister: PersisterHandle,
-    subscribers: Vec<(Option<PlayerId>, mpsc::Sender<ServerMsg>)>,
+    ctx: TableContext,
+    info: HashMap<PlayerId, SeatInfo>,
+    subscribers: Vec<Subscriber>,
     current: Option<Current>,
+    clock: Option<TurnClock>,
     next_decision: u64,
+    next_hand_at: Option<Instant>,
+    button: Option<u32>,
+    draining: Vec<oneshot::Sender<()>>,
+    drain: bool,
+    closing: Vec<oneshot::Sender<Chips>>,
+    closed: bool,
+    recent_pots: VecDeque<Chips>,
+    hand_times: VecDeque<Instant>,
 }
 
 /// Starts a table's actor, with the players the store says are seated there.
 pub async fn spawn(
     table_id: TableId,
-    rules: TableRules,
-    store: Arc<SqlStore>,
-    persister: PersisterHandle,
+    name: String,
+    spec: TableSpec,
+    ctx: TableContext,
 ) -> anyhow::Result<TableHandle> {
-    let mut table = Table::new(rules).map_err(|e| anyhow::anyhow!("{e}"))?;
-    for seat in store.seats(table_id).await? {
+    let mut table = Table::new(spec.rules).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let seats = ctx.store.seats(table_id).await?;
+    let names: HashMap<PlayerId, String> = if seats.is_empty() {
+        HashMap::new()
+    } else {
+        ctx.store
+            .players()
+            .await?
+            .into_iter()
+            .map(|p| (p.player_id, p.name))
+            .collect()
+    };
+    let mut info = HashMap::new();
+    for seat in seats {
         table
             .restore_seat(seat.seat_no as usize, seat.player_id, seat.stack)
             .map_err(|e| anyhow::anyhow!("seat {}: {e}", seat.seat_no))?;
+        info.insert(
+            seat.player_id,
+            SeatInfo::new(
+                names.get(&seat.player_id).cloned().unwrap_or_default(),
+                &spec.clock,
+            ),
+        );
     }
     let (commands, mut rx) = mpsc::channel(256);
     let mut actor = Actor {
         table_id,
+        name,
+        clock_rules: spec.clock,
         table,
-        store,
-        persister,
+        ctx,
+        info,
         subscribers: Vec::new(),
         current: None,
+        clock: None,
         next_decision: 1,
+        next_hand_at: None,
+        button: None,
+        draining: Vec::new(),
+        drain: false,
+        closing: Vec::new(),
+        closed: false,
+        recent_pots: VecDeque::new(),
+        hand_times: VecDeque::new(),
     };
+    actor.publish_lobby();
     tokio::spawn(async move {
-        while let Some(command) = rx.recv().await {
-            actor.handle(command).await;
+        actor.progress().await;
+        while !actor.closed {
+            let deadline = actor.next_deadline();
+            tokio::select! {
+                command = rx.recv() => match command {
+                    Some(command) => actor.handle(command).await,
+                    None => break,
+                },
+                _ = sleep_until(deadline), if deadline.is_some() => actor.on_timer(),
+            }
+            actor.progress().await;
         }
     });
     Ok(TableHandle { commands, table_id })
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    if let Some(d) = deadline {
+        tokio::time::sleep_until(d.into()).await;
+    }
 }
 
 fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
     (code, message.into())
 }
 
+fn ms(d: Duration) -> u64 {
+    d.as_millis() as u64
+}
+
+impl SeatInfo {
+    fn new(name: String, clock: &ClockRules) -> SeatInfo {
+        SeatInfo {
+            name,
+            time_bank_ms: clock.time_bank_ms,
+            timeouts: 0,
+            pending_top_up: 0,
+            leaving: false,
+        }
+    }
+}
+
 impl Actor {
     async fn handle(&mut self, command: Command) {
         match command {
-            Command::Subscribe { player, queue } => self.subscribers.push((player, queue)),
-            Command::Sit {
+            Command::Subscribe {
                 player,
-                seat,
-                buy_in,
+                only_if_seated,
+                queue,
                 respond_to,
             } => {
-                let result = self.sit(player, seat, buy_in).await;
+                let seated = player.is_some_and(|p| self.seat_of(p).is_some());
+                let ok = !only_if_seated || seated;
+                if ok {
+                    let snapshot = self.snapshot(player);
+                    // A connection subscribes once per table; a spectator who sits down
+                    // becomes that player.
+                    self.subscribers.retain(|s| !s.queue.same_channel(&queue));
+                    let stale = queue.try_send(snapshot).is_err();
+                    self.subscribers.push(Subscriber {
+                        who: player,
+                        queue,
+                        stale,
+                    });
+                }
+                let _ = respond_to.send(ok);
+            }
+            Command::Sit {
+                player,
+                name,
+                seat,
+                buy_in,
+                entry,
+                respond_to,
+            } => {
+                let result = self.sit(player, name, seat, buy_in, entry).await;
+                if result.is_ok() {
+                    self.seats_changed();
+                }
                 let _ = respond_to.send(result);
             }
             Command::Act {
                 player,
                 decision_id,
                 action,
+                received,
                 respond_to,
             } => {
                 let result = self.act(player, decision_id, action);
+                if result.is_ok() {
+                    self.ctx.metrics.actions.fetch_add(1, Ordering::Relaxed);
+                    self.ctx.metrics.action_latency.observe(received.elapsed());
+                }
                 let _ = respond_to.send(result);
             }
+            Command::Seat {
+                player,
+                request,
+                respond_to,
+            } => {
+                let result = self.seat_request(player, request).await;
+                if result.is_ok() {
+                    self.seats_changed();
+                }
+                let _ = respond_to.send(result);
+            }
+            Command::Inspect { respond_to } => {
+                let view = self.table_view();
+                let _ = respond_to.send(serde_json::json!({
+                    "table": view,
+                    "hand_number": self.current.as_ref().map(|c| c.plan.number),
+                    "hands_dealt": self.table.hands_dealt(),
+                    "status": self.status(),
+                }));
+            }
+            Command::Drain { respond_to } => {
+                self.drain = true;
+                self.draining.push(respond_to);
+            }
+            Command::Close { respond_to } => {
+                self.closing.push(respond_to);
+                self.publish_lobby();
+            }
         }
-        self.progress().await;
     }
 
-    async fn sit(&mut self, player: PlayerId, seat: u32, buy_in: Chips) -> Result<(), Refusal> {
+    fn seat_of(&self, player: PlayerId) -> Option<usize> {
+        self.table
+            .seats()
+            .iter()
+            .position(|o| o.as_ref().is_some_and(|o| o.player == player))
+    }
+
+    /// Whether the player is dealt into the hand in progress.
+    fn in_hand(&self, player: PlayerId) -> bool {
+        self.current
+            .as_ref()
+            .is_some_and(|c| c.ended.is_none() && c.players.contains(&player))
+    }
+
+    async fn sit(
+        &mut self,
+        player: PlayerId,
+        name: String,
+        seat: u32,
+        buy_in: Chips,
+        entry: Entry,
+    ) -> Result<Outcome, Refusal> {
+        if !self.closing.is_empty() {
+            return Err(refuse(ErrorCode::SeatRefused, "the table is closing"));
+        }
         let seat_no = seat as usize;
         match self.table.seats().get(seat_no) {
             None => return Err(refuse(ErrorCode::SeatRefused, "no such seat")),
             Some(Some(_)) => return Err(refuse(ErrorCode::SeatRefused, "the seat is taken")),
             Some(None) => {}
         }
-        if self
-            .table
-            .seats()
-            .iter()
-            .flatten()
-            .any(|o| o.player == player)
-        {
+        if self.seat_of(player).is_some() {
             return Err(refuse(ErrorCode::SeatRefused, "already seated here"));
         }
         let rathole = self
+            .ctx
             .store
             .rathole(self.table_id, player)
             .await
@@ -243,12 +621,13 @@ impl Actor {
         }
         // The money moves first, in its own transaction with its ledger rows.
         match self
+            .ctx
             .store
             .buy_in(self.table_id, seat, player, buy_in, None)
             .await
         {
             Ok(()) => {}
-            Err(poker_store::StoreError::InsufficientFunds { balance }) => {
+            Err(StoreError::InsufficientFunds { balance }) => {
                 return Err(refuse(
                     ErrorCode::InsufficientFunds,
                     format!("the balance is {balance}"),
@@ -257,15 +636,145 @@ impl Actor {
             Err(e) => return Err(refuse(ErrorCode::SeatRefused, e.to_string())),
         }
         self.table
-            .sit_down(
-                seat_no,
-                player,
-                buy_in,
-                Entry::PostNow,
-                rathole.as_ref(),
-                now,
-            )
-            .map_err(|e| refuse(ErrorCode::SeatRefused, e.to_string()))
+            .sit_down(seat_no, player, buy_in, entry, rathole.as_ref(), now)
+            .map_err(|e| refuse(ErrorCode::SeatRefused, e.to_string()))?;
+        self.info
+            .insert(player, SeatInfo::new(name, &self.clock_rules));
+        Ok(Outcome {
+            amount: buy_in,
+            pending: false,
+        })
+    }
+
+    async fn seat_request(
+        &mut self,
+        player: PlayerId,
+        request: SeatRequest,
+    ) -> Result<Outcome, Refusal> {
+        let seat = self
+            .seat_of(player)
+            .ok_or_else(|| refuse(ErrorCode::NotYourTurn, "you are not seated at this table"))?;
+        let done = |amount, pending| Ok(Outcome { amount, pending });
+        let table_error =
+            |e: poker_rules::table::TableError| refuse(ErrorCode::SeatRefused, e.to_string());
+        match request {
+            SeatRequest::SitOut { next_big_blind } => {
+                let when = if next_big_blind {
+                    SitOut::NextBigBlind
+                } else {
+                    SitOut::NextHand
+                };
+                self.table.sit_out(seat, when).map_err(table_error)?;
+                done(0, self.in_hand(player))
+            }
+            SeatRequest::SitIn { post_now } => {
+                let entry = if post_now {
+                    Entry::PostNow
+                } else {
+                    Entry::WaitForBigBlind
+                };
+                self.table.sit_in(seat, entry).map_err(table_error)?;
+                if let Some(info) = self.info.get_mut(&player) {
+                    info.timeouts = 0;
+                }
+                done(0, false)
+            }
+            SeatRequest::TopUp { amount } => {
+                let max = self.table.rules().max_buy_in;
+                let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
+                let pending = self.info.get(&player).map_or(0, |i| i.pending_top_up);
+                if amount == 0 || stack + pending + amount > max {
+                    return Err(refuse(
+                        ErrorCode::SeatRefused,
+                        format!(
+                            "a top-up may bring the stack to at most {max} (now {})",
+                            stack + pending
+                        ),
+                    ));
+                }
+                if self.in_hand(player) {
+                    // Chips are added only between hands (R26); the money moves then.
+                    let balance = self.ctx.store.balance(player).await.unwrap_or(0);
+                    if balance < pending + amount {
+                        return Err(refuse(
+                            ErrorCode::InsufficientFunds,
+                            format!("the balance is {balance}"),
+                        ));
+                    }
+                    if let Some(info) = self.info.get_mut(&player) {
+                        info.pending_top_up += amount;
+                    }
+                    return done(amount, true);
+                }
+                self.top_up_now(player, seat, amount).await?;
+                done(amount, false)
+            }
+            SeatRequest::Leave => {
+                if self.in_hand(player) {
+                    self.info.get_mut(&player).expect("seated").leaving = true;
+                    let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
+                    return done(stack, true);
+                }
+                let amount = self.leave_now(player, seat).await?;
+                done(amount, false)
+            }
+        }
+    }
+
+    async fn top_up_now(
+        &mut self,
+        player: PlayerId,
+        seat: usize,
+        amount: Chips,
+    ) -> Result<(), Refusal> {
+        match self
+            .ctx
+            .store
+            .top_up(self.table_id, player, amount, None)
+            .await
+        {
+            Ok(_) => {}
+            Err(StoreError::InsufficientFunds { balance }) => {
+                return Err(refuse(
+                    ErrorCode::InsufficientFunds,
+                    format!("the balance is {balance}"),
+                ))
+            }
+            Err(e) => {
+                eprintln!("pokerd: table {}: top-up failed: {e}", self.table_id);
+                return Err(refuse(ErrorCode::Internal, "the top-up failed"));
+            }
+        }
+        let busted = self.table.seats()[seat]
+            .as_ref()
+            .is_some_and(|o| o.stack == 0);
+        self.table
+            .top_up(seat, amount)
+            .map_err(|e| refuse(ErrorCode::SeatRefused, e.to_string()))?;
+        if busted {
+            // A player who lost every chip was sat out by the table; buying more chips
+            // brings them back in, posting what they owe.
+            let _ = self.table.sit_in(seat, Entry::PostNow);
+        }
+        Ok(())
+    }
+
+    async fn leave_now(&mut self, player: PlayerId, seat: usize) -> Result<Chips, Refusal> {
+        let amount = self
+            .ctx
+            .store
+            .cash_out(self.table_id, player, now_ms())
+            .await;
+        let amount = amount.map_err(|e| {
+            eprintln!("pokerd: table {}: cash-out failed: {e}", self.table_id);
+            refuse(ErrorCode::Internal, "the cash-out failed")
+        })?;
+        let now = (now_ms() / 1000) as u64;
+        self.table
+            .leave(seat, now)
+            .map_err(|e| refuse(ErrorCode::SeatRefused, e.to_string()))?;
+        self.info.remove(&player);
+        Ok(amount)
     }
 
     fn act(&mut self, player: PlayerId, decision_id: u64, action: Action) -> Result<(), Refusal> {
@@ -288,9 +797,266 @@ impl Actor {
             .hand
             .apply(to_act, action)
             .map_err(|e| refuse(ErrorCode::IllegalAction, e.to_string()))?;
-        cur.phh_events.extend(events.iter().cloned());
+        cur.events.extend(events.iter().cloned());
+        if let Some(clock) = self.clock.take() {
+            if let (Some(b), Some(info)) = (clock.bank_started, self.info.get_mut(&player)) {
+                info.time_bank_ms = info.time_bank_ms.saturating_sub(ms(b.elapsed()));
+            }
+        }
+        if let Some(info) = self.info.get_mut(&player) {
+            info.timeouts = 0;
+        }
         self.broadcast(&events);
         Ok(())
+    }
+
+    /// When the actor must wake up by itself.
+    fn next_deadline(&self) -> Option<Instant> {
+        if let Some(clock) = &self.clock {
+            return Some(self.clock_deadline(clock));
+        }
+        if self.current.is_none() {
+            return self.next_hand_at;
+        }
+        None
+    }
+
+    fn action_end(&self, clock: &TurnClock) -> Instant {
+        clock.asked + Duration::from_millis(self.clock_rules.action_ms)
+    }
+
+    fn warn_at(&self, clock: &TurnClock) -> Option<Instant> {
+        let r = &self.clock_rules;
+        (r.warning_ms > 0 && r.warning_ms < r.action_ms)
+            .then(|| self.action_end(clock) - Duration::from_millis(r.warning_ms))
+    }
+
+    fn bank_of(&self, clock: &TurnClock) -> u64 {
+        let cur = self.current.as_ref().expect("a clock runs in a hand");
+        self.info
+            .get(&cur.players[clock.player])
+            .map_or(0, |i| i.time_bank_ms)
+    }
+
+    fn clock_deadline(&self, clock: &TurnClock) -> Instant {
+        if let Some(b) = clock.bank_started {
+            return b + Duration::from_millis(self.bank_of(clock));
+        }
+        match self.warn_at(clock) {
+            Some(w) if !clock.warned => w,
+            _ => self.action_end(clock),
+        }
+    }
+
+    fn clock_view(&self, clock: &TurnClock) -> ClockView {
+        let now = Instant::now();
+        let bank = self.bank_of(clock);
+        match clock.bank_started {
+            Some(b) => {
+                let left = bank.saturating_sub(ms(now.saturating_duration_since(b)));
+                ClockView {
+                    seat: clock.seat,
+                    remaining_ms: left,
+                    time_bank_ms: left,
+                    in_time_bank: true,
+                }
+            }
+            None => ClockView {
+                seat: clock.seat,
+                remaining_ms: ms(self.action_end(clock).saturating_duration_since(now)),
+                time_bank_ms: bank,
+                in_time_bank: false,
+            },
+        }
+    }
+
+    /// The clock moved on: warn, start the time bank, or act for the player (R38).
+    fn on_timer(&mut self) {
+        let now = Instant::now();
+        let Some(clock) = self.clock.as_ref() else {
+            return;
+        };
+        if now < self.clock_deadline(clock) {
+            return;
+        }
+        let table_id = self.table_id.to_string();
+        let cur = self.current.as_ref().expect("a clock runs in a hand");
+        let player = cur.players[clock.player];
+        let hand_number = cur.plan.number;
+        if clock.bank_started.is_none() {
+            if let Some(w) = self.warn_at(clock) {
+                if !clock.warned && now >= w {
+                    let remaining_ms = ms(self.action_end(clock).saturating_duration_since(now));
+                    self.clock.as_mut().expect("clock").warned = true;
+                    self.send_to(
+                        player,
+                        ServerMsg::ClockWarning {
+                            table_id,
+                            remaining_ms,
+                        },
+                    );
+                    return;
+                }
+            }
+            if self.bank_of(clock) > 0 {
+                self.clock.as_mut().expect("clock").bank_started = Some(now);
+                let view = self.clock_view(self.clock.as_ref().expect("clock"));
+                self.send_all(&ServerMsg::Turn {
+                    table_id,
+                    hand_number,
+                    clock: view,
+                });
+                return;
+            }
+        }
+        // Out of time: check if free, else fold; too many in a row sits the player out.
+        let clock = self.clock.take().expect("clock");
+        let legal = cur.hand.legal_actions();
+        let action = if legal.is_some_and(|l| l.check) {
+            Action::Check
+        } else {
+            Action::Fold
+        };
+        self.ctx.metrics.timeouts.fetch_add(1, Ordering::Relaxed);
+        let max = self.clock_rules.max_timeouts;
+        let mut sat_out = false;
+        if let Some(info) = self.info.get_mut(&player) {
+            info.time_bank_ms = 0;
+            info.timeouts += 1;
+            if max > 0 && info.timeouts >= max {
+                if let Some(seat) = self.seat_of(player) {
+                    sat_out = self.table.sit_out(seat, SitOut::NextHand).is_ok();
+                }
+            }
+        }
+        self.send_all(&ServerMsg::TimedOut {
+            table_id,
+            seat: clock.seat,
+            sat_out,
+        });
+        self.auto(clock.player, action);
+        if sat_out {
+            self.seats_changed();
+        }
+    }
+
+    fn status(&self) -> &'static str {
+        if self.closed {
+            "closed"
+        } else if !self.closing.is_empty() {
+            "closing"
+        } else {
+            "open"
+        }
+    }
+
+    fn table_view(&self) -> TableView {
+        let rules = self.table.rules();
+        let seats = self
+            .table
+            .seats()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| {
+                let o = o.as_ref()?;
+                let info = self.info.get(&o.player);
+                Some(SeatView {
+                    seat: i as u32,
+                    player_id: o.player.to_string(),
+                    name: info.map(|i| i.name.clone()).unwrap_or_default(),
+                    stack: o.stack,
+                    sitting_out: o.sitting_out || o.sit_out_next_hand,
+                    pending_top_up: info.map_or(0, |i| i.pending_top_up),
+                    leaving: info.is_some_and(|i| i.leaving),
+                })
+            })
+            .collect();
+        TableView {
+            table_id: self.table_id.to_string(),
+            name: self.name.clone(),
+            seat_count: rules.seat_count as u32,
+            button: self.button,
+            seats,
+            min_buy_in: rules.min_buy_in,
+            max_buy_in: rules.max_buy_in,
+            blinds: (rules.small_blind, rules.big_blind),
+            action_ms: self.clock_rules.action_ms,
+            time_bank_ms: self.clock_rules.time_bank_ms,
+        }
+    }
+
+    fn decide_msg(&self) -> Option<(PlayerId, ServerMsg)> {
+        let cur = self.current.as_ref()?;
+        let clock = self.clock.as_ref()?;
+        let legal = cur.hand.legal_actions()?;
+        Some((
+            cur.players[clock.player],
+            ServerMsg::Decide {
+                table_id: self.table_id.to_string(),
+                decision_id: cur.decision_id,
+                legal,
+            },
+        ))
+    }
+
+    /// The whole table and hand as `who` may see them.
+    fn snapshot(&self, who: Option<PlayerId>) -> ServerMsg {
+        let hand = self.current.as_ref().map(|cur| HandView {
+            hand_number: cur.plan.number,
+            seats: cur.plan.seats.iter().map(|&s| s as u32).collect(),
+            starting_stacks: cur.plan.config.seats.iter().map(|s| s.stack).collect(),
+            button: cur.plan.button as u32,
+            events: cur
+                .events
+                .iter()
+                .map(|e| redact(e, who, &cur.players))
+                .collect(),
+        });
+        let decide = self
+            .decide_msg()
+            .filter(|(p, _)| Some(*p) == who)
+            .map(|(_, m)| Box::new(m));
+        ServerMsg::Snapshot {
+            table: self.table_view(),
+            hand,
+            clock: self.clock.as_ref().map(|c| self.clock_view(c)),
+            decide,
+        }
+    }
+
+    /// Sends to every subscriber the message made for them; a full queue marks the
+    /// subscriber stale (resynced later), a closed one is dropped.
+    fn fan_out(&mut self, mut make: impl FnMut(Option<PlayerId>) -> Vec<ServerMsg>) {
+        let mut subscribers = std::mem::take(&mut self.subscribers);
+        subscribers.retain_mut(|s| {
+            if s.stale {
+                match s.queue.try_send(self.snapshot(s.who)) {
+                    Ok(()) => {
+                        s.stale = false;
+                        self.ctx.metrics.resyncs.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Err(TrySendError::Full(_)) => {}
+                    Err(TrySendError::Closed(_)) => return false,
+                }
+                return true;
+            }
+            for msg in make(s.who) {
+                match s.queue.try_send(msg) {
+                    Ok(()) => {}
+                    Err(TrySendError::Full(_)) => {
+                        s.stale = true;
+                        return true;
+                    }
+                    Err(TrySendError::Closed(_)) => return false,
+                }
+            }
+            true
+        });
+        self.subscribers = subscribers;
+    }
+
+    fn send_all(&mut self, msg: &ServerMsg) {
+        self.fan_out(|_| vec![msg.clone()]);
     }
 
     /// Sends events to every subscriber, hole cards hidden from all but their owner.
@@ -302,99 +1068,126 @@ impl Actor {
         let number = cur.plan.number;
         let players = cur.players.clone();
         let table_id = self.table_id.to_string();
-        self.subscribers.retain(|(who, queue)| {
-            for event in events {
-                let event = redact(event, *who, &players);
-                let msg = ServerMsg::Event {
+        self.fan_out(|who| {
+            events
+                .iter()
+                .map(|event| ServerMsg::Event {
                     table_id: table_id.clone(),
                     hand_number: number,
                     seats: seats.clone(),
-                    event,
-                };
-                // A subscriber too slow to keep up is dropped, never waited for.
-                if queue.try_send(msg).is_err() {
-                    return false;
-                }
-            }
-            true
+                    event: redact(event, who, &players),
+                })
+                .collect()
         });
     }
 
     fn send_to(&mut self, player: PlayerId, msg: ServerMsg) {
-        self.subscribers
-            .retain(|(who, queue)| *who != Some(player) || queue.try_send(msg.clone()).is_ok());
+        self.fan_out(|who| {
+            if who == Some(player) {
+                vec![msg.clone()]
+            } else {
+                Vec::new()
+            }
+        });
     }
 
-    /// Deals, asks and finishes hands until a player's answer is needed.
+    fn seats_changed(&mut self) {
+        let msg = ServerMsg::Seats {
+            table: self.table_view(),
+        };
+        self.send_all(&msg);
+        self.publish_lobby();
+    }
+
+    fn publish_lobby(&mut self) {
+        let rules = self.table.rules();
+        let hour = Duration::from_secs(3600);
+        while self.hand_times.front().is_some_and(|t| t.elapsed() > hour) {
+            self.hand_times.pop_front();
+        }
+        let avg_pot = if self.recent_pots.is_empty() {
+            0
+        } else {
+            self.recent_pots.iter().sum::<Chips>() / self.recent_pots.len() as Chips
+        };
+        let summary = TableSummary {
+            table_id: self.table_id.to_string(),
+            name: self.name.clone(),
+            game: format!("{:?} {}", rules.game, structure_name(&rules.structure)),
+            stakes: format!("{}/{}", rules.small_blind, rules.big_blind),
+            players: self.table.seats().iter().flatten().count() as u32,
+            seats: rules.seat_count as u32,
+            min_buy_in: rules.min_buy_in,
+            max_buy_in: rules.max_buy_in,
+            avg_pot,
+            hands_per_hour: self.hand_times.len() as u32,
+            status: self.status().to_string(),
+        };
+        self.ctx.lobby.publish(self.table_id, summary);
+    }
+
+    /// Deals, asks and finishes hands until a player's answer or the clock is needed.
     async fn progress(&mut self) {
         loop {
+            if self.closed {
+                return;
+            }
             if self.current.is_none() {
-                let (plan, stood_up) = self.table.next_hand();
-                for s in stood_up {
-                    let _ = self.store.cash_out(self.table_id, s.player, now_ms()).await;
-                }
-                let Some(plan) = plan else { return };
-                let mut deck = plan.config.game.deck().cards();
-                deck.shuffle(&mut OsRng);
-                let (hand, events) = match Hand::new(plan.config.clone(), CardSource::Deck(deck)) {
-                    Ok(x) => x,
-                    Err(e) => {
-                        eprintln!("pokerd: table {}: cannot deal: {e}", self.table_id);
-                        return;
-                    }
-                };
-                let players: Vec<PlayerId> = plan
-                    .seats
-                    .iter()
-                    .map(|&s| {
-                        self.table.seats()[s]
-                            .as_ref()
-                            .expect("dealt seats are occupied")
-                            .player
-                    })
-                    .collect();
-                let hand_id = HandId::new();
-                let started_at = now_ms();
-                if let Err(e) = self
-                    .store
-                    .start_hand(hand_id, self.table_id, plan.number, started_at)
-                    .await
-                {
-                    eprintln!(
-                        "pokerd: table {}: cannot record the hand start: {e}",
-                        self.table_id
-                    );
+                if !self.closing.is_empty() {
+                    self.close().await;
                     return;
                 }
-                self.current = Some(Current {
-                    plan,
-                    hand,
-                    hand_id,
-                    players,
-                    started_at,
-                    decision_id: 0,
-                    asked_at: usize::MAX,
-                    phh_events: events.clone(),
-                });
-                self.broadcast(&events);
+                if self.drain {
+                    for waiter in self.draining.drain(..) {
+                        let _ = waiter.send(());
+                    }
+                    return;
+                }
+                if self.next_hand_at.is_some_and(|t| Instant::now() < t) {
+                    return;
+                }
+                if !self.deal().await {
+                    return;
+                }
             }
             let cur = self.current.as_mut().expect("a hand");
             if let Some(p) = cur.hand.to_act() {
                 match cur.hand.decision() {
                     Some(Decision::Bet(legal)) => {
-                        if cur.asked_at == cur.phh_events.len() {
+                        if cur.asked_at == cur.events.len() {
                             return; // already asked; the same id stands
                         }
+                        let player = cur.players[p];
+                        if self.info.get(&player).is_some_and(|i| i.leaving) {
+                            // A player who left has a dead hand.
+                            self.auto(p, Action::Fold);
+                            continue;
+                        }
                         cur.decision_id = self.next_decision;
-                        cur.asked_at = cur.phh_events.len();
+                        cur.asked_at = cur.events.len();
                         self.next_decision += 1;
+                        let hand_number = cur.plan.number;
+                        let seat = cur.plan.seats[p] as u32;
                         let msg = ServerMsg::Decide {
                             table_id: self.table_id.to_string(),
                             decision_id: cur.decision_id,
                             legal,
                         };
-                        let player = cur.players[p];
+                        let clock = TurnClock {
+                            player: p,
+                            seat,
+                            asked: Instant::now(),
+                            warned: false,
+                            bank_started: None,
+                        };
+                        let view = self.clock_view(&clock);
+                        self.clock = Some(clock);
                         self.send_to(player, msg);
+                        self.send_all(&ServerMsg::Turn {
+                            table_id: self.table_id.to_string(),
+                            hand_number,
+                            clock: view,
+                        });
                         return;
                     }
                     // Cards speak at showdown; draws and run-twice questions are
@@ -421,11 +1214,92 @@ impl Actor {
         }
     }
 
+    /// Starts the next hand if the table can; false if it cannot now.
+    async fn deal(&mut self) -> bool {
+        let (plan, stood_up) = self.table.next_hand();
+        let any_stood_up = !stood_up.is_empty();
+        for s in stood_up {
+            match self
+                .ctx
+                .store
+                .cash_out(self.table_id, s.player, now_ms())
+                .await
+            {
+                Ok(amount) => self.send_to(
+                    s.player,
+                    ServerMsg::Done {
+                        table_id: self.table_id.to_string(),
+                        request: "leave".into(),
+                        amount,
+                        pending: false,
+                    },
+                ),
+                Err(e) => eprintln!("pokerd: table {}: cash-out failed: {e}", self.table_id),
+            }
+            self.info.remove(&s.player);
+        }
+        if any_stood_up {
+            self.seats_changed();
+        }
+        let Some(plan) = plan else { return false };
+        let mut deck = plan.config.game.deck().cards();
+        deck.shuffle(&mut OsRng);
+        let (hand, events) = match Hand::new(plan.config.clone(), CardSource::Deck(deck)) {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("pokerd: table {}: cannot deal: {e}", self.table_id);
+                return false;
+            }
+        };
+        let players: Vec<PlayerId> = plan
+            .seats
+            .iter()
+            .map(|&s| {
+                self.table.seats()[s]
+                    .as_ref()
+                    .expect("dealt seats are occupied")
+                    .player
+            })
+            .collect();
+        let hand_id = HandId::new();
+        let started_at = now_ms();
+        if let Err(e) = self
+            .ctx
+            .store
+            .start_hand(hand_id, self.table_id, plan.number, started_at)
+            .await
+        {
+            eprintln!(
+                "pokerd: table {}: cannot record the hand start: {e}",
+                self.table_id
+            );
+            return false;
+        }
+        self.button = Some(plan.button as u32);
+        self.current = Some(Current {
+            plan,
+            hand,
+            hand_id,
+            players,
+            started_at,
+            decision_id: 0,
+            asked_at: usize::MAX,
+            events: Vec::new(),
+            ended: None,
+        });
+        // Everyone learns of the new hand with a snapshot of the table first.
+        let view = self.table_view();
+        self.send_all(&ServerMsg::Seats { table: view });
+        self.current.as_mut().expect("dealt").events = events.clone();
+        self.broadcast(&events);
+        true
+    }
+
     fn auto(&mut self, p: usize, action: Action) {
         let cur = self.current.as_mut().expect("a hand");
         match cur.hand.apply(p, action) {
             Ok(events) => {
-                cur.phh_events.extend(events.iter().cloned());
+                cur.events.extend(events.iter().cloned());
                 self.broadcast(&events);
             }
             Err(e) => eprintln!(
@@ -435,13 +1309,16 @@ impl Actor {
         }
     }
 
-    /// Commits the finished hand (waiting until durable), then lets the table absorb it.
+    /// Commits the finished hand (waiting until durable), lets the table absorb it, then
+    /// applies what waited for the hand's end.
     async fn finish(&mut self) -> bool {
-        let cur = self.current.as_ref().expect("a hand");
+        let cur = self.current.as_mut().expect("a hand");
+        let ended = *cur.ended.get_or_insert_with(Instant::now);
         let stacks = cur.hand.final_stacks().expect("complete");
-        let phh = poker_rules::phh::write(&cur.plan.config, &cur.phh_events, Some(&stacks))
+        let phh = poker_rules::phh::write(&cur.plan.config, &cur.events, Some(&stacks))
             .map(|h| h.to_toml())
             .unwrap_or_default();
+        let pot: Chips = cur.hand.players().iter().map(|p| p.committed).sum();
         let completed = CompletedHand {
             hand_id: cur.hand_id,
             table_id: self.table_id,
@@ -462,25 +1339,136 @@ impl Actor {
             record: serde_json::json!({
                 "board": Card::format_many(cur.hand.board()),
                 "button": cur.plan.button,
+                "seats": cur.plan.seats,
+                "seat_players": cur.players.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+                "seat_count": self.table.rules().seat_count,
                 "posts": cur.plan.posts,
                 "finishing_stacks": stacks,
             }),
             started_at: cur.started_at,
             ended_at: now_ms(),
         };
-        if let Err(e) = self.persister.commit(completed).await {
+        if let Err(e) = self.ctx.persister.commit(completed).await {
             eprintln!(
                 "pokerd: table {}: the hand could not be committed: {e}",
                 self.table_id
             );
+            // Try again after a pause; the table waits rather than lose the hand.
+            self.next_hand_at = Some(Instant::now() + Duration::from_secs(1));
             return false;
         }
+        self.ctx.metrics.persist_lag.observe(ended.elapsed());
+        self.ctx.metrics.hands.fetch_add(1, Ordering::Relaxed);
         let cur = self.current.take().expect("a hand");
+        self.clock = None;
         if let Err(e) = self.table.finish_hand(&cur.hand) {
             eprintln!("pokerd: table {}: {e}", self.table_id);
             return false;
         }
+        self.recent_pots.push_back(pot);
+        if self.recent_pots.len() > 50 {
+            self.recent_pots.pop_front();
+        }
+        self.hand_times.push_back(Instant::now());
+        self.apply_pending().await;
+        self.seats_changed();
+        self.next_hand_at =
+            Some(Instant::now() + Duration::from_millis(self.clock_rules.between_hands_ms));
         true
+    }
+
+    /// Top-ups and departures asked during the hand that just ended.
+    async fn apply_pending(&mut self) {
+        let pending: Vec<(PlayerId, Chips, bool)> = self
+            .info
+            .iter()
+            .filter(|(_, i)| i.leaving || i.pending_top_up > 0)
+            .map(|(&p, i)| (p, i.pending_top_up, i.leaving))
+            .collect();
+        for (player, top_up, leaving) in pending {
+            let Some(seat) = self.seat_of(player) else {
+                continue;
+            };
+            let table_id = self.table_id.to_string();
+            if leaving {
+                let msg = match self.leave_now(player, seat).await {
+                    Ok(amount) => ServerMsg::Done {
+                        table_id,
+                        request: "leave".into(),
+                        amount,
+                        pending: false,
+                    },
+                    Err((code, message)) => ServerMsg::Error { code, message },
+                };
+                self.send_to(player, msg);
+                continue;
+            }
+            if let Some(info) = self.info.get_mut(&player) {
+                info.pending_top_up = 0;
+            }
+            let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
+            let amount = top_up.min(self.table.rules().max_buy_in.saturating_sub(stack));
+            if amount == 0 {
+                continue;
+            }
+            let msg = match self.top_up_now(player, seat, amount).await {
+                Ok(()) => ServerMsg::Done {
+                    table_id,
+                    request: "top_up".into(),
+                    amount,
+                    pending: false,
+                },
+                Err((code, message)) => ServerMsg::Error { code, message },
+            };
+            self.send_to(player, msg);
+        }
+    }
+
+    /// Cashes everyone out and closes the table.
+    async fn close(&mut self) {
+        let mut total = 0;
+        let seated: Vec<(usize, PlayerId)> = self
+            .table
+            .seats()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| Some((i, o.as_ref()?.player)))
+            .collect();
+        for (seat, player) in seated {
+            match self.leave_now(player, seat).await {
+                Ok(amount) => total += amount,
+                Err((_, m)) => eprintln!("pokerd: table {}: closing: {m}", self.table_id),
+            }
+        }
+        if let Err(e) = self
+            .ctx
+            .store
+            .set_table_status(self.table_id, "closed")
+            .await
+        {
+            eprintln!("pokerd: table {}: cannot mark closed: {e}", self.table_id);
+        }
+        self.closed = true;
+        self.send_all(&ServerMsg::TableClosed {
+            table_id: self.table_id.to_string(),
+        });
+        self.publish_lobby();
+        for waiter in self.closing.drain(..) {
+            let _ = waiter.send(total);
+        }
+        for waiter in self.draining.drain(..) {
+            let _ = waiter.send(());
+        }
+    }
+}
+
+fn structure_name(s: &poker_rules::Structure) -> &'static str {
+    use poker_rules::Structure::*;
+    match s {
+        NoLimit => "no limit",
+        PotLimit => "pot limit",
+        FixedLimit => "fixed limit",
+        SpreadLimit => "spread limit",
     }
 }
 

@@ -4,11 +4,14 @@
 //! another player's unshown hole cards; late and out-of-turn actions are refused.
 
 use poker_protocol::{ErrorCode, ServerMsg};
+use poker_rules::table::Entry;
 use poker_rules::table::{AnteRule, ButtonRule, MissedBlindRule, TableRules};
 use poker_rules::{Action, Event, Game, Stakes, Structure};
-use poker_server::table_actor;
+use poker_server::lobby::Lobby;
+use poker_server::metrics::Metrics;
+use poker_server::table_actor::{self, ClockRules, TableContext, TableHandle, TableSpec};
 use poker_store::testing::TestSqlite;
-use poker_store::{Persister, SqlStore, Store};
+use poker_store::{Persister, SqlStore, Store, TableId};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc::Receiver;
@@ -39,6 +42,25 @@ fn rules() -> TableRules {
     }
 }
 
+async fn spawn(table_id: TableId, store: &Arc<SqlStore>) -> TableHandle {
+    let spec = TableSpec {
+        rules: rules(),
+        clock: ClockRules {
+            between_hands_ms: 0,
+            ..ClockRules::default()
+        },
+    };
+    let context = TableContext {
+        store: store.clone(),
+        persister: Persister::spawn(store.clone(), 64),
+        lobby: Arc::new(Lobby::default()),
+        metrics: Arc::new(Metrics::default()),
+    };
+    table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
+        .await
+        .unwrap()
+}
+
 async fn next(rx: &mut Receiver<ServerMsg>) -> ServerMsg {
     tokio::time::timeout(Duration::from_secs(10), rx.recv())
         .await
@@ -50,7 +72,6 @@ async fn next(rx: &mut Receiver<ServerMsg>) -> ServerMsg {
 async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
     let db = TestSqlite::new();
     let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
-    let persister = Persister::spawn(store.clone(), 64);
     let (a, b) = (
         store.create_player("ann", "x").await.unwrap(),
         store.create_player("ben", "x").await.unwrap(),
@@ -58,25 +79,37 @@ async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
     store.deposit(a, 1000, None).await.unwrap();
     store.deposit(b, 1000, None).await.unwrap();
     let table_id = store.create_table("NL 1/2", "{}").await.unwrap();
-    let table = table_actor::spawn(table_id, rules(), store.clone(), persister)
-        .await
-        .unwrap();
+    let table = spawn(table_id, &store).await;
     let mut rx_a = table.subscribe(Some(a), 1024).await;
     let mut rx_b = table.subscribe(Some(b), 1024).await;
     let mut rx_watch = table.subscribe(None, 1024).await;
 
     assert_eq!(
-        table.sit(a, 0, 10).await.unwrap_err().0,
+        table
+            .sit(a, "p".into(), 0, 10, Entry::PostNow)
+            .await
+            .unwrap_err()
+            .0,
         ErrorCode::SeatRefused,
         "below the minimum buy-in"
     );
-    table.sit(a, 0, 150).await.unwrap();
+    table
+        .sit(a, "p".into(), 0, 150, Entry::PostNow)
+        .await
+        .unwrap();
     assert_eq!(
-        table.sit(b, 0, 150).await.unwrap_err().0,
+        table
+            .sit(b, "p".into(), 0, 150, Entry::PostNow)
+            .await
+            .unwrap_err()
+            .0,
         ErrorCode::SeatRefused,
         "the seat is taken"
     );
-    table.sit(b, 1, 150).await.unwrap();
+    table
+        .sit(b, "p".into(), 1, 150, Entry::PostNow)
+        .await
+        .unwrap();
 
     // Both check or call down every hand; play three hands.
     let mut ended = 0;
@@ -180,7 +213,6 @@ async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
 async fn a_restarted_table_puts_seated_players_back_with_their_stored_stacks() {
     let db = TestSqlite::new();
     let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
-    let persister = Persister::spawn(store.clone(), 64);
     let (a, b) = (
         store.create_player("cy", "x").await.unwrap(),
         store.create_player("di", "x").await.unwrap(),
@@ -192,17 +224,20 @@ async fn a_restarted_table_puts_seated_players_back_with_their_stored_stacks() {
     store.buy_in(table_id, 2, a, 180, None).await.unwrap();
     store.buy_in(table_id, 4, b, 120, None).await.unwrap();
     // A fresh actor, as after a restart: the hand starts with the stored players.
-    let table = table_actor::spawn(table_id, rules(), store.clone(), persister)
-        .await
-        .unwrap();
+    let table = spawn(table_id, &store).await;
     let mut rx = table.subscribe(Some(a), 256).await;
     // Any command lets the actor deal; a refused sit is enough.
-    let _ = table.sit(a, 2, 100).await;
+    let _ = table.sit(a, "p".into(), 2, 100, Entry::PostNow).await;
+    // The hand was dealt at start; subscribing brings a snapshot of it.
     loop {
-        if let ServerMsg::Event { seats, .. } = next(&mut rx).await {
-            let mut seats = seats.clone();
+        if let ServerMsg::Snapshot {
+            hand: Some(hand), ..
+        } = next(&mut rx).await
+        {
+            let mut seats = hand.seats.clone();
             seats.sort();
             assert_eq!(seats, vec![2, 4]);
+            assert_eq!(hand.starting_stacks.iter().sum::<u64>(), 300);
             break;
         }
     }

@@ -1,368 +1,565 @@
-//! Players over real WebSockets against the real server on port 0 (SQLite): log in, sit,
-//! play hands to showdown by answering decisions, with every chip accounted for after;
-//! bad input of every kind gets a typed error while the connection and table carry on;
-//! no player ever receives another's unshown hole cards; a spectator sees none.
+//! Players over real WebSockets against the real server on port 0, on SQLite and on
+//! Postgres: many hands to showdown with side pots and a spectator; a player who drops
+//! mid-hand and reconnects; the action clock; sitting out and in, topping up and leaving;
+//! bad input of every kind. Every client checks every message for hole cards that are not
+//! its own; every test ends with the books balanced against what was deposited.
 
-use futures_util::{SinkExt, StreamExt};
+mod common;
+
+use common::{act, assert_conserved, play, simple_action, sit, Client, Db, DbGuard, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::{Action, Event};
-use poker_server::Config;
-use poker_store::{SqlStore, Store};
-use serde_json::{json, Value};
+use poker_store::{now_ms, SqlStore, Store};
+use serde_json::json;
+use sha2::{Digest, Sha256};
 use std::time::Duration;
-use tokio_tungstenite::tungstenite::Message;
 
-type Ws =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-async fn send(ws: &mut Ws, msg: &ClientMsg) {
-    ws.send(Message::Text(serde_json::to_string(msg).unwrap().into()))
-        .await
-        .unwrap();
+fn fast_clock() -> serde_json::Value {
+    json!({ "action_ms": 10000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 })
 }
 
-async fn send_raw(ws: &mut Ws, text: String) {
-    ws.send(Message::Text(text.into())).await.unwrap();
-}
-
-async fn recv(ws: &mut Ws) -> ServerMsg {
-    loop {
-        let frame = tokio::time::timeout(Duration::from_secs(10), ws.next())
-            .await
-            .expect("a message in time")
-            .expect("open")
-            .expect("a frame");
-        if let Message::Text(t) = frame {
-            return serde_json::from_str(&t).expect("a server message");
-        }
+async fn many_hands_with_side_pots(db: Db) {
+    let Some(guard) = DbGuard::new(db).await else {
+        return;
+    };
+    let mut server = Server::start(&guard.url(), &[]).await;
+    for name in ["ann", "ben", "cat"] {
+        server.player(name, 1000).await;
     }
-}
+    server.player("sue", 0).await;
+    // Rake 5% capped at 3, so the rake is part of every conservation check.
+    let mut rules = common::nl_rules();
+    rules["options"] = json!({ "rake": { "basis_points": 500, "cap": 3 } });
+    let table_id = server.table_with(rules, fast_clock()).await;
 
-async fn expect_error(ws: &mut Ws, code: ErrorCode) {
-    loop {
-        match recv(ws).await {
-            ServerMsg::Error { code: c, .. } => {
-                assert_eq!(c, code);
-                return;
-            }
-            ServerMsg::Event { .. } | ServerMsg::Decide { .. } => continue,
-            other => panic!("expected {code:?}, got {other:?}"),
-        }
+    let mut spectator = server.client("sue").await;
+    spectator
+        .send(&ClientMsg::Watch {
+            table_id: table_id.clone(),
+        })
+        .await;
+    assert!(matches!(
+        spectator.recv().await,
+        ServerMsg::Snapshot { hand: None, .. }
+    ));
+    let mut clients = vec![spectator];
+    // Different stacks, so that all-ins make side pots.
+    for (seat, (name, buy_in)) in [("ann", 40), ("ben", 90), ("cat", 200)].iter().enumerate() {
+        let mut c = server.client(name).await;
+        c.send(&sit(&table_id, seat as u32 * 2, *buy_in)).await;
+        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
+            .await;
+        clients.push(c);
     }
-}
+    // Everyone shoves every third hand; otherwise they call down.
+    let stats = play(&mut clients, &table_id, 15, |_, hand, legal| {
+        simple_action(legal, hand % 3 == 1)
+    })
+    .await;
+    assert!(
+        stats.side_pots_awarded > 0,
+        "side pots were played: {stats:?}"
+    );
+    assert!(stats.showdowns > 0, "{stats:?}");
 
-async fn admin(base: &str, path: &str, body: Value) -> Value {
-    reqwest::Client::new()
-        .post(format!("{base}{path}"))
-        .bearer_auth("tok")
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    let lobby = server.get_json("/admin/tables").await;
+    assert_eq!(lobby.as_array().unwrap().len(), 1);
+    let (_, metrics) = server.get("/metrics").await;
+    for line in [
+        "poker_hands_total",
+        "poker_actions_total",
+        "poker_connections 4",
+        "poker_seated_players 3",
+        "poker_action_broadcast_seconds_bucket",
+        "poker_persist_lag_seconds_count",
+    ] {
+        assert!(metrics.contains(line), "metrics lack {line}:\n{metrics}");
+    }
+    server.stop().await;
+    assert_conserved(&server.audit().await, 3000);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn players_play_hands_over_websockets_and_bad_input_is_answered() {
-    let dir = std::env::temp_dir().join(format!("pokerd-ws-{}", std::process::id()));
-    let url = format!("sqlite://{}", dir.join("poker.db").display());
-    let env = vec![
-        ("DATABASE_URL".to_string(), url.clone()),
-        ("POKER__ADMIN__TOKEN".to_string(), "tok".to_string()),
-        (
-            "POKER__SERVER__MAX_FRAME_BYTES".to_string(),
-            "2048".to_string(),
-        ),
-    ];
-    let config = Config::from_layers(None, &env).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let base = format!("http://{addr}");
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(poker_server::run(
-        listener,
-        async {
-            let _ = stopped.await;
-        },
-        config,
-    ));
-    for _ in 0..100 {
-        if reqwest::get(format!("{base}/healthz")).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+async fn players_play_many_hands_with_side_pots_and_a_spectator_on_sqlite() {
+    many_hands_with_side_pots(Db::Sqlite).await;
+}
 
-    // The operator sets up two players and a table.
-    let mut ids = Vec::new();
-    for name in ["ann", "ben"] {
-        let p = admin(
-            &base,
-            "/admin/players",
-            json!({ "name": name, "password": "password1" }),
-        )
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_play_many_hands_with_side_pots_and_a_spectator_on_postgres() {
+    many_hands_with_side_pots(Db::Postgres).await;
+}
+
+async fn reconnect_mid_hand(db: Db) {
+    let Some(guard) = DbGuard::new(db).await else {
+        return;
+    };
+    let mut server = Server::start(&guard.url(), &[]).await;
+    server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    let table_id = server.table(fast_clock()).await;
+    let mut ann = server.client("ann").await;
+    let mut ben = server.client("ben").await;
+    ann.send(&sit(&table_id, 0, 100)).await;
+    ben.send(&sit(&table_id, 1, 100)).await;
+    // Ann drops the moment she is asked to act.
+    let mut clients = vec![ann, ben];
+    let (hand, asked) = loop {
+        let mut found = None;
+        for c in clients.iter_mut() {
+            if let Some(ServerMsg::Decide { decision_id, .. }) =
+                c.try_recv(Duration::from_millis(5)).await
+            {
+                found = Some((c.name.clone(), decision_id));
+            }
+        }
+        if let Some((name, id)) = found {
+            break (name, id);
+        }
+    };
+    let i = clients.iter().position(|c| c.name == hand).unwrap();
+    let dropped = clients.remove(i);
+    drop(dropped);
+    // She comes back on a new connection with a new login: a welcome, then a snapshot of
+    // the hand with her cards and the same decision, still hers to answer.
+    let mut back = server.client(&hand).await;
+    let (decide, events) = back
+        .until(|m| match m {
+            ServerMsg::Snapshot {
+                hand: Some(h),
+                decide,
+                ..
+            } => Some((decide.clone(), h.events.clone())),
+            _ => None,
+        })
         .await;
-        let id = p["player_id"].as_str().unwrap().to_string();
-        admin(
-            &base,
-            &format!("/admin/players/{id}/deposit"),
-            json!({ "amount": 1000 }),
+    let own_cards = events
+        .iter()
+        .filter(
+            |e| matches!(e, Event::HoleDealt { cards, .. } if cards.iter().all(|c| c.is_known())),
         )
+        .count();
+    assert_eq!(own_cards, 1, "the snapshot holds her own cards only");
+    let Some(ServerMsg::Decide {
+        decision_id, legal, ..
+    }) = decide.map(|d| *d)
+    else {
+        panic!("the snapshot carries her decision")
+    };
+    assert_eq!(decision_id, asked, "the same decision is still asked");
+    back.send(&act(&table_id, decision_id, simple_action(&legal, false)))
         .await;
-        ids.push(id);
-    }
-    let rules = json!({
-        "game": "holdem", "structure": "no_limit", "stakes": { "min_bet": 2 },
-        "max_raises": null, "uncapped_heads_up": false, "seat_count": 6,
-        "small_blind": 1, "big_blind": 2, "ante": { "kind": "none" }, "button": "dead",
-        "missed_blinds": "dead_small_live_big", "min_buy_in": 40, "max_buy_in": 200,
-        "rathole_secs": 3600, "max_missed_big_blinds": 10, "kill": null, "rock": false
-    });
-    let table = admin(
-        &base,
-        "/admin/tables",
-        json!({ "name": "NL 1/2", "rules": rules }),
+    clients.insert(0, back);
+    play(&mut clients, &table_id, 2, |_, _, legal| {
+        simple_action(legal, false)
+    })
+    .await;
+    server.stop().await;
+    assert_conserved(&server.audit().await, 2000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_drops_mid_hand_and_reconnects_to_a_snapshot_on_sqlite() {
+    reconnect_mid_hand(Db::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_drops_mid_hand_and_reconnects_to_a_snapshot_on_postgres() {
+    reconnect_mid_hand(Db::Postgres).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r38_the_clock_warns_uses_the_time_bank_then_folds_and_sits_out_repeat_offenders() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    let clock = json!({ "action_ms": 300, "warning_ms": 150, "time_bank_ms": 200, "max_timeouts": 2, "between_hands_ms": 0 });
+    let table_id = server.table(clock).await;
+    let mut ann = server.client("ann").await;
+    let mut ben = server.client("ben").await;
+    ann.send(&sit(&table_id, 0, 100)).await;
+    ben.send(&sit(&table_id, 1, 100)).await;
+    // Nobody answers. Per decision: a warning to the player, the time bank, then the
+    // server folds for them (preflop there is a blind to call); after two timeouts in a
+    // row a player sits out, and the game stops for want of two players.
+    let mut seen = Vec::new();
+    let sat_out_seat = loop {
+        let msg = ann.recv().await;
+        match &msg {
+            ServerMsg::Decide { .. } => seen.push("decide"),
+            ServerMsg::ClockWarning { remaining_ms, .. } => {
+                assert!(*remaining_ms <= 150);
+                seen.push("warning")
+            }
+            ServerMsg::Turn { clock, .. } if clock.in_time_bank && clock.seat == 0 => {
+                seen.push("bank")
+            }
+            ServerMsg::TimedOut {
+                sat_out: true,
+                seat,
+                ..
+            } => break *seat,
+            ServerMsg::TimedOut { seat: 0, .. } => seen.push("timeout"),
+            ServerMsg::Event {
+                event: Event::Folded { player },
+                seats,
+                ..
+            } if seats[*player] == 0 => seen.push("fold"),
+            _ => {}
+        }
+    };
+    assert!(seen.len() >= 5, "{seen:?}");
+    assert_eq!(
+        &seen[..5],
+        &["decide", "warning", "bank", "timeout", "fold"],
+        "{seen:?}"
+    );
+    let table = ann
+        .until(|m| match m {
+            ServerMsg::Seats { table } if table.seats.iter().any(|s| s.sitting_out) => {
+                Some(table.clone())
+            }
+            _ => None,
+        })
+        .await;
+    let out = table.seats.iter().find(|s| s.sitting_out).unwrap();
+    assert_eq!(out.seat, sat_out_seat);
+    // Sitting back in restarts the game.
+    let back = if sat_out_seat == 0 {
+        &mut ann
+    } else {
+        &mut ben
+    };
+    back.send(&ClientMsg::SitIn {
+        table_id: table_id.clone(),
+        post_now: true,
+    })
+    .await;
+    ann.until(|m| matches!(m, ServerMsg::Turn { .. }).then_some(()))
+        .await;
+    drop(ben);
+    server.stop().await;
+    assert_conserved(&server.audit().await, 2000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    server.player("ann", 1000).await;
+    let ben_id = server.player("ben", 1000).await;
+    let table_id = server.table(fast_clock()).await;
+    let mut ann = server.client("ann").await;
+    let mut ben = server.client("ben").await;
+    ann.send(&sit(&table_id, 0, 100)).await;
+    ann.until(|m| matches!(m, ServerMsg::Done { .. }).then_some(()))
+        .await;
+    ben.send(&sit(&table_id, 1, 100)).await;
+    // In the hand: a top-up and a sit-out wait for its end.
+    ann.until(|m| matches!(m, ServerMsg::Event { .. }).then_some(()))
+        .await;
+    let top_up = |amount| ClientMsg::TopUp {
+        table_id: table_id.clone(),
+        amount,
+    };
+    ann.send(&top_up(500)).await;
+    ann.expect_error(ErrorCode::SeatRefused).await; // over the maximum buy-in
+    ann.send(&top_up(50)).await;
+    let pending = ann
+        .until(|m| match m {
+            ServerMsg::Done {
+                request, pending, ..
+            } if request == "top_up" => Some(*pending),
+            _ => None,
+        })
+        .await;
+    assert!(pending, "chips are added only between hands (R26)");
+    ann.send(&ClientMsg::SitOut {
+        table_id: table_id.clone(),
+        next_big_blind: false,
+    })
+    .await;
+    let mut clients = vec![ann, ben];
+    play(&mut clients, &table_id, 1, |_, _, legal| {
+        simple_action(legal, false)
+    })
+    .await;
+    let [mut ann, mut ben] = <[Client; 2]>::try_from(clients).ok().unwrap();
+    let added = ann
+        .until(|m| match m {
+            ServerMsg::Done {
+                request,
+                amount,
+                pending: false,
+                ..
+            } if request == "top_up" => Some(*amount),
+            _ => None,
+        })
+        .await;
+    assert_eq!(added, 50);
+    let table = ann
+        .until(|m| match m {
+            ServerMsg::Seats { table } => Some(table.clone()),
+            _ => None,
+        })
+        .await;
+    let seat = table.seats.iter().find(|s| s.seat == 0).unwrap();
+    assert!(seat.sitting_out && seat.pending_top_up == 0, "{seat:?}");
+    // Ann sits out, so no hand is dealt; she comes back and play resumes.
+    assert!(
+        ann.try_recv(Duration::from_millis(300)).await.is_none(),
+        "no hand with one player in"
+    );
+    ann.send(&ClientMsg::SitIn {
+        table_id: table_id.clone(),
+        post_now: true,
+    })
+    .await;
+    // Ben leaves during the next hand: his hand is dead, and he is cashed out after it.
+    ben.until(|m| matches!(m, ServerMsg::Event { .. }).then_some(()))
+        .await;
+    ben.send(&ClientMsg::Leave {
+        table_id: table_id.clone(),
+    })
+    .await;
+    let mut clients = [ann, ben];
+    let cashed = loop {
+        let mut found = None;
+        for c in clients.iter_mut() {
+            match c.try_recv(Duration::from_millis(5)).await {
+                Some(ServerMsg::Decide {
+                    decision_id, legal, ..
+                }) => {
+                    c.send(&act(&table_id, decision_id, simple_action(&legal, false)))
+                        .await
+                }
+                Some(ServerMsg::Done {
+                    request,
+                    amount,
+                    pending: false,
+                    ..
+                }) if request == "leave" => found = Some(amount),
+                Some(ServerMsg::Error { code, message }) => panic!("{code:?}: {message}"),
+                _ => {}
+            }
+        }
+        if let Some(a) = found {
+            break a;
+        }
+    };
+    let players = server.get_json("/admin/players").await;
+    let ben_balance = players
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["player_id"] == ben_id.as_str())
+        .unwrap()["balance"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(
+        ben_balance,
+        900 + cashed,
+        "the whole stack went back to the wallet"
+    );
+    server.stop().await;
+    assert_conserved(&server.audit().await, 2000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_typed_errors_while_the_connection_and_table_carry_on() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(
+        &guard.url(),
+        &[
+            ("POKER__SERVER__MAX_FRAME_BYTES", "2048"),
+            ("POKER__SERVER__RATE_LIMIT_PER_SEC", "20"),
+            ("POKER__SERVER__RATE_LIMIT_BURST", "30"),
+        ],
     )
     .await;
-    let table_id = table["table_id"].as_str().unwrap().to_string();
+    let ann_id = server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    // Blinds 5/10 with a betting unit of 5.
+    let mut rules = common::nl_rules();
+    rules["small_blind"] = json!(5);
+    rules["big_blind"] = json!(10);
+    rules["stakes"] = json!({ "min_bet": 10 });
+    rules["min_buy_in"] = json!(200);
+    rules["max_buy_in"] = json!(1000);
+    rules["options"] = json!({ "unit": 5 });
+    let table_id = server.table_with(rules, fast_clock()).await;
 
-    // Each logs in and connects.
-    let mut clients = Vec::new();
-    for name in ["ann", "ben"] {
-        let login: Value = reqwest::Client::new()
-            .post(format!("{base}/login"))
-            .json(&json!({ "name": name, "password": "password1" }))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
-            .await
-            .unwrap();
-        // Before authenticating, nothing else is answered.
-        send(&mut ws, &ClientMsg::ListTables).await;
-        expect_error(&mut ws, ErrorCode::Unauthenticated).await;
-        send(
-            &mut ws,
-            &ClientMsg::Auth {
-                token: "nope".into(),
-            },
+    // Before authenticating, nothing else is answered; bad and expired tokens are refused.
+    let mut ann = Client::connect(server.addr, "ann").await;
+    ann.send(&ClientMsg::ListTables).await;
+    ann.expect_error(ErrorCode::Unauthenticated).await;
+    ann.send(&ClientMsg::Auth {
+        token: "nope".into(),
+    })
+    .await;
+    ann.expect_error(ErrorCode::Unauthenticated).await;
+    let store = SqlStore::connect(&server.url).await.unwrap();
+    let expired = "0123456789abcdef";
+    store
+        .create_session(
+            &format!("{:x}", Sha256::digest(expired.as_bytes())),
+            ann_id.parse().unwrap(),
+            now_ms() - 1,
         )
-        .await;
-        expect_error(&mut ws, ErrorCode::Unauthenticated).await;
-        send(
-            &mut ws,
-            &ClientMsg::Auth {
-                token: login["token"].as_str().unwrap().into(),
-            },
-        )
-        .await;
-        assert!(matches!(recv(&mut ws).await, ServerMsg::Welcome { .. }));
-        clients.push(ws);
-    }
-    let wrong_password = reqwest::Client::new()
-        .post(format!("{base}/login"))
-        .json(&json!({ "name": "ann", "password": "wrong" }))
-        .send()
         .await
         .unwrap();
-    assert_eq!(wrong_password.status().as_u16(), 401);
+    store.close().await;
+    ann.send(&ClientMsg::Auth {
+        token: expired.into(),
+    })
+    .await;
+    ann.expect_error(ErrorCode::Unauthenticated).await;
+    let token = server.login("ann").await;
+    ann.auth(&token).await;
 
-    // Bad input of every kind; the connection carries on.
-    let ws = &mut clients[0];
-    send_raw(ws, "{not json".into()).await;
-    expect_error(ws, ErrorCode::BadMessage).await;
-    send_raw(ws, r#"{"type":"fly"}"#.into()).await;
-    expect_error(ws, ErrorCode::BadMessage).await;
-    send_raw(
-        ws,
-        format!(r#"{{"type":"ping","pad":"{}"}}"#, "x".repeat(5000)),
-    )
+    ann.send_raw("{not json".into()).await;
+    ann.expect_error(ErrorCode::BadMessage).await;
+    ann.send_raw(r#"{"type":"fly"}"#.into()).await;
+    ann.expect_error(ErrorCode::BadMessage).await;
+    ann.send_raw(format!(r#"{{"type":"ping","pad":"{}"}}"#, "x".repeat(5000)))
+        .await;
+    ann.expect_error(ErrorCode::FrameTooLarge).await;
+    ann.send(&sit("00000000-0000-4000-8000-000000000000", 0, 300))
+        .await;
+    ann.expect_error(ErrorCode::UnknownTable).await;
+    ann.send(&sit("not-a-uuid", 0, 300)).await;
+    ann.expect_error(ErrorCode::UnknownTable).await;
+    ann.send(&sit(&table_id, 0, 5000)).await;
+    ann.expect_error(ErrorCode::SeatRefused).await; // above the maximum buy-in
+    ann.send(&sit(&table_id, 0, 100)).await;
+    ann.expect_error(ErrorCode::SeatRefused).await; // below the minimum
+    ann.send(&sit(&table_id, 9, 300)).await;
+    ann.expect_error(ErrorCode::SeatRefused).await; // no such seat
+    ann.send(&ClientMsg::Leave {
+        table_id: table_id.clone(),
+    })
     .await;
-    expect_error(ws, ErrorCode::FrameTooLarge).await;
-    send(
-        ws,
-        &ClientMsg::Sit {
-            table_id: "00000000-0000-4000-8000-000000000000".into(),
-            seat: 0,
-            buy_in: 100,
-            post_now: true,
-        },
-    )
-    .await;
-    expect_error(ws, ErrorCode::UnknownTable).await;
-    send(
-        ws,
-        &ClientMsg::Sit {
-            table_id: table_id.clone(),
-            seat: 0,
-            buy_in: 5000,
-            post_now: true,
-        },
-    )
-    .await;
-    expect_error(ws, ErrorCode::SeatRefused).await;
-    send(ws, &ClientMsg::Ping).await;
-    assert_eq!(recv(ws).await, ServerMsg::Pong);
-    send(ws, &ClientMsg::ListTables).await;
-    match recv(ws).await {
+    ann.expect_error(ErrorCode::NotYourTurn).await; // not seated
+    ann.send(&ClientMsg::Ping).await;
+    assert_eq!(ann.recv().await, ServerMsg::Pong);
+    ann.send(&ClientMsg::ListTables).await;
+    match ann.recv().await {
         ServerMsg::Tables { tables } => assert_eq!(tables.len(), 1),
         other => panic!("{other:?}"),
     }
 
-    // A spectator.
-    let (mut watcher, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
-        .await
-        .unwrap();
-    let login: Value = reqwest::Client::new()
-        .post(format!("{base}/login"))
-        .json(&json!({ "name": "ann", "password": "password1" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    send(
-        &mut watcher,
-        &ClientMsg::Auth {
-            token: login["token"].as_str().unwrap().into(),
-        },
-    )
-    .await;
-    recv(&mut watcher).await;
-    send(
-        &mut watcher,
-        &ClientMsg::Watch {
-            table_id: table_id.clone(),
-        },
-    )
-    .await;
-
-    // Both sit; they check or call every decision until three hands have ended.
-    for (seat, ws) in clients.iter_mut().enumerate() {
-        send(
-            ws,
-            &ClientMsg::Sit {
-                table_id: table_id.clone(),
-                seat: seat as u32,
-                buy_in: 150,
-                post_now: true,
-            },
-        )
+    ann.send(&sit(&table_id, 0, 300)).await;
+    let mut ben = server.client("ben").await;
+    ben.send(&sit(&table_id, 1, 300)).await;
+    // Whoever is asked first tries illegal amounts; the other acts out of turn and for
+    // the other seat; both try a stale decision id.
+    let mut clients = vec![ann, ben];
+    let (who, decision_id, legal) = loop {
+        let mut found = None;
+        for (i, c) in clients.iter_mut().enumerate() {
+            if let Some(ServerMsg::Decide {
+                decision_id, legal, ..
+            }) = c.try_recv(Duration::from_millis(5)).await
+            {
+                found = Some((i, decision_id, legal));
+            }
+        }
+        if let Some(f) = found {
+            break f;
+        }
+    };
+    let (min, max) = legal.bet_or_raise.expect("a raise is possible");
+    for to in [min - 5, max + 5, min + 2] {
+        clients[who]
+            .send(&act(&table_id, decision_id, Action::BetOrRaiseTo { to }))
+            .await;
+        clients[who].expect_error(ErrorCode::IllegalAction).await;
+    }
+    clients[who]
+        .send(&act(&table_id, decision_id + 7, Action::Call))
         .await;
-    }
-    let mut ended = [0usize; 2];
-    let mut stale_tried = false;
-    while ended.iter().any(|&e| e < 3) {
-        for (i, ws) in clients.iter_mut().enumerate() {
-            let Ok(Some(Ok(Message::Text(t)))) =
-                tokio::time::timeout(Duration::from_millis(50), ws.next()).await
-            else {
-                continue;
-            };
-            match serde_json::from_str::<ServerMsg>(&t).unwrap() {
-                ServerMsg::Decide {
-                    decision_id, legal, ..
-                } => {
-                    if !stale_tried {
-                        send(
-                            ws,
-                            &ClientMsg::Act {
-                                table_id: table_id.clone(),
-                                decision_id: decision_id + 99,
-                                action: Action::Fold,
-                            },
-                        )
-                        .await;
-                        expect_error(ws, ErrorCode::StaleDecision).await;
-                        stale_tried = true;
-                    }
-                    let action = if legal.call.is_some() {
-                        Action::Call
-                    } else {
-                        Action::Check
-                    };
-                    send(
-                        ws,
-                        &ClientMsg::Act {
-                            table_id: table_id.clone(),
-                            decision_id,
-                            action,
-                        },
-                    )
-                    .await;
-                }
-                ServerMsg::Event {
-                    event: Event::HoleDealt { player, cards, .. },
-                    seats,
-                    ..
-                } => {
-                    // Only one's own hole cards are ever known.
-                    let own = seats[player] as usize == i;
-                    assert_eq!(
-                        cards.iter().all(|c| c.is_known()),
-                        own,
-                        "seat {} saw {cards}",
-                        i
-                    );
-                }
-                ServerMsg::Event {
-                    event: Event::HandEnded { .. },
-                    ..
-                } => ended[i] += 1,
-                ServerMsg::Error { code, message } => {
-                    panic!("unexpected error {code:?}: {message}")
-                }
-                _ => {}
-            }
-        }
-    }
-    while let Ok(Some(Ok(Message::Text(t)))) =
-        tokio::time::timeout(Duration::from_millis(20), watcher.next()).await
-    {
-        if let ServerMsg::Event {
-            event: Event::HoleDealt { cards, .. },
-            ..
-        } = serde_json::from_str(&t).unwrap()
-        {
-            assert!(
-                cards.iter().all(|c| !c.is_known()),
-                "the spectator saw {cards}"
-            );
-        }
-    }
+    clients[who].expect_error(ErrorCode::StaleDecision).await;
+    let other = 1 - who;
+    clients[other]
+        .send(&act(&table_id, decision_id, Action::Fold))
+        .await;
+    clients[other].expect_error(ErrorCode::NotYourTurn).await;
 
-    // Stop with everyone still connected: the server closes the sockets and ends.
-    let _ = stop.send(());
-    tokio::time::timeout(Duration::from_secs(10), server)
-        .await
-        .expect("shutdown does not wait for clients to hang up")
-        .unwrap()
-        .unwrap();
-    for mut ws in clients.into_iter().chain([watcher]) {
-        // The connection is closed by the server.
-        while let Ok(Some(Ok(frame))) =
-            tokio::time::timeout(Duration::from_secs(5), ws.next()).await
-        {
-            if matches!(frame, Message::Close(_)) {
-                break;
-            }
+    // A flood is rate limited; the connection stays open and works after a pause.
+    for _ in 0..60 {
+        clients[other].send(&ClientMsg::Ping).await;
+    }
+    let mut limited = 0;
+    let mut pongs = 0;
+    while limited + pongs < 60 {
+        match clients[other].recv().await {
+            ServerMsg::Error {
+                code: ErrorCode::RateLimited,
+                ..
+            } => limited += 1,
+            ServerMsg::Pong => pongs += 1,
+            _ => {}
         }
     }
-    let store = SqlStore::connect(&url).await.unwrap();
-    let audit = store.audit().await.unwrap();
-    assert!(audit.holds(), "{audit:?}");
-    assert_eq!(audit.wallets + audit.stacks + audit.rake, 2000);
-    let hands = store
-        .player_hands(ids[0].parse().unwrap(), 20, 0)
-        .await
-        .unwrap();
-    assert!(hands.iter().filter(|h| h.status == "complete").count() >= 3);
-    store.close().await;
-    let _ = std::fs::remove_dir_all(dir);
+    assert!(
+        limited > 0 && pongs >= 20,
+        "{limited} limited, {pongs} answered"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    clients[other].send(&ClientMsg::Ping).await;
+    clients[other]
+        .until(|m| (*m == ServerMsg::Pong).then_some(()))
+        .await;
+
+    // The table plays on after all of it.
+    clients[who]
+        .send(&act(&table_id, decision_id, Action::Call))
+        .await;
+    play(&mut clients, &table_id, 2, |_, _, legal| {
+        simple_action(legal, false)
+    })
+    .await;
+    server.stop().await;
+    assert_conserved(&server.audit().await, 2000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_register_when_allowed_and_not_otherwise() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    let register = |base: String, name: &'static str, password: &'static str| async move {
+        let r = reqwest::Client::new()
+            .post(format!("{base}/register"))
+            .json(&json!({ "name": name, "password": password }))
+            .send()
+            .await
+            .unwrap();
+        (
+            r.status().as_u16(),
+            r.json::<serde_json::Value>().await.unwrap(),
+        )
+    };
+    let (status, body) = register(server.base.clone(), "newbie", "password1").await;
+    assert_eq!(status, 200, "{body}");
+    let mut c = Client::connect(server.addr, "newbie").await;
+    c.auth(body["token"].as_str().unwrap()).await;
+    assert_eq!(
+        register(server.base.clone(), "newbie", "password1").await.0,
+        409
+    );
+    assert_eq!(register(server.base.clone(), "x", "short").await.0, 400);
+    server.stop().await;
+    let mut closed = Server::start(
+        &guard.url(),
+        &[("POKER__SERVER__ALLOW_REGISTRATION", "false")],
+    )
+    .await;
+    assert_eq!(
+        register(closed.base.clone(), "other", "password1").await.0,
+        403
+    );
+    // The session survived the restart.
+    let mut again = Client::connect(closed.addr, "newbie").await;
+    again.auth(body["token"].as_str().unwrap()).await;
+    closed.stop().await;
 }

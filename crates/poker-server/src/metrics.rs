@@ -1,0 +1,171 @@
+//! Counters and histograms for `/metrics`, in the Prometheus text format, kept with
+//! atomics so that recording never takes a lock or slows a table.
+
+use std::fmt::Write;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::time::Duration;
+
+/// A histogram with fixed buckets (upper bounds in seconds).
+pub struct Histogram {
+    bounds: &'static [f64],
+    counts: Vec<AtomicU64>,
+    sum_micros: AtomicU64,
+    count: AtomicU64,
+}
+
+impl Histogram {
+    fn new(bounds: &'static [f64]) -> Histogram {
+        Histogram {
+            bounds,
+            counts: bounds.iter().map(|_| AtomicU64::new(0)).collect(),
+            sum_micros: AtomicU64::new(0),
+            count: AtomicU64::new(0),
+        }
+    }
+
+    /// Records one observation.
+    pub fn observe(&self, d: Duration) {
+        let secs = d.as_secs_f64();
+        if let Some(i) = self.bounds.iter().position(|&b| secs <= b) {
+            self.counts[i].fetch_add(1, Ordering::Relaxed);
+        }
+        self.sum_micros
+            .fetch_add(d.as_micros() as u64, Ordering::Relaxed);
+        self.count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many observations.
+    pub fn count(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
+    }
+
+    fn render(&self, out: &mut String, name: &str, help: &str) {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
+        let mut cumulative = 0;
+        for (b, c) in self.bounds.iter().zip(&self.counts) {
+            cumulative += c.load(Ordering::Relaxed);
+            let _ = writeln!(out, "{name}_bucket{{le=\"{b}\"}} {cumulative}");
+        }
+        let count = self.count();
+        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
+        let sum = self.sum_micros.load(Ordering::Relaxed) as f64 / 1e6;
+        let _ = writeln!(out, "{name}_sum {sum}\n{name}_count {count}");
+    }
+}
+
+const LATENCY: &[f64] = &[
+    0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+];
+const PERSIST: &[f64] = &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0];
+
+/// Everything `/metrics` reports besides what the lobby knows.
+pub struct Metrics {
+    /// Hands committed.
+    pub hands: AtomicU64,
+    /// Player actions applied.
+    pub actions: AtomicU64,
+    /// Actions forced by the clock.
+    pub timeouts: AtomicU64,
+    /// Open WebSocket connections.
+    pub connections: AtomicI64,
+    /// Client messages received.
+    pub messages: AtomicU64,
+    /// Client messages refused by the rate limit.
+    pub rate_limited: AtomicU64,
+    /// Subscribers resynced with a snapshot after falling behind.
+    pub resyncs: AtomicU64,
+    /// From an action reaching its table to its events queued for every subscriber.
+    pub action_latency: Histogram,
+    /// From a hand's end to its commit being durable.
+    pub persist_lag: Histogram,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics {
+            hands: AtomicU64::new(0),
+            actions: AtomicU64::new(0),
+            timeouts: AtomicU64::new(0),
+            connections: AtomicI64::new(0),
+            messages: AtomicU64::new(0),
+            rate_limited: AtomicU64::new(0),
+            resyncs: AtomicU64::new(0),
+            action_latency: Histogram::new(LATENCY),
+            persist_lag: Histogram::new(PERSIST),
+        }
+    }
+}
+
+impl Metrics {
+    /// The Prometheus text exposition, with the table gauges given.
+    pub fn render(&self, tables: usize, seated: usize) -> String {
+        let mut out = String::new();
+        let mut gauge = |name: &str, kind: &str, help: &str, v: i64| {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}"
+            );
+        };
+        gauge("poker_tables", "gauge", "Open tables.", tables as i64);
+        gauge(
+            "poker_seated_players",
+            "gauge",
+            "Players seated at open tables.",
+            seated as i64,
+        );
+        let load = |a: &AtomicU64| a.load(Ordering::Relaxed) as i64;
+        gauge(
+            "poker_hands_total",
+            "counter",
+            "Hands played and committed.",
+            load(&self.hands),
+        );
+        gauge(
+            "poker_actions_total",
+            "counter",
+            "Player actions applied.",
+            load(&self.actions),
+        );
+        gauge(
+            "poker_timeouts_total",
+            "counter",
+            "Actions forced by the clock.",
+            load(&self.timeouts),
+        );
+        gauge(
+            "poker_connections",
+            "gauge",
+            "Open WebSocket connections.",
+            self.connections.load(Ordering::Relaxed),
+        );
+        gauge(
+            "poker_messages_total",
+            "counter",
+            "Client messages received.",
+            load(&self.messages),
+        );
+        gauge(
+            "poker_rate_limited_total",
+            "counter",
+            "Client messages refused by the rate limit.",
+            load(&self.rate_limited),
+        );
+        gauge(
+            "poker_resyncs_total",
+            "counter",
+            "Slow clients resynced with a snapshot.",
+            load(&self.resyncs),
+        );
+        self.action_latency.render(
+            &mut out,
+            "poker_action_broadcast_seconds",
+            "From an action reaching its table to its events queued for every subscriber.",
+        );
+        self.persist_lag.render(
+            &mut out,
+            "poker_persist_lag_seconds",
+            "From a hand's end to its commit being durable.",
+        );
+        out
+    }
+}
