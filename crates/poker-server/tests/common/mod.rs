@@ -113,6 +113,17 @@ impl Server {
         }
     }
 
+    /// A server running elsewhere (a `pokerd` process).
+    pub fn external(addr: std::net::SocketAddr, url: &str) -> Server {
+        Server {
+            addr,
+            base: format!("http://{addr}"),
+            url: url.to_string(),
+            stop: None,
+            task: None,
+        }
+    }
+
     /// Asks the server to stop and waits for it.
     pub async fn stop(&mut self) {
         if let Some(stop) = self.stop.take() {

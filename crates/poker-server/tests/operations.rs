@@ -1,0 +1,209 @@
+//! Operators against the real server on port 0: closing a table in the middle of a hand,
+//! reading hands by table, player and id in every format, the audit, the OpenAPI document
+//! against the routes really served, and a graceful shutdown that lets the hand in
+//! progress finish.
+
+mod common;
+
+use common::{assert_conserved, play, simple_action, sit, Db, DbGuard, Server};
+use poker_protocol::{ClientMsg, ServerMsg};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+fn fast_clock() -> Value {
+    json!({ "action_ms": 10000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operators_close_a_table_mid_hand_and_read_its_hands_in_every_format() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    let ann_id = server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    let table_id = server.table(fast_clock()).await;
+    let mut clients = Vec::new();
+    for (seat, name) in ["ann", "ben"].iter().enumerate() {
+        let mut c = server.client(name).await;
+        c.send(&ClientMsg::ListTables).await;
+        c.until(|m| matches!(m, ServerMsg::Tables { .. }).then_some(()))
+            .await;
+        c.send(&sit(&table_id, seat as u32, 150)).await;
+        clients.push(c);
+    }
+    play(&mut clients, &table_id, 3, |_, _, legal| {
+        simple_action(legal, false)
+    })
+    .await;
+    // The next hand is under way; the close waits for it while the players finish it.
+    let closing = {
+        let base = server.base.clone();
+        let table_id = table_id.clone();
+        tokio::spawn(async move {
+            let r = reqwest::Client::new()
+                .post(format!("{base}/admin/tables/{table_id}/close"))
+                .bearer_auth(common::TOKEN)
+                .send()
+                .await
+                .unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        })
+    };
+    let mut closed = [false, false];
+    let mut lobby_saw_closed = false;
+    while !closed.iter().all(|&c| c) {
+        for (i, c) in clients.iter_mut().enumerate() {
+            match c.try_recv(Duration::from_millis(5)).await {
+                Some(ServerMsg::Decide {
+                    decision_id, legal, ..
+                }) => {
+                    c.send(&common::act(
+                        &table_id,
+                        decision_id,
+                        simple_action(&legal, false),
+                    ))
+                    .await
+                }
+                Some(ServerMsg::TableClosed { .. }) => closed[i] = true,
+                Some(ServerMsg::TableUpdate { table }) if table.status == "closed" => {
+                    lobby_saw_closed = true
+                }
+                _ => {}
+            }
+        }
+    }
+    let (status, body) = closing.await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["cashed_out"], 300,
+        "every chip went back to the wallets"
+    );
+    // The lobby update may trail the closing message by a moment.
+    for c in clients.iter_mut() {
+        while !lobby_saw_closed {
+            match c.try_recv(Duration::from_secs(2)).await {
+                Some(ServerMsg::TableUpdate { table }) if table.status == "closed" => {
+                    lobby_saw_closed = true
+                }
+                None => break,
+                _ => {}
+            }
+        }
+    }
+    assert!(lobby_saw_closed, "the lobby heard of the close");
+    let audit = server.audit().await;
+    assert_conserved(&audit, 2000);
+    assert_eq!(audit.stacks, 0, "nobody is left at a closed table");
+    let (status, _) = server
+        .post(&format!("/admin/tables/{table_id}/close"), json!({}))
+        .await;
+    assert_eq!(status, 404, "a closed table cannot be closed again");
+    let inspected = server.get_json(&format!("/admin/tables/{table_id}")).await;
+    assert_eq!(inspected["status"], "closed");
+
+    // Hands by table and by player, newest first; one in JSON, PHH and PokerStars text.
+    let hands = server
+        .get_json(&format!("/admin/tables/{table_id}/hands?limit=10"))
+        .await;
+    let hands = hands.as_array().unwrap();
+    assert!(hands.len() >= 4, "{hands:?}");
+    assert!(hands.iter().all(|h| h["status"] == "complete"));
+    let by_player = server
+        .get_json(&format!("/admin/players/{ann_id}/hands?limit=2"))
+        .await;
+    assert_eq!(by_player.as_array().unwrap().len(), 2);
+    assert_eq!(by_player[0]["hand_id"], hands[0]["hand_id"]);
+    let id = hands[0]["hand_id"].as_str().unwrap();
+    let json = server.get_json(&format!("/admin/hands/{id}")).await;
+    assert_eq!(json["status"], "complete");
+    let (status, phh) = server.get(&format!("/admin/hands/{id}?format=phh")).await;
+    assert_eq!(status, 200);
+    let parsed = poker_rules::phh::PhhHand::parse(&phh).expect("valid PHH");
+    poker_rules::phh::replay(&parsed).expect("the history replays to its recorded stacks");
+    let (status, stars) = server
+        .get(&format!("/admin/hands/{id}?format=pokerstars"))
+        .await;
+    assert_eq!(status, 200, "{stars}");
+    assert!(stars.starts_with("PokerStars Hand #"), "{stars}");
+    assert!(stars.contains("Table 'NL 1/2' 6-max"), "{stars}");
+    assert!(stars.contains("ann") && stars.contains("ben") && stars.contains("*** SUMMARY ***"));
+    let (status, _) = server.get(&format!("/admin/hands/{id}?format=xml")).await;
+    assert_eq!(status, 400);
+    let audit_api = server.get_json("/admin/audit").await;
+    assert_eq!(audit_api["wallets"], 2000);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_the_openapi_document_describes_is_served() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    let doc = server.get_json("/openapi.json").await;
+    assert_eq!(doc["openapi"], "3.0.3");
+    let paths = doc["paths"].as_object().unwrap();
+    assert!(paths.len() >= 17);
+    let client = reqwest::Client::new();
+    for (path, ops) in paths {
+        let concrete = path.replace("{id}", "00000000-0000-4000-8000-000000000000");
+        for (method, op) in ops.as_object().unwrap() {
+            let url = format!("{}{concrete}", server.base);
+            let request = match method.as_str() {
+                "get" => client.get(&url),
+                "post" => client.post(&url).json(&json!({})),
+                other => panic!("{other}"),
+            };
+            let secured = op.get("security").is_some();
+            // Without the token, secured operations are refused...
+            let r = request.try_clone().unwrap().send().await.unwrap();
+            let status = r.status().as_u16();
+            assert_ne!(status, 405, "{method} {path} is not served");
+            if secured {
+                assert_eq!(status, 401, "{method} {path} needs the token");
+            }
+            // ...and with it, every documented route answers (never axum's bare 404).
+            let r = request.bearer_auth(common::TOKEN).send().await.unwrap();
+            let status = r.status().as_u16();
+            let body = r.text().await.unwrap();
+            assert_ne!(status, 405, "{method} {path}");
+            if status == 404 {
+                assert!(body.contains("not_found"), "{method} {path} is not routed");
+            }
+        }
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_lets_the_hand_in_progress_finish_and_commits_it() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(
+        &guard.url(),
+        &[("POKER__SERVER__SHUTDOWN_GRACE_MS", "20000")],
+    )
+    .await;
+    server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    // Nobody acts: the clock finishes the hand during the drain.
+    let clock = json!({ "action_ms": 200, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
+    let table_id = server.table(clock).await;
+    let mut ann = server.client("ann").await;
+    let mut ben = server.client("ben").await;
+    ann.send(&sit(&table_id, 0, 100)).await;
+    ben.send(&sit(&table_id, 1, 100)).await;
+    ann.until(|m| matches!(m, ServerMsg::Turn { .. }).then_some(()))
+        .await;
+    server.stop().await;
+    // The hand was finished by the clock and committed; no hand is left unfinished, and
+    // no new hand was dealt after the shutdown began.
+    let store = poker_store::SqlStore::connect(&server.url).await.unwrap();
+    let table: poker_store::TableId = table_id.parse().unwrap();
+    use poker_store::Store;
+    let hands = store.table_hands(table, 50, 0).await.unwrap();
+    assert!(!hands.is_empty());
+    assert!(
+        hands.iter().all(|h| h.status == "complete"),
+        "{:?}",
+        hands.iter().map(|h| &h.status).collect::<Vec<_>>()
+    );
+    store.close().await;
+    assert_conserved(&server.audit().await, 2000);
+}
