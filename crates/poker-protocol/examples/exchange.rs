@@ -2,8 +2,10 @@
 //! serializers write it (docs/protocol.md is made from this):
 //! `cargo run -p poker-protocol --example exchange`.
 
-use poker_protocol::{ClientMsg, ErrorCode, ServerMsg, TableSummary};
-use poker_rules::{Action, Card, Cards, Event, LegalActions};
+use poker_protocol::{
+    ClientMsg, ClockView, ErrorCode, SeatView, ServerMsg, TableSummary, TableView,
+};
+use poker_rules::{Action, Card, Cards, Event, LegalActions, PotShare};
 
 fn show(who: &str, json: String) {
     println!("{who} {json}");
@@ -21,27 +23,69 @@ fn main() {
         player_id: "5d0c8a8e-3f0b-4a7e-b0a4-1c2d3e4f5a6b".into(),
         name: "ann".into(),
     });
+    let summary = |players| TableSummary {
+        table_id: table.clone(),
+        name: "NL 1/2".into(),
+        game: "Holdem no limit".into(),
+        stakes: "1/2".into(),
+        players,
+        seats: 6,
+        min_buy_in: 40,
+        max_buy_in: 200,
+        avg_pot: 23,
+        hands_per_hour: 85,
+        status: "open".into(),
+    };
     client(ClientMsg::ListTables);
     server(ServerMsg::Tables {
-        tables: vec![TableSummary {
-            table_id: table.clone(),
-            name: "NL 1/2".into(),
-            game: "holdem".into(),
-            stakes: "1/2".into(),
-            players: 1,
-            seats: 6,
-            min_buy_in: 40,
-            max_buy_in: 200,
-            avg_pot: 23,
-            hands_per_hour: 85,
-            status: "open".into(),
-        }],
+        tables: vec![summary(1)],
+    });
+    server(ServerMsg::TableUpdate {
+        table: summary(2),
     });
     client(ClientMsg::Sit {
         table_id: table.clone(),
         seat: 0,
         buy_in: 150,
         post_now: true,
+    });
+    let seat = |seat: u32, name: &str, id: &str| SeatView {
+        seat,
+        player_id: id.into(),
+        name: name.into(),
+        stack: 150,
+        sitting_out: false,
+        pending_top_up: 0,
+        leaving: false,
+    };
+    let view = |seats: Vec<SeatView>, button| TableView {
+        table_id: table.clone(),
+        name: "NL 1/2".into(),
+        seat_count: 6,
+        button,
+        seats,
+        min_buy_in: 40,
+        max_buy_in: 200,
+        blinds: (1, 2),
+        action_ms: 30000,
+        time_bank_ms: 60000,
+    };
+    let ann = seat(0, "ann", "5d0c8a8e-3f0b-4a7e-b0a4-1c2d3e4f5a6b");
+    let ben = seat(1, "ben", "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b");
+    server(ServerMsg::Snapshot {
+        table: view(vec![ann.clone()], None),
+        hand: None,
+        clock: None,
+        decide: None,
+    });
+    server(ServerMsg::Done {
+        table_id: table.clone(),
+        request: "sit".into(),
+        amount: 150,
+        pending: false,
+    });
+    server(ServerMsg::Seats {
+        table: view(vec![ann.clone(), ben.clone()], Some(1)),
     });
     let event = |hand: u64, e: Event| ServerMsg::Event {
         table_id: table.clone(),
@@ -88,6 +132,16 @@ fn main() {
             all_in: false,
         },
     ));
+    let turn = |remaining_ms, in_time_bank| ServerMsg::Turn {
+        table_id: table.clone(),
+        hand_number: 1,
+        clock: ClockView {
+            seat: 0,
+            remaining_ms,
+            time_bank_ms: 60000,
+            in_time_bank,
+        },
+    };
     server(ServerMsg::Decide {
         table_id: table.clone(),
         decision_id: 2,
@@ -100,6 +154,11 @@ fn main() {
             bet_or_raise: Some((4, 150)),
             unit: 1,
         },
+    });
+    server(turn(30000, false));
+    server(ServerMsg::ClockWarning {
+        table_id: table.clone(),
+        remaining_ms: 10000,
     });
     client(ClientMsg::Act {
         table_id: table.clone(),
@@ -125,11 +184,79 @@ fn main() {
             full: true,
         },
     ));
+    client(ClientMsg::TopUp {
+        table_id: table.clone(),
+        amount: 50,
+    });
+    server(ServerMsg::Done {
+        table_id: table.clone(),
+        request: "top_up".into(),
+        amount: 50,
+        pending: true,
+    });
+    server(ServerMsg::TimedOut {
+        table_id: table.clone(),
+        seat: 1,
+        sat_out: false,
+    });
+    server(event(1, Event::Folded { player: 1 }));
+    server(event(
+        1,
+        Event::UncalledReturned {
+            player: 0,
+            amount: 4,
+        },
+    ));
+    server(event(
+        1,
+        Event::PotAwarded {
+            pot: 0,
+            run: 0,
+            share: PotShare::All,
+            amount: 4,
+            winners: vec![(0, 4)],
+        },
+    ));
+    server(event(
+        1,
+        Event::HandEnded {
+            stacks: vec![152, 148],
+        },
+    ));
+    server(ServerMsg::Done {
+        table_id: table.clone(),
+        request: "top_up".into(),
+        amount: 48,
+        pending: false,
+    });
+    client(ClientMsg::SitOut {
+        table_id: table.clone(),
+        next_big_blind: false,
+    });
+    server(ServerMsg::Done {
+        table_id: table.clone(),
+        request: "sit_out".into(),
+        amount: 0,
+        pending: false,
+    });
+    client(ClientMsg::Leave {
+        table_id: table.clone(),
+    });
+    server(ServerMsg::Done {
+        table_id: table.clone(),
+        request: "leave".into(),
+        amount: 200,
+        pending: false,
+    });
     client(ClientMsg::Ping);
     server(ServerMsg::Pong);
     println!("-> {{not json");
     server(ServerMsg::error(
         ErrorCode::BadMessage,
         "cannot read the message: key must be a string at line 1 column 2",
+    ));
+    server(ServerMsg::error(
+        ErrorCode::RateLimited,
+        "at most 20 messages a second: slow down",
     ));
 }
