@@ -26,7 +26,11 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+    pub(crate) fn new(
+        status: StatusCode,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> ApiError {
         ApiError {
             status,
             code,
@@ -80,7 +84,7 @@ impl From<JsonRejection> for ApiError {
     }
 }
 
-type ApiResult<T> = Result<T, ApiError>;
+pub(crate) type ApiResult<T> = Result<T, ApiError>;
 
 fn authorize(state: &AppState, headers: &HeaderMap) -> ApiResult<()> {
     let expected = &state.config.admin.token;
@@ -517,54 +521,10 @@ async fn hand(
         "json" => Ok(Json(serde_json::to_value(row).expect("hands serialize")).into_response()),
         "phh" => Ok(text(row.phh.ok_or_else(unfinished)?)),
         "pokerstars" => {
-            let phh = row.phh.as_deref().ok_or_else(unfinished)?;
-            let names: std::collections::HashMap<String, String> = state
-                .store
-                .players()
-                .await?
-                .into_iter()
-                .map(|p| (p.player_id.to_string(), p.name))
-                .collect();
-            let table_name = state
-                .store
-                .tables()
-                .await?
-                .into_iter()
-                .find(|t| t.table_id == row.table_id)
-                .map(|t| t.name)
-                .unwrap_or_default();
-            let record = row.record.clone().unwrap_or(Value::Null);
-            let seat_players = record["seat_players"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            let players: Vec<String> = seat_players
-                .iter()
-                .map(|p| {
-                    let id = p.as_str().unwrap_or("");
-                    names.get(id).cloned().unwrap_or_else(|| id.to_string())
-                })
-                .collect();
-            let seats: Vec<u32> = record["seats"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|s| s.as_u64())
-                        .map(|s| s as u32 + 1)
-                        .collect()
-                })
-                .unwrap_or_default();
-            let out = crate::pokerstars::write(&crate::pokerstars::Meta {
-                hand_number: hand_number_for(&row),
-                table_name: &table_name,
-                started_at_ms: row.started_at,
-                players: &players,
-                seats: &seats,
-                seat_count: record["seat_count"].as_u64().unwrap_or(9) as u32,
-                phh,
-            })
-            .map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unsupported", e))?;
-            Ok(text(out))
+            if row.phh.is_none() {
+                return Err(unfinished());
+            }
+            Ok(text(pokerstars_text(&state, &row, None).await?))
         }
         other => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -572,6 +532,68 @@ async fn hand(
             format!("unknown format {other:?}: json, phh or pokerstars"),
         )),
     }
+}
+
+/// A hand in PokerStars text, as the operator sees it (`viewer: None`) or as one of its
+/// players does (only their own hole cards, and those shown).
+pub(crate) async fn pokerstars_text(
+    state: &AppState,
+    row: &HandRow,
+    viewer: Option<PlayerId>,
+) -> ApiResult<String> {
+    let phh = row.phh.as_deref().ok_or_else(|| {
+        ApiError::new(StatusCode::CONFLICT, "unfinished", "the hand has no history")
+    })?;
+    let names: std::collections::HashMap<String, String> = state
+        .store
+        .players()
+        .await?
+        .into_iter()
+        .map(|p| (p.player_id.to_string(), p.name))
+        .collect();
+    let table_name = state
+        .store
+        .tables()
+        .await?
+        .into_iter()
+        .find(|t| t.table_id == row.table_id)
+        .map(|t| t.name)
+        .unwrap_or_default();
+    let record = row.record.clone().unwrap_or(Value::Null);
+    let ids: Vec<String> = record["seat_players"]
+        .as_array()
+        .map(|a| a.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
+        .unwrap_or_default();
+    let players: Vec<String> = ids
+        .iter()
+        .map(|id| names.get(id).cloned().unwrap_or_else(|| id.clone()))
+        .collect();
+    let seats: Vec<u32> = record["seats"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_u64())
+                .map(|s| s as u32 + 1)
+                .collect()
+        })
+        .unwrap_or_default();
+    let viewer = match viewer {
+        None => None,
+        Some(p) => Some(ids.iter().position(|id| *id == p.to_string()).ok_or_else(|| {
+            ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found")
+        })?),
+    };
+    crate::pokerstars::write(&crate::pokerstars::Meta {
+        hand_number: hand_number_for(row),
+        table_name: &table_name,
+        started_at_ms: row.started_at,
+        players: &players,
+        seats: &seats,
+        seat_count: record["seat_count"].as_u64().unwrap_or(9) as u32,
+        phh,
+        viewer,
+    })
+    .map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unsupported", e))
 }
 
 /// A stable numeric hand id for tracking tools: the first 60 bits of the UUID.

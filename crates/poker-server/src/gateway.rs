@@ -38,6 +38,131 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/register", post(register))
         .route("/logout", post(logout))
         .route("/ws", get(ws))
+        .route("/api/me", get(me))
+        .route("/api/me/hands", get(my_hands))
+        .route("/api/me/hands/{id}", get(my_hand))
+}
+
+/// The player of the session named by `Authorization: Bearer TOKEN`.
+async fn session_player(state: &AppState, headers: &HeaderMap) -> Result<Player, Response> {
+    let token = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let unauthorized = || {
+        refused(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "log in: the session token is missing, unknown or expired",
+        )
+    };
+    let Some(token) = token else {
+        return Err(unauthorized());
+    };
+    match state.store.session(&token_hash(token)).await {
+        Ok(Some(p)) => Ok(p),
+        _ => Err(unauthorized()),
+    }
+}
+
+/// `GET /api/me`: who the session is, with the wallet balance.
+async fn me(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    let me = match session_player(&state, &headers).await {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let balance = state.store.balance(me.player_id).await.unwrap_or(0);
+    Json(json!({
+        "player_id": me.player_id.to_string(),
+        "name": me.name,
+        "balance": balance,
+    }))
+    .into_response()
+}
+
+/// `GET /api/me/hands?limit=N`: the player's recent hands, newest first, with their
+/// result.
+async fn my_hands(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    axum::extract::Query(q): axum::extract::Query<std::collections::HashMap<String, String>>,
+) -> Response {
+    let me = match session_player(&state, &headers).await {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let limit = q
+        .get("limit")
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(20u32)
+        .clamp(1, 100);
+    let rows = match state.store.player_hands(me.player_id, limit, 0).await {
+        Ok(rows) => rows,
+        Err(e) => {
+            eprintln!("pokerd: hands of a player: {e}");
+            return refused(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error");
+        }
+    };
+    let names: std::collections::HashMap<TableId, String> = state
+        .store
+        .tables()
+        .await
+        .map(|t| t.into_iter().map(|t| (t.table_id, t.name)).collect())
+        .unwrap_or_default();
+    let me_id = me.player_id.to_string();
+    let hands: Vec<serde_json::Value> = rows
+        .into_iter()
+        .filter(|r| r.status == "complete")
+        .map(|r| {
+            let record = r.record.clone().unwrap_or_default();
+            let index = record["seat_players"]
+                .as_array()
+                .and_then(|a| a.iter().position(|p| p.as_str() == Some(me_id.as_str())));
+            let net = index.and_then(|i| {
+                let start = record["starting_stacks"][i].as_i64()?;
+                let end = record["finishing_stacks"][i].as_i64()?;
+                Some(end - start)
+            });
+            json!({
+                "hand_id": r.hand_id.to_string(),
+                "table_id": r.table_id.to_string(),
+                "table_name": names.get(&r.table_id).cloned().unwrap_or_default(),
+                "number": r.number,
+                "started_at": r.started_at,
+                "net": net,
+                "board": record["board"],
+            })
+        })
+        .collect();
+    Json(serde_json::Value::Array(hands)).into_response()
+}
+
+/// `GET /api/me/hands/{id}`: one of the player's hands as PokerStars text, with only
+/// their own hole cards and those shown at showdown.
+async fn my_hand(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Response {
+    let me = match session_player(&state, &headers).await {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let not_found = || refused(StatusCode::NOT_FOUND, "not_found", "hand not found");
+    let Ok(hand) = id.parse() else {
+        return not_found();
+    };
+    let Ok(row) = state.store.hand(hand).await else {
+        return not_found();
+    };
+    match crate::admin::pokerstars_text(&state, &row, Some(me.player_id)).await {
+        Ok(text) => (
+            [(axum::http::header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            text,
+        )
+            .into_response(),
+        Err(e) => e.into_response(),
+    }
 }
 
 fn token_hash(token: &str) -> String {

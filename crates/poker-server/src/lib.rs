@@ -11,6 +11,7 @@ pub mod lobby;
 pub mod metrics;
 pub mod pokerstars;
 pub mod table_actor;
+pub mod web;
 
 use poker_store::{Persister, PersisterHandle, SqlStore, Store, TableId};
 use std::collections::HashMap;
@@ -101,6 +102,7 @@ pub async fn run(
     }
     let app = admin::router()
         .merge(gateway::router())
+        .merge(web::router())
         .with_state(state.clone());
     // On shutdown: no new hands; hands in progress finish within the grace period (the
     // clock keeps them moving, players still connected); then every connection is told

@@ -26,6 +26,9 @@ pub struct Meta<'a> {
     pub seat_count: u32,
     /// The PHH history.
     pub phh: &'a str,
+    /// Whose history it is (hand index): only their hole cards are dealt face up, other
+    /// hands appear only if shown. `None`: the operator's view, every hand.
+    pub viewer: Option<usize>,
 }
 
 fn cards(c: &[Card]) -> String {
@@ -171,7 +174,9 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                 if *s == 0 {
                     out.push_str("*** HOLE CARDS ***\n");
                     for (&p, c) in &hole {
-                        let _ = writeln!(out, "Dealt to {} [{}]", name(p), cards(c));
+                        if meta.viewer.is_none_or(|v| v == p) {
+                            let _ = writeln!(out, "Dealt to {} [{}]", name(p), cards(c));
+                        }
                     }
                 } else {
                     round_bet = 0;
@@ -320,6 +325,7 @@ mod tests {
             seats,
             seat_count: 6,
             phh,
+            viewer: None,
         }
     }
 
@@ -388,6 +394,12 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 cbr 30", "p2 f"]
             assert!(out.contains(line), "missing {line:?} in\n{out}");
         }
         assert!(out.contains("Total pot 20 | Rake 0"), "{out}");
+        let mine = write(&Meta {
+            viewer: Some(1),
+            ..meta(phh, &players, &[1, 2])
+        })
+        .unwrap();
+        assert!(mine.contains("Dealt to bob [Kc Kd]") && !mine.contains("AcAd") && !mine.contains("Ac Ad"));
         let stud = phh.replace("\"NT\"", "\"F7S\"");
         assert!(write(&meta(&stud, &players, &[1, 2])).is_err());
     }

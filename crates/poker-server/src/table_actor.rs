@@ -1343,6 +1343,7 @@ impl Actor {
                 "seat_players": cur.players.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
                 "seat_count": self.table.rules().seat_count,
                 "posts": cur.plan.posts,
+                "starting_stacks": cur.plan.config.seats.iter().map(|s| s.stack).collect::<Vec<_>>(),
                 "finishing_stacks": stacks,
             }),
             started_at: cur.started_at,

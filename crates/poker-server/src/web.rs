@@ -1,0 +1,60 @@
+//! The browser client at `/`: three files from `web/`, built into the binary (or read
+//! from `server.web_root` when set, to work on them without rebuilding).
+
+use crate::AppState;
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use std::sync::Arc;
+
+const FILES: &[(&str, &str, &str)] = &[
+    (
+        "index.html",
+        "text/html; charset=utf-8",
+        include_str!("../../../web/index.html"),
+    ),
+    (
+        "app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/app.js"),
+    ),
+    (
+        "style.css",
+        "text/css; charset=utf-8",
+        include_str!("../../../web/style.css"),
+    ),
+];
+
+/// The client's routes.
+pub fn router() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/", get(|s| file(s, "index.html")))
+        .route("/app.js", get(|s| file(s, "app.js")))
+        .route("/style.css", get(|s| file(s, "style.css")))
+}
+
+async fn file(State(state): State<Arc<AppState>>, name: &'static str) -> Response {
+    let (_, mime, built_in) = FILES
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .expect("a known file");
+    let root = &state.config.server.web_root;
+    let body = if root.is_empty() {
+        built_in.to_string()
+    } else {
+        match tokio::fs::read_to_string(std::path::Path::new(root).join(name)).await {
+            Ok(text) => text,
+            Err(_) => return StatusCode::NOT_FOUND.into_response(),
+        }
+    };
+    (
+        [
+            (header::CONTENT_TYPE, *mime),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}

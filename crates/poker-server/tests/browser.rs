@@ -1,0 +1,72 @@
+//! The browser client end to end: the real server on port 0, and `e2e/table.mjs` driving
+//! Debian's Chromium through playwright-core (two players and a spectator in three
+//! browser contexts). Needs `node` and `/usr/bin/chromium`; installs the one npm package
+//! with `npm ci` when it is missing. Outside CI, a machine without Chromium skips it.
+
+mod common;
+
+use common::{assert_conserved, Db, DbGuard, Server};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn chromium() -> Option<String> {
+    let path = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    Path::new(&path).exists().then_some(path)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_players_and_a_spectator_play_a_hand_in_chromium() {
+    let node = Command::new("node").arg("--version").output();
+    let (Some(chromium), Ok(_)) = (chromium(), node) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run the browser test: install chromium and node"
+        );
+        eprintln!("SKIPPED: no /usr/bin/chromium or node");
+        return;
+    };
+    let e2e = repo().join("e2e");
+    if !e2e.join("node_modules/playwright-core").exists() {
+        let status = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&e2e)
+            .status()
+            .expect("npm runs");
+        assert!(status.success(), "npm ci in e2e/");
+    }
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    for name in ["ann", "ben"] {
+        server.player(name, 500).await;
+    }
+    server.player("sue", 0).await;
+    // A long pause after the hand, so that the pages can be checked against the server.
+    let clock = json!({ "action_ms": 60000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 600000 });
+    let table_id = server.table(clock).await;
+    let screenshot = std::env::temp_dir().join(format!("pokerd-e2e-{}.png", std::process::id()));
+    let output = tokio::process::Command::new("node")
+        .arg("table.mjs")
+        .current_dir(&e2e)
+        .env("BASE", &server.base)
+        .env("TABLE_ID", &table_id)
+        .env("ADMIN_TOKEN", common::TOKEN)
+        .env("CHROMIUM", chromium)
+        .env("SCREENSHOT", &screenshot)
+        .output()
+        .await
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("{stdout}");
+    assert!(
+        output.status.success() && stdout.contains("e2e: ok"),
+        "the browser test failed:\n{stdout}\n{stderr}"
+    );
+    server.stop().await;
+    assert_conserved(&server.audit().await, 1000);
+}

@@ -1,0 +1,122 @@
+// The browser client end to end, in Debian's Chromium through playwright-core, against
+// a real pokerd (started by crates/poker-server/tests/browser.rs, which passes BASE,
+// TABLE_ID and ADMIN_TOKEN). Two players in two browser contexts log in, sit, buy in and
+// play a hand to showdown through the page; a third context watches and never sees a
+// hole card before the showdown; reloading a player's page mid-hand restores the hand;
+// afterwards every page shows the stacks the server has.
+import { chromium } from "playwright-core";
+
+const BASE = process.env.BASE;
+const TABLE_ID = process.env.TABLE_ID;
+const ADMIN_TOKEN = process.env.ADMIN_TOKEN;
+const step = (text) => console.log("step: " + text);
+function check(cond, text) {
+  if (!cond) throw new Error("check failed: " + text);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+});
+try {
+  async function player(name, viewport) {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    page.on("pageerror", (e) => { throw new Error(name + ": page error: " + e.message); });
+    await page.goto(BASE + "/");
+    await page.fill("#login-name", name);
+    await page.fill("#login-password", "password1");
+    await page.click("#login-submit");
+    await page.waitForSelector(`#lobby tr[data-table="${TABLE_ID}"]`);
+    await page.click(`#lobby tr[data-table="${TABLE_ID}"] button`);
+    await page.waitForSelector("#table-view:not(.hidden) .seat");
+    return page;
+  }
+
+  step("log in: ann on a desktop, ben on a phone, sue watching");
+  const ann = await player("ann", { width: 1280, height: 800 });
+  const ben = await player("ben", { width: 390, height: 844 });
+  const sue = await player("sue", { width: 1024, height: 768 });
+
+  async function sit(page, seat, amount) {
+    await page.click(`.seat.empty[data-seat="${seat}"]`);
+    await page.waitForSelector("#buy-in-dialog[open]");
+    await page.fill("#buy-in-amount", String(amount));
+    await page.click("#buy-in-confirm");
+    await page.waitForSelector(`.seat.me[data-seat="${seat}"]`);
+  }
+  step("both sit down and buy in");
+  await sit(ann, 0, 100);
+  await sit(ben, 1, 100);
+
+  // Hole cards are dealt: each player sees two of their own, face up.
+  const faceUp = (page, seat) => page.locator(`.seat[data-seat="${seat}"] .hole .card[data-card]`);
+  const faceDown = (page, seat) => page.locator(`.seat[data-seat="${seat}"] .hole .card.back`);
+  await ann.waitForFunction(() => document.querySelectorAll('.seat[data-seat="0"] .hole .card[data-card]').length === 2);
+  await ben.waitForFunction(() => document.querySelectorAll('.seat[data-seat="1"] .hole .card[data-card]').length === 2);
+  check(await faceDown(ann, 1).count() === 2, "ann sees ben's cards face down");
+  check(await faceUp(ann, 1).count() === 0, "ann never sees ben's cards");
+  check(await faceUp(ben, 0).count() === 0, "ben never sees ann's cards");
+  const annCards = await faceUp(ann, 0).evaluateAll((cs) => cs.map((c) => c.dataset.card).join(""));
+
+  step("the spectator sees no hole cards");
+  await sue.waitForFunction(() => document.querySelectorAll(".seat .hole .card.back").length === 4);
+  check(await sue.locator(".seat .hole .card[data-card]").count() === 0, "sue sees no hole card");
+
+  step("ann reloads her page mid-hand and gets the hand back");
+  await ann.reload();
+  await ann.waitForSelector("#table-view:not(.hidden) .seat.me");
+  await ann.waitForFunction(() => document.querySelectorAll('.seat[data-seat="0"] .hole .card[data-card]').length === 2);
+  const again = await faceUp(ann, 0).evaluateAll((cs) => cs.map((c) => c.dataset.card).join(""));
+  check(again === annCards, `the same cards after reload (${annCards} vs ${again})`);
+
+  step("they check and call down to the showdown");
+  const over = (page) => page.locator("#message", { hasText: "is over" });
+  let spectatorChecked = false;
+  for (let i = 0; i < 200 && (await over(ann).count()) === 0; i++) {
+    for (const page of [ann, ben]) {
+      if (!(await page.locator("#actions:not(.hidden)").count())) continue;
+      if (await page.locator("#act-check:not(.hidden)").count()) await page.click("#act-check");
+      else if (await page.locator("#act-call:not(.hidden)").count()) await page.click("#act-call");
+    }
+    if (!spectatorChecked && (await sue.locator("#board .card").count()) >= 3) {
+      check(await sue.locator(".seat .hole .card[data-card]").count() === 0, "sue sees no hole card on the flop");
+      spectatorChecked = true;
+    }
+    await ann.waitForTimeout(100);
+  }
+  await over(ann).waitFor();
+  await over(ben).waitFor();
+  await over(sue).waitFor();
+  check((await ann.locator("#board .card").count()) === 5, "five board cards");
+  // At the showdown both hands are shown, to everyone.
+  await sue.waitForFunction(() => document.querySelectorAll(".seat .hole .card[data-card]").length === 4);
+  check(await ann.locator(".seat.winner").count() >= 1, "the winner is highlighted");
+
+  step("every page shows the stacks the server has");
+  const r = await fetch(`${BASE}/admin/tables/${TABLE_ID}`, { headers: { authorization: "Bearer " + ADMIN_TOKEN } });
+  const server = (await r.json()).table.seats;
+  const truth = Object.fromEntries(server.map((s) => [s.seat, s.stack]));
+  check(truth[0] + truth[1] === 200, "the two stacks hold the 200 bought in: " + JSON.stringify(truth));
+  for (const [name, page] of [["ann", ann], ["ben", ben], ["sue", sue]]) {
+    for (const seat of [0, 1]) {
+      await page.waitForFunction(
+        ([s, v]) => document.querySelector(`.seat[data-seat="${s}"] .stack`)?.dataset.stack === String(v),
+        [seat, truth[seat]],
+      );
+    }
+    console.log(`${name} shows ${truth[0]} and ${truth[1]}`);
+  }
+
+  step("ann's hand history has the hand");
+  await ann.click("#history-open");
+  await ann.waitForSelector("#history-list li");
+  await ann.click("#history-list li");
+  await ann.waitForFunction(() => document.querySelector("#history-text").textContent.includes("PokerStars Hand #"));
+  const text = await ann.locator("#history-text").textContent();
+  check(text.includes("*** SHOW DOWN ***"), "the history has the showdown");
+  await ann.screenshot({ path: process.env.SCREENSHOT || "/tmp/pokerd-e2e.png", fullPage: true });
+  console.log("e2e: ok");
+} finally {
+  await browser.close();
+}
