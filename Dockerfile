@@ -5,6 +5,9 @@ COPY Cargo.toml Cargo.lock ./
 COPY crates crates
 COPY migrations migrations
 COPY config config
+# Built into the binary: the browser client and the OpenAPI document.
+COPY web web
+COPY docs/openapi.json docs/openapi.json
 RUN cargo build --release --locked -p poker-server --bin pokerd
 
 FROM debian:bookworm-slim

@@ -40,9 +40,7 @@ fn main() {
     server(ServerMsg::Tables {
         tables: vec![summary(1)],
     });
-    server(ServerMsg::TableUpdate {
-        table: summary(2),
-    });
+    server(ServerMsg::TableUpdate { table: summary(2) });
     client(ClientMsg::Sit {
         table_id: table.clone(),
         seat: 0,

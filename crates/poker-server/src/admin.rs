@@ -542,7 +542,11 @@ pub(crate) async fn pokerstars_text(
     viewer: Option<PlayerId>,
 ) -> ApiResult<String> {
     let phh = row.phh.as_deref().ok_or_else(|| {
-        ApiError::new(StatusCode::CONFLICT, "unfinished", "the hand has no history")
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "unfinished",
+            "the hand has no history",
+        )
     })?;
     let names: std::collections::HashMap<String, String> = state
         .store
@@ -562,7 +566,11 @@ pub(crate) async fn pokerstars_text(
     let record = row.record.clone().unwrap_or(Value::Null);
     let ids: Vec<String> = record["seat_players"]
         .as_array()
-        .map(|a| a.iter().map(|p| p.as_str().unwrap_or("").to_string()).collect())
+        .map(|a| {
+            a.iter()
+                .map(|p| p.as_str().unwrap_or("").to_string())
+                .collect()
+        })
         .unwrap_or_default();
     let players: Vec<String> = ids
         .iter()
@@ -579,9 +587,13 @@ pub(crate) async fn pokerstars_text(
         .unwrap_or_default();
     let viewer = match viewer {
         None => None,
-        Some(p) => Some(ids.iter().position(|id| *id == p.to_string()).ok_or_else(|| {
-            ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found")
-        })?),
+        Some(p) => Some(
+            ids.iter()
+                .position(|id| *id == p.to_string())
+                .ok_or_else(|| {
+                    ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found")
+                })?,
+        ),
     };
     crate::pokerstars::write(&crate::pokerstars::Meta {
         hand_number: hand_number_for(row),

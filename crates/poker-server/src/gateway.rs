@@ -100,7 +100,11 @@ async fn my_hands(
         Ok(rows) => rows,
         Err(e) => {
             eprintln!("pokerd: hands of a player: {e}");
-            return refused(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error");
+            return refused(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "internal error",
+            );
         }
     };
     let names: std::collections::HashMap<TableId, String> = state
@@ -157,7 +161,10 @@ async fn my_hand(
     };
     match crate::admin::pokerstars_text(&state, &row, Some(me.player_id)).await {
         Ok(text) => (
-            [(axum::http::header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "text/plain; charset=utf-8",
+            )],
             text,
         )
             .into_response(),

@@ -399,7 +399,11 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 cbr 30", "p2 f"]
             ..meta(phh, &players, &[1, 2])
         })
         .unwrap();
-        assert!(mine.contains("Dealt to bob [Kc Kd]") && !mine.contains("AcAd") && !mine.contains("Ac Ad"));
+        assert!(
+            mine.contains("Dealt to bob [Kc Kd]")
+                && !mine.contains("AcAd")
+                && !mine.contains("Ac Ad")
+        );
         let stud = phh.replace("\"NT\"", "\"F7S\"");
         assert!(write(&meta(&stud, &players, &[1, 2])).is_err());
     }

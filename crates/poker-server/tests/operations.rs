@@ -130,6 +130,48 @@ async fn operators_close_a_table_mid_hand_and_read_its_hands_in_every_format() {
     assert_eq!(status, 400);
     let audit_api = server.get_json("/admin/audit").await;
     assert_eq!(audit_api["wallets"], 2000);
+
+    // A player reads their own history: their results, and their cards only.
+    let token = server.login("ann").await;
+    let get = |path: String| {
+        let token = token.clone();
+        async move {
+            let r = reqwest::Client::new()
+                .get(path)
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap();
+            (r.status().as_u16(), r.text().await.unwrap())
+        }
+    };
+    let (status, mine) = get(format!("{}/api/me/hands?limit=50", server.base)).await;
+    assert_eq!(status, 200);
+    let mine: Vec<Value> = serde_json::from_str(&mine).unwrap();
+    assert_eq!(mine.len(), hands.len());
+    let net: i64 = mine.iter().map(|h| h["net"].as_i64().unwrap()).sum();
+    let players = server.get_json("/admin/players").await;
+    let ann_balance = players
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "ann")
+        .unwrap()["balance"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(ann_balance, 1000 + net, "the results add up to the wallet");
+    let (status, text) = get(format!("{}/api/me/hands/{id}", server.base)).await;
+    assert_eq!(status, 200, "{text}");
+    assert!(
+        text.contains("Dealt to ann") && !text.contains("Dealt to ben"),
+        "{text}"
+    );
+    let (status, _) = get(format!("{}/api/me/hands", server.base).replace("/api", "/api/x")).await;
+    assert_eq!(status, 404);
+    let r = reqwest::get(format!("{}/api/me/hands", server.base))
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401, "a session is needed");
     server.stop().await;
 }
 

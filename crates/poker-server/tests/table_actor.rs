@@ -242,3 +242,78 @@ async fn a_restarted_table_puts_seated_players_back_with_their_stored_stacks() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscriber_too_slow_to_keep_up_is_resynced_with_a_snapshot() {
+    let db = TestSqlite::new();
+    let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
+    let (a, b) = (
+        store.create_player("eve", "x").await.unwrap(),
+        store.create_player("fay", "x").await.unwrap(),
+    );
+    for p in [a, b] {
+        store.deposit(p, 500, None).await.unwrap();
+    }
+    let table_id = store.create_table("t", "{}").await.unwrap();
+    let table = spawn(table_id, &store).await;
+    // A spectator whose queue holds two messages and who reads nothing for now.
+    let mut slow = table.subscribe(None, 2).await;
+    let mut rx_a = table.subscribe(Some(a), 1024).await;
+    let mut rx_b = table.subscribe(Some(b), 1024).await;
+    table
+        .sit(a, "eve".into(), 0, 100, Entry::PostNow)
+        .await
+        .unwrap();
+    table
+        .sit(b, "fay".into(), 1, 100, Entry::PostNow)
+        .await
+        .unwrap();
+    // Play a hand while the spectator's queue is full.
+    let mut ended = 0;
+    while ended < 1 {
+        let (msg, me) = tokio::select! {
+            m = next(&mut rx_a) => (m, a),
+            m = next(&mut rx_b) => (m, b),
+        };
+        match msg {
+            ServerMsg::Decide {
+                decision_id, legal, ..
+            } => {
+                let action = if legal.call.is_some() {
+                    Action::Call
+                } else {
+                    Action::Check
+                };
+                table.act(me, decision_id, action).await.unwrap();
+            }
+            ServerMsg::Event {
+                event: Event::HandEnded { .. },
+                ..
+            } if me == a => ended += 1,
+            _ => {}
+        }
+    }
+    // The table never waited for it. Once it reads, it gets what fit, then a fresh
+    // snapshot as soon as the table has something new to send.
+    let mut drained = Vec::new();
+    while let Ok(m) = slow.try_recv() {
+        drained.push(m);
+    }
+    assert!(drained.len() <= 2);
+    let resynced = loop {
+        match next(&mut slow).await {
+            ServerMsg::Snapshot { table, hand, .. } => break (table, hand),
+            ServerMsg::Event { .. } => panic!("events after a gap, without a snapshot"),
+            _ => continue,
+        }
+    };
+    assert_eq!(resynced.0.seats.len(), 2);
+    // The snapshot hides the hole cards from the spectator too.
+    if let Some(hand) = resynced.1 {
+        for e in hand.events {
+            if let Event::HoleDealt { cards, .. } = e {
+                assert!(cards.iter().all(|c| !c.is_known()));
+            }
+        }
+    }
+}

@@ -168,8 +168,21 @@ async fn a_player_drops_mid_hand_and_reconnects_to_a_snapshot_on_postgres() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn r38_the_clock_warns_uses_the_time_bank_then_folds_and_sits_out_repeat_offenders() {
-    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+async fn r38_the_clock_warns_uses_the_time_bank_then_folds_and_sits_out_repeat_offenders_on_sqlite()
+{
+    clock_runs_out(Db::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r38_the_clock_warns_uses_the_time_bank_then_folds_and_sits_out_repeat_offenders_on_postgres(
+) {
+    clock_runs_out(Db::Postgres).await;
+}
+
+async fn clock_runs_out(db: Db) {
+    let Some(guard) = DbGuard::new(db).await else {
+        return;
+    };
     let mut server = Server::start(&guard.url(), &[]).await;
     server.player("ann", 1000).await;
     server.player("ben", 1000).await;
