@@ -255,19 +255,18 @@ async fn bot(
                     let _ = stacks;
                 }
             }
-            ServerMsg::Seats { table } => {
-                // Busted: buy back in.
+            // Busted: buy back in.
+            ServerMsg::Seats { table }
                 if table
                     .seats
                     .iter()
-                    .any(|s| s.seat == seat && s.stack == 0 && s.pending_top_up == 0)
-                {
-                    ws.send(send(&ClientMsg::TopUp {
-                        table_id: table_id.clone(),
-                        amount: 200,
-                    }))
-                    .await?;
-                }
+                    .any(|s| s.seat == seat && s.stack == 0 && s.pending_top_up == 0) =>
+            {
+                ws.send(send(&ClientMsg::TopUp {
+                    table_id: table_id.clone(),
+                    amount: 200,
+                }))
+                .await?;
             }
             _ => {}
         }
