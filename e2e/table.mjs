@@ -108,6 +108,16 @@ try {
     console.log(`${name} shows ${truth[0]} and ${truth[1]}`);
   }
 
+  step("a dropped connection shows a banner, then reconnects and resyncs");
+  await ben.evaluate(() => S.ws.close());
+  await ben.waitForSelector("#banner:not(.hidden)");
+  await ben.waitForSelector("#banner.hidden", { state: "attached" });
+  await ben.waitForSelector(`.seat.me[data-seat="1"]`);
+  await ben.waitForFunction(
+    ([v]) => document.querySelector('.seat[data-seat="1"] .stack')?.dataset.stack === String(v),
+    [truth[1]],
+  );
+
   step("ann's hand history has the hand");
   await ann.click("#history-open");
   await ann.waitForSelector("#history-list li");
