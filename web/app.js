@@ -26,6 +26,7 @@ const S = {
   decide: null,           // { id, legal }
   clock: null,            // { seat, deadline, bankMs, inBank, total }
   pre: null,              // pre-selected action: check_fold | check | call_any
+  discards: new Set(),    // cards chosen to throw away at a draw
   lastHand: null,         // the finished hand, shown until the next one starts
 };
 
@@ -187,8 +188,13 @@ function onMessage(m) {
     case "event": onEvent(m); break;
     case "decide":
       if (m.table_id !== S.tableId) break;
-      S.decide = { id: m.decision_id, legal: m.legal };
+      S.decide = { id: m.decision_id, kind: "bet", legal: m.legal };
       if (!applyPreselect()) { renderActions(); }
+      render(); break;
+    case "decide_draw": case "decide_run_twice":
+      if (m.table_id !== S.tableId) break;
+      S.decide = { id: m.decision_id, kind: m.type === "decide_draw" ? "draw" : "run_twice", legal: null };
+      S.discards = new Set();
       render(); break;
     case "turn":
       if (m.table_id !== S.tableId) break;
@@ -222,7 +228,10 @@ function onSnapshot(m) {
     for (const e of m.hand.events) applyEvent(S.hand, e);
   }
   S.decide = null;
-  if (m.decide) S.decide = { id: m.decide.decision_id, legal: m.decide.legal };
+  if (m.decide) {
+    const kind = { decide: "bet", decide_draw: "draw", decide_run_twice: "run_twice" }[m.decide.type];
+    S.decide = { id: m.decide.decision_id, kind, legal: m.decide.legal || null };
+  }
   S.clock = null;
   if (m.clock) {
     S.clock = {
@@ -250,10 +259,10 @@ function onEvent(m) {
   applyEvent(S.hand, m.event);
   const e = m.event;
   if (e.player !== undefined && S.hand.players[e.player] && S.hand.players[e.player].seat === mySeat()
-      && ["folded", "checked", "called", "bet_to", "bring_in_posted"].includes(e.type)) {
+      && ["folded", "checked", "called", "bet_to", "bring_in_posted", "discarded", "run_it_twice_answered"].includes(e.type)) {
     S.decide = null; renderActions();
   }
-  if (["folded", "checked", "called", "bet_to", "bring_in_posted"].includes(e.type)) S.clock = null;
+  if (["folded", "checked", "called", "bet_to", "bring_in_posted", "discarded", "run_it_twice_answered"].includes(e.type)) S.clock = null;
   if (e.type === "round_started") resetPreselectIfBetChanged();
   if (e.type === "hand_ended") { S.decide = null; S.clock = null; S.pre = null; renderActions(); }
   render();
@@ -294,7 +303,7 @@ function act(action) {
 // Pre-selected actions are held until the turn and re-validated then (R2).
 function applyPreselect() {
   const pre = S.pre;
-  if (!pre || !S.decide) return false;
+  if (!pre || !S.decide || S.decide.kind !== "bet") return false;
   const l = S.decide.legal;
   S.pre = null;
   document.querySelectorAll("#preselect input").forEach((i) => { i.checked = false; });
@@ -343,6 +352,17 @@ function renderActions() {
   $("#actions").classList.toggle("hidden", !S.decide);
   $("#preselect").classList.toggle("hidden", !!S.decide || !inHand || !seated || (myPlayer() && myPlayer().allIn));
   if (!S.decide) return;
+  const kind = S.decide.kind;
+  $("#act-pat").classList.toggle("hidden", kind !== "draw");
+  $("#act-draw").classList.toggle("hidden", kind !== "draw");
+  if (kind === "draw") $("#act-draw").textContent = "Draw " + S.discards.size;
+  $("#act-draw").disabled = S.discards.size === 0;
+  $("#act-rit-yes").classList.toggle("hidden", kind !== "run_twice");
+  $("#act-rit-no").classList.toggle("hidden", kind !== "run_twice");
+  if (kind !== "bet") {
+    for (const id of ["#act-fold", "#act-check", "#act-call", "#act-bring-in", "#act-raise", "#sizing"]) $(id).classList.add("hidden");
+    return;
+  }
   const l = S.decide.legal;
   $("#act-fold").classList.toggle("hidden", !l.fold);
   $("#act-check").classList.toggle("hidden", !l.check);
@@ -365,7 +385,7 @@ function renderActions() {
 }
 
 function updateRaiseLabel() {
-  if (!S.decide || !S.decide.legal.bet_or_raise) return;
+  if (!S.decide || S.decide.kind !== "bet" || !S.decide.legal.bet_or_raise) return;
   const l = S.decide.legal;
   const facing = l.call !== null || (S.hand && S.hand.players.some((p) => p.bet > 0));
   const v = chosenAmount();
@@ -463,7 +483,21 @@ function render() {
     st.dataset.stack = stack;
     d.append(st);
     const hole = el("div", "hole");
-    if (p && !p.folded) for (const c of p.cards) hole.append(cardEl(c));
+    const drawing = i === mine && S.decide && S.decide.kind === "draw";
+    if (drawing) d.classList.add("drawing");
+    if (p && !p.folded) {
+      for (const c of p.cards) {
+        const ce = cardEl(c);
+        if (drawing) {
+          if (S.discards.has(c)) ce.classList.add("selected");
+          ce.onclick = () => {
+            if (S.discards.has(c)) S.discards.delete(c); else S.discards.add(c);
+            render();
+          };
+        }
+        hole.append(ce);
+      }
+    }
     d.append(hole);
     const waiting = view.sitting_out ? "Sitting out" : h && !h.ended ? "Next hand" : "";
     const last = el("div", "last", view.leaving ? "Leaving" : p ? p.last : waiting);
@@ -595,6 +629,10 @@ $("#act-check").addEventListener("click", () => act({ type: "check" }));
 $("#act-call").addEventListener("click", () => act({ type: "call" }));
 $("#act-bring-in").addEventListener("click", () => act({ type: "bring_in" }));
 $("#act-raise").addEventListener("click", () => act({ type: "bet_or_raise_to", to: chosenAmount() }));
+$("#act-pat").addEventListener("click", () => act({ type: "draw", discards: "" }));
+$("#act-draw").addEventListener("click", () => act({ type: "draw", discards: [...S.discards].join("") }));
+$("#act-rit-yes").addEventListener("click", () => act({ type: "run_it_twice", agree: true }));
+$("#act-rit-no").addEventListener("click", () => act({ type: "run_it_twice", agree: false }));
 $("#amount-slider").addEventListener("input", (e) => { $("#amount").value = e.target.value; updateRaiseLabel(); });
 $("#amount").addEventListener("input", (e) => { $("#amount-slider").value = e.target.value; updateRaiseLabel(); });
 document.querySelectorAll("[data-preset]").forEach((b) => b.addEventListener("click", () => {
@@ -641,7 +679,7 @@ $("#history-open").addEventListener("click", async () => {
   $("#history-dialog").showModal();
 });
 document.addEventListener("keydown", (e) => {
-  if (!S.decide || e.target.tagName === "INPUT" && e.target.type !== "range" || document.querySelector("dialog[open]")) return;
+  if (!S.decide || S.decide.kind !== "bet" || e.target.tagName === "INPUT" && e.target.type !== "range" || document.querySelector("dialog[open]")) return;
   const l = S.decide.legal;
   const k = e.key.toLowerCase();
   if (k === "f" && l.fold) act({ type: "fold" });

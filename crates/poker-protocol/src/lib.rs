@@ -317,6 +317,22 @@ pub enum ServerMsg {
         /// Exactly what is allowed.
         legal: LegalActions,
     },
+    /// The server asks this client which cards to discard (draw games): answer with
+    /// `{"type": "draw", "discards": "..."}` (empty: stand pat).
+    DecideDraw {
+        /// The table.
+        table_id: String,
+        /// Name it in the answer.
+        decision_id: u64,
+    },
+    /// Everyone is all in: does this client agree to run the rest of the board twice?
+    /// Answer with `{"type": "run_it_twice", "agree": true|false}`.
+    DecideRunTwice {
+        /// The table.
+        table_id: String,
+        /// Name it in the answer.
+        decision_id: u64,
+    },
     /// Answer to a ping.
     Pong,
 }

@@ -909,14 +909,13 @@ impl Actor {
                 return;
             }
         }
-        // Out of time: check if free, else fold; too many in a row sits the player out.
+        // Out of time: check if free, else fold (stand pat on a draw, decline to run it
+        // twice); too many in a row sits the player out.
         let clock = self.clock.take().expect("clock");
-        let legal = cur.hand.legal_actions();
-        let action = if legal.is_some_and(|l| l.check) {
-            Action::Check
-        } else {
-            Action::Fold
+        let Some(decision) = cur.hand.decision() else {
+            return;
         };
+        let action = default_action(&decision, false);
         self.ctx.metrics.timeouts.fetch_add(1, Ordering::Relaxed);
         let max = self.clock_rules.max_timeouts;
         let mut sat_out = false;
@@ -985,18 +984,29 @@ impl Actor {
         }
     }
 
+    /// The decision being asked, as its player is told.
     fn decide_msg(&self) -> Option<(PlayerId, ServerMsg)> {
         let cur = self.current.as_ref()?;
-        let clock = self.clock.as_ref()?;
-        let legal = cur.hand.legal_actions()?;
-        Some((
-            cur.players[clock.player],
-            ServerMsg::Decide {
-                table_id: self.table_id.to_string(),
-                decision_id: cur.decision_id,
+        let p = cur.hand.to_act()?;
+        let table_id = self.table_id.to_string();
+        let decision_id = cur.decision_id;
+        let msg = match cur.hand.decision()? {
+            Decision::Bet(legal) => ServerMsg::Decide {
+                table_id,
+                decision_id,
                 legal,
             },
-        ))
+            Decision::Draw => ServerMsg::DecideDraw {
+                table_id,
+                decision_id,
+            },
+            Decision::RunItTwice => ServerMsg::DecideRunTwice {
+                table_id,
+                decision_id,
+            },
+            Decision::Showdown { .. } => return None,
+        };
+        Some((cur.players[p], msg))
     }
 
     /// The whole table and hand as `who` may see them.
@@ -1013,7 +1023,9 @@ impl Actor {
                 .collect(),
         });
         let decide = self
-            .decide_msg()
+            .clock
+            .as_ref()
+            .and_then(|_| self.decide_msg())
             .filter(|(p, _)| Some(*p) == who)
             .map(|(_, m)| Box::new(m));
         ServerMsg::Snapshot {
@@ -1152,15 +1164,18 @@ impl Actor {
             }
             let cur = self.current.as_mut().expect("a hand");
             if let Some(p) = cur.hand.to_act() {
-                match cur.hand.decision() {
-                    Some(Decision::Bet(legal)) => {
+                let decision = cur.hand.decision();
+                match decision {
+                    // Cards speak at showdown.
+                    Some(Decision::Showdown { .. }) => self.auto(p, Action::Show { cards: None }),
+                    Some(decision) => {
                         if cur.asked_at == cur.events.len() {
                             return; // already asked; the same id stands
                         }
                         let player = cur.players[p];
                         if self.info.get(&player).is_some_and(|i| i.leaving) {
                             // A player who left has a dead hand.
-                            self.auto(p, Action::Fold);
+                            self.auto(p, default_action(&decision, true));
                             continue;
                         }
                         cur.decision_id = self.next_decision;
@@ -1168,11 +1183,7 @@ impl Actor {
                         self.next_decision += 1;
                         let hand_number = cur.plan.number;
                         let seat = cur.plan.seats[p] as u32;
-                        let msg = ServerMsg::Decide {
-                            table_id: self.table_id.to_string(),
-                            decision_id: cur.decision_id,
-                            legal,
-                        };
+                        let msg = self.decide_msg().expect("a decision").1;
                         let clock = TurnClock {
                             player: p,
                             seat,
@@ -1190,16 +1201,6 @@ impl Actor {
                         });
                         return;
                     }
-                    // Cards speak at showdown; draws and run-twice questions are
-                    // answered for the player until the client supports them.
-                    Some(Decision::Showdown { .. }) => self.auto(p, Action::Show { cards: None }),
-                    Some(Decision::Draw) => self.auto(
-                        p,
-                        Action::Draw {
-                            discards: Cards::new(),
-                        },
-                    ),
-                    Some(Decision::RunItTwice) => self.auto(p, Action::RunItTwice { agree: false }),
                     None => return,
                 }
                 continue;
@@ -1460,6 +1461,20 @@ impl Actor {
         for waiter in self.draining.drain(..) {
             let _ = waiter.send(());
         }
+    }
+}
+
+/// What the server does for a player who is out of time (or has left, `dead`: fold rather
+/// than check).
+fn default_action(decision: &Decision, dead: bool) -> Action {
+    match decision {
+        Decision::Bet(legal) if legal.check && !dead => Action::Check,
+        Decision::Bet(_) => Action::Fold,
+        Decision::Draw => Action::Draw {
+            discards: Cards::new(),
+        },
+        Decision::RunItTwice => Action::RunItTwice { agree: false },
+        Decision::Showdown { .. } => Action::Show { cards: None },
     }
 }
 

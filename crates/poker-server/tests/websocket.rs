@@ -576,3 +576,178 @@ async fn players_register_when_allowed_and_not_otherwise() {
     again.auth(body["token"].as_str().unwrap()).await;
     closed.stop().await;
 }
+
+/// Plays one client's part in the draw and run-it-twice test: returns once `done` says.
+async fn answer_everything(
+    clients: &mut [Client],
+    table_id: &str,
+    shove: bool,
+    mut done: impl FnMut(usize, &ServerMsg) -> bool,
+) {
+    let mut own: Vec<Vec<poker_rules::Card>> = vec![Vec::new(); clients.len()];
+    loop {
+        for i in 0..clients.len() {
+            let Some(msg) = clients[i].try_recv(Duration::from_millis(5)).await else {
+                continue;
+            };
+            let of_table = match &msg {
+                ServerMsg::Decide { table_id: t, .. }
+                | ServerMsg::DecideDraw { table_id: t, .. }
+                | ServerMsg::DecideRunTwice { table_id: t, .. }
+                | ServerMsg::Event { table_id: t, .. } => t == table_id,
+                _ => true,
+            };
+            if !of_table {
+                continue;
+            }
+            if done(i, &msg) {
+                return;
+            }
+            let mine = clients[i].seat;
+            match &msg {
+                ServerMsg::Decide {
+                    decision_id, legal, ..
+                } => {
+                    let action = simple_action(legal, shove);
+                    clients[i].send(&act(table_id, *decision_id, action)).await;
+                }
+                ServerMsg::DecideDraw { decision_id, .. } => {
+                    // Throw the first card away.
+                    let discards = poker_rules::Cards::from_slice(&own[i][..1]).unwrap();
+                    clients[i]
+                        .send(&act(table_id, *decision_id, Action::Draw { discards }))
+                        .await;
+                }
+                ServerMsg::DecideRunTwice { decision_id, .. } => {
+                    clients[i]
+                        .send(&act(
+                            table_id,
+                            *decision_id,
+                            Action::RunItTwice { agree: true },
+                        ))
+                        .await;
+                }
+                ServerMsg::Event {
+                    event: Event::HoleDealt { player, cards, .. },
+                    seats,
+                    ..
+                } if Some(seats[*player]) == mine => {
+                    if own[i].len() >= 5 && cards.len() == 5 {
+                        own[i].clear(); // a new hand
+                    }
+                    own[i].extend(cards.iter().copied());
+                }
+                ServerMsg::Event {
+                    event: Event::Discarded { player, cards },
+                    seats,
+                    ..
+                } if Some(seats[*player]) == mine => {
+                    own[i].retain(|c| !cards.contains(c));
+                }
+                ServerMsg::Event {
+                    event: Event::HandEnded { .. },
+                    ..
+                } => own[i].clear(),
+                ServerMsg::Error { code, message } => panic!("{code:?}: {message}"),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_choose_their_draws_and_agree_to_run_it_twice() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    // 2-7 triple draw, fixed limit 2/4.
+    let mut rules = common::nl_rules();
+    rules["game"] = json!("deuce_to_seven_triple_draw");
+    rules["structure"] = json!("fixed_limit");
+    rules["stakes"] = json!({ "small_bet": 2, "big_bet": 4 });
+    rules["max_raises"] = json!(4);
+    let draw_table = server.table_with(rules, fast_clock()).await;
+    let mut clients = Vec::new();
+    for (seat, name) in ["ann", "ben"].iter().enumerate() {
+        let mut c = server.client(name).await;
+        c.send(&sit(&draw_table, seat as u32, 100)).await;
+        clients.push(c);
+    }
+    // Each discards one card at every draw: they see their own discards and new cards,
+    // and only the count of the other's.
+    let mut discards_seen = [0usize; 2];
+    let mut hidden_discards_seen = [0usize; 2];
+    answer_everything(&mut clients, &draw_table, false, |i, msg| {
+        if let ServerMsg::Event {
+            event: Event::Discarded { cards, .. },
+            ..
+        } = msg
+        {
+            assert_eq!(cards.len(), 1, "one card thrown each time");
+            if cards.iter().all(|c| c.is_known()) {
+                discards_seen[i] += 1;
+            } else {
+                hidden_discards_seen[i] += 1;
+            }
+        }
+        matches!(
+            msg,
+            ServerMsg::Event {
+                event: Event::HandEnded { .. },
+                ..
+            }
+        ) && i == 0
+    })
+    .await;
+    assert!(discards_seen.iter().all(|&n| n > 0), "{discards_seen:?}");
+    assert!(
+        hidden_discards_seen.iter().all(|&n| n > 0),
+        "{hidden_discards_seen:?}"
+    );
+    for c in clients.iter_mut() {
+        c.send(&ClientMsg::Leave {
+            table_id: draw_table.clone(),
+        })
+        .await;
+    }
+
+    // No limit with run it twice: both shove, both agree, two boards are dealt.
+    let mut rules = common::nl_rules();
+    rules["options"] = json!({ "run_it_twice": true });
+    let rit_table = server.table_with(rules, fast_clock()).await;
+    for (seat, c) in clients.iter_mut().enumerate() {
+        c.seat = None;
+        c.send(&sit(&rit_table, seat as u32, 100)).await;
+    }
+    let mut second_boards = 0;
+    let mut run_awards = 0;
+    answer_everything(&mut clients, &rit_table, true, |i, msg| {
+        if i == 0 {
+            match msg {
+                ServerMsg::Event {
+                    event: Event::SecondBoardDealt { .. },
+                    ..
+                } => second_boards += 1,
+                ServerMsg::Event {
+                    event: Event::PotAwarded { run: 1, .. },
+                    ..
+                } => run_awards += 1,
+                _ => {}
+            }
+        }
+        i == 0
+            && second_boards > 0
+            && matches!(
+                msg,
+                ServerMsg::Event {
+                    event: Event::HandEnded { .. },
+                    ..
+                }
+            )
+    })
+    .await;
+    assert!(run_awards > 0, "the second run won half the pot");
+    server.stop().await;
+    assert_conserved(&server.audit().await, 2000);
+}
