@@ -483,6 +483,22 @@ impl<P: Clone + PartialEq> Table<P> {
         Ok(())
     }
 
+    /// Puts back what a restarted server remembers of a restored seat: sitting out, and
+    /// the blinds owed (R14).
+    pub fn restore_state(
+        &mut self,
+        seat: usize,
+        sitting_out: bool,
+        missed_small: bool,
+        missed_big: bool,
+    ) -> Result<(), TableError> {
+        let occupant = self.occupant_mut(seat)?;
+        occupant.sitting_out = sitting_out;
+        occupant.missed_small = missed_small;
+        occupant.missed_big = missed_big;
+        Ok(())
+    }
+
     /// Adds chips between hands, up to the maximum buy-in (R37).
     pub fn top_up(&mut self, seat: usize, amount: Chips) -> Result<(), TableError> {
         if self.in_current_hand(seat) {

@@ -382,6 +382,8 @@ struct Actor {
     closed: bool,
     recent_pots: VecDeque<Chips>,
     hand_times: VecDeque<Instant>,
+    /// Sitting out and blinds owed, as last written to the store.
+    saved: HashMap<PlayerId, (bool, bool, bool)>,
 }
 
 /// Starts a table's actor, with the players the store says are seated there.
@@ -404,10 +406,17 @@ pub async fn spawn(
             .collect()
     };
     let mut info = HashMap::new();
+    let mut saved = HashMap::new();
     for seat in seats {
         table
             .restore_seat(seat.seat_no as usize, seat.player_id, seat.stack)
             .map_err(|e| anyhow::anyhow!("seat {}: {e}", seat.seat_no))?;
+        // Who was sitting out, and the blinds they owe (R14), survive a restart.
+        let (small, big) = ctx.store.missed_blinds(table_id, seat.player_id).await?;
+        table
+            .restore_state(seat.seat_no as usize, seat.sitting_out, small, big)
+            .map_err(|e| anyhow::anyhow!("seat {}: {e}", seat.seat_no))?;
+        saved.insert(seat.player_id, (seat.sitting_out, small, big));
         info.insert(
             seat.player_id,
             SeatInfo::new(
@@ -436,6 +445,7 @@ pub async fn spawn(
         closed: false,
         recent_pots: VecDeque::new(),
         hand_times: VecDeque::new(),
+        saved,
     };
     actor.publish_lobby();
     tokio::spawn(async move {
@@ -450,6 +460,7 @@ pub async fn spawn(
                 _ = sleep_until(deadline), if deadline.is_some() => actor.on_timer(),
             }
             actor.progress().await;
+            actor.save_seat_states().await;
         }
     });
     Ok(TableHandle { commands, table_id })
@@ -808,6 +819,48 @@ impl Actor {
         }
         self.broadcast(&events);
         Ok(())
+    }
+
+    /// Writes who sits out and the blinds they owe, where changed, so that a restart
+    /// keeps them.
+    async fn save_seat_states(&mut self) {
+        if self.closed {
+            return;
+        }
+        let now: Vec<(PlayerId, (bool, bool, bool))> = self
+            .table
+            .seats()
+            .iter()
+            .flatten()
+            .map(|o| {
+                let out = o.sitting_out || o.sit_out_next_hand;
+                (o.player, (out, o.missed_small, o.missed_big))
+            })
+            .collect();
+        self.saved.retain(|p, _| now.iter().any(|(q, _)| q == p));
+        for (player, state) in now {
+            let before = self.saved.get(&player).copied();
+            if before == Some(state) {
+                continue;
+            }
+            let store = &self.ctx.store;
+            let mut ok = true;
+            if before.map(|b| b.0) != Some(state.0) {
+                ok &= store
+                    .set_sitting_out(self.table_id, player, state.0)
+                    .await
+                    .is_ok();
+            }
+            if before.map(|b| (b.1, b.2)) != Some((state.1, state.2)) {
+                ok &= store
+                    .set_missed_blinds(self.table_id, player, state.1, state.2)
+                    .await
+                    .is_ok();
+            }
+            if ok {
+                self.saved.insert(player, state);
+            }
+        }
     }
 
     /// When the actor must wake up by itself.

@@ -317,3 +317,86 @@ async fn a_subscriber_too_slow_to_keep_up_is_resynced_with_a_snapshot() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_table_remembers_who_sits_out_and_the_blinds_they_owe() {
+    let db = TestSqlite::new();
+    let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
+    let players: Vec<_> =
+        futures_util::future::join_all(["gus", "hal", "ida"].map(|n| store.create_player(n, "x")))
+            .await
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+    for &p in &players {
+        store.deposit(p, 500, None).await.unwrap();
+    }
+    let table_id = store.create_table("t", "{}").await.unwrap();
+    let table = spawn(table_id, &store).await;
+    let mut rx: Vec<_> = Vec::new();
+    for &p in &players {
+        rx.push(table.subscribe(Some(p), 1024).await);
+    }
+    for (i, &p) in players.iter().enumerate() {
+        table
+            .sit(p, format!("p{i}"), i as u32 * 2, 100, Entry::PostNow)
+            .await
+            .unwrap();
+    }
+    // Everyone checks or folds. After two hands (Ida is dealt in from the second), Ida
+    // sits out, and the other two play on until she has missed the big blind.
+    let mut hands = 0;
+    let mut sat_out = false;
+    while hands < 6 {
+        if hands >= 2 && !sat_out {
+            table
+                .seat(
+                    players[2],
+                    table_actor::SeatRequest::SitOut {
+                        next_big_blind: false,
+                    },
+                )
+                .await
+                .unwrap();
+            sat_out = true;
+        }
+        for (i, r) in rx.iter_mut().enumerate() {
+            while let Ok(msg) = r.try_recv() {
+                match msg {
+                    ServerMsg::Decide {
+                        decision_id, legal, ..
+                    } => {
+                        let action = if legal.check {
+                            Action::Check
+                        } else {
+                            Action::Fold
+                        };
+                        table.act(players[i], decision_id, action).await.unwrap();
+                    }
+                    ServerMsg::Event {
+                        event: Event::HandEnded { .. },
+                        ..
+                    } if i == 0 => hands += 1,
+                    _ => {}
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(
+        store.missed_blinds(table_id, players[2]).await.unwrap(),
+        (true, true),
+        "the blinds she missed are recorded"
+    );
+    // A restart (a new actor on the same store) keeps her out and owing.
+    drop(table);
+    drop(rx);
+    let table = spawn(table_id, &store).await;
+    let mut watch = table.subscribe(None, 64).await;
+    let ServerMsg::Snapshot { table: view, .. } = next(&mut watch).await else {
+        panic!("a snapshot first")
+    };
+    let ida = view.seats.iter().find(|s| s.seat == 4).unwrap();
+    assert!(ida.sitting_out, "still sitting out after the restart");
+    assert!(store.seats(table_id).await.unwrap()[2].sitting_out);
+}

@@ -171,6 +171,9 @@ pub struct SeatRow {
     pub player_id: PlayerId,
     /// Chips on the table.
     pub stack: Chips,
+    /// Sitting out (not dealt in).
+    #[serde(default)]
+    pub sitting_out: bool,
 }
 
 /// What a player left a table with, for the no-ratholing rule.
@@ -392,6 +395,13 @@ pub trait Store: Send + Sync + 'static {
         table: TableId,
         player: PlayerId,
     ) -> impl Future<Output = StoreResult<Option<RatholeRow>>> + Send;
+    /// Records whether a seated player is sitting out.
+    fn set_sitting_out(
+        &self,
+        table: TableId,
+        player: PlayerId,
+        sitting_out: bool,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
     /// Records the blinds a player owes at a table (small, big).
     fn set_missed_blinds(
         &self,
@@ -1358,7 +1368,7 @@ impl Store for SqlStore {
 
     async fn seats(&self, table: TableId) -> StoreResult<Vec<SeatRow>> {
         let rows = sqlx::query(&self.sql(
-            "select seat_no, player_id, stack from seat where poker_table_id = $1 order by seat_no",
+            "select seat_no, player_id, stack, sitting_out from seat where poker_table_id = $1 order by seat_no",
         ))
         .bind(table.to_string())
         .fetch_all(&self.pool)
@@ -1369,6 +1379,7 @@ impl Store for SqlStore {
                     seat_no: r.try_get::<i64, _>("seat_no")? as u32,
                     player_id: PlayerId(Self::uuid(r.try_get("player_id")?)?),
                     stack: r.try_get::<i64, _>("stack")? as Chips,
+                    sitting_out: r.try_get::<i64, _>("sitting_out")? != 0,
                 })
             })
             .collect()
@@ -1389,6 +1400,27 @@ impl Store for SqlStore {
             })
         })
         .transpose()
+    }
+
+    async fn set_sitting_out(
+        &self,
+        table: TableId,
+        player: PlayerId,
+        sitting_out: bool,
+    ) -> StoreResult<()> {
+        let done =
+            sqlx::query(&self.sql(
+                "update seat set sitting_out = $1 where poker_table_id = $2 and player_id = $3",
+            ))
+            .bind(i64::from(sitting_out))
+            .bind(table.to_string())
+            .bind(player.to_string())
+            .execute(&self.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotSeated);
+        }
+        Ok(())
     }
 
     async fn set_missed_blinds(

@@ -238,7 +238,17 @@ async fn missed_blinds_and_rathole_records_survive_reconnection(store: &SqlStore
     let table = store.create_table("t5", "{}").await.unwrap();
     store.buy_in(table, 2, f, 300, None).await.unwrap();
     store.set_missed_blinds(table, f, true, true).await.unwrap();
+    store.set_sitting_out(table, f, true).await.unwrap();
+    let seat = &store.seats(table).await.unwrap()[0];
+    assert!(seat.sitting_out, "sitting out is remembered");
+    store.set_sitting_out(table, f, false).await.unwrap();
+    assert!(!store.seats(table).await.unwrap()[0].sitting_out);
+    store.set_sitting_out(table, f, true).await.unwrap();
     store.cash_out(table, f, 77).await.unwrap();
+    assert!(matches!(
+        store.set_sitting_out(table, f, true).await,
+        Err(StoreError::NotSeated)
+    ));
     let again = SqlStore::connect(url).await.unwrap();
     assert_eq!(again.missed_blinds(table, f).await.unwrap(), (true, true));
     assert_eq!(
