@@ -70,21 +70,31 @@ try {
   const again = await faceUp(ann, 0).evaluateAll((cs) => cs.map((c) => c.dataset.card).join(""));
   check(again === annCards, `the same cards after reload (${annCards} vs ${again})`);
 
-  step("they check and call down to the showdown");
+  step("they check and call down to the showdown: ann with the keyboard, ben with 'call any' pre-selected");
   const over = (page) => page.locator("#message", { hasText: "is over" });
   let spectatorChecked = false;
-  for (let i = 0; i < 200 && (await over(ann).count()) === 0; i++) {
-    for (const page of [ann, ben]) {
-      if (!(await page.locator("#actions:not(.hidden)").count())) continue;
-      if (await page.locator("#act-check:not(.hidden)").count()) await page.click("#act-check");
-      else if (await page.locator("#act-call:not(.hidden)").count()) await page.click("#act-call");
+  let preselected = 0;
+  for (let i = 0; i < 300 && (await over(ann).count()) === 0; i++) {
+    if (await ann.locator("#actions:not(.hidden)").count()) await ann.keyboard.press("c");
+    // Ticked in one step in the page: the box may hide (the turn came) at any moment.
+    const ticked = await ben.evaluate(() => {
+      const box = document.querySelector('#preselect:not(.hidden) input[data-pre="call_any"]');
+      if (!box || box.checked) return false;
+      box.click();
+      return true;
+    });
+    if (ticked) preselected++;
+    if (await ben.locator("#actions:not(.hidden)").count()) {
+      if (await ben.locator("#act-check:not(.hidden)").count()) await ben.click("#act-check");
+      else if (await ben.locator("#act-call:not(.hidden)").count()) await ben.click("#act-call");
     }
     if (!spectatorChecked && (await sue.locator("#board .card").count()) >= 3) {
       check(await sue.locator(".seat .hole .card[data-card]").count() === 0, "sue sees no hole card on the flop");
       spectatorChecked = true;
     }
-    await ann.waitForTimeout(100);
+    await ann.waitForTimeout(50);
   }
+  check(preselected > 0, "ben pre-selected an action");
   await over(ann).waitFor();
   await over(ben).waitFor();
   await over(sue).waitFor();

@@ -187,12 +187,12 @@ function onMessage(m) {
       render(); break;
     case "event": onEvent(m); break;
     case "decide":
-      if (m.table_id !== S.tableId) break;
+      if (m.table_id !== S.tableId) { otherTable(m.table_id); break; }
       S.decide = { id: m.decision_id, kind: "bet", legal: m.legal };
       if (!applyPreselect()) { renderActions(); }
       render(); break;
     case "decide_draw": case "decide_run_twice":
-      if (m.table_id !== S.tableId) break;
+      if (m.table_id !== S.tableId) { otherTable(m.table_id); break; }
       S.decide = { id: m.decision_id, kind: m.type === "decide_draw" ? "draw" : "run_twice", legal: null };
       S.discards = new Set();
       render(); break;
@@ -215,10 +215,15 @@ function onMessage(m) {
   }
 }
 
+function otherTable(id) {
+  const t = S.lobby.get(id);
+  toast("Your turn at " + (t ? t.name : "another table") + ": open it from the lobby");
+}
+
 function onSnapshot(m) {
-  const seatedHere = m.table.seats.some((s) => S.me && s.player_id === S.me.player_id);
-  // A snapshot of another seated table while looking at one is kept for later.
-  if (S.tableId && m.table.table_id !== S.tableId && !seatedHere) return;
+  // While looking at one table, snapshots of others (where the player also sits) are
+  // left for when the player opens them from the lobby.
+  if (S.tableId && m.table.table_id !== S.tableId) return;
   S.tableId = m.table.table_id;
   sessionStorage.setItem("pokerd.table", S.tableId);
   S.table = m.table;
