@@ -75,15 +75,18 @@ try {
   let spectatorChecked = false;
   let preselected = 0;
   for (let i = 0; i < 300 && (await over(ann).count()) === 0; i++) {
-    if (await ann.locator("#actions:not(.hidden)").count()) await ann.keyboard.press("c");
-    // Ticked in one step in the page: the box may hide (the turn came) at any moment.
-    const ticked = await ben.evaluate(() => {
-      const box = document.querySelector('#preselect:not(.hidden) input[data-pre="call_any"]');
-      if (!box || box.checked) return false;
-      box.click();
-      return true;
-    });
-    if (ticked) preselected++;
+    if (await ann.locator("#actions:not(.hidden)").count()) {
+      // While ann thinks, ben ticks 'call any' (the box shows when it is not his turn).
+      await ben.waitForSelector("#preselect:not(.hidden)", { timeout: 3000 }).catch(() => {});
+      const ticked = await ben.evaluate(() => {
+        const box = document.querySelector('#preselect:not(.hidden) input[data-pre="call_any"]');
+        if (!box || box.checked) return false;
+        box.click();
+        return true;
+      });
+      if (ticked) preselected++;
+      await ann.keyboard.press("c");
+    }
     if (await ben.locator("#actions:not(.hidden)").count()) {
       if (await ben.locator("#act-check:not(.hidden)").count()) await ben.click("#act-check");
       else if (await ben.locator("#act-call:not(.hidden)").count()) await ben.click("#act-call");
