@@ -483,6 +483,12 @@ impl<P: Clone + PartialEq> Table<P> {
         Ok(())
     }
 
+    /// Continues the hand numbering of a table restarted after `hands` hands (the next
+    /// hand is number `hands + 1`); the button is placed afresh.
+    pub fn continue_numbering(&mut self, hands: u64) {
+        self.hands = self.hands.max(hands);
+    }
+
     /// Puts back what a restarted server remembers of a restored seat: sitting out, and
     /// the blinds owed (R14).
     pub fn restore_state(

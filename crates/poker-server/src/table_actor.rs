@@ -394,6 +394,10 @@ pub async fn spawn(
     ctx: TableContext,
 ) -> anyhow::Result<TableHandle> {
     let mut table = Table::new(spec.rules).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // Hand numbers go on from the last hand dealt here (void ones included).
+    if let Some(last) = ctx.store.table_hands(table_id, 1, 0).await?.first() {
+        table.continue_numbering(last.number);
+    }
     let seats = ctx.store.seats(table_id).await?;
     let names: HashMap<PlayerId, String> = if seats.is_empty() {
         HashMap::new()

@@ -127,6 +127,10 @@ async fn pokerd_killed_mid_hand_restarts_with_every_chip_where_the_last_hand_lef
             _ => None,
         })
         .await;
+    assert!(
+        starting.hand_number > hands[0].number,
+        "hand numbers go on after a restart"
+    );
     let mut restarted: Vec<(u32, u64)> = starting
         .seats
         .iter()
