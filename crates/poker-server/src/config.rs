@@ -30,6 +30,10 @@ pub struct ServerConfig {
     pub rate_limit_burst: u32,
     /// Whether `POST /register` creates accounts.
     pub allow_registration: bool,
+    /// Wrong passwords in a row before logins to a name are refused for a while.
+    pub login_attempts: u32,
+    /// How long, in seconds.
+    pub login_lockout_secs: u64,
     /// Session lifetime, in hours.
     pub session_hours: u32,
     /// How long running hands get to finish on shutdown, in milliseconds.

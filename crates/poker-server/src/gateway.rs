@@ -232,12 +232,43 @@ pub(crate) async fn login(
             "wrong name or password",
         )
     };
+    // Guessing passwords is slowed down per name: after `login_attempts` failures in a
+    // row, logins to that name are refused for `login_lockout_secs`.
+    let key = body.name.trim().to_lowercase();
+    let server = &state.config.server;
+    let lockout = std::time::Duration::from_secs(server.login_lockout_secs);
+    {
+        let mut failures = state.login_failures.lock().expect("login lock");
+        failures.retain(|_, (_, last)| last.elapsed() < lockout);
+        if failures
+            .get(&key)
+            .is_some_and(|(n, _)| *n >= server.login_attempts)
+        {
+            return refused(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_attempts",
+                "too many wrong passwords: try again later",
+            );
+        }
+    }
+    let fail = || {
+        let mut failures = state.login_failures.lock().expect("login lock");
+        let entry = failures.entry(key.clone()).or_insert((0, Instant::now()));
+        entry.0 += 1;
+        entry.1 = Instant::now();
+        wrong()
+    };
     let Ok(player) = state.store.player_by_name(&body.name).await else {
-        return wrong();
+        return fail();
     };
     if !verify_password(&body.password, &player.password_hash) {
-        return wrong();
+        return fail();
     }
+    state
+        .login_failures
+        .lock()
+        .expect("login lock")
+        .remove(&key);
     new_session(&state, &player).await
 }
 

@@ -36,6 +36,8 @@ pub struct AppState {
     pub tables: Mutex<HashMap<TableId, table_actor::TableHandle>>,
     /// The lobby, kept up to date by the tables.
     pub lobby: Arc<lobby::Lobby>,
+    /// Failed logins by name: how many in a row, and when the last was.
+    pub login_failures: std::sync::Mutex<HashMap<String, (u32, std::time::Instant)>>,
     /// Counters for `/metrics`.
     pub metrics: Arc<metrics::Metrics>,
     /// Turns true when the server is shutting down; every connection watches it.
@@ -90,6 +92,7 @@ pub async fn run(
         persister: Persister::spawn(store.clone(), 512),
         tables: Mutex::new(HashMap::new()),
         lobby: Arc::new(lobby::Lobby::default()),
+        login_failures: std::sync::Mutex::new(HashMap::new()),
         metrics: Arc::new(metrics::Metrics::default()),
         shutting_down,
     });

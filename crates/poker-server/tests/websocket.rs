@@ -387,6 +387,7 @@ async fn bad_input_gets_typed_errors_while_the_connection_and_table_carry_on() {
             ("POKER__SERVER__MAX_FRAME_BYTES", "2048"),
             ("POKER__SERVER__RATE_LIMIT_PER_SEC", "20"),
             ("POKER__SERVER__RATE_LIMIT_BURST", "30"),
+            ("POKER__SERVER__LOGIN_LOCKOUT_SECS", "1"),
         ],
     )
     .await;
@@ -429,6 +430,24 @@ async fn bad_input_gets_typed_errors_while_the_connection_and_table_carry_on() {
     ann.expect_error(ErrorCode::Unauthenticated).await;
     let token = server.login("ann").await;
     ann.auth(&token).await;
+    // Password guessing is cut short: after five wrong ones, even the right one waits.
+    let login = |password: &'static str| {
+        let base = server.base.clone();
+        async move {
+            reqwest::Client::new()
+                .post(format!("{base}/login"))
+                .json(&json!({ "name": "ben", "password": password }))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    for _ in 0..5 {
+        assert_eq!(login("guess-guess").await, 401);
+    }
+    assert_eq!(login("password1").await, 429);
 
     ann.send_raw("{not json".into()).await;
     ann.expect_error(ErrorCode::BadMessage).await;
@@ -462,6 +481,8 @@ async fn bad_input_gets_typed_errors_while_the_connection_and_table_carry_on() {
     }
 
     ann.send(&sit(&table_id, 0, 300)).await;
+    // Ben's lockout (one second here) is over.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
     let mut ben = server.client("ben").await;
     ben.send(&sit(&table_id, 1, 300)).await;
     // Whoever is asked first tries illegal amounts; the other acts out of turn and for
