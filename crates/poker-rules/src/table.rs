@@ -483,6 +483,31 @@ impl<P: Clone + PartialEq> Table<P> {
         Ok(())
     }
 
+    /// After a restart: the table as last saved, made to agree with the seats the store
+    /// has, which are the truth for who sits where with how many chips (`seats`: seat,
+    /// player, stack). A hand that was in progress never happened (it is void); players
+    /// gone since are treated as having left, players new since as just seated.
+    pub fn reconcile(&mut self, seats: &[(usize, P, Chips)]) -> Result<(), TableError> {
+        self.current = None;
+        for s in 0..self.seats.len() {
+            let same = match (&self.seats[s], seats.iter().find(|x| x.0 == s)) {
+                (Some(o), Some((_, p, _))) => o.player == *p,
+                _ => false,
+            };
+            if !same && self.seats[s].is_some() {
+                self.vacate(s);
+            }
+        }
+        for (s, p, stack) in seats {
+            match self.seats.get_mut(*s) {
+                Some(Some(o)) => o.stack = *stack,
+                Some(None) => self.restore_seat(*s, p.clone(), *stack)?,
+                None => return Err(TableError::NoSuchSeat(*s)),
+            }
+        }
+        Ok(())
+    }
+
     /// Continues the hand numbering of a table restarted after `hands` hands (the next
     /// hand is number `hands + 1`); the button is placed afresh.
     pub fn continue_numbering(&mut self, hands: u64) {

@@ -778,3 +778,35 @@ fn r16_the_rock_straddles_under_the_gun_and_passes_to_the_winner() {
     t.finish_hand(&hand).unwrap();
     assert_eq!(t.rock_seat(), Some(plan.seats[winner]));
 }
+
+#[test]
+fn r18_a_saved_table_reconciled_with_the_stored_seats_deals_on_from_where_it_was() {
+    // Three players; two hands, then the table is saved and reloaded as after a restart.
+    let mut t = table(rules(ButtonRule::Dead), &["Alice", "Bob", "Carol"]);
+    play(&mut t);
+    let last = play(&mut t);
+    let saved = serde_json::to_string(&t).unwrap();
+    let next_button = {
+        let mut same: Table<String> = serde_json::from_str(&saved).unwrap();
+        same.next_hand().0.unwrap().button
+    };
+    // Reloaded with the seats the store has: identical, the next hand is the same one.
+    let mut back: Table<String> = serde_json::from_str(&saved).unwrap();
+    let stored: Vec<(usize, String, u64)> = (0..3)
+        .map(|s| (s, name(&t, s), t.seats()[s].as_ref().unwrap().stack))
+        .collect();
+    back.reconcile(&stored).unwrap();
+    let plan = back.next_hand().0.unwrap();
+    assert_eq!(plan.button, next_button);
+    assert_ne!(plan.button, last.button, "the button moved on");
+    assert_eq!(plan.number, last.number + 1, "numbering goes on");
+    // Reloaded after Carol left and Bob topped up while it was down.
+    let mut changed: Table<String> = serde_json::from_str(&saved).unwrap();
+    changed
+        .reconcile(&[(0, "Alice".into(), stored[0].2), (1, "Bob".into(), 1500)])
+        .unwrap();
+    assert!(changed.seats()[2].is_none());
+    assert_eq!(changed.seats()[1].as_ref().unwrap().stack, 1500);
+    let plan = changed.next_hand().0.expect("two can still play");
+    assert_eq!(plan.seats.len(), 2);
+}

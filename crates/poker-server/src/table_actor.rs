@@ -384,6 +384,10 @@ struct Actor {
     hand_times: VecDeque<Instant>,
     /// Sitting out and blinds owed, as last written to the store.
     saved: HashMap<PlayerId, (bool, bool, bool)>,
+    /// The table's state, for the background writer.
+    state_tx: tokio::sync::watch::Sender<String>,
+    /// The table changed since its state was last handed to the writer.
+    state_dirty: bool,
 }
 
 /// Starts a table's actor, with the players the store says are seated there.
@@ -393,12 +397,42 @@ pub async fn spawn(
     spec: TableSpec,
     ctx: TableContext,
 ) -> anyhow::Result<TableHandle> {
-    let mut table = Table::new(spec.rules).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let seats = ctx.store.seats(table_id).await?;
+    // The table as last saved (button, blinds owed, dead seats...), made to agree with
+    // the stored seats; or a fresh table with them.
+    let stored: Vec<(usize, PlayerId, Chips)> = seats
+        .iter()
+        .map(|s| (s.seat_no as usize, s.player_id, s.stack))
+        .collect();
+    let saved_table = ctx
+        .store
+        .table_state(table_id)
+        .await?
+        .and_then(|json| {
+            serde_json::from_str::<Table<PlayerId>>(&json)
+                .map_err(|e| eprintln!("pokerd: table {table_id}: saved state unreadable: {e}"))
+                .ok()
+        })
+        .filter(|t| t.rules() == &spec.rules);
+    let mut table = match saved_table {
+        Some(mut t) => {
+            t.reconcile(&stored)
+                .map_err(|e| anyhow::anyhow!("restoring the table: {e}"))?;
+            t
+        }
+        None => {
+            let mut t = Table::new(spec.rules.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
+            for &(seat, player, stack) in &stored {
+                t.restore_seat(seat, player, stack)
+                    .map_err(|e| anyhow::anyhow!("seat {seat}: {e}"))?;
+            }
+            t
+        }
+    };
     // Hand numbers go on from the last hand dealt here (void ones included).
     if let Some(last) = ctx.store.table_hands(table_id, 1, 0).await?.first() {
         table.continue_numbering(last.number);
     }
-    let seats = ctx.store.seats(table_id).await?;
     let names: HashMap<PlayerId, String> = if seats.is_empty() {
         HashMap::new()
     } else {
@@ -412,9 +446,6 @@ pub async fn spawn(
     let mut info = HashMap::new();
     let mut saved = HashMap::new();
     for seat in seats {
-        table
-            .restore_seat(seat.seat_no as usize, seat.player_id, seat.stack)
-            .map_err(|e| anyhow::anyhow!("seat {}: {e}", seat.seat_no))?;
         // Who was sitting out, and the blinds they owe (R14), survive a restart.
         let (small, big) = ctx.store.missed_blinds(table_id, seat.player_id).await?;
         table
@@ -428,6 +459,20 @@ pub async fn spawn(
                 &spec.clock,
             ),
         );
+    }
+    // The table's state is written in the background, latest first, never holding up
+    // the table.
+    let (state_tx, mut state_rx) = tokio::sync::watch::channel(String::new());
+    {
+        let store = ctx.store.clone();
+        tokio::spawn(async move {
+            while state_rx.changed().await.is_ok() {
+                let json = state_rx.borrow_and_update().clone();
+                if let Err(e) = store.set_table_state(table_id, &json).await {
+                    eprintln!("pokerd: table {table_id}: cannot save its state: {e}");
+                }
+            }
+        });
     }
     let (commands, mut rx) = mpsc::channel(256);
     let mut actor = Actor {
@@ -450,6 +495,8 @@ pub async fn spawn(
         recent_pots: VecDeque::new(),
         hand_times: VecDeque::new(),
         saved,
+        state_tx,
+        state_dirty: false,
     };
     actor.publish_lobby();
     tokio::spawn(async move {
@@ -465,6 +512,7 @@ pub async fn spawn(
             }
             actor.progress().await;
             actor.save_seat_states().await;
+            actor.save_table();
         }
     });
     Ok(TableHandle { commands, table_id })
@@ -867,6 +915,22 @@ impl Actor {
         }
     }
 
+    /// Hands the table's state to the background writer if it changed. Only states
+    /// between hands are saved: planning a hand moves the button, and a hand cut off by a
+    /// restart never happened.
+    fn save_table(&mut self) {
+        if !self.state_dirty || self.closed || self.table.current_hand().is_some() {
+            return;
+        }
+        self.state_dirty = false;
+        match serde_json::to_string(&self.table) {
+            Ok(json) => {
+                let _ = self.state_tx.send(json);
+            }
+            Err(e) => eprintln!("pokerd: table {}: state: {e}", self.table_id),
+        }
+    }
+
     /// When the actor must wake up by itself.
     fn next_deadline(&self) -> Option<Instant> {
         if let Some(clock) = &self.clock {
@@ -1161,6 +1225,7 @@ impl Actor {
     }
 
     fn seats_changed(&mut self) {
+        self.state_dirty = true;
         let msg = ServerMsg::Seats {
             table: self.table_view(),
         };
@@ -1207,6 +1272,13 @@ impl Actor {
                     return;
                 }
                 if self.drain {
+                    if !self.draining.is_empty() {
+                        // Written now: the process may exit right after.
+                        self.save_seat_states().await;
+                        if let Ok(json) = serde_json::to_string(&self.table) {
+                            let _ = self.ctx.store.set_table_state(self.table_id, &json).await;
+                        }
+                    }
                     for waiter in self.draining.drain(..) {
                         let _ = waiter.send(());
                     }
@@ -1431,6 +1503,7 @@ impl Actor {
         self.hand_times.push_back(Instant::now());
         self.apply_pending().await;
         self.seats_changed();
+        self.save_table();
         self.next_hand_at =
             Some(Instant::now() + Duration::from_millis(self.clock_rules.between_hands_ms));
         true

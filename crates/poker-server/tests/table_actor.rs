@@ -400,3 +400,79 @@ async fn a_restarted_table_remembers_who_sits_out_and_the_blinds_they_owe() {
     assert!(ida.sitting_out, "still sitting out after the restart");
     assert!(store.seats(table_id).await.unwrap()[2].sitting_out);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r18_a_restarted_table_moves_the_button_on_from_where_it_was() {
+    let db = TestSqlite::new();
+    let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
+    let players: Vec<_> =
+        futures_util::future::join_all(["jan", "kim", "lou"].map(|n| store.create_player(n, "x")))
+            .await
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+    for &p in &players {
+        store.deposit(p, 500, None).await.unwrap();
+    }
+    let table_id = store.create_table("t", "{}").await.unwrap();
+    let table = spawn(table_id, &store).await;
+    let mut rx: Vec<_> = Vec::new();
+    for &p in &players {
+        rx.push(table.subscribe(Some(p), 1024).await);
+    }
+    for (i, &p) in players.iter().enumerate() {
+        table
+            .sit(p, format!("p{i}"), i as u32 * 2, 100, Entry::PostNow)
+            .await
+            .unwrap();
+    }
+    // Everyone checks or folds through five hands; the button of the last one is noted.
+    let mut hands = 0;
+    let mut button = None;
+    while hands < 5 {
+        for (i, r) in rx.iter_mut().enumerate() {
+            while let Ok(msg) = r.try_recv() {
+                match msg {
+                    // Nobody acts in the sixth hand: it is cut off by the restart.
+                    ServerMsg::Decide {
+                        decision_id, legal, ..
+                    } if hands < 5 => {
+                        let action = if legal.check {
+                            Action::Check
+                        } else {
+                            Action::Fold
+                        };
+                        let _ = table.act(players[i], decision_id, action).await;
+                    }
+                    ServerMsg::Seats { table } if i == 0 && hands < 5 => button = table.button,
+                    ServerMsg::Event {
+                        event: Event::HandEnded { .. },
+                        ..
+                    } if i == 0 => hands += 1,
+                    _ => {}
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let last = button.expect("a button");
+    drop(table);
+    drop(rx);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Restarted, the next hand's button is the next seat on from the last one (seats 0,
+    // 2 and 4 are taken), not wherever a fresh table would put it.
+    let table = spawn(table_id, &store).await;
+    let mut watch = table.subscribe(None, 64).await;
+    let first = loop {
+        match next(&mut watch).await {
+            ServerMsg::Snapshot { hand: Some(h), .. } => break h.button,
+            ServerMsg::Seats { table } if table.button.is_some() => break table.button.unwrap(),
+            _ => {}
+        }
+    };
+    assert_eq!(
+        first,
+        (last + 2) % 6,
+        "the button moves on from seat {last}"
+    );
+}

@@ -356,6 +356,17 @@ pub trait Store: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<TableId>> + Send;
     /// Every table.
     fn tables(&self) -> impl Future<Output = StoreResult<Vec<TableRow>>> + Send;
+    /// Saves a table's between-hands state (JSON).
+    fn set_table_state(
+        &self,
+        table: TableId,
+        state: &str,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// A table's saved between-hands state, if any.
+    fn table_state(
+        &self,
+        table: TableId,
+    ) -> impl Future<Output = StoreResult<Option<String>>> + Send;
     /// Sets a table's status (open, closing, closed).
     fn set_table_status(
         &self,
@@ -1228,6 +1239,28 @@ impl Store for SqlStore {
                 })
             })
             .collect()
+    }
+
+    async fn set_table_state(&self, table: TableId, state: &str) -> StoreResult<()> {
+        let done =
+            sqlx::query(&self.sql("update poker_table set state = $1 where poker_table_id = $2"))
+                .bind(state)
+                .bind(table.to_string())
+                .execute(&self.pool)
+                .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound("table"));
+        }
+        Ok(())
+    }
+
+    async fn table_state(&self, table: TableId) -> StoreResult<Option<String>> {
+        let row = sqlx::query(&self.sql("select state from poker_table where poker_table_id = $1"))
+            .bind(table.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound("table"))?;
+        Ok(row.try_get::<Option<String>, _>("state")?)
     }
 
     async fn set_table_status(&self, table: TableId, status: &str) -> StoreResult<()> {

@@ -238,6 +238,11 @@ async fn missed_blinds_and_rathole_records_survive_reconnection(store: &SqlStore
     let table = store.create_table("t5", "{}").await.unwrap();
     store.buy_in(table, 2, f, 300, None).await.unwrap();
     store.set_missed_blinds(table, f, true, true).await.unwrap();
+    assert_eq!(store.table_state(table).await.unwrap(), None);
+    store
+        .set_table_state(table, r#"{"button":2}"#)
+        .await
+        .unwrap();
     store.set_sitting_out(table, f, true).await.unwrap();
     let seat = &store.seats(table).await.unwrap()[0];
     assert!(seat.sitting_out, "sitting out is remembered");
@@ -251,6 +256,14 @@ async fn missed_blinds_and_rathole_records_survive_reconnection(store: &SqlStore
     ));
     let again = SqlStore::connect(url).await.unwrap();
     assert_eq!(again.missed_blinds(table, f).await.unwrap(), (true, true));
+    assert_eq!(
+        again.table_state(table).await.unwrap().as_deref(),
+        Some(r#"{"button":2}"#)
+    );
+    assert!(matches!(
+        again.table_state(TableId::new()).await,
+        Err(StoreError::NotFound(_))
+    ));
     assert_eq!(
         again.rathole(table, f).await.unwrap().map(|r| r.stack),
         Some(300)
