@@ -138,6 +138,26 @@ try {
   await ann.waitForFunction(() => document.querySelector("#history-text").textContent.includes("PokerStars Hand #"));
   const text = await ann.locator("#history-text").textContent();
   check(text.includes("*** SHOW DOWN ***"), "the history has the showdown");
+  await ann.click("#history-dialog button[value=close]");
+
+  step("between hands: ann tops up, ben sits out and then leaves with his chips");
+  await ann.click("#top-up-open");
+  await ann.waitForSelector("#buy-in-dialog[open]");
+  await ann.fill("#buy-in-amount", "50");
+  await ann.click("#buy-in-confirm");
+  await ann.waitForFunction(
+    ([v]) => document.querySelector('.seat[data-seat="0"] .stack')?.dataset.stack === String(v),
+    [truth[0] + 50],
+  );
+  await ben.click("#sit-toggle");
+  await ann.waitForSelector('.seat.out[data-seat="1"]');
+  check((await ben.locator("#sit-toggle").textContent()) === "Sit in", "ben can sit back in");
+  await ben.click("#leave");
+  await ben.waitForSelector("#lobby-view:not(.hidden)");
+  await ann.waitForSelector('.seat.empty[data-seat="1"]');
+  const players = await (await fetch(`${BASE}/admin/players`, { headers: { authorization: "Bearer " + ADMIN_TOKEN } })).json();
+  const benWallet = players.find((p) => p.name === "ben").balance;
+  check(benWallet === 500 - 100 + truth[1], `ben's stack went back to his wallet (${benWallet})`);
   await ann.screenshot({ path: process.env.SCREENSHOT || "/tmp/pokerd-e2e.png", fullPage: true });
   console.log("e2e: ok");
 } finally {
