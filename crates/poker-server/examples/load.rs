@@ -195,7 +195,12 @@ async fn bot(
     seat: u32,
     totals: Arc<Totals>,
 ) -> anyhow::Result<()> {
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await?;
+    // A small read buffer: the default 128 KiB one is zero-filled on every read.
+    let config =
+        tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(4096);
+    let (mut ws, _) =
+        tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/ws"), Some(config), true)
+            .await?;
     let send = |m: &ClientMsg| Message::Text(serde_json::to_string(m).unwrap().into());
     ws.send(send(&ClientMsg::Auth { token })).await?;
     ws.send(send(&ClientMsg::Sit {

@@ -120,6 +120,11 @@ pub async fn run(
         }
         let _ = shutdown_tx.send(true);
     };
+    // Small messages go out at once (no Nagle delay behind an unacknowledged one).
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;
