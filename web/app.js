@@ -434,6 +434,8 @@ function openTable(id) {
 }
 
 function leaveView() {
+  // A spectator stops receiving the table; a seated player keeps their seat.
+  if (S.tableId && mySeat() === null) send({ type: "unwatch", table_id: S.tableId });
   S.tableId = null; S.table = null; S.hand = null; S.decide = null; S.clock = null;
   sessionStorage.removeItem("pokerd.table");
   show("lobby");

@@ -37,6 +37,12 @@ pub enum ClientMsg {
         /// The table.
         table_id: String,
     },
+    /// Stops receiving a table's messages (a seated player keeps getting their own
+    /// decisions until they leave).
+    Unwatch {
+        /// The table.
+        table_id: String,
+    },
     /// Acts in the current hand.
     Act {
         /// The table.

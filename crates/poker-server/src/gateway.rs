@@ -561,6 +561,7 @@ async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Optio
     let table_id = match &msg {
         ClientMsg::Sit { table_id, .. }
         | ClientMsg::Watch { table_id }
+        | ClientMsg::Unwatch { table_id }
         | ClientMsg::Act { table_id, .. }
         | ClientMsg::SitOut { table_id, .. }
         | ClientMsg::SitIn { table_id, .. }
@@ -618,6 +619,11 @@ async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Optio
             if !conn.joined.contains(&id) {
                 conn.joined.push(id);
             }
+            return None;
+        }
+        ClientMsg::Unwatch { .. } => {
+            table.unsubscribe(conn.out.clone()).await;
+            conn.joined.retain(|t| *t != id);
             return None;
         }
         ClientMsg::Act {

@@ -140,6 +140,11 @@ pub enum Command {
         /// Whether it subscribed.
         respond_to: oneshot::Sender<bool>,
     },
+    /// Stop sending to this queue, unless its player is seated here.
+    Unsubscribe {
+        /// The queue.
+        queue: mpsc::Sender<ServerMsg>,
+    },
     /// The table as a spectator sees it, for the admin API.
     Inspect {
         /// Answer.
@@ -305,6 +310,11 @@ impl TableHandle {
         })
         .await
         .unwrap_or(false)
+    }
+
+    /// Stops sending to a connection's queue (not while its player is seated here).
+    pub async fn unsubscribe(&self, queue: mpsc::Sender<ServerMsg>) {
+        let _ = self.commands.send(Command::Unsubscribe { queue }).await;
     }
 
     /// The table's state, for operators.
@@ -607,6 +617,18 @@ impl Actor {
                     self.seats_changed();
                 }
                 let _ = respond_to.send(result);
+            }
+            Command::Unsubscribe { queue } => {
+                let seated: Vec<PlayerId> = self
+                    .table
+                    .seats()
+                    .iter()
+                    .flatten()
+                    .map(|o| o.player)
+                    .collect();
+                self.subscribers.retain(|s| {
+                    !s.queue.same_channel(&queue) || s.who.is_some_and(|p| seated.contains(&p))
+                });
             }
             Command::Inspect { respond_to } => {
                 let view = self.table_view();

@@ -772,3 +772,52 @@ async fn players_choose_their_draws_and_agree_to_run_it_twice() {
     server.stop().await;
     assert_conserved(&server.audit().await, 2000);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spectator_who_unwatches_receives_nothing_more_from_the_table() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    server.player("sue", 0).await;
+    let table_id = server.table(fast_clock()).await;
+    let mut sue = server.client("sue").await;
+    sue.send(&ClientMsg::Watch {
+        table_id: table_id.clone(),
+    })
+    .await;
+    sue.until(|m| matches!(m, ServerMsg::Snapshot { .. }).then_some(()))
+        .await;
+    let mut clients = Vec::new();
+    for (seat, name) in ["ann", "ben"].iter().enumerate() {
+        let mut c = server.client(name).await;
+        c.send(&sit(&table_id, seat as u32, 100)).await;
+        clients.push(c);
+    }
+    sue.until(|m| matches!(m, ServerMsg::Event { .. }).then_some(()))
+        .await;
+    sue.send(&ClientMsg::Unwatch {
+        table_id: table_id.clone(),
+    })
+    .await;
+    // Once the pong is back the unwatch was handled; what was already queued drains.
+    sue.send(&ClientMsg::Ping).await;
+    sue.until(|m| (*m == ServerMsg::Pong).then_some(())).await;
+    let mut last_hand = 0;
+    while let Some(m) = sue.try_recv(Duration::from_millis(200)).await {
+        if let ServerMsg::Event { hand_number, .. } = m {
+            last_hand = last_hand.max(hand_number);
+        }
+    }
+    play(&mut clients, &table_id, 2, |_, _, legal| {
+        simple_action(legal, false)
+    })
+    .await;
+    while let Some(m) = sue.try_recv(Duration::from_millis(200)).await {
+        assert!(
+            !matches!(&m, ServerMsg::Event { hand_number, .. } if *hand_number > last_hand),
+            "after unwatching: {m:?}"
+        );
+    }
+    server.stop().await;
+}
