@@ -958,10 +958,12 @@ impl Actor {
         if let Some(clock) = &self.clock {
             return Some(self.clock_deadline(clock));
         }
-        if self.current.is_none() {
-            return self.next_hand_at;
+        match &self.current {
+            // Between hands, or a finished hand whose commit is to be tried again.
+            None => self.next_hand_at,
+            Some(c) if c.hand.is_complete() => self.next_hand_at,
+            Some(_) => None,
         }
-        None
     }
 
     fn action_end(&self, clock: &TurnClock) -> Instant {
@@ -1357,6 +1359,9 @@ impl Actor {
                 continue;
             }
             if cur.hand.is_complete() {
+                if cur.ended.is_some() && self.next_hand_at.is_some_and(|t| Instant::now() < t) {
+                    return; // a failed commit is tried again after a pause
+                }
                 if !self.finish().await {
                     return;
                 }

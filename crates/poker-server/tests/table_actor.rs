@@ -476,3 +476,88 @@ async fn r18_a_restarted_table_moves_the_button_on_from_where_it_was() {
         "the button moves on from seat {last}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hand_whose_commit_fails_is_committed_on_a_later_try_before_play_goes_on() {
+    let db = TestSqlite::new();
+    let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
+    let (a, b) = (
+        store.create_player("mo", "x").await.unwrap(),
+        store.create_player("ned", "x").await.unwrap(),
+    );
+    for p in [a, b] {
+        store.deposit(p, 500, None).await.unwrap();
+    }
+    let table_id = store.create_table("t", "{}").await.unwrap();
+    let table = spawn(table_id, &store).await;
+    let mut rx_a = table.subscribe(Some(a), 1024).await;
+    let mut rx_b = table.subscribe(Some(b), 1024).await;
+    table
+        .sit(a, "mo".into(), 0, 100, Entry::PostNow)
+        .await
+        .unwrap();
+    table
+        .sit(b, "ned".into(), 1, 100, Entry::PostNow)
+        .await
+        .unwrap();
+    // The stored stack is tampered with mid-hand, so the hand's commit is refused (its
+    // starting stacks no longer match); the table waits instead of dealing on.
+    let raw = SqlStore::connect_admin(&db.url).await.unwrap();
+    let tamper = |delta: i64| {
+        let raw = raw.clone();
+        async move {
+            sqlx::query("update seat set stack = stack + $1 where player_id = $2")
+                .bind(delta)
+                .bind(a.to_string())
+                .execute(&raw)
+                .await
+                .unwrap();
+        }
+    };
+    tamper(1).await;
+    let mut hands_ended = 0;
+    let mut repaired = false;
+    let mut numbers = Vec::new();
+    while hands_ended < 2 {
+        let (msg, me) = tokio::select! {
+            m = next(&mut rx_a) => (m, a),
+            m = next(&mut rx_b) => (m, b),
+        };
+        match msg {
+            ServerMsg::Decide { decision_id, .. } => {
+                table.act(me, decision_id, Action::Fold).await.unwrap();
+            }
+            ServerMsg::Event {
+                event: Event::HandEnded { .. },
+                hand_number,
+                ..
+            } if me == a => {
+                hands_ended += 1;
+                numbers.push(hand_number);
+                if !repaired {
+                    // Nothing is dealt while the hand is not committed.
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                    while let Ok(m) = rx_a.try_recv() {
+                        assert!(
+                            !matches!(m, ServerMsg::Decide { .. } | ServerMsg::Event { .. }),
+                            "no new hand before the commit: {m:?}"
+                        );
+                    }
+                    tamper(-1).await;
+                    repaired = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(numbers, vec![1, 2], "play went on after the retried commit");
+    let hands = store.table_hands(table_id, 10, 0).await.unwrap();
+    assert!(hands.iter().filter(|h| h.status == "complete").count() >= 1);
+    let first = hands.iter().find(|h| h.number == 1).unwrap();
+    assert_eq!(
+        first.status, "complete",
+        "the first hand was committed in the end"
+    );
+    let audit = store.audit().await.unwrap();
+    assert!(audit.holds(), "{audit:?}");
+}
