@@ -5,11 +5,16 @@ use poker_protocol::TableSummary;
 use poker_store::TableId;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
+
+/// Changes of the averages alone (average pot, hands per hour) are told at most this
+/// often per table; seats and status changes at once.
+const AVERAGES_EVERY: Duration = Duration::from_secs(5);
 
 /// The tables as the lobby shows them.
 pub struct Lobby {
-    tables: Mutex<BTreeMap<TableId, TableSummary>>,
+    tables: Mutex<BTreeMap<TableId, (TableSummary, Instant)>>,
     updates: broadcast::Sender<TableSummary>,
 }
 
@@ -23,19 +28,34 @@ impl Default for Lobby {
 }
 
 impl Lobby {
-    /// Records a table's summary and tells the listeners if it changed.
+    /// Records a table's summary and tells the listeners if it changed (changes of the
+    /// averages alone at most every few seconds).
     pub fn publish(&self, table: TableId, summary: TableSummary) {
         let mut tables = self.tables.lock().expect("lobby lock");
-        if tables.get(&table) == Some(&summary) {
-            return;
-        }
+        let now = Instant::now();
+        let tell = match tables.get(&table) {
+            None => true,
+            Some((old, _)) if *old == summary => return,
+            Some((old, told)) => {
+                old.players != summary.players
+                    || old.status != summary.status
+                    || now.duration_since(*told) >= AVERAGES_EVERY
+            }
+        };
         if summary.status == "closed" {
             tables.remove(&table);
         } else {
-            tables.insert(table, summary.clone());
+            let told = if tell {
+                now
+            } else {
+                tables.get(&table).map_or(now, |(_, t)| *t)
+            };
+            tables.insert(table, (summary.clone(), told));
         }
         drop(tables);
-        let _ = self.updates.send(summary);
+        if tell {
+            let _ = self.updates.send(summary);
+        }
     }
 
     /// Every table not closed.
@@ -44,7 +64,7 @@ impl Lobby {
             .lock()
             .expect("lobby lock")
             .values()
-            .cloned()
+            .map(|(s, _)| s.clone())
             .collect()
     }
 
@@ -52,5 +72,47 @@ impl Lobby {
     /// again).
     pub fn subscribe(&self) -> broadcast::Receiver<TableSummary> {
         self.updates.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(players: u32, avg_pot: u64) -> TableSummary {
+        TableSummary {
+            table_id: "t".into(),
+            name: "T".into(),
+            game: "Holdem no limit".into(),
+            stakes: "1/2".into(),
+            players,
+            seats: 6,
+            min_buy_in: 40,
+            max_buy_in: 200,
+            avg_pot,
+            hands_per_hour: 0,
+            status: "open".into(),
+        }
+    }
+
+    #[test]
+    fn seat_changes_are_told_at_once_and_averages_at_most_every_few_seconds() {
+        let lobby = Lobby::default();
+        let mut rx = lobby.subscribe();
+        let id = TableId::new();
+        lobby.publish(id, summary(1, 0));
+        assert_eq!(rx.try_recv().unwrap().players, 1);
+        lobby.publish(id, summary(1, 0));
+        assert!(rx.try_recv().is_err(), "nothing changed");
+        lobby.publish(id, summary(1, 30));
+        assert!(rx.try_recv().is_err(), "an average alone waits");
+        assert_eq!(lobby.list()[0].avg_pot, 30, "but the listing is current");
+        lobby.publish(id, summary(2, 30));
+        assert_eq!(rx.try_recv().unwrap().players, 2, "seats are told at once");
+        let mut closed = summary(0, 30);
+        closed.status = "closed".into();
+        lobby.publish(id, closed);
+        assert_eq!(rx.try_recv().unwrap().status, "closed");
+        assert!(lobby.list().is_empty());
     }
 }
