@@ -430,6 +430,9 @@ async fn close_table(
 struct Page {
     limit: Option<u32>,
     offset: Option<u32>,
+    /// `json` (a list, the default) or `pokerstars` (the complete hands as one text,
+    /// oldest first, as tracking tools import them).
+    format: Option<String>,
 }
 
 impl Page {
@@ -460,14 +463,44 @@ async fn table_hands(
     headers: HeaderMap,
     Path(id): Path<String>,
     Query(page): Query<Page>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Response> {
     authorize(&state, &headers)?;
     let table: TableId = parse_id(&id, "table")?;
     let rows = state
         .store
         .table_hands(table, page.limit(), page.offset.unwrap_or(0))
         .await?;
-    Ok(hand_list(rows))
+    hands_in(&state, rows, &page).await
+}
+
+/// A page of hands as a JSON list, or as PokerStars text (the operator's view).
+async fn hands_in(state: &AppState, rows: Vec<HandRow>, page: &Page) -> ApiResult<Response> {
+    match page.format.as_deref().unwrap_or("json") {
+        "json" => Ok(hand_list(rows).into_response()),
+        "pokerstars" => {
+            let mut out = String::new();
+            for row in rows.iter().rev().filter(|r| r.status == "complete") {
+                // Games without the format are left out of a bulk export.
+                if let Ok(text) = pokerstars_text(state, row, None).await {
+                    out.push_str(&text);
+                    out.push_str("\n\n");
+                }
+            }
+            Ok((
+                [(
+                    axum::http::header::CONTENT_TYPE,
+                    "text/plain; charset=utf-8",
+                )],
+                out,
+            )
+                .into_response())
+        }
+        other => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            format!("unknown format {other:?}: json or pokerstars"),
+        )),
+    }
 }
 
 async fn player_hands(
@@ -475,14 +508,14 @@ async fn player_hands(
     headers: HeaderMap,
     Path(id): Path<String>,
     Query(page): Query<Page>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Response> {
     authorize(&state, &headers)?;
     let player: PlayerId = parse_id(&id, "player")?;
     let rows = state
         .store
         .player_hands(player, page.limit(), page.offset.unwrap_or(0))
         .await?;
-    Ok(hand_list(rows))
+    hands_in(&state, rows, &page).await
 }
 
 #[derive(Deserialize)]

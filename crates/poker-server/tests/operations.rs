@@ -126,6 +126,18 @@ async fn operators_close_a_table_mid_hand_and_read_its_hands_in_every_format() {
     assert!(stars.starts_with("PokerStars Hand #"), "{stars}");
     assert!(stars.contains("Table 'NL 1/2' 6-max"), "{stars}");
     assert!(stars.contains("ann") && stars.contains("ben") && stars.contains("*** SUMMARY ***"));
+    // The table's hands in one PokerStars file, oldest first.
+    let (status, file) = server
+        .get(&format!(
+            "/admin/tables/{table_id}/hands?limit=100&format=pokerstars"
+        ))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(file.matches("PokerStars Hand #").count(), hands.len());
+    assert!(
+        file.ends_with(&format!("{stars}\n\n")),
+        "the newest hand comes last"
+    );
     let (status, _) = server.get(&format!("/admin/hands/{id}?format=xml")).await;
     assert_eq!(status, 400);
     let audit_api = server.get_json("/admin/audit").await;
