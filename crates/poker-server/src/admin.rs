@@ -125,6 +125,7 @@ pub fn router() -> Router<Arc<AppState>> {
     Router::new()
         .route("/healthz", get(healthz))
         .route("/admin/players", post(create_player).get(list_players))
+        .route("/admin/players/{id}", get(inspect_player))
         .route("/admin/players/{id}/deposit", post(deposit))
         .route("/admin/players/{id}/withdraw", post(withdraw))
         .route("/admin/players/{id}/ledger", get(ledger))
@@ -218,6 +219,45 @@ async fn list_players(
         );
     }
     Ok(Json(Value::Array(out)))
+}
+
+/// A player: wallet balance and the seats they hold, with their stacks.
+async fn inspect_player(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    authorize(&state, &headers)?;
+    let player: PlayerId = parse_id(&id, "player")?;
+    let p = state
+        .store
+        .players()
+        .await?
+        .into_iter()
+        .find(|p| p.player_id == player)
+        .ok_or(StoreError::NotFound("player"))?;
+    let balance = state.store.balance(player).await?;
+    let mut seats = Vec::new();
+    for t in state.store.tables().await? {
+        for seat in state.store.seats(t.table_id).await? {
+            if seat.player_id == player {
+                seats.push(json!({
+                    "table_id": t.table_id.to_string(),
+                    "table_name": t.name,
+                    "seat": seat.seat_no,
+                    "stack": seat.stack,
+                    "sitting_out": seat.sitting_out,
+                }));
+            }
+        }
+    }
+    Ok(Json(json!({
+        "player_id": p.player_id.to_string(),
+        "name": p.name,
+        "created_at": p.created_at,
+        "balance": balance,
+        "seats": seats,
+    })))
 }
 
 #[derive(Deserialize)]

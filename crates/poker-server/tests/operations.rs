@@ -28,8 +28,14 @@ async fn operators_close_a_table_mid_hand_and_read_its_hands_in_every_format() {
         c.until(|m| matches!(m, ServerMsg::Tables { .. }).then_some(()))
             .await;
         c.send(&sit(&table_id, seat as u32, 150)).await;
+        c.until(|m| matches!(m, ServerMsg::Done { .. }).then_some(()))
+            .await;
         clients.push(c);
     }
+    let ann = server.get_json(&format!("/admin/players/{ann_id}")).await;
+    assert_eq!(ann["balance"], 850);
+    assert_eq!(ann["seats"][0]["table_id"], table_id.as_str());
+    assert_eq!(ann["seats"][0]["stack"], 150);
     play(&mut clients, &table_id, 3, |_, _, legal| {
         simple_action(legal, false)
     })
