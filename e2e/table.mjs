@@ -74,6 +74,7 @@ try {
   const over = (page) => page.locator("#message", { hasText: "is over" });
   let spectatorChecked = false;
   let preselected = 0;
+  let presetChecked = false;
   for (let i = 0; i < 300 && (await over(ann).count()) === 0; i++) {
     if (await ann.locator("#actions:not(.hidden)").count()) {
       // While ann thinks, ben ticks 'call any' (the box shows when it is not his turn).
@@ -85,6 +86,14 @@ try {
         return true;
       });
       if (ticked) preselected++;
+      if (!presetChecked && (await ann.locator("#sizing:not(.hidden)").count())) {
+        // The all-in preset fills in the largest legal amount, and the label says so.
+        await ann.click('[data-preset="max"]');
+        const [value, max] = await ann.evaluate(() => [document.querySelector("#amount").value, document.querySelector("#amount-slider").max]);
+        check(value === max, `all in sets the amount to the maximum (${value} vs ${max})`);
+        check((await ann.locator("#act-raise").textContent()).includes("all in"), "the raise button says all in");
+        presetChecked = true;
+      }
       await ann.keyboard.press("c");
     }
     if (await ben.locator("#actions:not(.hidden)").count()) {
@@ -98,6 +107,7 @@ try {
     await ann.waitForTimeout(50);
   }
   check(preselected > 0, "ben pre-selected an action");
+  check(presetChecked, "ann tried a bet-sizing preset");
   await over(ann).waitFor();
   await over(ben).waitFor();
   await over(sue).waitFor();

@@ -27,6 +27,7 @@ const S = {
   clock: null,            // { seat, deadline, bankMs, inBank, total }
   pre: null,              // pre-selected action: check_fold | check | call_any
   discards: new Set(),    // cards chosen to throw away at a draw
+  sizedFor: null,         // the decision the bet amount was set up for
   lastHand: null,         // the finished hand, shown until the next one starts
 };
 
@@ -382,8 +383,11 @@ function renderActions() {
     const [min, max] = l.bet_or_raise;
     const slider = $("#amount-slider");
     slider.min = min; slider.max = max; slider.step = l.unit || 1;
-    const start = min;
-    slider.value = start; $("#amount").value = start;
+    // The amount starts at the minimum once per decision; later redraws keep the choice.
+    if (S.sizedFor !== S.decide.id) {
+      S.sizedFor = S.decide.id;
+      slider.value = min; $("#amount").value = min;
+    }
     $("#amount").min = min; $("#amount").max = max; $("#amount").step = l.unit || 1;
     updateRaiseLabel();
   }
