@@ -1137,6 +1137,37 @@ impl Hand {
         })
     }
 
+    /// Whether player `p`, asked to show at showdown, can win nothing: in every pot they
+    /// are in, a hand already shown beats theirs in the high and in the low half (ties do
+    /// not count as beaten). A beaten hand may be mucked without giving up a chip (R33).
+    /// False when `p` may not muck, when the board is run twice, or before the showdown.
+    pub fn is_beaten(&self, p: usize) -> bool {
+        if self.phase != Phase::Showdown || self.runs > 1 || !self.can_muck(p) {
+            return false;
+        }
+        let board = self.board;
+        let mine = self.values(p, &board);
+        let shown: Vec<usize> = (0..self.players.len())
+            .filter(|&i| i != p && !self.players[i].folded && self.players[i].shown == Some(true))
+            .collect();
+        self.showdown_pots
+            .iter()
+            .filter(|&&(_, eligible)| eligible >> p & 1 == 1)
+            .all(|&(_, eligible)| {
+                let rivals: Vec<_> = shown
+                    .iter()
+                    .filter(|&&i| eligible >> i & 1 == 1)
+                    .map(|&i| self.values(i, &board))
+                    .collect();
+                let high_beaten = rivals.iter().any(|r| r.0 > mine.0);
+                let low_beaten = match mine.1 {
+                    None => true,
+                    Some(low) => rivals.iter().any(|r| r.1.is_some_and(|x| x > low)),
+                };
+                !rivals.is_empty() && high_beaten && low_beaten
+            })
+    }
+
     /// Exactly what the player to act may do in the current betting round.
     pub fn legal_actions(&self) -> Option<LegalActions> {
         if self.phase != Phase::Betting {

@@ -274,6 +274,8 @@ struct Played {
     raked: bool,
     ran_twice: bool,
     exposed: bool,
+    /// Showdown decisions where the hand was beaten (and mucking was checked).
+    beaten: usize,
 }
 
 fn play(seed: u64) -> Result<Played, TestCaseError> {
@@ -320,6 +322,26 @@ fn play(seed: u64) -> Result<Played, TestCaseError> {
                     "legal {action:?} by {p} refused: {e}"
                 )));
             }
+        }
+        // A hand the engine calls beaten wins nothing: mucking it instead of showing
+        // changes nobody's result (R33).
+        if hand.phase() == Phase::Showdown && hand.is_beaten(p) {
+            let (mut mucked, mut shown) = (hand.clone(), hand.clone());
+            mucked
+                .apply(p, Action::Muck)
+                .expect("a beaten hand may muck");
+            shown.apply(p, Action::Show { cards: None }).expect("show");
+            for h in [&mut mucked, &mut shown] {
+                while let (Some(q), Some(Decision::Showdown { .. })) = (h.to_act(), h.decision()) {
+                    h.apply(q, Action::Show { cards: None }).expect("show");
+                }
+            }
+            prop_assert_eq!(
+                mucked.final_stacks(),
+                shown.final_stacks(),
+                "mucking a beaten hand changed the result"
+            );
+            played.beaten += 1;
         }
         let action = candidates[rng.gen_range(0..candidates.len())];
         if hand.phase() == Phase::Showdown {
@@ -384,6 +406,7 @@ proptest! {
 fn random_hands_reach_showdowns_side_pots_and_reshuffles_in_every_game() {
     let mut seen = std::collections::HashSet::new();
     let (mut reshuffles, mut side_pots, mut raked, mut twice, mut exposed) = (0, 0, 0, 0, 0);
+    let mut beaten = std::collections::HashSet::new();
     for seed in 0..4000 {
         let played = play(seed).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         if played.showdown {
@@ -397,7 +420,14 @@ fn random_hands_reach_showdowns_side_pots_and_reshuffles_in_every_game() {
         raked += usize::from(played.raked);
         twice += usize::from(played.ran_twice);
         exposed += usize::from(played.exposed);
+        if played.beaten > 0 {
+            beaten.insert(format!("{:?}", played.game));
+        }
     }
+    assert!(
+        beaten.len() >= 8,
+        "beaten hands were checked in most games: {beaten:?}"
+    );
     assert!(
         raked > 0 && twice > 0 && exposed > 0,
         "rake {raked}, run twice {twice}, exposed {exposed}"

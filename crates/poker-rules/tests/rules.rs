@@ -581,6 +581,53 @@ fn r33_with_no_river_bet_the_first_to_act_shows_first_and_losers_may_muck() {
 }
 
 #[test]
+fn r33_a_hand_beaten_by_one_already_shown_may_be_mucked_but_not_a_tie() {
+    let seats = [(1000, 0, 5), (1000, 0, 10), (1000, 0, 0)];
+    let mut t = Table::new(
+        no_limit(10, &seats),
+        &["AsAh", "6c2d", "AdAc"],
+        "2c7d8h9c3d",
+    );
+    t.act(2, Action::Call);
+    t.act(0, Action::Call);
+    t.act(1, Action::Check);
+    for _ in 0..3 {
+        for p in [0, 1, 2] {
+            t.act(p, Action::Check);
+        }
+    }
+    assert_eq!(t.hand.to_act(), Some(0));
+    assert!(!t.hand.is_beaten(0), "nothing is shown yet");
+    t.act(0, Action::Show { cards: None });
+    assert!(t.hand.is_beaten(1), "a pair of twos against aces");
+    t.act(1, Action::Muck);
+    assert!(!t.hand.is_beaten(2), "aces against aces split the pot");
+}
+
+#[test]
+fn r33_a_player_in_the_side_pot_is_beaten_only_if_beaten_in_every_pot() {
+    let seats = [(50, 0, 0), (1000, 0, 0), (1000, 0, 0)];
+    let mut t = Table::new(
+        no_limit(10, &seats),
+        &["AsAh", "KsKh", "QsQh"],
+        "2c7d8h9c3d",
+    );
+    t.act(0, bet(50));
+    t.act(1, bet(200));
+    t.act(2, Action::Call);
+    for _ in 0..3 {
+        t.act(1, Action::Check);
+        t.act(2, Action::Check);
+    }
+    // Side pot players show first: kings, then queens (beaten in both pots), then aces.
+    assert_eq!(t.hand.to_act(), Some(1));
+    t.act(1, Action::Show { cards: None });
+    assert!(t.hand.is_beaten(2));
+    t.act(2, Action::Muck);
+    assert!(!t.hand.is_beaten(0), "the aces win the main pot");
+}
+
+#[test]
 fn r33_side_pot_players_show_before_the_main_pot_all_in() {
     let seats = [(50, 0, 0), (1000, 0, 0), (1000, 0, 0)];
     let mut t = Table::new(

@@ -1319,8 +1319,16 @@ impl Actor {
             if let Some(p) = cur.hand.to_act() {
                 let decision = cur.hand.decision();
                 match decision {
-                    // Cards speak at showdown.
-                    Some(Decision::Showdown { .. }) => self.auto(p, Action::Show { cards: None }),
+                    // Cards speak at showdown: a hand that can still win something is
+                    // shown; one beaten by a hand already shown is mucked unseen (R33).
+                    Some(Decision::Showdown { .. }) => {
+                        let action = if cur.hand.is_beaten(p) {
+                            Action::Muck
+                        } else {
+                            Action::Show { cards: None }
+                        };
+                        self.auto(p, action)
+                    }
                     Some(decision) => {
                         if cur.asked_at == cur.events.len() {
                             return; // already asked; the same id stands
