@@ -61,6 +61,13 @@ async fn spawn(table_id: TableId, store: &Arc<SqlStore>) -> TableHandle {
         .unwrap()
 }
 
+/// The books balance and hold exactly what was deposited.
+async fn assert_conserved(store: &SqlStore, deposited: i64) {
+    let audit = store.audit().await.unwrap();
+    assert!(audit.holds(), "{audit:?}");
+    assert_eq!(audit.wallets + audit.stacks + audit.rake, deposited);
+}
+
 async fn next(rx: &mut Receiver<ServerMsg>) -> ServerMsg {
     tokio::time::timeout(Duration::from_secs(10), rx.recv())
         .await
@@ -316,6 +323,7 @@ async fn a_subscriber_too_slow_to_keep_up_is_resynced_with_a_snapshot() {
             }
         }
     }
+    assert_conserved(&store, 1000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -399,6 +407,7 @@ async fn a_restarted_table_remembers_who_sits_out_and_the_blinds_they_owe() {
     let ida = view.seats.iter().find(|s| s.seat == 4).unwrap();
     assert!(ida.sitting_out, "still sitting out after the restart");
     assert!(store.seats(table_id).await.unwrap()[2].sitting_out);
+    assert_conserved(&store, 1500).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -820,4 +820,5 @@ async fn a_spectator_who_unwatches_receives_nothing_more_from_the_table() {
         );
     }
     server.stop().await;
+    assert_conserved(&server.audit().await, 2000);
 }
