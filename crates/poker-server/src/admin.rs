@@ -88,11 +88,7 @@ pub(crate) type ApiResult<T> = Result<T, ApiError>;
 
 fn authorize(state: &AppState, headers: &HeaderMap) -> ApiResult<()> {
     let expected = &state.config.admin.token;
-    let given = headers
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    match given {
+    match bearer(headers) {
         Some(token)
             if !expected.is_empty() && constant_time_eq(token.as_bytes(), expected.as_bytes()) =>
         {
@@ -104,6 +100,14 @@ fn authorize(state: &AppState, headers: &HeaderMap) -> ApiResult<()> {
             "a valid admin bearer token is required",
         )),
     }
+}
+
+/// The token of an `Authorization: Bearer TOKEN` header.
+pub(crate) fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
@@ -518,10 +522,11 @@ async fn hands_in(state: &AppState, rows: Vec<HandRow>, page: &Page) -> ApiResul
     match page.format.as_deref().unwrap_or("json") {
         "json" => Ok(hand_list(rows).into_response()),
         "pokerstars" => {
+            let names = Names::load(state).await?;
             let mut out = String::new();
             for row in rows.iter().rev().filter(|r| r.status == "complete") {
                 // Games without the format are left out of a bulk export.
-                if let Ok(text) = pokerstars_text(state, row, None).await {
+                if let Ok(text) = pokerstars_text(&names, row, None) {
                     out.push_str(&text);
                     out.push_str("\n\n");
                 }
@@ -597,7 +602,8 @@ async fn hand(
             if row.phh.is_none() {
                 return Err(unfinished());
             }
-            Ok(text(pokerstars_text(&state, &row, None).await?))
+            let names = Names::load(&state).await?;
+            Ok(text(pokerstars_text(&names, &row, None)?))
         }
         other => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -609,8 +615,35 @@ async fn hand(
 
 /// A hand in PokerStars text, as the operator sees it (`viewer: None`) or as one of its
 /// players does (only their own hole cards, and those shown).
-pub(crate) async fn pokerstars_text(
-    state: &AppState,
+/// Player and table names, loaded once for writing any number of hands.
+pub(crate) struct Names {
+    players: std::collections::HashMap<String, String>,
+    tables: std::collections::HashMap<TableId, String>,
+}
+
+impl Names {
+    pub(crate) async fn load(state: &AppState) -> ApiResult<Names> {
+        Ok(Names {
+            players: state
+                .store
+                .players()
+                .await?
+                .into_iter()
+                .map(|p| (p.player_id.to_string(), p.name))
+                .collect(),
+            tables: state
+                .store
+                .tables()
+                .await?
+                .into_iter()
+                .map(|t| (t.table_id, t.name))
+                .collect(),
+        })
+    }
+}
+
+pub(crate) fn pokerstars_text(
+    names: &Names,
     row: &HandRow,
     viewer: Option<PlayerId>,
 ) -> ApiResult<String> {
@@ -621,21 +654,7 @@ pub(crate) async fn pokerstars_text(
             "the hand has no history",
         )
     })?;
-    let names: std::collections::HashMap<String, String> = state
-        .store
-        .players()
-        .await?
-        .into_iter()
-        .map(|p| (p.player_id.to_string(), p.name))
-        .collect();
-    let table_name = state
-        .store
-        .tables()
-        .await?
-        .into_iter()
-        .find(|t| t.table_id == row.table_id)
-        .map(|t| t.name)
-        .unwrap_or_default();
+    let table_name = names.tables.get(&row.table_id).cloned().unwrap_or_default();
     let record = row.record.clone().unwrap_or(Value::Null);
     let ids: Vec<String> = record["seat_players"]
         .as_array()
@@ -647,7 +666,7 @@ pub(crate) async fn pokerstars_text(
         .unwrap_or_default();
     let players: Vec<String> = ids
         .iter()
-        .map(|id| names.get(id).cloned().unwrap_or_else(|| id.clone()))
+        .map(|id| names.players.get(id).cloned().unwrap_or_else(|| id.clone()))
         .collect();
     let seats: Vec<u32> = record["seats"]
         .as_array()

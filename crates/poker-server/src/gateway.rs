@@ -21,7 +21,9 @@ use axum::{Json, Router};
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{parse_client, ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::table::Entry;
-use poker_store::{hash_password, now_ms, verify_password, Player, Store, StoreError, TableId};
+use poker_store::{
+    hash_password, now_ms, verify_password, Player, PlayerId, Store, StoreError, TableId,
+};
 use rand::RngCore;
 use serde::Deserialize;
 use serde_json::json;
@@ -45,10 +47,7 @@ pub fn router() -> Router<Arc<AppState>> {
 
 /// The player of the session named by `Authorization: Bearer TOKEN`.
 async fn session_player(state: &AppState, headers: &HeaderMap) -> Result<Player, Response> {
-    let token = headers
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
+    let token = crate::admin::bearer(headers);
     let unauthorized = || {
         refused(
             StatusCode::UNAUTHORIZED,
@@ -159,7 +158,11 @@ async fn my_hand(
     let Ok(row) = state.store.hand(hand).await else {
         return not_found();
     };
-    match crate::admin::pokerstars_text(&state, &row, Some(me.player_id)).await {
+    let text = match crate::admin::Names::load(&state).await {
+        Ok(names) => crate::admin::pokerstars_text(&names, &row, Some(me.player_id)),
+        Err(e) => Err(e),
+    };
+    match text {
         Ok(text) => (
             [(
                 axum::http::header::CONTENT_TYPE,
@@ -329,11 +332,7 @@ pub(crate) async fn register(
 
 /// `POST /logout` with `Authorization: Bearer TOKEN`.
 pub(crate) async fn logout(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    let token = headers
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    if let Some(token) = token {
+    if let Some(token) = crate::admin::bearer(&headers) {
         let _ = state.store.delete_session(&token_hash(token)).await;
     }
     StatusCode::NO_CONTENT.into_response()
@@ -499,6 +498,16 @@ async fn connection(state: Arc<AppState>, socket: WebSocket) {
     }
 }
 
+/// Subscribes the connection to a table's messages as this player (a snapshot first).
+async fn join(conn: &mut Conn, table: &crate::table_actor::TableHandle, player: PlayerId) {
+    table
+        .subscribe_with(Some(player), conn.out.clone(), false)
+        .await;
+    if !conn.joined.contains(&table.table_id) {
+        conn.joined.push(table.table_id);
+    }
+}
+
 fn unknown_table() -> ServerMsg {
     ServerMsg::error(ErrorCode::UnknownTable, "no such table")
 }
@@ -594,12 +603,7 @@ async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Optio
             ..
         } => {
             // Subscribed as this player first (a snapshot comes), so nothing is missed.
-            table
-                .subscribe_with(Some(me.player_id), conn.out.clone(), false)
-                .await;
-            if !conn.joined.contains(&id) {
-                conn.joined.push(id);
-            }
+            join(conn, &table, me.player_id).await;
             let entry = if post_now {
                 Entry::PostNow
             } else {
@@ -613,12 +617,7 @@ async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Optio
         ClientMsg::Watch { .. } => {
             // As this player: a spectator sees no hole cards but their own, and a seated
             // player watching again keeps theirs.
-            table
-                .subscribe_with(Some(me.player_id), conn.out.clone(), false)
-                .await;
-            if !conn.joined.contains(&id) {
-                conn.joined.push(id);
-            }
+            join(conn, &table, me.player_id).await;
             return None;
         }
         ClientMsg::Unwatch { .. } => {

@@ -757,6 +757,16 @@ impl SqlStore {
         })
     }
 
+    /// A `player` row (player_id, name, password_hash, created_at).
+    fn player_row(row: &AnyRow) -> StoreResult<Player> {
+        Ok(Player {
+            player_id: PlayerId(Self::uuid(row.try_get("player_id")?)?),
+            name: row.try_get("name")?,
+            password_hash: row.try_get("password_hash")?,
+            created_at: row.try_get("created_at")?,
+        })
+    }
+
     fn uuid(s: String) -> StoreResult<Uuid> {
         s.parse()
             .map_err(|_| StoreError::Invalid("bad id in database".into()))
@@ -1046,12 +1056,7 @@ impl Store for SqlStore {
             .fetch_optional(&self.pool)
             .await?
             .ok_or(StoreError::NotFound("player"))?;
-        Ok(Player {
-            player_id: PlayerId(Self::uuid(row.try_get("player_id")?)?),
-            name: row.try_get("name")?,
-            password_hash: row.try_get("password_hash")?,
-            created_at: row.try_get("created_at")?,
-        })
+        Self::player_row(&row)
     }
 
     async fn create_session(
@@ -1080,15 +1085,7 @@ impl Store for SqlStore {
         .bind(now_ms())
         .fetch_optional(&self.pool)
         .await?;
-        row.map(|row| {
-            Ok(Player {
-                player_id: PlayerId(Self::uuid(row.try_get("player_id")?)?),
-                name: row.try_get("name")?,
-                password_hash: row.try_get("password_hash")?,
-                created_at: row.try_get("created_at")?,
-            })
-        })
-        .transpose()
+        row.as_ref().map(Self::player_row).transpose()
     }
 
     async fn delete_session(&self, token_hash: &str) -> StoreResult<()> {
@@ -1106,16 +1103,7 @@ impl Store for SqlStore {
         )
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|row| {
-                Ok(Player {
-                    player_id: PlayerId(Self::uuid(row.try_get("player_id")?)?),
-                    name: row.try_get("name")?,
-                    password_hash: row.try_get("password_hash")?,
-                    created_at: row.try_get("created_at")?,
-                })
-            })
-            .collect()
+        rows.iter().map(Self::player_row).collect()
     }
 
     async fn deposit(
