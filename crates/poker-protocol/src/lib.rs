@@ -303,6 +303,15 @@ pub enum ServerMsg {
         /// The table.
         table_id: String,
     },
+    /// The table stopped on a server fault: the hand in progress is void (every stack is
+    /// as it was when that hand began), nothing more is dealt, and each player may
+    /// `leave` to cash out. The operator closes the table (or a restart reopens it).
+    TableFailed {
+        /// The table.
+        table_id: String,
+        /// What the players are told.
+        message: String,
+    },
     /// Something happened in a hand (hole cards redacted for everyone but their owner).
     Event {
         /// The table.

@@ -20,6 +20,7 @@ pub type Chips = u64;
 
 /// The amounts that size bets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Stakes {
     /// No-limit and pot-limit: the minimum opening bet and raise (usually the big blind).
     #[serde(default)]
@@ -113,6 +114,7 @@ pub enum RakeRounding {
 
 /// The house's cut (R36).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Rake {
     /// Percentage of each pot, in basis points (500 = 5%).
     pub basis_points: u32,
@@ -133,7 +135,7 @@ fn yes() -> bool {
 
 /// House options beyond the game and structure, each a choice the rule texts allow.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(deny_unknown_fields, default)]
 pub struct HandOptions {
     /// Spread limit (R21): the smallest and largest bet or raise of each street, in order;
     /// the last range also serves later streets ("1 to 5, 10 on the end": `[(1,5),(1,5),
@@ -1396,12 +1398,14 @@ impl Hand {
             });
         }
         match (self.phase, action) {
-            (Phase::Betting, Action::Draw { .. } | Action::Show { .. } | Action::Muck) => {
-                Err(ActionError::WrongPhase {
-                    action: action_name(&action),
-                })
-            }
-            (Phase::Betting, _) => self.bet_action(player, action, events),
+            (
+                Phase::Betting,
+                Action::Fold
+                | Action::Check
+                | Action::Call
+                | Action::BringIn
+                | Action::BetOrRaiseTo { .. },
+            ) => self.bet_action(player, action, events),
             (Phase::Drawing, Action::Draw { discards }) => self.draw(player, discards, events),
             (Phase::Showdown, Action::Show { cards }) => self.show(player, cards, events),
             (Phase::RunItTwice, Action::RunItTwice { agree }) => {
@@ -1545,7 +1549,11 @@ impl Hand {
                     full,
                 });
             }
-            _ => unreachable!("filtered by apply_into"),
+            Action::Draw { .. } | Action::Show { .. } | Action::Muck | Action::RunItTwice { .. } => {
+                return Err(ActionError::WrongPhase {
+                    action: action_name(&action),
+                })
+            }
         }
         if self.street == 0
             && !self.big_blind_acted

@@ -21,6 +21,11 @@ use std::fmt::Write as _;
 pub struct PhhHand {
     /// The variant code.
     pub variant: Variant,
+    /// The betting structure, when it is not the variant code's own (user-defined field
+    /// `_structure`: "no_limit", "pot_limit", "fixed_limit", "spread_limit"). The standard
+    /// has codes for eleven game and structure pairs; a hand of another pair is written
+    /// with its game's code and this field, so every hand the engine plays is recorded.
+    pub structure: Option<Structure>,
     /// Antes per player, as written.
     pub antes: Vec<f64>,
     /// Blinds and straddles per player, as written.
@@ -186,8 +191,19 @@ impl PhhHand {
             ),
             _ => None,
         };
+        let structure = match table.get("_structure") {
+            None => None,
+            Some(v) => Some(
+                v.as_str()
+                    .and_then(|name| {
+                        serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
+                    })
+                    .ok_or_else(|| PhhError::Format("_structure names a betting structure".into()))?,
+            ),
+        };
         Ok(PhhHand {
             variant,
+            structure,
             antes,
             blinds_or_straddles,
             bring_in: scalar(table, "bring_in")?,
@@ -229,6 +245,11 @@ impl PhhHand {
         })
     }
 
+    /// The betting structure played: the variant code's, or `_structure`'s.
+    pub fn structure(&self) -> Structure {
+        self.structure.unwrap_or(self.variant.structure())
+    }
+
     /// Writes the hand as PHH text.
     pub fn to_toml(&self) -> String {
         let nums = |v: &[f64]| v.iter().map(|x| fmt_num(*x)).collect::<Vec<_>>().join(", ");
@@ -247,17 +268,29 @@ impl PhhHand {
                 let _ = writeln!(out, "bring_in = {}", fmt_num(self.bring_in));
             }
         }
-        match self.variant.structure() {
-            Structure::FixedLimit => {
+        match (self.structure, self.variant.structure()) {
+            (Some(structure), _) => {
+                // A structure the code does not name: every stake is written.
+                let name = serde_json::to_string(&structure).expect("structure serializes");
+                let _ = writeln!(out, "_structure = '{}'", name.trim_matches('"'));
+                let _ = writeln!(out, "min_bet = {}", fmt_num(self.min_bet));
                 let _ = writeln!(out, "small_bet = {}", fmt_num(self.small_bet));
                 let _ = writeln!(out, "big_bet = {}", fmt_num(self.big_bet));
             }
-            _ => {
+            (None, Structure::FixedLimit) => {
+                let _ = writeln!(out, "small_bet = {}", fmt_num(self.small_bet));
+                let _ = writeln!(out, "big_bet = {}", fmt_num(self.big_bet));
+            }
+            (None, _) => {
                 let _ = writeln!(out, "min_bet = {}", fmt_num(self.min_bet));
             }
         }
         let _ = writeln!(out, "starting_stacks = [{}]", nums(&self.starting_stacks));
-        let actions: Vec<String> = self.actions.iter().map(|a| format!("'{a}'")).collect();
+        let actions: Vec<String> = self
+            .actions
+            .iter()
+            .map(|a| toml::Value::String(a.clone()).to_string())
+            .collect();
         let _ = writeln!(out, "actions = [{}]", actions.join(", "));
         if let Some(players) = &self.players {
             let names: Vec<String> = players
@@ -342,7 +375,7 @@ impl PhhHand {
         }
         HandConfig {
             game: self.variant.game(),
-            structure: self.variant.structure(),
+            structure: self.structure(),
             stakes: Stakes {
                 min_bet: chips(self.min_bet),
                 small_bet: chips(self.small_bet),
@@ -352,7 +385,7 @@ impl PhhHand {
             max_raises: match self.max_raises {
                 Some(cap) if cap < 0 => None,
                 Some(cap) => Some(cap as u32),
-                None => (self.variant.structure() == Structure::FixedLimit).then_some(4),
+                None => (self.structure() == Structure::FixedLimit).then_some(4),
             },
             uncapped_heads_up: self.uncapped_heads_up,
             seats: (0..n)
@@ -373,10 +406,16 @@ impl PhhHand {
 }
 
 fn fmt_num(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
+    if x.is_nan() {
+        "nan".to_string()
+    } else if x.is_infinite() {
+        (if x > 0.0 { "inf" } else { "-inf" }).to_string()
+    } else if x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{}", x as i64)
     } else {
-        format!("{x}")
+        // Debug writes large and tiny values with an exponent (1e30), which TOML reads as
+        // a float; Display would write 1e30 as a 31-digit integer TOML cannot hold.
+        format!("{x:?}")
     }
 }
 
@@ -585,7 +624,15 @@ pub fn write(
     events: &[Event],
     final_stacks: Option<&[Chips]>,
 ) -> Option<PhhHand> {
-    let variant = Variant::of(config.game, config.structure)?;
+    // The standard's code for the game and structure, else the game's code with the
+    // structure as a user-defined field.
+    let (variant, structure) = match Variant::of(config.game, config.structure) {
+        Some(v) => (v, None),
+        None => (
+            Variant::ALL.into_iter().find(|v| v.game() == config.game)?,
+            Some(config.structure),
+        ),
+    };
     let n = config.seats.len();
     let f = |x: Chips| x as f64;
     let (mut antes, mut blinds): (Vec<f64>, Vec<f64>) =
@@ -623,6 +670,7 @@ pub fn write(
     }
     Some(PhhHand {
         variant,
+        structure,
         antes,
         blinds_or_straddles: blinds,
         bring_in: f(config.stakes.bring_in),

@@ -63,6 +63,7 @@ pub enum KillTrigger {
 
 /// A kill game: the trigger and how much the kill raises the stakes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct KillRule {
     /// What triggers it.
     pub trigger: KillTrigger,
@@ -72,6 +73,7 @@ pub struct KillRule {
 
 /// The table's configuration: its game, stakes and house rules.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TableRules {
     /// The game dealt.
     pub game: Game,

@@ -206,7 +206,42 @@ fn illegal_candidates(hand: &Hand) -> Vec<(usize, Action)> {
     let p = hand.to_act().expect("someone acts");
     let n = hand.players().len();
     let mut out = vec![((p + 1) % n, Action::Fold), (n + 3, Action::Check)];
-    match hand.decision().expect("a decision") {
+    // Every kind of action that does not answer this kind of decision is refused (a
+    // client may send any of them at any time).
+    let decision = hand.decision().expect("a decision");
+    for action in [
+        Action::Fold,
+        Action::Check,
+        Action::Call,
+        Action::BringIn,
+        Action::BetOrRaiseTo { to: 1 },
+        Action::Draw {
+            discards: Cards::new(),
+        },
+        Action::Show { cards: None },
+        Action::Muck,
+        Action::RunItTwice { agree: true },
+        Action::RunItTwice { agree: false },
+    ] {
+        let answers = match (&decision, &action) {
+            (
+                Decision::Bet(_),
+                Action::Fold
+                | Action::Check
+                | Action::Call
+                | Action::BringIn
+                | Action::BetOrRaiseTo { .. },
+            ) => true,
+            (Decision::Draw, Action::Draw { .. }) => true,
+            (Decision::Showdown { .. }, Action::Show { .. } | Action::Muck) => true,
+            (Decision::RunItTwice, Action::RunItTwice { .. }) => true,
+            _ => false,
+        };
+        if !answers {
+            out.push((p, action));
+        }
+    }
+    match decision {
         Decision::Bet(l) => {
             out.push((p, Action::Muck));
             out.push((
@@ -375,8 +410,15 @@ fn play(seed: u64) -> Result<Played, TestCaseError> {
             < events
                 .iter()
                 .rposition(|e| matches!(e, Event::BoardDealt { .. }));
-    // The hand written as PHH replays to the same stacks.
-    if let Some(history) = phh::write(&config, &events, Some(&stacks)) {
+    // Every hand, of every game and structure, is written as PHH and replays to the
+    // same stacks.
+    {
+        let history = phh::write(&config, &events, Some(&stacks)).ok_or_else(|| {
+            TestCaseError::fail(format!(
+                "no PHH for {:?} {:?}",
+                config.game, config.structure
+            ))
+        })?;
         let text = history.to_toml();
         let parsed = phh::PhhHand::parse(&text).expect("written PHH parses");
         match phh::replay(&parsed) {

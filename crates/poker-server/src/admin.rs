@@ -84,7 +84,40 @@ impl From<JsonRejection> for ApiError {
     }
 }
 
-pub(crate) type ApiResult<T> = Result<T, ApiError>;
+/// What an admin handler answers.
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The error code.
+    pub fn code(&self) -> &'static str {
+        self.code
+    }
+}
+
+fn body_error(e: serde_json::Error) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        "bad_request",
+        format!("Failed to deserialize the JSON body into the target type: {e}"),
+    )
+}
+
+/// Reads and checks a `POST /admin/tables` body exactly as the route does: the table's
+/// name and what it will be created with.
+pub fn parse_new_table(body: &[u8]) -> ApiResult<(String, TableSpec)> {
+    check_new_table(serde_json::from_slice(body).map_err(body_error)?)
+}
+
+/// Reads a deposit or withdrawal body: the amount and the idempotency key.
+pub fn parse_money(body: &[u8]) -> ApiResult<(u64, Option<String>)> {
+    let m: Money = serde_json::from_slice(body).map_err(body_error)?;
+    Ok((m.amount, m.idempotency_key))
+}
 
 fn authorize(state: &AppState, headers: &HeaderMap) -> ApiResult<()> {
     let expected = &state.config.admin.token;
@@ -180,6 +213,7 @@ async fn audit(State(state): State<Arc<AppState>>, headers: HeaderMap) -> ApiRes
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct NewPlayer {
     name: String,
     password: String,
@@ -265,6 +299,7 @@ async fn inspect_player(
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Money {
     amount: u64,
     idempotency_key: Option<String>,
@@ -323,6 +358,7 @@ async fn ledger(
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct NewTable {
     name: String,
     rules: TableRules,
@@ -352,13 +388,7 @@ fn check_rules(rules: &TableRules) -> ApiResult<()> {
     probe.validate().map_err(|e| bad(e.to_string()))
 }
 
-async fn create_table(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    body: Result<Json<NewTable>, JsonRejection>,
-) -> ApiResult<(StatusCode, Json<Value>)> {
-    authorize(&state, &headers)?;
-    let Json(t) = body?;
+fn check_new_table(t: NewTable) -> ApiResult<(String, TableSpec)> {
     check_rules(&t.rules)?;
     if t.clock.action_ms == 0 {
         return Err(ApiError::new(
@@ -375,10 +405,24 @@ async fn create_table(
             "a table name of 1 to 64 characters",
         ));
     }
-    let spec = TableSpec {
-        rules: t.rules,
-        clock: t.clock,
-    };
+    Ok((
+        name.to_string(),
+        TableSpec {
+            rules: t.rules,
+            clock: t.clock,
+        },
+    ))
+}
+
+async fn create_table(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Result<Json<NewTable>, JsonRejection>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    authorize(&state, &headers)?;
+    let Json(t) = body?;
+    let (name, spec) = check_new_table(t)?;
+    let name = name.as_str();
     let config = serde_json::to_string(&spec).expect("rules serialize");
     let id = state.store.create_table(name, &config).await?;
     if let Err(e) = state.open_table(id, name, &config).await {
@@ -408,7 +452,13 @@ async fn list_tables(
         out.push(json!({
             "table_id": t.table_id.to_string(),
             "name": t.name,
-            "status": t.status,
+            // A table whose task failed is open in the store (a restart reopens it) and
+            // failed until then.
+            "status": state
+                .lobby
+                .get(t.table_id)
+                .filter(|l| l.status == "failed")
+                .map_or(t.status, |l| l.status),
             "rules": rules,
             "seats": seats,
         }));

@@ -379,6 +379,38 @@ struct Conn {
     joined: Vec<TableId>,
     out: mpsc::Sender<ServerMsg>,
     lobby: Option<broadcast::Receiver<poker_protocol::TableSummary>>,
+    /// The decisions this client was asked and has not answered, by table: an answer
+    /// to one of them is never rate-limited.
+    asked: Vec<(String, u64)>,
+}
+
+/// Replies and lobby updates wait here for the socket, in order with the tables'
+/// messages; a client that reads nothing while sending this many requests is closed.
+const MAX_UNREAD_REPLIES: usize = 256;
+
+/// Notes the decisions a message asks of this client.
+fn note_asked(asked: &mut Vec<(String, u64)>, msg: &ServerMsg) {
+    let (table_id, decision_id) = match msg {
+        ServerMsg::Decide {
+            table_id,
+            decision_id,
+            ..
+        }
+        | ServerMsg::DecideDraw {
+            table_id,
+            decision_id,
+        }
+        | ServerMsg::DecideRunTwice {
+            table_id,
+            decision_id,
+        } => (table_id, *decision_id),
+        ServerMsg::Snapshot {
+            decide: Some(d), ..
+        } => return note_asked(asked, d),
+        _ => return,
+    };
+    asked.retain(|(t, _)| t != table_id);
+    asked.push((table_id.clone(), decision_id));
 }
 
 struct Gauge<'a>(&'a AppState);
@@ -408,7 +440,13 @@ async fn connection(state: Arc<AppState>, socket: WebSocket) {
         joined: Vec::new(),
         out: out_tx,
         lobby: None,
+        asked: Vec::new(),
     };
+    // Answers to this client's own messages and lobby updates. They never share the
+    // tables' bounded queue, so a slow reader cannot lose them: the tables resync such a
+    // client with a snapshot instead (a lobby that fell behind is sent whole).
+    let mut replies: std::collections::VecDeque<ServerMsg> = std::collections::VecDeque::new();
+    let mut lobby_behind = false;
     let server = &state.config.server;
     let mut limit = RateLimit {
         tokens: f64::from(server.rate_limit_burst),
@@ -427,52 +465,86 @@ async fn connection(state: Arc<AppState>, socket: WebSocket) {
                 break;
             }
             frame = stream.next() => {
-                let Some(Ok(frame)) = frame else { break };
+                let frame = match frame {
+                    None => break,
+                    Some(Ok(frame)) => frame,
+                    Some(Err(e)) => {
+                        // A frame the WebSocket layer refused (invalid UTF-8 in a text
+                        // frame, a protocol violation): the connection cannot go on
+                        // (RFC 6455 7.1.7), so it is told why and closed properly.
+                        let error = ServerMsg::error(
+                            ErrorCode::BadMessage,
+                            format!("the frame breaks the WebSocket protocol: {e}"),
+                        );
+                        let text = serde_json::to_string(&error).expect("messages serialize");
+                        let _ = sink.send(Message::Text(text.into())).await;
+                        let _ = sink
+                            .send(Message::Close(Some(axum::extract::ws::CloseFrame {
+                                code: 1007,
+                                reason: "invalid frame".into(),
+                            })))
+                            .await;
+                        break;
+                    }
+                };
                 let text = match frame {
                     Message::Text(t) => t.to_string(),
                     Message::Binary(_) => {
-                        let _ = conn.out.try_send(ServerMsg::error(ErrorCode::BadMessage, "send JSON text frames"));
+                        replies.push_back(ServerMsg::error(ErrorCode::BadMessage, "send JSON text frames"));
                         continue;
                     }
                     Message::Close(_) => break,
                     _ => continue,
                 };
                 state.metrics.messages.fetch_add(1, Ordering::Relaxed);
-                let reply = if !limit.allow() {
-                    state.metrics.rate_limited.fetch_add(1, Ordering::Relaxed);
-                    Some(ServerMsg::error(
-                        ErrorCode::RateLimited,
-                        format!("at most {} messages a second: slow down", server.rate_limit_per_sec),
-                    ))
-                } else if text.len() > server.max_frame_bytes {
-                    Some(ServerMsg::error(
+                let reply = if text.len() > server.max_frame_bytes {
+                    limited(&mut limit, &state).or(Some(ServerMsg::error(
                         ErrorCode::FrameTooLarge,
                         format!("frames are limited to {} bytes", server.max_frame_bytes),
-                    ))
+                    )))
                 } else {
                     match parse_client(&text) {
-                        Err(error) => Some(error),
-                        Ok(msg) => handle(&state, &mut conn, msg).await,
+                        Err(error) => limited(&mut limit, &state).or(Some(error)),
+                        Ok(msg) => {
+                            // An answer to a decision this client was asked is never
+                            // rate-limited; everything else is.
+                            let answers = match &msg {
+                                ClientMsg::Act { table_id, decision_id, .. } => {
+                                    let pos = conn.asked.iter().position(|(t, d)| t == table_id && d == decision_id);
+                                    pos.map(|i| conn.asked.remove(i)).is_some()
+                                }
+                                _ => false,
+                            };
+                            match if answers { None } else { limited(&mut limit, &state) } {
+                                Some(refusal) => Some(refusal),
+                                None => handle(&state, &mut conn, msg).await,
+                            }
+                        }
                     }
                 };
                 if let Some(reply) = reply {
-                    if conn.out.try_send(reply).is_err() {
+                    if replies.len() >= MAX_UNREAD_REPLIES {
+                        // Sends and never reads: told so and closed.
+                        let _ = sink
+                            .send(Message::Close(Some(axum::extract::ws::CloseFrame {
+                                code: 1008,
+                                reason: "too many unread replies".into(),
+                            })))
+                            .await;
                         break;
                     }
+                    replies.push_back(reply);
                 }
             }
             update = next_lobby(&mut conn.lobby) => {
-                let msg = match update {
-                    Ok(table) => ServerMsg::TableUpdate { table },
-                    // Missed updates: send the whole lobby again.
-                    Err(broadcast::error::RecvError::Lagged(_)) => ServerMsg::Tables { tables: state.lobby.list() },
-                    Err(broadcast::error::RecvError::Closed) => { conn.lobby = None; continue }
-                };
-                if conn.out.try_send(msg).is_err() {
-                    break;
+                match update {
+                    Ok(table) if replies.len() < MAX_UNREAD_REPLIES => replies.push_back(ServerMsg::TableUpdate { table }),
+                    // Missed updates: the whole lobby again, once the client reads.
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => lobby_behind = true,
+                    Err(broadcast::error::RecvError::Closed) => conn.lobby = None,
                 }
             }
-            out = out_rx.recv() => {
+            out = out_rx.recv(), if replies.is_empty() => {
                 let Some(msg) = out else { break };
                 // Whatever else is already queued goes out in the same write.
                 let mut batch = vec![msg];
@@ -482,20 +554,57 @@ async fn connection(state: Arc<AppState>, socket: WebSocket) {
                         Err(_) => break,
                     }
                 }
-                let mut failed = false;
-                for msg in batch {
-                    let text = serde_json::to_string(&msg).expect("messages serialize");
-                    if sink.feed(Message::Text(text.into())).await.is_err() {
-                        failed = true;
-                        break;
-                    }
+                if write_batch(&mut sink, &mut conn.asked, batch).await.is_err() {
+                    break;
                 }
-                if failed || sink.flush().await.is_err() {
+            }
+            _ = std::future::ready(()), if !replies.is_empty() => {
+                // Replies go out before the tables' queue is read again, each batch in
+                // one write; a lobby that fell behind follows in one piece.
+                let mut batch: Vec<ServerMsg> = replies.drain(..replies.len().min(64)).collect();
+                if replies.is_empty() && lobby_behind {
+                    lobby_behind = false;
+                    batch.push(ServerMsg::Tables { tables: state.lobby.list() });
+                }
+                if write_batch(&mut sink, &mut conn.asked, batch).await.is_err() {
                     break;
                 }
             }
         }
+        if lobby_behind && replies.is_empty() {
+            lobby_behind = false;
+            replies.push_back(ServerMsg::Tables { tables: state.lobby.list() });
+        }
     }
+}
+
+/// The rate limit's refusal, if this message goes over it.
+fn limited(limit: &mut RateLimit, state: &AppState) -> Option<ServerMsg> {
+    if limit.allow() {
+        return None;
+    }
+    state.metrics.rate_limited.fetch_add(1, Ordering::Relaxed);
+    Some(ServerMsg::error(
+        ErrorCode::RateLimited,
+        format!(
+            "at most {} messages a second: slow down",
+            state.config.server.rate_limit_per_sec
+        ),
+    ))
+}
+
+/// Writes messages to the socket in one flush, noting the decisions they ask.
+async fn write_batch(
+    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    asked: &mut Vec<(String, u64)>,
+    batch: Vec<ServerMsg>,
+) -> Result<(), axum::Error> {
+    for msg in batch {
+        note_asked(asked, &msg);
+        let text = serde_json::to_string(&msg).expect("messages serialize");
+        sink.feed(Message::Text(text.into())).await?;
+    }
+    sink.flush().await
 }
 
 /// Subscribes the connection to a table's messages as this player (a snapshot first).
@@ -531,10 +640,8 @@ async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Optio
             player_id: player.player_id.to_string(),
             name: player.name.clone(),
         };
-        // The welcome goes first, then a snapshot of every table the player sits at.
-        if conn.out.try_send(welcome).is_err() {
-            return None;
-        }
+        // The welcome is the reply; replies are written before the tables' queue, so it
+        // comes before the snapshot of every table the player sits at.
         let tables: Vec<_> = state.tables.lock().await.values().cloned().collect();
         for table in tables {
             if conn.joined.contains(&table.table_id) {
@@ -548,7 +655,7 @@ async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Optio
             }
         }
         conn.me = Some(player);
-        return None;
+        return Some(welcome);
     }
     if matches!(msg, ClientMsg::Ping) {
         return Some(ServerMsg::Pong);
@@ -602,16 +709,26 @@ async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Optio
             post_now,
             ..
         } => {
-            // Subscribed as this player first (a snapshot comes), so nothing is missed.
-            join(conn, &table, me.player_id).await;
             let entry = if post_now {
                 Entry::PostNow
             } else {
                 Entry::WaitForBigBlind
             };
+            // Subscribed as this player only once seated (a snapshot comes first, with
+            // the player in the seat); a refused sit changes nothing.
             let result = table
-                .sit(me.player_id, me.name.clone(), seat, buy_in, entry)
+                .sit_with(
+                    me.player_id,
+                    me.name.clone(),
+                    seat,
+                    buy_in,
+                    entry,
+                    Some(conn.out.clone()),
+                )
                 .await;
+            if result.is_ok() && !conn.joined.contains(&id) {
+                conn.joined.push(id);
+            }
             return done("sit", result);
         }
         ClientMsg::Watch { .. } => {

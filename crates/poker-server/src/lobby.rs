@@ -58,6 +58,15 @@ impl Lobby {
         }
     }
 
+    /// One table's summary, if it is not closed.
+    pub fn get(&self, table: TableId) -> Option<TableSummary> {
+        self.tables
+            .lock()
+            .expect("lobby lock")
+            .get(&table)
+            .map(|(s, _)| s.clone())
+    }
+
     /// Every table not closed.
     pub fn list(&self) -> Vec<TableSummary> {
         self.tables

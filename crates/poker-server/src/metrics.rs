@@ -74,6 +74,11 @@ pub struct Metrics {
     pub rate_limited: AtomicU64,
     /// Subscribers resynced with a snapshot after falling behind.
     pub resyncs: AtomicU64,
+    /// Times a table's task woke up (a command or its clock): flat while the server is
+    /// idle, so an idle server is seen to use no CPU.
+    pub table_wakeups: AtomicU64,
+    /// Table tasks that ended unexpectedly (their hand was voided, the table failed).
+    pub table_failures: AtomicU64,
     /// From an action reaching its table to its events queued for every subscriber.
     pub action_latency: Histogram,
     /// From a hand's end to its commit being durable.
@@ -90,6 +95,8 @@ impl Default for Metrics {
             messages: AtomicU64::new(0),
             rate_limited: AtomicU64::new(0),
             resyncs: AtomicU64::new(0),
+            table_wakeups: AtomicU64::new(0),
+            table_failures: AtomicU64::new(0),
             action_latency: Histogram::new(LATENCY),
             persist_lag: Histogram::new(PERSIST),
         }
@@ -155,6 +162,18 @@ impl Metrics {
             "counter",
             "Slow clients resynced with a snapshot.",
             load(&self.resyncs),
+        );
+        gauge(
+            "poker_table_wakeups_total",
+            "counter",
+            "Times a table task woke up for a command or its clock.",
+            load(&self.table_wakeups),
+        );
+        gauge(
+            "poker_table_failures_total",
+            "counter",
+            "Table tasks that ended unexpectedly (hand voided, table failed).",
+            load(&self.table_failures),
         );
         self.action_latency.render(
             &mut out,

@@ -103,6 +103,8 @@ pub enum Command {
         buy_in: Chips,
         /// Post now or wait for the big blind.
         entry: Entry,
+        /// The connection's queue, subscribed (with a snapshot) only if the seat is taken.
+        queue: Option<mpsc::Sender<ServerMsg>>,
         /// Answer.
         respond_to: Reply<Outcome>,
     },
@@ -161,6 +163,8 @@ pub enum Command {
         /// Answer.
         respond_to: oneshot::Sender<Chips>,
     },
+    /// Makes the task fail at once, as a bug would (fault-injection tests).
+    InjectFault,
 }
 
 /// A seat request.
@@ -244,12 +248,27 @@ impl TableHandle {
         buy_in: Chips,
         entry: Entry,
     ) -> Result<Outcome, Refusal> {
+        self.sit_with(player, name, seat, buy_in, entry, None).await
+    }
+
+    /// Seats a player and, only if seated, subscribes the connection's queue (a snapshot
+    /// first, taken with the player in the seat).
+    pub async fn sit_with(
+        &self,
+        player: PlayerId,
+        name: String,
+        seat: u32,
+        buy_in: Chips,
+        entry: Entry,
+        queue: Option<mpsc::Sender<ServerMsg>>,
+    ) -> Result<Outcome, Refusal> {
         self.ask(|respond_to| Command::Sit {
             player,
             name,
             seat,
             buy_in,
             entry,
+            queue,
             respond_to,
         })
         .await
@@ -333,6 +352,14 @@ impl TableHandle {
     pub async fn close(&self) -> Option<Chips> {
         self.query(|respond_to| Command::Close { respond_to }).await
     }
+
+    /// Makes the table's task fail as a bug would, to test that the server contains it
+    /// (the hand is voided, the table marked failed, its players may leave with their
+    /// chips). Not reachable from the network.
+    #[doc(hidden)]
+    pub async fn inject_fault(&self) {
+        let _ = self.commands.send(Command::InjectFault).await;
+    }
 }
 
 struct Current {
@@ -364,6 +391,8 @@ struct SeatInfo {
     timeouts: u32,
     pending_top_up: Chips,
     leaving: bool,
+    /// Asked to sit out during a hand and told `pending`: told `done` again at its end.
+    pending_sit_out: bool,
 }
 
 struct Subscriber {
@@ -398,7 +427,12 @@ struct Actor {
     state_tx: tokio::sync::watch::Sender<String>,
     /// The table changed since its state was last handed to the writer.
     state_dirty: bool,
+    /// Who listens, mirrored for the supervisor (which tells them if this task fails).
+    listeners: Listeners,
 }
+
+/// The queues subscribed to a table, shared with its supervisor.
+type Listeners = Arc<std::sync::Mutex<Vec<(Option<PlayerId>, mpsc::Sender<ServerMsg>)>>>;
 
 /// Starts a table's actor, with the players the store says are seated there.
 pub async fn spawn(
@@ -484,7 +518,10 @@ pub async fn spawn(
             }
         });
     }
-    let (commands, mut rx) = mpsc::channel(256);
+    let (commands, rx) = mpsc::channel(256);
+    // The supervisor takes the commands over if the actor's task ends unexpectedly.
+    let rx = Arc::new(tokio::sync::Mutex::new(rx));
+    let listeners: Listeners = Arc::default();
     let mut actor = Actor {
         table_id,
         name,
@@ -507,9 +544,18 @@ pub async fn spawn(
         saved,
         state_tx,
         state_dirty: false,
+        listeners: listeners.clone(),
     };
     actor.publish_lobby();
-    tokio::spawn(async move {
+    let failed = Failed {
+        table_id,
+        name: actor.name.clone(),
+        ctx: actor.ctx.clone(),
+        listeners,
+    };
+    let actor_rx = rx.clone();
+    let task = tokio::spawn(async move {
+        let mut rx = actor_rx.lock().await;
         actor.progress().await;
         while !actor.closed {
             let deadline = actor.next_deadline();
@@ -520,12 +566,172 @@ pub async fn spawn(
                 },
                 _ = sleep_until(deadline), if deadline.is_some() => actor.on_timer(),
             }
+            actor.ctx.metrics.table_wakeups.fetch_add(1, Ordering::Relaxed);
             actor.progress().await;
             actor.save_seat_states().await;
             actor.save_table();
         }
     });
+    tokio::spawn(async move {
+        match task.await {
+            Ok(()) => {}
+            Err(e) if e.is_cancelled() => {}
+            Err(e) => {
+                let reason = match e.try_into_panic() {
+                    Ok(p) => p
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "a panic".into()),
+                    Err(e) => e.to_string(),
+                };
+                let mut rx = rx.lock().await;
+                failed.serve(&reason, &mut rx).await;
+            }
+        }
+    });
     Ok(TableHandle { commands, table_id })
+}
+
+/// A table whose task ended unexpectedly: what its supervisor needs to contain it.
+struct Failed {
+    table_id: TableId,
+    name: String,
+    ctx: TableContext,
+    listeners: Listeners,
+}
+
+impl Failed {
+    fn tell(&self, msg: &ServerMsg) {
+        let mut listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
+        listeners.retain(|(_, q)| !matches!(q.try_send(msg.clone()), Err(TrySendError::Closed(_))));
+    }
+
+    fn lobby(&self, status: &str) {
+        if let Some(mut summary) = self.ctx.lobby.get(self.table_id) {
+            summary.status = status.to_string();
+            self.ctx.lobby.publish(self.table_id, summary);
+        }
+    }
+
+    /// Voids the hand in progress (the stored stacks are as it began), marks the table
+    /// failed, tells its players, then answers commands: players may leave with their
+    /// chips, the operator may close the table; nothing else is done.
+    async fn serve(self, reason: &str, rx: &mut mpsc::Receiver<Command>) {
+        let table_id = self.table_id;
+        self.ctx.metrics.table_failures.fetch_add(1, Ordering::Relaxed);
+        eprintln!("pokerd: table {table_id}: its task failed ({reason}); the table is stopped");
+        match self.ctx.store.void_hands(table_id).await {
+            Ok(void) if !void.is_empty() => {
+                eprintln!("pokerd: table {table_id}: {} hand(s) void", void.len())
+            }
+            Ok(_) => {}
+            Err(e) => eprintln!("pokerd: table {table_id}: cannot void its hand: {e}"),
+        }
+        self.lobby("failed");
+        let failed_msg = ServerMsg::TableFailed {
+            table_id: table_id.to_string(),
+            message: "the table stopped on a server fault: the hand in progress is void \
+                      (every stack is as it began); leave to cash out"
+                .into(),
+        };
+        self.tell(&failed_msg);
+        let stopped = || refuse(ErrorCode::SeatRefused, "the table has failed: leave to cash out");
+        while let Some(command) = rx.recv().await {
+            match command {
+                Command::Sit { respond_to, .. } => {
+                    let _ = respond_to.send(Err(stopped()));
+                }
+                Command::Act { respond_to, .. } => {
+                    let _ = respond_to.send(Err(refuse(
+                        ErrorCode::IllegalAction,
+                        "the table has failed: the hand is void",
+                    )));
+                }
+                Command::Seat {
+                    player,
+                    request: SeatRequest::Leave,
+                    respond_to,
+                } => {
+                    let result = match self.ctx.store.cash_out(table_id, player, now_ms()).await {
+                        Ok(amount) => Ok(Outcome {
+                            amount,
+                            pending: false,
+                        }),
+                        Err(StoreError::NotFound(_)) => Err(refuse(
+                            ErrorCode::NotYourTurn,
+                            "you are not seated at this table",
+                        )),
+                        Err(e) => {
+                            eprintln!("pokerd: table {table_id}: cash-out failed: {e}");
+                            Err(refuse(ErrorCode::Internal, "the cash-out failed"))
+                        }
+                    };
+                    let _ = respond_to.send(result);
+                }
+                Command::Seat { respond_to, .. } => {
+                    let _ = respond_to.send(Err(stopped()));
+                }
+                Command::Subscribe {
+                    player,
+                    only_if_seated,
+                    queue,
+                    respond_to,
+                } => {
+                    let seated = match (player, self.ctx.store.seats(table_id).await) {
+                        (Some(p), Ok(seats)) => seats.iter().any(|s| s.player_id == p),
+                        _ => false,
+                    };
+                    let ok = !only_if_seated || seated;
+                    if ok {
+                        let _ = queue.try_send(failed_msg.clone());
+                        self.listeners
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((player, queue));
+                    }
+                    let _ = respond_to.send(ok);
+                }
+                Command::Unsubscribe { queue } => {
+                    self.listeners
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .retain(|(_, q)| !q.same_channel(&queue));
+                }
+                Command::Inspect { respond_to } => {
+                    let seats = self.ctx.store.seats(table_id).await.unwrap_or_default();
+                    let _ = respond_to.send(serde_json::json!({
+                        "table": { "table_id": table_id.to_string(), "name": self.name, "seats": seats },
+                        "hand_number": null,
+                        "status": "failed",
+                        "reason": reason,
+                    }));
+                }
+                Command::Drain { respond_to } => {
+                    let _ = respond_to.send(());
+                }
+                Command::Close { respond_to } => {
+                    let mut total = 0;
+                    for seat in self.ctx.store.seats(table_id).await.unwrap_or_default() {
+                        match self.ctx.store.cash_out(table_id, seat.player_id, now_ms()).await {
+                            Ok(amount) => total += amount,
+                            Err(e) => eprintln!("pokerd: table {table_id}: closing: {e}"),
+                        }
+                    }
+                    if let Err(e) = self.ctx.store.set_table_status(table_id, "closed").await {
+                        eprintln!("pokerd: table {table_id}: cannot mark closed: {e}");
+                    }
+                    self.lobby("closed");
+                    self.tell(&ServerMsg::TableClosed {
+                        table_id: table_id.to_string(),
+                    });
+                    let _ = respond_to.send(total);
+                    return;
+                }
+                Command::InjectFault => {}
+            }
+        }
+    }
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
@@ -550,6 +756,7 @@ impl SeatInfo {
             timeouts: 0,
             pending_top_up: 0,
             leaving: false,
+            pending_sit_out: false,
         }
     }
 }
@@ -569,26 +776,28 @@ impl Actor {
                     let snapshot = self.snapshot(player);
                     // A connection subscribes once per table; a spectator who sits down
                     // becomes that player.
-                    self.subscribers.retain(|s| !s.queue.same_channel(&queue));
-                    let stale = queue.try_send(snapshot).is_err();
-                    self.subscribers.push(Subscriber {
-                        who: player,
-                        queue,
-                        stale,
-                    });
+                    self.add_subscriber(player, queue, snapshot);
                 }
                 let _ = respond_to.send(ok);
             }
+            Command::InjectFault => panic!("injected fault"),
             Command::Sit {
                 player,
                 name,
                 seat,
                 buy_in,
                 entry,
+                queue,
                 respond_to,
             } => {
                 let result = self.sit(player, name, seat, buy_in, entry).await;
                 if result.is_ok() {
+                    // Subscribed only once seated: a refused sit leaves the connection
+                    // as it was.
+                    if let Some(queue) = queue {
+                        let snapshot = self.snapshot(Some(player));
+                        self.add_subscriber(Some(player), queue, snapshot);
+                    }
                     self.seats_changed();
                 }
                 let _ = respond_to.send(result);
@@ -629,6 +838,7 @@ impl Actor {
                 self.subscribers.retain(|s| {
                     !s.queue.same_channel(&queue) || s.who.is_some_and(|p| seated.contains(&p))
                 });
+                self.mirror_listeners();
             }
             Command::Inspect { respond_to } => {
                 let view = self.table_view();
@@ -648,6 +858,32 @@ impl Actor {
                 self.publish_lobby();
             }
         }
+    }
+
+    /// Subscribes a queue (once per connection: a spectator who sits down becomes that
+    /// player), sending it a snapshot first.
+    fn add_subscriber(
+        &mut self,
+        player: Option<PlayerId>,
+        queue: mpsc::Sender<ServerMsg>,
+        snapshot: ServerMsg,
+    ) {
+        self.subscribers.retain(|s| !s.queue.same_channel(&queue));
+        let stale = queue.try_send(snapshot).is_err();
+        self.subscribers.push(Subscriber {
+            who: player,
+            queue,
+            stale,
+        });
+        self.mirror_listeners();
+    }
+
+    /// Copies who listens for the supervisor.
+    fn mirror_listeners(&mut self) {
+        self.subscribers.retain(|s| !s.queue.is_closed());
+        let mut listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
+        listeners.clear();
+        listeners.extend(self.subscribers.iter().map(|s| (s.who, s.queue.clone())));
     }
 
     fn seat_of(&self, player: PlayerId) -> Option<usize> {
@@ -750,7 +986,12 @@ impl Actor {
                     SitOut::NextHand
                 };
                 self.table.sit_out(seat, when).map_err(table_error)?;
-                done(0, self.in_hand(player))
+                let pending = self.in_hand(player);
+                if let Some(info) = self.info.get_mut(&player) {
+                    // Told `done` again when the hand ends.
+                    info.pending_sit_out = pending;
+                }
+                done(0, pending)
             }
             SeatRequest::SitIn { post_now } => {
                 let entry = if post_now {
@@ -761,6 +1002,7 @@ impl Actor {
                 self.table.sit_in(seat, entry).map_err(table_error)?;
                 if let Some(info) = self.info.get_mut(&player) {
                     info.timeouts = 0;
+                    info.pending_sit_out = false;
                 }
                 done(0, false)
             }
@@ -798,6 +1040,19 @@ impl Actor {
                 if self.in_hand(player) {
                     self.info.get_mut(&player).expect("seated").leaving = true;
                     let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
+                    // The hand is dead: if the player is being asked now, the answer is
+                    // given for them at once (a fold where folding is allowed).
+                    let cur = self.current.as_ref().expect("in a hand");
+                    if let Some(p) = cur.hand.to_act() {
+                        if cur.players[p] == player {
+                            if let Some(decision) = cur.hand.decision() {
+                                if !matches!(decision, Decision::Showdown { .. }) {
+                                    self.clock = None;
+                                    self.auto(p, default_action(&decision, true));
+                                }
+                            }
+                        }
+                    }
                     return done(stack, true);
                 }
                 let amount = self.leave_now(player, seat).await?;
@@ -871,6 +1126,12 @@ impl Actor {
         };
         if cur.players[to_act] != player {
             return Err(refuse(ErrorCode::NotYourTurn, "it is not your turn"));
+        }
+        if self.info.get(&player).is_some_and(|i| i.leaving) {
+            return Err(refuse(
+                ErrorCode::IllegalAction,
+                "you have left the table: your hand is dead",
+            ));
         }
         if decision_id != cur.decision_id {
             return Err(refuse(
@@ -1316,6 +1577,19 @@ impl Actor {
                 }
             }
             let cur = self.current.as_mut().expect("a hand");
+            if let Some(muck) = cur.hand.needs_reshuffle() {
+                // A draw needs more cards than the stub holds: the discards are shuffled
+                // and go under it (the burn card and the last card are never dealt).
+                let mut cards = muck.to_vec();
+                cards.shuffle(&mut OsRng);
+                let events = cur
+                    .hand
+                    .reshuffle(cards)
+                    .expect("the discards asked for are handed back");
+                cur.events.extend(events.iter().cloned());
+                self.broadcast(&events);
+                continue;
+            }
             if let Some(p) = cur.hand.to_act() {
                 let decision = cur.hand.decision();
                 match decision {
@@ -1460,6 +1734,9 @@ impl Actor {
         true
     }
 
+    /// Acts for player `p` (the clock, a player who left, the showdown). The action is
+    /// legal for the decision it answers; if the engine still refused it, the hand could
+    /// never go on, so the task fails and its supervisor voids the hand.
     fn auto(&mut self, p: usize, action: Action) {
         let cur = self.current.as_mut().expect("a hand");
         match cur.hand.apply(p, action) {
@@ -1467,10 +1744,7 @@ impl Actor {
                 cur.events.extend(events.iter().cloned());
                 self.broadcast(&events);
             }
-            Err(e) => eprintln!(
-                "pokerd: table {}: automatic action refused: {e}",
-                self.table_id
-            ),
+            Err(e) => panic!("automatic action {action:?} refused: {e}"),
         }
     }
 
@@ -1546,6 +1820,26 @@ impl Actor {
 
     /// Top-ups and departures asked during the hand that just ended.
     async fn apply_pending(&mut self) {
+        let sat_out: Vec<PlayerId> = self
+            .info
+            .iter_mut()
+            .filter(|(_, i)| i.pending_sit_out)
+            .map(|(&p, i)| {
+                i.pending_sit_out = false;
+                p
+            })
+            .collect();
+        for player in sat_out {
+            self.send_to(
+                player,
+                ServerMsg::Done {
+                    table_id: self.table_id.to_string(),
+                    request: "sit_out".into(),
+                    amount: 0,
+                    pending: false,
+                },
+            );
+        }
         let pending: Vec<(PlayerId, Chips, bool)> = self
             .info
             .iter()
@@ -1633,6 +1927,8 @@ impl Actor {
 /// than check).
 fn default_action(decision: &Decision, dead: bool) -> Action {
     match decision {
+        // The bring-in cannot be folded or checked: it is posted (R12).
+        Decision::Bet(legal) if legal.bring_in.is_some() => Action::BringIn,
         Decision::Bet(legal) if legal.check && !dead => Action::Check,
         Decision::Bet(_) => Action::Fold,
         Decision::Draw => Action::Draw {

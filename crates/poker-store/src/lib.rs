@@ -443,6 +443,9 @@ pub trait Store: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<usize>> + Send;
     /// Start-up: hands started but never committed are void. Returns them.
     fn recover(&self) -> impl Future<Output = StoreResult<Vec<HandId>>> + Send;
+    /// One table's hands started but never committed are void (its task failed mid-hand;
+    /// the stored stacks are as the hand began). Returns them.
+    fn void_hands(&self, table: TableId) -> impl Future<Output = StoreResult<Vec<HandId>>> + Send;
     /// A hand by id.
     fn hand(&self, hand: HandId) -> impl Future<Output = StoreResult<HandRow>> + Send;
     /// A table's hands, newest first.
@@ -1677,6 +1680,29 @@ impl Store for SqlStore {
             &self.sql("update hand set status = 'void', ended_at = $1 where status = 'started'"),
         )
         .bind(now_ms())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(ids)
+    }
+
+    async fn void_hands(&self, table: TableId) -> StoreResult<Vec<HandId>> {
+        let mut tx = self.begin().await?;
+        let rows = sqlx::query(&self.sql(
+            "select hand_id from hand where status = 'started' and poker_table_id = $1",
+        ))
+        .bind(table.to_string())
+        .fetch_all(&mut *tx)
+        .await?;
+        let ids: Vec<HandId> = rows
+            .iter()
+            .map(|r| Ok(HandId(Self::uuid(r.try_get("hand_id")?)?)))
+            .collect::<StoreResult<_>>()?;
+        sqlx::query(&self.sql(
+            "update hand set status = 'void', ended_at = $1 where status = 'started' and poker_table_id = $2",
+        ))
+        .bind(now_ms())
+        .bind(table.to_string())
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;

@@ -504,6 +504,30 @@ async fn sessions_survive_reconnection_and_expire(store: &SqlStore, url: &str) {
     again.close().await;
 }
 
+async fn a_failed_tables_hand_is_voided_and_no_other(store: &SqlStore) {
+    let (a, b) = (
+        player(store, "vera", 1000).await,
+        player(store, "walt", 1000).await,
+    );
+    let failed = store.create_table("t-failed", "{}").await.unwrap();
+    let other = store.create_table("t-other", "{}").await.unwrap();
+    store.buy_in(failed, 0, a, 300, None).await.unwrap();
+    store.buy_in(other, 0, b, 300, None).await.unwrap();
+    let dead = hand(failed, 1, &[(a, 0, 300, 300)], 0);
+    let live = hand(other, 1, &[(b, 0, 300, 300)], 0);
+    store.start_hand(dead.hand_id, failed, 1, 1).await.unwrap();
+    store.start_hand(live.hand_id, other, 1, 1).await.unwrap();
+    assert_eq!(store.void_hands(failed).await.unwrap(), vec![dead.hand_id]);
+    assert_eq!(store.hand(dead.hand_id).await.unwrap().status, "void");
+    assert_eq!(store.hand(live.hand_id).await.unwrap().status, "started");
+    assert!(store.void_hands(failed).await.unwrap().is_empty());
+    // The void hand can never be committed; the stack is as the hand began.
+    assert_eq!(store.commit_hands(&[dead]).await.unwrap(), 0);
+    assert_eq!(store.seats(failed).await.unwrap()[0].stack, 300);
+    assert_eq!(store.commit_hands(&[live]).await.unwrap(), 1);
+    audit_holds(store).await;
+}
+
 async fn run_all(url: &str) {
     let store = SqlStore::connect(url).await.expect("connect and migrate");
     deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(&store).await;
@@ -513,6 +537,7 @@ async fn run_all(url: &str) {
     missed_blinds_and_rathole_records_survive_reconnection(&store, url).await;
     sessions_survive_reconnection_and_expire(&store, url).await;
     crash_recovery_voids_the_unfinished_hand_and_keeps_committed_stacks(&store, url).await;
+    a_failed_tables_hand_is_voided_and_no_other(&store).await;
     hand_histories_are_queried_by_id_table_and_player_newest_first(&store).await;
     the_persister_commits_many_tables_hands_in_batches(&store).await;
     bad_requests_are_refused_without_moving_money(&store).await;
