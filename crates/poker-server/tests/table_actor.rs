@@ -570,3 +570,114 @@ async fn a_hand_whose_commit_fails_is_committed_on_a_later_try_before_play_goes_
     let audit = store.audit().await.unwrap();
     assert!(audit.holds(), "{audit:?}");
 }
+
+/// Defence in depth: a table whose task dies mid-hand (a fault injected as a bug would
+/// cause it) has that hand voided, is marked failed, tells its players, and lets each
+/// leave with the stack they had when the hand began; the operator can still close it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_whose_task_fails_voids_the_hand_and_lets_its_players_leave_with_their_chips() {
+    let db = TestSqlite::new();
+    let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
+    let (a, b, c) = (
+        store.create_player("ann", "x").await.unwrap(),
+        store.create_player("ben", "x").await.unwrap(),
+        store.create_player("cat", "x").await.unwrap(),
+    );
+    for p in [a, b, c] {
+        store.deposit(p, 1000, None).await.unwrap();
+    }
+    let table_id = store.create_table("NL 1/2", "{}").await.unwrap();
+    let metrics = Arc::new(Metrics::default());
+    let lobby = Arc::new(Lobby::default());
+    let spec = TableSpec {
+        rules: rules(),
+        clock: ClockRules {
+            between_hands_ms: 0,
+            ..ClockRules::default()
+        },
+    };
+    let context = TableContext {
+        store: store.clone(),
+        persister: Persister::spawn(store.clone(), 64),
+        lobby: lobby.clone(),
+        metrics: metrics.clone(),
+    };
+    let table = table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
+        .await
+        .unwrap();
+    let mut rx_a = table.subscribe(Some(a), 1024).await;
+    let mut rx_watch = table.subscribe(None, 1024).await;
+    for (seat, p) in [a, b, c].into_iter().enumerate() {
+        table
+            .sit(p, "p".into(), seat as u32, 200, Entry::PostNow)
+            .await
+            .unwrap();
+    }
+    // Into the first hand: blinds are posted and someone raises.
+    let mut raised = false;
+    while !raised {
+        if let ServerMsg::Decide {
+            decision_id, legal, ..
+        } = next(&mut rx_a).await
+        {
+            let to = legal.bet_or_raise.unwrap().0;
+            table
+                .act(a, decision_id, Action::BetOrRaiseTo { to })
+                .await
+                .unwrap();
+            raised = true;
+        }
+    }
+    // Only Ann's decisions reach her queue; if she was not first, the others time out
+    // slowly (30 s clock), so the hand is surely in progress now.
+    table.inject_fault().await;
+    let failed = loop {
+        match next(&mut rx_watch).await {
+            ServerMsg::TableFailed { .. } => break true,
+            _ => continue,
+        }
+    };
+    assert!(failed);
+    assert_eq!(
+        metrics
+            .table_failures
+            .load(std::sync::atomic::Ordering::Relaxed),
+        1
+    );
+    let view = table.inspect().await.expect("still answers");
+    assert_eq!(view["status"], "failed");
+    assert_eq!(lobby.get(table_id).unwrap().status, "failed");
+    let hands = store.table_hands(table_id, 10, 0).await.unwrap();
+    assert_eq!(hands.len(), 1);
+    assert_eq!(hands[0].status, "void");
+    // Nothing more is played; each leaves with the stack the void hand began with.
+    let err = table
+        .sit(a, "p".into(), 4, 100, Entry::PostNow)
+        .await
+        .unwrap_err();
+    assert_eq!(err.0, ErrorCode::SeatRefused);
+    assert!(table.act(a, 1, Action::Fold).await.is_err());
+    let out = table
+        .seat(a, table_actor::SeatRequest::Leave)
+        .await
+        .unwrap();
+    assert_eq!(out.amount, 200);
+    assert_eq!(store.balance(a).await.unwrap(), 1000);
+    // A player who reconnects is told at once.
+    let mut rx_b = tokio::sync::mpsc::channel(16);
+    assert!(
+        table
+            .subscribe_with(Some(b), rx_b.0.clone(), true)
+            .await
+    );
+    assert!(matches!(
+        next(&mut rx_b.1).await,
+        ServerMsg::TableFailed { .. }
+    ));
+    // The operator closes it: the others are cashed out whole.
+    assert_eq!(table.close().await, Some(400));
+    for p in [a, b, c] {
+        assert_eq!(store.balance(p).await.unwrap(), 1000);
+    }
+    assert_conserved(&store, 3000).await;
+}

@@ -547,3 +547,61 @@ pub async fn play(
     }
     stats
 }
+
+/// The cards a player holds in the hand in progress at one table, from the events it
+/// receives (its own hole cards, less its discards).
+#[derive(Debug, Default)]
+pub struct MyCards {
+    pub hand: u64,
+    pub cards: Vec<poker_rules::Card>,
+}
+
+impl MyCards {
+    /// Follows one message; `seat` is the player's seat.
+    pub fn follow(&mut self, msg: &ServerMsg, seat: Option<u32>) {
+        match msg {
+            ServerMsg::Event {
+                hand_number,
+                seats,
+                event,
+                ..
+            } => self.event(*hand_number, seats, event, seat),
+            ServerMsg::Snapshot { hand: Some(h), .. } => {
+                self.hand = h.hand_number;
+                self.cards.clear();
+                for e in &h.events {
+                    self.event(h.hand_number, &h.seats, e, seat);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn event(&mut self, hand: u64, seats: &[u32], event: &Event, seat: Option<u32>) {
+        if hand != self.hand {
+            self.hand = hand;
+            self.cards.clear();
+        }
+        let mine = |p: &usize| seat.is_some() && seats.get(*p).copied() == seat;
+        match event {
+            Event::HoleDealt { player, cards, .. } if mine(player) => {
+                self.cards.extend(cards.iter().copied().filter(|c| c.is_known()))
+            }
+            Event::Discarded { player, cards } if mine(player) => {
+                self.cards.retain(|c| !cards.contains(c))
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A fresh connection for a client that dropped its own (same name, same session).
+pub async fn reconnect(client: &mut Client, addr: std::net::SocketAddr, token: &str) {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+        .await
+        .unwrap();
+    let _ = client.ws.close(None).await;
+    client.ws = ws;
+    client.last_decide = None;
+    client.auth(token).await;
+}
