@@ -1549,7 +1549,10 @@ impl Hand {
                     full,
                 });
             }
-            Action::Draw { .. } | Action::Show { .. } | Action::Muck | Action::RunItTwice { .. } => {
+            Action::Draw { .. }
+            | Action::Show { .. }
+            | Action::Muck
+            | Action::RunItTwice { .. } => {
                 return Err(ActionError::WrongPhase {
                     action: action_name(&action),
                 })

@@ -198,7 +198,9 @@ impl PhhHand {
                     .and_then(|name| {
                         serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
                     })
-                    .ok_or_else(|| PhhError::Format("_structure names a betting structure".into()))?,
+                    .ok_or_else(|| {
+                        PhhError::Format("_structure names a betting structure".into())
+                    })?,
             ),
         };
         Ok(PhhHand {

@@ -223,20 +223,22 @@ fn illegal_candidates(hand: &Hand) -> Vec<(usize, Action)> {
         Action::RunItTwice { agree: true },
         Action::RunItTwice { agree: false },
     ] {
-        let answers = match (&decision, &action) {
+        let answers = matches!(
+            (&decision, &action),
             (
                 Decision::Bet(_),
                 Action::Fold
-                | Action::Check
-                | Action::Call
-                | Action::BringIn
-                | Action::BetOrRaiseTo { .. },
-            ) => true,
-            (Decision::Draw, Action::Draw { .. }) => true,
-            (Decision::Showdown { .. }, Action::Show { .. } | Action::Muck) => true,
-            (Decision::RunItTwice, Action::RunItTwice { .. }) => true,
-            _ => false,
-        };
+                    | Action::Check
+                    | Action::Call
+                    | Action::BringIn
+                    | Action::BetOrRaiseTo { .. },
+            ) | (Decision::Draw, Action::Draw { .. })
+                | (
+                    Decision::Showdown { .. },
+                    Action::Show { .. } | Action::Muck
+                )
+                | (Decision::RunItTwice, Action::RunItTwice { .. })
+        );
         if !answers {
             out.push((p, action));
         }

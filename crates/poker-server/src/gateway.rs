@@ -573,7 +573,9 @@ async fn connection(state: Arc<AppState>, socket: WebSocket) {
         }
         if lobby_behind && replies.is_empty() {
             lobby_behind = false;
-            replies.push_back(ServerMsg::Tables { tables: state.lobby.list() });
+            replies.push_back(ServerMsg::Tables {
+                tables: state.lobby.list(),
+            });
         }
     }
 }

@@ -566,7 +566,11 @@ pub async fn spawn(
                 },
                 _ = sleep_until(deadline), if deadline.is_some() => actor.on_timer(),
             }
-            actor.ctx.metrics.table_wakeups.fetch_add(1, Ordering::Relaxed);
+            actor
+                .ctx
+                .metrics
+                .table_wakeups
+                .fetch_add(1, Ordering::Relaxed);
             actor.progress().await;
             actor.save_seat_states().await;
             actor.save_table();
@@ -619,7 +623,10 @@ impl Failed {
     /// chips, the operator may close the table; nothing else is done.
     async fn serve(self, reason: &str, rx: &mut mpsc::Receiver<Command>) {
         let table_id = self.table_id;
-        self.ctx.metrics.table_failures.fetch_add(1, Ordering::Relaxed);
+        self.ctx
+            .metrics
+            .table_failures
+            .fetch_add(1, Ordering::Relaxed);
         eprintln!("pokerd: table {table_id}: its task failed ({reason}); the table is stopped");
         match self.ctx.store.void_hands(table_id).await {
             Ok(void) if !void.is_empty() => {
@@ -636,7 +643,12 @@ impl Failed {
                 .into(),
         };
         self.tell(&failed_msg);
-        let stopped = || refuse(ErrorCode::SeatRefused, "the table has failed: leave to cash out");
+        let stopped = || {
+            refuse(
+                ErrorCode::SeatRefused,
+                "the table has failed: leave to cash out",
+            )
+        };
         while let Some(command) = rx.recv().await {
             match command {
                 Command::Sit { respond_to, .. } => {
@@ -713,7 +725,12 @@ impl Failed {
                 Command::Close { respond_to } => {
                     let mut total = 0;
                     for seat in self.ctx.store.seats(table_id).await.unwrap_or_default() {
-                        match self.ctx.store.cash_out(table_id, seat.player_id, now_ms()).await {
+                        match self
+                            .ctx
+                            .store
+                            .cash_out(table_id, seat.player_id, now_ms())
+                            .await
+                        {
                             Ok(amount) => total += amount,
                             Err(e) => eprintln!("pokerd: table {table_id}: closing: {e}"),
                         }
@@ -1680,13 +1697,19 @@ impl Actor {
         if any_stood_up {
             self.seats_changed();
         }
-        let Some(plan) = plan else { return false };
+        let Some(plan) = plan else {
+            // Nobody to deal to: sleep until a command changes that (no timer, or the
+            // task would wake up again at once, forever).
+            self.next_hand_at = None;
+            return false;
+        };
         let mut deck = plan.config.game.deck().cards();
         deck.shuffle(&mut OsRng);
         let (hand, events) = match Hand::new(plan.config.clone(), CardSource::Deck(deck)) {
             Ok(x) => x,
             Err(e) => {
                 eprintln!("pokerd: table {}: cannot deal: {e}", self.table_id);
+                self.next_hand_at = None;
                 return false;
             }
         };
@@ -1712,6 +1735,8 @@ impl Actor {
                 "pokerd: table {}: cannot record the hand start: {e}",
                 self.table_id
             );
+            // Tried again after a pause.
+            self.next_hand_at = Some(Instant::now() + Duration::from_secs(1));
             return false;
         }
         self.button = Some(plan.button as u32);
@@ -1847,11 +1872,25 @@ impl Actor {
             .map(|(&p, i)| (p, i.pending_top_up, i.leaving))
             .collect();
         for (player, top_up, leaving) in pending {
+            if let Some(info) = self.info.get_mut(&player) {
+                info.pending_top_up = 0;
+            }
             let Some(seat) = self.seat_of(player) else {
                 continue;
             };
             let table_id = self.table_id.to_string();
+            // Every request answered `pending` is answered again now: a top-up adds what
+            // still fits under the maximum (nothing when the player leaves or is there).
+            let top_up_done = |amount| ServerMsg::Done {
+                table_id: table_id.clone(),
+                request: "top_up".into(),
+                amount,
+                pending: false,
+            };
             if leaving {
+                if top_up > 0 {
+                    self.send_to(player, top_up_done(0));
+                }
                 let msg = match self.leave_now(player, seat).await {
                     Ok(amount) => ServerMsg::Done {
                         table_id,
@@ -1864,22 +1903,15 @@ impl Actor {
                 self.send_to(player, msg);
                 continue;
             }
-            if let Some(info) = self.info.get_mut(&player) {
-                info.pending_top_up = 0;
-            }
             let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
             let amount = top_up.min(self.table.rules().max_buy_in.saturating_sub(stack));
-            if amount == 0 {
-                continue;
-            }
-            let msg = match self.top_up_now(player, seat, amount).await {
-                Ok(()) => ServerMsg::Done {
-                    table_id,
-                    request: "top_up".into(),
-                    amount,
-                    pending: false,
-                },
-                Err((code, message)) => ServerMsg::Error { code, message },
+            let msg = if amount == 0 {
+                top_up_done(0)
+            } else {
+                match self.top_up_now(player, seat, amount).await {
+                    Ok(()) => top_up_done(amount),
+                    Err((code, message)) => ServerMsg::Error { code, message },
+                }
             };
             self.send_to(player, msg);
         }

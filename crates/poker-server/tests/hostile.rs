@@ -61,7 +61,7 @@ async fn an_action_of_the_wrong_kind_for_the_decision_is_illegal_and_the_table_p
             if let Some(ServerMsg::Decide { decision_id, .. }) =
                 c.try_recv(Duration::from_millis(10)).await
             {
-                for action in wrong.clone() {
+                for action in wrong {
                     c.send(&act(&t, decision_id, action)).await;
                     match answer(c).await {
                         ServerMsg::Error { code, .. } => {
@@ -77,7 +77,10 @@ async fn an_action_of_the_wrong_kind_for_the_decision_is_illegal_and_the_table_p
             }
         }
     }
-    let stats = common::play(&mut clients, &t, 3, |_, _, l| common::simple_action(l, false)).await;
+    let stats = common::play(&mut clients, &t, 3, |_, _, l| {
+        common::simple_action(l, false)
+    })
+    .await;
     assert!(stats.hands_ended >= 3);
     server.stop().await;
     assert_conserved(&server.audit().await, 2000);
@@ -95,7 +98,10 @@ async fn triple_draw_with_six_players_discarding_everything_reshuffles_and_plays
     rules["max_raises"] = json!(4);
     let t = server.table_with(rules, clock(10_000)).await;
     let mut clients = Vec::new();
-    for (i, name) in ["ann", "ben", "cat", "dan", "eve", "fay"].iter().enumerate() {
+    for (i, name) in ["ann", "ben", "cat", "dan", "eve", "fay"]
+        .iter()
+        .enumerate()
+    {
         server.player(name, 1000).await;
         let mut c = server.client(name).await;
         c.send(&sit(&t, i as u32, 200)).await;
@@ -139,7 +145,10 @@ async fn triple_draw_with_six_players_discarding_everything_reshuffles_and_plays
             }
         }
         idle = if any { 0 } else { idle + 1 };
-        assert!(idle < 1000, "the table froze after {ended} hands, {draws} draws");
+        assert!(
+            idle < 1000,
+            "the table froze after {ended} hands, {draws} draws"
+        );
     }
     // Six players drawing five cards three times need 6*5 + 3*30 = 120 cards: reshuffled.
     assert!(draws >= 18, "{draws} draws");
@@ -217,7 +226,11 @@ async fn a_player_who_left_at_their_turn_cannot_act_and_is_folded() {
         }
     };
     let (decision_id, legal) = leaver.last_decide.unwrap();
-    leaver.send(&ClientMsg::Leave { table_id: t.clone() }).await;
+    leaver
+        .send(&ClientMsg::Leave {
+            table_id: t.clone(),
+        })
+        .await;
     match answer(leaver).await {
         ServerMsg::Done {
             request, pending, ..
@@ -230,7 +243,10 @@ async fn a_player_who_left_at_their_turn_cannot_act_and_is_folded() {
         .await;
     match answer(leaver).await {
         ServerMsg::Error { code, .. } => assert!(
-            matches!(code, ErrorCode::StaleDecision | ErrorCode::IllegalAction | ErrorCode::NotYourTurn),
+            matches!(
+                code,
+                ErrorCode::StaleDecision | ErrorCode::IllegalAction | ErrorCode::NotYourTurn
+            ),
             "{code:?}"
         ),
         other => panic!("the action of a player who left was taken: {other:?}"),
@@ -292,8 +308,7 @@ async fn a_text_frame_with_invalid_utf8_gets_an_error_and_a_close_frame() {
     ann.ws.send(Message::Frame(bad)).await.unwrap();
     let mut got_error = false;
     let mut close_code = None;
-    while let Ok(Some(frame)) = tokio::time::timeout(Duration::from_secs(5), ann.ws.next()).await
-    {
+    while let Ok(Some(frame)) = tokio::time::timeout(Duration::from_secs(5), ann.ws.next()).await {
         match frame {
             Ok(Message::Text(t)) => {
                 let msg: ServerMsg = serde_json::from_str(&t).unwrap();
@@ -385,7 +400,10 @@ async fn answers_to_decisions_are_never_rate_limited() {
     ben.send(&sit(&t, 1, 200)).await;
     let mut clients = [ann, ben];
     // `play` fails on any error, rate_limited included.
-    let stats = common::play(&mut clients, &t, 15, |_, _, l| common::simple_action(l, false)).await;
+    let stats = common::play(&mut clients, &t, 15, |_, _, l| {
+        common::simple_action(l, false)
+    })
+    .await;
     assert!(stats.actions >= 30, "{stats:?}");
     // A message that answers nothing still is limited.
     let mut limited = false;
@@ -409,17 +427,26 @@ async fn unknown_rule_options_and_fields_are_refused_by_name() {
     let mut rules = common::nl_rules();
     rules["options"] = json!({ "run_it_twise": true });
     let (status, body) = server
-        .post("/admin/tables", json!({ "name": "x", "rules": rules, "clock": clock(1000) }))
+        .post(
+            "/admin/tables",
+            json!({ "name": "x", "rules": rules, "clock": clock(1000) }),
+        )
         .await;
     assert_eq!(status, 400, "{body}");
-    assert!(body["message"].as_str().unwrap().contains("run_it_twise"), "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("run_it_twise"),
+        "{body}"
+    );
     let mut rules = common::nl_rules();
     rules["rake_percent"] = json!(5);
     let (status, body) = server
         .post("/admin/tables", json!({ "name": "x", "rules": rules }))
         .await;
     assert_eq!(status, 400, "{body}");
-    assert!(body["message"].as_str().unwrap().contains("rake_percent"), "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("rake_percent"),
+        "{body}"
+    );
     let (status, body) = server
         .post(
             "/admin/tables",

@@ -665,11 +665,7 @@ async fn a_table_whose_task_fails_voids_the_hand_and_lets_its_players_leave_with
     assert_eq!(store.balance(a).await.unwrap(), 1000);
     // A player who reconnects is told at once.
     let mut rx_b = tokio::sync::mpsc::channel(16);
-    assert!(
-        table
-            .subscribe_with(Some(b), rx_b.0.clone(), true)
-            .await
-    );
+    assert!(table.subscribe_with(Some(b), rx_b.0.clone(), true).await);
     assert!(matches!(
         next(&mut rx_b.1).await,
         ServerMsg::TableFailed { .. }

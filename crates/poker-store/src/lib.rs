@@ -1688,9 +1688,9 @@ impl Store for SqlStore {
 
     async fn void_hands(&self, table: TableId) -> StoreResult<Vec<HandId>> {
         let mut tx = self.begin().await?;
-        let rows = sqlx::query(&self.sql(
-            "select hand_id from hand where status = 'started' and poker_table_id = $1",
-        ))
+        let rows = sqlx::query(
+            &self.sql("select hand_id from hand where status = 'started' and poker_table_id = $1"),
+        )
         .bind(table.to_string())
         .fetch_all(&mut *tx)
         .await?;
@@ -1762,6 +1762,13 @@ impl Store for SqlStore {
 
     async fn audit(&self) -> StoreResult<Audit> {
         let mut tx = self.begin().await?;
+        // Every query below reads the same snapshot, so hands committed meanwhile cannot
+        // make the books look unbalanced (SQLite transactions are serializable already).
+        if self.backend == Backend::Postgres {
+            sqlx::query("set transaction isolation level repeatable read")
+                .execute(&mut *tx)
+                .await?;
+        }
         let sum = |sql: &'static str| sql;
         let scalar = async |tx: &mut Tx, sql: &str| -> StoreResult<i64> {
             let row = sqlx::query(sql).fetch_one(&mut **tx).await?;

@@ -584,9 +584,9 @@ impl MyCards {
         }
         let mine = |p: &usize| seat.is_some() && seats.get(*p).copied() == seat;
         match event {
-            Event::HoleDealt { player, cards, .. } if mine(player) => {
-                self.cards.extend(cards.iter().copied().filter(|c| c.is_known()))
-            }
+            Event::HoleDealt { player, cards, .. } if mine(player) => self
+                .cards
+                .extend(cards.iter().copied().filter(|c| c.is_known())),
             Event::Discarded { player, cards } if mine(player) => {
                 self.cards.retain(|c| !cards.contains(c))
             }
