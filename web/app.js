@@ -213,6 +213,12 @@ function onMessage(m) {
     case "table_closed":
       if (m.table_id === S.tableId) { toast("The table was closed; your chips are back in your wallet."); leaveView(); }
       break;
+    case "table_failed":
+      // The hand in progress is void and nothing more is dealt: leaving cashes out.
+      S.decide = null;
+      toast("This table stopped on a server fault: " + m.message);
+      if (m.table_id === S.tableId) render();
+      break;
   }
 }
 

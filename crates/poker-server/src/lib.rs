@@ -10,6 +10,7 @@ pub mod gateway;
 pub mod lobby;
 pub mod metrics;
 pub mod pokerstars;
+pub mod replay;
 pub mod table_actor;
 pub mod web;
 

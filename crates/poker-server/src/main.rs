@@ -6,7 +6,7 @@
 //! - `pokerd replay PATH...` replays PHH hand histories (files or folders) and prints one
 //!   JSON line per hand; exits 1 if any hand fails to replay or disagrees with its record.
 
-mod replay;
+use poker_server::replay;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -717,6 +717,7 @@ async fn soak(db: Db) {
     // Every finished hand is stored complete and replays to its recorded stacks.
     let store = SqlStore::connect(&server.url).await.unwrap();
     let mut hands = 0;
+    let mut histories = Vec::new();
     let mut per_game: HashMap<&str, usize> = HashMap::new();
     for t in &table_ids {
         let rows = store
@@ -743,9 +744,24 @@ async fn soak(db: Db) {
             assert_eq!(Some(stacks), phh.finishing_stacks, "{}: {text}", games[t]);
             hands += 1;
             *per_game.entry(games[t]).or_default() += 1;
+            histories.push(text.to_string());
         }
     }
     store.close().await;
+    // And `pokerd replay` agrees: every stored history, written out as files.
+    let dir = std::env::temp_dir().join(format!("chaos-{db:?}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, text) in histories.iter().enumerate() {
+        std::fs::write(dir.join(format!("{i:06}.phh")), text).unwrap();
+    }
+    let (replayed, failed) =
+        poker_server::replay::run(std::slice::from_ref(&dir), &mut std::io::sink()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        (replayed, failed),
+        (hands, 0),
+        "pokerd replay of the stored hands"
+    );
     // Closing every table puts every chip back in the wallets.
     for t in &table_ids {
         let (status, body) = server

@@ -528,8 +528,14 @@ impl SqlStore {
         };
         let pool = match backend {
             Backend::Postgres => {
+                // No idle reaping on any pool: sqlx 0.8's reaping task can spin a worker
+                // thread at 100% CPU forever after its idle count underflows (sqlx issue
+                // 3645; seen here under the chaos soak). Without `idle_timeout` and
+                // `max_lifetime` that task is never started.
                 AnyPoolOptions::new()
                     .max_connections(16)
+                    .idle_timeout(None)
+                    .max_lifetime(None)
                     .connect(url)
                     .await?
             }
@@ -550,6 +556,8 @@ impl SqlStore {
                 // transaction ever meets a busy database.
                 AnyPoolOptions::new()
                     .max_connections(1)
+                    .idle_timeout(None)
+                    .max_lifetime(None)
                     .after_connect(|conn, _| {
                         Box::pin(async move {
                             for pragma in [
@@ -575,6 +583,8 @@ impl SqlStore {
             Backend::Postgres => Some(
                 sqlx::postgres::PgPoolOptions::new()
                     .max_connections(4)
+                    .idle_timeout(None)
+                    .max_lifetime(None)
                     .connect(url)
                     .await?,
             ),
@@ -588,6 +598,8 @@ impl SqlStore {
         sqlx::any::install_default_drivers();
         Ok(AnyPoolOptions::new()
             .max_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
             .connect(url)
             .await?)
     }
