@@ -24,6 +24,17 @@ async fn server(settings: &[(&str, &str)]) -> (DbGuard, Server) {
     (guard, server)
 }
 
+/// Ann and Ben, each with 1000 in the wallet, sit at `table` with `buy_in` each.
+async fn heads_up(server: &Server, table: &str, buy_in: u64) -> (Client, Client) {
+    server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    let mut ann = server.client("ann").await;
+    let mut ben = server.client("ben").await;
+    ann.send(&sit(table, 0, buy_in)).await;
+    ben.send(&sit(table, 1, buy_in)).await;
+    (ann, ben)
+}
+
 /// Skips messages until an error or a done comes.
 async fn answer(c: &mut Client) -> ServerMsg {
     loop {
@@ -37,13 +48,8 @@ async fn answer(c: &mut Client) -> ServerMsg {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_action_of_the_wrong_kind_for_the_decision_is_illegal_and_the_table_plays_on() {
     let (_g, mut server) = server(&[]).await;
-    server.player("ann", 1000).await;
-    server.player("ben", 1000).await;
     let t = server.table(clock(10_000)).await;
-    let mut ann = server.client("ann").await;
-    let mut ben = server.client("ben").await;
-    ann.send(&sit(&t, 0, 200)).await;
-    ben.send(&sit(&t, 1, 200)).await;
+    let (ann, ben) = heads_up(&server, &t, 200).await;
     let mut clients = [ann, ben];
     // Whoever is asked first tries every kind of answer that is not a betting action.
     let wrong = [
@@ -179,12 +185,7 @@ async fn r12_the_clock_posts_the_bring_in_for_a_player_who_does_not_answer() {
         "max_missed_big_blinds": 10, "kill": null, "rock": false
     });
     let t = server.table_with(rules, clock(150)).await;
-    server.player("ann", 1000).await;
-    server.player("ben", 1000).await;
-    let mut ann = server.client("ann").await;
-    let mut ben = server.client("ben").await;
-    ann.send(&sit(&t, 0, 100)).await;
-    ben.send(&sit(&t, 1, 100)).await;
+    let (mut ann, ben) = heads_up(&server, &t, 100).await;
     let mut bring_ins = 0;
     let mut ended = 0;
     while ended < 3 {
@@ -209,13 +210,8 @@ async fn r12_the_clock_posts_the_bring_in_for_a_player_who_does_not_answer() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_who_left_at_their_turn_cannot_act_and_is_folded() {
     let (_g, mut server) = server(&[]).await;
-    server.player("ann", 1000).await;
-    server.player("ben", 1000).await;
     let t = server.table(clock(10_000)).await;
-    let mut ann = server.client("ann").await;
-    let mut ben = server.client("ben").await;
-    ann.send(&sit(&t, 0, 120)).await;
-    ben.send(&sit(&t, 1, 120)).await;
+    let (mut ann, mut ben) = heads_up(&server, &t, 120).await;
     // Whoever is asked first leaves, then tries to raise all in.
     let (leaver, other) = loop {
         if let Some(ServerMsg::Decide { .. }) = ann.try_recv(Duration::from_millis(10)).await {
@@ -334,13 +330,8 @@ async fn a_text_frame_with_invalid_utf8_gets_an_error_and_a_close_frame() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pending_sit_out_is_told_done_when_the_hand_ends() {
     let (_g, mut server) = server(&[]).await;
-    server.player("ann", 1000).await;
-    server.player("ben", 1000).await;
     let t = server.table(clock(500)).await;
-    let mut ann = server.client("ann").await;
-    let mut ben = server.client("ben").await;
-    ann.send(&sit(&t, 0, 200)).await;
-    ben.send(&sit(&t, 1, 200)).await;
+    let (mut ann, ben) = heads_up(&server, &t, 200).await;
     ann.until(|m| matches!(m, ServerMsg::Event { .. }).then_some(()))
         .await;
     ann.send(&ClientMsg::SitOut {
@@ -391,13 +382,8 @@ async fn answers_to_decisions_are_never_rate_limited() {
         ("POKER__SERVER__RATE_LIMIT_BURST", "3"),
     ])
     .await;
-    server.player("ann", 1000).await;
-    server.player("ben", 1000).await;
     let t = server.table(clock(10_000)).await;
-    let mut ann = server.client("ann").await;
-    let mut ben = server.client("ben").await;
-    ann.send(&sit(&t, 0, 200)).await;
-    ben.send(&sit(&t, 1, 200)).await;
+    let (ann, ben) = heads_up(&server, &t, 200).await;
     let mut clients = [ann, ben];
     // `play` fails on any error, rate_limited included.
     let stats = common::play(&mut clients, &t, 15, |_, _, l| {

@@ -43,6 +43,17 @@ fn rules() -> TableRules {
 }
 
 async fn spawn(table_id: TableId, store: &Arc<SqlStore>) -> TableHandle {
+    let lobby = Arc::new(Lobby::default());
+    spawn_with(table_id, store, &lobby, &Arc::new(Metrics::default())).await
+}
+
+/// A table publishing to this lobby and counting in these metrics.
+async fn spawn_with(
+    table_id: TableId,
+    store: &Arc<SqlStore>,
+    lobby: &Arc<Lobby>,
+    metrics: &Arc<Metrics>,
+) -> TableHandle {
     let spec = TableSpec {
         rules: rules(),
         clock: ClockRules {
@@ -53,8 +64,8 @@ async fn spawn(table_id: TableId, store: &Arc<SqlStore>) -> TableHandle {
     let context = TableContext {
         store: store.clone(),
         persister: Persister::spawn(store.clone(), 64),
-        lobby: Arc::new(Lobby::default()),
-        metrics: Arc::new(Metrics::default()),
+        lobby: lobby.clone(),
+        metrics: metrics.clone(),
     };
     table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
         .await
@@ -589,22 +600,7 @@ async fn a_table_whose_task_fails_voids_the_hand_and_lets_its_players_leave_with
     let table_id = store.create_table("NL 1/2", "{}").await.unwrap();
     let metrics = Arc::new(Metrics::default());
     let lobby = Arc::new(Lobby::default());
-    let spec = TableSpec {
-        rules: rules(),
-        clock: ClockRules {
-            between_hands_ms: 0,
-            ..ClockRules::default()
-        },
-    };
-    let context = TableContext {
-        store: store.clone(),
-        persister: Persister::spawn(store.clone(), 64),
-        lobby: lobby.clone(),
-        metrics: metrics.clone(),
-    };
-    let table = table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
-        .await
-        .unwrap();
+    let table = spawn_with(table_id, &store, &lobby, &metrics).await;
     let mut rx_a = table.subscribe(Some(a), 1024).await;
     let mut rx_watch = table.subscribe(None, 1024).await;
     for (seat, p) in [a, b, c].into_iter().enumerate() {

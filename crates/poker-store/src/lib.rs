@@ -617,6 +617,42 @@ impl SqlStore {
         }
     }
 
+    /// Marks void the hands started and never committed, of one table or all; returns
+    /// them.
+    async fn void_started(&self, table: Option<TableId>) -> StoreResult<Vec<HandId>> {
+        let table = table.map(|t| t.to_string());
+        let one = if table.is_some() {
+            " and poker_table_id = $2"
+        } else {
+            ""
+        };
+        let select_sql = self.sql(&format!(
+            "select hand_id from hand where status = 'started'{}",
+            one.replace("$2", "$1")
+        ));
+        let update_sql = self.sql(&format!(
+            "update hand set status = 'void', ended_at = $1 where status = 'started'{one}"
+        ));
+        let mut tx = self.begin().await?;
+        let mut select = sqlx::query(&select_sql);
+        if let Some(t) = &table {
+            select = select.bind(t.clone());
+        }
+        let ids: Vec<HandId> = select
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(|r| Ok(HandId(Self::uuid(r.try_get("hand_id")?)?)))
+            .collect::<StoreResult<_>>()?;
+        let mut update = sqlx::query(&update_sql).bind(now_ms());
+        if let Some(t) = table {
+            update = update.bind(t);
+        }
+        update.execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(ids)
+    }
+
     async fn begin(&self) -> StoreResult<Tx> {
         Ok(self.pool.begin().await?)
     }
@@ -1680,45 +1716,11 @@ impl Store for SqlStore {
     }
 
     async fn recover(&self) -> StoreResult<Vec<HandId>> {
-        let mut tx = self.begin().await?;
-        let rows = sqlx::query("select hand_id from hand where status = 'started'")
-            .fetch_all(&mut *tx)
-            .await?;
-        let ids: Vec<HandId> = rows
-            .iter()
-            .map(|r| Ok(HandId(Self::uuid(r.try_get("hand_id")?)?)))
-            .collect::<StoreResult<_>>()?;
-        sqlx::query(
-            &self.sql("update hand set status = 'void', ended_at = $1 where status = 'started'"),
-        )
-        .bind(now_ms())
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(ids)
+        self.void_started(None).await
     }
 
     async fn void_hands(&self, table: TableId) -> StoreResult<Vec<HandId>> {
-        let mut tx = self.begin().await?;
-        let rows = sqlx::query(
-            &self.sql("select hand_id from hand where status = 'started' and poker_table_id = $1"),
-        )
-        .bind(table.to_string())
-        .fetch_all(&mut *tx)
-        .await?;
-        let ids: Vec<HandId> = rows
-            .iter()
-            .map(|r| Ok(HandId(Self::uuid(r.try_get("hand_id")?)?)))
-            .collect::<StoreResult<_>>()?;
-        sqlx::query(&self.sql(
-            "update hand set status = 'void', ended_at = $1 where status = 'started' and poker_table_id = $2",
-        ))
-        .bind(now_ms())
-        .bind(table.to_string())
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(ids)
+        self.void_started(Some(table)).await
     }
 
     async fn hand(&self, hand: HandId) -> StoreResult<HandRow> {
