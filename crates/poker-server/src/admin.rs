@@ -62,6 +62,11 @@ impl From<StoreError> for ApiError {
                 "insufficient_funds",
                 format!("the balance is {balance}"),
             ),
+            StoreError::IdempotencyConflict => ApiError::new(
+                StatusCode::CONFLICT,
+                "idempotency_conflict",
+                "the idempotency key was used for a different request",
+            ),
             StoreError::NameTaken => {
                 ApiError::new(StatusCode::CONFLICT, "name_taken", "the name is taken")
             }

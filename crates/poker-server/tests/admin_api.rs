@@ -160,6 +160,19 @@ async fn operators_create_players_move_money_and_read_the_ledger() {
         (200, json!({ "balance": 500 })),
         "retried once"
     );
+    // The same key for another amount is refused; for a withdrawal it is another key.
+    let (status, body) = s
+        .call(
+            "POST",
+            &format!("/admin/players/{id}/deposit"),
+            T,
+            Some(json!({ "amount": 600, "idempotency_key": "d1" })),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (409, Some("idempotency_conflict"))
+    );
     let (status, body) = s
         .call(
             "POST",

@@ -105,6 +105,9 @@ pub enum StoreError {
     /// The request makes no sense (a zero amount, chips not conserved...).
     #[error("invalid request: {0}")]
     Invalid(String),
+    /// The idempotency key was used for a different request of the same kind and player.
+    #[error("the idempotency key was used for a different request")]
+    IdempotencyConflict,
     /// The database failed.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
@@ -482,6 +485,18 @@ fn to_i64(amount: Chips) -> StoreResult<i64> {
     i64::try_from(amount).map_err(|_| StoreError::Invalid("amount too large".into()))
 }
 
+/// An idempotency key as given: 1 to 128 characters, none a control character (the
+/// same limits on both databases).
+fn check_key(key: &str) -> StoreResult<&str> {
+    let n = key.chars().count();
+    if n == 0 || n > 128 || key.chars().any(char::is_control) {
+        return Err(StoreError::Invalid(
+            "an idempotency key has 1 to 128 characters, none a control character".into(),
+        ));
+    }
+    Ok(key)
+}
+
 fn positive(amount: Chips) -> StoreResult<i64> {
     if amount == 0 {
         return Err(StoreError::Invalid("the amount must be positive".into()));
@@ -659,7 +674,17 @@ impl SqlStore {
 
     /// Runs `op` in a transaction, applied at most once per idempotency key: a retry
     /// returns the first answer.
-    async fn once<T, F>(&self, key: Option<&str>, operation: &str, op: F) -> StoreResult<T>
+    /// `kind` and `player` scope the key (the same key may serve a deposit and a
+    /// withdrawal, or two players); `request` describes the request exactly, and a key
+    /// already used for another request is refused.
+    async fn once<T, F>(
+        &self,
+        key: Option<&str>,
+        kind: &str,
+        player: PlayerId,
+        request: String,
+        op: F,
+    ) -> StoreResult<T>
     where
         T: Serialize + serde::de::DeserializeOwned + Send,
         F: for<'a> FnOnce(
@@ -669,18 +694,30 @@ impl SqlStore {
                 -> std::pin::Pin<Box<dyn Future<Output = StoreResult<T>> + Send + 'a>>
             + Send,
     {
+        let key = match key {
+            Some(k) => Some(format!("{kind}:{player}:{}", check_key(k)?)),
+            None => None,
+        };
+        let key = key.as_deref();
+        // The answer stored with the key, if this very request made it.
+        let answer = |row: sqlx::any::AnyRow| -> StoreResult<T> {
+            let stored: String = row.try_get("operation")?;
+            if stored != request {
+                return Err(StoreError::IdempotencyConflict);
+            }
+            let result: String = row.try_get("result")?;
+            serde_json::from_str(&result).map_err(|e| StoreError::Invalid(e.to_string()))
+        };
+        let select =
+            self.sql("select operation, result from idempotency_key where idempotency_key_id = $1");
         let mut tx = self.begin().await?;
         if let Some(key) = key {
-            let stored = sqlx::query(
-                &self.sql("select result from idempotency_key where idempotency_key_id = $1"),
-            )
-            .bind(key)
-            .fetch_optional(&mut *tx)
-            .await?;
+            let stored = sqlx::query(&select)
+                .bind(key)
+                .fetch_optional(&mut *tx)
+                .await?;
             if let Some(row) = stored {
-                let result: String = row.try_get("result")?;
-                return serde_json::from_str(&result)
-                    .map_err(|e| StoreError::Invalid(e.to_string()));
+                return answer(row);
             }
         }
         let value = op(self, &mut tx).await?;
@@ -689,7 +726,7 @@ impl SqlStore {
                 "insert into idempotency_key (idempotency_key_id, operation, result, created_at) values ($1, $2, $3, $4)",
             ))
             .bind(key)
-            .bind(operation)
+            .bind(&request)
             .bind(serde_json::to_string(&value).expect("results serialize"))
             .bind(now_ms())
             .execute(&mut *tx)
@@ -699,16 +736,8 @@ impl SqlStore {
                 Err(e) if unique_violation(&e) => {
                     // A concurrent retry committed first: give its answer, apply nothing.
                     drop(tx);
-                    let row =
-                        sqlx::query(&self.sql(
-                            "select result from idempotency_key where idempotency_key_id = $1",
-                        ))
-                        .bind(key)
-                        .fetch_one(&self.pool)
-                        .await?;
-                    let result: String = row.try_get("result")?;
-                    return serde_json::from_str(&result)
-                        .map_err(|e| StoreError::Invalid(e.to_string()));
+                    let row = sqlx::query(&select).bind(key).fetch_one(&self.pool).await?;
+                    return answer(row);
                 }
                 Err(e) => return Err(e.into()),
             }
@@ -1165,25 +1194,31 @@ impl Store for SqlStore {
     ) -> StoreResult<Chips> {
         let amount = positive(amount)?;
         let key_owned = key.map(str::to_string);
-        self.once(key, "deposit", move |s, tx| {
-            Box::pin(async move {
-                let balance = s.credit_wallet(tx, player, amount).await?;
-                let entries = [
-                    ("external".to_string(), -amount),
-                    (wallet_account(player), amount),
-                ];
-                s.movement(
-                    tx,
-                    "deposit",
-                    key_owned.as_deref(),
-                    Some(player),
-                    None,
-                    &entries,
-                )
-                .await?;
-                Ok(balance as Chips)
-            })
-        })
+        self.once(
+            key,
+            "deposit",
+            player,
+            format!("deposit {amount}"),
+            move |s, tx| {
+                Box::pin(async move {
+                    let balance = s.credit_wallet(tx, player, amount).await?;
+                    let entries = [
+                        ("external".to_string(), -amount),
+                        (wallet_account(player), amount),
+                    ];
+                    s.movement(
+                        tx,
+                        "deposit",
+                        key_owned.as_deref(),
+                        Some(player),
+                        None,
+                        &entries,
+                    )
+                    .await?;
+                    Ok(balance as Chips)
+                })
+            },
+        )
         .await
     }
 
@@ -1195,25 +1230,31 @@ impl Store for SqlStore {
     ) -> StoreResult<Chips> {
         let amount = positive(amount)?;
         let key_owned = key.map(str::to_string);
-        self.once(key, "withdrawal", move |s, tx| {
-            Box::pin(async move {
-                let balance = s.debit_wallet(tx, player, amount).await?;
-                let entries = [
-                    (wallet_account(player), -amount),
-                    ("external".to_string(), amount),
-                ];
-                s.movement(
-                    tx,
-                    "withdrawal",
-                    key_owned.as_deref(),
-                    Some(player),
-                    None,
-                    &entries,
-                )
-                .await?;
-                Ok(balance as Chips)
-            })
-        })
+        self.once(
+            key,
+            "withdrawal",
+            player,
+            format!("withdrawal {amount}"),
+            move |s, tx| {
+                Box::pin(async move {
+                    let balance = s.debit_wallet(tx, player, amount).await?;
+                    let entries = [
+                        (wallet_account(player), -amount),
+                        ("external".to_string(), amount),
+                    ];
+                    s.movement(
+                        tx,
+                        "withdrawal",
+                        key_owned.as_deref(),
+                        Some(player),
+                        None,
+                        &entries,
+                    )
+                    .await?;
+                    Ok(balance as Chips)
+                })
+            },
+        )
         .await
     }
 
@@ -1325,7 +1366,8 @@ impl Store for SqlStore {
     ) -> StoreResult<()> {
         let amount = positive(amount)?;
         let key_owned = key.map(str::to_string);
-        self.once(key, "buy_in", move |s, tx| {
+        let request = format!("buy_in {table} {seat_no} {amount}");
+        self.once(key, "buy_in", player, request, move |s, tx| {
             Box::pin(async move {
                 s.debit_wallet(tx, player, amount).await?;
                 let inserted = sqlx::query(&s.sql(
@@ -1371,7 +1413,8 @@ impl Store for SqlStore {
     ) -> StoreResult<Chips> {
         let amount = positive(amount)?;
         let key_owned = key.map(str::to_string);
-        self.once(key, "top_up", move |s, tx| {
+        let request = format!("top_up {table} {amount}");
+        self.once(key, "top_up", player, request, move |s, tx| {
             Box::pin(async move {
                 s.debit_wallet(tx, player, amount).await?;
                 let row = sqlx::query(&s.sql(

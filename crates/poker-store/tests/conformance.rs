@@ -176,6 +176,50 @@ async fn retried_operations_with_an_idempotency_key_apply_once(store: &SqlStore)
     audit_holds(store).await;
 }
 
+async fn an_idempotency_key_is_scoped_to_its_player_and_kind_and_remembers_the_request(
+    store: &SqlStore,
+) {
+    let (a, b) = (
+        player(store, "kurt", 0).await,
+        player(store, "lena", 0).await,
+    );
+    assert_eq!(store.deposit(a, 100, Some("k1")).await.unwrap(), 100);
+    assert_eq!(store.deposit(a, 100, Some("k1")).await.unwrap(), 100);
+    assert!(matches!(
+        store.deposit(a, 5000, Some("k1")).await,
+        Err(StoreError::IdempotencyConflict)
+    ));
+    // Another kind or another player: another key.
+    assert_eq!(store.withdraw(a, 50, Some("k1")).await.unwrap(), 50);
+    assert_eq!(store.deposit(b, 100, Some("k1")).await.unwrap(), 100);
+    assert_eq!(store.balance(a).await.unwrap(), 50);
+    assert_eq!(store.balance(b).await.unwrap(), 100);
+    let table = store.create_table("t-keys", "{}").await.unwrap();
+    store.buy_in(table, 0, b, 40, Some("k1")).await.unwrap();
+    assert!(matches!(
+        store.buy_in(table, 0, b, 60, Some("k1")).await,
+        Err(StoreError::IdempotencyConflict)
+    ));
+    assert_eq!(store.balance(b).await.unwrap(), 60);
+    // Keys are bounded the same way on both databases.
+    for bad in ["", "a\0b", "line\nbreak"] {
+        assert!(matches!(
+            store.deposit(a, 1, Some(bad)).await,
+            Err(StoreError::Invalid(_))
+        ));
+    }
+    let long = "k".repeat(2700);
+    assert!(matches!(
+        store.deposit(a, 1, Some(&long)).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(
+        store.deposit(a, 1, Some(&"é".repeat(128))).await.unwrap(),
+        51
+    );
+    audit_holds(store).await;
+}
+
 async fn a_committed_hand_changes_stacks_exactly_once(store: &SqlStore) {
     let (d, e) = (
         player(store, "dave", 1000).await,
@@ -533,6 +577,7 @@ async fn run_all(url: &str) {
     deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(&store).await;
     the_wallet_never_goes_negative_under_concurrent_requests(&store).await;
     retried_operations_with_an_idempotency_key_apply_once(&store).await;
+    an_idempotency_key_is_scoped_to_its_player_and_kind_and_remembers_the_request(&store).await;
     a_committed_hand_changes_stacks_exactly_once(&store).await;
     missed_blinds_and_rathole_records_survive_reconnection(&store, url).await;
     sessions_survive_reconnection_and_expire(&store, url).await;
