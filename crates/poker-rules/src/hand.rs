@@ -18,6 +18,12 @@ use std::collections::VecDeque;
 /// An amount of chips. Chips are whole numbers; there are no fractions of a chip.
 pub type Chips = u64;
 
+/// The most chips any amount may be: a buy-in, a blind, a stake, a deposit, all the
+/// money at a table (max buy-in times the seats), and all the money in a room. 2^53, so
+/// every sum the engine, the store and a PHH history (whose amounts are floats) form is
+/// exact and fits.
+pub const MAX_CHIPS: Chips = 1 << 53;
+
 /// The amounts that size bets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

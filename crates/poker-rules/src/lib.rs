@@ -18,5 +18,5 @@ pub use game::{Game, Structure, Variant};
 pub use hand::{
     Action, ActionError, BlindKind, CardSource, Chips, ConfigError, DealStep, Decision, Event,
     Hand, HandConfig, HandOptions, LegalActions, Phase, Pot, PotLimitPreflop, PotShare, Rake,
-    RakeRounding, SeatConfig, Stakes, StraddleRule,
+    RakeRounding, SeatConfig, Stakes, StraddleRule, MAX_CHIPS,
 };

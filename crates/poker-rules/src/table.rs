@@ -8,7 +8,7 @@
 //! the hand state machine takes; [`Table::finish_hand`] absorbs the finished hand.
 
 use crate::game::{Game, Opening, Structure};
-use crate::hand::{BlindKind, Chips, Hand, HandConfig, HandOptions, SeatConfig, Stakes};
+use crate::hand::{BlindKind, Chips, Hand, HandConfig, HandOptions, SeatConfig, Stakes, MAX_CHIPS};
 use serde::{Deserialize, Serialize};
 
 /// How the button and blinds move when players come and go (R18).
@@ -331,8 +331,45 @@ impl<P: Clone + PartialEq> Table<P> {
             return bad("blind games need a big blind at least the small blind");
         }
         if let Some(kill) = rules.kill {
-            if kill.percent <= 100 {
-                return bad("a kill multiplies the stakes by more than 100%");
+            if kill.percent <= 100 || kill.percent > 1000 {
+                return bad("a kill multiplies the stakes by more than 100% and at most 1000%");
+            }
+        }
+        // Every amount is bounded so that every sum the table and its hands form (a
+        // table's chips, a pot, a killed blind, a stack in a PHH float) fits (MAX_CHIPS).
+        let s = &rules.stakes;
+        let o = &rules.options;
+        let ante = match rules.ante {
+            AnteRule::None => 0,
+            AnteRule::Each(a) | AnteRule::BigBlind(a) | AnteRule::Button(a) => a,
+        };
+        let amounts = [
+            rules.small_blind,
+            rules.big_blind,
+            ante,
+            s.min_bet,
+            s.small_bet,
+            s.big_bet,
+            s.bring_in,
+            o.cap.unwrap_or(0),
+            o.unit,
+            o.rake.map_or(0, |r| r.cap),
+        ];
+        let spread = o.spread.iter().flat_map(|&(a, b)| [a, b]);
+        if amounts.into_iter().chain(spread).any(|a| a > MAX_CHIPS)
+            || rules.max_buy_in.saturating_mul(rules.seat_count as Chips) > MAX_CHIPS
+        {
+            return bad(&format!(
+                "amounts are at most {MAX_CHIPS} chips, and so is the maximum buy-in times the seats"
+            ));
+        }
+        if let Some(KillRule {
+            trigger: KillTrigger::PotOver(x),
+            ..
+        }) = rules.kill
+        {
+            if x > MAX_CHIPS {
+                return bad(&format!("a kill pot is at most {MAX_CHIPS} chips"));
             }
         }
         Ok(Table {

@@ -452,3 +452,42 @@ async fn unknown_rule_options_and_fields_are_refused_by_name() {
     server.stop().await;
     assert_conserved(&server.audit().await, 0);
 }
+
+/// Amounts are bounded so that every sum fits: tables with giant blinds, stakes or
+/// buy-ins, and deposits past the room's bound, are refused with a typed 400.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn amounts_past_the_bound_are_refused_so_every_sum_fits() {
+    let (_g, mut server) = server(&[]).await;
+    let big = poker_rules::MAX_CHIPS + 1;
+    assert_eq!(poker_rules::MAX_CHIPS, poker_store::MAX_MONEY);
+    for (field, value) in [
+        ("big_blind", json!(1u64 << 62)),
+        ("small_blind", json!(1u64 << 61)),
+        ("max_buy_in", json!(1u64 << 62)),
+        ("max_buy_in", json!(poker_rules::MAX_CHIPS / 2)),
+        ("stakes", json!({ "min_bet": big })),
+        ("ante", json!({ "kind": "each", "amount": big })),
+    ] {
+        let mut rules = common::nl_rules();
+        rules[field] = value.clone();
+        let (status, body) = server
+            .post("/admin/tables", json!({ "name": "x", "rules": rules }))
+            .await;
+        assert_eq!(status, 400, "{field} = {value}: {body}");
+        assert_eq!(body["error"], "invalid_rules", "{body}");
+    }
+    let id = server.player("ann", 1).await;
+    for amount in [i64::MAX as u64, u64::MAX, big] {
+        let (status, body) = server
+            .post(
+                &format!("/admin/players/{id}/deposit"),
+                json!({ "amount": amount }),
+            )
+            .await;
+        assert_eq!(status, 400, "{amount}: {body}");
+    }
+    let audit = server.get_json("/admin/audit").await;
+    assert_eq!(audit["wallets"], 1, "{audit}");
+    server.stop().await;
+    assert_conserved(&server.audit().await, 1);
+}

@@ -25,6 +25,12 @@ pub use persister::{Persister, PersisterHandle};
 /// An amount of chips (whole chips, never negative).
 pub type Chips = u64;
 
+/// The most money a room may hold: deposits less withdrawals, all wallets, stacks and
+/// rake together (2^53, `poker_rules::MAX_CHIPS`). A deposit that would pass it is refused,
+/// so every sum the store forms (a balance, the audit) fits, and so does every amount a
+/// table or a PHH history (floats) holds.
+pub const MAX_MONEY: Chips = 1 << 53;
+
 /// A player's id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct PlayerId(pub Uuid);
@@ -498,8 +504,10 @@ fn check_key(key: &str) -> StoreResult<&str> {
 }
 
 fn positive(amount: Chips) -> StoreResult<i64> {
-    if amount == 0 {
-        return Err(StoreError::Invalid("the amount must be positive".into()));
+    if amount == 0 || amount > MAX_MONEY {
+        return Err(StoreError::Invalid(format!(
+            "the amount must be from 1 to {MAX_MONEY}"
+        )));
     }
     to_i64(amount)
 }
@@ -1201,6 +1209,19 @@ impl Store for SqlStore {
             format!("deposit {amount}"),
             move |s, tx| {
                 Box::pin(async move {
+                    let held = sqlx::query(
+                        "select cast(coalesce((select sum(balance) from wallet), 0) as bigint) \
+                         + cast(coalesce((select sum(stack) from seat), 0) as bigint) \
+                         + cast(coalesce((select sum(balance) from house_account), 0) as bigint)",
+                    )
+                    .fetch_one(&mut **tx)
+                    .await?
+                    .try_get::<i64, _>(0)?;
+                    if held.saturating_add(amount) > MAX_MONEY as i64 {
+                        return Err(StoreError::Invalid(format!(
+                            "the room may hold at most {MAX_MONEY} chips ({held} now)"
+                        )));
+                    }
                     let balance = s.credit_wallet(tx, player, amount).await?;
                     let entries = [
                         ("external".to_string(), -amount),

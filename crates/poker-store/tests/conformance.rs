@@ -6,7 +6,7 @@
 use poker_store::testing::{TestPostgres, TestSqlite};
 use poker_store::{
     hash_password, now_ms, verify_password, Chips, CompletedHand, HandId, HandPlayer, Persister,
-    PlayerId, SqlStore, Store, StoreError, TableId,
+    PlayerId, SqlStore, Store, StoreError, TableId, MAX_MONEY,
 };
 use std::sync::Arc;
 
@@ -217,6 +217,31 @@ async fn an_idempotency_key_is_scoped_to_its_player_and_kind_and_remembers_the_r
         store.deposit(a, 1, Some(&"é".repeat(128))).await.unwrap(),
         51
     );
+    audit_holds(store).await;
+}
+
+async fn no_deposit_lets_the_money_in_the_room_pass_its_bound(store: &SqlStore) {
+    let a = player(store, "mona", 0).await;
+    for amount in [u64::MAX, i64::MAX as u64, MAX_MONEY + 1, MAX_MONEY] {
+        assert!(
+            matches!(
+                store.deposit(a, amount, None).await,
+                Err(StoreError::Invalid(_))
+            ),
+            "{amount}"
+        );
+    }
+    let held = {
+        let audit = store.audit().await.unwrap();
+        audit.wallets + audit.stacks + audit.rake
+    };
+    let room = MAX_MONEY - held as u64;
+    assert_eq!(store.deposit(a, room, None).await.unwrap(), room);
+    assert!(matches!(
+        store.deposit(a, 1, None).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(store.withdraw(a, room, None).await.unwrap(), 0);
     audit_holds(store).await;
 }
 
@@ -578,6 +603,7 @@ async fn run_all(url: &str) {
     the_wallet_never_goes_negative_under_concurrent_requests(&store).await;
     retried_operations_with_an_idempotency_key_apply_once(&store).await;
     an_idempotency_key_is_scoped_to_its_player_and_kind_and_remembers_the_request(&store).await;
+    no_deposit_lets_the_money_in_the_room_pass_its_bound(&store).await;
     a_committed_hand_changes_stacks_exactly_once(&store).await;
     missed_blinds_and_rathole_records_survive_reconnection(&store, url).await;
     sessions_survive_reconnection_and_expire(&store, url).await;
