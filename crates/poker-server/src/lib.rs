@@ -99,9 +99,14 @@ pub async fn run(
     });
     for table in store.tables().await? {
         if table.status == "open" {
-            state
+            // One table that cannot open (rules a newer version refuses, a saved state
+            // that no longer fits) must not keep the others closed: it stays as stored.
+            if let Err(e) = state
                 .open_table(table.table_id, &table.name, &table.config)
-                .await?;
+                .await
+            {
+                eprintln!("pokerd: table {} cannot open: {e:#}", table.table_id);
+            }
         }
     }
     let app = admin::router()
