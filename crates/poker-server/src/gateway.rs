@@ -333,7 +333,10 @@ pub(crate) async fn register(
 /// `POST /logout` with `Authorization: Bearer TOKEN`.
 pub(crate) async fn logout(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
     if let Some(token) = crate::admin::bearer(&headers) {
-        let _ = state.store.delete_session(&token_hash(token)).await;
+        let hash = token_hash(token);
+        let _ = state.store.delete_session(&hash).await;
+        // Every WebSocket of the session is refused from now on and closed.
+        let _ = state.ended_sessions.send(hash);
     }
     StatusCode::NO_CONTENT.into_response()
 }
@@ -382,6 +385,8 @@ struct Conn {
     /// The decisions this client was asked and has not answered, by table: an answer
     /// to one of them is never rate-limited.
     asked: Vec<(String, u64)>,
+    /// The session authenticated with (token hash) and when it expires.
+    session: Option<(String, tokio::time::Instant)>,
 }
 
 /// Replies and lobby updates wait here for the socket, in order with the tables'
@@ -441,7 +446,9 @@ async fn connection(state: Arc<AppState>, socket: WebSocket) {
         out: out_tx,
         lobby: None,
         asked: Vec::new(),
+        session: None,
     };
+    let mut ended_sessions = state.ended_sessions.subscribe();
     // Answers to this client's own messages and lobby updates. They never share the
     // tables' bounded queue, so a slow reader cannot lose them: the tables resync such a
     // client with a snapshot instead (a lobby that fell behind is sent whole).
@@ -462,6 +469,25 @@ async fn connection(state: Arc<AppState>, socket: WebSocket) {
         tokio::select! {
             _ = shutting_down.changed() => {
                 let _ = sink.send(Message::Close(None)).await;
+                break;
+            }
+            ended = ended_sessions.recv(), if conn.session.is_some() => {
+                let mine = conn.session.as_ref().map(|(h, _)| h.as_str());
+                let over = match ended {
+                    Ok(hash) => Some(hash.as_str()) == mine,
+                    // Missed some: ask the store whether this session still stands.
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        matches!(state.store.session_expiry(mine.unwrap_or_default()).await, Ok(None))
+                    }
+                    Err(broadcast::error::RecvError::Closed) => false,
+                };
+                if over {
+                    session_over(&mut sink, "the session ended (logged out)").await;
+                    break;
+                }
+            }
+            _ = sleep_until_expiry(&conn.session) => {
+                session_over(&mut sink, "the session expired: log in again").await;
                 break;
             }
             frame = stream.next() => {
@@ -580,6 +606,29 @@ async fn connection(state: Arc<AppState>, socket: WebSocket) {
     }
 }
 
+async fn sleep_until_expiry(session: &Option<(String, tokio::time::Instant)>) {
+    match session {
+        Some((_, at)) => tokio::time::sleep_until(*at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Tells the client its session is over and closes the connection (policy violation).
+async fn session_over(
+    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    why: &'static str,
+) {
+    let error = ServerMsg::error(ErrorCode::Unauthenticated, why);
+    let text = serde_json::to_string(&error).expect("messages serialize");
+    let _ = sink.send(Message::Text(text.into())).await;
+    let _ = sink
+        .send(Message::Close(Some(axum::extract::ws::CloseFrame {
+            code: 1008,
+            reason: "session over".into(),
+        })))
+        .await;
+}
+
 /// The rate limit's refusal, if this message goes over it.
 fn limited(limit: &mut RateLimit, state: &AppState) -> Option<ServerMsg> {
     if limit.allow() {
@@ -625,7 +674,8 @@ fn unknown_table() -> ServerMsg {
 
 async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Option<ServerMsg> {
     if let ClientMsg::Auth { token } = &msg {
-        let player = match state.store.session(&token_hash(token)).await {
+        let hash = token_hash(token);
+        let player = match state.store.session(&hash).await {
             Ok(Some(p)) => p,
             Ok(None) => {
                 return Some(ServerMsg::error(
@@ -656,6 +706,20 @@ async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Optio
                 conn.joined.push(table.table_id);
             }
         }
+        // The connection lives as long as the session: it closes when the session
+        // expires or logs out.
+        let expires = state
+            .store
+            .session_expiry(&hash)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or(0);
+        let left = u64::try_from(expires - now_ms()).unwrap_or(0);
+        conn.session = Some((
+            hash,
+            tokio::time::Instant::now() + std::time::Duration::from_millis(left),
+        ));
         conn.me = Some(player);
         return Some(welcome);
     }

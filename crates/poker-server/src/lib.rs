@@ -43,6 +43,8 @@ pub struct AppState {
     pub metrics: Arc<metrics::Metrics>,
     /// Turns true when the server is shutting down; every connection watches it.
     pub shutting_down: tokio::sync::watch::Receiver<bool>,
+    /// The token hashes of sessions ended by logging out: their WebSockets close.
+    pub ended_sessions: tokio::sync::broadcast::Sender<String>,
 }
 
 impl AppState {
@@ -96,6 +98,7 @@ pub async fn run(
         login_failures: std::sync::Mutex::new(HashMap::new()),
         metrics: Arc::new(metrics::Metrics::default()),
         shutting_down,
+        ended_sessions: tokio::sync::broadcast::channel(256).0,
     });
     for table in store.tables().await? {
         if table.status == "open" {

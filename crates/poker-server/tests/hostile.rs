@@ -491,3 +491,73 @@ async fn amounts_past_the_bound_are_refused_so_every_sum_fits() {
     server.stop().await;
     assert_conserved(&server.audit().await, 1);
 }
+
+/// Reads frames until the connection closes: the error codes seen and the close code.
+async fn until_closed(c: &mut Client) -> (Vec<ErrorCode>, Option<u16>) {
+    let mut errors = Vec::new();
+    while let Ok(Some(frame)) = tokio::time::timeout(Duration::from_secs(10), c.ws.next()).await {
+        match frame {
+            Ok(Message::Text(t)) => {
+                if let ServerMsg::Error { code, .. } = serde_json::from_str(&t).unwrap() {
+                    errors.push(code);
+                }
+            }
+            Ok(Message::Close(frame)) => return (errors, frame.map(|f| u16::from(f.code))),
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    (errors, None)
+}
+
+/// Logging out, or the session expiring, ends the session's WebSockets: told
+/// `unauthenticated`, then closed (1008); the token no longer authenticates.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_that_logs_out_or_expires_closes_its_websockets() {
+    let (_g, mut server) = server(&[]).await;
+    let ann_id = server.player("ann", 1000).await;
+    let t = server.table(clock(10_000)).await;
+    let token = server.login("ann").await;
+    let mut ann = Client::connect(server.addr, "ann").await;
+    ann.auth(&token).await;
+    let status = reqwest::Client::new()
+        .post(format!("{}/logout", server.base))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status.as_u16(), 204);
+    let (errors, close) = until_closed(&mut ann).await;
+    assert_eq!(errors, vec![ErrorCode::Unauthenticated]);
+    assert_eq!(close, Some(1008));
+    let mut again = Client::connect(server.addr, "ann").await;
+    again
+        .send(&ClientMsg::Auth {
+            token: token.clone(),
+        })
+        .await;
+    again.expect_error(ErrorCode::Unauthenticated).await;
+    again.send(&sit(&t, 0, 100)).await;
+    again.expect_error(ErrorCode::Unauthenticated).await;
+    // A session that expires while connected.
+    use sha2::Digest;
+    let store = poker_store::SqlStore::connect(&server.url).await.unwrap();
+    let short = "short-lived-token";
+    poker_store::Store::create_session(
+        &store,
+        &format!("{:x}", sha2::Sha256::digest(short.as_bytes())),
+        ann_id.parse().unwrap(),
+        poker_store::now_ms() + 700,
+    )
+    .await
+    .unwrap();
+    let mut brief = Client::connect(server.addr, "ann").await;
+    brief.auth(short).await;
+    let (errors, close) = until_closed(&mut brief).await;
+    assert_eq!(errors, vec![ErrorCode::Unauthenticated]);
+    assert_eq!(close, Some(1008));
+    store.close().await;
+    server.stop().await;
+    assert_conserved(&server.audit().await, 1000);
+}

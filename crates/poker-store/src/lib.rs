@@ -331,6 +331,11 @@ pub trait Store: Send + Sync + 'static {
     /// The player of an unexpired session, by the hash of its token.
     fn session(&self, token_hash: &str)
         -> impl Future<Output = StoreResult<Option<Player>>> + Send;
+    /// When an unexpired session ends (ms since the epoch), by the hash of its token.
+    fn session_expiry(
+        &self,
+        token_hash: &str,
+    ) -> impl Future<Output = StoreResult<Option<i64>>> + Send;
     /// Ends a session; also forgets every expired one.
     fn delete_session(&self, token_hash: &str) -> impl Future<Output = StoreResult<()>> + Send;
     /// Every player, by name.
@@ -1163,6 +1168,17 @@ impl Store for SqlStore {
         .execute(&self.pool)
         .await?;
         Ok(())
+    }
+
+    async fn session_expiry(&self, token_hash: &str) -> StoreResult<Option<i64>> {
+        let row = sqlx::query(
+            &self.sql("select expires_at from session where token_hash = $1 and expires_at > $2"),
+        )
+        .bind(token_hash)
+        .bind(now_ms())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|r| r.try_get("expires_at")).transpose()?)
     }
 
     async fn session(&self, token_hash: &str) -> StoreResult<Option<Player>> {

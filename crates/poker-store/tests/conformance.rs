@@ -565,7 +565,10 @@ async fn sessions_survive_reconnection_and_expire(store: &SqlStore, url: &str) {
         "expired"
     );
     assert!(again.session("no-such-hash").await.unwrap().is_none());
+    assert!(again.session_expiry("live-hash").await.unwrap().unwrap() > now_ms());
+    assert_eq!(again.session_expiry("old-hash").await.unwrap(), None);
     again.delete_session("live-hash").await.unwrap();
+    assert_eq!(store.session_expiry("live-hash").await.unwrap(), None);
     assert!(
         store.session("live-hash").await.unwrap().is_none(),
         "logged out"
