@@ -4,7 +4,7 @@
 
 use crate::table_actor::TableSpec;
 use crate::AppState;
-use axum::extract::rejection::JsonRejection;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -85,6 +85,25 @@ impl From<StoreError> for ApiError {
 
 impl From<JsonRejection> for ApiError {
     fn from(e: JsonRejection) -> ApiError {
+        // The rejection's own status: 413 for a body over the limit, 415 without a JSON
+        // content type, 400 or 422 for a body that is not the expected JSON.
+        let status = e.status();
+        let code = match status {
+            StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+            _ => "bad_request",
+        };
+        let status = if code == "bad_request" {
+            StatusCode::BAD_REQUEST
+        } else {
+            status
+        };
+        ApiError::new(status, code, e.body_text())
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(e: QueryRejection) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, "bad_request", e.body_text())
     }
 }
@@ -505,13 +524,23 @@ async fn close_table(
 ) -> ApiResult<Json<Value>> {
     authorize(&state, &headers)?;
     let table: TableId = parse_id(&id, "table")?;
-    let handle = state.table(table).await.ok_or_else(|| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            "no open table with that id",
-        )
-    })?;
+    let Some(handle) = state.table(table).await else {
+        // A table closed before is a conflict; one never created is not found.
+        let known = state
+            .store
+            .tables()
+            .await?
+            .into_iter()
+            .find(|t| t.table_id == table);
+        return Err(match known {
+            Some(_) => ApiError::new(
+                StatusCode::CONFLICT,
+                "closed",
+                "the table is already closed",
+            ),
+            None => ApiError::new(StatusCode::NOT_FOUND, "not_found", "no table with that id"),
+        });
+    };
     let cashed_out = handle.close().await.ok_or_else(|| {
         ApiError::new(
             StatusCode::CONFLICT,
@@ -561,10 +590,20 @@ async fn table_hands(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Query(page): Query<Page>,
+    page: Result<Query<Page>, QueryRejection>,
 ) -> ApiResult<Response> {
     authorize(&state, &headers)?;
+    let Query(page) = page?;
     let table: TableId = parse_id(&id, "table")?;
+    if !state
+        .store
+        .tables()
+        .await?
+        .iter()
+        .any(|t| t.table_id == table)
+    {
+        return Err(StoreError::NotFound("table").into());
+    }
     let rows = state
         .store
         .table_hands(table, page.limit(), page.offset.unwrap_or(0))
@@ -607,10 +646,12 @@ async fn player_hands(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Query(page): Query<Page>,
+    page: Result<Query<Page>, QueryRejection>,
 ) -> ApiResult<Response> {
     authorize(&state, &headers)?;
+    let Query(page) = page?;
     let player: PlayerId = parse_id(&id, "player")?;
+    state.store.balance(player).await?; // 404 for an unknown player
     let rows = state
         .store
         .player_hands(player, page.limit(), page.offset.unwrap_or(0))
@@ -628,9 +669,10 @@ async fn hand(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Query(format): Query<Format>,
+    format: Result<Query<Format>, QueryRejection>,
 ) -> ApiResult<Response> {
     authorize(&state, &headers)?;
+    let Query(format) = format?;
     let hand: HandId = parse_id(&id, "hand")?;
     let row = state.store.hand(hand).await?;
     let text = |body: String| {

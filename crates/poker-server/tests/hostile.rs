@@ -561,3 +561,49 @@ async fn a_session_that_logs_out_or_expires_closes_its_websockets() {
     server.stop().await;
     assert_conserved(&server.audit().await, 1000);
 }
+
+/// The admin API keeps its contract at the edges: unknown player or table on `…/hands`
+/// is 404, closing a closed table is 409, a body over the limit is 413, and a bad query
+/// gets the JSON error shape.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_admin_api_answers_its_edges_as_documented() {
+    let (_g, mut server) = server(&[]).await;
+    let nobody = "00000000-0000-4000-8000-000000000000";
+    for path in [
+        format!("/admin/players/{nobody}/hands"),
+        format!("/admin/tables/{nobody}/hands"),
+    ] {
+        let (status, body) = server.get(&path).await;
+        assert_eq!(status, 404, "{path}: {body}");
+    }
+    let t = server.table(clock(1000)).await;
+    let (status, _) = server
+        .post(&format!("/admin/tables/{t}/close"), json!({}))
+        .await;
+    assert_eq!(status, 200);
+    let (status, body) = server
+        .post(&format!("/admin/tables/{t}/close"), json!({}))
+        .await;
+    assert_eq!((status, body["error"].as_str()), (409, Some("closed")));
+    let (status, _) = server
+        .post(&format!("/admin/tables/{nobody}/close"), json!({}))
+        .await;
+    assert_eq!(status, 404);
+    let (status, body) = server
+        .get(&format!("/admin/tables/{t}/hands?offset=-1"))
+        .await;
+    assert_eq!(status, 400);
+    let body: serde_json::Value = serde_json::from_str(&body).expect("a JSON error");
+    assert_eq!(body["error"], "bad_request");
+    let (status, body) = server
+        .post(
+            "/admin/players",
+            json!({ "name": "x".repeat(3 << 20), "password": "password1" }),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (413, Some("payload_too_large"))
+    );
+    server.stop().await;
+}

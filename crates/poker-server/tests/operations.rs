@@ -102,7 +102,7 @@ async fn operators_close_a_table_mid_hand_and_read_its_hands_in_every_format() {
     let (status, _) = server
         .post(&format!("/admin/tables/{table_id}/close"), json!({}))
         .await;
-    assert_eq!(status, 404, "a closed table cannot be closed again");
+    assert_eq!(status, 409, "a closed table cannot be closed again");
     let inspected = server.get_json(&format!("/admin/tables/{table_id}")).await;
     assert_eq!(inspected["status"], "closed");
 
