@@ -211,9 +211,27 @@ async fn openapi() -> Response {
         .into_response()
 }
 
+/// `GET /healthz`: 200 when the database answers within 1.5 s, else 503 (at once when
+/// it refuses, within 1.5 s when it hangs); it recovers by itself with the database.
 async fn healthz(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>> {
-    state.store.tables().await?;
-    Ok(Json(json!({ "status": "ok" })))
+    let probe =
+        tokio::time::timeout(std::time::Duration::from_millis(1500), state.store.tables()).await;
+    match probe {
+        Ok(Ok(_)) => Ok(Json(json!({ "status": "ok" }))),
+        Ok(Err(e)) => {
+            eprintln!("pokerd: health: the database failed: {e}");
+            Err(unavailable())
+        }
+        Err(_) => Err(unavailable()),
+    }
+}
+
+fn unavailable() -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "unavailable",
+        "the database does not answer",
+    )
 }
 
 async fn metrics(State(state): State<Arc<AppState>>) -> Response {

@@ -12,6 +12,9 @@ pub struct TestPostgres {
     pub url: String,
     cluster: Option<PathBuf>,
     runner: Vec<String>,
+    /// The server's options and log file, to start it again after [`TestPostgres::stop`].
+    options: String,
+    log: String,
 }
 
 fn find(binary: &str) -> Option<PathBuf> {
@@ -82,6 +85,8 @@ impl TestPostgres {
                     url: format!("{base}/{name}"),
                     cluster: None,
                     runner: Vec::new(),
+                    options: String::new(),
+                    log: String::new(),
                 });
             }
         }
@@ -138,7 +143,52 @@ impl TestPostgres {
             url: format!("postgres://postgres@127.0.0.1:{port}/postgres"),
             cluster: Some(dir),
             runner,
+            options,
+            log,
         })
+    }
+
+    /// Whether this is a throwaway cluster that [`TestPostgres::stop`] can stop.
+    pub fn is_throwaway(&self) -> bool {
+        self.cluster.is_some()
+    }
+
+    /// Stops the server at once (an outage); [`TestPostgres::restart`] brings it back.
+    pub fn stop(&self) -> anyhow::Result<()> {
+        let (pg_ctl, data) = self.control()?;
+        run(
+            &self.runner,
+            &pg_ctl,
+            &["-D", &data, "-m", "immediate", "-w", "stop"],
+        )
+    }
+
+    /// Starts the server again on the same port, with the same data.
+    pub fn restart(&self) -> anyhow::Result<()> {
+        let (pg_ctl, data) = self.control()?;
+        run(
+            &self.runner,
+            &pg_ctl,
+            &[
+                "-D",
+                &data,
+                "-o",
+                &self.options,
+                "-l",
+                &self.log,
+                "-w",
+                "start",
+            ],
+        )
+    }
+
+    fn control(&self) -> anyhow::Result<(PathBuf, String)> {
+        let dir = self
+            .cluster
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("not a throwaway cluster"))?;
+        let pg_ctl = find("pg_ctl").ok_or_else(|| anyhow::anyhow!("no pg_ctl"))?;
+        Ok((pg_ctl, dir.join("data").display().to_string()))
     }
 }
 
