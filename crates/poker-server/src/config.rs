@@ -40,6 +40,9 @@ pub struct ServerConfig {
     pub shutdown_grace_ms: u64,
     /// A folder to serve the browser client from instead of the built-in copy.
     pub web_root: String,
+    /// Origins (`scheme://host:port`, comma-separated) whose pages may open `/ws`, besides
+    /// the server's own; `*` allows any. Clients that send no `Origin` (bots) are let in.
+    pub allowed_origins: String,
 }
 
 /// `[database]`.

@@ -53,6 +53,17 @@ async fn file(State(state): State<Arc<AppState>>, name: &'static str) -> Respons
         [
             (header::CONTENT_TYPE, *mime),
             (header::CACHE_CONTROL, "no-cache"),
+            // The page loads only its own files and talks only to its own server; no
+            // other site may frame it.
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+                 img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; \
+                 base-uri 'none'; form-action 'self'",
+            ),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::X_FRAME_OPTIONS, "DENY"),
+            (header::REFERRER_POLICY, "no-referrer"),
         ],
         body,
     )

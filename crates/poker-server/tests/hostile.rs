@@ -645,3 +645,50 @@ async fn health_answers_503_while_postgres_is_down_and_recovers_by_itself() {
     assert_eq!(status, 200, "healthy again once the database is back");
     server.stop().await;
 }
+
+async fn ws_with_origin(server: &Server, origin: &str) -> Result<u16, u16> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = format!("ws://{}/ws", server.addr)
+        .into_client_request()
+        .unwrap();
+    request
+        .headers_mut()
+        .insert("origin", origin.parse().unwrap());
+    match tokio_tungstenite::connect_async(request).await {
+        Ok((_, response)) => Ok(response.status().as_u16()),
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => Err(r.status().as_u16()),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The page is served with a content security policy that forbids framing and foreign
+/// scripts; `/ws` refuses pages from other origins unless configured.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_is_locked_down_and_the_websocket_refuses_foreign_origins() {
+    let (_g, mut server) = server(&[(
+        "POKER__SERVER__ALLOWED_ORIGINS",
+        "https://club.example, https://other.example",
+    )])
+    .await;
+    let page = reqwest::get(format!("{}/", server.base)).await.unwrap();
+    let h = page.headers();
+    let csp = h["content-security-policy"].to_str().unwrap();
+    assert!(
+        csp.contains("frame-ancestors 'none'") && csp.contains("script-src 'self'"),
+        "{csp}"
+    );
+    assert_eq!(h["x-content-type-options"], "nosniff");
+    assert_eq!(h["x-frame-options"], "DENY");
+    let own = format!("http://{}", server.addr);
+    assert_eq!(ws_with_origin(&server, &own).await, Ok(101));
+    assert_eq!(
+        ws_with_origin(&server, "https://club.example").await,
+        Ok(101)
+    );
+    assert_eq!(
+        ws_with_origin(&server, "https://evil.example").await,
+        Err(403)
+    );
+    assert_eq!(ws_with_origin(&server, "null").await, Err(403));
+    server.stop().await;
+}
