@@ -424,7 +424,9 @@ struct Actor {
     /// Sitting out and blinds owed, as last written to the store.
     saved: HashMap<PlayerId, (bool, bool, bool)>,
     /// The table's state, for the background writer.
-    state_tx: tokio::sync::watch::Sender<String>,
+    state_tx: tokio::sync::watch::Sender<(u64, String)>,
+    /// The generation of the state last written by the writer.
+    state_written: tokio::sync::watch::Receiver<u64>,
     /// The table changed since its state was last handed to the writer.
     state_dirty: bool,
     /// Who listens, mirrored for the supervisor (which tells them if this task fails).
@@ -506,15 +508,19 @@ pub async fn spawn(
     }
     // The table's state is written in the background, latest first, never holding up
     // the table.
-    let (state_tx, mut state_rx) = tokio::sync::watch::channel(String::new());
+    // Every write goes through this one writer, in order, so an older state can never
+    // land after a newer one; a drain waits for its own write (the generation).
+    let (state_tx, mut state_rx) = tokio::sync::watch::channel((0u64, String::new()));
+    let (written_tx, state_written) = tokio::sync::watch::channel(0u64);
     {
         let store = ctx.store.clone();
         tokio::spawn(async move {
             while state_rx.changed().await.is_ok() {
-                let json = state_rx.borrow_and_update().clone();
+                let (generation, json) = state_rx.borrow_and_update().clone();
                 if let Err(e) = store.set_table_state(table_id, &json).await {
                     eprintln!("pokerd: table {table_id}: cannot save its state: {e}");
                 }
+                let _ = written_tx.send(generation);
             }
         });
     }
@@ -543,6 +549,7 @@ pub async fn spawn(
         hand_times: VecDeque::new(),
         saved,
         state_tx,
+        state_written,
         state_dirty: false,
         listeners: listeners.clone(),
     };
@@ -1219,13 +1226,16 @@ impl Actor {
     /// between hands are saved: planning a hand moves the button, and a hand cut off by a
     /// restart never happened.
     fn save_table(&mut self) {
-        if !self.state_dirty || self.closed || self.table.current_hand().is_some() {
+        // A drained table wrote its state for the next start; the database may be
+        // closing now.
+        if !self.state_dirty || self.closed || self.drain || self.table.current_hand().is_some() {
             return;
         }
         self.state_dirty = false;
         match serde_json::to_string(&self.table) {
             Ok(json) => {
-                let _ = self.state_tx.send(json);
+                let generation = self.state_tx.borrow().0 + 1;
+                let _ = self.state_tx.send((generation, json));
             }
             Err(e) => eprintln!("pokerd: table {}: state: {e}", self.table_id),
         }
@@ -1575,11 +1585,14 @@ impl Actor {
                 }
                 if self.drain {
                     if !self.draining.is_empty() {
-                        // Written now: the process may exit right after.
+                        // Written before answering: the database closes right after.
                         self.save_seat_states().await;
                         if let Ok(json) = serde_json::to_string(&self.table) {
-                            let _ = self.ctx.store.set_table_state(self.table_id, &json).await;
+                            let generation = self.state_tx.borrow().0 + 1;
+                            let _ = self.state_tx.send((generation, json));
+                            let _ = self.state_written.wait_for(|&g| g >= generation).await;
                         }
+                        self.state_dirty = false;
                     }
                     for waiter in self.draining.drain(..) {
                         let _ = waiter.send(());
