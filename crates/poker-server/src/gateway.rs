@@ -538,14 +538,7 @@ async fn connection(state: Arc<AppState>, socket: WebSocket) {
                             ErrorCode::BadMessage,
                             format!("the frame breaks the WebSocket protocol: {e}"),
                         );
-                        let text = serde_json::to_string(&error).expect("messages serialize");
-                        let _ = sink.send(Message::Text(text.into())).await;
-                        let _ = sink
-                            .send(Message::Close(Some(axum::extract::ws::CloseFrame {
-                                code: 1007,
-                                reason: "invalid frame".into(),
-                            })))
-                            .await;
+                        close_with(&mut sink, Some(error), 1007, "invalid frame").await;
                         break;
                     }
                 };
@@ -587,12 +580,7 @@ async fn connection(state: Arc<AppState>, socket: WebSocket) {
                 if let Some(reply) = reply {
                     if replies.len() >= MAX_UNREAD_REPLIES {
                         // Sends and never reads: told so and closed.
-                        let _ = sink
-                            .send(Message::Close(Some(axum::extract::ws::CloseFrame {
-                                code: 1008,
-                                reason: "too many unread replies".into(),
-                            })))
-                            .await;
+                        close_with(&mut sink, None, 1008, "too many unread replies").await;
                         break;
                     }
                     replies.push_back(reply);
@@ -655,12 +643,24 @@ async fn session_over(
     why: &'static str,
 ) {
     let error = ServerMsg::error(ErrorCode::Unauthenticated, why);
-    let text = serde_json::to_string(&error).expect("messages serialize");
-    let _ = sink.send(Message::Text(text.into())).await;
+    close_with(sink, Some(error), 1008, "session over").await;
+}
+
+/// Ends the connection properly: the error saying why (if any), then a close frame.
+async fn close_with(
+    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    error: Option<ServerMsg>,
+    code: u16,
+    reason: &'static str,
+) {
+    if let Some(error) = error {
+        let text = serde_json::to_string(&error).expect("messages serialize");
+        let _ = sink.send(Message::Text(text.into())).await;
+    }
     let _ = sink
         .send(Message::Close(Some(axum::extract::ws::CloseFrame {
-            code: 1008,
-            reason: "session over".into(),
+            code,
+            reason: reason.into(),
         })))
         .await;
 }
