@@ -161,6 +161,10 @@ try {
   );
   await ben.click("#sit-toggle");
   await ann.waitForSelector('.seat.out[data-seat="1"]');
+  // Each page learns of the change from its own connection: wait for ben's too.
+  await ben
+    .waitForFunction(() => document.querySelector("#sit-toggle")?.textContent === "Sit in", null, { timeout: 10000 })
+    .catch(() => {});
   check((await ben.locator("#sit-toggle").textContent()) === "Sit in", "ben can sit back in");
   await ben.click("#leave");
   await ben.waitForSelector("#lobby-view:not(.hidden)");
