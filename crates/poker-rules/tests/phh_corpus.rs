@@ -1,4 +1,4 @@
-//! Replays the whole PHH corpus (../shared/phh: 10,088 real hands of every variant)
+//! Replays the whole PHH corpus (testdata/phh in this repository: 10,088 real hands of every variant)
 //! through the engine and checks every recorded finishing stack.
 
 use poker_rules::phh::{self, PhhHand};
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 fn corpus_dir() -> PathBuf {
     match std::env::var_os("PHH_CORPUS") {
         Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/phh"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/phh"),
     }
 }
 

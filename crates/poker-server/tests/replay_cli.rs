@@ -6,7 +6,7 @@ use std::process::Command;
 fn corpus() -> PathBuf {
     match std::env::var_os("PHH_CORPUS") {
         Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/phh"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/phh"),
     }
 }
 
