@@ -12,7 +12,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use poker_rules::table::{Table, TableRules};
 use poker_rules::{HandConfig, SeatConfig};
-use poker_store::{hash_password, HandId, HandRow, PlayerId, Store, StoreError, TableId};
+use poker_store::{HandId, HandRow, PlayerId, Store, StoreError, TableId};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -71,6 +71,7 @@ impl From<StoreError> for ApiError {
                 ApiError::new(StatusCode::CONFLICT, "name_taken", "the name is taken")
             }
             StoreError::Invalid(m) => ApiError::new(StatusCode::BAD_REQUEST, "invalid", m),
+            StoreError::BadName(e) => ApiError::from(e),
             other => {
                 eprintln!("pokerd: internal error: {other}");
                 ApiError::new(
@@ -80,6 +81,12 @@ impl From<StoreError> for ApiError {
                 )
             }
         }
+    }
+}
+
+impl From<poker_store::names::NameError> for ApiError {
+    fn from(e: poker_store::names::NameError) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "invalid_name", e.to_string())
     }
 }
 
@@ -268,18 +275,16 @@ async fn create_player(
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     authorize(&state, &headers)?;
     let Json(p) = body?;
-    let name = p.name.trim();
-    if name.is_empty() || name.len() > 32 || p.password.len() < 8 {
+    let name = poker_store::names::player_name(&p.name)?;
+    if !poker_store::names::password_ok(&p.password) {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "invalid",
-            "a name of 1 to 32 characters and a password of at least 8",
+            "invalid_password",
+            crate::accounts::PASSWORD_RULE,
         ));
     }
-    let id = state
-        .store
-        .create_player(name, &hash_password(&p.password))
-        .await?;
+    let hash = state.accounts.hash(p.password).await?;
+    let id = state.store.create_player(&name, &hash).await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({ "player_id": id.to_string(), "name": name })),
@@ -439,16 +444,9 @@ fn check_new_table(t: NewTable) -> ApiResult<(String, TableSpec)> {
             "the action clock must give some time",
         ));
     }
-    let name = t.name.trim();
-    if name.is_empty() || name.chars().count() > 64 {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid",
-            "a table name of 1 to 64 characters",
-        ));
-    }
+    let name = poker_store::names::table_name(&t.name)?;
     Ok((
-        name.to_string(),
+        name,
         TableSpec {
             rules: t.rules,
             clock: t.clock,

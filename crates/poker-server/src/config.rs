@@ -34,6 +34,16 @@ pub struct ServerConfig {
     pub login_attempts: u32,
     /// How long, in seconds.
     pub login_lockout_secs: u64,
+    /// Wrong passwords from one address (IPv6: its /64), whatever the names, after which
+    /// its logins are refused for `login_lockout_secs`.
+    pub login_address_attempts: u32,
+    /// Accounts one address may register per `register_window_secs`.
+    pub register_per_address: u32,
+    /// The window of `register_per_address`, in seconds.
+    pub register_window_secs: u64,
+    /// A header set by a trusted reverse proxy that carries the client's address
+    /// (`x-forwarded-for`: its last entry is used); empty: the peer address.
+    pub client_address_header: String,
     /// Session lifetime, in hours.
     pub session_hours: u32,
     /// How long running hands get to finish on shutdown, in milliseconds.

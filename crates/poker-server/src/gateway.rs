@@ -13,7 +13,7 @@
 use crate::table_actor::SeatRequest;
 use crate::AppState;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -21,13 +21,12 @@ use axum::{Json, Router};
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{parse_client, ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::table::Entry;
-use poker_store::{
-    hash_password, now_ms, verify_password, Player, PlayerId, Store, StoreError, TableId,
-};
+use poker_store::{names, now_ms, Player, PlayerId, Store, StoreError, TableId};
 use rand::RngCore;
 use serde::Deserialize;
 use serde_json::json;
 use sha2::{Digest, Sha256};
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -216,9 +215,12 @@ async fn new_session(state: &AppState, player: &Player) -> Response {
     .into_response()
 }
 
-/// `POST /login`.
+/// `POST /login`. Guarded by [`crate::accounts`]: lockouts per name and address, the
+/// password checked off the async workers, unknown names as slow as wrong passwords.
 pub(crate) async fn login(
     State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     body: Result<Json<Credentials>, axum::extract::rejection::JsonRejection>,
 ) -> Response {
     let Ok(Json(body)) = body else {
@@ -228,56 +230,63 @@ pub(crate) async fn login(
             "send {\"name\", \"password\"}",
         );
     };
-    let wrong = || {
-        refused(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "wrong name or password",
-        )
-    };
-    // Guessing passwords is slowed down per name: after `login_attempts` failures in a
-    // row, logins to that name are refused for `login_lockout_secs`.
-    let key = body.name.trim().to_lowercase();
     let server = &state.config.server;
-    let lockout = std::time::Duration::from_secs(server.login_lockout_secs);
-    {
-        let mut failures = state.login_failures.lock().expect("login lock");
-        failures.retain(|_, (_, last)| last.elapsed() < lockout);
-        if failures
-            .get(&key)
-            .is_some_and(|(n, _)| *n >= server.login_attempts)
-        {
-            return refused(
-                StatusCode::TOO_MANY_REQUESTS,
-                "too_many_attempts",
-                "too many wrong passwords: try again later",
-            );
+    let ip = crate::accounts::client_address(server, peer, &headers);
+    let key = names::player_name(&body.name)
+        .map(|n| names::name_key(&n))
+        .unwrap_or_else(|_| body.name.clone());
+    if let Err(too_many) = state.accounts.may_login(server, &key, ip) {
+        return too_many.into_response();
+    }
+    let player = if names::password_ok(&body.password) {
+        match state.store.player_by_name(&body.name).await {
+            Ok(player) => Some(player),
+            Err(StoreError::NotFound(_) | StoreError::BadName(_)) => None,
+            Err(e) => {
+                eprintln!("pokerd: cannot look up a player: {e}");
+                return refused(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "internal error",
+                );
+            }
+        }
+    } else {
+        None
+    };
+    let hash = player.as_ref().map(|p| p.password_hash.clone());
+    // A password no account can have is not hashed at all (it could be megabytes).
+    let password = if names::password_ok(&body.password) {
+        body.password
+    } else {
+        String::new()
+    };
+    let right = match state.accounts.verify(password, hash).await {
+        Ok(right) => right,
+        Err(e) => return e.into_response(),
+    };
+    match player {
+        Some(player) if right => {
+            state.accounts.logged_in(&key, ip);
+            new_session(&state, &player).await
+        }
+        _ => {
+            state.accounts.failed_login(&key, ip);
+            refused(
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "wrong name or password",
+            )
         }
     }
-    let fail = || {
-        let mut failures = state.login_failures.lock().expect("login lock");
-        let entry = failures.entry(key.clone()).or_insert((0, Instant::now()));
-        entry.0 += 1;
-        entry.1 = Instant::now();
-        wrong()
-    };
-    let Ok(player) = state.store.player_by_name(&body.name).await else {
-        return fail();
-    };
-    if !verify_password(&body.password, &player.password_hash) {
-        return fail();
-    }
-    state
-        .login_failures
-        .lock()
-        .expect("login lock")
-        .remove(&key);
-    new_session(&state, &player).await
 }
 
-/// `POST /register`, when the configuration allows it.
+/// `POST /register`, when the configuration allows it: a name by the rules of
+/// [`names`], a password of 8 to 256 characters, a few accounts per address and window.
 pub(crate) async fn register(
     State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     body: Result<Json<Credentials>, axum::extract::rejection::JsonRejection>,
 ) -> Response {
     if !state.config.server.allow_registration {
@@ -294,19 +303,26 @@ pub(crate) async fn register(
             "send {\"name\", \"password\"}",
         );
     };
-    let name = body.name.trim();
-    if name.is_empty() || name.chars().count() > 32 || body.password.len() < 8 {
+    let name = match names::player_name(&body.name) {
+        Ok(name) => name,
+        Err(e) => return crate::admin::ApiError::from(e).into_response(),
+    };
+    if !names::password_ok(&body.password) {
         return refused(
             StatusCode::BAD_REQUEST,
-            "invalid",
-            "a name of 1 to 32 characters and a password of at least 8",
+            "invalid_password",
+            crate::accounts::PASSWORD_RULE,
         );
     }
-    match state
-        .store
-        .create_player(name, &hash_password(&body.password))
-        .await
-    {
+    let ip = crate::accounts::client_address(&state.config.server, peer, &headers);
+    if let Err(too_many) = state.accounts.may_register(&state.config.server, ip) {
+        return too_many.into_response();
+    }
+    let hash = match state.accounts.hash(body.password).await {
+        Ok(hash) => hash,
+        Err(e) => return e.into_response(),
+    };
+    match state.store.create_player(&name, &hash).await {
         Ok(_) => {}
         Err(StoreError::NameTaken) => {
             return refused(StatusCode::CONFLICT, "name_taken", "the name is taken")
@@ -320,7 +336,7 @@ pub(crate) async fn register(
             );
         }
     }
-    match state.store.player_by_name(name).await {
+    match state.store.player_by_name(&name).await {
         Ok(player) => new_session(&state, &player).await,
         Err(_) => refused(
             StatusCode::INTERNAL_SERVER_ERROR,

@@ -4,6 +4,7 @@
 //! [`run`] takes a bound listener and a shutdown future, so tests start the real server on
 //! port 0 and stop it cleanly.
 
+pub mod accounts;
 pub mod admin;
 pub mod config;
 pub mod gateway;
@@ -37,8 +38,8 @@ pub struct AppState {
     pub tables: Mutex<HashMap<TableId, table_actor::TableHandle>>,
     /// The lobby, kept up to date by the tables.
     pub lobby: Arc<lobby::Lobby>,
-    /// Failed logins by name: how many in a row, and when the last was.
-    pub login_failures: std::sync::Mutex<HashMap<String, (u32, std::time::Instant)>>,
+    /// Lockouts, registration limits and password hashing of the account endpoints.
+    pub accounts: accounts::Guard,
     /// Counters for `/metrics`.
     pub metrics: Arc<metrics::Metrics>,
     /// Turns true when the server is shutting down; every connection watches it.
@@ -95,7 +96,10 @@ pub async fn run(
         persister: Persister::spawn(store.clone(), 512),
         tables: Mutex::new(HashMap::new()),
         lobby: Arc::new(lobby::Lobby::default()),
-        login_failures: std::sync::Mutex::new(HashMap::new()),
+        // Argon2 on one core in two at most, so tables and health checks keep the rest.
+        accounts: accounts::Guard::new(
+            std::thread::available_parallelism().map_or(1, |n| n.get() / 2),
+        ),
         metrics: Arc::new(metrics::Metrics::default()),
         shutting_down,
         ended_sessions: tokio::sync::broadcast::channel(256).0,
@@ -134,9 +138,12 @@ pub async fn run(
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await?;
     store.close().await;
     Ok(())
 }

@@ -7,6 +7,7 @@
 
 use poker_rules::phh::{replay, PhhHand};
 use poker_rules::{Card, Chips, Event, Game, Structure};
+use poker_store::names::printable;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -85,7 +86,14 @@ pub fn write(meta: &Meta) -> Result<String, String> {
     if meta.players.len() != n || meta.seats.len() != n {
         return Err("the hand's players are not all known".into());
     }
-    let name = |i: usize| meta.players[i].as_str();
+    // Names are checked when they enter (poker_store::names); older ones that hold a
+    // line break or the like still cannot break a line of the history.
+    let names: Vec<String> = meta
+        .players
+        .iter()
+        .map(|p| printable(p).into_owned())
+        .collect();
+    let name = |i: usize| names[i].as_str();
     let blinds: Vec<Chips> = config
         .seats
         .iter()
@@ -118,7 +126,9 @@ pub fn write(meta: &Meta) -> Result<String, String> {
     let _ = writeln!(
         out,
         "Table '{}' {}-max Seat #{} is the button",
-        meta.table_name, meta.seat_count, meta.seats[button]
+        printable(meta.table_name),
+        meta.seat_count,
+        meta.seats[button]
     );
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by_key(|&i| meta.seats[i]);
@@ -404,6 +414,19 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 cbr 30", "p2 f"]
                 && !mine.contains("AcAd")
                 && !mine.contains("Ac Ad")
         );
+        // A name stored before names were checked cannot add lines to the history.
+        let sneaky: Vec<String> = ["ann\n*** SUMMARY ***\nSeat 9: x", "bob"]
+            .map(String::from)
+            .to_vec();
+        let out = write(&Meta {
+            table_name: "T\r\nable",
+            ..meta(phh, &sneaky, &[1, 2])
+        })
+        .unwrap();
+        let summaries = out.lines().filter(|l| l.starts_with("*** SUMMARY ***"));
+        assert_eq!(summaries.count(), 1, "{out}");
+        assert!(!out.lines().any(|l| l.starts_with("Seat 9")), "{out}");
+        assert!(out.contains("Table 'T\u{FFFD}\u{FFFD}able'"), "{out}");
         let stud = phh.replace("\"NT\"", "\"F7S\"");
         assert!(write(&meta(&stud, &players, &[1, 2])).is_err());
     }

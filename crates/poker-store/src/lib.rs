@@ -10,6 +10,7 @@
 //! top-up, cash-out or a committed hand, so a hand that never committed never happened:
 //! [`Store::recover`] marks it void at start-up.
 
+pub mod names;
 pub mod persister;
 pub mod testing;
 
@@ -84,6 +85,9 @@ pub enum Backend {
 /// Why a store operation failed. Nothing was changed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// A name that breaks the rules of names ([`names`]).
+    #[error(transparent)]
+    BadName(#[from] names::NameError),
     /// The thing asked for does not exist.
     #[error("{0} not found")]
     NotFound(&'static str),
@@ -525,6 +529,37 @@ fn seat_account(t: TableId, p: PlayerId) -> String {
     format!("seat:{t}:{p}")
 }
 
+/// Gives the players created before name keys existed their key. Where two older names
+/// share a key, the first keeps it and the other stays keyless (found by its exact name
+/// at login, and its name cannot be registered again by anyone).
+async fn fill_name_keys(pool: &AnyPool, backend: Backend) -> StoreResult<()> {
+    let rows = sqlx::query(
+        "select player_id, name from player where name_key is null order by created_at, player_id",
+    )
+    .fetch_all(pool)
+    .await?;
+    let update = match backend {
+        Backend::Postgres => "update player set name_key = $1 where player_id = $2",
+        Backend::Sqlite => "update player set name_key = ?1 where player_id = ?2",
+    };
+    for row in rows {
+        let id: String = row.try_get("player_id")?;
+        let name: String = row.try_get("name")?;
+        match sqlx::query(update)
+            .bind(names::name_key(&name))
+            .bind(&id)
+            .execute(pool)
+            .await
+        {
+            Err(e) if unique_violation(&e) => {}
+            other => {
+                other?;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn unique_violation(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Database(d) => {
@@ -607,6 +642,7 @@ impl SqlStore {
             Backend::Postgres => POSTGRES_MIGRATIONS.run(&pool).await?,
             Backend::Sqlite => SQLITE_MIGRATIONS.run(&pool).await?,
         }
+        fill_name_keys(&pool, backend).await?;
         let pg = match backend {
             Backend::Postgres => Some(
                 sqlx::postgres::PgPoolOptions::new()
@@ -1111,14 +1147,16 @@ impl Store for SqlStore {
     }
 
     async fn create_player(&self, name: &str, password_hash: &str) -> StoreResult<PlayerId> {
+        let name = names::player_name(name)?;
         let id = PlayerId::new();
         let now = now_ms();
         let mut tx = self.begin().await?;
         let inserted = sqlx::query(&self.sql(
-            "insert into player (player_id, name, password_hash, created_at) values ($1, $2, $3, $4)",
+            "insert into player (player_id, name, name_key, password_hash, created_at) values ($1, $2, $3, $4, $5)",
         ))
         .bind(id.to_string())
-        .bind(name)
+        .bind(&name)
+        .bind(names::name_key(&name))
         .bind(password_hash)
         .bind(now)
         .execute(&mut *tx)
@@ -1141,14 +1179,23 @@ impl Store for SqlStore {
     }
 
     async fn player_by_name(&self, name: &str) -> StoreResult<Player> {
-        let row =
-            sqlx::query(&self.sql(
-                "select player_id, name, password_hash, created_at from player where name = $1",
-            ))
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NotFound("player"))?;
+        // By key, so any case finds the account; a row from before keys whose key
+        // collided with another's (see `fill_name_keys`) is found by its exact name.
+        if name.contains('\0') {
+            // No name holds one; Postgres would refuse the text outright.
+            return Err(StoreError::NotFound("player"));
+        }
+        let key = names::player_name(name).ok().map(|n| names::name_key(&n));
+        let row = sqlx::query(&self.sql(
+            "select player_id, name, password_hash, created_at from player \
+             where name_key = $1 or (name_key is null and name = $2) \
+             order by case when name = $2 then 0 else 1 end limit 1",
+        ))
+        .bind(key)
+        .bind(name)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound("player"))?;
         Self::player_row(&row)
     }
 
@@ -1328,12 +1375,13 @@ impl Store for SqlStore {
     }
 
     async fn create_table(&self, name: &str, config: &str) -> StoreResult<TableId> {
+        let name = names::table_name(name)?;
         let id = TableId::new();
         sqlx::query(&self.sql(
             "insert into poker_table (poker_table_id, name, config, status, created_at) values ($1, $2, $3, 'open', $4)",
         ))
         .bind(id.to_string())
-        .bind(name)
+        .bind(&name)
         .bind(config)
         .bind(now_ms())
         .execute(&self.pool)

@@ -600,6 +600,90 @@ async fn a_failed_tables_hand_is_voided_and_no_other(store: &SqlStore) {
     audit_holds(store).await;
 }
 
+/// One rule for names before the database: NFC, no control or format characters,
+/// trimmed; unique regardless of case and width; players made before name keys get
+/// theirs when the store connects, and every one of them can still log in.
+async fn names_are_checked_before_the_database_and_unique_regardless_of_case(
+    store: &SqlStore,
+    url: &str,
+) {
+    use poker_store::names::NameError;
+    for bad in ["a\0b", "a\nb", "rtl\u{202E}x", "zero\u{200B}width", "   "] {
+        match store.create_player(bad, "x").await {
+            Err(StoreError::BadName(_)) => {}
+            other => panic!("{bad:?}: {other:?}"),
+        }
+        assert!(matches!(
+            store.player_by_name(bad).await,
+            Err(StoreError::NotFound(_))
+        ));
+    }
+    assert!(matches!(
+        store.create_table("t\r\n*** SUMMARY ***", "{}").await,
+        Err(StoreError::BadName(NameError::Forbidden('\r')))
+    ));
+    let zed = store.create_player("  Zed  ", "x").await.expect("Zed");
+    for taken in ["zed", "ZED", "\u{FF3A}ed", " zed"] {
+        assert!(
+            matches!(
+                store.create_player(taken, "x").await,
+                Err(StoreError::NameTaken)
+            ),
+            "{taken:?}"
+        );
+    }
+    let found = store
+        .player_by_name("ZED")
+        .await
+        .expect("any case finds Zed");
+    assert_eq!((found.player_id, found.name.as_str()), (zed, "Zed"));
+    // Decomposed and precomposed forms are one name.
+    store.create_player("Re\u{301}my", "x").await.expect("Rémy");
+    assert_eq!(
+        store.player_by_name("R\u{e9}my").await.expect("NFC").name,
+        "R\u{e9}my"
+    );
+
+    // Two players stored before keys existed, whose names differ only by case.
+    let raw = sqlx::AnyPool::connect(url).await.expect("raw pool");
+    let dollar = |sql: &str| match store.backend() {
+        poker_store::Backend::Postgres => sql.to_string(),
+        poker_store::Backend::Sqlite => sql.replace('$', "?"),
+    };
+    for (id, name, at) in [
+        (PlayerId::new(), "Legacy", now_ms()),
+        (PlayerId::new(), "LEGACY", now_ms() + 1),
+    ] {
+        sqlx::query(&dollar(
+            "insert into player (player_id, name, password_hash, created_at) values ($1, $2, 'x', $3)",
+        ))
+        .bind(id.to_string())
+        .bind(name)
+        .bind(at)
+        .execute(&raw)
+        .await
+        .expect("an old row");
+        sqlx::query(&dollar(
+            "insert into wallet (player_id, balance, created_at) values ($1, 0, $2)",
+        ))
+        .bind(id.to_string())
+        .bind(at)
+        .execute(&raw)
+        .await
+        .expect("its wallet");
+    }
+    raw.close().await;
+    let again = SqlStore::connect(url).await.expect("reconnect");
+    assert_eq!(again.player_by_name("legacy").await.unwrap().name, "Legacy");
+    assert_eq!(again.player_by_name("LEGACY").await.unwrap().name, "LEGACY");
+    assert!(matches!(
+        again.create_player("lEgAcY", "x").await,
+        Err(StoreError::NameTaken)
+    ));
+    again.close().await;
+    audit_holds(store).await;
+}
+
 async fn run_all(url: &str) {
     let store = SqlStore::connect(url).await.expect("connect and migrate");
     deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(&store).await;
@@ -615,6 +699,7 @@ async fn run_all(url: &str) {
     hand_histories_are_queried_by_id_table_and_player_newest_first(&store).await;
     the_persister_commits_many_tables_hands_in_batches(&store).await;
     bad_requests_are_refused_without_moving_money(&store).await;
+    names_are_checked_before_the_database_and_unique_regardless_of_case(&store, url).await;
     store.close().await;
 }
 
