@@ -580,8 +580,16 @@ struct Page {
 }
 
 impl Page {
-    fn limit(&self) -> u32 {
-        self.limit.unwrap_or(50).clamp(1, 500)
+    /// Hands per page: 1 to 500 (50 unless asked), as the OpenAPI document states.
+    fn limit(&self) -> ApiResult<u32> {
+        match self.limit.unwrap_or(50) {
+            n @ 1..=500 => Ok(n),
+            _ => Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                "limit is 1 to 500",
+            )),
+        }
     }
 }
 
@@ -622,7 +630,7 @@ async fn table_hands(
     }
     let rows = state
         .store
-        .table_hands(table, page.limit(), page.offset.unwrap_or(0))
+        .table_hands(table, page.limit()?, page.offset.unwrap_or(0))
         .await?;
     hands_in(&state, rows, &page).await
 }
@@ -670,7 +678,7 @@ async fn player_hands(
     state.store.balance(player).await?; // 404 for an unknown player
     let rows = state
         .store
-        .player_hands(player, page.limit(), page.offset.unwrap_or(0))
+        .player_hands(player, page.limit()?, page.offset.unwrap_or(0))
         .await?;
     hands_in(&state, rows, &page).await
 }

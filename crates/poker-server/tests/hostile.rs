@@ -595,6 +595,13 @@ async fn the_admin_api_answers_its_edges_as_documented() {
     assert_eq!(status, 400);
     let body: serde_json::Value = serde_json::from_str(&body).expect("a JSON error");
     assert_eq!(body["error"], "bad_request");
+    // The documented page limits: 1 to 500 hands.
+    for (query, expected) in [("limit=0", 400), ("limit=501", 400), ("limit=500", 200)] {
+        let (status, body) = server
+            .get(&format!("/admin/tables/{t}/hands?{query}"))
+            .await;
+        assert_eq!(status, expected, "{query}: {body}");
+    }
     let (status, body) = server
         .post(
             "/admin/players",
