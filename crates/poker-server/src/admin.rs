@@ -2,7 +2,7 @@
 //! configuration, and `/healthz`. Errors are JSON `{"error": code, "message": text}`;
 //! internal failures are logged, not shown.
 
-use crate::table_actor::TableSpec;
+use crate::table::TableSpec;
 use crate::AppState;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
@@ -410,7 +410,7 @@ struct NewTable {
     name: String,
     rules: TableRules,
     #[serde(default)]
-    clock: crate::table_actor::ClockRules,
+    clock: crate::table::ClockRules,
 }
 
 /// Checks table rules the way the table and its hands will use them.

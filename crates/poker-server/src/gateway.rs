@@ -10,7 +10,7 @@
 //! carry on. On authenticating, a connection joins every table where the player is seated
 //! and gets a snapshot of each: this is how a dropped player reconnects.
 
-use crate::table_actor::SeatRequest;
+use crate::table::SeatRequest;
 use crate::AppState;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, State};
@@ -711,7 +711,7 @@ async fn write_batch(
 }
 
 /// Subscribes the connection to a table's messages as this player (a snapshot first).
-async fn join(conn: &mut Conn, table: &crate::table_actor::TableHandle, player: PlayerId) {
+async fn join(conn: &mut Conn, table: &crate::table::TableHandle, player: PlayerId) {
     table
         .subscribe_with(Some(player), conn.out.clone(), false)
         .await;
@@ -809,7 +809,7 @@ async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Optio
     let Some(table) = state.table(id).await else {
         return Some(unknown_table());
     };
-    let done = |request: &str, r: Result<crate::table_actor::Outcome, (ErrorCode, String)>| {
+    let done = |request: &str, r: Result<crate::table::Outcome, (ErrorCode, String)>| {
         Some(match r {
             Ok(o) => ServerMsg::Done {
                 table_id: table_id.clone(),

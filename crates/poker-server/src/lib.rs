@@ -12,7 +12,7 @@ pub mod lobby;
 pub mod metrics;
 pub mod pokerstars;
 pub mod replay;
-pub mod table_actor;
+pub mod table;
 pub mod web;
 
 use poker_store::{Persister, PersisterHandle, SqlStore, Store, TableId};
@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
-use table_actor::{TableContext, TableSpec};
+use table::{TableContext, TableSpec};
 use tokio::net::TcpListener;
 use tokio::sync::Mutex;
 
@@ -35,7 +35,7 @@ pub struct AppState {
     /// Commits finished hands in batches.
     pub persister: PersisterHandle,
     /// The running tables.
-    pub tables: Mutex<HashMap<TableId, table_actor::TableHandle>>,
+    pub tables: Mutex<HashMap<TableId, table::TableHandle>>,
     /// The lobby, kept up to date by the tables.
     pub lobby: Arc<lobby::Lobby>,
     /// Lockouts, registration limits and password hashing of the account endpoints.
@@ -63,13 +63,13 @@ impl AppState {
             lobby: self.lobby.clone(),
             metrics: self.metrics.clone(),
         };
-        let handle = table_actor::spawn(table_id, name.to_string(), spec, context).await?;
+        let handle = table::spawn(table_id, name.to_string(), spec, context).await?;
         self.tables.lock().await.insert(table_id, handle);
         Ok(())
     }
 
     /// The handle of a running table.
-    pub async fn table(&self, table_id: TableId) -> Option<table_actor::TableHandle> {
+    pub async fn table(&self, table_id: TableId) -> Option<table::TableHandle> {
         self.tables.lock().await.get(&table_id).cloned()
     }
 }

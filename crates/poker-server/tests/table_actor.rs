@@ -9,7 +9,7 @@ use poker_rules::table::{AnteRule, ButtonRule, MissedBlindRule, TableRules};
 use poker_rules::{Action, Event, Game, Stakes, Structure};
 use poker_server::lobby::Lobby;
 use poker_server::metrics::Metrics;
-use poker_server::table_actor::{self, ClockRules, TableContext, TableHandle, TableSpec};
+use poker_server::table::{self as table_actor, ClockRules, TableContext, TableHandle, TableSpec};
 use poker_store::testing::TestSqlite;
 use poker_store::{Persister, SqlStore, Store, TableId};
 use std::sync::Arc;

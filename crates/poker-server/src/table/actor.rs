@@ -1,0 +1,423 @@
+//! The actor's state and its loop: what it owns (the table, the hand in progress, the
+//! seats' clocks and subscribers), how it starts, and how it answers each command.
+
+use super::failed::Failed;
+use super::*;
+use poker_protocol::{ErrorCode, ServerMsg};
+use poker_rules::table::{HandPlan, Table};
+use poker_rules::{Chips, Event, Hand};
+use poker_store::{HandId, PlayerId, Store, TableId};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot};
+
+pub(super) struct Current {
+    pub(super) plan: HandPlan,
+    pub(super) hand: Hand,
+    pub(super) hand_id: HandId,
+    pub(super) players: Vec<PlayerId>,
+    pub(super) started_at: i64,
+    pub(super) decision_id: u64,
+    /// How many events the hand had when the current decision was asked.
+    pub(super) asked_at: usize,
+    pub(super) events: Vec<Event>,
+    pub(super) ended: Option<Instant>,
+}
+
+/// The clock of the decision being asked.
+pub(super) struct TurnClock {
+    pub(super) player: usize,
+    pub(super) seat: u32,
+    pub(super) asked: Instant,
+    pub(super) warned: bool,
+    pub(super) bank_started: Option<Instant>,
+}
+
+/// What the actor knows of a seated player besides the table's rules.
+pub(super) struct SeatInfo {
+    pub(super) name: String,
+    pub(super) time_bank_ms: u64,
+    pub(super) timeouts: u32,
+    pub(super) pending_top_up: Chips,
+    pub(super) leaving: bool,
+    /// Asked to sit out during a hand and told `pending`: told `done` again at its end.
+    pub(super) pending_sit_out: bool,
+}
+
+pub(super) struct Subscriber {
+    pub(super) who: Option<PlayerId>,
+    pub(super) queue: mpsc::Sender<ServerMsg>,
+    /// Missed messages: gets a snapshot as soon as its queue has room.
+    pub(super) stale: bool,
+}
+
+pub(super) struct Actor {
+    pub(super) table_id: TableId,
+    pub(super) name: String,
+    pub(super) clock_rules: ClockRules,
+    pub(super) table: Table<PlayerId>,
+    pub(super) ctx: TableContext,
+    pub(super) info: HashMap<PlayerId, SeatInfo>,
+    pub(super) subscribers: Vec<Subscriber>,
+    pub(super) current: Option<Current>,
+    pub(super) clock: Option<TurnClock>,
+    pub(super) next_decision: u64,
+    pub(super) next_hand_at: Option<Instant>,
+    pub(super) button: Option<u32>,
+    pub(super) draining: Vec<oneshot::Sender<()>>,
+    pub(super) drain: bool,
+    pub(super) closing: Vec<oneshot::Sender<Chips>>,
+    pub(super) closed: bool,
+    pub(super) recent_pots: VecDeque<Chips>,
+    pub(super) hand_times: VecDeque<Instant>,
+    /// Sitting out and blinds owed, as last written to the store.
+    pub(super) saved: HashMap<PlayerId, (bool, bool, bool)>,
+    /// The table's state, for the background writer.
+    pub(super) state_tx: tokio::sync::watch::Sender<(u64, String)>,
+    /// The generation of the state last written by the writer.
+    pub(super) state_written: tokio::sync::watch::Receiver<u64>,
+    /// The table changed since its state was last handed to the writer.
+    pub(super) state_dirty: bool,
+    /// Who listens, mirrored for the supervisor (which tells them if this task fails).
+    pub(super) listeners: Listeners,
+}
+
+/// The queues subscribed to a table, shared with its supervisor.
+pub(super) type Listeners = Arc<std::sync::Mutex<Vec<(Option<PlayerId>, mpsc::Sender<ServerMsg>)>>>;
+
+/// Starts a table's actor, with the players the store says are seated there.
+pub async fn spawn(
+    table_id: TableId,
+    name: String,
+    spec: TableSpec,
+    ctx: TableContext,
+) -> anyhow::Result<TableHandle> {
+    let seats = ctx.store.seats(table_id).await?;
+    // The table as last saved (button, blinds owed, dead seats...), made to agree with
+    // the stored seats; or a fresh table with them.
+    let stored: Vec<(usize, PlayerId, Chips)> = seats
+        .iter()
+        .map(|s| (s.seat_no as usize, s.player_id, s.stack))
+        .collect();
+    let saved_table = ctx
+        .store
+        .table_state(table_id)
+        .await?
+        .and_then(|json| {
+            serde_json::from_str::<Table<PlayerId>>(&json)
+                .map_err(|e| eprintln!("pokerd: table {table_id}: saved state unreadable: {e}"))
+                .ok()
+        })
+        .filter(|t| t.rules() == &spec.rules);
+    let mut table = match saved_table {
+        Some(mut t) => {
+            t.reconcile(&stored)
+                .map_err(|e| anyhow::anyhow!("restoring the table: {e}"))?;
+            t
+        }
+        None => {
+            let mut t = Table::new(spec.rules.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
+            for &(seat, player, stack) in &stored {
+                t.restore_seat(seat, player, stack)
+                    .map_err(|e| anyhow::anyhow!("seat {seat}: {e}"))?;
+            }
+            t
+        }
+    };
+    // Hand numbers go on from the last hand dealt here (void ones included).
+    if let Some(last) = ctx.store.table_hands(table_id, 1, 0).await?.first() {
+        table.continue_numbering(last.number);
+    }
+    let names: HashMap<PlayerId, String> = if seats.is_empty() {
+        HashMap::new()
+    } else {
+        ctx.store
+            .players()
+            .await?
+            .into_iter()
+            .map(|p| (p.player_id, p.name))
+            .collect()
+    };
+    let mut info = HashMap::new();
+    let mut saved = HashMap::new();
+    for seat in seats {
+        // Who was sitting out, and the blinds they owe (R14), survive a restart.
+        let (small, big) = ctx.store.missed_blinds(table_id, seat.player_id).await?;
+        table
+            .restore_state(seat.seat_no as usize, seat.sitting_out, small, big)
+            .map_err(|e| anyhow::anyhow!("seat {}: {e}", seat.seat_no))?;
+        saved.insert(seat.player_id, (seat.sitting_out, small, big));
+        info.insert(
+            seat.player_id,
+            SeatInfo::new(
+                names.get(&seat.player_id).cloned().unwrap_or_default(),
+                &spec.clock,
+            ),
+        );
+    }
+    // The table's state is written in the background, latest first, never holding up
+    // the table.
+    // Every write goes through this one writer, in order, so an older state can never
+    // land after a newer one; a drain waits for its own write (the generation).
+    let (state_tx, mut state_rx) = tokio::sync::watch::channel((0u64, String::new()));
+    let (written_tx, state_written) = tokio::sync::watch::channel(0u64);
+    {
+        let store = ctx.store.clone();
+        tokio::spawn(async move {
+            while state_rx.changed().await.is_ok() {
+                let (generation, json) = state_rx.borrow_and_update().clone();
+                if let Err(e) = store.set_table_state(table_id, &json).await {
+                    eprintln!("pokerd: table {table_id}: cannot save its state: {e}");
+                }
+                let _ = written_tx.send(generation);
+            }
+        });
+    }
+    let (commands, rx) = mpsc::channel(256);
+    // The supervisor takes the commands over if the actor's task ends unexpectedly.
+    let rx = Arc::new(tokio::sync::Mutex::new(rx));
+    let listeners: Listeners = Arc::default();
+    let mut actor = Actor {
+        table_id,
+        name,
+        clock_rules: spec.clock,
+        table,
+        ctx,
+        info,
+        subscribers: Vec::new(),
+        current: None,
+        clock: None,
+        next_decision: 1,
+        next_hand_at: None,
+        button: None,
+        draining: Vec::new(),
+        drain: false,
+        closing: Vec::new(),
+        closed: false,
+        recent_pots: VecDeque::new(),
+        hand_times: VecDeque::new(),
+        saved,
+        state_tx,
+        state_written,
+        state_dirty: false,
+        listeners: listeners.clone(),
+    };
+    actor.publish_lobby();
+    let failed = Failed {
+        table_id,
+        name: actor.name.clone(),
+        ctx: actor.ctx.clone(),
+        listeners,
+    };
+    let actor_rx = rx.clone();
+    let task = tokio::spawn(async move {
+        let mut rx = actor_rx.lock().await;
+        actor.progress().await;
+        while !actor.closed {
+            let deadline = actor.next_deadline();
+            tokio::select! {
+                command = rx.recv() => match command {
+                    Some(command) => actor.handle(command).await,
+                    None => break,
+                },
+                _ = sleep_until(deadline), if deadline.is_some() => actor.on_timer(),
+            }
+            actor
+                .ctx
+                .metrics
+                .table_wakeups
+                .fetch_add(1, Ordering::Relaxed);
+            actor.progress().await;
+            actor.save_seat_states().await;
+            actor.save_table();
+        }
+    });
+    tokio::spawn(async move {
+        match task.await {
+            Ok(()) => {}
+            Err(e) if e.is_cancelled() => {}
+            Err(e) => {
+                let reason = match e.try_into_panic() {
+                    Ok(p) => p
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "a panic".into()),
+                    Err(e) => e.to_string(),
+                };
+                let mut rx = rx.lock().await;
+                failed.serve(&reason, &mut rx).await;
+            }
+        }
+    });
+    Ok(TableHandle { commands, table_id })
+}
+
+pub(super) async fn sleep_until(deadline: Option<Instant>) {
+    if let Some(d) = deadline {
+        tokio::time::sleep_until(d.into()).await;
+    }
+}
+
+pub(super) fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
+    (code, message.into())
+}
+
+pub(super) fn ms(d: Duration) -> u64 {
+    d.as_millis() as u64
+}
+
+impl SeatInfo {
+    pub(super) fn new(name: String, clock: &ClockRules) -> SeatInfo {
+        SeatInfo {
+            name,
+            time_bank_ms: clock.time_bank_ms,
+            timeouts: 0,
+            pending_top_up: 0,
+            leaving: false,
+            pending_sit_out: false,
+        }
+    }
+}
+
+impl Actor {
+    pub(super) async fn handle(&mut self, command: Command) {
+        match command {
+            Command::Subscribe {
+                player,
+                only_if_seated,
+                queue,
+                respond_to,
+            } => {
+                let seated = player.is_some_and(|p| self.seat_of(p).is_some());
+                let ok = !only_if_seated || seated;
+                if ok {
+                    let snapshot = self.snapshot(player);
+                    // A connection subscribes once per table; a spectator who sits down
+                    // becomes that player.
+                    self.add_subscriber(player, queue, snapshot);
+                }
+                let _ = respond_to.send(ok);
+            }
+            Command::InjectFault => panic!("injected fault"),
+            Command::Sit {
+                player,
+                name,
+                seat,
+                buy_in,
+                entry,
+                queue,
+                respond_to,
+            } => {
+                let result = self.sit(player, name, seat, buy_in, entry).await;
+                if result.is_ok() {
+                    // Subscribed only once seated: a refused sit leaves the connection
+                    // as it was.
+                    if let Some(queue) = queue {
+                        let snapshot = self.snapshot(Some(player));
+                        self.add_subscriber(Some(player), queue, snapshot);
+                    }
+                    self.seats_changed();
+                }
+                let _ = respond_to.send(result);
+            }
+            Command::Act {
+                player,
+                decision_id,
+                action,
+                received,
+                respond_to,
+            } => {
+                let result = self.act(player, decision_id, action);
+                if result.is_ok() {
+                    self.ctx.metrics.actions.fetch_add(1, Ordering::Relaxed);
+                    self.ctx.metrics.action_latency.observe(received.elapsed());
+                }
+                let _ = respond_to.send(result);
+            }
+            Command::Seat {
+                player,
+                request,
+                respond_to,
+            } => {
+                let result = self.seat_request(player, request).await;
+                if result.is_ok() {
+                    self.seats_changed();
+                }
+                let _ = respond_to.send(result);
+            }
+            Command::Unsubscribe { queue } => {
+                let seated: Vec<PlayerId> = self
+                    .table
+                    .seats()
+                    .iter()
+                    .flatten()
+                    .map(|o| o.player)
+                    .collect();
+                self.subscribers.retain(|s| {
+                    !s.queue.same_channel(&queue) || s.who.is_some_and(|p| seated.contains(&p))
+                });
+                self.mirror_listeners();
+            }
+            Command::Inspect { respond_to } => {
+                let view = self.table_view();
+                let _ = respond_to.send(serde_json::json!({
+                    "table": view,
+                    "hand_number": self.current.as_ref().map(|c| c.plan.number),
+                    "hands_dealt": self.table.hands_dealt(),
+                    "status": self.status(),
+                }));
+            }
+            Command::Drain { respond_to } => {
+                self.drain = true;
+                self.draining.push(respond_to);
+            }
+            Command::Close { respond_to } => {
+                self.closing.push(respond_to);
+                self.publish_lobby();
+            }
+        }
+    }
+
+    /// Subscribes a queue (once per connection: a spectator who sits down becomes that
+    /// player), sending it a snapshot first.
+    pub(super) fn add_subscriber(
+        &mut self,
+        player: Option<PlayerId>,
+        queue: mpsc::Sender<ServerMsg>,
+        snapshot: ServerMsg,
+    ) {
+        self.subscribers.retain(|s| !s.queue.same_channel(&queue));
+        let stale = queue.try_send(snapshot).is_err();
+        self.subscribers.push(Subscriber {
+            who: player,
+            queue,
+            stale,
+        });
+        self.mirror_listeners();
+    }
+
+    /// Copies who listens for the supervisor.
+    pub(super) fn mirror_listeners(&mut self) {
+        self.subscribers.retain(|s| !s.queue.is_closed());
+        let mut listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
+        listeners.clear();
+        listeners.extend(self.subscribers.iter().map(|s| (s.who, s.queue.clone())));
+    }
+
+    pub(super) fn seat_of(&self, player: PlayerId) -> Option<usize> {
+        self.table
+            .seats()
+            .iter()
+            .position(|o| o.as_ref().is_some_and(|o| o.player == player))
+    }
+
+    /// Whether the player is dealt into the hand in progress.
+    pub(super) fn in_hand(&self, player: PlayerId) -> bool {
+        self.current
+            .as_ref()
+            .is_some_and(|c| c.ended.is_none() && c.players.contains(&player))
+    }
+}

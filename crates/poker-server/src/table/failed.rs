@@ -1,0 +1,164 @@
+//! The supervisor's side of a table whose task panicked: it keeps answering players
+//! with a typed error, shows the table as failed in the lobby, and voids the cut hand.
+
+use super::actor::*;
+use super::*;
+use poker_protocol::{ErrorCode, ServerMsg};
+use poker_store::{now_ms, Store, StoreError, TableId};
+use std::sync::atomic::Ordering;
+use tokio::sync::mpsc;
+use tokio::sync::mpsc::error::TrySendError;
+
+/// A table whose task ended unexpectedly: what its supervisor needs to contain it.
+pub(super) struct Failed {
+    pub(super) table_id: TableId,
+    pub(super) name: String,
+    pub(super) ctx: TableContext,
+    pub(super) listeners: Listeners,
+}
+
+impl Failed {
+    pub(super) fn tell(&self, msg: &ServerMsg) {
+        let mut listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
+        listeners.retain(|(_, q)| !matches!(q.try_send(msg.clone()), Err(TrySendError::Closed(_))));
+    }
+
+    pub(super) fn lobby(&self, status: &str) {
+        if let Some(mut summary) = self.ctx.lobby.get(self.table_id) {
+            summary.status = status.to_string();
+            self.ctx.lobby.publish(self.table_id, summary);
+        }
+    }
+
+    /// Voids the hand in progress (the stored stacks are as it began), marks the table
+    /// failed, tells its players, then answers commands: players may leave with their
+    /// chips, the operator may close the table; nothing else is done.
+    pub(super) async fn serve(self, reason: &str, rx: &mut mpsc::Receiver<Command>) {
+        let table_id = self.table_id;
+        self.ctx
+            .metrics
+            .table_failures
+            .fetch_add(1, Ordering::Relaxed);
+        eprintln!("pokerd: table {table_id}: its task failed ({reason}); the table is stopped");
+        match self.ctx.store.void_hands(table_id).await {
+            Ok(void) if !void.is_empty() => {
+                eprintln!("pokerd: table {table_id}: {} hand(s) void", void.len())
+            }
+            Ok(_) => {}
+            Err(e) => eprintln!("pokerd: table {table_id}: cannot void its hand: {e}"),
+        }
+        self.lobby("failed");
+        let failed_msg = ServerMsg::TableFailed {
+            table_id: table_id.to_string(),
+            message: "the table stopped on a server fault: the hand in progress is void \
+                      (every stack is as it began); leave to cash out"
+                .into(),
+        };
+        self.tell(&failed_msg);
+        let stopped = || {
+            refuse(
+                ErrorCode::SeatRefused,
+                "the table has failed: leave to cash out",
+            )
+        };
+        while let Some(command) = rx.recv().await {
+            match command {
+                Command::Sit { respond_to, .. } => {
+                    let _ = respond_to.send(Err(stopped()));
+                }
+                Command::Act { respond_to, .. } => {
+                    let _ = respond_to.send(Err(refuse(
+                        ErrorCode::IllegalAction,
+                        "the table has failed: the hand is void",
+                    )));
+                }
+                Command::Seat {
+                    player,
+                    request: SeatRequest::Leave,
+                    respond_to,
+                } => {
+                    let result = match self.ctx.store.cash_out(table_id, player, now_ms()).await {
+                        Ok(amount) => Ok(Outcome {
+                            amount,
+                            pending: false,
+                        }),
+                        Err(StoreError::NotFound(_)) => Err(refuse(
+                            ErrorCode::NotYourTurn,
+                            "you are not seated at this table",
+                        )),
+                        Err(e) => {
+                            eprintln!("pokerd: table {table_id}: cash-out failed: {e}");
+                            Err(refuse(ErrorCode::Internal, "the cash-out failed"))
+                        }
+                    };
+                    let _ = respond_to.send(result);
+                }
+                Command::Seat { respond_to, .. } => {
+                    let _ = respond_to.send(Err(stopped()));
+                }
+                Command::Subscribe {
+                    player,
+                    only_if_seated,
+                    queue,
+                    respond_to,
+                } => {
+                    let seated = match (player, self.ctx.store.seats(table_id).await) {
+                        (Some(p), Ok(seats)) => seats.iter().any(|s| s.player_id == p),
+                        _ => false,
+                    };
+                    let ok = !only_if_seated || seated;
+                    if ok {
+                        let _ = queue.try_send(failed_msg.clone());
+                        self.listeners
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((player, queue));
+                    }
+                    let _ = respond_to.send(ok);
+                }
+                Command::Unsubscribe { queue } => {
+                    self.listeners
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .retain(|(_, q)| !q.same_channel(&queue));
+                }
+                Command::Inspect { respond_to } => {
+                    let seats = self.ctx.store.seats(table_id).await.unwrap_or_default();
+                    let _ = respond_to.send(serde_json::json!({
+                        "table": { "table_id": table_id.to_string(), "name": self.name, "seats": seats },
+                        "hand_number": null,
+                        "status": "failed",
+                        "reason": reason,
+                    }));
+                }
+                Command::Drain { respond_to } => {
+                    let _ = respond_to.send(());
+                }
+                Command::Close { respond_to } => {
+                    let mut total = 0;
+                    for seat in self.ctx.store.seats(table_id).await.unwrap_or_default() {
+                        match self
+                            .ctx
+                            .store
+                            .cash_out(table_id, seat.player_id, now_ms())
+                            .await
+                        {
+                            Ok(amount) => total += amount,
+                            Err(e) => eprintln!("pokerd: table {table_id}: closing: {e}"),
+                        }
+                    }
+                    if let Err(e) = self.ctx.store.set_table_status(table_id, "closed").await {
+                        eprintln!("pokerd: table {table_id}: cannot mark closed: {e}");
+                    }
+                    self.lobby("closed");
+                    self.tell(&ServerMsg::TableClosed {
+                        table_id: table_id.to_string(),
+                    });
+                    let _ = respond_to.send(total);
+                    return;
+                }
+                Command::InjectFault => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! Fan-out: what each subscriber is sent (events redacted for everyone but the owner of
+//! the hole cards), snapshots for joins and resyncs, the decision asked, the lobby line.
+
+use super::actor::*;
+use poker_protocol::{HandView, SeatView, ServerMsg, TableSummary, TableView};
+use poker_rules::{Card, Cards, Chips, Decision, Event};
+use poker_store::PlayerId;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use tokio::sync::mpsc::error::TrySendError;
+
+impl Actor {
+    pub(super) fn status(&self) -> &'static str {
+        if self.closed {
+            "closed"
+        } else if !self.closing.is_empty() {
+            "closing"
+        } else {
+            "open"
+        }
+    }
+
+    pub(super) fn table_view(&self) -> TableView {
+        let rules = self.table.rules();
+        let seats = self
+            .table
+            .seats()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| {
+                let o = o.as_ref()?;
+                let info = self.info.get(&o.player);
+                Some(SeatView {
+                    seat: i as u32,
+                    player_id: o.player.to_string(),
+                    name: info.map(|i| i.name.clone()).unwrap_or_default(),
+                    stack: o.stack,
+                    sitting_out: o.sitting_out || o.sit_out_next_hand,
+                    pending_top_up: info.map_or(0, |i| i.pending_top_up),
+                    leaving: info.is_some_and(|i| i.leaving),
+                })
+            })
+            .collect();
+        TableView {
+            table_id: self.table_id.to_string(),
+            name: self.name.clone(),
+            seat_count: rules.seat_count as u32,
+            button: self.button,
+            seats,
+            min_buy_in: rules.min_buy_in,
+            max_buy_in: rules.max_buy_in,
+            blinds: (rules.small_blind, rules.big_blind),
+            action_ms: self.clock_rules.action_ms,
+            time_bank_ms: self.clock_rules.time_bank_ms,
+        }
+    }
+
+    /// The decision being asked, as its player is told.
+    pub(super) fn decide_msg(&self) -> Option<(PlayerId, ServerMsg)> {
+        let cur = self.current.as_ref()?;
+        let p = cur.hand.to_act()?;
+        let table_id = self.table_id.to_string();
+        let decision_id = cur.decision_id;
+        let msg = match cur.hand.decision()? {
+            Decision::Bet(legal) => ServerMsg::Decide {
+                table_id,
+                decision_id,
+                legal,
+            },
+            Decision::Draw => ServerMsg::DecideDraw {
+                table_id,
+                decision_id,
+            },
+            Decision::RunItTwice => ServerMsg::DecideRunTwice {
+                table_id,
+                decision_id,
+            },
+            Decision::Showdown { .. } => return None,
+        };
+        Some((cur.players[p], msg))
+    }
+
+    /// The whole table and hand as `who` may see them.
+    pub(super) fn snapshot(&self, who: Option<PlayerId>) -> ServerMsg {
+        let hand = self.current.as_ref().map(|cur| HandView {
+            hand_number: cur.plan.number,
+            seats: cur.plan.seats.iter().map(|&s| s as u32).collect(),
+            starting_stacks: cur.plan.config.seats.iter().map(|s| s.stack).collect(),
+            button: cur.plan.button as u32,
+            events: cur
+                .events
+                .iter()
+                .map(|e| redact(e, who, &cur.players))
+                .collect(),
+        });
+        let decide = self
+            .clock
+            .as_ref()
+            .and_then(|_| self.decide_msg())
+            .filter(|(p, _)| Some(*p) == who)
+            .map(|(_, m)| Box::new(m));
+        ServerMsg::Snapshot {
+            table: self.table_view(),
+            hand,
+            clock: self.clock.as_ref().map(|c| self.clock_view(c)),
+            decide,
+        }
+    }
+
+    /// Sends to every subscriber the message made for them; a full queue marks the
+    /// subscriber stale (resynced later), a closed one is dropped.
+    pub(super) fn fan_out(&mut self, mut make: impl FnMut(Option<PlayerId>) -> Vec<ServerMsg>) {
+        let mut subscribers = std::mem::take(&mut self.subscribers);
+        subscribers.retain_mut(|s| {
+            if s.stale {
+                match s.queue.try_send(self.snapshot(s.who)) {
+                    Ok(()) => {
+                        s.stale = false;
+                        self.ctx.metrics.resyncs.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Err(TrySendError::Full(_)) => {}
+                    Err(TrySendError::Closed(_)) => return false,
+                }
+                return true;
+            }
+            for msg in make(s.who) {
+                match s.queue.try_send(msg) {
+                    Ok(()) => {}
+                    Err(TrySendError::Full(_)) => {
+                        s.stale = true;
+                        return true;
+                    }
+                    Err(TrySendError::Closed(_)) => return false,
+                }
+            }
+            true
+        });
+        self.subscribers = subscribers;
+    }
+
+    pub(super) fn send_all(&mut self, msg: &ServerMsg) {
+        self.fan_out(|_| vec![msg.clone()]);
+    }
+
+    /// Sends events to every subscriber, hole cards hidden from all but their owner.
+    pub(super) fn broadcast(&mut self, events: &[Event]) {
+        let Some(cur) = self.current.as_ref() else {
+            return;
+        };
+        let seats: Vec<u32> = cur.plan.seats.iter().map(|&s| s as u32).collect();
+        let number = cur.plan.number;
+        let players = cur.players.clone();
+        let table_id = self.table_id.to_string();
+        self.fan_out(|who| {
+            events
+                .iter()
+                .map(|event| ServerMsg::Event {
+                    table_id: table_id.clone(),
+                    hand_number: number,
+                    seats: seats.clone(),
+                    event: redact(event, who, &players),
+                })
+                .collect()
+        });
+    }
+
+    pub(super) fn send_to(&mut self, player: PlayerId, msg: ServerMsg) {
+        self.fan_out(|who| {
+            if who == Some(player) {
+                vec![msg.clone()]
+            } else {
+                Vec::new()
+            }
+        });
+    }
+
+    pub(super) fn seats_changed(&mut self) {
+        self.state_dirty = true;
+        let msg = ServerMsg::Seats {
+            table: self.table_view(),
+        };
+        self.send_all(&msg);
+        self.publish_lobby();
+    }
+
+    pub(super) fn publish_lobby(&mut self) {
+        let rules = self.table.rules();
+        let hour = Duration::from_secs(3600);
+        while self.hand_times.front().is_some_and(|t| t.elapsed() > hour) {
+            self.hand_times.pop_front();
+        }
+        let avg_pot = if self.recent_pots.is_empty() {
+            0
+        } else {
+            self.recent_pots.iter().sum::<Chips>() / self.recent_pots.len() as Chips
+        };
+        let summary = TableSummary {
+            table_id: self.table_id.to_string(),
+            name: self.name.clone(),
+            game: format!("{:?} {}", rules.game, structure_name(&rules.structure)),
+            stakes: format!("{}/{}", rules.small_blind, rules.big_blind),
+            players: self.table.seats().iter().flatten().count() as u32,
+            seats: rules.seat_count as u32,
+            min_buy_in: rules.min_buy_in,
+            max_buy_in: rules.max_buy_in,
+            avg_pot,
+            hands_per_hour: self.hand_times.len() as u32,
+            status: self.status().to_string(),
+        };
+        self.ctx.lobby.publish(self.table_id, summary);
+    }
+}
+
+pub(super) fn structure_name(s: &poker_rules::Structure) -> &'static str {
+    use poker_rules::Structure::*;
+    match s {
+        NoLimit => "no limit",
+        PotLimit => "pot limit",
+        FixedLimit => "fixed limit",
+        SpreadLimit => "spread limit",
+    }
+}
+
+/// The event as `who` may see it: hole cards of others are unknown unless dealt face up.
+pub(super) fn redact(event: &Event, who: Option<PlayerId>, players: &[PlayerId]) -> Event {
+    match event {
+        Event::HoleDealt { player, cards, up } if who != Some(players[*player]) => {
+            let hidden: Vec<Card> = cards
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| if up >> i & 1 == 1 { c } else { Card::UNKNOWN })
+                .collect();
+            Event::HoleDealt {
+                player: *player,
+                cards: Cards::from_slice(&hidden).expect("same count"),
+                up: *up,
+            }
+        }
+        Event::Discarded { player, cards } if who != Some(players[*player]) => Event::Discarded {
+            player: *player,
+            cards: Cards::from_slice(&vec![Card::UNKNOWN; cards.len()]).expect("same count"),
+        },
+        other => other.clone(),
+    }
+}

@@ -1,0 +1,362 @@
+//! One table's actor: a private task that owns the table between hands and the hand in
+//! progress, driven by commands through a cloneable [`TableHandle`] and by its own clock.
+//!
+//! It seats players (the buy-in moves money in the store first), deals hands from a deck
+//! shuffled with the operating system's cryptographic RNG, asks each decision with an id
+//! (an answer naming another id is refused, so a late or repeated action never applies
+//! twice), runs the action clock (a warning, the time bank, then check if free or fold;
+//! repeated timeouts sit the player out, R38), and fans events out to subscribers through
+//! bounded queues: a subscriber whose queue is full is marked stale and resynced with a
+//! snapshot once it has room again; it never stalls the table. Hole cards are redacted
+//! for everyone but their owner before anything leaves the actor.
+//!
+//! A finished hand is committed through the persister, and the next hand starts only once
+//! it is durable. Top-ups and leaving asked during a hand wait for its end. Closing the
+//! table lets the hand in progress finish, then cashes everyone out.
+
+use crate::lobby::Lobby;
+use crate::metrics::Metrics;
+use poker_protocol::{ErrorCode, ServerMsg};
+use poker_rules::table::{Entry, TableRules};
+use poker_rules::{Action, Chips};
+use poker_store::{PersisterHandle, PlayerId, SqlStore, TableId};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::{mpsc, oneshot};
+
+mod actor;
+mod clock;
+mod failed;
+mod fanout;
+mod play;
+mod seating;
+
+pub use actor::spawn;
+
+/// A refused command, as the client is told.
+pub type Refusal = (ErrorCode, String);
+
+/// The clock of a table (R38), in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClockRules {
+    /// Time to act on each decision.
+    pub action_ms: u64,
+    /// A warning is sent when this much of the action time is left (0: none).
+    pub warning_ms: u64,
+    /// Extra time each player has on sitting down, used when the action time runs out.
+    pub time_bank_ms: u64,
+    /// Timeouts in a row after which the player is sat out (0: never).
+    pub max_timeouts: u32,
+    /// Pause between hands, so players see the result.
+    pub between_hands_ms: u64,
+}
+
+impl Default for ClockRules {
+    fn default() -> ClockRules {
+        ClockRules {
+            action_ms: 30_000,
+            warning_ms: 10_000,
+            time_bank_ms: 60_000,
+            max_timeouts: 2,
+            between_hands_ms: 2_000,
+        }
+    }
+}
+
+/// Everything an operator sets when creating a table: the rules of the game and the
+/// clock. Stored as the table's configuration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableSpec {
+    /// The game, stakes and house rules.
+    #[serde(flatten)]
+    pub rules: TableRules,
+    /// The action clock.
+    #[serde(default)]
+    pub clock: ClockRules,
+}
+
+/// What a done request did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Chips moved (bought in, added, cashed out).
+    pub amount: Chips,
+    /// Whether it waits for the hand in progress to end.
+    pub pending: bool,
+}
+
+type Reply<T> = oneshot::Sender<Result<T, Refusal>>;
+
+/// What the actor is asked.
+pub enum Command {
+    /// Seat a player with a buy-in.
+    Sit {
+        /// Who.
+        player: PlayerId,
+        /// Their name, as others see it.
+        name: String,
+        /// Where.
+        seat: u32,
+        /// Chips from the wallet.
+        buy_in: Chips,
+        /// Post now or wait for the big blind.
+        entry: Entry,
+        /// The connection's queue, subscribed (with a snapshot) only if the seat is taken.
+        queue: Option<mpsc::Sender<ServerMsg>>,
+        /// Answer.
+        respond_to: Reply<Outcome>,
+    },
+    /// Answer a decision.
+    Act {
+        /// Who.
+        player: PlayerId,
+        /// The decision answered.
+        decision_id: u64,
+        /// The action.
+        action: Action,
+        /// When the gateway received it.
+        received: Instant,
+        /// Answer.
+        respond_to: Reply<()>,
+    },
+    /// Sit out, sit in, top up or leave.
+    Seat {
+        /// Who.
+        player: PlayerId,
+        /// What.
+        request: SeatRequest,
+        /// Answer.
+        respond_to: Reply<Outcome>,
+    },
+    /// Receive this table's messages (as this player, or as a spectator), starting with
+    /// a snapshot.
+    Subscribe {
+        /// Who listens (`None`: a spectator, who never sees hole cards).
+        player: Option<PlayerId>,
+        /// Subscribe only if this player is seated here.
+        only_if_seated: bool,
+        /// The queue to send to.
+        queue: mpsc::Sender<ServerMsg>,
+        /// Whether it subscribed.
+        respond_to: oneshot::Sender<bool>,
+    },
+    /// Stop sending to this queue, unless its player is seated here.
+    Unsubscribe {
+        /// The queue.
+        queue: mpsc::Sender<ServerMsg>,
+    },
+    /// The table as a spectator sees it, for the admin API.
+    Inspect {
+        /// Answer.
+        respond_to: oneshot::Sender<serde_json::Value>,
+    },
+    /// Finish the hand in progress, deal no more; answered once idle.
+    Drain {
+        /// Answer.
+        respond_to: oneshot::Sender<()>,
+    },
+    /// Finish the hand in progress, cash everyone out and close; answered with the chips
+    /// cashed out.
+    Close {
+        /// Answer.
+        respond_to: oneshot::Sender<Chips>,
+    },
+    /// Makes the task fail at once, as a bug would (fault-injection tests).
+    InjectFault,
+}
+
+/// A seat request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeatRequest {
+    /// Sit out from the next hand, or when the big blind next comes.
+    SitOut {
+        /// Wait for the big blind.
+        next_big_blind: bool,
+    },
+    /// Come back, posting now or waiting for the big blind.
+    SitIn {
+        /// Post now.
+        post_now: bool,
+    },
+    /// Add chips from the wallet.
+    TopUp {
+        /// How many.
+        amount: Chips,
+    },
+    /// Leave and cash out.
+    Leave,
+}
+
+impl SeatRequest {
+    /// The protocol's name of the request.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SeatRequest::SitOut { .. } => "sit_out",
+            SeatRequest::SitIn { .. } => "sit_in",
+            SeatRequest::TopUp { .. } => "top_up",
+            SeatRequest::Leave => "leave",
+        }
+    }
+}
+
+/// What a table's actor shares with the rest of the server.
+#[derive(Clone)]
+pub struct TableContext {
+    /// The database.
+    pub store: Arc<SqlStore>,
+    /// Commits hands.
+    pub persister: PersisterHandle,
+    /// The lobby the actor keeps up to date.
+    pub lobby: Arc<Lobby>,
+    /// Counters.
+    pub metrics: Arc<Metrics>,
+}
+
+/// A handle to a table's actor.
+#[derive(Clone)]
+pub struct TableHandle {
+    commands: mpsc::Sender<Command>,
+    /// The table.
+    pub table_id: TableId,
+}
+
+fn gone() -> Refusal {
+    (ErrorCode::UnknownTable, "the table is closed".to_string())
+}
+
+impl TableHandle {
+    async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Command) -> Result<T, Refusal> {
+        let (tx, rx) = oneshot::channel();
+        self.commands.send(make(tx)).await.map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+
+    async fn query<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> Command) -> Option<T> {
+        let (tx, rx) = oneshot::channel();
+        self.commands.send(make(tx)).await.ok()?;
+        rx.await.ok()
+    }
+
+    /// Seats a player.
+    pub async fn sit(
+        &self,
+        player: PlayerId,
+        name: String,
+        seat: u32,
+        buy_in: Chips,
+        entry: Entry,
+    ) -> Result<Outcome, Refusal> {
+        self.sit_with(player, name, seat, buy_in, entry, None).await
+    }
+
+    /// Seats a player and, only if seated, subscribes the connection's queue (a snapshot
+    /// first, taken with the player in the seat).
+    pub async fn sit_with(
+        &self,
+        player: PlayerId,
+        name: String,
+        seat: u32,
+        buy_in: Chips,
+        entry: Entry,
+        queue: Option<mpsc::Sender<ServerMsg>>,
+    ) -> Result<Outcome, Refusal> {
+        self.ask(|respond_to| Command::Sit {
+            player,
+            name,
+            seat,
+            buy_in,
+            entry,
+            queue,
+            respond_to,
+        })
+        .await
+    }
+
+    /// Answers a decision.
+    pub async fn act(
+        &self,
+        player: PlayerId,
+        decision_id: u64,
+        action: Action,
+    ) -> Result<(), Refusal> {
+        let received = Instant::now();
+        self.ask(|respond_to| Command::Act {
+            player,
+            decision_id,
+            action,
+            received,
+            respond_to,
+        })
+        .await
+    }
+
+    /// Sits out, sits in, tops up or leaves.
+    pub async fn seat(&self, player: PlayerId, request: SeatRequest) -> Result<Outcome, Refusal> {
+        self.ask(|respond_to| Command::Seat {
+            player,
+            request,
+            respond_to,
+        })
+        .await
+    }
+
+    /// Subscribes a bounded queue to the table's messages; returns the receiver.
+    pub async fn subscribe(
+        &self,
+        player: Option<PlayerId>,
+        capacity: usize,
+    ) -> mpsc::Receiver<ServerMsg> {
+        let (queue, rx) = mpsc::channel(capacity);
+        self.subscribe_with(player, queue, false).await;
+        rx
+    }
+
+    /// Subscribes an existing queue (a connection's, shared by its tables); with
+    /// `only_if_seated`, only if the player is seated here. Returns whether it did.
+    pub async fn subscribe_with(
+        &self,
+        player: Option<PlayerId>,
+        queue: mpsc::Sender<ServerMsg>,
+        only_if_seated: bool,
+    ) -> bool {
+        self.query(|respond_to| Command::Subscribe {
+            player,
+            only_if_seated,
+            queue,
+            respond_to,
+        })
+        .await
+        .unwrap_or(false)
+    }
+
+    /// Stops sending to a connection's queue (not while its player is seated here).
+    pub async fn unsubscribe(&self, queue: mpsc::Sender<ServerMsg>) {
+        let _ = self.commands.send(Command::Unsubscribe { queue }).await;
+    }
+
+    /// The table's state, for operators.
+    pub async fn inspect(&self) -> Option<serde_json::Value> {
+        self.query(|respond_to| Command::Inspect { respond_to })
+            .await
+    }
+
+    /// Lets the hand in progress finish and deals no more.
+    pub async fn drain(&self) {
+        self.query(|respond_to| Command::Drain { respond_to }).await;
+    }
+
+    /// Finishes the hand in progress, cashes everyone out and closes the table; returns
+    /// the chips cashed out (`None` if it was already closed).
+    pub async fn close(&self) -> Option<Chips> {
+        self.query(|respond_to| Command::Close { respond_to }).await
+    }
+
+    /// Makes the table's task fail as a bug would, to test that the server contains it
+    /// (the hand is voided, the table marked failed, its players may leave with their
+    /// chips). Not reachable from the network.
+    #[doc(hidden)]
+    pub async fn inject_fault(&self) {
+        let _ = self.commands.send(Command::InjectFault).await;
+    }
+}

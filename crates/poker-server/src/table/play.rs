@@ -1,0 +1,380 @@
+//! The hand's life: dealing from a shuffled deck, applying actions, running until an
+//! answer or the clock is needed, recording and committing the finished hand, closing.
+
+use super::actor::*;
+use super::clock::default_action;
+use super::*;
+use poker_protocol::{ErrorCode, ServerMsg};
+use poker_rules::{Action, Card, CardSource, Chips, Decision, Hand};
+use poker_store::{now_ms, CompletedHand, HandId, HandPlayer, PlayerId, Store};
+use rand::rngs::OsRng;
+use rand::seq::SliceRandom;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+impl Actor {
+    /// Deals, asks and finishes hands until a player's answer or the clock is needed.
+    pub(super) async fn progress(&mut self) {
+        loop {
+            if self.closed {
+                return;
+            }
+            if self.current.is_none() {
+                if !self.closing.is_empty() {
+                    self.close().await;
+                    return;
+                }
+                if self.drain {
+                    if !self.draining.is_empty() {
+                        // Written before answering: the database closes right after.
+                        self.save_seat_states().await;
+                        if let Ok(json) = serde_json::to_string(&self.table) {
+                            let generation = self.state_tx.borrow().0 + 1;
+                            let _ = self.state_tx.send((generation, json));
+                            let _ = self.state_written.wait_for(|&g| g >= generation).await;
+                        }
+                        self.state_dirty = false;
+                    }
+                    for waiter in self.draining.drain(..) {
+                        let _ = waiter.send(());
+                    }
+                    return;
+                }
+                if self.next_hand_at.is_some_and(|t| Instant::now() < t) {
+                    return;
+                }
+                if !self.deal().await {
+                    return;
+                }
+            }
+            let cur = self.current.as_mut().expect("a hand");
+            if let Some(muck) = cur.hand.needs_reshuffle() {
+                // A draw needs more cards than the stub holds: the discards are shuffled
+                // and go under it (the burn card and the last card are never dealt).
+                let mut cards = muck.to_vec();
+                cards.shuffle(&mut OsRng);
+                let events = cur
+                    .hand
+                    .reshuffle(cards)
+                    .expect("the discards asked for are handed back");
+                cur.events.extend(events.iter().cloned());
+                self.broadcast(&events);
+                continue;
+            }
+            if let Some(p) = cur.hand.to_act() {
+                let decision = cur.hand.decision();
+                match decision {
+                    // Cards speak at showdown: a hand that can still win something is
+                    // shown; one beaten by a hand already shown is mucked unseen (R33).
+                    Some(Decision::Showdown { .. }) => {
+                        let action = if cur.hand.is_beaten(p) {
+                            Action::Muck
+                        } else {
+                            Action::Show { cards: None }
+                        };
+                        self.auto(p, action)
+                    }
+                    Some(decision) => {
+                        if cur.asked_at == cur.events.len() {
+                            return; // already asked; the same id stands
+                        }
+                        let player = cur.players[p];
+                        if self.info.get(&player).is_some_and(|i| i.leaving) {
+                            // A player who left has a dead hand.
+                            self.auto(p, default_action(&decision, true));
+                            continue;
+                        }
+                        cur.decision_id = self.next_decision;
+                        cur.asked_at = cur.events.len();
+                        self.next_decision += 1;
+                        let hand_number = cur.plan.number;
+                        let seat = cur.plan.seats[p] as u32;
+                        let msg = self.decide_msg().expect("a decision").1;
+                        let clock = TurnClock {
+                            player: p,
+                            seat,
+                            asked: Instant::now(),
+                            warned: false,
+                            bank_started: None,
+                        };
+                        let view = self.clock_view(&clock);
+                        self.clock = Some(clock);
+                        self.send_to(player, msg);
+                        self.send_all(&ServerMsg::Turn {
+                            table_id: self.table_id.to_string(),
+                            hand_number,
+                            clock: view,
+                        });
+                        return;
+                    }
+                    None => return,
+                }
+                continue;
+            }
+            if cur.hand.is_complete() {
+                if cur.ended.is_some() && self.next_hand_at.is_some_and(|t| Instant::now() < t) {
+                    return; // a failed commit is tried again after a pause
+                }
+                if !self.finish().await {
+                    return;
+                }
+                continue;
+            }
+            return;
+        }
+    }
+
+    /// Starts the next hand if the table can; false if it cannot now.
+    pub(super) async fn deal(&mut self) -> bool {
+        let (plan, stood_up) = self.table.next_hand();
+        let any_stood_up = !stood_up.is_empty();
+        for s in stood_up {
+            match self
+                .ctx
+                .store
+                .cash_out(self.table_id, s.player, now_ms())
+                .await
+            {
+                Ok(amount) => self.send_to(
+                    s.player,
+                    ServerMsg::Done {
+                        table_id: self.table_id.to_string(),
+                        request: "leave".into(),
+                        amount,
+                        pending: false,
+                    },
+                ),
+                Err(e) => eprintln!("pokerd: table {}: cash-out failed: {e}", self.table_id),
+            }
+            self.info.remove(&s.player);
+        }
+        if any_stood_up {
+            self.seats_changed();
+        }
+        let Some(plan) = plan else {
+            // Nobody to deal to: sleep until a command changes that (no timer, or the
+            // task would wake up again at once, forever).
+            self.next_hand_at = None;
+            return false;
+        };
+        let mut deck = plan.config.game.deck().cards();
+        deck.shuffle(&mut OsRng);
+        let (hand, events) = match Hand::new(plan.config.clone(), CardSource::Deck(deck)) {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("pokerd: table {}: cannot deal: {e}", self.table_id);
+                self.next_hand_at = None;
+                return false;
+            }
+        };
+        let players: Vec<PlayerId> = plan
+            .seats
+            .iter()
+            .map(|&s| {
+                self.table.seats()[s]
+                    .as_ref()
+                    .expect("dealt seats are occupied")
+                    .player
+            })
+            .collect();
+        let hand_id = HandId::new();
+        let started_at = now_ms();
+        if let Err(e) = self
+            .ctx
+            .store
+            .start_hand(hand_id, self.table_id, plan.number, started_at)
+            .await
+        {
+            eprintln!(
+                "pokerd: table {}: cannot record the hand start: {e}",
+                self.table_id
+            );
+            // Tried again after a pause.
+            self.next_hand_at = Some(Instant::now() + Duration::from_secs(1));
+            return false;
+        }
+        self.button = Some(plan.button as u32);
+        self.current = Some(Current {
+            plan,
+            hand,
+            hand_id,
+            players,
+            started_at,
+            decision_id: 0,
+            asked_at: usize::MAX,
+            events: Vec::new(),
+            ended: None,
+        });
+        // Everyone learns of the new hand with a snapshot of the table first.
+        let view = self.table_view();
+        self.send_all(&ServerMsg::Seats { table: view });
+        self.current.as_mut().expect("dealt").events = events.clone();
+        self.broadcast(&events);
+        true
+    }
+
+    /// Acts for player `p` (the clock, a player who left, the showdown). The action is
+    /// legal for the decision it answers; if the engine still refused it, the hand could
+    /// never go on, so the task fails and its supervisor voids the hand.
+    pub(super) fn auto(&mut self, p: usize, action: Action) {
+        let cur = self.current.as_mut().expect("a hand");
+        match cur.hand.apply(p, action) {
+            Ok(events) => {
+                cur.events.extend(events.iter().cloned());
+                self.broadcast(&events);
+            }
+            Err(e) => panic!("automatic action {action:?} refused: {e}"),
+        }
+    }
+
+    /// Commits the finished hand (waiting until durable), lets the table absorb it, then
+    /// applies what waited for the hand's end.
+    pub(super) async fn finish(&mut self) -> bool {
+        let cur = self.current.as_mut().expect("a hand");
+        let ended = *cur.ended.get_or_insert_with(Instant::now);
+        let stacks = cur.hand.final_stacks().expect("complete");
+        let phh = poker_rules::phh::write(&cur.plan.config, &cur.events, Some(&stacks))
+            .map(|h| h.to_toml())
+            .unwrap_or_default();
+        let pot: Chips = cur.hand.players().iter().map(|p| p.committed).sum();
+        let completed = CompletedHand {
+            hand_id: cur.hand_id,
+            table_id: self.table_id,
+            number: cur.plan.number,
+            players: cur
+                .players
+                .iter()
+                .enumerate()
+                .map(|(i, &player_id)| HandPlayer {
+                    player_id,
+                    seat_no: cur.plan.seats[i] as u32,
+                    starting_stack: cur.plan.config.seats[i].stack,
+                    finishing_stack: stacks[i],
+                })
+                .collect(),
+            rake: cur.hand.rake(),
+            phh,
+            record: serde_json::json!({
+                "board": Card::format_many(cur.hand.board()),
+                "button": cur.plan.button,
+                "seats": cur.plan.seats,
+                "seat_players": cur.players.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+                "seat_count": self.table.rules().seat_count,
+                "posts": cur.plan.posts,
+                "starting_stacks": cur.plan.config.seats.iter().map(|s| s.stack).collect::<Vec<_>>(),
+                "finishing_stacks": stacks,
+            }),
+            started_at: cur.started_at,
+            ended_at: now_ms(),
+        };
+        if let Err(e) = self.ctx.persister.commit(completed).await {
+            eprintln!(
+                "pokerd: table {}: the hand could not be committed: {e}",
+                self.table_id
+            );
+            // Try again after a pause; the table waits rather than lose the hand.
+            self.next_hand_at = Some(Instant::now() + Duration::from_secs(1));
+            return false;
+        }
+        self.ctx.metrics.persist_lag.observe(ended.elapsed());
+        self.ctx.metrics.hands.fetch_add(1, Ordering::Relaxed);
+        let cur = self.current.take().expect("a hand");
+        self.clock = None;
+        if let Err(e) = self.table.finish_hand(&cur.hand) {
+            eprintln!("pokerd: table {}: {e}", self.table_id);
+            return false;
+        }
+        self.recent_pots.push_back(pot);
+        if self.recent_pots.len() > 50 {
+            self.recent_pots.pop_front();
+        }
+        self.hand_times.push_back(Instant::now());
+        self.apply_pending().await;
+        self.seats_changed();
+        self.save_table();
+        self.next_hand_at =
+            Some(Instant::now() + Duration::from_millis(self.clock_rules.between_hands_ms));
+        true
+    }
+
+    pub(super) fn act(
+        &mut self,
+        player: PlayerId,
+        decision_id: u64,
+        action: Action,
+    ) -> Result<(), Refusal> {
+        let Some(cur) = self.current.as_mut() else {
+            return Err(refuse(ErrorCode::NotYourTurn, "no hand is being played"));
+        };
+        let Some(to_act) = cur.hand.to_act() else {
+            return Err(refuse(ErrorCode::NotYourTurn, "nobody is to act"));
+        };
+        if cur.players[to_act] != player {
+            return Err(refuse(ErrorCode::NotYourTurn, "it is not your turn"));
+        }
+        if self.info.get(&player).is_some_and(|i| i.leaving) {
+            return Err(refuse(
+                ErrorCode::IllegalAction,
+                "you have left the table: your hand is dead",
+            ));
+        }
+        if decision_id != cur.decision_id {
+            return Err(refuse(
+                ErrorCode::StaleDecision,
+                "that decision is no longer asked",
+            ));
+        }
+        let events = cur
+            .hand
+            .apply(to_act, action)
+            .map_err(|e| refuse(ErrorCode::IllegalAction, e.to_string()))?;
+        cur.events.extend(events.iter().cloned());
+        if let Some(clock) = self.clock.take() {
+            if let (Some(b), Some(info)) = (clock.bank_started, self.info.get_mut(&player)) {
+                info.time_bank_ms = info.time_bank_ms.saturating_sub(ms(b.elapsed()));
+            }
+        }
+        if let Some(info) = self.info.get_mut(&player) {
+            info.timeouts = 0;
+        }
+        self.broadcast(&events);
+        Ok(())
+    }
+
+    /// Cashes everyone out and closes the table.
+    pub(super) async fn close(&mut self) {
+        let mut total = 0;
+        let seated: Vec<(usize, PlayerId)> = self
+            .table
+            .seats()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| Some((i, o.as_ref()?.player)))
+            .collect();
+        for (seat, player) in seated {
+            match self.leave_now(player, seat).await {
+                Ok(amount) => total += amount,
+                Err((_, m)) => eprintln!("pokerd: table {}: closing: {m}", self.table_id),
+            }
+        }
+        if let Err(e) = self
+            .ctx
+            .store
+            .set_table_status(self.table_id, "closed")
+            .await
+        {
+            eprintln!("pokerd: table {}: cannot mark closed: {e}", self.table_id);
+        }
+        self.closed = true;
+        self.send_all(&ServerMsg::TableClosed {
+            table_id: self.table_id.to_string(),
+        });
+        self.publish_lobby();
+        for waiter in self.closing.drain(..) {
+            let _ = waiter.send(total);
+        }
+        for waiter in self.draining.drain(..) {
+            let _ = waiter.send(());
+        }
+    }
+}

@@ -1,0 +1,368 @@
+//! Seating: sitting down with a buy-in, sitting out and in, top-ups and leaving (at once
+//! between hands, at the hand's end during one), and saving seat states for a restart.
+
+use super::actor::*;
+use super::clock::default_action;
+use super::*;
+use poker_protocol::{ErrorCode, ServerMsg};
+use poker_rules::table::{Entry, SitOut};
+use poker_rules::{Chips, Decision};
+use poker_store::{now_ms, PlayerId, Store, StoreError};
+
+impl Actor {
+    pub(super) async fn sit(
+        &mut self,
+        player: PlayerId,
+        name: String,
+        seat: u32,
+        buy_in: Chips,
+        entry: Entry,
+    ) -> Result<Outcome, Refusal> {
+        if !self.closing.is_empty() {
+            return Err(refuse(ErrorCode::SeatRefused, "the table is closing"));
+        }
+        let seat_no = seat as usize;
+        match self.table.seats().get(seat_no) {
+            None => return Err(refuse(ErrorCode::SeatRefused, "no such seat")),
+            Some(Some(_)) => return Err(refuse(ErrorCode::SeatRefused, "the seat is taken")),
+            Some(None) => {}
+        }
+        if self.seat_of(player).is_some() {
+            return Err(refuse(ErrorCode::SeatRefused, "already seated here"));
+        }
+        let rathole = self
+            .ctx
+            .store
+            .rathole(self.table_id, player)
+            .await
+            .ok()
+            .flatten()
+            .map(|r| poker_rules::table::Rathole {
+                player,
+                stack: r.stack,
+                left_at: (r.left_at / 1000).max(0) as u64,
+            });
+        let now = (now_ms() / 1000) as u64;
+        let (min, max) = self.table.buy_in_range(rathole.as_ref(), now);
+        if buy_in < min || buy_in > max {
+            return Err(refuse(
+                ErrorCode::SeatRefused,
+                format!("buy in between {min} and {max}"),
+            ));
+        }
+        // The money moves first, in its own transaction with its ledger rows.
+        match self
+            .ctx
+            .store
+            .buy_in(self.table_id, seat, player, buy_in, None)
+            .await
+        {
+            Ok(()) => {}
+            Err(StoreError::InsufficientFunds { balance }) => {
+                return Err(refuse(
+                    ErrorCode::InsufficientFunds,
+                    format!("the balance is {balance}"),
+                ))
+            }
+            Err(e) => return Err(refuse(ErrorCode::SeatRefused, e.to_string())),
+        }
+        self.table
+            .sit_down(seat_no, player, buy_in, entry, rathole.as_ref(), now)
+            .map_err(|e| refuse(ErrorCode::SeatRefused, e.to_string()))?;
+        self.info
+            .insert(player, SeatInfo::new(name, &self.clock_rules));
+        Ok(Outcome {
+            amount: buy_in,
+            pending: false,
+        })
+    }
+
+    pub(super) async fn seat_request(
+        &mut self,
+        player: PlayerId,
+        request: SeatRequest,
+    ) -> Result<Outcome, Refusal> {
+        let seat = self
+            .seat_of(player)
+            .ok_or_else(|| refuse(ErrorCode::NotYourTurn, "you are not seated at this table"))?;
+        let done = |amount, pending| Ok(Outcome { amount, pending });
+        let table_error =
+            |e: poker_rules::table::TableError| refuse(ErrorCode::SeatRefused, e.to_string());
+        match request {
+            SeatRequest::SitOut { next_big_blind } => {
+                let when = if next_big_blind {
+                    SitOut::NextBigBlind
+                } else {
+                    SitOut::NextHand
+                };
+                self.table.sit_out(seat, when).map_err(table_error)?;
+                let pending = self.in_hand(player);
+                if let Some(info) = self.info.get_mut(&player) {
+                    // Told `done` again when the hand ends.
+                    info.pending_sit_out = pending;
+                }
+                done(0, pending)
+            }
+            SeatRequest::SitIn { post_now } => {
+                let entry = if post_now {
+                    Entry::PostNow
+                } else {
+                    Entry::WaitForBigBlind
+                };
+                self.table.sit_in(seat, entry).map_err(table_error)?;
+                if let Some(info) = self.info.get_mut(&player) {
+                    info.timeouts = 0;
+                    info.pending_sit_out = false;
+                }
+                done(0, false)
+            }
+            SeatRequest::TopUp { amount } => {
+                let max = self.table.rules().max_buy_in;
+                let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
+                let pending = self.info.get(&player).map_or(0, |i| i.pending_top_up);
+                if amount == 0 || stack + pending + amount > max {
+                    return Err(refuse(
+                        ErrorCode::SeatRefused,
+                        format!(
+                            "a top-up may bring the stack to at most {max} (now {})",
+                            stack + pending
+                        ),
+                    ));
+                }
+                if self.in_hand(player) {
+                    // Chips are added only between hands (R26); the money moves then.
+                    let balance = self.ctx.store.balance(player).await.unwrap_or(0);
+                    if balance < pending + amount {
+                        return Err(refuse(
+                            ErrorCode::InsufficientFunds,
+                            format!("the balance is {balance}"),
+                        ));
+                    }
+                    if let Some(info) = self.info.get_mut(&player) {
+                        info.pending_top_up += amount;
+                    }
+                    return done(amount, true);
+                }
+                self.top_up_now(player, seat, amount).await?;
+                done(amount, false)
+            }
+            SeatRequest::Leave => {
+                if self.in_hand(player) {
+                    self.info.get_mut(&player).expect("seated").leaving = true;
+                    let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
+                    // The hand is dead: if the player is being asked now, the answer is
+                    // given for them at once (a fold where folding is allowed).
+                    let cur = self.current.as_ref().expect("in a hand");
+                    if let Some(p) = cur.hand.to_act() {
+                        if cur.players[p] == player {
+                            if let Some(decision) = cur.hand.decision() {
+                                if !matches!(decision, Decision::Showdown { .. }) {
+                                    self.clock = None;
+                                    self.auto(p, default_action(&decision, true));
+                                }
+                            }
+                        }
+                    }
+                    return done(stack, true);
+                }
+                let amount = self.leave_now(player, seat).await?;
+                done(amount, false)
+            }
+        }
+    }
+
+    pub(super) async fn top_up_now(
+        &mut self,
+        player: PlayerId,
+        seat: usize,
+        amount: Chips,
+    ) -> Result<(), Refusal> {
+        match self
+            .ctx
+            .store
+            .top_up(self.table_id, player, amount, None)
+            .await
+        {
+            Ok(_) => {}
+            Err(StoreError::InsufficientFunds { balance }) => {
+                return Err(refuse(
+                    ErrorCode::InsufficientFunds,
+                    format!("the balance is {balance}"),
+                ))
+            }
+            Err(e) => {
+                eprintln!("pokerd: table {}: top-up failed: {e}", self.table_id);
+                return Err(refuse(ErrorCode::Internal, "the top-up failed"));
+            }
+        }
+        let busted = self.table.seats()[seat]
+            .as_ref()
+            .is_some_and(|o| o.stack == 0);
+        self.table
+            .top_up(seat, amount)
+            .map_err(|e| refuse(ErrorCode::SeatRefused, e.to_string()))?;
+        if busted {
+            // A player who lost every chip was sat out by the table; buying more chips
+            // brings them back in, posting what they owe.
+            let _ = self.table.sit_in(seat, Entry::PostNow);
+        }
+        Ok(())
+    }
+
+    pub(super) async fn leave_now(
+        &mut self,
+        player: PlayerId,
+        seat: usize,
+    ) -> Result<Chips, Refusal> {
+        let amount = self
+            .ctx
+            .store
+            .cash_out(self.table_id, player, now_ms())
+            .await;
+        let amount = amount.map_err(|e| {
+            eprintln!("pokerd: table {}: cash-out failed: {e}", self.table_id);
+            refuse(ErrorCode::Internal, "the cash-out failed")
+        })?;
+        let now = (now_ms() / 1000) as u64;
+        self.table
+            .leave(seat, now)
+            .map_err(|e| refuse(ErrorCode::SeatRefused, e.to_string()))?;
+        self.info.remove(&player);
+        Ok(amount)
+    }
+
+    /// Writes who sits out and the blinds they owe, where changed, so that a restart
+    /// keeps them.
+    pub(super) async fn save_seat_states(&mut self) {
+        if self.closed {
+            return;
+        }
+        let now: Vec<(PlayerId, (bool, bool, bool))> = self
+            .table
+            .seats()
+            .iter()
+            .flatten()
+            .map(|o| {
+                let out = o.sitting_out || o.sit_out_next_hand;
+                (o.player, (out, o.missed_small, o.missed_big))
+            })
+            .collect();
+        self.saved.retain(|p, _| now.iter().any(|(q, _)| q == p));
+        for (player, state) in now {
+            let before = self.saved.get(&player).copied();
+            if before == Some(state) {
+                continue;
+            }
+            let store = &self.ctx.store;
+            let mut ok = true;
+            if before.map(|b| b.0) != Some(state.0) {
+                ok &= store
+                    .set_sitting_out(self.table_id, player, state.0)
+                    .await
+                    .is_ok();
+            }
+            if before.map(|b| (b.1, b.2)) != Some((state.1, state.2)) {
+                ok &= store
+                    .set_missed_blinds(self.table_id, player, state.1, state.2)
+                    .await
+                    .is_ok();
+            }
+            if ok {
+                self.saved.insert(player, state);
+            }
+        }
+    }
+
+    /// Hands the table's state to the background writer if it changed. Only states
+    /// between hands are saved: planning a hand moves the button, and a hand cut off by a
+    /// restart never happened.
+    pub(super) fn save_table(&mut self) {
+        // A drained table wrote its state for the next start; the database may be
+        // closing now.
+        if !self.state_dirty || self.closed || self.drain || self.table.current_hand().is_some() {
+            return;
+        }
+        self.state_dirty = false;
+        match serde_json::to_string(&self.table) {
+            Ok(json) => {
+                let generation = self.state_tx.borrow().0 + 1;
+                let _ = self.state_tx.send((generation, json));
+            }
+            Err(e) => eprintln!("pokerd: table {}: state: {e}", self.table_id),
+        }
+    }
+
+    /// Top-ups and departures asked during the hand that just ended.
+    pub(super) async fn apply_pending(&mut self) {
+        let sat_out: Vec<PlayerId> = self
+            .info
+            .iter_mut()
+            .filter(|(_, i)| i.pending_sit_out)
+            .map(|(&p, i)| {
+                i.pending_sit_out = false;
+                p
+            })
+            .collect();
+        for player in sat_out {
+            self.send_to(
+                player,
+                ServerMsg::Done {
+                    table_id: self.table_id.to_string(),
+                    request: "sit_out".into(),
+                    amount: 0,
+                    pending: false,
+                },
+            );
+        }
+        let pending: Vec<(PlayerId, Chips, bool)> = self
+            .info
+            .iter()
+            .filter(|(_, i)| i.leaving || i.pending_top_up > 0)
+            .map(|(&p, i)| (p, i.pending_top_up, i.leaving))
+            .collect();
+        for (player, top_up, leaving) in pending {
+            if let Some(info) = self.info.get_mut(&player) {
+                info.pending_top_up = 0;
+            }
+            let Some(seat) = self.seat_of(player) else {
+                continue;
+            };
+            let table_id = self.table_id.to_string();
+            // Every request answered `pending` is answered again now: a top-up adds what
+            // still fits under the maximum (nothing when the player leaves or is there).
+            let top_up_done = |amount| ServerMsg::Done {
+                table_id: table_id.clone(),
+                request: "top_up".into(),
+                amount,
+                pending: false,
+            };
+            if leaving {
+                if top_up > 0 {
+                    self.send_to(player, top_up_done(0));
+                }
+                let msg = match self.leave_now(player, seat).await {
+                    Ok(amount) => ServerMsg::Done {
+                        table_id,
+                        request: "leave".into(),
+                        amount,
+                        pending: false,
+                    },
+                    Err((code, message)) => ServerMsg::Error { code, message },
+                };
+                self.send_to(player, msg);
+                continue;
+            }
+            let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
+            let amount = top_up.min(self.table.rules().max_buy_in.saturating_sub(stack));
+            let msg = if amount == 0 {
+                top_up_done(0)
+            } else {
+                match self.top_up_now(player, seat, amount).await {
+                    Ok(()) => top_up_done(amount),
+                    Err((code, message)) => ServerMsg::Error { code, message },
+                }
+            };
+            self.send_to(player, msg);
+        }
+    }
+}
