@@ -15,7 +15,7 @@
 use libfuzzer_sys::fuzz_target;
 use poker_rules::table::{Entry, Table};
 use poker_rules::{Action, Card, CardSource, Cards, Decision, Hand};
-use poker_server::admin::{parse_money, parse_new_table};
+use poker_server::http::admin::{parse_money, parse_new_table};
 
 /// The choice bytes, with a default once they are used up.
 struct Choices<'a> {

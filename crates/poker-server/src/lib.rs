@@ -4,16 +4,15 @@
 //! [`run`] takes a bound listener and a shutdown future, so tests start the real server on
 //! port 0 and stop it cleanly.
 
-pub mod accounts;
-pub mod admin;
 pub mod config;
-pub mod gateway;
+pub mod http;
 pub mod lobby;
 pub mod metrics;
 pub mod pokerstars;
 pub mod replay;
 pub mod table;
 pub mod web;
+pub mod ws;
 
 use poker_store::{Persister, PersisterHandle, SqlStore, Store, TableId};
 use std::collections::HashMap;
@@ -39,7 +38,7 @@ pub struct AppState {
     /// The lobby, kept up to date by the tables.
     pub lobby: Arc<lobby::Lobby>,
     /// Lockouts, registration limits and password hashing of the account endpoints.
-    pub accounts: accounts::Guard,
+    pub accounts: http::guard::Guard,
     /// Counters for `/metrics`.
     pub metrics: Arc<metrics::Metrics>,
     /// Turns true when the server is shutting down; every connection watches it.
@@ -97,7 +96,7 @@ pub async fn run(
         tables: Mutex::new(HashMap::new()),
         lobby: Arc::new(lobby::Lobby::default()),
         // Argon2 on one core in two at most, so tables and health checks keep the rest.
-        accounts: accounts::Guard::new(
+        accounts: http::guard::Guard::new(
             std::thread::available_parallelism().map_or(1, |n| n.get() / 2),
         ),
         metrics: Arc::new(metrics::Metrics::default()),
@@ -116,8 +115,7 @@ pub async fn run(
             }
         }
     }
-    let app = admin::router()
-        .merge(gateway::router())
+    let app = http::router()
         .merge(web::router())
         .with_state(state.clone());
     // On shutdown: no new hands; hands in progress finish within the grace period (the

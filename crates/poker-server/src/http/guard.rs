@@ -14,8 +14,8 @@
 //!   `/healthz`. A login to an unknown name checks the password against a stand-in hash,
 //!   so it takes as long as a wrong password and does not tell which names exist.
 
-use crate::admin::ApiError;
 use crate::config::ServerConfig;
+use crate::http::ApiError;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use std::collections::HashMap;

@@ -1,0 +1,192 @@
+//! The account endpoints: `POST /login`, `POST /register`, `POST /logout`, guarded by
+//! [`crate::http::guard`] (lockouts, registration limits, hashing off the async workers).
+
+use crate::http::error::*;
+use crate::AppState;
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use poker_store::{names, now_ms, Player, Store, StoreError};
+use rand::RngCore;
+use serde::Deserialize;
+use serde_json::json;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use super::auth::*;
+
+#[derive(Deserialize)]
+pub(crate) struct Credentials {
+    name: String,
+    password: String,
+}
+
+/// Issues a session token for the player: only its hash is stored.
+pub(crate) async fn new_session(state: &AppState, player: &Player) -> Response {
+    let mut raw = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut raw);
+    let token: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+    let expires_at = now_ms() + i64::from(state.config.server.session_hours) * 3_600_000;
+    if let Err(e) = state
+        .store
+        .create_session(&token_hash(&token), player.player_id, expires_at)
+        .await
+    {
+        eprintln!("pokerd: cannot store a session: {e}");
+        return refused(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "internal error",
+        );
+    }
+    Json(json!({
+        "token": token,
+        "player_id": player.player_id.to_string(),
+        "name": player.name,
+        "expires_at": expires_at,
+    }))
+    .into_response()
+}
+
+/// `POST /login`. Guarded by [`crate::http::guard`]: lockouts per name and address, the
+/// password checked off the async workers, unknown names as slow as wrong passwords.
+pub(crate) async fn login(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Json<Credentials>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Ok(Json(body)) = body else {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "send {\"name\", \"password\"}",
+        );
+    };
+    let server = &state.config.server;
+    let ip = crate::http::guard::client_address(server, peer, &headers);
+    let key = names::player_name(&body.name)
+        .map(|n| names::name_key(&n))
+        .unwrap_or_else(|_| body.name.clone());
+    if let Err(too_many) = state.accounts.may_login(server, &key, ip) {
+        return too_many.into_response();
+    }
+    let player = if names::password_ok(&body.password) {
+        match state.store.player_by_name(&body.name).await {
+            Ok(player) => Some(player),
+            Err(StoreError::NotFound(_) | StoreError::BadName(_)) => None,
+            Err(e) => {
+                eprintln!("pokerd: cannot look up a player: {e}");
+                return refused(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "internal error",
+                );
+            }
+        }
+    } else {
+        None
+    };
+    let hash = player.as_ref().map(|p| p.password_hash.clone());
+    // A password no account can have is not hashed at all (it could be megabytes).
+    let password = if names::password_ok(&body.password) {
+        body.password
+    } else {
+        String::new()
+    };
+    let right = match state.accounts.verify(password, hash).await {
+        Ok(right) => right,
+        Err(e) => return e.into_response(),
+    };
+    match player {
+        Some(player) if right => {
+            state.accounts.logged_in(&key, ip);
+            new_session(&state, &player).await
+        }
+        _ => {
+            state.accounts.failed_login(&key, ip);
+            refused(
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "wrong name or password",
+            )
+        }
+    }
+}
+
+/// `POST /register`, when the configuration allows it: a name by the rules of
+/// [`names`], a password of 8 to 256 characters, a few accounts per address and window.
+pub(crate) async fn register(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Json<Credentials>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    if !state.config.server.allow_registration {
+        return refused(
+            StatusCode::FORBIDDEN,
+            "registration_closed",
+            "ask the operator for an account",
+        );
+    }
+    let Ok(Json(body)) = body else {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "send {\"name\", \"password\"}",
+        );
+    };
+    let name = match names::player_name(&body.name) {
+        Ok(name) => name,
+        Err(e) => return crate::http::ApiError::from(e).into_response(),
+    };
+    if !names::password_ok(&body.password) {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "invalid_password",
+            crate::http::guard::PASSWORD_RULE,
+        );
+    }
+    let ip = crate::http::guard::client_address(&state.config.server, peer, &headers);
+    if let Err(too_many) = state.accounts.may_register(&state.config.server, ip) {
+        return too_many.into_response();
+    }
+    let hash = match state.accounts.hash(body.password).await {
+        Ok(hash) => hash,
+        Err(e) => return e.into_response(),
+    };
+    match state.store.create_player(&name, &hash).await {
+        Ok(_) => {}
+        Err(StoreError::NameTaken) => {
+            return refused(StatusCode::CONFLICT, "name_taken", "the name is taken")
+        }
+        Err(e) => {
+            eprintln!("pokerd: cannot register: {e}");
+            return refused(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "internal error",
+            );
+        }
+    }
+    match state.store.player_by_name(&name).await {
+        Ok(player) => new_session(&state, &player).await,
+        Err(_) => refused(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "internal error",
+        ),
+    }
+}
+
+/// `POST /logout` with `Authorization: Bearer TOKEN`.
+pub(crate) async fn logout(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    if let Some(token) = crate::http::auth::bearer(&headers) {
+        let hash = token_hash(token);
+        let _ = state.store.delete_session(&hash).await;
+        // Every WebSocket of the session is refused from now on and closed.
+        let _ = state.ended_sessions.send(hash);
+    }
+    StatusCode::NO_CONTENT.into_response()
+}

@@ -1,0 +1,274 @@
+//! Hand histories for the operator: pages of a table's or a player's hands, one hand as
+//! JSON, PHH or PokerStars text (the operator sees every card).
+
+use crate::AppState;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use poker_store::{HandId, HandRow, PlayerId, Store, StoreError, TableId};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+use crate::http::auth::*;
+use crate::http::error::*;
+
+#[derive(Deserialize)]
+pub(crate) struct Page {
+    limit: Option<u32>,
+    offset: Option<u32>,
+    /// `json` (a list, the default) or `pokerstars` (the complete hands as one text,
+    /// oldest first, as tracking tools import them).
+    format: Option<String>,
+}
+
+impl Page {
+    /// Hands per page: 1 to 500 (50 unless asked), as the OpenAPI document states.
+    fn limit(&self) -> ApiResult<u32> {
+        match self.limit.unwrap_or(50) {
+            n @ 1..=500 => Ok(n),
+            _ => Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                "limit is 1 to 500",
+            )),
+        }
+    }
+}
+
+pub(crate) fn hand_list(rows: Vec<HandRow>) -> Json<Value> {
+    let rows: Vec<Value> = rows
+        .into_iter()
+        .map(|r| {
+            json!({
+                "hand_id": r.hand_id.to_string(),
+                "table_id": r.table_id.to_string(),
+                "number": r.number,
+                "status": r.status,
+                "started_at": r.started_at,
+                "ended_at": r.ended_at,
+            })
+        })
+        .collect();
+    Json(Value::Array(rows))
+}
+
+pub(crate) async fn table_hands(
+    State(state): State<Arc<AppState>>,
+    _: Admin,
+    Path(id): Path<String>,
+    page: Result<Query<Page>, QueryRejection>,
+) -> ApiResult<Response> {
+    let Query(page) = page?;
+    let table: TableId = parse_id(&id, "table")?;
+    if !state
+        .store
+        .tables()
+        .await?
+        .iter()
+        .any(|t| t.table_id == table)
+    {
+        return Err(StoreError::NotFound("table").into());
+    }
+    let rows = state
+        .store
+        .table_hands(table, page.limit()?, page.offset.unwrap_or(0))
+        .await?;
+    hands_in(&state, rows, &page).await
+}
+
+/// A page of hands as a JSON list, or as PokerStars text (the operator's view).
+pub(crate) async fn hands_in(
+    state: &AppState,
+    rows: Vec<HandRow>,
+    page: &Page,
+) -> ApiResult<Response> {
+    match page.format.as_deref().unwrap_or("json") {
+        "json" => Ok(hand_list(rows).into_response()),
+        "pokerstars" => {
+            let names = Names::load(state).await?;
+            let mut out = String::new();
+            for row in rows.iter().rev().filter(|r| r.status == "complete") {
+                // Games without the format are left out of a bulk export.
+                if let Ok(text) = pokerstars_text(&names, row, None) {
+                    out.push_str(&text);
+                    out.push_str("\n\n");
+                }
+            }
+            Ok((
+                [(
+                    axum::http::header::CONTENT_TYPE,
+                    "text/plain; charset=utf-8",
+                )],
+                out,
+            )
+                .into_response())
+        }
+        other => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            format!("unknown format {other:?}: json or pokerstars"),
+        )),
+    }
+}
+
+pub(crate) async fn player_hands(
+    State(state): State<Arc<AppState>>,
+    _: Admin,
+    Path(id): Path<String>,
+    page: Result<Query<Page>, QueryRejection>,
+) -> ApiResult<Response> {
+    let Query(page) = page?;
+    let player: PlayerId = parse_id(&id, "player")?;
+    state.store.balance(player).await?; // 404 for an unknown player
+    let rows = state
+        .store
+        .player_hands(player, page.limit()?, page.offset.unwrap_or(0))
+        .await?;
+    hands_in(&state, rows, &page).await
+}
+
+#[derive(Deserialize)]
+pub(crate) struct Format {
+    format: Option<String>,
+}
+
+/// A hand by id: `?format=json` (default), `phh`, or `pokerstars`.
+pub(crate) async fn hand(
+    State(state): State<Arc<AppState>>,
+    _: Admin,
+    Path(id): Path<String>,
+    format: Result<Query<Format>, QueryRejection>,
+) -> ApiResult<Response> {
+    let Query(format) = format?;
+    let hand: HandId = parse_id(&id, "hand")?;
+    let row = state.store.hand(hand).await?;
+    let text = |body: String| {
+        (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "text/plain; charset=utf-8",
+            )],
+            body,
+        )
+            .into_response()
+    };
+    let unfinished = || {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "unfinished",
+            "the hand has no history (void or in progress)",
+        )
+    };
+    match format.format.as_deref().unwrap_or("json") {
+        "json" => Ok(Json(serde_json::to_value(row).expect("hands serialize")).into_response()),
+        "phh" => Ok(text(row.phh.ok_or_else(unfinished)?)),
+        "pokerstars" => {
+            if row.phh.is_none() {
+                return Err(unfinished());
+            }
+            let names = Names::load(&state).await?;
+            Ok(text(pokerstars_text(&names, &row, None)?))
+        }
+        other => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            format!("unknown format {other:?}: json, phh or pokerstars"),
+        )),
+    }
+}
+
+/// A hand in PokerStars text, as the operator sees it (`viewer: None`) or as one of its
+/// players does (only their own hole cards, and those shown).
+/// Player and table names, loaded once for writing any number of hands.
+pub(crate) struct Names {
+    players: std::collections::HashMap<String, String>,
+    tables: std::collections::HashMap<TableId, String>,
+}
+
+impl Names {
+    pub(crate) async fn load(state: &AppState) -> ApiResult<Names> {
+        Ok(Names {
+            players: state
+                .store
+                .players()
+                .await?
+                .into_iter()
+                .map(|p| (p.player_id.to_string(), p.name))
+                .collect(),
+            tables: state
+                .store
+                .tables()
+                .await?
+                .into_iter()
+                .map(|t| (t.table_id, t.name))
+                .collect(),
+        })
+    }
+}
+
+pub(crate) fn pokerstars_text(
+    names: &Names,
+    row: &HandRow,
+    viewer: Option<PlayerId>,
+) -> ApiResult<String> {
+    let phh = row.phh.as_deref().ok_or_else(|| {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "unfinished",
+            "the hand has no history",
+        )
+    })?;
+    let table_name = names.tables.get(&row.table_id).cloned().unwrap_or_default();
+    let record = row.record.clone().unwrap_or(Value::Null);
+    let ids: Vec<String> = record["seat_players"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|p| p.as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let players: Vec<String> = ids
+        .iter()
+        .map(|id| names.players.get(id).cloned().unwrap_or_else(|| id.clone()))
+        .collect();
+    let seats: Vec<u32> = record["seats"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_u64())
+                .map(|s| s as u32 + 1)
+                .collect()
+        })
+        .unwrap_or_default();
+    let viewer = match viewer {
+        None => None,
+        Some(p) => Some(
+            ids.iter()
+                .position(|id| *id == p.to_string())
+                .ok_or_else(|| {
+                    ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found")
+                })?,
+        ),
+    };
+    crate::pokerstars::write(&crate::pokerstars::Meta {
+        hand_number: hand_number_for(row),
+        table_name: &table_name,
+        started_at_ms: row.started_at,
+        players: &players,
+        seats: &seats,
+        seat_count: record["seat_count"].as_u64().unwrap_or(9) as u32,
+        phh,
+        viewer,
+    })
+    .map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unsupported", e))
+}
+
+/// A stable numeric hand id for tracking tools: the first 60 bits of the UUID.
+pub(crate) fn hand_number_for(row: &HandRow) -> u64 {
+    let b = row.hand_id.0.as_bytes();
+    u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]) >> 4
+}

@@ -1,0 +1,37 @@
+//! The operators' REST API under `/admin`, every route behind the admin bearer token
+//! ([`super::auth::Admin`]): players and money, tables, hand histories, the audit.
+
+pub mod hands;
+pub mod players;
+pub mod tables;
+
+pub use players::parse_money;
+pub use tables::parse_new_table;
+
+use crate::AppState;
+use axum::routing::{get, post};
+use axum::Router;
+use std::sync::Arc;
+
+/// The `/admin` routes.
+pub fn router() -> Router<Arc<AppState>> {
+    Router::new()
+        .route(
+            "/admin/players",
+            post(players::create_player).get(players::list_players),
+        )
+        .route("/admin/players/{id}", get(players::inspect_player))
+        .route("/admin/players/{id}/deposit", post(players::deposit))
+        .route("/admin/players/{id}/withdraw", post(players::withdraw))
+        .route("/admin/players/{id}/ledger", get(players::ledger))
+        .route("/admin/players/{id}/hands", get(hands::player_hands))
+        .route(
+            "/admin/tables",
+            post(tables::create_table).get(tables::list_tables),
+        )
+        .route("/admin/tables/{id}", get(tables::inspect_table))
+        .route("/admin/tables/{id}/close", post(tables::close_table))
+        .route("/admin/tables/{id}/hands", get(hands::table_hands))
+        .route("/admin/hands/{id}", get(hands::hand))
+        .route("/admin/audit", get(players::audit))
+}

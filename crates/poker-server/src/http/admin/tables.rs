@@ -1,0 +1,186 @@
+//! Tables: create from a game and betting structure checked in full before anything is
+//! stored, list, inspect the live state, close (the hand in progress finishes first).
+
+use crate::table::TableSpec;
+use crate::AppState;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use poker_rules::table::{Table, TableRules};
+use poker_rules::{HandConfig, SeatConfig};
+use poker_store::{Store, StoreError, TableId};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+use crate::http::auth::*;
+use crate::http::error::*;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NewTable {
+    name: String,
+    rules: TableRules,
+    #[serde(default)]
+    clock: crate::table::ClockRules,
+}
+
+/// Checks table rules the way the table and its hands will use them.
+pub(crate) fn check_rules(rules: &TableRules) -> ApiResult<()> {
+    let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, "invalid_rules", m);
+    Table::<u32>::new(rules.clone()).map_err(|e| bad(e.to_string()))?;
+    let blinds = rules.game.opening() == poker_rules::game::Opening::Position;
+    let seat = |blind| SeatConfig {
+        stack: rules.max_buy_in,
+        blind: if blinds { blind } else { 0 },
+        ..SeatConfig::default()
+    };
+    let mut probe = HandConfig::new(
+        rules.game,
+        rules.structure,
+        rules.stakes,
+        vec![seat(rules.small_blind), seat(rules.big_blind), seat(0)],
+    );
+    probe.max_raises = rules.max_raises;
+    probe.uncapped_heads_up = rules.uncapped_heads_up;
+    probe.options = rules.options.clone();
+    probe.validate().map_err(|e| bad(e.to_string()))
+}
+
+pub(crate) fn check_new_table(t: NewTable) -> ApiResult<(String, TableSpec)> {
+    check_rules(&t.rules)?;
+    if t.clock.action_ms == 0 {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_rules",
+            "the action clock must give some time",
+        ));
+    }
+    let name = poker_store::names::table_name(&t.name)?;
+    Ok((
+        name,
+        TableSpec {
+            rules: t.rules,
+            clock: t.clock,
+        },
+    ))
+}
+
+/// Reads and checks a `POST /admin/tables` body exactly as the route does: the table's
+/// name and what it will be created with.
+pub fn parse_new_table(body: &[u8]) -> ApiResult<(String, TableSpec)> {
+    check_new_table(serde_json::from_slice(body).map_err(body_error)?)
+}
+
+pub(crate) async fn create_table(
+    State(state): State<Arc<AppState>>,
+    _: Admin,
+    body: Result<Json<NewTable>, JsonRejection>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let Json(t) = body?;
+    let (name, spec) = check_new_table(t)?;
+    let name = name.as_str();
+    let config = serde_json::to_string(&spec).expect("rules serialize");
+    let id = state.store.create_table(name, &config).await?;
+    if let Err(e) = state.open_table(id, name, &config).await {
+        eprintln!("pokerd: cannot open table {id}: {e:#}");
+        return Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "internal error",
+        ));
+    }
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "table_id": id.to_string() })),
+    ))
+}
+
+pub(crate) async fn list_tables(
+    State(state): State<Arc<AppState>>,
+    _: Admin,
+) -> ApiResult<Json<Value>> {
+    let mut out = Vec::new();
+    for t in state.store.tables().await? {
+        let seats = state.store.seats(t.table_id).await?;
+        // (Admin listing reads the store, so closed tables show too.)
+        let rules: Value = serde_json::from_str(&t.config).unwrap_or(Value::Null);
+        out.push(json!({
+            "table_id": t.table_id.to_string(),
+            "name": t.name,
+            // A table whose task failed is open in the store (a restart reopens it) and
+            // failed until then.
+            "status": state
+                .lobby
+                .get(t.table_id)
+                .filter(|l| l.status == "failed")
+                .map_or(t.status, |l| l.status),
+            "rules": rules,
+            "seats": seats,
+        }));
+    }
+    Ok(Json(Value::Array(out)))
+}
+
+pub(crate) async fn inspect_table(
+    State(state): State<Arc<AppState>>,
+    _: Admin,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let table: TableId = parse_id(&id, "table")?;
+    if let Some(handle) = state.table(table).await {
+        if let Some(view) = handle.inspect().await {
+            return Ok(Json(view));
+        }
+    }
+    let row = state
+        .store
+        .tables()
+        .await?
+        .into_iter()
+        .find(|t| t.table_id == table)
+        .ok_or(StoreError::NotFound("table"))?;
+    Ok(Json(json!({
+        "table": { "table_id": row.table_id.to_string(), "name": row.name },
+        "status": row.status,
+        "rules": serde_json::from_str::<Value>(&row.config).unwrap_or(Value::Null),
+    })))
+}
+
+/// Closes a table: the hand in progress finishes, everyone is cashed out.
+pub(crate) async fn close_table(
+    State(state): State<Arc<AppState>>,
+    _: Admin,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let table: TableId = parse_id(&id, "table")?;
+    let Some(handle) = state.table(table).await else {
+        // A table closed before is a conflict; one never created is not found.
+        let known = state
+            .store
+            .tables()
+            .await?
+            .into_iter()
+            .find(|t| t.table_id == table);
+        return Err(match known {
+            Some(_) => ApiError::new(
+                StatusCode::CONFLICT,
+                "closed",
+                "the table is already closed",
+            ),
+            None => ApiError::new(StatusCode::NOT_FOUND, "not_found", "no table with that id"),
+        });
+    };
+    let cashed_out = handle.close().await.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "closed",
+            "the table is already closed",
+        )
+    })?;
+    state.tables.lock().await.remove(&table);
+    Ok(Json(
+        json!({ "status": "closed", "cashed_out": cashed_out }),
+    ))
+}

@@ -1,0 +1,146 @@
+//! The one error type of the HTTP API: JSON `{"error": code, "message": text}` with its
+//! status. Store, name and body errors convert into it; internal failures are logged
+//! and answered 500 without their text.
+
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use poker_store::StoreError;
+use serde_json::json;
+
+/// An error answered by the API.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+impl ApiError {
+    pub(crate) fn new(
+        status: StatusCode,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (
+            self.status,
+            Json(json!({ "error": self.code, "message": self.message })),
+        )
+            .into_response()
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        match e {
+            StoreError::NotFound(what) => ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                format!("{what} not found"),
+            ),
+            StoreError::InsufficientFunds { balance } => ApiError::new(
+                StatusCode::CONFLICT,
+                "insufficient_funds",
+                format!("the balance is {balance}"),
+            ),
+            StoreError::IdempotencyConflict => ApiError::new(
+                StatusCode::CONFLICT,
+                "idempotency_conflict",
+                "the idempotency key was used for a different request",
+            ),
+            StoreError::NameTaken => {
+                ApiError::new(StatusCode::CONFLICT, "name_taken", "the name is taken")
+            }
+            StoreError::Invalid(m) => ApiError::new(StatusCode::BAD_REQUEST, "invalid", m),
+            StoreError::BadName(e) => ApiError::from(e),
+            other => {
+                eprintln!("pokerd: internal error: {other}");
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "internal error",
+                )
+            }
+        }
+    }
+}
+
+impl From<poker_store::names::NameError> for ApiError {
+    fn from(e: poker_store::names::NameError) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "invalid_name", e.to_string())
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(e: JsonRejection) -> ApiError {
+        // The rejection's own status: 413 for a body over the limit, 415 without a JSON
+        // content type, 400 or 422 for a body that is not the expected JSON.
+        let status = e.status();
+        let code = match status {
+            StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+            _ => "bad_request",
+        };
+        let status = if code == "bad_request" {
+            StatusCode::BAD_REQUEST
+        } else {
+            status
+        };
+        ApiError::new(status, code, e.body_text())
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(e: QueryRejection) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "bad_request", e.body_text())
+    }
+}
+
+/// What an admin handler answers.
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The error code.
+    pub fn code(&self) -> &'static str {
+        self.code
+    }
+}
+
+pub(crate) fn body_error(e: serde_json::Error) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        "bad_request",
+        format!("Failed to deserialize the JSON body into the target type: {e}"),
+    )
+}
+
+pub(crate) fn parse_id<T: std::str::FromStr>(s: &str, what: &'static str) -> ApiResult<T> {
+    s.parse().map_err(|_| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("{what} not found"),
+        )
+    })
+}
+
+/// An error answer where a handler returns a plain [`Response`].
+pub(crate) fn refused(status: StatusCode, code: &'static str, message: &str) -> Response {
+    ApiError::new(status, code, message).into_response()
+}

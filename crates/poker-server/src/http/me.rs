@@ -1,0 +1,113 @@
+//! A player's own view: `/api/me` (name, wallet, seats) and their hand histories,
+//! as JSON or PokerStars text with only their own cards and what was shown.
+
+use crate::http::error::*;
+use crate::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use poker_store::{Store, TableId};
+use serde_json::json;
+use std::sync::Arc;
+
+use super::auth::*;
+
+/// `GET /api/me`: who the session is, with the wallet balance.
+pub(crate) async fn me(State(state): State<Arc<AppState>>, Session(me): Session) -> Response {
+    let balance = state.store.balance(me.player_id).await.unwrap_or(0);
+    Json(json!({
+        "player_id": me.player_id.to_string(),
+        "name": me.name,
+        "balance": balance,
+    }))
+    .into_response()
+}
+
+/// `GET /api/me/hands?limit=N`: the player's recent hands, newest first, with their
+/// result.
+pub(crate) async fn my_hands(
+    State(state): State<Arc<AppState>>,
+    Session(me): Session,
+    axum::extract::Query(q): axum::extract::Query<std::collections::HashMap<String, String>>,
+) -> Response {
+    let limit = q
+        .get("limit")
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(20u32)
+        .clamp(1, 100);
+    let rows = match state.store.player_hands(me.player_id, limit, 0).await {
+        Ok(rows) => rows,
+        Err(e) => {
+            eprintln!("pokerd: hands of a player: {e}");
+            return refused(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "internal error",
+            );
+        }
+    };
+    let names: std::collections::HashMap<TableId, String> = state
+        .store
+        .tables()
+        .await
+        .map(|t| t.into_iter().map(|t| (t.table_id, t.name)).collect())
+        .unwrap_or_default();
+    let me_id = me.player_id.to_string();
+    let hands: Vec<serde_json::Value> = rows
+        .into_iter()
+        .filter(|r| r.status == "complete")
+        .map(|r| {
+            let record = r.record.clone().unwrap_or_default();
+            let index = record["seat_players"]
+                .as_array()
+                .and_then(|a| a.iter().position(|p| p.as_str() == Some(me_id.as_str())));
+            let net = index.and_then(|i| {
+                let start = record["starting_stacks"][i].as_i64()?;
+                let end = record["finishing_stacks"][i].as_i64()?;
+                Some(end - start)
+            });
+            json!({
+                "hand_id": r.hand_id.to_string(),
+                "table_id": r.table_id.to_string(),
+                "table_name": names.get(&r.table_id).cloned().unwrap_or_default(),
+                "number": r.number,
+                "started_at": r.started_at,
+                "net": net,
+                "board": record["board"],
+            })
+        })
+        .collect();
+    Json(serde_json::Value::Array(hands)).into_response()
+}
+
+/// `GET /api/me/hands/{id}`: one of the player's hands as PokerStars text, with only
+/// their own hole cards and those shown at showdown.
+pub(crate) async fn my_hand(
+    State(state): State<Arc<AppState>>,
+    Session(me): Session,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Response {
+    let not_found = || refused(StatusCode::NOT_FOUND, "not_found", "hand not found");
+    let Ok(hand) = id.parse() else {
+        return not_found();
+    };
+    let Ok(row) = state.store.hand(hand).await else {
+        return not_found();
+    };
+    let text = match crate::http::admin::hands::Names::load(&state).await {
+        Ok(names) => crate::http::admin::hands::pokerstars_text(&names, &row, Some(me.player_id)),
+        Err(e) => Err(e),
+    };
+    match text {
+        Ok(text) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "text/plain; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(e) => e.into_response(),
+    }
+}

@@ -1,0 +1,38 @@
+//! The HTTP side of pokerd: one router for the operators' REST API under `/admin`, the
+//! players' account endpoints and their own view under `/api/me`, the WebSocket upgrade
+//! at `/ws`, and what operations watch (`/healthz`, `/metrics`, `/openapi.json`).
+//!
+//! Every answer that is not a success is [`ApiError`]'s JSON shape; who is asking is
+//! settled by the extractors of [`auth`]: [`auth::Admin`] for the operator's bearer
+//! token, [`auth::Session`] for a player's session.
+
+pub mod accounts;
+pub mod admin;
+pub mod auth;
+pub mod error;
+pub mod guard;
+pub mod me;
+pub mod ops;
+
+pub use error::{ApiError, ApiResult};
+
+use crate::AppState;
+use axum::routing::{get, post};
+use axum::Router;
+use std::sync::Arc;
+
+/// Every route pokerd serves but the browser client's files.
+pub fn router() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/healthz", get(ops::healthz))
+        .route("/metrics", get(ops::metrics))
+        .route("/openapi.json", get(ops::openapi))
+        .route("/login", post(accounts::login))
+        .route("/register", post(accounts::register))
+        .route("/logout", post(accounts::logout))
+        .route("/api/me", get(me::me))
+        .route("/api/me/hands", get(me::my_hands))
+        .route("/api/me/hands/{id}", get(me::my_hand))
+        .route("/ws", get(crate::ws::ws))
+        .merge(admin::router())
+}

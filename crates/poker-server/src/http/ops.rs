@@ -1,0 +1,60 @@
+//! What operations watch: `/healthz` (503 within about a second when the database
+//! does not answer), `/metrics` (Prometheus text) and `/openapi.json` (the contract).
+
+use crate::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use poker_store::Store;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+use super::error::*;
+
+pub(crate) const OPENAPI: &str = include_str!("../../../../docs/openapi.json");
+
+pub(crate) async fn openapi() -> Response {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        OPENAPI,
+    )
+        .into_response()
+}
+
+/// `GET /healthz`: 200 when the database answers within 1.5 s, else 503 (at once when
+/// it refuses, within 1.5 s when it hangs); it recovers by itself with the database.
+pub(crate) async fn healthz(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>> {
+    let probe =
+        tokio::time::timeout(std::time::Duration::from_millis(1500), state.store.tables()).await;
+    match probe {
+        Ok(Ok(_)) => Ok(Json(json!({ "status": "ok" }))),
+        Ok(Err(e)) => {
+            eprintln!("pokerd: health: the database failed: {e}");
+            Err(unavailable())
+        }
+        Err(_) => Err(unavailable()),
+    }
+}
+
+pub(crate) fn unavailable() -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "unavailable",
+        "the database does not answer",
+    )
+}
+
+pub(crate) async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    let lobby = state.lobby.list();
+    let seated = lobby.iter().map(|t| t.players as usize).sum();
+    let body = state.metrics.render(lobby.len(), seated);
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4",
+        )],
+        body,
+    )
+        .into_response()
+}

@@ -1,0 +1,320 @@
+//! One player's WebSocket: it `select!`s over the client's frames, the bounded queue the
+//! tables it joined send into, lobby updates, the session's end and shutdown; floods are
+//! rate limited (answers to decisions never are) and unread replies are bounded.
+
+use crate::AppState;
+use axum::extract::ws::{Message, WebSocket};
+use futures_util::{SinkExt, StreamExt};
+use poker_protocol::{parse_client, ClientMsg, ErrorCode, ServerMsg};
+use poker_store::{Player, Store, TableId};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::{broadcast, mpsc};
+
+use super::dispatch::*;
+
+/// A token bucket: `rate` messages per second on average, `burst` at once.
+pub(crate) struct RateLimit {
+    tokens: f64,
+    rate: f64,
+    burst: f64,
+    last: Instant,
+}
+
+impl RateLimit {
+    fn allow(&mut self) -> bool {
+        let now = Instant::now();
+        let refill = now.duration_since(self.last).as_secs_f64() * self.rate;
+        self.tokens = (self.tokens + refill).min(self.burst);
+        self.last = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// What one connection knows.
+pub(crate) struct Conn {
+    pub(crate) me: Option<Player>,
+    pub(crate) joined: Vec<TableId>,
+    pub(crate) out: mpsc::Sender<ServerMsg>,
+    pub(crate) lobby: Option<broadcast::Receiver<poker_protocol::TableSummary>>,
+    /// The decisions this client was asked and has not answered, by table: an answer
+    /// to one of them is never rate-limited.
+    pub(crate) asked: Vec<(String, u64)>,
+    /// The session authenticated with (token hash) and when it expires.
+    pub(crate) session: Option<(String, tokio::time::Instant)>,
+}
+
+/// Replies and lobby updates wait here for the socket, in order with the tables'
+/// messages; a client that reads nothing while sending this many requests is closed.
+pub(crate) const MAX_UNREAD_REPLIES: usize = 256;
+
+/// Notes the decisions a message asks of this client.
+pub(crate) fn note_asked(asked: &mut Vec<(String, u64)>, msg: &ServerMsg) {
+    let (table_id, decision_id) = match msg {
+        ServerMsg::Decide {
+            table_id,
+            decision_id,
+            ..
+        }
+        | ServerMsg::DecideDraw {
+            table_id,
+            decision_id,
+        }
+        | ServerMsg::DecideRunTwice {
+            table_id,
+            decision_id,
+        } => (table_id, *decision_id),
+        ServerMsg::Snapshot {
+            decide: Some(d), ..
+        } => return note_asked(asked, d),
+        _ => return,
+    };
+    asked.retain(|(t, _)| t != table_id);
+    asked.push((table_id.clone(), decision_id));
+}
+
+pub(crate) struct Gauge<'a>(&'a AppState);
+
+impl Drop for Gauge<'_> {
+    fn drop(&mut self) {
+        self.0.metrics.connections.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+pub(crate) async fn next_lobby(
+    rx: &mut Option<broadcast::Receiver<poker_protocol::TableSummary>>,
+) -> Result<poker_protocol::TableSummary, broadcast::error::RecvError> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
+    state.metrics.connections.fetch_add(1, Ordering::Relaxed);
+    let _gauge = Gauge(&state);
+    let (mut sink, mut stream) = socket.split();
+    let (out_tx, mut out_rx) = mpsc::channel::<ServerMsg>(1024);
+    let mut conn = Conn {
+        me: None,
+        joined: Vec::new(),
+        out: out_tx,
+        lobby: None,
+        asked: Vec::new(),
+        session: None,
+    };
+    let mut ended_sessions = state.ended_sessions.subscribe();
+    // Answers to this client's own messages and lobby updates. They never share the
+    // tables' bounded queue, so a slow reader cannot lose them: the tables resync such a
+    // client with a snapshot instead (a lobby that fell behind is sent whole).
+    let mut replies: std::collections::VecDeque<ServerMsg> = std::collections::VecDeque::new();
+    let mut lobby_behind = false;
+    let server = &state.config.server;
+    let mut limit = RateLimit {
+        tokens: f64::from(server.rate_limit_burst),
+        rate: f64::from(server.rate_limit_per_sec),
+        burst: f64::from(server.rate_limit_burst),
+        last: Instant::now(),
+    };
+    let mut shutting_down = state.shutting_down.clone();
+    if *shutting_down.borrow_and_update() {
+        return;
+    }
+    loop {
+        tokio::select! {
+            _ = shutting_down.changed() => {
+                let _ = sink.send(Message::Close(None)).await;
+                break;
+            }
+            ended = ended_sessions.recv(), if conn.session.is_some() => {
+                let mine = conn.session.as_ref().map(|(h, _)| h.as_str());
+                let over = match ended {
+                    Ok(hash) => Some(hash.as_str()) == mine,
+                    // Missed some: ask the store whether this session still stands.
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        matches!(state.store.session_expiry(mine.unwrap_or_default()).await, Ok(None))
+                    }
+                    Err(broadcast::error::RecvError::Closed) => false,
+                };
+                if over {
+                    session_over(&mut sink, "the session ended (logged out)").await;
+                    break;
+                }
+            }
+            _ = sleep_until_expiry(&conn.session) => {
+                session_over(&mut sink, "the session expired: log in again").await;
+                break;
+            }
+            frame = stream.next() => {
+                let frame = match frame {
+                    None => break,
+                    Some(Ok(frame)) => frame,
+                    Some(Err(e)) => {
+                        // A frame the WebSocket layer refused (invalid UTF-8 in a text
+                        // frame, a protocol violation): the connection cannot go on
+                        // (RFC 6455 7.1.7), so it is told why and closed properly.
+                        let error = ServerMsg::error(
+                            ErrorCode::BadMessage,
+                            format!("the frame breaks the WebSocket protocol: {e}"),
+                        );
+                        close_with(&mut sink, Some(error), 1007, "invalid frame").await;
+                        break;
+                    }
+                };
+                let text = match frame {
+                    Message::Text(t) => t.to_string(),
+                    Message::Binary(_) => {
+                        replies.push_back(ServerMsg::error(ErrorCode::BadMessage, "send JSON text frames"));
+                        continue;
+                    }
+                    Message::Close(_) => break,
+                    _ => continue,
+                };
+                state.metrics.messages.fetch_add(1, Ordering::Relaxed);
+                let reply = if text.len() > server.max_frame_bytes {
+                    limited(&mut limit, &state).or(Some(ServerMsg::error(
+                        ErrorCode::FrameTooLarge,
+                        format!("frames are limited to {} bytes", server.max_frame_bytes),
+                    )))
+                } else {
+                    match parse_client(&text) {
+                        Err(error) => limited(&mut limit, &state).or(Some(error)),
+                        Ok(msg) => {
+                            // An answer to a decision this client was asked is never
+                            // rate-limited; everything else is.
+                            let answers = match &msg {
+                                ClientMsg::Act { table_id, decision_id, .. } => {
+                                    let pos = conn.asked.iter().position(|(t, d)| t == table_id && d == decision_id);
+                                    pos.map(|i| conn.asked.remove(i)).is_some()
+                                }
+                                _ => false,
+                            };
+                            match if answers { None } else { limited(&mut limit, &state) } {
+                                Some(refusal) => Some(refusal),
+                                None => handle(&state, &mut conn, msg).await,
+                            }
+                        }
+                    }
+                };
+                if let Some(reply) = reply {
+                    if replies.len() >= MAX_UNREAD_REPLIES {
+                        // Sends and never reads: told so and closed.
+                        close_with(&mut sink, None, 1008, "too many unread replies").await;
+                        break;
+                    }
+                    replies.push_back(reply);
+                }
+            }
+            update = next_lobby(&mut conn.lobby) => {
+                match update {
+                    Ok(table) if replies.len() < MAX_UNREAD_REPLIES => replies.push_back(ServerMsg::TableUpdate { table }),
+                    // Missed updates: the whole lobby again, once the client reads.
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => lobby_behind = true,
+                    Err(broadcast::error::RecvError::Closed) => conn.lobby = None,
+                }
+            }
+            out = out_rx.recv(), if replies.is_empty() => {
+                let Some(msg) = out else { break };
+                // Whatever else is already queued goes out in the same write.
+                let mut batch = vec![msg];
+                while batch.len() < 64 {
+                    match out_rx.try_recv() {
+                        Ok(m) => batch.push(m),
+                        Err(_) => break,
+                    }
+                }
+                if write_batch(&mut sink, &mut conn.asked, batch).await.is_err() {
+                    break;
+                }
+            }
+            _ = std::future::ready(()), if !replies.is_empty() => {
+                // Replies go out before the tables' queue is read again, each batch in
+                // one write; a lobby that fell behind follows in one piece.
+                let mut batch: Vec<ServerMsg> = replies.drain(..replies.len().min(64)).collect();
+                if replies.is_empty() && lobby_behind {
+                    lobby_behind = false;
+                    batch.push(ServerMsg::Tables { tables: state.lobby.list() });
+                }
+                if write_batch(&mut sink, &mut conn.asked, batch).await.is_err() {
+                    break;
+                }
+            }
+        }
+        if lobby_behind && replies.is_empty() {
+            lobby_behind = false;
+            replies.push_back(ServerMsg::Tables {
+                tables: state.lobby.list(),
+            });
+        }
+    }
+}
+
+pub(crate) async fn sleep_until_expiry(session: &Option<(String, tokio::time::Instant)>) {
+    match session {
+        Some((_, at)) => tokio::time::sleep_until(*at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Tells the client its session is over and closes the connection (policy violation).
+pub(crate) async fn session_over(
+    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    why: &'static str,
+) {
+    let error = ServerMsg::error(ErrorCode::Unauthenticated, why);
+    close_with(sink, Some(error), 1008, "session over").await;
+}
+
+/// Ends the connection properly: the error saying why (if any), then a close frame.
+pub(crate) async fn close_with(
+    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    error: Option<ServerMsg>,
+    code: u16,
+    reason: &'static str,
+) {
+    if let Some(error) = error {
+        let text = serde_json::to_string(&error).expect("messages serialize");
+        let _ = sink.send(Message::Text(text.into())).await;
+    }
+    let _ = sink
+        .send(Message::Close(Some(axum::extract::ws::CloseFrame {
+            code,
+            reason: reason.into(),
+        })))
+        .await;
+}
+
+/// The rate limit's refusal, if this message goes over it.
+pub(crate) fn limited(limit: &mut RateLimit, state: &AppState) -> Option<ServerMsg> {
+    if limit.allow() {
+        return None;
+    }
+    state.metrics.rate_limited.fetch_add(1, Ordering::Relaxed);
+    Some(ServerMsg::error(
+        ErrorCode::RateLimited,
+        format!(
+            "at most {} messages a second: slow down",
+            state.config.server.rate_limit_per_sec
+        ),
+    ))
+}
+
+/// Writes messages to the socket in one flush, noting the decisions they ask.
+pub(crate) async fn write_batch(
+    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    asked: &mut Vec<(String, u64)>,
+    batch: Vec<ServerMsg>,
+) -> Result<(), axum::Error> {
+    for msg in batch {
+        note_asked(asked, &msg);
+        let text = serde_json::to_string(&msg).expect("messages serialize");
+        sink.feed(Message::Text(text.into())).await?;
+    }
+    sink.flush().await
+}

@@ -1,0 +1,186 @@
+//! What each client message does: authenticate, list tables, join, sit, act, top up, sit
+//! out or in, leave; every refusal is a typed protocol error.
+
+use crate::table::SeatRequest;
+use crate::AppState;
+use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
+use poker_rules::table::Entry;
+use poker_store::{now_ms, PlayerId, Store, TableId};
+use std::sync::Arc;
+
+use super::connection::*;
+use crate::http::auth::*;
+
+/// Subscribes the connection to a table's messages as this player (a snapshot first).
+pub(crate) async fn join(conn: &mut Conn, table: &crate::table::TableHandle, player: PlayerId) {
+    table
+        .subscribe_with(Some(player), conn.out.clone(), false)
+        .await;
+    if !conn.joined.contains(&table.table_id) {
+        conn.joined.push(table.table_id);
+    }
+}
+
+pub(crate) fn unknown_table() -> ServerMsg {
+    ServerMsg::error(ErrorCode::UnknownTable, "no such table")
+}
+
+pub(crate) async fn handle(
+    state: &Arc<AppState>,
+    conn: &mut Conn,
+    msg: ClientMsg,
+) -> Option<ServerMsg> {
+    if let ClientMsg::Auth { token } = &msg {
+        let hash = token_hash(token);
+        let player = match state.store.session(&hash).await {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                return Some(ServerMsg::error(
+                    ErrorCode::Unauthenticated,
+                    "the token is unknown or expired",
+                ))
+            }
+            Err(e) => {
+                eprintln!("pokerd: session lookup failed: {e}");
+                return Some(ServerMsg::error(ErrorCode::Internal, "try again"));
+            }
+        };
+        let welcome = ServerMsg::Welcome {
+            player_id: player.player_id.to_string(),
+            name: player.name.clone(),
+        };
+        // The welcome is the reply; replies are written before the tables' queue, so it
+        // comes before the snapshot of every table the player sits at.
+        let tables: Vec<_> = state.tables.lock().await.values().cloned().collect();
+        for table in tables {
+            if conn.joined.contains(&table.table_id) {
+                continue;
+            }
+            if table
+                .subscribe_with(Some(player.player_id), conn.out.clone(), true)
+                .await
+            {
+                conn.joined.push(table.table_id);
+            }
+        }
+        // The connection lives as long as the session: it closes when the session
+        // expires or logs out.
+        let expires = state
+            .store
+            .session_expiry(&hash)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or(0);
+        let left = u64::try_from(expires - now_ms()).unwrap_or(0);
+        conn.session = Some((
+            hash,
+            tokio::time::Instant::now() + std::time::Duration::from_millis(left),
+        ));
+        conn.me = Some(player);
+        return Some(welcome);
+    }
+    if matches!(msg, ClientMsg::Ping) {
+        return Some(ServerMsg::Pong);
+    }
+    let Some(me) = conn.me.clone() else {
+        return Some(ServerMsg::error(
+            ErrorCode::Unauthenticated,
+            "authenticate first",
+        ));
+    };
+    if matches!(msg, ClientMsg::ListTables) {
+        if conn.lobby.is_none() {
+            conn.lobby = Some(state.lobby.subscribe());
+        }
+        return Some(ServerMsg::Tables {
+            tables: state.lobby.list(),
+        });
+    }
+    let table_id = match &msg {
+        ClientMsg::Sit { table_id, .. }
+        | ClientMsg::Watch { table_id }
+        | ClientMsg::Unwatch { table_id }
+        | ClientMsg::Act { table_id, .. }
+        | ClientMsg::SitOut { table_id, .. }
+        | ClientMsg::SitIn { table_id, .. }
+        | ClientMsg::TopUp { table_id, .. }
+        | ClientMsg::Leave { table_id } => table_id.clone(),
+        ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => return None,
+    };
+    let Ok(id) = table_id.parse::<TableId>() else {
+        return Some(unknown_table());
+    };
+    let Some(table) = state.table(id).await else {
+        return Some(unknown_table());
+    };
+    let done = |request: &str, r: Result<crate::table::Outcome, (ErrorCode, String)>| {
+        Some(match r {
+            Ok(o) => ServerMsg::Done {
+                table_id: table_id.clone(),
+                request: request.to_string(),
+                amount: o.amount,
+                pending: o.pending,
+            },
+            Err((code, message)) => ServerMsg::Error { code, message },
+        })
+    };
+    let request = match msg {
+        ClientMsg::Sit {
+            seat,
+            buy_in,
+            post_now,
+            ..
+        } => {
+            let entry = if post_now {
+                Entry::PostNow
+            } else {
+                Entry::WaitForBigBlind
+            };
+            // Subscribed as this player only once seated (a snapshot comes first, with
+            // the player in the seat); a refused sit changes nothing.
+            let result = table
+                .sit_with(
+                    me.player_id,
+                    me.name.clone(),
+                    seat,
+                    buy_in,
+                    entry,
+                    Some(conn.out.clone()),
+                )
+                .await;
+            if result.is_ok() && !conn.joined.contains(&id) {
+                conn.joined.push(id);
+            }
+            return done("sit", result);
+        }
+        ClientMsg::Watch { .. } => {
+            // As this player: a spectator sees no hole cards but their own, and a seated
+            // player watching again keeps theirs.
+            join(conn, &table, me.player_id).await;
+            return None;
+        }
+        ClientMsg::Unwatch { .. } => {
+            table.unsubscribe(conn.out.clone()).await;
+            conn.joined.retain(|t| *t != id);
+            return None;
+        }
+        ClientMsg::Act {
+            decision_id,
+            action,
+            ..
+        } => {
+            return match table.act(me.player_id, decision_id, action).await {
+                Ok(()) => None,
+                Err((code, message)) => Some(ServerMsg::error(code, message)),
+            }
+        }
+        ClientMsg::SitOut { next_big_blind, .. } => SeatRequest::SitOut { next_big_blind },
+        ClientMsg::SitIn { post_now, .. } => SeatRequest::SitIn { post_now },
+        ClientMsg::TopUp { amount, .. } => SeatRequest::TopUp { amount },
+        ClientMsg::Leave { .. } => SeatRequest::Leave,
+        ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => return None,
+    };
+    let result = table.seat(me.player_id, request).await;
+    done(request.name(), result)
+}
