@@ -15,6 +15,19 @@ pub struct Config {
     pub database: DatabaseConfig,
     /// The admin API.
     pub admin: AdminConfig,
+    /// Logs.
+    pub log: LogConfig,
+}
+
+/// `[log]`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct LogConfig {
+    /// `text` (one line per event, for people) or `json` (one object per line, for log
+    /// collectors).
+    pub format: String,
+    /// What to log, as `RUST_LOG` would say it (`info`, `poker_server=debug,info`...);
+    /// `RUST_LOG` itself wins when set.
+    pub level: String,
 }
 
 /// `[server]`.
@@ -84,6 +97,7 @@ impl fmt::Debug for Config {
             .field("server", &self.server)
             .field("database", &redact_url(&self.database.url))
             .field("admin", &self.admin)
+            .field("log", &self.log)
             .finish()
     }
 }

@@ -7,6 +7,7 @@
 pub mod config;
 pub mod http;
 pub mod lobby;
+pub mod logging;
 pub mod metrics;
 pub mod pokerstars;
 pub mod replay;
@@ -83,8 +84,8 @@ pub async fn run(
     let store = Arc::new(SqlStore::connect(&config.database.url).await?);
     let voided = store.recover().await?;
     if !voided.is_empty() {
-        eprintln!(
-            "pokerd: {} unfinished hands from the last run are void",
+        tracing::info!(
+            "{} unfinished hands from the last run are void",
             voided.len()
         );
     }
@@ -111,12 +112,13 @@ pub async fn run(
                 .open_table(table.table_id, &table.name, &table.config)
                 .await
             {
-                eprintln!("pokerd: table {} cannot open: {e:#}", table.table_id);
+                tracing::error!("table {} cannot open: {e:#}", table.table_id);
             }
         }
     }
     let app = http::router()
         .merge(web::router())
+        .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state.clone());
     // On shutdown: no new hands; hands in progress finish within the grace period (the
     // clock keeps them moving, players still connected); then every connection is told
@@ -127,7 +129,7 @@ pub async fn run(
         let tables: Vec<_> = state.tables.lock().await.values().cloned().collect();
         let drained = futures_util::future::join_all(tables.iter().map(|t| t.drain()));
         if tokio::time::timeout(grace, drained).await.is_err() {
-            eprintln!("pokerd: hands still running after the grace period are void");
+            tracing::info!("hands still running after the grace period are void");
         }
         let _ = shutdown_tx.send(true);
     };

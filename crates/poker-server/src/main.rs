@@ -21,9 +21,10 @@ fn serve() -> ExitCode {
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
     let result: anyhow::Result<()> = runtime.block_on(async {
         let config = poker_server::Config::load()?;
+        poker_server::logging::init(&config.log)?;
         let listener = tokio::net::TcpListener::bind(&config.server.addr).await?;
-        eprintln!(
-            "pokerd: listening on http://{} ({config:?})",
+        tracing::info!(
+            "listening on http://{} ({config:?})",
             listener.local_addr()?
         );
         let shutdown = async {
@@ -35,13 +36,14 @@ fn serve() -> ExitCode {
                 _ = ctrl_c => {}
                 _ = term.recv() => {}
             }
-            eprintln!("pokerd: shutting down");
+            tracing::info!("shutting down");
         };
         poker_server::run(listener, shutdown, config).await
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            tracing::error!("{e:#}");
             eprintln!("pokerd: {e:#}");
             ExitCode::FAILURE
         }

@@ -12,12 +12,13 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-/// Starts `pokerd` on a free port; returns the process and its address.
+/// Starts `pokerd` on a free port, logging JSON; returns the process and its address.
 fn pokerd(url: &str) -> (Child, std::net::SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pokerd"))
         .env("DATABASE_URL", url)
         .env("POKER__SERVER__ADDR", "127.0.0.1:0")
         .env("POKER__ADMIN__TOKEN", common::TOKEN)
+        .env("POKER__LOG__FORMAT", "json")
         .stderr(Stdio::piped())
         .spawn()
         .expect("pokerd starts");
@@ -25,7 +26,9 @@ fn pokerd(url: &str) -> (Child, std::net::SocketAddr) {
     let mut lines = BufReader::new(stderr).lines();
     let addr = loop {
         let line = lines.next().expect("pokerd says where it listens").unwrap();
-        if let Some(rest) = line.split("listening on http://").nth(1) {
+        let event: serde_json::Value = serde_json::from_str(&line).expect("a JSON log line");
+        let message = event["fields"]["message"].as_str().unwrap_or_default();
+        if let Some(rest) = message.split("listening on http://").nth(1) {
             break rest.split_whitespace().next().unwrap().parse().unwrap();
         }
     };

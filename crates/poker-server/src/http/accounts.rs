@@ -33,7 +33,7 @@ pub(crate) async fn new_session(state: &AppState, player: &Player) -> Response {
         .create_session(&token_hash(&token), player.player_id, expires_at)
         .await
     {
-        eprintln!("pokerd: cannot store a session: {e}");
+        tracing::error!("cannot store a session: {e}");
         return refused(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal",
@@ -77,7 +77,7 @@ pub(crate) async fn login(
             Ok(player) => Some(player),
             Err(StoreError::NotFound(_) | StoreError::BadName(_)) => None,
             Err(e) => {
-                eprintln!("pokerd: cannot look up a player: {e}");
+                tracing::error!("cannot look up a player: {e}");
                 return refused(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "internal",
@@ -162,7 +162,7 @@ pub(crate) async fn register(
             return refused(StatusCode::CONFLICT, "name_taken", "the name is taken")
         }
         Err(e) => {
-            eprintln!("pokerd: cannot register: {e}");
+            tracing::error!("cannot register: {e}");
             return refused(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "internal",

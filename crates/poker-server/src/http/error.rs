@@ -65,7 +65,7 @@ impl From<StoreError> for ApiError {
             StoreError::Invalid(m) => ApiError::new(StatusCode::BAD_REQUEST, "invalid", m),
             StoreError::BadName(e) => ApiError::from(e),
             other => {
-                eprintln!("pokerd: internal error: {other}");
+                tracing::error!("internal error: {other}");
                 ApiError::new(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "internal",

@@ -225,7 +225,7 @@ impl Guard {
 }
 
 fn internal(e: impl std::fmt::Display) -> ApiError {
-    eprintln!("pokerd: password hashing failed: {e}");
+    tracing::error!("password hashing failed: {e}");
     ApiError::new(
         StatusCode::INTERNAL_SERVER_ERROR,
         "internal",

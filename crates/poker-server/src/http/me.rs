@@ -39,7 +39,7 @@ pub(crate) async fn my_hands(
     let rows = match state.store.player_hands(me.player_id, limit, 0).await {
         Ok(rows) => rows,
         Err(e) => {
-            eprintln!("pokerd: hands of a player: {e}");
+            tracing::warn!("hands of a player: {e}");
             return refused(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "internal",

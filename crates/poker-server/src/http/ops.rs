@@ -30,7 +30,7 @@ pub(crate) async fn healthz(State(state): State<Arc<AppState>>) -> ApiResult<Jso
     match probe {
         Ok(Ok(_)) => Ok(Json(json!({ "status": "ok" }))),
         Ok(Err(e)) => {
-            eprintln!("pokerd: health: the database failed: {e}");
+            tracing::error!("health: the database failed: {e}");
             Err(unavailable())
         }
         Err(_) => Err(unavailable()),

@@ -12,6 +12,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
+use tracing::Instrument;
 
 pub(super) struct Current {
     pub(super) plan: HandPlan,
@@ -107,7 +108,7 @@ pub async fn spawn(
         .await?
         .and_then(|json| {
             serde_json::from_str::<Table<PlayerId>>(&json)
-                .map_err(|e| eprintln!("pokerd: table {table_id}: saved state unreadable: {e}"))
+                .map_err(|e| tracing::error!("saved state unreadable: {e}"))
                 .ok()
         })
         .filter(|t| t.rules() == &spec.rules);
@@ -162,18 +163,23 @@ pub async fn spawn(
     // Every write goes through this one writer, in order, so an older state can never
     // land after a newer one; a drain waits for its own write (the generation).
     let (state_tx, mut state_rx) = tokio::sync::watch::channel((0u64, String::new()));
+    // Every event the table's tasks log carries its id, and the hand's while one runs.
+    let span = tracing::info_span!("table", table_id = %table_id, hand_id = tracing::field::Empty);
     let (written_tx, state_written) = tokio::sync::watch::channel(0u64);
     {
         let store = ctx.store.clone();
-        tokio::spawn(async move {
-            while state_rx.changed().await.is_ok() {
-                let (generation, json) = state_rx.borrow_and_update().clone();
-                if let Err(e) = store.set_table_state(table_id, &json).await {
-                    eprintln!("pokerd: table {table_id}: cannot save its state: {e}");
+        tokio::spawn(
+            async move {
+                while state_rx.changed().await.is_ok() {
+                    let (generation, json) = state_rx.borrow_and_update().clone();
+                    if let Err(e) = store.set_table_state(table_id, &json).await {
+                        tracing::error!("cannot save its state: {e}");
+                    }
+                    let _ = written_tx.send(generation);
                 }
-                let _ = written_tx.send(generation);
             }
-        });
+            .instrument(span.clone()),
+        );
     }
     let (commands, rx) = mpsc::channel(256);
     // The supervisor takes the commands over if the actor's task ends unexpectedly.
@@ -212,46 +218,52 @@ pub async fn spawn(
         listeners,
     };
     let actor_rx = rx.clone();
-    let task = tokio::spawn(async move {
-        let mut rx = actor_rx.lock().await;
-        actor.progress().await;
-        while !actor.closed {
-            let deadline = actor.next_deadline();
-            tokio::select! {
-                command = rx.recv() => match command {
-                    Some(command) => actor.handle(command).await,
-                    None => break,
-                },
-                _ = sleep_until(deadline), if deadline.is_some() => actor.on_timer(),
-            }
-            actor
-                .ctx
-                .metrics
-                .table_wakeups
-                .fetch_add(1, Ordering::Relaxed);
+    let task = tokio::spawn(
+        async move {
+            let mut rx = actor_rx.lock().await;
             actor.progress().await;
-            actor.save_seat_states().await;
-            actor.save_table();
-        }
-    });
-    tokio::spawn(async move {
-        match task.await {
-            Ok(()) => {}
-            Err(e) if e.is_cancelled() => {}
-            Err(e) => {
-                let reason = match e.try_into_panic() {
-                    Ok(p) => p
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| p.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "a panic".into()),
-                    Err(e) => e.to_string(),
-                };
-                let mut rx = rx.lock().await;
-                failed.serve(&reason, &mut rx).await;
+            while !actor.closed {
+                let deadline = actor.next_deadline();
+                tokio::select! {
+                    command = rx.recv() => match command {
+                        Some(command) => actor.handle(command).await,
+                        None => break,
+                    },
+                    _ = sleep_until(deadline), if deadline.is_some() => actor.on_timer(),
+                }
+                actor
+                    .ctx
+                    .metrics
+                    .table_wakeups
+                    .fetch_add(1, Ordering::Relaxed);
+                actor.progress().await;
+                actor.save_seat_states().await;
+                actor.save_table();
             }
         }
-    });
+        .instrument(span.clone()),
+    );
+    tokio::spawn(
+        async move {
+            match task.await {
+                Ok(()) => {}
+                Err(e) if e.is_cancelled() => {}
+                Err(e) => {
+                    let reason = match e.try_into_panic() {
+                        Ok(p) => p
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| p.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "a panic".into()),
+                        Err(e) => e.to_string(),
+                    };
+                    let mut rx = rx.lock().await;
+                    failed.serve(&reason, &mut rx).await;
+                }
+            }
+        }
+        .instrument(span),
+    );
     Ok(TableHandle { commands, table_id })
 }
 

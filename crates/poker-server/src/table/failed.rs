@@ -39,13 +39,13 @@ impl Failed {
             .metrics
             .table_failures
             .fetch_add(1, Ordering::Relaxed);
-        eprintln!("pokerd: table {table_id}: its task failed ({reason}); the table is stopped");
+        tracing::error!("its task failed ({reason}); the table is stopped");
         match self.ctx.store.void_hands(table_id).await {
             Ok(void) if !void.is_empty() => {
-                eprintln!("pokerd: table {table_id}: {} hand(s) void", void.len())
+                tracing::info!("{} hand(s) void", void.len())
             }
             Ok(_) => {}
-            Err(e) => eprintln!("pokerd: table {table_id}: cannot void its hand: {e}"),
+            Err(e) => tracing::error!("cannot void its hand: {e}"),
         }
         self.lobby("failed");
         let failed_msg = ServerMsg::TableFailed {
@@ -87,7 +87,7 @@ impl Failed {
                             "you are not seated at this table",
                         )),
                         Err(e) => {
-                            eprintln!("pokerd: table {table_id}: cash-out failed: {e}");
+                            tracing::error!("cash-out failed: {e}");
                             Err(refuse(ErrorCode::Internal, "the cash-out failed"))
                         }
                     };
@@ -144,11 +144,11 @@ impl Failed {
                             .await
                         {
                             Ok(amount) => total += amount,
-                            Err(e) => eprintln!("pokerd: table {table_id}: closing: {e}"),
+                            Err(e) => tracing::warn!("closing: {e}"),
                         }
                     }
                     if let Err(e) = self.ctx.store.set_table_status(table_id, "closed").await {
-                        eprintln!("pokerd: table {table_id}: cannot mark closed: {e}");
+                        tracing::error!("cannot mark closed: {e}");
                     }
                     self.lobby("closed");
                     self.tell(&ServerMsg::TableClosed {

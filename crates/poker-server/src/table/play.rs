@@ -144,7 +144,7 @@ impl Actor {
                         pending: false,
                     },
                 ),
-                Err(e) => eprintln!("pokerd: table {}: cash-out failed: {e}", self.table_id),
+                Err(e) => tracing::error!("cash-out failed: {e}"),
             }
             self.info.remove(&s.player);
         }
@@ -162,7 +162,7 @@ impl Actor {
         let (hand, events) = match Hand::new(plan.config.clone(), CardSource::Deck(deck)) {
             Ok(x) => x,
             Err(e) => {
-                eprintln!("pokerd: table {}: cannot deal: {e}", self.table_id);
+                tracing::error!("cannot deal: {e}");
                 self.next_hand_at = None;
                 return false;
             }
@@ -178,6 +178,7 @@ impl Actor {
             })
             .collect();
         let hand_id = HandId::new();
+        tracing::Span::current().record("hand_id", tracing::field::display(hand_id));
         let started_at = now_ms();
         if let Err(e) = self
             .ctx
@@ -185,10 +186,7 @@ impl Actor {
             .start_hand(hand_id, self.table_id, plan.number, started_at)
             .await
         {
-            eprintln!(
-                "pokerd: table {}: cannot record the hand start: {e}",
-                self.table_id
-            );
+            tracing::error!("table {}: cannot record the hand start: {e}", self.table_id);
             // Tried again after a pause.
             self.next_hand_at = Some(Instant::now() + Duration::from_secs(1));
             return false;
@@ -268,8 +266,8 @@ impl Actor {
             ended_at: now_ms(),
         };
         if let Err(e) = self.ctx.persister.commit(completed).await {
-            eprintln!(
-                "pokerd: table {}: the hand could not be committed: {e}",
+            tracing::warn!(
+                "table {}: the hand could not be committed: {e}",
                 self.table_id
             );
             // Try again after a pause; the table waits rather than lose the hand.
@@ -281,7 +279,7 @@ impl Actor {
         let cur = self.current.take().expect("a hand");
         self.clock = None;
         if let Err(e) = self.table.finish_hand(&cur.hand) {
-            eprintln!("pokerd: table {}: {e}", self.table_id);
+            tracing::warn!("{e}");
             return false;
         }
         self.recent_pots.push_back(pot);
@@ -354,7 +352,7 @@ impl Actor {
         for (seat, player) in seated {
             match self.leave_now(player, seat).await {
                 Ok(amount) => total += amount,
-                Err((_, m)) => eprintln!("pokerd: table {}: closing: {m}", self.table_id),
+                Err((_, m)) => tracing::warn!("closing: {m}"),
             }
         }
         if let Err(e) = self
@@ -363,7 +361,7 @@ impl Actor {
             .set_table_status(self.table_id, "closed")
             .await
         {
-            eprintln!("pokerd: table {}: cannot mark closed: {e}", self.table_id);
+            tracing::error!("cannot mark closed: {e}");
         }
         self.closed = true;
         self.send_all(&ServerMsg::TableClosed {

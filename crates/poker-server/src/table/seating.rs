@@ -191,7 +191,7 @@ impl Actor {
                 ))
             }
             Err(e) => {
-                eprintln!("pokerd: table {}: top-up failed: {e}", self.table_id);
+                tracing::error!("top-up failed: {e}");
                 return Err(refuse(ErrorCode::Internal, "the top-up failed"));
             }
         }
@@ -220,7 +220,7 @@ impl Actor {
             .cash_out(self.table_id, player, now_ms())
             .await;
         let amount = amount.map_err(|e| {
-            eprintln!("pokerd: table {}: cash-out failed: {e}", self.table_id);
+            tracing::error!("cash-out failed: {e}");
             refuse(ErrorCode::Internal, "the cash-out failed")
         })?;
         let now = (now_ms() / 1000) as u64;
@@ -288,7 +288,7 @@ impl Actor {
                 let generation = self.state_tx.borrow().0 + 1;
                 let _ = self.state_tx.send((generation, json));
             }
-            Err(e) => eprintln!("pokerd: table {}: state: {e}", self.table_id),
+            Err(e) => tracing::warn!("state: {e}"),
         }
     }
 

@@ -41,7 +41,7 @@ pub(crate) async fn handle(
                 ))
             }
             Err(e) => {
-                eprintln!("pokerd: session lookup failed: {e}");
+                tracing::error!("session lookup failed: {e}");
                 return Some(ServerMsg::error(ErrorCode::Internal, "try again"));
             }
         };
@@ -77,6 +77,7 @@ pub(crate) async fn handle(
             hash,
             tokio::time::Instant::now() + std::time::Duration::from_millis(left),
         ));
+        tracing::Span::current().record("player_id", tracing::field::display(player.player_id));
         conn.me = Some(player);
         return Some(welcome);
     }

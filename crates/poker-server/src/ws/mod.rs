@@ -60,5 +60,9 @@ pub(crate) async fn ws(
     upgrade
         .read_buffer_size(4096)
         .max_message_size(1 << 20)
-        .on_upgrade(move |socket| connection(state, socket))
+        .on_upgrade(move |socket| {
+            use tracing::Instrument;
+            let span = tracing::info_span!("connection", player_id = tracing::field::Empty);
+            connection(state, socket).instrument(span)
+        })
 }

@@ -87,6 +87,8 @@ impl Server {
         ];
         env.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         let config = Config::from_layers(None, &env).unwrap();
+        // The server's logs go to the test's output (shown when a test fails).
+        poker_server::logging::init(&config.log).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

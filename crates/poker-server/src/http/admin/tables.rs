@@ -84,7 +84,7 @@ pub(crate) async fn create_table(
     let config = serde_json::to_string(&spec).expect("rules serialize");
     let id = state.store.create_table(name, &config).await?;
     if let Err(e) = state.open_table(id, name, &config).await {
-        eprintln!("pokerd: cannot open table {id}: {e:#}");
+        tracing::error!("cannot open table {id}: {e:#}");
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal",
