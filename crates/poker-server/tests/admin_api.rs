@@ -218,7 +218,10 @@ async fn bad_requests_get_typed_errors() {
             Some(json!({ "name": "bob", "password": "short" })),
         )
         .await;
-    assert_eq!((status, body["error"].as_str()), (400, Some("invalid_password")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_password"))
+    );
     let (status, _) = s
         .call(
             "POST",

@@ -107,7 +107,7 @@ async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
             .sit(a, "p".into(), 0, 10, Entry::PostNow)
             .await
             .unwrap_err()
-            .0,
+            .code(),
         ErrorCode::SeatRefused,
         "below the minimum buy-in"
     );
@@ -120,7 +120,7 @@ async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
             .sit(b, "p".into(), 0, 150, Entry::PostNow)
             .await
             .unwrap_err()
-            .0,
+            .code(),
         ErrorCode::SeatRefused,
         "the seat is taken"
     );
@@ -143,15 +143,17 @@ async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
                 decision_id, legal, ..
             } => {
                 if !refusals_checked {
-                    let (code, _) = table
+                    let code = table
                         .act(other, decision_id, Action::Fold)
                         .await
-                        .unwrap_err();
+                        .unwrap_err()
+                        .code();
                     assert_eq!(code, ErrorCode::NotYourTurn);
-                    let (code, _) = table
+                    let code = table
                         .act(me, decision_id + 1000, Action::Fold)
                         .await
-                        .unwrap_err();
+                        .unwrap_err()
+                        .code();
                     assert_eq!(code, ErrorCode::StaleDecision);
                     refusals_checked = true;
                 }
@@ -162,7 +164,7 @@ async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
                 };
                 table.act(me, decision_id, action).await.unwrap();
                 // The same decision answered twice is refused.
-                let (code, _) = table.act(me, decision_id, action).await.unwrap_err();
+                let code = table.act(me, decision_id, action).await.unwrap_err().code();
                 assert!(matches!(
                     code,
                     ErrorCode::StaleDecision | ErrorCode::NotYourTurn
@@ -651,7 +653,7 @@ async fn a_table_whose_task_fails_voids_the_hand_and_lets_its_players_leave_with
         .sit(a, "p".into(), 4, 100, Entry::PostNow)
         .await
         .unwrap_err();
-    assert_eq!(err.0, ErrorCode::SeatRefused);
+    assert_eq!(err.code(), ErrorCode::SeatRefused);
     assert!(table.act(a, 1, Action::Fold).await.is_err());
     let out = table
         .seat(a, table_actor::SeatRequest::Leave)

@@ -3,7 +3,7 @@
 
 use super::failed::Failed;
 use super::*;
-use poker_protocol::{ErrorCode, ServerMsg};
+use poker_protocol::ServerMsg;
 use poker_rules::table::{HandPlan, Table};
 use poker_rules::{Chips, Event, Hand};
 use poker_store::{HandId, PlayerId, Store, TableId};
@@ -271,10 +271,6 @@ pub(super) async fn sleep_until(deadline: Option<Instant>) {
     if let Some(d) = deadline {
         tokio::time::sleep_until(d.into()).await;
     }
-}
-
-pub(super) fn refuse(code: ErrorCode, message: impl Into<String>) -> Refusal {
-    (code, message.into())
 }
 
 pub(super) fn ms(d: Duration) -> u64 {

@@ -3,7 +3,7 @@
 
 use super::actor::*;
 use super::*;
-use poker_protocol::{ErrorCode, ServerMsg};
+use poker_protocol::ServerMsg;
 use poker_store::{now_ms, Store, StoreError, TableId};
 use std::sync::atomic::Ordering;
 use tokio::sync::mpsc;
@@ -55,21 +55,15 @@ impl Failed {
                 .into(),
         };
         self.tell(&failed_msg);
-        let stopped = || {
-            refuse(
-                ErrorCode::SeatRefused,
-                "the table has failed: leave to cash out",
-            )
-        };
+        let stopped = || Refusal::Seat("the table has failed: leave to cash out".into());
         while let Some(command) = rx.recv().await {
             match command {
                 Command::Sit { respond_to, .. } => {
                     let _ = respond_to.send(Err(stopped()));
                 }
                 Command::Act { respond_to, .. } => {
-                    let _ = respond_to.send(Err(refuse(
-                        ErrorCode::IllegalAction,
-                        "the table has failed: the hand is void",
+                    let _ = respond_to.send(Err(Refusal::Illegal(
+                        "the table has failed: the hand is void".into(),
                     )));
                 }
                 Command::Seat {
@@ -82,13 +76,12 @@ impl Failed {
                             amount,
                             pending: false,
                         }),
-                        Err(StoreError::NotFound(_)) => Err(refuse(
-                            ErrorCode::NotYourTurn,
-                            "you are not seated at this table",
+                        Err(StoreError::NotFound(_)) => Err(Refusal::NotYourTurn(
+                            "you are not seated at this table".into(),
                         )),
                         Err(e) => {
                             tracing::error!("cash-out failed: {e}");
-                            Err(refuse(ErrorCode::Internal, "the cash-out failed"))
+                            Err(Refusal::Internal("the cash-out failed".into()))
                         }
                     };
                     let _ = respond_to.send(result);

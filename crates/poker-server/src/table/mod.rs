@@ -34,8 +34,54 @@ mod seating;
 
 pub use actor::spawn;
 
-/// A refused command, as the client is told.
-pub type Refusal = (ErrorCode, String);
+/// Why a table refused a command: one typed refusal from the table to the wire, where it
+/// becomes the protocol's error (`From<Refusal> for ServerMsg`). Internal failures carry
+/// only what the client may read; their causes are logged where they happen.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// A seat request that cannot be granted (seat taken, buy-in out of bounds...).
+    #[error("{0}")]
+    Seat(String),
+    /// Not enough money in the wallet for the buy-in or top-up.
+    #[error("{0}")]
+    Funds(String),
+    /// Not the player's turn, seat or hand.
+    #[error("{0}")]
+    NotYourTurn(String),
+    /// The decision answered is not the one being asked.
+    #[error("{0}")]
+    Stale(String),
+    /// The action breaks a rule of the hand.
+    #[error("{0}")]
+    Illegal(String),
+    /// The table is closed or gone.
+    #[error("the table is closed")]
+    TableGone,
+    /// Something failed on the server.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl Refusal {
+    /// The protocol's code for it.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Refusal::Seat(_) => ErrorCode::SeatRefused,
+            Refusal::Funds(_) => ErrorCode::InsufficientFunds,
+            Refusal::NotYourTurn(_) => ErrorCode::NotYourTurn,
+            Refusal::Stale(_) => ErrorCode::StaleDecision,
+            Refusal::Illegal(_) => ErrorCode::IllegalAction,
+            Refusal::TableGone => ErrorCode::UnknownTable,
+            Refusal::Internal(_) => ErrorCode::Internal,
+        }
+    }
+}
+
+impl From<Refusal> for ServerMsg {
+    fn from(r: Refusal) -> ServerMsg {
+        ServerMsg::error(r.code(), r.to_string())
+    }
+}
 
 /// The clock of a table (R38), in milliseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -222,7 +268,7 @@ pub struct TableHandle {
 }
 
 fn gone() -> Refusal {
-    (ErrorCode::UnknownTable, "the table is closed".to_string())
+    Refusal::TableGone
 }
 
 impl TableHandle {

@@ -4,7 +4,7 @@
 use super::actor::*;
 use super::clock::default_action;
 use super::*;
-use poker_protocol::{ErrorCode, ServerMsg};
+use poker_protocol::ServerMsg;
 use poker_rules::{Action, Card, CardSource, Chips, Decision, Hand};
 use poker_store::{now_ms, CompletedHand, HandId, HandPlayer, PlayerId, Store};
 use rand::rngs::OsRng;
@@ -302,30 +302,26 @@ impl Actor {
         action: Action,
     ) -> Result<(), Refusal> {
         let Some(cur) = self.current.as_mut() else {
-            return Err(refuse(ErrorCode::NotYourTurn, "no hand is being played"));
+            return Err(Refusal::NotYourTurn("no hand is being played".into()));
         };
         let Some(to_act) = cur.hand.to_act() else {
-            return Err(refuse(ErrorCode::NotYourTurn, "nobody is to act"));
+            return Err(Refusal::NotYourTurn("nobody is to act".into()));
         };
         if cur.players[to_act] != player {
-            return Err(refuse(ErrorCode::NotYourTurn, "it is not your turn"));
+            return Err(Refusal::NotYourTurn("it is not your turn".into()));
         }
         if self.info.get(&player).is_some_and(|i| i.leaving) {
-            return Err(refuse(
-                ErrorCode::IllegalAction,
-                "you have left the table: your hand is dead",
+            return Err(Refusal::Illegal(
+                "you have left the table: your hand is dead".into(),
             ));
         }
         if decision_id != cur.decision_id {
-            return Err(refuse(
-                ErrorCode::StaleDecision,
-                "that decision is no longer asked",
-            ));
+            return Err(Refusal::Stale("that decision is no longer asked".into()));
         }
         let events = cur
             .hand
             .apply(to_act, action)
-            .map_err(|e| refuse(ErrorCode::IllegalAction, e.to_string()))?;
+            .map_err(|e| Refusal::Illegal(e.to_string()))?;
         cur.events.extend(events.iter().cloned());
         if let Some(clock) = self.clock.take() {
             if let (Some(b), Some(info)) = (clock.bank_started, self.info.get_mut(&player)) {
@@ -352,7 +348,7 @@ impl Actor {
         for (seat, player) in seated {
             match self.leave_now(player, seat).await {
                 Ok(amount) => total += amount,
-                Err((_, m)) => tracing::warn!("closing: {m}"),
+                Err(refusal) => tracing::warn!("closing: {refusal}"),
             }
         }
         if let Err(e) = self

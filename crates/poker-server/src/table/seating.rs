@@ -4,7 +4,7 @@
 use super::actor::*;
 use super::clock::default_action;
 use super::*;
-use poker_protocol::{ErrorCode, ServerMsg};
+use poker_protocol::ServerMsg;
 use poker_rules::table::{Entry, SitOut};
 use poker_rules::{Chips, Decision};
 use poker_store::{now_ms, PlayerId, Store, StoreError};
@@ -19,16 +19,16 @@ impl Actor {
         entry: Entry,
     ) -> Result<Outcome, Refusal> {
         if !self.closing.is_empty() {
-            return Err(refuse(ErrorCode::SeatRefused, "the table is closing"));
+            return Err(Refusal::Seat("the table is closing".into()));
         }
         let seat_no = seat as usize;
         match self.table.seats().get(seat_no) {
-            None => return Err(refuse(ErrorCode::SeatRefused, "no such seat")),
-            Some(Some(_)) => return Err(refuse(ErrorCode::SeatRefused, "the seat is taken")),
+            None => return Err(Refusal::Seat("no such seat".into())),
+            Some(Some(_)) => return Err(Refusal::Seat("the seat is taken".into())),
             Some(None) => {}
         }
         if self.seat_of(player).is_some() {
-            return Err(refuse(ErrorCode::SeatRefused, "already seated here"));
+            return Err(Refusal::Seat("already seated here".into()));
         }
         let rathole = self
             .ctx
@@ -45,10 +45,7 @@ impl Actor {
         let now = (now_ms() / 1000) as u64;
         let (min, max) = self.table.buy_in_range(rathole.as_ref(), now);
         if buy_in < min || buy_in > max {
-            return Err(refuse(
-                ErrorCode::SeatRefused,
-                format!("buy in between {min} and {max}"),
-            ));
+            return Err(Refusal::Seat(format!("buy in between {min} and {max}")));
         }
         // The money moves first, in its own transaction with its ledger rows.
         match self
@@ -59,16 +56,13 @@ impl Actor {
         {
             Ok(()) => {}
             Err(StoreError::InsufficientFunds { balance }) => {
-                return Err(refuse(
-                    ErrorCode::InsufficientFunds,
-                    format!("the balance is {balance}"),
-                ))
+                return Err(Refusal::Funds(format!("the balance is {balance}")))
             }
-            Err(e) => return Err(refuse(ErrorCode::SeatRefused, e.to_string())),
+            Err(e) => return Err(Refusal::Seat(e.to_string())),
         }
         self.table
             .sit_down(seat_no, player, buy_in, entry, rathole.as_ref(), now)
-            .map_err(|e| refuse(ErrorCode::SeatRefused, e.to_string()))?;
+            .map_err(|e| Refusal::Seat(e.to_string()))?;
         self.info
             .insert(player, SeatInfo::new(name, &self.clock_rules));
         Ok(Outcome {
@@ -84,10 +78,9 @@ impl Actor {
     ) -> Result<Outcome, Refusal> {
         let seat = self
             .seat_of(player)
-            .ok_or_else(|| refuse(ErrorCode::NotYourTurn, "you are not seated at this table"))?;
+            .ok_or_else(|| Refusal::NotYourTurn("you are not seated at this table".into()))?;
         let done = |amount, pending| Ok(Outcome { amount, pending });
-        let table_error =
-            |e: poker_rules::table::TableError| refuse(ErrorCode::SeatRefused, e.to_string());
+        let table_error = |e: poker_rules::table::TableError| Refusal::Seat(e.to_string());
         match request {
             SeatRequest::SitOut { next_big_blind } => {
                 let when = if next_big_blind {
@@ -121,22 +114,16 @@ impl Actor {
                 let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
                 let pending = self.info.get(&player).map_or(0, |i| i.pending_top_up);
                 if amount == 0 || stack + pending + amount > max {
-                    return Err(refuse(
-                        ErrorCode::SeatRefused,
-                        format!(
-                            "a top-up may bring the stack to at most {max} (now {})",
-                            stack + pending
-                        ),
-                    ));
+                    return Err(Refusal::Seat(format!(
+                        "a top-up may bring the stack to at most {max} (now {})",
+                        stack + pending
+                    )));
                 }
                 if self.in_hand(player) {
                     // Chips are added only between hands (R26); the money moves then.
                     let balance = self.ctx.store.balance(player).await.unwrap_or(0);
                     if balance < pending + amount {
-                        return Err(refuse(
-                            ErrorCode::InsufficientFunds,
-                            format!("the balance is {balance}"),
-                        ));
+                        return Err(Refusal::Funds(format!("the balance is {balance}")));
                     }
                     if let Some(info) = self.info.get_mut(&player) {
                         info.pending_top_up += amount;
@@ -185,14 +172,11 @@ impl Actor {
         {
             Ok(_) => {}
             Err(StoreError::InsufficientFunds { balance }) => {
-                return Err(refuse(
-                    ErrorCode::InsufficientFunds,
-                    format!("the balance is {balance}"),
-                ))
+                return Err(Refusal::Funds(format!("the balance is {balance}")))
             }
             Err(e) => {
                 tracing::error!("top-up failed: {e}");
-                return Err(refuse(ErrorCode::Internal, "the top-up failed"));
+                return Err(Refusal::Internal("the top-up failed".into()));
             }
         }
         let busted = self.table.seats()[seat]
@@ -200,7 +184,7 @@ impl Actor {
             .is_some_and(|o| o.stack == 0);
         self.table
             .top_up(seat, amount)
-            .map_err(|e| refuse(ErrorCode::SeatRefused, e.to_string()))?;
+            .map_err(|e| Refusal::Seat(e.to_string()))?;
         if busted {
             // A player who lost every chip was sat out by the table; buying more chips
             // brings them back in, posting what they owe.
@@ -221,12 +205,12 @@ impl Actor {
             .await;
         let amount = amount.map_err(|e| {
             tracing::error!("cash-out failed: {e}");
-            refuse(ErrorCode::Internal, "the cash-out failed")
+            Refusal::Internal("the cash-out failed".into())
         })?;
         let now = (now_ms() / 1000) as u64;
         self.table
             .leave(seat, now)
-            .map_err(|e| refuse(ErrorCode::SeatRefused, e.to_string()))?;
+            .map_err(|e| Refusal::Seat(e.to_string()))?;
         self.info.remove(&player);
         Ok(amount)
     }
@@ -347,7 +331,7 @@ impl Actor {
                         amount,
                         pending: false,
                     },
-                    Err((code, message)) => ServerMsg::Error { code, message },
+                    Err(refusal) => refusal.into(),
                 };
                 self.send_to(player, msg);
                 continue;
@@ -359,7 +343,7 @@ impl Actor {
             } else {
                 match self.top_up_now(player, seat, amount).await {
                     Ok(()) => top_up_done(amount),
-                    Err((code, message)) => ServerMsg::Error { code, message },
+                    Err(refusal) => refusal.into(),
                 }
             };
             self.send_to(player, msg);

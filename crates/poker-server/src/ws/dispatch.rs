@@ -115,7 +115,7 @@ pub(crate) async fn handle(
     let Some(table) = state.table(id).await else {
         return Some(unknown_table());
     };
-    let done = |request: &str, r: Result<crate::table::Outcome, (ErrorCode, String)>| {
+    let done = |request: &str, r: Result<crate::table::Outcome, crate::table::Refusal>| {
         Some(match r {
             Ok(o) => ServerMsg::Done {
                 table_id: table_id.clone(),
@@ -123,7 +123,7 @@ pub(crate) async fn handle(
                 amount: o.amount,
                 pending: o.pending,
             },
-            Err((code, message)) => ServerMsg::Error { code, message },
+            Err(refusal) => refusal.into(),
         })
     };
     let request = match msg {
@@ -173,7 +173,7 @@ pub(crate) async fn handle(
         } => {
             return match table.act(me.player_id, decision_id, action).await {
                 Ok(()) => None,
-                Err((code, message)) => Some(ServerMsg::error(code, message)),
+                Err(refusal) => Some(refusal.into()),
             }
         }
         ClientMsg::SitOut { next_big_blind, .. } => SeatRequest::SitOut { next_big_blind },
