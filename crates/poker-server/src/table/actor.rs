@@ -10,7 +10,8 @@ use poker_store::{HandId, PlayerId, Store, TableId};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 
@@ -269,7 +270,7 @@ pub async fn spawn(
 
 pub(super) async fn sleep_until(deadline: Option<Instant>) {
     if let Some(d) = deadline {
-        tokio::time::sleep_until(d.into()).await;
+        tokio::time::sleep_until(d).await;
     }
 }
 

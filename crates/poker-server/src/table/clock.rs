@@ -6,7 +6,8 @@ use poker_protocol::{ClockView, ServerMsg};
 use poker_rules::table::SitOut;
 use poker_rules::{Action, Cards, Decision};
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
 impl Actor {
     /// When the actor must wake up by itself.

@@ -22,7 +22,7 @@ use poker_rules::{Action, Chips};
 use poker_store::{PersisterHandle, PlayerId, SqlStore, TableId};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-use std::time::Instant;
+use tokio::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 
 mod actor;

@@ -10,7 +10,8 @@ use poker_store::{now_ms, CompletedHand, HandId, HandPlayer, PlayerId, Store};
 use rand::rngs::OsRng;
 use rand::seq::SliceRandom;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
 impl Actor {
     /// Deals, asks and finishes hands until a player's answer or the clock is needed.
