@@ -1,100 +1,18 @@
 //! The admin API over real HTTP: the server started on port 0 against a temporary SQLite
 //! database, as an operator's tools would talk to it.
 
-use poker_server::Config;
+mod common;
+
+use common::{Db, DbGuard, Server};
 use serde_json::{json, Value};
-use std::time::Duration;
 
-struct Server {
-    base: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<anyhow::Result<()>>,
-    _dir: std::path::PathBuf,
+async fn start() -> (DbGuard, Server) {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let server = Server::start(&guard.url(), &[]).await;
+    (guard, server)
 }
 
-async fn start() -> Server {
-    let dir = std::env::temp_dir().join(format!(
-        "pokerd-admin-{}-{}",
-        std::process::id(),
-        rand_suffix()
-    ));
-    let env = vec![
-        (
-            "DATABASE_URL".to_string(),
-            format!("sqlite://{}", dir.join("poker.db").display()),
-        ),
-        ("POKER__ADMIN__TOKEN".to_string(), "test-token".to_string()),
-    ];
-    let config = Config::from_layers(None, &env).expect("config");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("port 0");
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(poker_server::run(
-        listener,
-        async {
-            let _ = stopped.await;
-        },
-        config,
-    ));
-    // Wait until it answers.
-    let client = reqwest::Client::new();
-    for _ in 0..100 {
-        if client.get(format!("{base}/healthz")).send().await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    Server {
-        base,
-        stop: Some(stop),
-        task,
-        _dir: dir,
-    }
-}
-
-fn rand_suffix() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64
-}
-
-impl Server {
-    async fn call(
-        &self,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-        body: Option<Value>,
-    ) -> (u16, Value) {
-        let client = reqwest::Client::new();
-        let url = format!("{}{path}", self.base);
-        let mut req = match method {
-            "GET" => client.get(url),
-            _ => client.post(url),
-        };
-        if let Some(t) = token {
-            req = req.bearer_auth(t);
-        }
-        if let Some(b) = body {
-            req = req.json(&b);
-        }
-        let resp = req.send().await.expect("the server answers");
-        let status = resp.status().as_u16();
-        let value = resp.json().await.unwrap_or(Value::Null);
-        (status, value)
-    }
-
-    async fn stop(mut self) {
-        let _ = self.stop.take().unwrap().send(());
-        self.task.await.unwrap().expect("a clean shutdown");
-        let _ = std::fs::remove_dir_all(&self._dir);
-    }
-}
-
-const T: Option<&str> = Some("test-token");
+const T: Option<&str> = Some(common::TOKEN);
 
 fn rules() -> Value {
     json!({
@@ -110,7 +28,7 @@ fn rules() -> Value {
 
 #[tokio::test]
 async fn health_is_public_and_admin_calls_need_the_token() {
-    let s = start().await;
+    let (_g, mut s) = start().await;
     assert_eq!(
         s.call("GET", "/healthz", None, None).await,
         (200, json!({ "status": "ok" }))
@@ -127,7 +45,7 @@ async fn health_is_public_and_admin_calls_need_the_token() {
 
 #[tokio::test]
 async fn operators_create_players_move_money_and_read_the_ledger() {
-    let s = start().await;
+    let (_g, mut s) = start().await;
     let (status, created) = s
         .call(
             "POST",
@@ -205,7 +123,7 @@ async fn operators_create_players_move_money_and_read_the_ledger() {
 
 #[tokio::test]
 async fn bad_requests_get_typed_errors() {
-    let s = start().await;
+    let (_g, mut s) = start().await;
     let (status, body) = s
         .call("POST", "/admin/players", T, Some(json!({ "name": "bob" })))
         .await;
@@ -245,7 +163,7 @@ async fn bad_requests_get_typed_errors() {
 
 #[tokio::test]
 async fn tables_are_created_only_with_consistent_rules() {
-    let s = start().await;
+    let (_g, mut s) = start().await;
     let (status, created) = s
         .call(
             "POST",

@@ -140,6 +140,32 @@ impl Server {
         }
     }
 
+    /// Any call, with or without a bearer token and a JSON body; the answer as JSON
+    /// (`Null` when it is not).
+    pub async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let client = reqwest::Client::new();
+        let url = format!("{}{path}", self.base);
+        let mut req = match method {
+            "GET" => client.get(url),
+            _ => client.post(url),
+        };
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let resp = req.send().await.expect("the server answers");
+        let status = resp.status().as_u16();
+        (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
     pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
         let r = reqwest::Client::new()
             .post(format!("{}{path}", self.base))
