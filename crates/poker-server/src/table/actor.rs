@@ -11,8 +11,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::time::Instant;
 use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 use tracing::Instrument;
 
 pub(super) struct Current {

@@ -22,8 +22,8 @@ use poker_rules::{Action, Chips};
 use poker_store::{PersisterHandle, PlayerId, SqlStore, TableId};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-use tokio::time::Instant;
 use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 
 mod actor;
 mod clock;
