@@ -39,11 +39,8 @@ fn cards(c: &[Card]) -> String {
         .join(" ")
 }
 
-/// A UTC date and time, `2026/11/22 8:05:09 UTC`.
-fn timestamp(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil from days (Howard Hinnant's algorithm).
+/// The civil date of a count of days since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -52,9 +49,47 @@ fn timestamp(ms: i64) -> String {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Days since 1970-01-01 of a civil date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The `n`th Sunday (1-based) of a month, as days since 1970-01-01.
+fn nth_sunday(y: i64, m: i64, n: i64) -> i64 {
+    let first = days_from_civil(y, m, 1);
+    // 1970-01-01 was a Thursday: (days + 4) % 7 == 0 on Sundays.
+    let to_sunday = (7 - (first + 4).rem_euclid(7)) % 7;
+    first + to_sunday + 7 * (n - 1)
+}
+
+/// US Eastern time, as PokerStars dates its hands: `2026/11/22 3:05:09 ET`. Daylight
+/// time runs from 2:00 on the second Sunday of March to 2:00 on the first Sunday of
+/// November (local), UTC-4; otherwise UTC-5.
+fn timestamp(ms: i64) -> String {
+    let utc = ms.div_euclid(1000);
+    let (year, _, _) = civil(utc.div_euclid(86_400));
+    // The switches, in UTC: 2:00 EST = 7:00 UTC in March, 2:00 EDT = 6:00 UTC in November.
+    let dst_start = nth_sunday(year, 3, 2) * 86_400 + 7 * 3600;
+    let dst_end = nth_sunday(year, 11, 1) * 86_400 + 6 * 3600;
+    let offset = if (dst_start..dst_end).contains(&utc) {
+        4
+    } else {
+        5
+    };
+    let local = utc - offset * 3600;
+    let (days, rem) = (local.div_euclid(86_400), local.rem_euclid(86_400));
+    let (y, m, d) = civil(days);
     format!(
-        "{y}/{m:02}/{d:02} {}:{:02}:{:02} UTC",
+        "{y}/{m:02}/{d:02} {}:{:02}:{:02} ET",
         rem / 3600,
         rem % 3600 / 60,
         rem % 60
@@ -107,10 +142,15 @@ pub fn write(meta: &Meta) -> Result<String, String> {
         .filter(|&b| b < big)
         .min()
         .unwrap_or(big / 2);
+    // Fixed limit is named by its bets (a 2/4 game has blinds 1/2), the others by blinds.
+    let (small, big_shown) = match config.structure {
+        Structure::FixedLimit => (config.stakes.small_bet, config.stakes.big_bet),
+        _ => (small, big),
+    };
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "PokerStars Hand #{}:  {game} {limit} ({small}/{big}) - {}",
+        "PokerStars Hand #{}:  {game} {limit} ({small}/{big_shown}) - {}",
         meta.hand_number,
         timestamp(meta.started_at_ms)
     );
@@ -152,10 +192,27 @@ pub fn write(meta: &Meta) -> Result<String, String> {
     let mut pots: BTreeMap<usize, Chips> = BTreeMap::new();
     let mut rake: Chips = 0;
     let mut showdown_started = false;
-    let side_pots = played
+    let side_pot_count = played
         .events
         .iter()
-        .any(|e| matches!(e, Event::PotAwarded { pot, .. } if *pot > 0));
+        .filter_map(|e| match e {
+            Event::PotAwarded { pot, .. } if *pot > 0 => Some(*pot),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let side_pots = side_pot_count > 0;
+    // One side pot is "side pot"; several are numbered.
+    let side_pot_name = |k: usize| {
+        if side_pot_count == 1 {
+            "side pot".to_string()
+        } else {
+            format!("side pot-{k}")
+        }
+    };
+    // Who put chips in before the flop (a blind, a call, a bet): the others who fold
+    // there "didn't bet".
+    let mut bet_preflop: std::collections::BTreeSet<usize> = Default::default();
     let mut posted_blinds = 0;
     for event in &played.events {
         match event {
@@ -171,6 +228,7 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                     "straddle"
                 };
                 posted_blinds += 1;
+                bet_preflop.insert(*player);
                 round_bet = round_bet.max(*amount);
                 let _ = writeln!(out, "{}: posts {kind} {amount}", name(*player));
             }
@@ -213,6 +271,9 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                 amount,
                 all_in,
             } => {
+                if street == 0 {
+                    bet_preflop.insert(*player);
+                }
                 let tail = if *all_in { " and is all-in" } else { "" };
                 let _ = writeln!(out, "{}: calls {amount}{tail}", name(*player));
             }
@@ -223,6 +284,9 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                 all_in,
                 ..
             } => {
+                if street == 0 {
+                    bet_preflop.insert(*player);
+                }
                 let tail = if *all_in { " and is all-in" } else { "" };
                 if round_bet == 0 {
                     let _ = writeln!(out, "{}: bets {amount}{tail}", name(*player));
@@ -258,7 +322,7 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                 let from = match (*pot, side_pots) {
                     (_, false) => "pot".to_string(),
                     (0, true) => "main pot".to_string(),
-                    (k, true) => format!("side pot-{k}"),
+                    (k, true) => side_pot_name(k),
                 };
                 for &(w, part) in winners {
                     *won.entry(w).or_default() += part;
@@ -277,7 +341,9 @@ pub fn write(meta: &Meta) -> Result<String, String> {
             if k == 0 {
                 let _ = write!(line, " Main pot {amount}.");
             } else {
-                let _ = write!(line, " Side pot-{k} {amount}.");
+                let mut name = side_pot_name(k);
+                name[..1].make_ascii_uppercase();
+                let _ = write!(line, " {name} {amount}.");
             }
         }
     }
@@ -292,7 +358,10 @@ pub fn write(meta: &Meta) -> Result<String, String> {
         _ => "on the River",
     };
     for &i in &order {
-        let role = if i == button && n > 2 {
+        let role = if i == button && n == 2 {
+            // Heads-up, the button is the small blind (R19).
+            " (button) (small blind)"
+        } else if i == button && n > 2 {
             " (button)"
         } else if config.seats[i].blind > 0 && config.seats[i].blind < big {
             " (small blind)"
@@ -304,7 +373,12 @@ pub fn write(meta: &Meta) -> Result<String, String> {
             ""
         };
         let what = if let Some(&s) = folded_on.get(&i) {
-            format!("folded {}", street_name(s))
+            let quiet = if s == 0 && !bet_preflop.contains(&i) {
+                " (didn't bet)"
+            } else {
+                ""
+            };
+            format!("folded {}{quiet}", street_name(s))
         } else if let Some(c) = shown.get(&i) {
             match won.get(&i) {
                 Some(w) => format!("showed [{}] and won ({w})", cards(c)),
@@ -359,7 +433,7 @@ actions = [
         let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
         let out = write(&meta(phh, &players, &[2, 4, 6])).unwrap();
         for line in [
-            "PokerStars Hand #42:  Hold'em No Limit (5/10) - 2026/11/22 10:45:09 UTC",
+            "PokerStars Hand #42:  Hold'em No Limit (5/10) - 2026/11/22 5:45:09 ET",
             "Table 'Alpha' 6-max Seat #6 is the button",
             "Seat 2: ann (100 in chips)",
             "ann: posts small blind 5",
@@ -373,8 +447,8 @@ actions = [
             "*** TURN *** [2h 3h 4s] [9c]",
             "*** RIVER *** [2h 3h 4s 9c] [Ts]",
             "ann collected 300 from main pot",
-            "bob collected 400 from side pot-1",
-            "Total pot 700 Main pot 300. Side pot-1 400. | Rake 0",
+            "bob collected 400 from side pot",
+            "Total pot 700 Main pot 300. Side pot 400. | Rake 0",
             "Seat 2: ann (small blind) showed [Ac Ad] and won (300)",
             "Seat 6: cat (button) showed [Qc Qd] and lost",
         ] {
@@ -400,6 +474,7 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 cbr 30", "p2 f"]
             "Uncalled bet (20) returned to ann",
             "ann collected 20 from pot",
             "Seat 2: bob (big blind) folded before Flop",
+            "Seat 1: ann (button) (small blind) collected (20)",
         ] {
             assert!(out.contains(line), "missing {line:?} in\n{out}");
         }
@@ -429,5 +504,41 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 cbr 30", "p2 f"]
         assert!(out.contains("Table 'T\u{FFFD}\u{FFFD}able'"), "{out}");
         let stud = phh.replace("\"NT\"", "\"F7S\"");
         assert!(write(&meta(&stud, &players, &[1, 2])).is_err());
+    }
+
+    #[test]
+    fn hands_are_dated_in_eastern_time_with_daylight_saving() {
+        // 2026-07-04 16:00:00 UTC is 12:00 EDT; 2026-01-15 16:00:00 UTC is 11:00 EST.
+        assert_eq!(timestamp(1_783_180_800_000), "2026/07/04 12:00:00 ET");
+        assert_eq!(timestamp(1_768_492_800_000), "2026/01/15 11:00:00 ET");
+        // Daylight time starts 2026-03-08 at 7:00 UTC and ends 2026-11-01 at 6:00 UTC.
+        assert_eq!(timestamp(1_772_953_199_000), "2026/03/08 1:59:59 ET");
+        assert_eq!(timestamp(1_772_953_200_000), "2026/03/08 3:00:00 ET");
+        assert_eq!(timestamp(1_793_512_799_000), "2026/11/01 1:59:59 ET");
+        assert_eq!(timestamp(1_793_512_800_000), "2026/11/01 1:00:00 ET");
+        // Across midnight: 2026-11-22 03:00 UTC is the 21st in New York.
+        assert_eq!(timestamp(1_795_316_400_000), "2026/11/21 22:00:00 ET");
+    }
+
+    #[test]
+    fn fixed_limit_is_named_by_its_bets_and_quiet_folds_did_not_bet() {
+        let phh = r#"
+variant = "FT"
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+small_bet = 2
+big_bet = 4
+starting_stacks = [100, 100, 100]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p3 f", "p1 cbr 4", "p2 f"]
+"#;
+        let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+        let out = write(&meta(phh, &players, &[1, 2, 3])).unwrap();
+        for line in [
+            "Hold'em Limit (2/4) - ",
+            "Seat 3: cat (button) folded before Flop (didn't bet)",
+            "Seat 2: bob (big blind) folded before Flop\n",
+        ] {
+            assert!(out.contains(line), "missing {line:?} in\n{out}");
+        }
     }
 }
