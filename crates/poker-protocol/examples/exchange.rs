@@ -150,6 +150,7 @@ fn main() {
             call: None,
             bring_in: None,
             bet_or_raise: Some((4, 150)),
+            cover_raise: None,
             unit: 1,
         },
     });

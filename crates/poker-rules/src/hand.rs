@@ -498,6 +498,17 @@ pub enum ActionError {
         /// The total asked for.
         got: Chips,
     },
+    /// A raise smaller than a full raise that is neither all in nor exactly what the
+    /// biggest opposing stack can put in (R4, R29).
+    #[error("a raise to less than {full} must be all in or to exactly {covers}, what the biggest opposing stack can put in; got {got}")]
+    ShortRaise {
+        /// The smallest full raise.
+        full: Chips,
+        /// The one smaller total allowed besides going all in.
+        covers: Chips,
+        /// The total asked for.
+        got: Chips,
+    },
     /// Discards must be cards the player holds.
     #[error("discards are not cards in the player's hand")]
     InvalidDiscard,
@@ -745,9 +756,27 @@ pub struct LegalActions {
     pub bring_in: Option<Chips>,
     /// Smallest and largest total for a bet or raise, if one is allowed.
     pub bet_or_raise: Option<(Chips, Chips)>,
+    /// One more legal total below `bet_or_raise`'s smallest: a raise to exactly what the
+    /// biggest opposing stack can put in, allowed though short of a full raise (nobody
+    /// could call more). Amounts between it and the range are refused (R4, R29).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cover_raise: Option<Chips>,
     /// Bets and raises must be multiples of this (R25), except going all in; 1 when any
     /// amount goes.
     pub unit: Chips,
+}
+
+/// What a bet or raise may total (see `Hand::raise_limits`).
+#[derive(Clone, Copy, Debug)]
+struct RaiseLimits {
+    /// The smallest legal total.
+    min: Chips,
+    /// The largest legal total.
+    max: Chips,
+    /// The smallest full raise (or bet).
+    full: Chips,
+    /// The one total below `min` also allowed: what the biggest opposing stack can put in.
+    cover_only: Option<Chips>,
 }
 
 /// One player's state in the hand.
@@ -1183,6 +1212,7 @@ impl Hand {
         }
         let p = self.actor?;
         let pl = &self.players[p];
+        let limits = self.raise_limits(p);
         if self.bring_in_pending {
             return Some(LegalActions {
                 player: p,
@@ -1190,7 +1220,8 @@ impl Hand {
                 check: false,
                 call: None,
                 bring_in: Some(self.config.stakes.bring_in.min(self.behind(pl))),
-                bet_or_raise: self.raise_bounds(p),
+                bet_or_raise: limits.map(|l| (l.min, l.max)),
+                cover_raise: limits.and_then(|l| l.cover_only),
                 unit: self.config.options.unit.max(1),
             });
         }
@@ -1201,7 +1232,8 @@ impl Hand {
             check: to_call == 0,
             call: (to_call > 0).then_some(to_call),
             bring_in: None,
-            bet_or_raise: self.raise_bounds(p),
+            bet_or_raise: limits.map(|l| (l.min, l.max)),
+            cover_raise: limits.and_then(|l| l.cover_only),
             unit: self.config.options.unit.max(1),
         })
     }
@@ -1258,23 +1290,28 @@ impl Hand {
         self.players.iter().filter(|p| !p.folded).count()
     }
 
-    /// The smallest and largest legal total for a bet or raise by `p`, if any.
-    fn raise_bounds(&self, p: usize) -> Option<(Chips, Chips)> {
+    /// The legal totals for a bet or raise by `p`: every total from `min` (a full raise,
+    /// or going all in for less) to `max`, and below that only a raise to exactly what
+    /// the biggest opposing stack can put in (`cover_only`). `None` when no bet or raise
+    /// is allowed, which includes when no opponent could put in more than the current
+    /// bet (everyone else all in, R31).
+    fn raise_limits(&self, p: usize) -> Option<RaiseLimits> {
         let pl = &self.players[p];
         let all_in_to = pl.bet + self.behind(pl);
         if all_in_to <= self.current_bet {
             return None;
         }
-        // Someone else must be able to call; `cover` is the most anyone else can put in.
-        let (mut callers, mut cover) = (false, 0);
-        for (i, o) in self.players.iter().enumerate() {
-            if i != p && !o.folded {
-                let behind = self.behind(o);
-                callers |= behind > 0;
-                cover = cover.max(o.bet + behind);
-            }
-        }
-        if !callers {
+        // Someone else must be able to call more than the current bet; `cover` is the
+        // most anyone else can put in.
+        let cover = self
+            .players
+            .iter()
+            .enumerate()
+            .filter(|&(i, o)| i != p && !o.folded)
+            .map(|(_, o)| o.bet + self.behind(o))
+            .max()
+            .unwrap_or(0);
+        if cover <= self.current_bet {
             return None;
         }
         if !self.bring_in_pending {
@@ -1318,9 +1355,11 @@ impl Hand {
             }
         };
         let mut max_to = max_to.min(all_in_to);
+        let full = min_to;
+        let mut min_to = min_to.min(all_in_to);
         // A raise that puts the biggest opposing stack all in is allowed even when it is
-        // smaller than a full raise: nobody could call more.
-        let mut min_to = min_to.min(all_in_to).min(cover.max(self.current_bet + 1));
+        // smaller than a full raise: nobody could call more. Only that exact total.
+        let cover_only = (cover < min_to).then_some(cover);
         let unit = self.config.options.unit;
         if unit > 1 {
             if min_to != all_in_to && min_to % unit != 0 {
@@ -1332,10 +1371,20 @@ impl Hand {
             if min_to > max_to {
                 // No multiple of the unit fits: only going all in remains, if it fits.
                 let fits = all_in_to <= max_to + unit && all_in_to >= min_to.saturating_sub(unit);
-                return fits.then_some((all_in_to, all_in_to));
+                return fits.then_some(RaiseLimits {
+                    min: all_in_to,
+                    max: all_in_to,
+                    full,
+                    cover_only,
+                });
             }
         }
-        Some((min_to, max_to))
+        Some(RaiseLimits {
+            min: min_to,
+            max: max_to,
+            full,
+            cover_only,
+        })
     }
 
     /// Pot-limit assumed call: what the small blinds lack of a full blind (R22).
@@ -1500,13 +1549,27 @@ impl Hand {
                 events.push(Event::BringInPosted { player: p, amount });
             }
             Action::BetOrRaiseTo { to } => {
-                let (min, max) = self.raise_bounds(p).ok_or(ActionError::RaiseNotAllowed)?;
-                if to < min || to > max {
-                    return Err(ActionError::BetOutOfRange { min, max, got: to });
+                let limits = self.raise_limits(p).ok_or(ActionError::RaiseNotAllowed)?;
+                let (min, max) = (limits.min, limits.max);
+                match limits.cover_only {
+                    Some(covers) if to == covers => {}
+                    Some(covers) if to < min => {
+                        return Err(ActionError::ShortRaise {
+                            full: limits.full,
+                            covers,
+                            got: to,
+                        })
+                    }
+                    _ if to < min || to > max => {
+                        return Err(ActionError::BetOutOfRange { min, max, got: to });
+                    }
+                    _ => {}
                 }
                 let all_in_to = self.players[p].bet + behind;
                 let unit = self.config.options.unit;
-                if unit > 1 && to % unit != 0 && to != all_in_to {
+                // Going all in, or putting the biggest opposing stack all in, may be off
+                // the unit.
+                if unit > 1 && to % unit != 0 && to != all_in_to && Some(to) != limits.cover_only {
                     return Err(ActionError::OffUnit { unit });
                 }
                 let increment = to - self.current_bet;

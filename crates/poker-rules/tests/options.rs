@@ -820,3 +820,68 @@ fn r15_re_straddles_are_each_at_least_double_and_posted_where_the_house_allows()
     cutoff.options.straddles = StraddleRule::AnySeat;
     assert!(cutoff.validate().is_ok());
 }
+
+/// R4, R29: below a full raise, a player who is not all in may raise only to exactly what
+/// the biggest opposing stack can put in (nobody could call more); any other short amount
+/// is refused. Blinds 1/2; the big blind (150) re-raises to 100 over a raise to 10, so a
+/// full raise is to 190 and the most anyone can put in is the big blind's 150.
+#[test]
+fn r4_a_short_raise_is_allowed_only_to_exactly_what_the_biggest_opposing_stack_can_put_in() {
+    let cfg = holdem(
+        Structure::NoLimit,
+        NL,
+        seats(&[(25, 0, 1, B), (150, 0, 2, B), (1000, 0, 0, B)]),
+    );
+    let mut t = table(cfg);
+    t.act(2, bet(10));
+    t.act(0, Action::Call);
+    t.act(1, bet(100));
+    let l = t.legal();
+    assert_eq!(l.player, 2);
+    assert_eq!(
+        (l.bet_or_raise, l.cover_raise),
+        (Some((190, 1000)), Some(150))
+    );
+    assert_eq!(
+        t.try_act(2, bet(170)),
+        Err(ActionError::ShortRaise {
+            full: 190,
+            covers: 150,
+            got: 170
+        })
+    );
+    assert_eq!(
+        t.try_act(2, bet(149)),
+        Err(ActionError::ShortRaise {
+            full: 190,
+            covers: 150,
+            got: 149
+        })
+    );
+    t.act(2, bet(150));
+    t.check_chips();
+}
+
+/// R31 (with R8): when no opponent could put in more than the current bet (everyone else
+/// all in, or all in for less), no bet or raise is offered: only call or fold. The button
+/// shoves 60; the big blind has 50 in all; the small blind may not raise.
+#[test]
+fn r31_no_raise_is_offered_when_no_opponent_can_put_in_more_than_the_bet() {
+    let cfg = holdem(
+        Structure::NoLimit,
+        NL,
+        seats(&[(1000, 0, 1, B), (50, 0, 2, B), (60, 0, 0, B)]),
+    );
+    let mut t = table(cfg);
+    t.act(2, bet(60));
+    let l = t.legal();
+    assert_eq!(l.player, 0);
+    assert_eq!(
+        (l.call, l.bet_or_raise, l.cover_raise),
+        (Some(59), None, None)
+    );
+    assert_eq!(t.try_act(0, bet(100)), Err(ActionError::RaiseNotAllowed));
+    t.act(0, Action::Call);
+    t.act(1, Action::Call);
+    t.check_chips();
+}

@@ -170,6 +170,9 @@ fn legal_candidates(hand: &Hand, rng: &mut SmallRng) -> Vec<Action> {
                 let on_unit = (mid - mid % l.unit).max(min);
                 out.push(Action::BetOrRaiseTo { to: on_unit });
             }
+            if let Some(to) = l.cover_raise {
+                out.push(Action::BetOrRaiseTo { to });
+            }
             out
         }
         Decision::Draw => {
@@ -260,8 +263,12 @@ fn illegal_candidates(hand: &Hand) -> Vec<(usize, Action)> {
             }
             match l.bet_or_raise {
                 Some((min, max)) => {
-                    if min > 1 {
+                    if min > 1 && l.cover_raise != Some(min - 1) {
                         out.push((p, Action::BetOrRaiseTo { to: min - 1 }));
+                    }
+                    // Between the covering raise and the range nothing is legal.
+                    if let Some(cover) = l.cover_raise.filter(|c| c + 1 < min) {
+                        out.push((p, Action::BetOrRaiseTo { to: cover + 1 }));
                     }
                     out.push((p, Action::BetOrRaiseTo { to: max + 1 }));
                 }
