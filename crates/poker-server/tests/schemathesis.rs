@@ -23,6 +23,8 @@
 //!   also agree with each other (blinds, stakes and buy-ins for the structure), which a
 //!   schema cannot express (the document says so); every other check still applies;
 //! - `/api/me...` are called with a player's session, the rest with the admin token;
+//! - in the fuzzing phase, three requests in four to `.../{id}` name a player, table or
+//!   hand made beforehand (schemathesis dictionaries), so they get past 404;
 //! - the server allows many registrations and wrong passwords per address: every request
 //!   comes from 127.0.0.1, and the default limits would answer 429 (documented) to most
 //!   of them, leaving the endpoints untested. The limiter has its own tests.
@@ -39,7 +41,7 @@ use std::time::{Duration, Instant};
 
 /// The schemathesis release used (from PyPI).
 const VERSION: &str = "4.32.5";
-/// Test cases per operation in the fuzzing phase (and the cap of the other phases').
+/// Test cases per operation in the fuzzing phase (schemathesis' `--max-examples`).
 const MAX_EXAMPLES: &str = "200";
 /// Generation is reproducible from this seed (the server's ids and clocks aside).
 const SEED: &str = "20261125";

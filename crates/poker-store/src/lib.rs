@@ -115,6 +115,12 @@ pub enum StoreError {
     /// The request makes no sense (a zero amount, chips not conserved...).
     #[error("invalid request: {0}")]
     Invalid(String),
+    /// A deposit would take the money in the room past [`MAX_MONEY`].
+    #[error("the room may hold at most {MAX_MONEY} chips ({held} now)")]
+    RoomFull {
+        /// What the room holds now.
+        held: i64,
+    },
     /// The idempotency key was used for a different request of the same kind and player.
     #[error("the idempotency key was used for a different request")]
     IdempotencyConflict,
@@ -1281,9 +1287,7 @@ impl Store for SqlStore {
                     .await?
                     .try_get::<i64, _>(0)?;
                     if held.saturating_add(amount) > MAX_MONEY as i64 {
-                        return Err(StoreError::Invalid(format!(
-                            "the room may hold at most {MAX_MONEY} chips ({held} now)"
-                        )));
+                        return Err(StoreError::RoomFull { held });
                     }
                     let balance = s.credit_wallet(tx, player, amount).await?;
                     let entries = [

@@ -48,8 +48,12 @@ fn allowed(c: char) -> bool {
     }
 }
 
-/// The name as stored: NFC, spaces collapsed and trimmed, at most `max` characters.
+/// The name as stored: NFC, spaces collapsed and trimmed. At most `max` characters as
+/// sent (the limit is on what the client sends, as the API documents it).
 pub fn clean_name(raw: &str, max: usize) -> Result<String, NameError> {
+    if raw.chars().count() > max {
+        return Err(NameError::TooLong { max });
+    }
     let nfc: String = raw.nfc().collect();
     if let Some(bad) = nfc.chars().find(|&c| !allowed(c)) {
         return Err(NameError::Forbidden(bad));
@@ -58,9 +62,6 @@ pub fn clean_name(raw: &str, max: usize) -> Result<String, NameError> {
     let name = name.join(" ");
     if name.is_empty() {
         return Err(NameError::Empty);
-    }
-    if name.chars().count() > max {
-        return Err(NameError::TooLong { max });
     }
     Ok(name)
 }
@@ -146,6 +147,9 @@ mod tests {
         );
         assert!(table_name(&"x".repeat(64)).is_ok());
         assert_eq!(player_name("   "), Err(NameError::Empty));
+        // Counted as sent: padding counts; a character NFC writes as two does not.
+        assert!(player_name(&format!(" {}", "x".repeat(32))).is_err());
+        assert!(player_name(&"\u{958}".repeat(20)).is_ok());
         assert_eq!(player_name(""), Err(NameError::Empty));
     }
 

@@ -222,7 +222,9 @@ async fn an_idempotency_key_is_scoped_to_its_player_and_kind_and_remembers_the_r
 
 async fn no_deposit_lets_the_money_in_the_room_pass_its_bound(store: &SqlStore) {
     let a = player(store, "mona", 0).await;
-    for amount in [u64::MAX, i64::MAX as u64, MAX_MONEY + 1, MAX_MONEY] {
+    // Past the bound on its own: an invalid amount; within it but past what the room
+    // can still take: the room is full.
+    for amount in [u64::MAX, i64::MAX as u64, MAX_MONEY + 1] {
         assert!(
             matches!(
                 store.deposit(a, amount, None).await,
@@ -231,6 +233,10 @@ async fn no_deposit_lets_the_money_in_the_room_pass_its_bound(store: &SqlStore) 
             "{amount}"
         );
     }
+    assert!(matches!(
+        store.deposit(a, MAX_MONEY, None).await,
+        Err(StoreError::RoomFull { .. })
+    ));
     let held = {
         let audit = store.audit().await.unwrap();
         audit.wallets + audit.stacks + audit.rake
@@ -239,7 +245,7 @@ async fn no_deposit_lets_the_money_in_the_room_pass_its_bound(store: &SqlStore) 
     assert_eq!(store.deposit(a, room, None).await.unwrap(), room);
     assert!(matches!(
         store.deposit(a, 1, None).await,
-        Err(StoreError::Invalid(_))
+        Err(StoreError::RoomFull { .. })
     ));
     assert_eq!(store.withdraw(a, room, None).await.unwrap(), 0);
     audit_holds(store).await;

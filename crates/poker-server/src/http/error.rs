@@ -59,6 +59,9 @@ impl From<StoreError> for ApiError {
                 "idempotency_conflict",
                 "the idempotency key was used for a different request",
             ),
+            e @ StoreError::RoomFull { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "room_full", e.to_string())
+            }
             StoreError::NameTaken => {
                 ApiError::new(StatusCode::CONFLICT, "name_taken", "the name is taken")
             }

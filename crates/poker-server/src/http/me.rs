@@ -24,18 +24,28 @@ pub(crate) async fn me(State(state): State<Arc<AppState>>, Session(me): Session)
     .into_response()
 }
 
+/// The query of `GET /api/me/hands`.
+#[derive(serde::Deserialize)]
+pub(crate) struct MyPage {
+    /// How many hands, 1 to 100 (20 unless asked).
+    limit: Option<u32>,
+}
+
 /// `GET /api/me/hands?limit=N`: the player's recent hands, newest first, with their
 /// result.
 pub(crate) async fn my_hands(
     State(state): State<Arc<AppState>>,
     Session(me): Session,
-    axum::extract::Query(q): axum::extract::Query<std::collections::HashMap<String, String>>,
+    q: Result<axum::extract::Query<MyPage>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    let limit = q
-        .get("limit")
-        .and_then(|l| l.parse().ok())
-        .unwrap_or(20u32)
-        .clamp(1, 100);
+    let limit = match q {
+        Ok(axum::extract::Query(MyPage { limit: None })) => 20,
+        Ok(axum::extract::Query(MyPage {
+            limit: Some(n @ 1..=100),
+        })) => n,
+        Ok(_) => return refused(StatusCode::BAD_REQUEST, "bad_request", "limit is 1 to 100"),
+        Err(e) => return ApiError::from(e).into_response(),
+    };
     let rows = match state.store.player_hands(me.player_id, limit, 0).await {
         Ok(rows) => rows,
         Err(e) => {

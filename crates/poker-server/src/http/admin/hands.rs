@@ -214,12 +214,15 @@ pub(crate) fn pokerstars_text(
     row: &HandRow,
     viewer: Option<PlayerId>,
 ) -> ApiResult<String> {
-    let phh = row.phh.as_deref().ok_or_else(|| {
-        ApiError::new(
+    // A player learns nothing of a hand they cannot be shown to have played: an
+    // unfinished or void hand records no players, so it is "not found" to them.
+    let phh = row.phh.as_deref().ok_or_else(|| match viewer {
+        Some(_) => ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found"),
+        None => ApiError::new(
             StatusCode::CONFLICT,
             "unfinished",
             "the hand has no history",
-        )
+        ),
     })?;
     let table_name = names.tables.get(&row.table_id).cloned().unwrap_or_default();
     let record = row.record.clone().unwrap_or(Value::Null);
