@@ -1,0 +1,56 @@
+//! `StoreError`: why a store operation failed (nothing was changed).
+
+use crate::*;
+
+/// Why a store operation failed. Nothing was changed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A name that breaks the rules of names ([`names`]).
+    #[error(transparent)]
+    BadName(#[from] names::NameError),
+    /// The thing asked for does not exist.
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// Not enough money in the wallet.
+    #[error("insufficient funds: the balance is {balance}")]
+    InsufficientFunds {
+        /// The balance there is.
+        balance: Chips,
+    },
+    /// The name is taken.
+    #[error("the name is taken")]
+    NameTaken,
+    /// The seat is taken.
+    #[error("the seat is taken")]
+    SeatTaken,
+    /// The player already sits at this table.
+    #[error("the player is already seated at this table")]
+    AlreadySeated,
+    /// The player does not sit at this table.
+    #[error("the player is not seated at this table")]
+    NotSeated,
+    /// A hand's starting stacks do not match the stored ones: it is stale or foreign.
+    #[error("hand {0} does not start from the stored stacks")]
+    StaleHand(HandId),
+    /// The request makes no sense (a zero amount, chips not conserved...).
+    #[error("invalid request: {0}")]
+    Invalid(String),
+    /// A deposit would take the money in the room past [`MAX_MONEY`].
+    #[error("the room may hold at most {MAX_MONEY} chips ({held} now)")]
+    RoomFull {
+        /// What the room holds now.
+        held: i64,
+    },
+    /// The idempotency key was used for a different request of the same kind and player.
+    #[error("the idempotency key was used for a different request")]
+    IdempotencyConflict,
+    /// The database failed.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// A migration failed.
+    #[error("migration error: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+/// A result of the store.
+pub type StoreResult<T> = Result<T, StoreError>;

@@ -1,0 +1,867 @@
+//! `impl Store for SqlStore`: one method per operation of the trait, on both backends
+//! (one cohesive block: a trait implementation cannot be split across files).
+
+use sqlx::Row;
+
+use super::*;
+
+pub(crate) const HAND_COLUMNS: &str =
+    "hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at";
+
+impl Store for SqlStore {
+    fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    async fn create_player(&self, name: &str, password_hash: &str) -> StoreResult<PlayerId> {
+        let name = names::player_name(name)?;
+        let id = PlayerId::new();
+        let now = now_ms();
+        let mut tx = self.begin().await?;
+        let inserted = sqlx::query(&self.sql(
+            "insert into player (player_id, name, name_key, password_hash, created_at) values ($1, $2, $3, $4, $5)",
+        ))
+        .bind(id.to_string())
+        .bind(&name)
+        .bind(names::name_key(&name))
+        .bind(password_hash)
+        .bind(now)
+        .execute(&mut *tx)
+        .await;
+        match inserted {
+            Err(e) if unique_violation(&e) => return Err(StoreError::NameTaken),
+            other => {
+                other?;
+            }
+        }
+        sqlx::query(
+            &self.sql("insert into wallet (player_id, balance, created_at) values ($1, 0, $2)"),
+        )
+        .bind(id.to_string())
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    async fn player_by_name(&self, name: &str) -> StoreResult<Player> {
+        // By key, so any case finds the account; a row from before keys whose key
+        // collided with another's (see `fill_name_keys`) is found by its exact name.
+        if name.contains('\0') {
+            // No name holds one; Postgres would refuse the text outright.
+            return Err(StoreError::NotFound("player"));
+        }
+        let key = names::player_name(name).ok().map(|n| names::name_key(&n));
+        let row = sqlx::query(&self.sql(
+            "select player_id, name, password_hash, created_at from player \
+             where name_key = $1 or (name_key is null and name = $2) \
+             order by case when name = $2 then 0 else 1 end limit 1",
+        ))
+        .bind(key)
+        .bind(name)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound("player"))?;
+        Self::player_row(&row)
+    }
+
+    async fn create_session(
+        &self,
+        token_hash: &str,
+        player: PlayerId,
+        expires_at: i64,
+    ) -> StoreResult<()> {
+        sqlx::query(&self.sql(
+            "insert into session (token_hash, player_id, expires_at, created_at) values ($1, $2, $3, $4)",
+        ))
+        .bind(token_hash)
+        .bind(player.to_string())
+        .bind(expires_at)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn session_expiry(&self, token_hash: &str) -> StoreResult<Option<i64>> {
+        let row = sqlx::query(
+            &self.sql("select expires_at from session where token_hash = $1 and expires_at > $2"),
+        )
+        .bind(token_hash)
+        .bind(now_ms())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|r| r.try_get("expires_at")).transpose()?)
+    }
+
+    async fn session(&self, token_hash: &str) -> StoreResult<Option<Player>> {
+        let row = sqlx::query(&self.sql(
+            "select p.player_id, p.name, p.password_hash, p.created_at from session s join player p on p.player_id = s.player_id where s.token_hash = $1 and s.expires_at > $2",
+        ))
+        .bind(token_hash)
+        .bind(now_ms())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(Self::player_row).transpose()
+    }
+
+    async fn delete_session(&self, token_hash: &str) -> StoreResult<()> {
+        sqlx::query(&self.sql("delete from session where token_hash = $1 or expires_at <= $2"))
+            .bind(token_hash)
+            .bind(now_ms())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn players(&self) -> StoreResult<Vec<Player>> {
+        let rows = sqlx::query(
+            "select player_id, name, password_hash, created_at from player order by name",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(Self::player_row).collect()
+    }
+
+    async fn deposit(
+        &self,
+        player: PlayerId,
+        amount: Chips,
+        key: Option<&str>,
+    ) -> StoreResult<Chips> {
+        let amount = positive(amount)?;
+        let key_owned = key.map(str::to_string);
+        self.once(
+            key,
+            "deposit",
+            player,
+            format!("deposit {amount}"),
+            move |s, tx| {
+                Box::pin(async move {
+                    let held = sqlx::query(
+                        "select cast(coalesce((select sum(balance) from wallet), 0) as bigint) \
+                         + cast(coalesce((select sum(stack) from seat), 0) as bigint) \
+                         + cast(coalesce((select sum(balance) from house_account), 0) as bigint)",
+                    )
+                    .fetch_one(&mut **tx)
+                    .await?
+                    .try_get::<i64, _>(0)?;
+                    if held.saturating_add(amount) > MAX_MONEY as i64 {
+                        return Err(StoreError::RoomFull { held });
+                    }
+                    let balance = s.credit_wallet(tx, player, amount).await?;
+                    let entries = [
+                        ("external".to_string(), -amount),
+                        (wallet_account(player), amount),
+                    ];
+                    s.movement(
+                        tx,
+                        "deposit",
+                        key_owned.as_deref(),
+                        Some(player),
+                        None,
+                        &entries,
+                    )
+                    .await?;
+                    Ok(balance as Chips)
+                })
+            },
+        )
+        .await
+    }
+
+    async fn withdraw(
+        &self,
+        player: PlayerId,
+        amount: Chips,
+        key: Option<&str>,
+    ) -> StoreResult<Chips> {
+        let amount = positive(amount)?;
+        let key_owned = key.map(str::to_string);
+        self.once(
+            key,
+            "withdrawal",
+            player,
+            format!("withdrawal {amount}"),
+            move |s, tx| {
+                Box::pin(async move {
+                    let balance = s.debit_wallet(tx, player, amount).await?;
+                    let entries = [
+                        (wallet_account(player), -amount),
+                        ("external".to_string(), amount),
+                    ];
+                    s.movement(
+                        tx,
+                        "withdrawal",
+                        key_owned.as_deref(),
+                        Some(player),
+                        None,
+                        &entries,
+                    )
+                    .await?;
+                    Ok(balance as Chips)
+                })
+            },
+        )
+        .await
+    }
+
+    async fn balance(&self, player: PlayerId) -> StoreResult<Chips> {
+        let row = sqlx::query(&self.sql("select balance from wallet where player_id = $1"))
+            .bind(player.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound("player"))?;
+        Ok(row.try_get::<i64, _>("balance")? as Chips)
+    }
+
+    async fn ledger(&self, player: PlayerId, limit: u32) -> StoreResult<Vec<LedgerEntry>> {
+        let rows = sqlx::query(&self.sql(
+            "select movement_id, account, kind, amount, reference, created_at from ledger_entry \
+             where player_id = $1 and account <> 'external' order by ledger_entry_id desc limit $2",
+        ))
+        .bind(player.to_string())
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(LedgerEntry {
+                    movement_id: r.try_get("movement_id")?,
+                    account: r.try_get("account")?,
+                    kind: r.try_get("kind")?,
+                    amount: r.try_get("amount")?,
+                    reference: r.try_get("reference")?,
+                    created_at: r.try_get("created_at")?,
+                })
+            })
+            .collect()
+    }
+
+    async fn create_table(&self, name: &str, config: &str) -> StoreResult<TableId> {
+        let name = names::table_name(name)?;
+        let id = TableId::new();
+        sqlx::query(&self.sql(
+            "insert into poker_table (poker_table_id, name, config, status, created_at) values ($1, $2, $3, 'open', $4)",
+        ))
+        .bind(id.to_string())
+        .bind(&name)
+        .bind(config)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(id)
+    }
+
+    async fn tables(&self) -> StoreResult<Vec<TableRow>> {
+        let rows = sqlx::query("select poker_table_id, name, config, status, created_at from poker_table order by created_at")
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(TableRow {
+                    table_id: TableId(Self::uuid(r.try_get("poker_table_id")?)?),
+                    name: r.try_get("name")?,
+                    config: r.try_get("config")?,
+                    status: r.try_get("status")?,
+                    created_at: r.try_get("created_at")?,
+                })
+            })
+            .collect()
+    }
+
+    async fn set_table_state(&self, table: TableId, state: &str) -> StoreResult<()> {
+        let done =
+            sqlx::query(&self.sql("update poker_table set state = $1 where poker_table_id = $2"))
+                .bind(state)
+                .bind(table.to_string())
+                .execute(&self.pool)
+                .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound("table"));
+        }
+        Ok(())
+    }
+
+    async fn table_state(&self, table: TableId) -> StoreResult<Option<String>> {
+        let row = sqlx::query(&self.sql("select state from poker_table where poker_table_id = $1"))
+            .bind(table.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound("table"))?;
+        Ok(row.try_get::<Option<String>, _>("state")?)
+    }
+
+    async fn set_table_status(&self, table: TableId, status: &str) -> StoreResult<()> {
+        let done =
+            sqlx::query(&self.sql("update poker_table set status = $1 where poker_table_id = $2"))
+                .bind(status)
+                .bind(table.to_string())
+                .execute(&self.pool)
+                .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound("table"));
+        }
+        Ok(())
+    }
+
+    async fn buy_in(
+        &self,
+        table: TableId,
+        seat_no: u32,
+        player: PlayerId,
+        amount: Chips,
+        key: Option<&str>,
+    ) -> StoreResult<()> {
+        let amount = positive(amount)?;
+        let key_owned = key.map(str::to_string);
+        let request = format!("buy_in {table} {seat_no} {amount}");
+        self.once(key, "buy_in", player, request, move |s, tx| {
+            Box::pin(async move {
+                s.debit_wallet(tx, player, amount).await?;
+                let inserted = sqlx::query(&s.sql(
+                    "insert into seat (poker_table_id, seat_no, player_id, stack, created_at) values ($1, $2, $3, $4, $5)",
+                ))
+                .bind(table.to_string())
+                .bind(i64::from(seat_no))
+                .bind(player.to_string())
+                .bind(amount)
+                .bind(now_ms())
+                .execute(&mut **tx)
+                .await;
+                if let Err(e) = inserted {
+                    if unique_violation(&e) {
+                        // Which uniqueness broke: the player's (already seated) or the
+                        // seat's. Postgres aborts the transaction, so ask the error.
+                        let text = match &e {
+                            sqlx::Error::Database(d) => format!("{} {}", d.message(), d.constraint().unwrap_or("")),
+                            _ => String::new(),
+                        };
+                        return Err(if text.contains("player_id") {
+                            StoreError::AlreadySeated
+                        } else {
+                            StoreError::SeatTaken
+                        });
+                    }
+                    return Err(e.into());
+                }
+                let entries = [(wallet_account(player), -amount), (seat_account(table, player), amount)];
+                s.movement(tx, "buy_in", key_owned.as_deref(), Some(player), Some(table), &entries).await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn top_up(
+        &self,
+        table: TableId,
+        player: PlayerId,
+        amount: Chips,
+        key: Option<&str>,
+    ) -> StoreResult<Chips> {
+        let amount = positive(amount)?;
+        let key_owned = key.map(str::to_string);
+        let request = format!("top_up {table} {amount}");
+        self.once(key, "top_up", player, request, move |s, tx| {
+            Box::pin(async move {
+                s.debit_wallet(tx, player, amount).await?;
+                let row = sqlx::query(&s.sql(
+                    "update seat set stack = stack + $1 where poker_table_id = $2 and player_id = $3 returning stack",
+                ))
+                .bind(amount)
+                .bind(table.to_string())
+                .bind(player.to_string())
+                .fetch_optional(&mut **tx)
+                .await?
+                .ok_or(StoreError::NotSeated)?;
+                let entries = [(wallet_account(player), -amount), (seat_account(table, player), amount)];
+                s.movement(tx, "top_up", key_owned.as_deref(), Some(player), Some(table), &entries).await?;
+                Ok(row.try_get::<i64, _>("stack")? as Chips)
+            })
+        })
+        .await
+    }
+
+    async fn cash_out(&self, table: TableId, player: PlayerId, at: i64) -> StoreResult<Chips> {
+        let mut tx = self.begin().await?;
+        let row =
+            sqlx::query(&self.sql(
+                "delete from seat where poker_table_id = $1 and player_id = $2 returning stack",
+            ))
+            .bind(table.to_string())
+            .bind(player.to_string())
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(StoreError::NotSeated)?;
+        let stack: i64 = row.try_get("stack")?;
+        if stack > 0 {
+            self.credit_wallet(&mut tx, player, stack).await?;
+            let entries = [
+                (seat_account(table, player), -stack),
+                (wallet_account(player), stack),
+            ];
+            self.movement(
+                &mut tx,
+                "cash_out",
+                None,
+                Some(player),
+                Some(table),
+                &entries,
+            )
+            .await?;
+        }
+        sqlx::query(&self.sql("delete from rathole where poker_table_id = $1 and player_id = $2"))
+            .bind(table.to_string())
+            .bind(player.to_string())
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(&self.sql(
+            "insert into rathole (poker_table_id, player_id, stack, left_at, created_at) values ($1, $2, $3, $4, $5)",
+        ))
+        .bind(table.to_string())
+        .bind(player.to_string())
+        .bind(stack)
+        .bind(at)
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(stack as Chips)
+    }
+
+    async fn seats(&self, table: TableId) -> StoreResult<Vec<SeatRow>> {
+        let rows = sqlx::query(&self.sql(
+            "select seat_no, player_id, stack, sitting_out from seat where poker_table_id = $1 order by seat_no",
+        ))
+        .bind(table.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(SeatRow {
+                    seat_no: r.try_get::<i64, _>("seat_no")? as u32,
+                    player_id: PlayerId(Self::uuid(r.try_get("player_id")?)?),
+                    stack: r.try_get::<i64, _>("stack")? as Chips,
+                    sitting_out: r.try_get::<i64, _>("sitting_out")? != 0,
+                })
+            })
+            .collect()
+    }
+
+    async fn rathole(&self, table: TableId, player: PlayerId) -> StoreResult<Option<RatholeRow>> {
+        let row = sqlx::query(&self.sql(
+            "select stack, left_at from rathole where poker_table_id = $1 and player_id = $2",
+        ))
+        .bind(table.to_string())
+        .bind(player.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| {
+            Ok(RatholeRow {
+                stack: r.try_get::<i64, _>("stack")? as Chips,
+                left_at: r.try_get("left_at")?,
+            })
+        })
+        .transpose()
+    }
+
+    async fn set_sitting_out(
+        &self,
+        table: TableId,
+        player: PlayerId,
+        sitting_out: bool,
+    ) -> StoreResult<()> {
+        let done =
+            sqlx::query(&self.sql(
+                "update seat set sitting_out = $1 where poker_table_id = $2 and player_id = $3",
+            ))
+            .bind(i64::from(sitting_out))
+            .bind(table.to_string())
+            .bind(player.to_string())
+            .execute(&self.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotSeated);
+        }
+        Ok(())
+    }
+
+    async fn set_missed_blinds(
+        &self,
+        table: TableId,
+        player: PlayerId,
+        small: bool,
+        big: bool,
+    ) -> StoreResult<()> {
+        let mut tx = self.begin().await?;
+        sqlx::query(
+            &self.sql("delete from missed_blind where poker_table_id = $1 and player_id = $2"),
+        )
+        .bind(table.to_string())
+        .bind(player.to_string())
+        .execute(&mut *tx)
+        .await?;
+        if small || big {
+            sqlx::query(&self.sql(
+                "insert into missed_blind (poker_table_id, player_id, owes_small, owes_big, created_at) values ($1, $2, $3, $4, $5)",
+            ))
+            .bind(table.to_string())
+            .bind(player.to_string())
+            .bind(i64::from(small))
+            .bind(i64::from(big))
+            .bind(now_ms())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn missed_blinds(&self, table: TableId, player: PlayerId) -> StoreResult<(bool, bool)> {
+        let row = sqlx::query(&self.sql("select owes_small, owes_big from missed_blind where poker_table_id = $1 and player_id = $2"))
+            .bind(table.to_string())
+            .bind(player.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        match row {
+            Some(r) => Ok((
+                r.try_get::<i64, _>("owes_small")? != 0,
+                r.try_get::<i64, _>("owes_big")? != 0,
+            )),
+            None => Ok((false, false)),
+        }
+    }
+
+    async fn start_hand(
+        &self,
+        hand: HandId,
+        table: TableId,
+        number: u64,
+        at: i64,
+    ) -> StoreResult<()> {
+        sqlx::query(&self.sql(
+            "insert into hand (hand_id, poker_table_id, number, status, rake, started_at, created_at) values ($1, $2, $3, 'started', 0, $4, $5)",
+        ))
+        .bind(hand.to_string())
+        .bind(table.to_string())
+        .bind(to_i64(number)?)
+        .bind(at)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn commit_hands(&self, hands: &[CompletedHand]) -> StoreResult<usize> {
+        if let Some(pg) = &self.pg {
+            return commit_hands_pg(pg, hands).await;
+        }
+        check_conserved(hands)?;
+        let mut tx = self.begin().await?;
+        // Exactly once: only hands never recorded, or started and not yet committed.
+        let mut found: Vec<(String, String)> = Vec::new();
+        for chunk in hands.chunks(CHUNK_ROWS) {
+            let list = placeholders(chunk.len(), 1, 1);
+            let text = self.sql(&format!(
+                "select hand_id, status from hand where hand_id in ({})",
+                &list[1..list.len() - 1].replace("),(", ",")
+            ));
+            let mut q = sqlx::query(&text);
+            for h in chunk {
+                q = q.bind(h.hand_id.to_string());
+            }
+            for row in q.fetch_all(&mut *tx).await? {
+                found.push((row.try_get("hand_id")?, row.try_get("status")?));
+            }
+        }
+        let todo = pending(hands, &found);
+        if todo.is_empty() {
+            return Ok(0);
+        }
+        let now = now_ms();
+        let known: std::collections::HashSet<&str> =
+            found.iter().map(|(i, _)| i.as_str()).collect();
+        let (started, fresh): (Vec<&CompletedHand>, Vec<&CompletedHand>) = todo
+            .iter()
+            .partition(|h| known.contains(h.hand_id.to_string().as_str()));
+        for chunk in started.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "with v (id, phh, record, rake, ended) as (values {}) \
+                 update hand set status = 'complete', phh = v.phh, record = v.record, rake = v.rake, ended_at = v.ended \
+                 from v where hand.hand_id = v.id and hand.status = 'started'",
+                placeholders(chunk.len(), 5, 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for h in chunk {
+                q = q
+                    .bind(h.hand_id.to_string())
+                    .bind(h.phh.clone())
+                    .bind(h.record.to_string())
+                    .bind(to_i64(h.rake)?)
+                    .bind(h.ended_at);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        for chunk in fresh.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at, created_at) \
+                 values {}",
+                placeholders_with(chunk.len(), &["", "", "", "'complete'", "", "", "", "", "", ""], 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for h in chunk {
+                q = q
+                    .bind(h.hand_id.to_string())
+                    .bind(h.table_id.to_string())
+                    .bind(to_i64(h.number)?)
+                    .bind(h.phh.clone())
+                    .bind(h.record.to_string())
+                    .bind(to_i64(h.rake)?)
+                    .bind(h.started_at)
+                    .bind(h.ended_at)
+                    .bind(now);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        // The stacks: each seat must still hold the hand's starting stack.
+        let seats: Vec<(&CompletedHand, &HandPlayer)> = todo
+            .iter()
+            .flat_map(|h| h.players.iter().map(move |p| (*h, p)))
+            .collect();
+        for chunk in seats.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "with v (t, p, s, f) as (values {}) \
+                 update seat set stack = v.f from v \
+                 where seat.poker_table_id = v.t and seat.player_id = v.p and seat.stack = v.s",
+                placeholders(chunk.len(), 4, 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for (h, p) in chunk {
+                q = q
+                    .bind(h.table_id.to_string())
+                    .bind(p.player_id.to_string())
+                    .bind(to_i64(p.starting_stack)?)
+                    .bind(to_i64(p.finishing_stack)?);
+            }
+            let updated = q.execute(&mut *tx).await?;
+            if updated.rows_affected() != chunk.len() as u64 {
+                return Err(StoreError::StaleHand(chunk[0].0.hand_id));
+            }
+            let sql = format!(
+                "insert into hand_player (hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at) values {}",
+                placeholders(chunk.len(), 6, 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for (h, p) in chunk {
+                q = q
+                    .bind(h.hand_id.to_string())
+                    .bind(p.player_id.to_string())
+                    .bind(i64::from(p.seat_no))
+                    .bind(to_i64(p.starting_stack)?)
+                    .bind(to_i64(p.finishing_stack)?)
+                    .bind(h.ended_at);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        // The ledger: one movement per hand, the seats' changes and the rake.
+        let (entries, total_rake) = hand_ledger(&todo);
+        for chunk in entries.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, reference, created_at) values {}",
+                placeholders_with(chunk.len(), &["", "", "", "'hand'", "", "", ""], 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for (movement, account, table, amount, hand) in chunk {
+                q = q
+                    .bind(movement.clone())
+                    .bind(account.clone())
+                    .bind(table.clone())
+                    .bind(*amount)
+                    .bind(hand.clone())
+                    .bind(now);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        if total_rake > 0 {
+            let updated = sqlx::query(&self.sql(
+                "update house_account set balance = balance + $1 where house_account_id = 'rake'",
+            ))
+            .bind(total_rake)
+            .execute(&mut *tx)
+            .await?;
+            if updated.rows_affected() == 0 {
+                sqlx::query(&self.sql("insert into house_account (house_account_id, balance, created_at) values ('rake', $1, $2)"))
+                    .bind(total_rake)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(todo.len())
+    }
+
+    async fn recover(&self) -> StoreResult<Vec<HandId>> {
+        self.void_started(None).await
+    }
+
+    async fn void_hands(&self, table: TableId) -> StoreResult<Vec<HandId>> {
+        self.void_started(Some(table)).await
+    }
+
+    async fn hand(&self, hand: HandId) -> StoreResult<HandRow> {
+        let row = sqlx::query(&self.sql(&format!(
+            "select {HAND_COLUMNS} from hand where hand_id = $1"
+        )))
+        .bind(hand.to_string())
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound("hand"))?;
+        Self::hand_row(&row)
+    }
+
+    async fn table_hands(
+        &self,
+        table: TableId,
+        limit: u32,
+        offset: u32,
+    ) -> StoreResult<Vec<HandRow>> {
+        let rows = sqlx::query(&self.sql(&format!(
+            "select {HAND_COLUMNS} from hand where poker_table_id = $1 order by started_at desc, number desc limit $2 offset $3"
+        )))
+        .bind(table.to_string())
+        .bind(i64::from(limit))
+        .bind(i64::from(offset))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(Self::hand_row).collect()
+    }
+
+    async fn player_hands(
+        &self,
+        player: PlayerId,
+        limit: u32,
+        offset: u32,
+    ) -> StoreResult<Vec<HandRow>> {
+        let columns = HAND_COLUMNS
+            .split(", ")
+            .map(|c| format!("h.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let rows = sqlx::query(&self.sql(&format!(
+            "select {columns} from hand h join hand_player hp on hp.hand_id = h.hand_id \
+             where hp.player_id = $1 order by h.started_at desc, h.number desc limit $2 offset $3"
+        )))
+        .bind(player.to_string())
+        .bind(i64::from(limit))
+        .bind(i64::from(offset))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(Self::hand_row).collect()
+    }
+
+    async fn audit(&self) -> StoreResult<Audit> {
+        let mut tx = self.begin().await?;
+        // Every query below reads the same snapshot, so hands committed meanwhile cannot
+        // make the books look unbalanced (SQLite transactions are serializable already).
+        if self.backend == Backend::Postgres {
+            sqlx::query("set transaction isolation level repeatable read")
+                .execute(&mut *tx)
+                .await?;
+        }
+        let sum = |sql: &'static str| sql;
+        let scalar = async |tx: &mut Tx, sql: &str| -> StoreResult<i64> {
+            let row = sqlx::query(sql).fetch_one(&mut **tx).await?;
+            Ok(row.try_get::<Option<i64>, _>(0)?.unwrap_or(0))
+        };
+        let wallets = scalar(
+            &mut tx,
+            sum("select cast(coalesce(sum(balance), 0) as bigint) from wallet"),
+        )
+        .await?;
+        let stacks = scalar(
+            &mut tx,
+            sum("select cast(coalesce(sum(stack), 0) as bigint) from seat"),
+        )
+        .await?;
+        let rake = scalar(
+            &mut tx,
+            sum("select cast(coalesce(sum(balance), 0) as bigint) from house_account"),
+        )
+        .await?;
+        let deposits = scalar(
+            &mut tx,
+            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry where kind = 'deposit' and account <> 'external'",
+        )
+        .await?;
+        let withdrawals = scalar(
+            &mut tx,
+            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry where kind = 'withdrawal' and account = 'external'",
+        )
+        .await?;
+        let unbalanced = scalar(
+            &mut tx,
+            "select cast(count(*) as bigint) from (select movement_id from ledger_entry group by movement_id having sum(amount) <> 0) m",
+        )
+        .await?;
+        // Every account's ledger sum equals its balance.
+        let mut mismatched = Vec::new();
+        let ledger = sqlx::query("select account, cast(sum(amount) as bigint) as total from ledger_entry where account <> 'external' group by account")
+            .fetch_all(&mut *tx)
+            .await?;
+        let mut balances = std::collections::HashMap::new();
+        for r in sqlx::query("select player_id, balance from wallet")
+            .fetch_all(&mut *tx)
+            .await?
+        {
+            let p: String = r.try_get("player_id")?;
+            balances.insert(format!("wallet:{p}"), r.try_get::<i64, _>("balance")?);
+        }
+        for r in sqlx::query("select poker_table_id, player_id, stack from seat")
+            .fetch_all(&mut *tx)
+            .await?
+        {
+            let t: String = r.try_get("poker_table_id")?;
+            let p: String = r.try_get("player_id")?;
+            balances.insert(format!("seat:{t}:{p}"), r.try_get::<i64, _>("stack")?);
+        }
+        for r in sqlx::query("select house_account_id, balance from house_account")
+            .fetch_all(&mut *tx)
+            .await?
+        {
+            let a: String = r.try_get("house_account_id")?;
+            balances.insert(format!("house:{a}"), r.try_get::<i64, _>("balance")?);
+        }
+        for r in &ledger {
+            let account: String = r.try_get("account")?;
+            let total: i64 = r.try_get::<Option<i64>, _>("total")?.unwrap_or(0);
+            let balance = balances.remove(&account).unwrap_or(0);
+            if balance != total {
+                mismatched.push(account);
+            }
+        }
+        mismatched.extend(
+            balances
+                .into_iter()
+                .filter(|(_, b)| *b != 0)
+                .map(|(a, _)| a),
+        );
+        tx.commit().await?;
+        Ok(Audit {
+            wallets,
+            stacks,
+            rake,
+            deposits,
+            withdrawals,
+            unbalanced_movements: unbalanced,
+            mismatched_accounts: mismatched,
+        })
+    }
+}
