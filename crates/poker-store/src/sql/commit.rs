@@ -1,5 +1,8 @@
-//! Committing finished hands in batches: conservation checked, the hands still pending,
-//! their ledger rows and rake, and the Postgres batch path.
+//! Committing finished hands in batches. One pure [`plan`] decides everything about the
+//! chips (conservation, which hands are still pending, the stacks each seat must hold
+//! and will hold, the ledger rows and the rake) from the hands and what the database
+//! says of them; both backends then only write the plan, so only SQL text differs:
+//! Postgres in a handful of statements over arrays, SQLite in chunks of rows.
 
 use sqlx::Row;
 use uuid::Uuid;
@@ -87,6 +90,89 @@ pub(crate) fn hand_ledger(todo: &[&CompletedHand]) -> (Vec<HandEntry>, i64) {
     (entries, total_rake)
 }
 
+/// One seat of a pending hand: the stack it must still hold, and will hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SeatChange {
+    /// The hand.
+    pub hand_id: String,
+    /// Its table.
+    pub table_id: String,
+    /// The seated player.
+    pub player_id: String,
+    /// The seat.
+    pub seat_no: i64,
+    /// The stack the seat must hold (the hand's starting stack), or the hand is stale.
+    pub start: i64,
+    /// The stack after the hand.
+    pub end: i64,
+    /// When the hand ended.
+    pub at: i64,
+}
+
+/// Everything a commit writes, decided without the database.
+#[derive(Debug)]
+pub(crate) struct CommitPlan<'a> {
+    /// Hands recorded as started: marked complete.
+    pub started: Vec<&'a CompletedHand>,
+    /// Hands never recorded: inserted complete.
+    pub fresh: Vec<&'a CompletedHand>,
+    /// Every seat of every pending hand.
+    pub seats: Vec<SeatChange>,
+    /// One movement per hand: the seats' changes and the rake.
+    pub ledger: Vec<HandEntry>,
+    /// The rake of all pending hands, for the house account.
+    pub rake: i64,
+}
+
+impl CommitPlan<'_> {
+    /// How many hands it commits.
+    pub fn hands(&self) -> usize {
+        self.started.len() + self.fresh.len()
+    }
+}
+
+/// The plan of committing `hands`, given the `(hand_id, status)` rows the database holds
+/// for them: `None` when every one is already committed or void (a retried batch
+/// applies once); an error, and nothing written, when a hand does not conserve chips.
+pub(crate) fn plan<'a>(
+    hands: &'a [CompletedHand],
+    found: &[(String, String)],
+) -> StoreResult<Option<CommitPlan<'a>>> {
+    check_conserved(hands)?;
+    let todo = pending(hands, found);
+    if todo.is_empty() {
+        return Ok(None);
+    }
+    let known: std::collections::HashSet<&str> = found.iter().map(|(i, _)| i.as_str()).collect();
+    let (started, fresh): (Vec<&CompletedHand>, Vec<&CompletedHand>) = todo
+        .iter()
+        .partition(|h| known.contains(h.hand_id.to_string().as_str()));
+    let mut seats = Vec::new();
+    for h in &todo {
+        for p in &h.players {
+            seats.push(SeatChange {
+                hand_id: h.hand_id.to_string(),
+                table_id: h.table_id.to_string(),
+                player_id: p.player_id.to_string(),
+                seat_no: i64::from(p.seat_no),
+                start: to_i64(p.starting_stack)?,
+                end: to_i64(p.finishing_stack)?,
+                at: h.ended_at,
+            });
+        }
+        to_i64(h.rake)?;
+        to_i64(h.number)?;
+    }
+    let (ledger, rake) = hand_ledger(&todo);
+    Ok(Some(CommitPlan {
+        started,
+        fresh,
+        seats,
+        ledger,
+        rake,
+    }))
+}
+
 /// Hands still to commit: never recorded, or started and not yet complete or void.
 pub(crate) fn pending<'a>(
     hands: &'a [CompletedHand],
@@ -104,8 +190,8 @@ pub(crate) fn pending<'a>(
         .collect()
 }
 
-/// The Postgres hand commit: the same rows as the portable one, each table written by
-/// one fixed statement over arrays, so any batch size costs a handful of round trips.
+/// The Postgres hand commit: the [`plan`] written by one fixed statement per table over
+/// arrays, so any batch size costs a handful of round trips.
 pub(crate) async fn commit_hands_pg(
     pool: &sqlx::PgPool,
     hands: &[CompletedHand],
@@ -121,101 +207,89 @@ pub(crate) async fn commit_hands_pg(
         .iter()
         .map(|r| Ok((r.try_get("hand_id")?, r.try_get("status")?)))
         .collect::<StoreResult<_>>()?;
-    let todo = pending(hands, &found);
-    if todo.is_empty() {
+    let Some(plan) = plan(hands, &found)? else {
         return Ok(0);
-    }
-    let now = now_ms();
-    let col = |f: &dyn Fn(&CompletedHand) -> String| -> Vec<String> {
-        todo.iter().map(|h| f(h)).collect()
     };
-    let num =
-        |f: &dyn Fn(&CompletedHand) -> i64| -> Vec<i64> { todo.iter().map(|h| f(h)).collect() };
-    let known: std::collections::HashSet<&str> = found.iter().map(|(i, _)| i.as_str()).collect();
-    let started: Vec<bool> = todo
-        .iter()
-        .map(|h| known.contains(h.hand_id.to_string().as_str()))
-        .collect();
-    let hand_ids = col(&|h| h.hand_id.to_string());
-    let phh = col(&|h| h.phh.clone());
-    let record = col(&|h| h.record.to_string());
-    let rake = num(&|h| h.rake as i64);
-    let ended = num(&|h| h.ended_at);
+    let now = now_ms();
+    type Hands<'p> = [&'p CompletedHand];
+    let text = |hs: &Hands, f: &dyn Fn(&CompletedHand) -> String| -> Vec<String> {
+        hs.iter().map(|h| f(h)).collect()
+    };
+    let num = |hs: &Hands, f: &dyn Fn(&CompletedHand) -> i64| -> Vec<i64> {
+        hs.iter().map(|h| f(h)).collect()
+    };
+    let started = &plan.started;
     sqlx::query(
         "update hand set status = 'complete', phh = v.phh, record = v.record, rake = v.rake, ended_at = v.ended \
-         from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bool[]) \
-              as v (id, phh, record, rake, ended, started) \
-         where v.started and hand.hand_id = v.id and hand.status = 'started'",
+         from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[]) \
+              as v (id, phh, record, rake, ended) \
+         where hand.hand_id = v.id and hand.status = 'started'",
     )
-    .bind(&hand_ids)
-    .bind(&phh)
-    .bind(&record)
-    .bind(&rake)
-    .bind(&ended)
-    .bind(&started)
+    .bind(text(started, &|h| h.hand_id.to_string()))
+    .bind(text(started, &|h| h.phh.clone()))
+    .bind(text(started, &|h| h.record.to_string()))
+    .bind(num(started, &|h| h.rake as i64))
+    .bind(num(started, &|h| h.ended_at))
     .execute(&mut *tx)
     .await?;
+    let fresh = &plan.fresh;
     sqlx::query(
         "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at, created_at) \
-         select v.id, v.t, v.n, 'complete', v.phh, v.record, v.rake, v.s, v.e, $10 \
+         select v.id, v.t, v.n, 'complete', v.phh, v.record, v.rake, v.s, v.e, $9 \
          from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], \
-                     $8::bigint[], $9::bool[]) as v (id, t, n, phh, record, rake, s, e, started) \
-         where not v.started",
+                     $8::bigint[]) as v (id, t, n, phh, record, rake, s, e)",
     )
-    .bind(&hand_ids)
-    .bind(col(&|h| h.table_id.to_string()))
-    .bind(num(&|h| h.number as i64))
-    .bind(&phh)
-    .bind(&record)
-    .bind(&rake)
-    .bind(num(&|h| h.started_at))
-    .bind(&ended)
-    .bind(&started)
+    .bind(text(fresh, &|h| h.hand_id.to_string()))
+    .bind(text(fresh, &|h| h.table_id.to_string()))
+    .bind(num(fresh, &|h| h.number as i64))
+    .bind(text(fresh, &|h| h.phh.clone()))
+    .bind(text(fresh, &|h| h.record.to_string()))
+    .bind(num(fresh, &|h| h.rake as i64))
+    .bind(num(fresh, &|h| h.started_at))
+    .bind(num(fresh, &|h| h.ended_at))
     .bind(now)
     .execute(&mut *tx)
     .await?;
     // The stacks: each seat must still hold the hand's starting stack.
-    let seats: Vec<(&CompletedHand, &HandPlayer)> = todo
-        .iter()
-        .flat_map(|h| h.players.iter().map(move |p| (*h, p)))
-        .collect();
-    let s_hand: Vec<String> = seats.iter().map(|(h, _)| h.hand_id.to_string()).collect();
-    let s_table: Vec<String> = seats.iter().map(|(h, _)| h.table_id.to_string()).collect();
-    let s_player: Vec<String> = seats.iter().map(|(_, p)| p.player_id.to_string()).collect();
-    let s_seat: Vec<i64> = seats.iter().map(|(_, p)| i64::from(p.seat_no)).collect();
-    let s_start: Vec<i64> = seats.iter().map(|(_, p)| p.starting_stack as i64).collect();
-    let s_end: Vec<i64> = seats
-        .iter()
-        .map(|(_, p)| p.finishing_stack as i64)
-        .collect();
-    let s_at: Vec<i64> = seats.iter().map(|(h, _)| h.ended_at).collect();
+    let seats = &plan.seats;
+    let s_text = |f: &dyn Fn(&SeatChange) -> &str| -> Vec<String> {
+        seats.iter().map(|s| f(s).to_string()).collect()
+    };
+    let s_num = |f: &dyn Fn(&SeatChange) -> i64| -> Vec<i64> { seats.iter().map(f).collect() };
     let updated = sqlx::query(
         "update seat set stack = v.f from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) as v (t, p, s, f) \
          where seat.poker_table_id = v.t and seat.player_id = v.p and seat.stack = v.s",
     )
-    .bind(&s_table)
-    .bind(&s_player)
-    .bind(&s_start)
-    .bind(&s_end)
+    .bind(s_text(&|s| &s.table_id))
+    .bind(s_text(&|s| &s.player_id))
+    .bind(s_num(&|s| s.start))
+    .bind(s_num(&|s| s.end))
     .execute(&mut *tx)
     .await?;
     if updated.rows_affected() != seats.len() as u64 {
-        return Err(StoreError::StaleHand(todo[0].hand_id));
+        return Err(StoreError::StaleHand(
+            plan.started
+                .iter()
+                .chain(&plan.fresh)
+                .next()
+                .expect("a hand")
+                .hand_id,
+        ));
     }
     sqlx::query(
         "insert into hand_player (hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at) \
          select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])",
     )
-    .bind(&s_hand)
-    .bind(&s_player)
-    .bind(&s_seat)
-    .bind(&s_start)
-    .bind(&s_end)
-    .bind(&s_at)
+    .bind(s_text(&|s| &s.hand_id))
+    .bind(s_text(&|s| &s.player_id))
+    .bind(s_num(&|s| s.seat_no))
+    .bind(s_num(&|s| s.start))
+    .bind(s_num(&|s| s.end))
+    .bind(s_num(&|s| s.at))
     .execute(&mut *tx)
     .await?;
     // The ledger: one movement per hand, the seats' changes and the rake.
-    let (entries, total_rake) = hand_ledger(&todo);
+    let entries = &plan.ledger;
     let l_move: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
     let l_account: Vec<&str> = entries.iter().map(|e| e.1.as_str()).collect();
     let l_table: Vec<&str> = entries.iter().map(|e| e.2.as_str()).collect();
@@ -234,16 +308,97 @@ pub(crate) async fn commit_hands_pg(
     .bind(now)
     .execute(&mut *tx)
     .await?;
-    if total_rake > 0 {
+    if plan.rake > 0 {
         sqlx::query(
             "insert into house_account (house_account_id, balance, created_at) values ('rake', $1, $2) \
              on conflict (house_account_id) do update set balance = house_account.balance + excluded.balance",
         )
-        .bind(total_rake)
+        .bind(plan.rake)
         .bind(now)
         .execute(&mut *tx)
         .await?;
     }
     tx.commit().await?;
-    Ok(todo.len())
+    Ok(plan.hands())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hand(stacks: &[(u64, u64)], rake: u64) -> CompletedHand {
+        CompletedHand {
+            hand_id: HandId::new(),
+            table_id: TableId::new(),
+            number: 1,
+            players: stacks
+                .iter()
+                .enumerate()
+                .map(|(i, &(s, f))| HandPlayer {
+                    player_id: PlayerId::new(),
+                    seat_no: i as u32,
+                    starting_stack: s,
+                    finishing_stack: f,
+                })
+                .collect(),
+            rake,
+            phh: String::new(),
+            record: serde_json::Value::Null,
+            started_at: 1,
+            ended_at: 2,
+        }
+    }
+
+    #[test]
+    fn a_hand_that_does_not_conserve_chips_plans_nothing() {
+        let bad = [hand(&[(100, 150), (100, 60)], 0)];
+        assert!(matches!(plan(&bad, &[]), Err(StoreError::Invalid(_))));
+    }
+
+    #[test]
+    fn every_movement_sums_to_zero_and_the_rake_goes_to_the_house() {
+        let hands = [
+            hand(&[(100, 147), (100, 50)], 3),
+            hand(&[(80, 80), (90, 90)], 0),
+        ];
+        let plan = plan(&hands, &[]).unwrap().unwrap();
+        assert_eq!((plan.hands(), plan.fresh.len(), plan.rake), (2, 2, 3));
+        let mut movements: std::collections::HashMap<&str, i64> = Default::default();
+        for (movement, _, _, amount, _) in &plan.ledger {
+            *movements.entry(movement).or_default() += amount;
+        }
+        assert!(movements.values().all(|&sum| sum == 0), "{movements:?}");
+        assert!(plan.ledger.iter().any(|e| e.1 == "house:rake" && e.3 == 3));
+        // A hand where nobody's stack changed writes no ledger row but still its seats.
+        assert_eq!(plan.ledger.len(), 3);
+        assert_eq!(plan.seats.len(), 4);
+        assert_eq!(
+            (plan.seats[0].start, plan.seats[0].end, plan.seats[1].end),
+            (100, 147, 50)
+        );
+    }
+
+    #[test]
+    fn a_committed_or_void_hand_is_not_planned_again_and_a_started_one_is_updated() {
+        let hands = [
+            hand(&[(100, 110), (100, 90)], 0),
+            hand(&[(100, 110), (100, 90)], 0),
+            hand(&[(100, 110), (100, 90)], 0),
+        ];
+        let found = vec![
+            (hands[0].hand_id.to_string(), "complete".to_string()),
+            (hands[1].hand_id.to_string(), "void".to_string()),
+            (hands[2].hand_id.to_string(), "started".to_string()),
+        ];
+        let plan = plan(&hands, &found).unwrap().unwrap();
+        assert_eq!((plan.started.len(), plan.fresh.len()), (1, 0));
+        assert_eq!(plan.started[0].hand_id, hands[2].hand_id);
+        assert!(super::plan(&hands[..2], &found).unwrap().is_none());
+    }
+
+    #[test]
+    fn amounts_past_what_the_database_holds_are_refused() {
+        let huge = [hand(&[(u64::MAX, u64::MAX)], 0)];
+        assert!(matches!(plan(&huge, &[]), Err(StoreError::Invalid(_))));
+    }
 }

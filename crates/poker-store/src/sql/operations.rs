@@ -576,17 +576,11 @@ impl Store for SqlStore {
                 found.push((row.try_get("hand_id")?, row.try_get("status")?));
             }
         }
-        let todo = pending(hands, &found);
-        if todo.is_empty() {
+        let Some(plan) = plan(hands, &found)? else {
             return Ok(0);
-        }
+        };
         let now = now_ms();
-        let known: std::collections::HashSet<&str> =
-            found.iter().map(|(i, _)| i.as_str()).collect();
-        let (started, fresh): (Vec<&CompletedHand>, Vec<&CompletedHand>) = todo
-            .iter()
-            .partition(|h| known.contains(h.hand_id.to_string().as_str()));
-        for chunk in started.chunks(CHUNK_ROWS) {
+        for chunk in plan.started.chunks(CHUNK_ROWS) {
             let sql = format!(
                 "with v (id, phh, record, rake, ended) as (values {}) \
                  update hand set status = 'complete', phh = v.phh, record = v.record, rake = v.rake, ended_at = v.ended \
@@ -605,7 +599,7 @@ impl Store for SqlStore {
             }
             q.execute(&mut *tx).await?;
         }
-        for chunk in fresh.chunks(CHUNK_ROWS) {
+        for chunk in plan.fresh.chunks(CHUNK_ROWS) {
             let sql = format!(
                 "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at, created_at) \
                  values {}",
@@ -628,11 +622,7 @@ impl Store for SqlStore {
             q.execute(&mut *tx).await?;
         }
         // The stacks: each seat must still hold the hand's starting stack.
-        let seats: Vec<(&CompletedHand, &HandPlayer)> = todo
-            .iter()
-            .flat_map(|h| h.players.iter().map(move |p| (*h, p)))
-            .collect();
-        for chunk in seats.chunks(CHUNK_ROWS) {
+        for chunk in plan.seats.chunks(CHUNK_ROWS) {
             let sql = format!(
                 "with v (t, p, s, f) as (values {}) \
                  update seat set stack = v.f from v \
@@ -641,16 +631,20 @@ impl Store for SqlStore {
             );
             let text = self.sql(&sql);
             let mut q = sqlx::query(&text);
-            for (h, p) in chunk {
+            for s in chunk {
                 q = q
-                    .bind(h.table_id.to_string())
-                    .bind(p.player_id.to_string())
-                    .bind(to_i64(p.starting_stack)?)
-                    .bind(to_i64(p.finishing_stack)?);
+                    .bind(s.table_id.clone())
+                    .bind(s.player_id.clone())
+                    .bind(s.start)
+                    .bind(s.end);
             }
             let updated = q.execute(&mut *tx).await?;
             if updated.rows_affected() != chunk.len() as u64 {
-                return Err(StoreError::StaleHand(chunk[0].0.hand_id));
+                let stale: HandId = chunk[0]
+                    .hand_id
+                    .parse()
+                    .map_err(|_| StoreError::Invalid("a hand id".into()))?;
+                return Err(StoreError::StaleHand(stale));
             }
             let sql = format!(
                 "insert into hand_player (hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at) values {}",
@@ -658,20 +652,19 @@ impl Store for SqlStore {
             );
             let text = self.sql(&sql);
             let mut q = sqlx::query(&text);
-            for (h, p) in chunk {
+            for s in chunk {
                 q = q
-                    .bind(h.hand_id.to_string())
-                    .bind(p.player_id.to_string())
-                    .bind(i64::from(p.seat_no))
-                    .bind(to_i64(p.starting_stack)?)
-                    .bind(to_i64(p.finishing_stack)?)
-                    .bind(h.ended_at);
+                    .bind(s.hand_id.clone())
+                    .bind(s.player_id.clone())
+                    .bind(s.seat_no)
+                    .bind(s.start)
+                    .bind(s.end)
+                    .bind(s.at);
             }
             q.execute(&mut *tx).await?;
         }
         // The ledger: one movement per hand, the seats' changes and the rake.
-        let (entries, total_rake) = hand_ledger(&todo);
-        for chunk in entries.chunks(CHUNK_ROWS) {
+        for chunk in plan.ledger.chunks(CHUNK_ROWS) {
             let sql = format!(
                 "insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, reference, created_at) values {}",
                 placeholders_with(chunk.len(), &["", "", "", "'hand'", "", "", ""], 1)
@@ -689,23 +682,23 @@ impl Store for SqlStore {
             }
             q.execute(&mut *tx).await?;
         }
-        if total_rake > 0 {
+        if plan.rake > 0 {
             let updated = sqlx::query(&self.sql(
                 "update house_account set balance = balance + $1 where house_account_id = 'rake'",
             ))
-            .bind(total_rake)
+            .bind(plan.rake)
             .execute(&mut *tx)
             .await?;
             if updated.rows_affected() == 0 {
                 sqlx::query(&self.sql("insert into house_account (house_account_id, balance, created_at) values ('rake', $1, $2)"))
-                    .bind(total_rake)
+                    .bind(plan.rake)
                     .bind(now)
                     .execute(&mut *tx)
                     .await?;
             }
         }
         tx.commit().await?;
-        Ok(todo.len())
+        Ok(plan.hands())
     }
 
     async fn recover(&self) -> StoreResult<Vec<HandId>> {
