@@ -105,7 +105,7 @@ pub async fn run(
         ended_sessions: tokio::sync::broadcast::channel(256).0,
     });
     for table in store.tables().await? {
-        if table.status == "open" {
+        if table.status == poker_store::TableStatus::Open {
             // One table that cannot open (rules a newer version refuses, a saved state
             // that no longer fits) must not keep the others closed: it stays as stored.
             if let Err(e) = state

@@ -45,11 +45,70 @@ pub struct TableRow {
     pub name: String,
     /// Its configuration (JSON, owned by the server).
     pub config: String,
-    /// open, closing or closed.
-    pub status: String,
+    /// Open, closing or closed.
+    pub status: TableStatus,
     /// When created.
     pub created_at: i64,
 }
+
+/// Where a table is in its life (stored as `open`, `closing`, `closed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TableStatus {
+    /// Playing or waiting for players.
+    Open,
+    /// Asked to close: the hand in progress finishes, then everyone is cashed out.
+    Closing,
+    /// Closed for good.
+    Closed,
+}
+
+/// Where a hand is in its life (stored as `started`, `complete`, `void`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandStatus {
+    /// Dealt and not yet committed: void after a crash.
+    Started,
+    /// Committed with its history.
+    Complete,
+    /// Never finished: its chips went back to the stacks it began with.
+    Void,
+}
+
+macro_rules! text_enum {
+    ($ty:ty { $($variant:ident = $text:literal),* }) => {
+        impl $ty {
+            /// The text stored in the database.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $text),* }
+            }
+        }
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+        impl PartialEq<&str> for $ty {
+            fn eq(&self, text: &&str) -> bool {
+                self.as_str() == *text
+            }
+        }
+        impl std::str::FromStr for $ty {
+            type Err = StoreError;
+            fn from_str(s: &str) -> Result<Self, StoreError> {
+                match s {
+                    $($text => Ok(Self::$variant),)*
+                    other => Err(StoreError::Invalid(format!(
+                        "unknown {} {other:?}", stringify!($ty)
+                    ))),
+                }
+            }
+        }
+    };
+}
+
+text_enum!(TableStatus { Open = "open", Closing = "closing", Closed = "closed" });
+text_enum!(HandStatus { Started = "started", Complete = "complete", Void = "void" });
 
 /// A seated player's chips at a table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,8 +178,8 @@ pub struct HandRow {
     pub table_id: TableId,
     /// Its number at the table.
     pub number: u64,
-    /// started, complete or void.
-    pub status: String,
+    /// Started, complete or void.
+    pub status: HandStatus,
     /// The PHH text, once complete.
     pub phh: Option<String>,
     /// The structured record, once complete.

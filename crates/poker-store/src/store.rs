@@ -82,7 +82,7 @@ pub trait Store: Send + Sync + 'static {
     fn set_table_status(
         &self,
         table: TableId,
-        status: &str,
+        status: TableStatus,
     ) -> impl Future<Output = StoreResult<()>> + Send;
     /// Moves money from the wallet to a seat.
     fn buy_in(

@@ -7,7 +7,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use poker_store::{Store, TableId};
+use poker_store::{HandStatus, Store, TableId};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -66,7 +66,7 @@ pub(crate) async fn my_hands(
     let me_id = me.player_id.to_string();
     let hands: Vec<serde_json::Value> = rows
         .into_iter()
-        .filter(|r| r.status == "complete")
+        .filter(|r| r.status == HandStatus::Complete)
         .map(|r| {
             let record = r.record.clone().unwrap_or_default();
             let index = record["seat_players"]

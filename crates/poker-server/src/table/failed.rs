@@ -4,7 +4,7 @@
 use super::actor::*;
 use super::*;
 use poker_protocol::ServerMsg;
-use poker_store::{now_ms, Store, StoreError, TableId};
+use poker_store::{now_ms, Store, StoreError, TableId, TableStatus};
 use std::sync::atomic::Ordering;
 use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
@@ -140,7 +140,12 @@ impl Failed {
                             Err(e) => tracing::warn!("closing: {e}"),
                         }
                     }
-                    if let Err(e) = self.ctx.store.set_table_status(table_id, "closed").await {
+                    if let Err(e) = self
+                        .ctx
+                        .store
+                        .set_table_status(table_id, TableStatus::Closed)
+                        .await
+                    {
                         tracing::error!("cannot mark closed: {e}");
                     }
                     self.lobby("closed");

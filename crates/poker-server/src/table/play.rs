@@ -6,7 +6,7 @@ use super::clock::default_action;
 use super::*;
 use poker_protocol::ServerMsg;
 use poker_rules::{Action, Card, CardSource, Chips, Decision, Hand};
-use poker_store::{now_ms, CompletedHand, HandId, HandPlayer, PlayerId, Store};
+use poker_store::{now_ms, CompletedHand, HandId, HandPlayer, PlayerId, Store, TableStatus};
 use rand::rngs::OsRng;
 use rand::seq::SliceRandom;
 use std::sync::atomic::Ordering;
@@ -355,7 +355,7 @@ impl Actor {
         if let Err(e) = self
             .ctx
             .store
-            .set_table_status(self.table_id, "closed")
+            .set_table_status(self.table_id, TableStatus::Closed)
             .await
         {
             tracing::error!("cannot mark closed: {e}");

@@ -408,7 +408,7 @@ impl SqlStore {
             hand_id: HandId(parse(row.try_get("hand_id")?)?),
             table_id: TableId(parse(row.try_get("poker_table_id")?)?),
             number: row.try_get::<i64, _>("number")? as u64,
-            status: row.try_get("status")?,
+            status: row.try_get::<String, _>("status")?.parse()?,
             phh: row.try_get("phh")?,
             record: row
                 .try_get::<Option<String>, _>("record")?

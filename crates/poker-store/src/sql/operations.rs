@@ -264,7 +264,7 @@ impl Store for SqlStore {
                     table_id: TableId(Self::uuid(r.try_get("poker_table_id")?)?),
                     name: r.try_get("name")?,
                     config: r.try_get("config")?,
-                    status: r.try_get("status")?,
+                    status: r.try_get::<String, _>("status")?.parse()?,
                     created_at: r.try_get("created_at")?,
                 })
             })
@@ -293,10 +293,10 @@ impl Store for SqlStore {
         Ok(row.try_get::<Option<String>, _>("state")?)
     }
 
-    async fn set_table_status(&self, table: TableId, status: &str) -> StoreResult<()> {
+    async fn set_table_status(&self, table: TableId, status: TableStatus) -> StoreResult<()> {
         let done =
             sqlx::query(&self.sql("update poker_table set status = $1 where poker_table_id = $2"))
-                .bind(status)
+                .bind(status.as_str())
                 .bind(table.to_string())
                 .execute(&self.pool)
                 .await?;

@@ -7,7 +7,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use poker_store::{HandId, HandRow, PlayerId, Store, StoreError, TableId};
+use poker_store::{HandId, HandRow, HandStatus, PlayerId, Store, StoreError, TableId};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -90,7 +90,11 @@ pub(crate) async fn hands_in(
         "pokerstars" => {
             let names = Names::load(state).await?;
             let mut out = String::new();
-            for row in rows.iter().rev().filter(|r| r.status == "complete") {
+            for row in rows
+                .iter()
+                .rev()
+                .filter(|r| r.status == HandStatus::Complete)
+            {
                 // Games without the format are left out of a bulk export.
                 if let Ok(text) = pokerstars_text(&names, row, None) {
                     out.push_str(&text);

@@ -115,7 +115,7 @@ pub(crate) async fn list_tables(
                 .lobby
                 .get(t.table_id)
                 .filter(|l| l.status == "failed")
-                .map_or(t.status, |l| l.status),
+                .map_or(t.status.to_string(), |l| l.status),
             "rules": rules,
             "seats": seats,
         }));
