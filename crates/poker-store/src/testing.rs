@@ -69,6 +69,24 @@ impl TestPostgres {
             || (find("initdb").is_some() && find("pg_ctl").is_some())
     }
 
+    /// A fresh database for `what` (a test's name), or `None` with a "SKIPPED" line when
+    /// no PostgreSQL is installed, which CI (`CI` set) does not allow: there it panics.
+    pub async fn start_or_skip(what: &str) -> Option<TestPostgres> {
+        if !TestPostgres::available() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must run {what} on Postgres: install PostgreSQL"
+            );
+            eprintln!("SKIPPED: {what} on Postgres (no PostgreSQL installed)");
+            return None;
+        }
+        Some(
+            TestPostgres::start(false)
+                .await
+                .expect("a throwaway Postgres"),
+        )
+    }
+
     /// A fresh database: in the server `DATABASE_URL` names, or in a new cluster.
     /// `durable` keeps fsync on (benchmarks); tests turn it off for speed.
     pub async fn start(durable: bool) -> anyhow::Result<TestPostgres> {

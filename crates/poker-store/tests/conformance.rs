@@ -717,16 +717,8 @@ async fn the_conformance_suite_passes_on_sqlite() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_conformance_suite_passes_on_postgres() {
-    if !TestPostgres::available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run the Postgres half: install PostgreSQL"
-        );
-        eprintln!("SKIPPED: the Postgres half of the conformance suite (no PostgreSQL installed)");
+    let Some(db) = TestPostgres::start_or_skip("the conformance suite").await else {
         return;
-    }
-    let db = TestPostgres::start(false)
-        .await
-        .expect("a throwaway Postgres");
+    };
     run_all(&db.url).await;
 }

@@ -121,16 +121,8 @@ async fn killing_the_process_mid_hand_voids_the_hand_and_keeps_committed_stacks_
     if std::env::var_os(CHILD_ENV).is_some() {
         return;
     }
-    if !TestPostgres::available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run the Postgres half: install PostgreSQL"
-        );
-        eprintln!("SKIPPED: the Postgres half of the crash test (no PostgreSQL installed)");
+    let Some(db) = TestPostgres::start_or_skip("the crash test").await else {
         return;
-    }
-    let db = TestPostgres::start(false)
-        .await
-        .expect("a throwaway Postgres");
+    };
     kill_mid_hand_and_recover(&db.url).await;
 }

@@ -36,21 +36,9 @@ impl DbGuard {
     pub async fn new(db: Db) -> Option<DbGuard> {
         match db {
             Db::Sqlite => Some(DbGuard::Sqlite(TestSqlite::new())),
-            Db::Postgres => {
-                if !TestPostgres::available() {
-                    assert!(
-                        std::env::var_os("CI").is_none(),
-                        "CI must run the Postgres tests: install PostgreSQL"
-                    );
-                    eprintln!("SKIPPED: no PostgreSQL installed");
-                    return None;
-                }
-                Some(DbGuard::Postgres(
-                    TestPostgres::start(false)
-                        .await
-                        .expect("a throwaway Postgres"),
-                ))
-            }
+            Db::Postgres => TestPostgres::start_or_skip("this server test")
+                .await
+                .map(DbGuard::Postgres),
         }
     }
 
