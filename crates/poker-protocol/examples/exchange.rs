@@ -3,7 +3,8 @@
 //! `cargo run -p poker-protocol --example exchange`.
 
 use poker_protocol::{
-    ClientMsg, ClockView, ErrorCode, SeatView, ServerMsg, TableSummary, TableView,
+    ClientMsg, ClockView, ErrorCode, PlayerId, SeatView, ServerMsg, TableId, TableSummary,
+    TableView,
 };
 use poker_rules::{Action, Card, Cards, Event, LegalActions, PotShare};
 
@@ -12,7 +13,10 @@ fn show(who: &str, json: String) {
 }
 
 fn main() {
-    let table = "0b6f5c1e-7a52-4f7e-9a43-6a2f1d0c9e11".to_string();
+    let table: TableId = "0b6f5c1e-7a52-4f7e-9a43-6a2f1d0c9e11"
+        .parse()
+        .expect("an id");
+    let id = |s: &str| -> PlayerId { s.parse().expect("an id") };
     let client = |m: ClientMsg| show("->", serde_json::to_string(&m).expect("serializes"));
     let server = |m: ServerMsg| show("<-", serde_json::to_string(&m).expect("serializes"));
     let cards = |s: &str| Cards::from_slice(&Card::parse_many(s).expect("cards")).expect("fits");
@@ -20,11 +24,11 @@ fn main() {
         token: "9f2c...e41a".into(),
     });
     server(ServerMsg::Welcome {
-        player_id: "5d0c8a8e-3f0b-4a7e-b0a4-1c2d3e4f5a6b".into(),
+        player_id: id("5d0c8a8e-3f0b-4a7e-b0a4-1c2d3e4f5a6b"),
         name: "ann".into(),
     });
     let summary = |players| TableSummary {
-        table_id: table.clone(),
+        table_id: table,
         name: "NL 1/2".into(),
         game: "Holdem no limit".into(),
         stakes: "1/2".into(),
@@ -42,14 +46,14 @@ fn main() {
     });
     server(ServerMsg::TableUpdate { table: summary(2) });
     client(ClientMsg::Sit {
-        table_id: table.clone(),
+        table_id: table,
         seat: 0,
         buy_in: 150,
         post_now: true,
     });
-    let seat = |seat: u32, name: &str, id: &str| SeatView {
+    let seat = |seat: u32, name: &str, player: &str| SeatView {
         seat,
-        player_id: id.into(),
+        player_id: id(player),
         name: name.into(),
         stack: 150,
         sitting_out: false,
@@ -57,7 +61,7 @@ fn main() {
         leaving: false,
     };
     let view = |seats: Vec<SeatView>, button| TableView {
-        table_id: table.clone(),
+        table_id: table,
         name: "NL 1/2".into(),
         seat_count: 6,
         button,
@@ -77,7 +81,7 @@ fn main() {
         decide: None,
     });
     server(ServerMsg::Done {
-        table_id: table.clone(),
+        table_id: table,
         request: "sit".into(),
         amount: 150,
         pending: false,
@@ -86,7 +90,7 @@ fn main() {
         table: view(vec![ann.clone(), ben.clone()], Some(1)),
     });
     let event = |hand: u64, e: Event| ServerMsg::Event {
-        table_id: table.clone(),
+        table_id: table,
         hand_number: hand,
         seats: vec![1, 0],
         event: e,
@@ -131,7 +135,7 @@ fn main() {
         },
     ));
     let turn = |remaining_ms, in_time_bank| ServerMsg::Turn {
-        table_id: table.clone(),
+        table_id: table,
         hand_number: 1,
         clock: ClockView {
             seat: 0,
@@ -141,7 +145,7 @@ fn main() {
         },
     };
     server(ServerMsg::Decide {
-        table_id: table.clone(),
+        table_id: table,
         decision_id: 2,
         legal: LegalActions {
             player: 0,
@@ -156,11 +160,11 @@ fn main() {
     });
     server(turn(30000, false));
     server(ServerMsg::ClockWarning {
-        table_id: table.clone(),
+        table_id: table,
         remaining_ms: 10000,
     });
     client(ClientMsg::Act {
-        table_id: table.clone(),
+        table_id: table,
         decision_id: 1,
         action: Action::Check,
     });
@@ -169,7 +173,7 @@ fn main() {
         "that decision is no longer asked",
     ));
     client(ClientMsg::Act {
-        table_id: table.clone(),
+        table_id: table,
         decision_id: 2,
         action: Action::BetOrRaiseTo { to: 6 },
     });
@@ -184,17 +188,17 @@ fn main() {
         },
     ));
     client(ClientMsg::TopUp {
-        table_id: table.clone(),
+        table_id: table,
         amount: 50,
     });
     server(ServerMsg::Done {
-        table_id: table.clone(),
+        table_id: table,
         request: "top_up".into(),
         amount: 50,
         pending: true,
     });
     server(ServerMsg::TimedOut {
-        table_id: table.clone(),
+        table_id: table,
         seat: 1,
         sat_out: false,
     });
@@ -223,26 +227,24 @@ fn main() {
         },
     ));
     server(ServerMsg::Done {
-        table_id: table.clone(),
+        table_id: table,
         request: "top_up".into(),
         amount: 48,
         pending: false,
     });
     client(ClientMsg::SitOut {
-        table_id: table.clone(),
+        table_id: table,
         next_big_blind: false,
     });
     server(ServerMsg::Done {
-        table_id: table.clone(),
+        table_id: table,
         request: "sit_out".into(),
         amount: 0,
         pending: false,
     });
-    client(ClientMsg::Leave {
-        table_id: table.clone(),
-    });
+    client(ClientMsg::Leave { table_id: table });
     server(ServerMsg::Done {
-        table_id: table.clone(),
+        table_id: table,
         request: "leave".into(),
         amount: 200,
         pending: false,

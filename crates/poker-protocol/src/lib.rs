@@ -6,6 +6,7 @@
 //! or late action is refused instead of being applied twice. Hole cards appear only in
 //! their owner's messages until shown at showdown.
 
+pub use poker_ids::{HandId, PlayerId, TableId};
 use poker_rules::{Action, Chips, Event, LegalActions};
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +24,7 @@ pub enum ClientMsg {
     /// Takes a seat and buys in.
     Sit {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// The seat number.
         seat: u32,
         /// Chips to bring from the wallet.
@@ -35,18 +36,18 @@ pub enum ClientMsg {
     /// Watches a table without playing.
     Watch {
         /// The table.
-        table_id: String,
+        table_id: TableId,
     },
     /// Stops receiving a table's messages (a seated player keeps getting their own
     /// decisions until they leave).
     Unwatch {
         /// The table.
-        table_id: String,
+        table_id: TableId,
     },
     /// Acts in the current hand.
     Act {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// The id of the decision being answered.
         decision_id: u64,
         /// The action.
@@ -55,7 +56,7 @@ pub enum ClientMsg {
     /// Sits out: from the next hand, or when the big blind next comes.
     SitOut {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// Wait for the big blind before sitting out.
         #[serde(default)]
         next_big_blind: bool,
@@ -63,7 +64,7 @@ pub enum ClientMsg {
     /// Comes back in: post what is owed now, or wait for the big blind.
     SitIn {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// Post now (true) or wait for the big blind (false).
         #[serde(default = "yes")]
         post_now: bool,
@@ -71,14 +72,14 @@ pub enum ClientMsg {
     /// Adds chips from the wallet, up to the table's maximum; applied between hands.
     TopUp {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// Chips to add.
         amount: Chips,
     },
     /// Leaves the table and cashes out the whole stack (after the hand, if in one).
     Leave {
         /// The table.
-        table_id: String,
+        table_id: TableId,
     },
     /// Keeps the connection alive.
     Ping,
@@ -122,7 +123,7 @@ pub struct SeatView {
     /// Seat number.
     pub seat: u32,
     /// The player's id.
-    pub player_id: String,
+    pub player_id: PlayerId,
     /// Player name.
     pub name: String,
     /// Chips on the table (at the start of the hand in progress).
@@ -141,7 +142,7 @@ pub struct SeatView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableView {
     /// Id.
-    pub table_id: String,
+    pub table_id: TableId,
     /// Name.
     pub name: String,
     /// Seats in all.
@@ -194,7 +195,7 @@ pub struct ClockView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableSummary {
     /// Id.
-    pub table_id: String,
+    pub table_id: TableId,
     /// Name.
     pub name: String,
     /// Game and structure, e.g. "NT" or "PO".
@@ -224,7 +225,7 @@ pub enum ServerMsg {
     /// The connection is authenticated.
     Welcome {
         /// The player's id.
-        player_id: String,
+        player_id: PlayerId,
         /// The player's name.
         name: String,
     },
@@ -265,7 +266,7 @@ pub enum ServerMsg {
     /// Someone is to act; everyone sees the clock.
     Turn {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// The hand.
         hand_number: u64,
         /// The clock.
@@ -274,14 +275,14 @@ pub enum ServerMsg {
     /// Only some time is left to act (sent to the player to act).
     ClockWarning {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// Milliseconds left before the time bank or the timeout.
         remaining_ms: u64,
     },
     /// A player ran out of time; the server checked or folded for them.
     TimedOut {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// The seat.
         seat: u32,
         /// Whether the player is now sitting out for timing out too often.
@@ -290,7 +291,7 @@ pub enum ServerMsg {
     /// A request was done (sit, top up, leave...), with what it did.
     Done {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// What was asked: `sit`, `top_up`, `leave`, `sit_out`, `sit_in`.
         request: String,
         /// Chips moved: bought in, added, or cashed out.
@@ -301,21 +302,21 @@ pub enum ServerMsg {
     /// The table is closed; everyone was cashed out.
     TableClosed {
         /// The table.
-        table_id: String,
+        table_id: TableId,
     },
     /// The table stopped on a server fault: the hand in progress is void (every stack is
     /// as it was when that hand began), nothing more is dealt, and each player may
     /// `leave` to cash out. The operator closes the table (or a restart reopens it).
     TableFailed {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// What the players are told.
         message: String,
     },
     /// Something happened in a hand (hole cards redacted for everyone but their owner).
     Event {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// The hand's number at the table.
         hand_number: u64,
         /// Player index in the hand to seat number.
@@ -326,7 +327,7 @@ pub enum ServerMsg {
     /// The server asks this client to act.
     Decide {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// Name it in the answer.
         decision_id: u64,
         /// Exactly what is allowed.
@@ -336,7 +337,7 @@ pub enum ServerMsg {
     /// `{"type": "draw", "discards": "..."}` (empty: stand pat).
     DecideDraw {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// Name it in the answer.
         decision_id: u64,
     },
@@ -344,7 +345,7 @@ pub enum ServerMsg {
     /// Answer with `{"type": "run_it_twice", "agree": true|false}`.
     DecideRunTwice {
         /// The table.
-        table_id: String,
+        table_id: TableId,
         /// Name it in the answer.
         decision_id: u64,
     },
@@ -381,17 +382,18 @@ mod tests {
 
     #[test]
     fn client_messages_round_trip_through_json() {
+        let table = TableId::new();
         let msgs = vec![
             ClientMsg::Auth { token: "t".into() },
             ClientMsg::ListTables,
             ClientMsg::Sit {
-                table_id: "x".into(),
+                table_id: table,
                 seat: 2,
                 buy_in: 200,
                 post_now: false,
             },
             ClientMsg::Act {
-                table_id: "x".into(),
+                table_id: table,
                 decision_id: 7,
                 action: Action::BetOrRaiseTo { to: 40 },
             },
@@ -401,9 +403,9 @@ mod tests {
             let text = serde_json::to_string(&m).unwrap();
             assert_eq!(parse_client(&text).unwrap(), m);
         }
-        let act: ClientMsg = serde_json::from_str(
-            r#"{"type":"act","table_id":"x","decision_id":3,"action":{"type":"call"}}"#,
-        )
+        let act: ClientMsg = serde_json::from_str(&format!(
+            r#"{{"type":"act","table_id":"{table}","decision_id":3,"action":{{"type":"call"}}}}"#
+        ))
         .unwrap();
         assert!(matches!(
             act,
@@ -422,6 +424,7 @@ mod tests {
             "[]",
             r#"{"type":"fly"}"#,
             r#"{"type":"sit","table_id":1}"#,
+            r#"{"type":"sit","table_id":"not-a-uuid","seat":0,"buy_in":100}"#,
         ] {
             match parse_client(bad) {
                 Err(ServerMsg::Error { code, .. }) => assert_eq!(code, ErrorCode::BadMessage),

@@ -109,7 +109,11 @@ async fn main() -> anyhow::Result<()> {
             .await?
             .json()
             .await?;
-        let table_id = table["table_id"].as_str().unwrap().to_string();
+        let table_id = table["table_id"]
+            .as_str()
+            .unwrap()
+            .parse::<poker_protocol::TableId>()
+            .unwrap();
         for seat in 0..6u32 {
             let player = store.create_player(&format!("bot{t}_{seat}"), "-").await?;
             store.deposit(player, 1_000_000, None).await?;
@@ -191,7 +195,7 @@ async fn main() -> anyhow::Result<()> {
 async fn bot(
     addr: std::net::SocketAddr,
     token: String,
-    table_id: String,
+    table_id: poker_protocol::TableId,
     seat: u32,
     totals: Arc<Totals>,
 ) -> anyhow::Result<()> {
@@ -204,7 +208,7 @@ async fn bot(
     let send = |m: &ClientMsg| Message::Text(serde_json::to_string(m).unwrap().into());
     ws.send(send(&ClientMsg::Auth { token })).await?;
     ws.send(send(&ClientMsg::Sit {
-        table_id: table_id.clone(),
+        table_id,
         seat,
         buy_in: 200,
         post_now: true,
@@ -229,7 +233,7 @@ async fn bot(
                 };
                 sent = Some(Instant::now());
                 ws.send(send(&ClientMsg::Act {
-                    table_id: table_id.clone(),
+                    table_id,
                     decision_id,
                     action,
                 }))
@@ -268,7 +272,7 @@ async fn bot(
                     .any(|s| s.seat == seat && s.stack == 0 && s.pending_top_up == 0) =>
             {
                 ws.send(send(&ClientMsg::TopUp {
-                    table_id: table_id.clone(),
+                    table_id,
                     amount: 200,
                 }))
                 .await?;

@@ -90,7 +90,7 @@ mod tests {
 
     fn summary(players: u32, avg_pot: u64) -> TableSummary {
         TableSummary {
-            table_id: "t".into(),
+            table_id: TableId::new(),
             name: "T".into(),
             game: "Holdem no limit".into(),
             stakes: "1/2".into(),

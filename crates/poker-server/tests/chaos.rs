@@ -19,7 +19,7 @@ use common::{act, Client, Db, DbGuard, MyCards, Server};
 use futures_util::SinkExt;
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::{Action, Cards, LegalActions};
-use poker_store::{SqlStore, Store};
+use poker_store::{SqlStore, Store, TableId};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -168,7 +168,7 @@ struct Figures {
 struct Bot {
     client: Client,
     token: String,
-    table: String,
+    table: TableId,
     seat: u32,
     rng: SmallRng,
     mine: MyCards,
@@ -179,7 +179,7 @@ struct Bot {
     figures: Arc<Figures>,
     addr: std::net::SocketAddr,
     /// Every table, to watch them all at once and fall behind.
-    all_tables: Arc<Vec<String>>,
+    all_tables: Arc<Vec<TableId>>,
 }
 
 impl Bot {
@@ -261,26 +261,26 @@ impl Bot {
                 .unwrap(),
             };
             self.figures.invalid.fetch_add(1, Ordering::Relaxed);
-            self.send(&act(&self.table.clone(), decision_id, wrong))
+            self.send(&act(&self.table.to_string(), decision_id, wrong))
                 .await;
         }
         if self.rng.gen_bool(0.03) {
             self.figures.invalid.fetch_add(1, Ordering::Relaxed);
             self.send(&act(
-                &self.table.clone(),
+                &self.table.to_string(),
                 decision_id.wrapping_sub(1),
                 right,
             ))
             .await;
         }
-        self.send(&act(&self.table.clone(), decision_id, right))
+        self.send(&act(&self.table.to_string(), decision_id, right))
             .await;
     }
 
     async fn sit(&mut self) {
         let buy_in = self.rng.gen_range(40..=self.max_buy_in);
         let msg = ClientMsg::Sit {
-            table_id: self.table.clone(),
+            table_id: self.table,
             seat: self.seat,
             buy_in,
             post_now: self.rng.gen_bool(0.7),
@@ -317,14 +317,14 @@ impl Bot {
             3 => {
                 self.figures.invalid.fetch_add(1, Ordering::Relaxed);
                 self.send(&ClientMsg::Leave {
-                    table_id: "00000000-0000-0000-0000-000000000000".into(),
+                    table_id: TableId::new(),
                 })
                 .await;
             }
             4 => {
                 self.figures.invalid.fetch_add(1, Ordering::Relaxed);
                 let seat = (self.seat + 1) % 6;
-                self.send(&common::sit(&t, seat, 100)).await;
+                self.send(&common::sit(&t.to_string(), seat, 100)).await;
             }
             5 => {
                 let amount = self.rng.gen_range(1..=self.max_buy_in);
@@ -385,19 +385,13 @@ impl Bot {
                 // catch up (resynced with snapshots) and stop watching.
                 self.figures.stalls.fetch_add(1, Ordering::Relaxed);
                 for t in self.all_tables.clone().iter() {
-                    self.send(&ClientMsg::Watch {
-                        table_id: t.clone(),
-                    })
-                    .await;
+                    self.send(&ClientMsg::Watch { table_id: *t }).await;
                 }
                 let ms = self.rng.gen_range(3000..6000);
                 tokio::time::sleep(Duration::from_millis(ms)).await;
                 let own = self.table.clone();
                 for t in self.all_tables.clone().iter().filter(|t| **t != own) {
-                    self.send(&ClientMsg::Unwatch {
-                        table_id: t.clone(),
-                    })
-                    .await;
+                    self.send(&ClientMsg::Unwatch { table_id: *t }).await;
                 }
             }
             _ => {
@@ -471,7 +465,7 @@ impl Bot {
                 if s.stack == 0 && s.pending_top_up == 0 && !s.leaving {
                     let amount = self.max_buy_in / 2;
                     self.send(&ClientMsg::TopUp {
-                        table_id: self.table.clone(),
+                        table_id: self.table,
                         amount,
                     })
                     .await;
@@ -505,7 +499,7 @@ impl Bot {
             }
             _ => return,
         };
-        self.send(&act(&self.table.clone(), id, action)).await;
+        self.send(&act(&self.table.to_string(), id, action)).await;
     }
 
     /// Plays with chaos until `until`, then calmly: sits in, answers everything, and
@@ -523,13 +517,13 @@ impl Bot {
         // Calm: everyone back in.
         if self.seated {
             self.send(&ClientMsg::SitIn {
-                table_id: self.table.clone(),
+                table_id: self.table,
                 post_now: true,
             })
             .await;
         } else {
             let buy_in = self.max_buy_in;
-            self.send(&common::sit(&self.table.clone(), self.seat, buy_in))
+            self.send(&common::sit(&self.table.to_string(), self.seat, buy_in))
                 .await;
         }
         while Instant::now() < settle {
@@ -600,7 +594,7 @@ async fn soak(db: Db) {
             bots.push(Bot {
                 client,
                 token,
-                table: table.clone(),
+                table: common::tid(&table),
                 seat: seat as u32,
                 rng: SmallRng::seed_from_u64(rng.gen()),
                 mine: MyCards::default(),
@@ -614,7 +608,7 @@ async fn soak(db: Db) {
         }
     }
     let bot_count = bots.len();
-    let all_tables = Arc::new(table_ids.clone());
+    let all_tables = Arc::new(table_ids.iter().map(|t| common::tid(t)).collect::<Vec<_>>());
     for b in bots.iter_mut() {
         b.all_tables = all_tables.clone();
     }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{act, assert_conserved, sit, Client, Db, DbGuard, MyCards, Server};
+use common::{act, assert_conserved, sit, tid, Client, Db, DbGuard, MyCards, Server};
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::{Action, Cards, Event};
@@ -222,11 +222,7 @@ async fn a_player_who_left_at_their_turn_cannot_act_and_is_folded() {
         }
     };
     let (decision_id, legal) = leaver.last_decide.unwrap();
-    leaver
-        .send(&ClientMsg::Leave {
-            table_id: t.clone(),
-        })
-        .await;
+    leaver.send(&ClientMsg::Leave { table_id: tid(&t) }).await;
     match answer(leaver).await {
         ServerMsg::Done {
             request, pending, ..
@@ -335,7 +331,7 @@ async fn a_pending_sit_out_is_told_done_when_the_hand_ends() {
     ann.until(|m| matches!(m, ServerMsg::Event { .. }).then_some(()))
         .await;
     ann.send(&ClientMsg::SitOut {
-        table_id: t.clone(),
+        table_id: tid(&t),
         next_big_blind: false,
     })
     .await;

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{act, assert_conserved, play, simple_action, sit, Client, Db, DbGuard, Server};
+use common::{act, assert_conserved, play, simple_action, sit, tid, Client, Db, DbGuard, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::{Action, Event};
 use poker_store::{now_ms, SqlStore, Store};
@@ -35,7 +35,7 @@ async fn many_hands_with_side_pots(db: Db) {
     let mut spectator = server.client("sue").await;
     spectator
         .send(&ClientMsg::Watch {
-            table_id: table_id.clone(),
+            table_id: tid(&table_id),
         })
         .await;
     assert!(matches!(
@@ -244,7 +244,7 @@ async fn clock_runs_out(db: Db) {
         &mut ben
     };
     back.send(&ClientMsg::SitIn {
-        table_id: table_id.clone(),
+        table_id: tid(&table_id),
         post_now: true,
     })
     .await;
@@ -272,7 +272,7 @@ async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
     ann.until(|m| matches!(m, ServerMsg::Event { .. }).then_some(()))
         .await;
     let top_up = |amount| ClientMsg::TopUp {
-        table_id: table_id.clone(),
+        table_id: tid(&table_id),
         amount,
     };
     ann.send(&top_up(500)).await;
@@ -288,7 +288,7 @@ async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
         .await;
     assert!(pending, "chips are added only between hands (R26)");
     ann.send(&ClientMsg::SitOut {
-        table_id: table_id.clone(),
+        table_id: tid(&table_id),
         next_big_blind: false,
     })
     .await;
@@ -324,7 +324,7 @@ async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
         "no hand with one player in"
     );
     ann.send(&ClientMsg::SitIn {
-        table_id: table_id.clone(),
+        table_id: tid(&table_id),
         post_now: true,
     })
     .await;
@@ -332,7 +332,7 @@ async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
     ben.until(|m| matches!(m, ServerMsg::Event { .. }).then_some(()))
         .await;
     ben.send(&ClientMsg::Leave {
-        table_id: table_id.clone(),
+        table_id: tid(&table_id),
     })
     .await;
     let mut clients = [ann, ben];
@@ -460,8 +460,10 @@ async fn bad_input_gets_typed_errors_while_the_connection_and_table_carry_on() {
     ann.send(&sit("00000000-0000-4000-8000-000000000000", 0, 300))
         .await;
     ann.expect_error(ErrorCode::UnknownTable).await;
-    ann.send(&sit("not-a-uuid", 0, 300)).await;
-    ann.expect_error(ErrorCode::UnknownTable).await;
+    // A table id that is not an id at all is a malformed message, refused where it is read.
+    ann.send_raw(r#"{"type":"sit","table_id":"not-a-uuid","seat":0,"buy_in":300}"#.into())
+        .await;
+    ann.expect_error(ErrorCode::BadMessage).await;
     ann.send(&sit(&table_id, 0, 5000)).await;
     ann.expect_error(ErrorCode::SeatRefused).await; // above the maximum buy-in
     ann.send(&sit(&table_id, 0, 100)).await;
@@ -469,7 +471,7 @@ async fn bad_input_gets_typed_errors_while_the_connection_and_table_carry_on() {
     ann.send(&sit(&table_id, 9, 300)).await;
     ann.expect_error(ErrorCode::SeatRefused).await; // no such seat
     ann.send(&ClientMsg::Leave {
-        table_id: table_id.clone(),
+        table_id: tid(&table_id),
     })
     .await;
     ann.expect_error(ErrorCode::NotYourTurn).await; // not seated
@@ -616,7 +618,7 @@ async fn answer_everything(
                 ServerMsg::Decide { table_id: t, .. }
                 | ServerMsg::DecideDraw { table_id: t, .. }
                 | ServerMsg::DecideRunTwice { table_id: t, .. }
-                | ServerMsg::Event { table_id: t, .. } => t == table_id,
+                | ServerMsg::Event { table_id: t, .. } => *t == tid(table_id),
                 _ => true,
             };
             if !of_table {
@@ -729,7 +731,7 @@ async fn players_choose_their_draws_and_agree_to_run_it_twice() {
     );
     for c in clients.iter_mut() {
         c.send(&ClientMsg::Leave {
-            table_id: draw_table.clone(),
+            table_id: tid(&draw_table),
         })
         .await;
     }
@@ -784,7 +786,7 @@ async fn a_spectator_who_unwatches_receives_nothing_more_from_the_table() {
     let table_id = server.table(fast_clock()).await;
     let mut sue = server.client("sue").await;
     sue.send(&ClientMsg::Watch {
-        table_id: table_id.clone(),
+        table_id: tid(&table_id),
     })
     .await;
     sue.until(|m| matches!(m, ServerMsg::Snapshot { .. }).then_some(()))
@@ -798,7 +800,7 @@ async fn a_spectator_who_unwatches_receives_nothing_more_from_the_table() {
     sue.until(|m| matches!(m, ServerMsg::Event { .. }).then_some(()))
         .await;
     sue.send(&ClientMsg::Unwatch {
-        table_id: table_id.clone(),
+        table_id: tid(&table_id),
     })
     .await;
     // Once the pong is back the unwatch was handled; what was already queued drains.

@@ -81,7 +81,7 @@ impl Actor {
         if now < self.clock_deadline(clock) {
             return;
         }
-        let table_id = self.table_id.to_string();
+        let table_id = self.table_id;
         let cur = self.current.as_ref().expect("a clock runs in a hand");
         let player = cur.players[clock.player];
         let hand_number = cur.plan.number;

@@ -49,7 +49,7 @@ impl Failed {
         }
         self.lobby("failed");
         let failed_msg = ServerMsg::TableFailed {
-            table_id: table_id.to_string(),
+            table_id,
             message: "the table stopped on a server fault: the hand in progress is void \
                       (every stack is as it began); leave to cash out"
                 .into(),
@@ -149,9 +149,7 @@ impl Failed {
                         tracing::error!("cannot mark closed: {e}");
                     }
                     self.lobby("closed");
-                    self.tell(&ServerMsg::TableClosed {
-                        table_id: table_id.to_string(),
-                    });
+                    self.tell(&ServerMsg::TableClosed { table_id });
                     let _ = respond_to.send(total);
                     return;
                 }

@@ -32,7 +32,7 @@ impl Actor {
                 let info = self.info.get(&o.player);
                 Some(SeatView {
                     seat: i as u32,
-                    player_id: o.player.to_string(),
+                    player_id: o.player,
                     name: info.map(|i| i.name.clone()).unwrap_or_default(),
                     stack: o.stack,
                     sitting_out: o.sitting_out || o.sit_out_next_hand,
@@ -42,7 +42,7 @@ impl Actor {
             })
             .collect();
         TableView {
-            table_id: self.table_id.to_string(),
+            table_id: self.table_id,
             name: self.name.clone(),
             seat_count: rules.seat_count as u32,
             button: self.button,
@@ -59,7 +59,7 @@ impl Actor {
     pub(super) fn decide_msg(&self) -> Option<(PlayerId, ServerMsg)> {
         let cur = self.current.as_ref()?;
         let p = cur.hand.to_act()?;
-        let table_id = self.table_id.to_string();
+        let table_id = self.table_id;
         let decision_id = cur.decision_id;
         let msg = match cur.hand.decision()? {
             Decision::Bet(legal) => ServerMsg::Decide {
@@ -150,7 +150,7 @@ impl Actor {
         let seats: Vec<u32> = cur.plan.seats.iter().map(|&s| s as u32).collect();
         let number = cur.plan.number;
         let players = cur.players.clone();
-        let table_id = self.table_id.to_string();
+        let table_id = self.table_id;
         self.fan_out(|who| {
             events
                 .iter()
@@ -195,7 +195,7 @@ impl Actor {
             self.recent_pots.iter().sum::<Chips>() / self.recent_pots.len() as Chips
         };
         let summary = TableSummary {
-            table_id: self.table_id.to_string(),
+            table_id: self.table_id,
             name: self.name.clone(),
             game: format!("{:?} {}", rules.game, structure_name(&rules.structure)),
             stakes: format!("{}/{}", rules.small_blind, rules.big_blind),

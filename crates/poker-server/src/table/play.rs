@@ -102,7 +102,7 @@ impl Actor {
                         self.clock = Some(clock);
                         self.send_to(player, msg);
                         self.send_all(&ServerMsg::Turn {
-                            table_id: self.table_id.to_string(),
+                            table_id: self.table_id,
                             hand_number,
                             clock: view,
                         });
@@ -139,7 +139,7 @@ impl Actor {
                 Ok(amount) => self.send_to(
                     s.player,
                     ServerMsg::Done {
-                        table_id: self.table_id.to_string(),
+                        table_id: self.table_id,
                         request: "leave".into(),
                         amount,
                         pending: false,
@@ -362,7 +362,7 @@ impl Actor {
         }
         self.closed = true;
         self.send_all(&ServerMsg::TableClosed {
-            table_id: self.table_id.to_string(),
+            table_id: self.table_id,
         });
         self.publish_lobby();
         for waiter in self.closing.drain(..) {

@@ -291,7 +291,7 @@ impl Actor {
             self.send_to(
                 player,
                 ServerMsg::Done {
-                    table_id: self.table_id.to_string(),
+                    table_id: self.table_id,
                     request: "sit_out".into(),
                     amount: 0,
                     pending: false,
@@ -311,7 +311,7 @@ impl Actor {
             let Some(seat) = self.seat_of(player) else {
                 continue;
             };
-            let table_id = self.table_id.to_string();
+            let table_id = self.table_id;
             // Every request answered `pending` is answered again now: a top-up adds what
             // still fits under the maximum (nothing when the player leaves or is there).
             let top_up_done = |amount| ServerMsg::Done {

@@ -45,7 +45,7 @@ pub(crate) struct Conn {
     pub(crate) lobby: Option<broadcast::Receiver<poker_protocol::TableSummary>>,
     /// The decisions this client was asked and has not answered, by table: an answer
     /// to one of them is never rate-limited.
-    pub(crate) asked: Vec<(String, u64)>,
+    pub(crate) asked: Vec<(TableId, u64)>,
     /// The session authenticated with (token hash) and when it expires.
     pub(crate) session: Option<(String, tokio::time::Instant)>,
 }
@@ -55,7 +55,7 @@ pub(crate) struct Conn {
 pub(crate) const MAX_UNREAD_REPLIES: usize = 256;
 
 /// Notes the decisions a message asks of this client.
-pub(crate) fn note_asked(asked: &mut Vec<(String, u64)>, msg: &ServerMsg) {
+pub(crate) fn note_asked(asked: &mut Vec<(TableId, u64)>, msg: &ServerMsg) {
     let (table_id, decision_id) = match msg {
         ServerMsg::Decide {
             table_id,
@@ -76,7 +76,7 @@ pub(crate) fn note_asked(asked: &mut Vec<(String, u64)>, msg: &ServerMsg) {
         _ => return,
     };
     asked.retain(|(t, _)| t != table_id);
-    asked.push((table_id.clone(), decision_id));
+    asked.push((*table_id, decision_id));
 }
 
 pub(crate) struct Gauge<'a>(&'a AppState);
@@ -308,7 +308,7 @@ pub(crate) fn limited(limit: &mut RateLimit, state: &AppState) -> Option<ServerM
 /// Writes messages to the socket in one flush, noting the decisions they ask.
 pub(crate) async fn write_batch(
     sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
-    asked: &mut Vec<(String, u64)>,
+    asked: &mut Vec<(TableId, u64)>,
     batch: Vec<ServerMsg>,
 ) -> Result<(), axum::Error> {
     for msg in batch {

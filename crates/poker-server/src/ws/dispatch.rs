@@ -5,7 +5,7 @@ use crate::table::SeatRequest;
 use crate::AppState;
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::table::Entry;
-use poker_store::{now_ms, PlayerId, Store, TableId};
+use poker_store::{now_ms, PlayerId, Store};
 use std::sync::Arc;
 
 use super::connection::*;
@@ -46,7 +46,7 @@ pub(crate) async fn handle(
             }
         };
         let welcome = ServerMsg::Welcome {
-            player_id: player.player_id.to_string(),
+            player_id: player.player_id,
             name: player.name.clone(),
         };
         // The welcome is the reply; replies are written before the tables' queue, so it
@@ -106,13 +106,10 @@ pub(crate) async fn handle(
         | ClientMsg::SitOut { table_id, .. }
         | ClientMsg::SitIn { table_id, .. }
         | ClientMsg::TopUp { table_id, .. }
-        | ClientMsg::Leave { table_id } => table_id.clone(),
+        | ClientMsg::Leave { table_id } => *table_id,
         ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => return None,
     };
-    let Ok(id) = table_id.parse::<TableId>() else {
-        return Some(unknown_table());
-    };
-    let Some(table) = state.table(id).await else {
+    let Some(table) = state.table(table_id).await else {
         return Some(unknown_table());
     };
     let done = |request: &str, r: Result<crate::table::Outcome, crate::table::Refusal>| {
@@ -150,8 +147,8 @@ pub(crate) async fn handle(
                     Some(conn.out.clone()),
                 )
                 .await;
-            if result.is_ok() && !conn.joined.contains(&id) {
-                conn.joined.push(id);
+            if result.is_ok() && !conn.joined.contains(&table_id) {
+                conn.joined.push(table_id);
             }
             return done("sit", result);
         }
@@ -163,7 +160,7 @@ pub(crate) async fn handle(
         }
         ClientMsg::Unwatch { .. } => {
             table.unsubscribe(conn.out.clone()).await;
-            conn.joined.retain(|t| *t != id);
+            conn.joined.retain(|t| *t != table_id);
             return None;
         }
         ClientMsg::Act {

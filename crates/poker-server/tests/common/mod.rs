@@ -275,7 +275,7 @@ pub fn assert_conserved(audit: &Audit, deposited: i64) {
 pub struct Client {
     pub name: String,
     pub ws: Ws,
-    pub player_id: Option<String>,
+    pub player_id: Option<poker_protocol::PlayerId>,
     /// Seat numbers this client sits in, per the server's seat views.
     pub seat: Option<u32>,
     /// Hole cards legitimately shown at showdown, per hand and player index.
@@ -461,7 +461,7 @@ pub fn simple_action(legal: &poker_rules::LegalActions, shove: bool) -> Action {
 
 pub fn act(table_id: &str, decision_id: u64, action: Action) -> ClientMsg {
     ClientMsg::Act {
-        table_id: table_id.to_string(),
+        table_id: table_id.parse().expect("a table id"),
         decision_id,
         action,
     }
@@ -469,7 +469,7 @@ pub fn act(table_id: &str, decision_id: u64, action: Action) -> ClientMsg {
 
 pub fn sit(table_id: &str, seat: u32, buy_in: u64) -> ClientMsg {
     ClientMsg::Sit {
-        table_id: table_id.to_string(),
+        table_id: table_id.parse().expect("a table id"),
         seat,
         buy_in,
         post_now: true,
@@ -531,7 +531,7 @@ pub async fn play(
                         topping_up[i] = true;
                         clients[i]
                             .send(&ClientMsg::TopUp {
-                                table_id: table_id.to_string(),
+                                table_id: table_id.parse().expect("a table id"),
                                 amount: 100,
                             })
                             .await;
@@ -620,4 +620,9 @@ pub async fn reconnect(client: &mut Client, addr: std::net::SocketAddr, token: &
     client.ws = ws;
     client.last_decide = None;
     client.auth(token).await;
+}
+
+/// A table id as the admin API writes it, typed for the protocol.
+pub fn tid(table_id: &str) -> poker_protocol::TableId {
+    table_id.parse().expect("a table id")
 }
