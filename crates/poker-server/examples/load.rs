@@ -125,7 +125,7 @@ async fn main() -> anyhow::Result<()> {
             bots.push(tokio::spawn(bot(
                 addr,
                 token,
-                table_id.clone(),
+                table_id,
                 seat,
                 totals.clone(),
             )));

@@ -290,7 +290,7 @@ impl Bot {
 
     /// One random disturbance.
     async fn chaos(&mut self) {
-        let t = self.table.clone();
+        let t = self.table;
         match self.rng.gen_range(0..14) {
             0 => {
                 self.figures.invalid.fetch_add(1, Ordering::Relaxed);
@@ -389,7 +389,7 @@ impl Bot {
                 }
                 let ms = self.rng.gen_range(3000..6000);
                 tokio::time::sleep(Duration::from_millis(ms)).await;
-                let own = self.table.clone();
+                let own = self.table;
                 for t in self.all_tables.clone().iter().filter(|t| **t != own) {
                     self.send(&ClientMsg::Unwatch { table_id: *t }).await;
                 }
@@ -455,7 +455,7 @@ impl Bot {
             _ => {}
         }
         if let ServerMsg::Snapshot { table, .. } | ServerMsg::Seats { table } = &msg {
-            let me = self.client.player_id.clone();
+            let me = self.client.player_id;
             let seat = table
                 .seats
                 .iter()
@@ -672,7 +672,7 @@ async fn soak(db: Db) {
     // Everyone leaves; the idle server does not wake up.
     let mut bots: Vec<Bot> = bots;
     for b in bots.iter_mut() {
-        let t = b.table.clone();
+        let t = b.table;
         b.send(&ClientMsg::Leave { table_id: t }).await;
     }
     let drain_until = Instant::now() + Duration::from_secs(20);

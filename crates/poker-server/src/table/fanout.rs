@@ -155,7 +155,7 @@ impl Actor {
             events
                 .iter()
                 .map(|event| ServerMsg::Event {
-                    table_id: table_id.clone(),
+                    table_id,
                     hand_number: number,
                     seats: seats.clone(),
                     event: redact(event, who, &players),

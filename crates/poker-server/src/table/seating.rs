@@ -315,7 +315,7 @@ impl Actor {
             // Every request answered `pending` is answered again now: a top-up adds what
             // still fits under the maximum (nothing when the player leaves or is there).
             let top_up_done = |amount| ServerMsg::Done {
-                table_id: table_id.clone(),
+                table_id,
                 request: "top_up".into(),
                 amount,
                 pending: false,

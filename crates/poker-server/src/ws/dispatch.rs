@@ -115,7 +115,7 @@ pub(crate) async fn handle(
     let done = |request: &str, r: Result<crate::table::Outcome, crate::table::Refusal>| {
         Some(match r {
             Ok(o) => ServerMsg::Done {
-                table_id: table_id.clone(),
+                table_id,
                 request: request.to_string(),
                 amount: o.amount,
                 pending: o.pending,

@@ -399,7 +399,7 @@ impl Client {
 
     /// No message may carry hole cards other than this player's own, unless shown.
     fn check_secrecy(&mut self, msg: &ServerMsg) {
-        let me = self.player_id.clone();
+        let me = self.player_id;
         let check = |hand: u64, seats: &[u32], event: &Event, mine: Option<u32>| {
             if let Event::HoleDealt { player, cards, up } = event {
                 let own = mine.is_some() && Some(seats[*player]) == mine;
@@ -523,7 +523,7 @@ pub async fn play(
                 ServerMsg::Snapshot { hand: Some(h), .. } => hand_of[i] = h.hand_number,
                 ServerMsg::Done { request, .. } if request == "top_up" => topping_up[i] = false,
                 ServerMsg::Seats { table } => {
-                    let me = clients[i].player_id.clone();
+                    let me = clients[i].player_id;
                     let busted = table.seats.iter().any(|s| {
                         Some(&s.player_id) == me.as_ref() && s.stack == 0 && s.pending_top_up == 0
                     });
