@@ -138,7 +138,8 @@ pub trait Store: Send + Sync + 'static {
         table: TableId,
         player: PlayerId,
     ) -> impl Future<Output = StoreResult<(bool, bool)>> + Send;
-    /// Records that a hand was dealt (it is void unless committed).
+    /// Records that a hand was dealt (it is void unless committed). Recording it again, or
+    /// after the hand was committed, changes nothing (a retried write is harmless).
     fn start_hand(
         &self,
         hand: HandId,

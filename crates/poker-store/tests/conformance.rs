@@ -281,16 +281,42 @@ async fn a_committed_hand_changes_stacks_exactly_once(store: &SqlStore) {
         .map(|s| s.stack)
         .collect();
     assert_eq!(stacks, vec![650, 347]);
+    // A start recorded twice, or after the commit (a retried write), changes nothing.
+    store
+        .start_hand(h.hand_id, table, 1, h.started_at)
+        .await
+        .unwrap();
     let row = store.hand(h.hand_id).await.unwrap();
     assert_eq!((row.status.as_str(), row.rake), ("complete", 3));
     assert!(row.phh.unwrap().contains("variant"));
+    let late = hand(table, 2, &[(d, 0, 650, 640), (e, 1, 347, 357)], 0);
+    assert_eq!(
+        store
+            .commit_hands(std::slice::from_ref(&late))
+            .await
+            .unwrap(),
+        1
+    );
+    store
+        .start_hand(late.hand_id, table, 2, late.started_at)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.hand(late.hand_id).await.unwrap().status.as_str(),
+        "complete"
+    );
+    let back = hand(table, 3, &[(d, 0, 640, 650), (e, 1, 357, 347)], 0);
+    store
+        .commit_hands(std::slice::from_ref(&back))
+        .await
+        .unwrap();
     // A hand from stale stacks, or one that creates chips, is refused whole.
-    let stale = hand(table, 2, &[(d, 0, 500, 600), (e, 1, 347, 247)], 0);
+    let stale = hand(table, 4, &[(d, 0, 500, 600), (e, 1, 347, 247)], 0);
     assert!(matches!(
         store.commit_hands(&[stale]).await,
         Err(StoreError::StaleHand(_))
     ));
-    let minted = hand(table, 3, &[(d, 0, 650, 700), (e, 1, 347, 347)], 0);
+    let minted = hand(table, 5, &[(d, 0, 650, 700), (e, 1, 347, 347)], 0);
     assert!(matches!(
         store.commit_hands(&[minted]).await,
         Err(StoreError::Invalid(_))

@@ -2,6 +2,7 @@
 //! seats' clocks and subscribers), how it starts, and how it answers each command.
 
 use super::failed::Failed;
+use super::writer::*;
 use super::*;
 use poker_protocol::ServerMsg;
 use poker_rules::table::{HandPlan, Table};
@@ -76,10 +77,8 @@ pub(super) struct Actor {
     pub(super) hand_times: VecDeque<Instant>,
     /// Sitting out and blinds owed, as last written to the store.
     pub(super) saved: HashMap<PlayerId, (bool, bool, bool)>,
-    /// The table's state, for the background writer.
-    pub(super) state_tx: tokio::sync::watch::Sender<(u64, String)>,
-    /// The generation of the state last written by the writer.
-    pub(super) state_written: tokio::sync::watch::Receiver<u64>,
+    /// Where writes that move no money go (the background writer).
+    pub(super) writer: Writer,
     /// The table changed since its state was last handed to the writer.
     pub(super) state_dirty: bool,
     /// Who listens, mirrored for the supervisor (which tells them if this task fails).
@@ -159,29 +158,9 @@ pub async fn spawn(
             ),
         );
     }
-    // The table's state is written in the background, latest first, never holding up
-    // the table.
-    // Every write goes through this one writer, in order, so an older state can never
-    // land after a newer one; a drain waits for its own write (the generation).
-    let (state_tx, mut state_rx) = tokio::sync::watch::channel((0u64, String::new()));
     // Every event the table's tasks log carries its id, and the hand's while one runs.
     let span = tracing::info_span!("table", table_id = %table_id, hand_id = tracing::field::Empty);
-    let (written_tx, state_written) = tokio::sync::watch::channel(0u64);
-    {
-        let store = ctx.store.clone();
-        tokio::spawn(
-            async move {
-                while state_rx.changed().await.is_ok() {
-                    let (generation, json) = state_rx.borrow_and_update().clone();
-                    if let Err(e) = store.set_table_state(table_id, &json).await {
-                        tracing::error!("cannot save its state: {e}");
-                    }
-                    let _ = written_tx.send(generation);
-                }
-            }
-            .instrument(span.clone()),
-        );
-    }
+    let writer = Writer::spawn(ctx.store.clone(), table_id, span.clone());
     let (commands, rx) = mpsc::channel(256);
     // The supervisor takes the commands over if the actor's task ends unexpectedly.
     let rx = Arc::new(tokio::sync::Mutex::new(rx));
@@ -206,8 +185,7 @@ pub async fn spawn(
         recent_pots: VecDeque::new(),
         hand_times: VecDeque::new(),
         saved,
-        state_tx,
-        state_written,
+        writer,
         state_dirty: false,
         listeners: listeners.clone(),
     };
@@ -238,7 +216,7 @@ pub async fn spawn(
                     .table_wakeups
                     .fetch_add(1, Ordering::Relaxed);
                 actor.progress().await;
-                actor.save_seat_states().await;
+                actor.save_seat_states();
                 actor.save_table();
             }
         }

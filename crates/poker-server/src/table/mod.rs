@@ -31,6 +31,7 @@ mod failed;
 mod fanout;
 mod play;
 mod seating;
+mod writer;
 
 pub use actor::spawn;
 

@@ -3,6 +3,7 @@
 
 use super::actor::*;
 use super::clock::default_action;
+use super::writer::*;
 use super::*;
 use poker_protocol::ServerMsg;
 use poker_rules::{Action, Card, CardSource, Chips, Decision, Hand};
@@ -28,12 +29,11 @@ impl Actor {
                 if self.drain {
                     if !self.draining.is_empty() {
                         // Written before answering: the database closes right after.
-                        self.save_seat_states().await;
+                        self.save_seat_states();
                         if let Ok(json) = serde_json::to_string(&self.table) {
-                            let generation = self.state_tx.borrow().0 + 1;
-                            let _ = self.state_tx.send((generation, json));
-                            let _ = self.state_written.wait_for(|&g| g >= generation).await;
+                            self.writer.send(Write::TableState(json));
                         }
+                        self.writer.flush().await;
                         self.state_dirty = false;
                     }
                     for waiter in self.draining.drain(..) {
@@ -181,13 +181,16 @@ impl Actor {
         let hand_id = HandId::new();
         tracing::Span::current().record("hand_id", tracing::field::display(hand_id));
         let started_at = now_ms();
+        // The one write besides money the actor waits for: once cards are out, a crash must
+        // leave the hand on record (voided on restart, its number never reused), so the
+        // start is durable before anyone sees a card.
         if let Err(e) = self
             .ctx
             .store
             .start_hand(hand_id, self.table_id, plan.number, started_at)
             .await
         {
-            tracing::error!("table {}: cannot record the hand start: {e}", self.table_id);
+            tracing::error!("cannot record the hand start: {e}");
             // Tried again after a pause.
             self.next_hand_at = Some(Instant::now() + Duration::from_secs(1));
             return false;

@@ -3,6 +3,7 @@
 
 use super::actor::*;
 use super::clock::default_action;
+use super::writer::*;
 use super::*;
 use poker_protocol::ServerMsg;
 use poker_rules::table::{Entry, SitOut};
@@ -217,7 +218,7 @@ impl Actor {
 
     /// Writes who sits out and the blinds they owe, where changed, so that a restart
     /// keeps them.
-    pub(super) async fn save_seat_states(&mut self) {
+    pub(super) fn save_seat_states(&mut self) {
         if self.closed {
             return;
         }
@@ -233,26 +234,19 @@ impl Actor {
             .collect();
         self.saved.retain(|p, _| now.iter().any(|(q, _)| q == p));
         for (player, state) in now {
-            let before = self.saved.get(&player).copied();
-            if before == Some(state) {
-                continue;
-            }
-            let store = &self.ctx.store;
-            let mut ok = true;
+            let before = self.saved.insert(player, state);
             if before.map(|b| b.0) != Some(state.0) {
-                ok &= store
-                    .set_sitting_out(self.table_id, player, state.0)
-                    .await
-                    .is_ok();
+                self.writer.send(Write::SittingOut {
+                    player,
+                    out: state.0,
+                });
             }
             if before.map(|b| (b.1, b.2)) != Some((state.1, state.2)) {
-                ok &= store
-                    .set_missed_blinds(self.table_id, player, state.1, state.2)
-                    .await
-                    .is_ok();
-            }
-            if ok {
-                self.saved.insert(player, state);
+                self.writer.send(Write::MissedBlinds {
+                    player,
+                    small: state.1,
+                    big: state.2,
+                });
             }
         }
     }
@@ -268,10 +262,7 @@ impl Actor {
         }
         self.state_dirty = false;
         match serde_json::to_string(&self.table) {
-            Ok(json) => {
-                let generation = self.state_tx.borrow().0 + 1;
-                let _ = self.state_tx.send((generation, json));
-            }
+            Ok(json) => self.writer.send(Write::TableState(json)),
             Err(e) => tracing::warn!("state: {e}"),
         }
     }

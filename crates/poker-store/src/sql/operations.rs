@@ -542,7 +542,7 @@ impl Store for SqlStore {
         at: i64,
     ) -> StoreResult<()> {
         sqlx::query(&self.sql(
-            "insert into hand (hand_id, poker_table_id, number, status, rake, started_at, created_at) values ($1, $2, $3, 'started', 0, $4, $5)",
+            "insert into hand (hand_id, poker_table_id, number, status, rake, started_at, created_at) values ($1, $2, $3, 'started', 0, $4, $5) on conflict (hand_id) do nothing",
         ))
         .bind(hand.to_string())
         .bind(table.to_string())

@@ -1,4 +1,4 @@
-//! Store benchmark: `cargo run --release -p poker-store --example bench`.
+//! Store benchmark: `cargo run --release -p poker-store --example store_bench`.
 //!
 //! Many tables commit realistic 6-max hand records (real PHH text of hands played by the
 //! rules engine, a JSON record, six stack changes, rake) through the batching persister,

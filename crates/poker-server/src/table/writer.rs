@@ -1,0 +1,107 @@
+//! The table's background writer: every write that moves no money leaves the actor here,
+//! so a slow database never holds up play.
+//!
+//! What it writes: the table's between-hands state (button, blinds owed, dead seats), who
+//! sits out, and the blinds each player owes. The actor awaits only money (buy-ins,
+//! cash-outs, finished hands through the persister) and the start of each hand, which must
+//! be on disk before anyone sees a card so that a crash leaves the hand on record (voided
+//! on restart, its number never reused).
+//!
+//! Writes land in the order the actor sent them; of several table states waiting at once
+//! only the newest is written, so an older state can never land after a newer one. Each
+//! write has a generation; [`Writer::flush`] waits until everything sent so far is written
+//! (a draining table answers only then, since the database closes right after).
+
+use poker_store::{PlayerId, SqlStore, Store, TableId};
+use std::sync::Arc;
+use tokio::sync::{mpsc, watch};
+use tracing::Instrument;
+
+/// One write that moves no money.
+#[derive(Debug)]
+pub(super) enum Write {
+    /// The table's state between hands (JSON).
+    TableState(String),
+    /// A player sits out (or comes back).
+    SittingOut { player: PlayerId, out: bool },
+    /// The blinds a player owes.
+    MissedBlinds {
+        player: PlayerId,
+        small: bool,
+        big: bool,
+    },
+}
+
+/// The actor's end of its writer.
+pub(super) struct Writer {
+    queue: mpsc::UnboundedSender<(u64, Write)>,
+    sent: u64,
+    written: watch::Receiver<u64>,
+}
+
+impl Writer {
+    /// Starts the writer task of one table; it ends when the actor drops its end.
+    pub(super) fn spawn(store: Arc<SqlStore>, table_id: TableId, span: tracing::Span) -> Writer {
+        let (queue, mut rx) = mpsc::unbounded_channel::<(u64, Write)>();
+        let (written_tx, written) = watch::channel(0u64);
+        tokio::spawn(
+            async move {
+                while let Some(first) = rx.recv().await {
+                    let mut batch = vec![first];
+                    while let Ok(next) = rx.try_recv() {
+                        batch.push(next);
+                    }
+                    let newest_state = batch
+                        .iter()
+                        .rposition(|(_, w)| matches!(w, Write::TableState(_)));
+                    let last = batch.last().map_or(0, |(g, _)| *g);
+                    for (i, (_, write)) in batch.into_iter().enumerate() {
+                        if matches!(write, Write::TableState(_)) && Some(i) != newest_state {
+                            continue;
+                        }
+                        apply(&store, table_id, write).await;
+                    }
+                    let _ = written_tx.send(last);
+                }
+            }
+            .instrument(span),
+        );
+        Writer {
+            queue,
+            sent: 0,
+            written,
+        }
+    }
+
+    /// Queues a write; never waits.
+    pub(super) fn send(&mut self, write: Write) {
+        self.sent += 1;
+        if self.queue.send((self.sent, write)).is_err() {
+            tracing::error!("the table's writer has stopped");
+        }
+    }
+
+    /// Waits until every write sent so far is written (or failed and was logged).
+    pub(super) async fn flush(&mut self) {
+        let sent = self.sent;
+        let _ = self.written.wait_for(|&g| g >= sent).await;
+    }
+}
+
+async fn apply(store: &SqlStore, table: TableId, write: Write) {
+    let result = match &write {
+        Write::TableState(json) => store.set_table_state(table, json).await,
+        Write::SittingOut { player, out } => store.set_sitting_out(table, *player, *out).await,
+        Write::MissedBlinds { player, small, big } => {
+            store.set_missed_blinds(table, *player, *small, *big).await
+        }
+    };
+    if let Err(e) = result {
+        let what = match write {
+            Write::TableState(_) => "its state",
+            Write::SittingOut { .. } => "who sits out",
+            Write::MissedBlinds { .. } => "the blinds owed",
+        };
+        tracing::error!("cannot save {what}: {e}");
+    }
+}
