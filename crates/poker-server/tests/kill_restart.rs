@@ -101,12 +101,11 @@ async fn pokerd_killed_mid_hand_restarts_with_every_chip_where_the_last_hand_lef
     assert_eq!(hands[0].status, "started", "the fourth hand was cut off");
     let last = hands.iter().find(|h| h.status == "complete").unwrap();
     let record = last.record.clone().unwrap();
-    let mut committed: Vec<(u32, u64)> = record["seats"]
-        .as_array()
-        .unwrap()
+    let mut committed: Vec<(u32, u64)> = record
+        .seats
         .iter()
-        .zip(record["finishing_stacks"].as_array().unwrap())
-        .map(|(s, f)| (s.as_u64().unwrap() as u32, f.as_u64().unwrap()))
+        .zip(&record.finishing_stacks)
+        .map(|(&s, &f)| (s as u32, f))
         .collect();
     committed.sort();
     let seated: Vec<(u32, u64)> = store

@@ -148,13 +148,16 @@ fn realistic_hand(
             .collect(),
         rake,
         phh: pool[rng.gen_range(0..pool.len())].clone(),
-        record: serde_json::json!({
-            "board": "Ah7d2c9sKh",
-            "pots": [{ "amount": pot, "winners": [winner] }],
-            "rake": rake,
-            "starting_stacks": before,
-            "finishing_stacks": stacks.to_vec(),
-        }),
+        record: poker_store::HandRecord {
+            board: "Ah7d2c9sKh".into(),
+            button: 5,
+            seats: (0..6).collect(),
+            seat_players: players.to_vec(),
+            seat_count: 6,
+            posts: Vec::new(),
+            starting_stacks: before.to_vec(),
+            finishing_stacks: stacks.to_vec(),
+        },
         started_at: poker_store::now_ms(),
         ended_at: poker_store::now_ms(),
     }

@@ -32,9 +32,20 @@ pub enum StoreError {
     /// A hand's starting stacks do not match the stored ones: it is stale or foreign.
     #[error("hand {0} does not start from the stored stacks")]
     StaleHand(HandId),
-    /// The request makes no sense (a zero amount, chips not conserved...).
+    /// The request makes no sense (a zero amount, chips not conserved...): the caller's
+    /// mistake, safe to show.
     #[error("invalid request: {0}")]
     Invalid(String),
+    /// The database holds something this version cannot read (an id that is not a UUID,
+    /// an unknown status, an unreadable record): logged, never shown to a client.
+    #[error("the database is corrupt: {0}")]
+    Corrupt(String),
+    /// The store cannot start: an unsupported database URL, a directory it cannot create.
+    #[error("cannot open the store: {0}")]
+    Config(String),
+    /// The persister has stopped (the server is shutting down).
+    #[error("the persister has stopped")]
+    Stopped,
     /// A deposit would take the money in the room past [`MAX_MONEY`].
     #[error("the room may hold at most {MAX_MONEY} chips ({held} now)")]
     RoomFull {

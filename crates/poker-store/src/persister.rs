@@ -84,10 +84,8 @@ impl PersisterHandle {
         self.jobs
             .send(Job { hand, done })
             .await
-            .map_err(|_| StoreError::Invalid("the persister has stopped".into()))?;
-        answer
-            .await
-            .map_err(|_| StoreError::Invalid("the persister has stopped".into()))?
+            .map_err(|_| StoreError::Stopped)?;
+        answer.await.map_err(|_| StoreError::Stopped)?
     }
 
     /// Hands waiting to be written (the persister's lag).

@@ -5,8 +5,8 @@
 
 use poker_store::testing::{TestPostgres, TestSqlite};
 use poker_store::{
-    hash_password, now_ms, verify_password, Chips, CompletedHand, HandId, HandPlayer, Persister,
-    PlayerId, SqlStore, Store, StoreError, TableId, MAX_MONEY,
+    hash_password, now_ms, verify_password, Chips, CompletedHand, HandId, HandPlayer, HandRecord,
+    Persister, PlayerId, SqlStore, Store, StoreError, TableId, MAX_MONEY,
 };
 use std::sync::Arc;
 
@@ -49,7 +49,10 @@ fn hand(
             .collect(),
         rake,
         phh: format!("variant = 'NT'\n# hand {number}\n"),
-        record: serde_json::json!({ "number": number }),
+        record: HandRecord {
+            button: number as usize,
+            ..HandRecord::default()
+        },
         started_at: 1_000 + number as i64,
         ended_at: 2_000 + number as i64,
     }
@@ -476,7 +479,10 @@ async fn hand_histories_are_queried_by_id_table_and_player_newest_first(store: &
     assert_eq!(kims, vec![5, 3, 1]);
     assert_eq!(
         store.hand(ids[2]).await.unwrap().record,
-        Some(serde_json::json!({ "number": 3 }))
+        Some(HandRecord {
+            button: 3,
+            ..HandRecord::default()
+        })
     );
     assert!(matches!(
         store.hand(HandId::new()).await,

@@ -44,7 +44,7 @@ async fn crash_child_role() {
         ],
         rake: 0,
         phh: String::new(),
-        record: serde_json::json!({}),
+        record: poker_store::HandRecord::default(),
         started_at: 0,
         ended_at: 0,
     };

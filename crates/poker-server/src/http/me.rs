@@ -63,20 +63,12 @@ pub(crate) async fn my_hands(
         .await
         .map(|t| t.into_iter().map(|t| (t.table_id, t.name)).collect())
         .unwrap_or_default();
-    let me_id = me.player_id.to_string();
     let hands: Vec<serde_json::Value> = rows
         .into_iter()
         .filter(|r| r.status == HandStatus::Complete)
         .map(|r| {
-            let record = r.record.clone().unwrap_or_default();
-            let index = record["seat_players"]
-                .as_array()
-                .and_then(|a| a.iter().position(|p| p.as_str() == Some(me_id.as_str())));
-            let net = index.and_then(|i| {
-                let start = record["starting_stacks"][i].as_i64()?;
-                let end = record["finishing_stacks"][i].as_i64()?;
-                Some(end - start)
-            });
+            let net = r.record.as_ref().and_then(|rec| rec.net(me.player_id));
+            let board = r.record.as_ref().map(|rec| rec.board.clone());
             json!({
                 "hand_id": r.hand_id.to_string(),
                 "table_id": r.table_id.to_string(),
@@ -84,7 +76,7 @@ pub(crate) async fn my_hands(
                 "number": r.number,
                 "started_at": r.started_at,
                 "net": net,
-                "board": record["board"],
+                "board": board,
             })
         })
         .collect();

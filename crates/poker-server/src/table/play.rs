@@ -7,7 +7,9 @@ use super::writer::*;
 use super::*;
 use poker_protocol::ServerMsg;
 use poker_rules::{Action, Card, CardSource, Chips, Decision, Hand};
-use poker_store::{now_ms, CompletedHand, HandId, HandPlayer, PlayerId, Store, TableStatus};
+use poker_store::{
+    now_ms, CompletedHand, HandId, HandPlayer, HandRecord, PlayerId, Store, TableStatus,
+};
 use rand::rngs::OsRng;
 use rand::seq::SliceRandom;
 use std::sync::atomic::Ordering;
@@ -256,16 +258,16 @@ impl Actor {
                 .collect(),
             rake: cur.hand.rake(),
             phh,
-            record: serde_json::json!({
-                "board": Card::format_many(cur.hand.board()),
-                "button": cur.plan.button,
-                "seats": cur.plan.seats,
-                "seat_players": cur.players.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
-                "seat_count": self.table.rules().seat_count,
-                "posts": cur.plan.posts,
-                "starting_stacks": cur.plan.config.seats.iter().map(|s| s.stack).collect::<Vec<_>>(),
-                "finishing_stacks": stacks,
-            }),
+            record: HandRecord {
+                board: Card::format_many(cur.hand.board()),
+                button: cur.plan.button,
+                seats: cur.plan.seats.clone(),
+                seat_players: cur.players.clone(),
+                seat_count: self.table.rules().seat_count,
+                posts: cur.plan.posts.clone(),
+                starting_stacks: cur.plan.config.seats.iter().map(|s| s.stack).collect(),
+                finishing_stacks: stacks,
+            },
             started_at: cur.started_at,
             ended_at: now_ms(),
         };

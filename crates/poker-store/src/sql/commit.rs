@@ -227,7 +227,7 @@ pub(crate) async fn commit_hands_pg(
     )
     .bind(text(started, &|h| h.hand_id.to_string()))
     .bind(text(started, &|h| h.phh.clone()))
-    .bind(text(started, &|h| h.record.to_string()))
+    .bind(text(started, &|h| h.record.to_json()))
     .bind(num(started, &|h| h.rake as i64))
     .bind(num(started, &|h| h.ended_at))
     .execute(&mut *tx)
@@ -243,7 +243,7 @@ pub(crate) async fn commit_hands_pg(
     .bind(text(fresh, &|h| h.table_id.to_string()))
     .bind(num(fresh, &|h| h.number as i64))
     .bind(text(fresh, &|h| h.phh.clone()))
-    .bind(text(fresh, &|h| h.record.to_string()))
+    .bind(text(fresh, &|h| h.record.to_json()))
     .bind(num(fresh, &|h| h.rake as i64))
     .bind(num(fresh, &|h| h.started_at))
     .bind(num(fresh, &|h| h.ended_at))
@@ -343,7 +343,7 @@ mod tests {
                 .collect(),
             rake,
             phh: String::new(),
-            record: serde_json::Value::Null,
+            record: HandRecord::default(),
             started_at: 1,
             ended_at: 2,
         }

@@ -118,7 +118,7 @@ impl SqlStore {
         } else if url.starts_with("sqlite:") {
             Backend::Sqlite
         } else {
-            return Err(StoreError::Invalid(format!(
+            return Err(StoreError::Config(format!(
                 "unsupported database URL {url:?}"
             )));
         };
@@ -143,7 +143,7 @@ impl SqlStore {
                 if let Some(dir) = std::path::Path::new(path).parent() {
                     if !dir.as_os_str().is_empty() {
                         std::fs::create_dir_all(dir).map_err(|e| {
-                            StoreError::Invalid(format!("cannot create {}: {e}", dir.display()))
+                            StoreError::Config(format!("cannot create {}: {e}", dir.display()))
                         })?;
                     }
                 }
@@ -288,7 +288,7 @@ impl SqlStore {
                 return Err(StoreError::IdempotencyConflict);
             }
             let result: String = row.try_get("result")?;
-            serde_json::from_str(&result).map_err(|e| StoreError::Invalid(e.to_string()))
+            serde_json::from_str(&result).map_err(|e| StoreError::Corrupt(e.to_string()))
         };
         let select =
             self.sql("select operation, result from idempotency_key where idempotency_key_id = $1");
@@ -402,7 +402,7 @@ impl SqlStore {
     fn hand_row(row: &AnyRow) -> StoreResult<HandRow> {
         let parse = |s: String| {
             s.parse()
-                .map_err(|_| StoreError::Invalid("bad id in database".into()))
+                .map_err(|_| StoreError::Corrupt("an id that is not a UUID".into()))
         };
         Ok(HandRow {
             hand_id: HandId(parse(row.try_get("hand_id")?)?),
@@ -412,7 +412,9 @@ impl SqlStore {
             phh: row.try_get("phh")?,
             record: row
                 .try_get::<Option<String>, _>("record")?
-                .and_then(|r| serde_json::from_str(&r).ok()),
+                .map(|r| serde_json::from_str(&r))
+                .transpose()
+                .map_err(|e| StoreError::Corrupt(format!("a hand record: {e}")))?,
             rake: row.try_get::<i64, _>("rake")? as Chips,
             started_at: row.try_get("started_at")?,
             ended_at: row.try_get("ended_at")?,
@@ -431,6 +433,6 @@ impl SqlStore {
 
     fn uuid(s: String) -> StoreResult<Uuid> {
         s.parse()
-            .map_err(|_| StoreError::Invalid("bad id in database".into()))
+            .map_err(|_| StoreError::Corrupt("an id that is not a UUID".into()))
     }
 }

@@ -593,7 +593,7 @@ impl Store for SqlStore {
                 q = q
                     .bind(h.hand_id.to_string())
                     .bind(h.phh.clone())
-                    .bind(h.record.to_string())
+                    .bind(h.record.to_json())
                     .bind(to_i64(h.rake)?)
                     .bind(h.ended_at);
             }
@@ -613,7 +613,7 @@ impl Store for SqlStore {
                     .bind(h.table_id.to_string())
                     .bind(to_i64(h.number)?)
                     .bind(h.phh.clone())
-                    .bind(h.record.to_string())
+                    .bind(h.record.to_json())
                     .bind(to_i64(h.rake)?)
                     .bind(h.started_at)
                     .bind(h.ended_at)
@@ -643,7 +643,7 @@ impl Store for SqlStore {
                 let stale: HandId = chunk[0]
                     .hand_id
                     .parse()
-                    .map_err(|_| StoreError::Invalid("a hand id".into()))?;
+                    .map_err(|_| StoreError::Corrupt("a hand id".into()))?;
                 return Err(StoreError::StaleHand(stale));
             }
             let sql = format!(

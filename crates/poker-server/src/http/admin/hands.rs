@@ -229,45 +229,30 @@ pub(crate) fn pokerstars_text(
         ),
     })?;
     let table_name = names.tables.get(&row.table_id).cloned().unwrap_or_default();
-    let record = row.record.clone().unwrap_or(Value::Null);
-    let ids: Vec<String> = record["seat_players"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|p| p.as_str().unwrap_or("").to_string())
-                .collect()
-        })
-        .unwrap_or_default();
-    let players: Vec<String> = ids
+    let record = row.record.clone().unwrap_or_default();
+    let players: Vec<String> = record
+        .seat_players
         .iter()
-        .map(|id| names.players.get(id).cloned().unwrap_or_else(|| id.clone()))
-        .collect();
-    let seats: Vec<u32> = record["seats"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_u64())
-                .map(|s| s as u32 + 1)
-                .collect()
+        .map(|id| {
+            let id = id.to_string();
+            names.players.get(&id).cloned().unwrap_or(id)
         })
-        .unwrap_or_default();
-    let viewer = match viewer {
-        None => None,
-        Some(p) => Some(
-            ids.iter()
-                .position(|id| *id == p.to_string())
-                .ok_or_else(|| {
-                    ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found")
-                })?,
-        ),
-    };
+        .collect();
+    let seats: Vec<u32> = record.seats.iter().map(|&s| s as u32 + 1).collect();
+    let viewer =
+        match viewer {
+            None => None,
+            Some(p) => Some(record.index_of(p).ok_or_else(|| {
+                ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found")
+            })?),
+        };
     crate::pokerstars::write(&crate::pokerstars::Meta {
         hand_number: hand_number_for(row),
         table_name: &table_name,
         started_at_ms: row.started_at,
         players: &players,
         seats: &seats,
-        seat_count: record["seat_count"].as_u64().unwrap_or(9) as u32,
+        seat_count: record.seat_count as u32,
         phh,
         viewer,
     })
