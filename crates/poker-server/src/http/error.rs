@@ -14,7 +14,7 @@ use serde_json::json;
 pub struct ApiError {
     status: StatusCode,
     code: &'static str,
-    message: String,
+    pub(crate) message: String,
 }
 
 impl ApiError {

@@ -95,11 +95,18 @@ pub(crate) async fn hands_in(
                 .rev()
                 .filter(|r| r.status == HandStatus::Complete)
             {
-                // Games without the format are left out of a bulk export.
-                if let Ok(text) = pokerstars_text(&names, row, None) {
-                    out.push_str(&text);
-                    out.push_str("\n\n");
-                }
+                // Every game has the format: a hand that cannot be written is damaged,
+                // and an export that silently left it out would mislead.
+                let text = pokerstars_text(&names, row, None).map_err(|e| {
+                    tracing::error!("hand {} cannot be written: {}", row.hand_id, e.message);
+                    ApiError::new(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "internal",
+                        format!("hand {} could not be written", row.hand_id),
+                    )
+                })?;
+                out.push_str(&text);
+                out.push_str("\n\n");
             }
             Ok((
                 [(

@@ -1,0 +1,828 @@
+//! Hand histories in the PokerStars text format, which tracking tools import, written
+//! from a committed hand's PHH history replayed through the engine: the pot and rake
+//! arithmetic is the engine's own, uncalled bets are returned as their own line.
+//!
+//! Every game is written in PokerStars' own form for it: flop games with `*** HOLE CARDS
+//! ***` and the board, stud and razz street by street with each player's up cards (and
+//! the viewer's down cards), draw games with `*** DEALING HANDS ***`, each draw and its
+//! discards. Shown hands are described in PokerStars' words (`describe`), dates are in
+//! Eastern time (`time`).
+
+use poker_rules::phh::{replay, PhhHand};
+use poker_rules::{Card, Chips, Event, Game, Structure};
+use poker_store::names::printable;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+mod describe;
+mod time;
+
+use time::timestamp;
+
+/// What the history itself does not say.
+pub struct Meta<'a> {
+    /// The hand's number for tracking tools.
+    pub hand_number: u64,
+    /// The table's name.
+    pub table_name: &'a str,
+    /// When the hand started (unix ms).
+    pub started_at_ms: i64,
+    /// Player names by index in the hand.
+    pub players: &'a [String],
+    /// Seat numbers (1-based) by index in the hand.
+    pub seats: &'a [u32],
+    /// Seats at the table.
+    pub seat_count: u32,
+    /// The PHH history.
+    pub phh: &'a str,
+    /// Whose history it is (hand index): only their hole cards are dealt face up, other
+    /// hands appear only if shown. `None`: the operator's view, every hand.
+    pub viewer: Option<usize>,
+}
+
+fn cards(c: &[Card]) -> String {
+    c.iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The three families of games, which PokerStars writes differently.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Family {
+    /// Hold'em and Omaha: blinds, a button, a board.
+    Flop,
+    /// Stud and razz: antes and a bring-in, up and down cards, no button.
+    Stud,
+    /// Draw games: blinds, a button, discards.
+    Draw,
+}
+
+/// Writes one hand.
+pub fn write(meta: &Meta) -> Result<String, String> {
+    let phh = PhhHand::parse(meta.phh).map_err(|e| e.to_string())?;
+    let played = replay(&phh).map_err(|e| e.to_string())?;
+    if played.scale != 1 {
+        return Err("fractional chip amounts".into());
+    }
+    let config = played.hand.config().clone();
+    let (game, family) = match config.game {
+        Game::Holdem => ("Hold'em", Family::Flop),
+        Game::ShortDeckHoldem => ("6+ Hold'em", Family::Flop),
+        Game::Omaha => ("Omaha", Family::Flop),
+        Game::OmahaHiLo => ("Omaha Hi/Lo", Family::Flop),
+        Game::Stud => ("7 Card Stud", Family::Stud),
+        Game::StudHiLo => ("7 Card Stud Hi/Lo", Family::Stud),
+        Game::Razz => ("Razz", Family::Stud),
+        Game::DeuceToSevenSingleDraw => ("Single Draw 2-7 Lowball", Family::Draw),
+        Game::DeuceToSevenTripleDraw => ("Triple Draw 2-7 Lowball", Family::Draw),
+        Game::Badugi => ("Badugi", Family::Draw),
+    };
+    let single_draw = config.game == Game::DeuceToSevenSingleDraw;
+    let limit = match config.structure {
+        Structure::NoLimit => "No Limit",
+        Structure::PotLimit => "Pot Limit",
+        Structure::FixedLimit => "Limit",
+        Structure::SpreadLimit => "Spread Limit",
+    };
+    let n = config.seats.len();
+    if meta.players.len() != n || meta.seats.len() != n {
+        return Err("the hand's players are not all known".into());
+    }
+    // Names are checked when they enter (poker_store::names); older ones that hold a
+    // line break or the like still cannot break a line of the history.
+    let names: Vec<String> = meta
+        .players
+        .iter()
+        .map(|p| printable(p).into_owned())
+        .collect();
+    let name = |i: usize| names[i].as_str();
+    // Whose cards this history may show face down: the viewer's, or everyone's for the
+    // operator.
+    let sees = |p: usize| meta.viewer.is_none_or(|v| v == p);
+    let blinds: Vec<Chips> = config
+        .seats
+        .iter()
+        .map(|s| s.blind)
+        .filter(|&b| b > 0)
+        .collect();
+    let big = config.big_blind();
+    let small = blinds
+        .iter()
+        .copied()
+        .filter(|&b| b < big)
+        .min()
+        .unwrap_or(big / 2);
+    // Fixed limit and stud are named by their bets (a 2/4 game has blinds 1/2), the
+    // others by their blinds.
+    let (small, big_shown) = match (config.structure, family) {
+        (Structure::FixedLimit, _) | (_, Family::Stud) => {
+            (config.stakes.small_bet, config.stakes.big_bet)
+        }
+        _ => (small, big),
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "PokerStars Hand #{}:  {game} {limit} ({small}/{big_shown}) - {}",
+        meta.hand_number,
+        timestamp(meta.started_at_ms)
+    );
+    // The last player in hand order holds the button; heads-up, the button posts the
+    // small blind (R19). Stud has no button.
+    let button = if n == 2 {
+        (0..n)
+            .find(|&i| config.seats[i].blind > 0 && config.seats[i].blind < big)
+            .unwrap_or(n - 1)
+    } else {
+        n - 1
+    };
+    if family == Family::Stud {
+        let _ = writeln!(
+            out,
+            "Table '{}' {}-max",
+            printable(meta.table_name),
+            meta.seat_count
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "Table '{}' {}-max Seat #{} is the button",
+            printable(meta.table_name),
+            meta.seat_count,
+            meta.seats[button]
+        );
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| meta.seats[i]);
+    for &i in &order {
+        let _ = writeln!(
+            out,
+            "Seat {}: {} ({} in chips)",
+            meta.seats[i],
+            name(i),
+            config.seats[i].stack
+        );
+    }
+    // Each player's cards as dealt so far, with which are face up.
+    let mut hole: BTreeMap<usize, Vec<(Card, bool)>> = BTreeMap::new();
+    let mut board: Vec<Card> = Vec::new();
+    let mut round_bet: Chips = 0;
+    let mut street = 0usize;
+    let mut stud_street = 0usize;
+    let mut draws = 0usize;
+    let mut dealt_shown = false;
+    let mut folded_on: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut shown: BTreeMap<usize, Vec<Card>> = BTreeMap::new();
+    let mut described: BTreeMap<usize, String> = BTreeMap::new();
+    let mut mucked: Vec<usize> = Vec::new();
+    let mut won: BTreeMap<usize, Chips> = BTreeMap::new();
+    let mut pots: BTreeMap<usize, Chips> = BTreeMap::new();
+    let mut rake: Chips = 0;
+    let mut showdown_started = false;
+    let side_pot_count = played
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PotAwarded { pot, .. } if *pot > 0 => Some(*pot),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let side_pots = side_pot_count > 0;
+    // One side pot is "side pot"; several are numbered.
+    let side_pot_name = |k: usize| {
+        if side_pot_count == 1 {
+            "side pot".to_string()
+        } else {
+            format!("side pot-{k}")
+        }
+    };
+    // Who put chips in on the first round (a blind, a bring-in, a call, a bet): the
+    // others who fold there "didn't bet" (antes do not count).
+    let mut bet_first_round: std::collections::BTreeSet<usize> = Default::default();
+    let mut posted_blinds = 0;
+    // Replacement cards already written with their discard.
+    let mut written_with_discard: std::collections::BTreeSet<usize> = Default::default();
+    for (index, event) in played.events.iter().enumerate() {
+        match event {
+            Event::AntePosted { player, amount } => {
+                let tail = if config.seats[*player].stack == *amount {
+                    " and is all-in"
+                } else {
+                    ""
+                };
+                let _ = writeln!(out, "{}: posts the ante {amount}{tail}", name(*player));
+            }
+            Event::BlindPosted { player, amount } => {
+                let kind = if *amount < big {
+                    "small blind"
+                } else if posted_blinds <= 1 {
+                    "big blind"
+                } else {
+                    "straddle"
+                };
+                posted_blinds += 1;
+                bet_first_round.insert(*player);
+                round_bet = round_bet.max(*amount);
+                let _ = writeln!(out, "{}: posts {kind} {amount}", name(*player));
+            }
+            Event::BringInPosted { player, amount } => {
+                bet_first_round.insert(*player);
+                round_bet = round_bet.max(*amount);
+                let _ = writeln!(out, "{}: brings in for {amount}", name(*player));
+            }
+            Event::HoleDealt {
+                player,
+                cards: c,
+                up,
+            } => {
+                if written_with_discard.contains(&index) {
+                    continue;
+                }
+                let before: Vec<(Card, bool)> = hole.get(player).cloned().unwrap_or_default();
+                let new: Vec<(Card, bool)> = c
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &card)| (card, up >> k & 1 == 1))
+                    .collect();
+                hole.entry(*player).or_default().extend(new.iter().copied());
+                match family {
+                    Family::Stud => {
+                        let now = before.len() + new.len();
+                        let this_street = now.saturating_sub(2).max(1);
+                        if this_street > stud_street {
+                            stud_street = this_street;
+                            let _ = match now {
+                                3 => writeln!(out, "*** 3rd STREET ***"),
+                                7 => writeln!(out, "*** RIVER ***"),
+                                k => writeln!(out, "*** {k}th STREET ***"),
+                            };
+                        }
+                        let line = if sees(*player) {
+                            let all = |v: &[(Card, bool)]| {
+                                cards(&v.iter().map(|x| x.0).collect::<Vec<_>>())
+                            };
+                            if before.is_empty() {
+                                Some(format!("[{}]", all(&new)))
+                            } else {
+                                Some(format!("[{}] [{}]", all(&before), all(&new)))
+                            }
+                        } else {
+                            let ups = |v: &[(Card, bool)]| {
+                                cards(&v.iter().filter(|x| x.1).map(|x| x.0).collect::<Vec<_>>())
+                            };
+                            let (old_up, new_up) = (ups(&before), ups(&new));
+                            match (old_up.is_empty(), new_up.is_empty()) {
+                                (_, true) => None,
+                                (true, false) => Some(format!("[{new_up}]")),
+                                (false, false) => Some(format!("[{old_up}] [{new_up}]")),
+                            }
+                        };
+                        if let Some(line) = line {
+                            let _ = writeln!(out, "Dealt to {} {line}", name(*player));
+                        }
+                    }
+                    Family::Flop | Family::Draw => {}
+                }
+            }
+            Event::RoundStarted { street: s } => {
+                street = *s;
+                if *s == 0 && family != Family::Stud && !dealt_shown {
+                    dealt_shown = true;
+                    out.push_str(if family == Family::Draw {
+                        "*** DEALING HANDS ***\n"
+                    } else {
+                        "*** HOLE CARDS ***\n"
+                    });
+                    for (&p, c) in &hole {
+                        if sees(p) {
+                            let c: Vec<Card> = c.iter().map(|x| x.0).collect();
+                            let _ = writeln!(out, "Dealt to {} [{}]", name(p), cards(&c));
+                        }
+                    }
+                }
+                if *s > 0 {
+                    round_bet = 0;
+                }
+            }
+            Event::Discarded { player, cards: c } => {
+                let held: Vec<Card> = hole
+                    .get(player)
+                    .map(|v| v.iter().map(|x| x.0).collect())
+                    .unwrap_or_default();
+                // The first discard after a betting round opens the draw (single draw
+                // has no marker, as at PokerStars).
+                if draws <= street {
+                    draws = street + 1;
+                    if !single_draw {
+                        let which = ["FIRST", "SECOND", "THIRD"].get(street).unwrap_or(&"NEXT");
+                        let _ = writeln!(out, "*** {which} DRAW ***");
+                    }
+                }
+                if c.is_empty() {
+                    if sees(*player) {
+                        let _ =
+                            writeln!(out, "{}: stands pat on [{}]", name(*player), cards(&held));
+                    } else {
+                        let _ = writeln!(out, "{}: stands pat", name(*player));
+                    }
+                    continue;
+                }
+                let count = c.len();
+                let noun = if count == 1 { "card" } else { "cards" };
+                let kept: Vec<Card> = held
+                    .iter()
+                    .copied()
+                    .filter(|h| !c.iter().any(|d| d == h))
+                    .collect();
+                hole.insert(*player, kept.iter().map(|&k| (k, false)).collect());
+                if sees(*player) {
+                    let _ = writeln!(
+                        out,
+                        "{}: discards {count} {noun} [{}]",
+                        name(*player),
+                        cards(c)
+                    );
+                } else {
+                    let _ = writeln!(out, "{}: discards {count} {noun}", name(*player));
+                }
+                // The replacements, written right after the discard as PokerStars does.
+                let replacement =
+                    played.events[index + 1..]
+                        .iter()
+                        .enumerate()
+                        .find_map(|(k, e)| match e {
+                            Event::HoleDealt {
+                                player: p,
+                                cards: new,
+                                ..
+                            } if p == player => Some((index + 1 + k, *new)),
+                            _ => None,
+                        });
+                if let Some((at, new)) = replacement {
+                    written_with_discard.insert(at);
+                    hole.entry(*player)
+                        .or_default()
+                        .extend(new.iter().map(|&x| (x, false)));
+                    if sees(*player) {
+                        let _ = writeln!(
+                            out,
+                            "Dealt to {} [{}] [{}]",
+                            name(*player),
+                            cards(&kept),
+                            cards(&new)
+                        );
+                    }
+                }
+            }
+            Event::BoardDealt { cards: c } => {
+                let before = board.clone();
+                board.extend(c.iter().copied());
+                let _ = match board.len() {
+                    3 => writeln!(out, "*** FLOP *** [{}]", cards(&board)),
+                    4 => writeln!(out, "*** TURN *** [{}] [{}]", cards(&before), cards(c)),
+                    _ => writeln!(out, "*** RIVER *** [{}] [{}]", cards(&before), cards(c)),
+                };
+            }
+            Event::Folded { player } => {
+                folded_on.insert(*player, street);
+                let _ = writeln!(out, "{}: folds", name(*player));
+            }
+            Event::Checked { player } => {
+                let _ = writeln!(out, "{}: checks", name(*player));
+            }
+            Event::Called {
+                player,
+                amount,
+                all_in,
+            } => {
+                if street == 0 {
+                    bet_first_round.insert(*player);
+                }
+                let tail = if *all_in { " and is all-in" } else { "" };
+                let _ = writeln!(out, "{}: calls {amount}{tail}", name(*player));
+            }
+            Event::BetTo {
+                player,
+                to,
+                amount,
+                all_in,
+                ..
+            } => {
+                if street == 0 {
+                    bet_first_round.insert(*player);
+                }
+                let tail = if *all_in { " and is all-in" } else { "" };
+                if round_bet == 0 {
+                    let _ = writeln!(out, "{}: bets {amount}{tail}", name(*player));
+                } else {
+                    let by = to.saturating_sub(round_bet);
+                    let _ = writeln!(out, "{}: raises {by} to {to}{tail}", name(*player));
+                }
+                round_bet = round_bet.max(*to);
+            }
+            Event::UncalledReturned { player, amount } => {
+                let _ = writeln!(out, "Uncalled bet ({amount}) returned to {}", name(*player));
+            }
+            Event::Shown { player, cards: c } => {
+                if !showdown_started {
+                    showdown_started = true;
+                    out.push_str("*** SHOW DOWN ***\n");
+                }
+                shown.insert(*player, c.to_vec());
+                match describe::describe(config.game, c, &board) {
+                    Some(what) => {
+                        let _ = writeln!(out, "{}: shows [{}] ({what})", name(*player), cards(c));
+                        described.insert(*player, what);
+                    }
+                    None => {
+                        let _ = writeln!(out, "{}: shows [{}]", name(*player), cards(c));
+                    }
+                }
+            }
+            Event::Mucked { player } => {
+                mucked.push(*player);
+                let _ = writeln!(out, "{}: mucks hand", name(*player));
+            }
+            Event::Raked { amount } => rake += amount,
+            Event::PotAwarded {
+                pot,
+                amount,
+                winners,
+                ..
+            } => {
+                *pots.entry(*pot).or_default() += amount;
+                let from = match (*pot, side_pots) {
+                    (_, false) => "pot".to_string(),
+                    (0, true) => "main pot".to_string(),
+                    (k, true) => side_pot_name(k),
+                };
+                for &(w, part) in winners {
+                    *won.entry(w).or_default() += part;
+                    let _ = writeln!(out, "{} collected {part} from {from}", name(w));
+                }
+            }
+            _ => {}
+        }
+    }
+    // A split game where nobody showed a low says so, as PokerStars does.
+    if matches!(config.game, Game::OmahaHiLo | Game::StudHiLo)
+        && !shown.is_empty()
+        && !shown
+            .values()
+            .any(|c| describe::has_low(config.game, c, &board))
+    {
+        let at = out.find("*** SHOW DOWN ***\n").map(|i| i + 18);
+        if let Some(at) = at {
+            // After the last "shows" line.
+            let tail = &out[at..];
+            let shows_end = tail
+                .lines()
+                .take_while(|l| l.contains(": shows ["))
+                .map(|l| l.len() + 1)
+                .sum::<usize>();
+            out.insert_str(at + shows_end, "No low hand qualified\n");
+        }
+    }
+    // Everything bet and not returned: what was awarded plus the rake.
+    let total: Chips = pots.values().sum::<Chips>() + rake;
+    out.push_str("*** SUMMARY ***\n");
+    let mut line = format!("Total pot {total}");
+    if side_pots {
+        for (&k, &amount) in &pots {
+            if k == 0 {
+                let _ = write!(line, " Main pot {amount}.");
+            } else {
+                let mut name = side_pot_name(k);
+                name[..1].make_ascii_uppercase();
+                let _ = write!(line, " {name} {amount}.");
+            }
+        }
+    }
+    let _ = writeln!(out, "{line} | Rake {rake}");
+    if !board.is_empty() {
+        let _ = writeln!(out, "Board [{}]", cards(&board));
+    }
+    let street_name = |s: usize| match family {
+        Family::Flop => ["before Flop", "on the Flop", "on the Turn", "on the River"]
+            .get(s)
+            .copied()
+            .unwrap_or("on the River")
+            .to_string(),
+        Family::Stud => format!(
+            "on the {}",
+            [
+                "3rd Street",
+                "4th Street",
+                "5th Street",
+                "6th Street",
+                "7th Street"
+            ]
+            .get(s)
+            .copied()
+            .unwrap_or("7th Street")
+        ),
+        Family::Draw if s == 0 => "before the Draw".to_string(),
+        Family::Draw if single_draw => "after the Draw".to_string(),
+        Family::Draw => format!(
+            "after the {} Draw",
+            ["1st", "2nd", "3rd"].get(s - 1).copied().unwrap_or("3rd")
+        ),
+    };
+    for &i in &order {
+        let role = if family == Family::Stud {
+            ""
+        } else if i == button && n == 2 {
+            // Heads-up, the button is the small blind (R19).
+            " (button) (small blind)"
+        } else if i == button && n > 2 {
+            " (button)"
+        } else if config.seats[i].blind > 0 && config.seats[i].blind < big {
+            " (small blind)"
+        } else if config.seats[i].blind == big {
+            " (big blind)"
+        } else if i == button {
+            " (button)"
+        } else {
+            ""
+        };
+        let with = described
+            .get(&i)
+            .map(|d| format!(" with {d}"))
+            .unwrap_or_default();
+        let what = if let Some(&s) = folded_on.get(&i) {
+            let quiet = if s == 0 && !bet_first_round.contains(&i) {
+                " (didn't bet)"
+            } else {
+                ""
+            };
+            format!("folded {}{quiet}", street_name(s))
+        } else if let Some(c) = shown.get(&i) {
+            match won.get(&i) {
+                Some(w) => format!("showed [{}] and won ({w}){with}", cards(c)),
+                None => format!("showed [{}] and lost{with}", cards(c)),
+            }
+        } else if let Some(w) = won.get(&i) {
+            format!("collected ({w})")
+        } else if mucked.contains(&i) {
+            "mucked".to_string()
+        } else {
+            "lost".to_string()
+        };
+        let _ = writeln!(out, "Seat {}: {}{role} {what}", meta.seats[i], name(i));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta<'a>(phh: &'a str, players: &'a [String], seats: &'a [u32]) -> Meta<'a> {
+        Meta {
+            hand_number: 42,
+            table_name: "Alpha",
+            started_at_ms: 1_795_344_309_000,
+            players,
+            seats,
+            seat_count: 6,
+            phh,
+            viewer: None,
+        }
+    }
+
+    #[test]
+    fn side_pots_uncalled_bets_and_rake_add_up() {
+        // p1 (SB) 100, p2 (BB) 300, p3 (button) 1000. p3 shoves, both call all in:
+        // main pot 300 (3 x 100), side pot 400 (2 x 200); p3's 700 over p2 is returned.
+        let phh = r#"
+variant = "NT"
+antes = [0, 0, 0]
+blinds_or_straddles = [5, 10, 0]
+min_bet = 10
+starting_stacks = [100, 300, 1000]
+actions = [
+  "d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd",
+  "p3 cbr 1000", "p1 cc", "p2 cc",
+  "d db 2h3h4s", "d db 9c", "d db Ts",
+  "p1 sm AcAd", "p2 sm KcKd", "p3 sm QcQd",
+]
+"#;
+        let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+        let out = write(&meta(phh, &players, &[2, 4, 6])).unwrap();
+        for line in [
+            "PokerStars Hand #42:  Hold'em No Limit (5/10) - 2026/11/22 5:45:09 ET",
+            "Table 'Alpha' 6-max Seat #6 is the button",
+            "Seat 2: ann (100 in chips)",
+            "ann: posts small blind 5",
+            "bob: posts big blind 10",
+            "Dealt to cat [Qc Qd]",
+            "cat: raises 990 to 1000",
+            "ann: calls 95 and is all-in",
+            "bob: calls 290 and is all-in",
+            "Uncalled bet (700) returned to cat",
+            "*** FLOP *** [2h 3h 4s]",
+            "*** TURN *** [2h 3h 4s] [9c]",
+            "*** RIVER *** [2h 3h 4s 9c] [Ts]",
+            "ann collected 300 from main pot",
+            "bob collected 400 from side pot",
+            "Total pot 700 Main pot 300. Side pot 400. | Rake 0",
+            "Seat 2: ann (small blind) showed [Ac Ad] and won (300)",
+            "Seat 6: cat (button) showed [Qc Qd] and lost",
+        ] {
+            assert!(out.contains(line), "missing {line:?} in\n{out}");
+        }
+    }
+
+    #[test]
+    fn a_bet_nobody_calls_is_returned_and_other_games_are_refused() {
+        let phh = r#"
+variant = "NT"
+antes = [0, 0]
+blinds_or_straddles = [10, 5]
+min_bet = 10
+starting_stacks = [200, 200]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 cbr 30", "p2 f"]
+"#;
+        let players: Vec<String> = ["ann", "bob"].map(String::from).to_vec();
+        let out = write(&meta(phh, &players, &[1, 2])).unwrap();
+        for line in [
+            "Table 'Alpha' 6-max Seat #1 is the button",
+            "ann: raises 20 to 30",
+            "Uncalled bet (20) returned to ann",
+            "ann collected 20 from pot",
+            "Seat 2: bob (big blind) folded before Flop",
+            "Seat 1: ann (button) (small blind) collected (20)",
+        ] {
+            assert!(out.contains(line), "missing {line:?} in\n{out}");
+        }
+        assert!(out.contains("Total pot 20 | Rake 0"), "{out}");
+        let mine = write(&Meta {
+            viewer: Some(1),
+            ..meta(phh, &players, &[1, 2])
+        })
+        .unwrap();
+        assert!(
+            mine.contains("Dealt to bob [Kc Kd]")
+                && !mine.contains("AcAd")
+                && !mine.contains("Ac Ad")
+        );
+        // A name stored before names were checked cannot add lines to the history.
+        let sneaky: Vec<String> = ["ann\n*** SUMMARY ***\nSeat 9: x", "bob"]
+            .map(String::from)
+            .to_vec();
+        let out = write(&Meta {
+            table_name: "T\r\nable",
+            ..meta(phh, &sneaky, &[1, 2])
+        })
+        .unwrap();
+        let summaries = out.lines().filter(|l| l.starts_with("*** SUMMARY ***"));
+        assert_eq!(summaries.count(), 1, "{out}");
+        assert!(!out.lines().any(|l| l.starts_with("Seat 9")), "{out}");
+        assert!(out.contains("Table 'T\u{FFFD}\u{FFFD}able'"), "{out}");
+        let broken = phh.replace("\"NT\"", "\"F7S\"");
+        assert!(
+            write(&meta(&broken, &players, &[1, 2])).is_err(),
+            "no bring-in"
+        );
+    }
+
+    #[test]
+    fn fixed_limit_is_named_by_its_bets_and_quiet_folds_did_not_bet() {
+        let phh = r#"
+variant = "FT"
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+small_bet = 2
+big_bet = 4
+starting_stacks = [100, 100, 100]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p3 f", "p1 cbr 4", "p2 f"]
+"#;
+        let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+        let out = write(&meta(phh, &players, &[1, 2, 3])).unwrap();
+        for line in [
+            "Hold'em Limit (2/4) - ",
+            "Seat 3: cat (button) folded before Flop (didn't bet)",
+            "Seat 2: bob (big blind) folded before Flop\n",
+        ] {
+            assert!(out.contains(line), "missing {line:?} in\n{out}");
+        }
+    }
+
+    const STUD: &str = r#"
+variant = "F7S"
+antes = [1, 1, 1]
+bring_in = 2
+small_bet = 5
+big_bet = 10
+starting_stacks = [100, 100, 100]
+actions = [
+  "d dh p1 AcAdKh", "d dh p2 2c7d3s", "d dh p3 9h9sQd",
+  "p2 pb", "p3 cbr 5", "p1 cc", "p2 f",
+  "d dh p1 4c", "d dh p3 Jc", "p1 cc", "p3 cc",
+  "d dh p1 5c", "d dh p3 2h", "p1 cbr 10", "p3 cc",
+  "d dh p1 6d", "d dh p3 3h", "p1 cc", "p3 cc",
+  "d dh p1 7s", "d dh p3 8s", "p1 cc", "p3 cc",
+  "p1 sm AcAdKh4c5c6d7s", "p3 sm 9h9sQdJc2h3h8s",
+]
+"#;
+
+    #[test]
+    fn stud_is_written_street_by_street_with_up_cards_and_the_viewers_down_cards() {
+        let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+        let mine = write(&Meta {
+            viewer: Some(0),
+            ..meta(STUD, &players, &[1, 2, 3])
+        })
+        .unwrap();
+        for line in [
+            "PokerStars Hand #42:  7 Card Stud Limit (5/10) - ",
+            "Table 'Alpha' 6-max\n",
+            "ann: posts the ante 1",
+            "*** 3rd STREET ***\nDealt to ann [Ac Ad Kh]\nDealt to bob [3s]\nDealt to cat [Qd]",
+            "bob: brings in for 2",
+            "cat: raises 3 to 5",
+            "*** 4th STREET ***\nDealt to ann [Ac Ad Kh] [4c]\nDealt to cat [Qd] [Jc]",
+            "*** 6th STREET ***\nDealt to ann [Ac Ad Kh 4c 5c] [6d]\nDealt to cat [Qd Jc 2h] [3h]",
+            "*** RIVER ***\nDealt to ann [Ac Ad Kh 4c 5c 6d] [7s]\nann: checks",
+            "ann: shows [Ac Ad Kh 4c 5c 6d 7s] (a pair of Aces)",
+            "cat: shows [9h 9s Qd Jc 2h 3h 8s] (a pair of Nines)",
+            "Seat 1: ann showed [Ac Ad Kh 4c 5c 6d 7s] and won (35) with a pair of Aces",
+            "Seat 2: bob folded on the 3rd Street\n",
+            "Seat 3: cat showed [9h 9s Qd Jc 2h 3h 8s] and lost with a pair of Nines",
+        ] {
+            assert!(mine.contains(line), "missing {line:?} in\n{mine}");
+        }
+        // Nobody's down cards but the viewer's before the showdown; no board, no button.
+        let before_showdown = mine.split("*** SHOW DOWN ***").next().unwrap();
+        for secret in ["9h", "9s", "8s", "2c", "7d"] {
+            assert!(
+                !before_showdown.contains(secret),
+                "{secret} leaked:\n{mine}"
+            );
+        }
+        assert!(
+            !mine.contains("Board [") && !mine.contains("button"),
+            "{mine}"
+        );
+        // The operator sees every card as dealt.
+        let all = write(&meta(STUD, &players, &[1, 2, 3])).unwrap();
+        assert!(all.contains("Dealt to bob [2c 7d 3s]"), "{all}");
+        assert!(
+            all.contains("Dealt to cat [9h 9s Qd Jc 2h 3h] [8s]"),
+            "{all}"
+        );
+    }
+
+    const TRIPLE_DRAW: &str = r#"
+variant = "F2L3D"
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+small_bet = 2
+big_bet = 4
+starting_stacks = [100, 100, 100]
+actions = [
+  "d dh p1 7c5d4h3s2c", "d dh p2 KdKc8c7d7h", "d dh p3 AcTd7s3d2s",
+  "p3 cbr 4", "p1 f", "p2 cc",
+  "p2 sd KdKc", "p3 sd AcTd", "d dh p2 9h4s", "d dh p3 Qc5c",
+  "p2 cc", "p3 cbr 2", "p2 cc",
+  "p2 sd", "p3 sd Qc", "d dh p3 6h",
+  "p2 cc", "p3 cc",
+  "p2 sd", "p3 sd",
+  "p2 cc", "p3 cc",
+  "p2 sm 8c7d7h9h4s", "p3 sm 7s3d2s5c6h",
+]
+"#;
+
+    #[test]
+    fn draw_games_are_written_with_each_draw_and_only_the_viewers_discards() {
+        let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+        let mine = write(&Meta {
+            viewer: Some(2),
+            ..meta(TRIPLE_DRAW, &players, &[1, 2, 3])
+        })
+        .unwrap();
+        for line in [
+            "PokerStars Hand #42:  Triple Draw 2-7 Lowball Limit (2/4) - ",
+            "Table 'Alpha' 6-max Seat #3 is the button",
+            "ann: posts small blind 1\nbob: posts big blind 2\n*** DEALING HANDS ***\nDealt to cat [Ac Td 7s 3d 2s]\n",
+            "*** FIRST DRAW ***\nbob: discards 2 cards\ncat: discards 2 cards [Ac Td]\nDealt to cat [7s 3d 2s] [Qc 5c]\n",
+            "*** SECOND DRAW ***\nbob: stands pat\ncat: discards 1 card [Qc]\nDealt to cat [7s 3d 2s 5c] [6h]\n",
+            "*** THIRD DRAW ***\nbob: stands pat\ncat: stands pat on [7s 3d 2s 5c 6h]\n",
+            "cat: shows [7s 3d 2s 5c 6h] (Lo: 7,6,5,3,2)",
+            "bob: shows [8c 7d 7h 9h 4s] (a pair of Sevens)",
+            "Seat 1: ann (small blind) folded before the Draw\n",
+            "Seat 3: cat (button) showed [7s 3d 2s 5c 6h] and won (13) with Lo: 7,6,5,3,2",
+        ] {
+            assert!(mine.contains(line), "missing {line:?} in\n{mine}");
+        }
+        let before_showdown = mine.split("*** SHOW DOWN ***").next().unwrap();
+        for secret in ["Kd", "Kc", "9h", "4s", "7c"] {
+            assert!(
+                !before_showdown.contains(secret),
+                "{secret} leaked:\n{mine}"
+            );
+        }
+    }
+}

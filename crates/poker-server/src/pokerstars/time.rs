@@ -1,0 +1,77 @@
+//! Dates as PokerStars writes them: US Eastern time, with daylight saving.
+
+/// The civil date of a count of days since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Days since 1970-01-01 of a civil date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The `n`th Sunday (1-based) of a month, as days since 1970-01-01.
+fn nth_sunday(y: i64, m: i64, n: i64) -> i64 {
+    let first = days_from_civil(y, m, 1);
+    // 1970-01-01 was a Thursday: (days + 4) % 7 == 0 on Sundays.
+    let to_sunday = (7 - (first + 4).rem_euclid(7)) % 7;
+    first + to_sunday + 7 * (n - 1)
+}
+
+/// US Eastern time, as PokerStars dates its hands: `2026/11/22 3:05:09 ET`. Daylight
+/// time runs from 2:00 on the second Sunday of March to 2:00 on the first Sunday of
+/// November (local), UTC-4; otherwise UTC-5.
+pub(super) fn timestamp(ms: i64) -> String {
+    let utc = ms.div_euclid(1000);
+    let (year, _, _) = civil(utc.div_euclid(86_400));
+    // The switches, in UTC: 2:00 EST = 7:00 UTC in March, 2:00 EDT = 6:00 UTC in November.
+    let dst_start = nth_sunday(year, 3, 2) * 86_400 + 7 * 3600;
+    let dst_end = nth_sunday(year, 11, 1) * 86_400 + 6 * 3600;
+    let offset = if (dst_start..dst_end).contains(&utc) {
+        4
+    } else {
+        5
+    };
+    let local = utc - offset * 3600;
+    let (days, rem) = (local.div_euclid(86_400), local.rem_euclid(86_400));
+    let (y, m, d) = civil(days);
+    format!(
+        "{y}/{m:02}/{d:02} {}:{:02}:{:02} ET",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hands_are_dated_in_eastern_time_with_daylight_saving() {
+        // 2026-07-04 16:00:00 UTC is 12:00 EDT; 2026-01-15 16:00:00 UTC is 11:00 EST.
+        assert_eq!(timestamp(1_783_180_800_000), "2026/07/04 12:00:00 ET");
+        assert_eq!(timestamp(1_768_492_800_000), "2026/01/15 11:00:00 ET");
+        // Daylight time starts 2026-03-08 at 7:00 UTC and ends 2026-11-01 at 6:00 UTC.
+        assert_eq!(timestamp(1_772_953_199_000), "2026/03/08 1:59:59 ET");
+        assert_eq!(timestamp(1_772_953_200_000), "2026/03/08 3:00:00 ET");
+        assert_eq!(timestamp(1_793_512_799_000), "2026/11/01 1:59:59 ET");
+        assert_eq!(timestamp(1_793_512_800_000), "2026/11/01 1:00:00 ET");
+        // Across midnight: 2026-11-22 03:00 UTC is the 21st in New York.
+        assert_eq!(timestamp(1_795_316_400_000), "2026/11/21 22:00:00 ET");
+    }
+}
