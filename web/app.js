@@ -689,7 +689,11 @@ $("#history-open").addEventListener("click", async () => {
       const li = el("li");
       li.append(el("span", "", h.table_name + " #" + h.number));
       li.append(el("span", h.net > 0 ? "won" : "muted", (h.net > 0 ? "+" : "") + h.net));
-      li.onclick = async () => { $("#history-text").textContent = await api("/api/me/hands/" + h.hand_id); };
+      li.onclick = async () => {
+        const text = $("#history-text");
+        try { text.textContent = await api("/api/me/hands/" + h.hand_id); }
+        catch (e) { text.textContent = "This hand's history could not be shown: " + e.message; }
+      };
       list.append(li);
     }
   } catch (e) { list.append(el("li", "error", e.message)); }
