@@ -48,63 +48,15 @@ const SEED: &str = "20261125";
 /// The most one schemathesis run may take.
 const RUN_LIMIT: Duration = Duration::from_secs(200);
 
-/// Makes the venv once: under an exclusive lock, marked done only once the install
-/// succeeded, made again if it no longer runs (its Python gone, say). Exit code 3: Python
-/// cannot make a venv; 4: pip could not install.
-const SETUP: &str = r#"
-import fcntl, os, shutil, subprocess, sys, venv
-root, version = sys.argv[1], sys.argv[2]
-env_dir = os.path.join(root, "schemathesis-venv")
-python = os.path.join(env_dir, "bin", "python")
-marker = os.path.join(env_dir, "installed-schemathesis-" + version)
-os.makedirs(root, exist_ok=True)
-with open(os.path.join(root, "schemathesis-venv.lock"), "w") as lock:
-    fcntl.flock(lock, fcntl.LOCK_EX)
-    if os.path.exists(marker):
-        try:
-            if subprocess.run([python, "-c", "import schemathesis"]).returncode == 0:
-                sys.exit(0)
-        except OSError:
-            pass
-    shutil.rmtree(env_dir, ignore_errors=True)
-    try:
-        venv.EnvBuilder(with_pip=True).create(env_dir)
-    except Exception as e:
-        print("cannot make a venv:", e, file=sys.stderr)
-        sys.exit(3)
-    install = [python, "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
-               "schemathesis==" + version]
-    if subprocess.run(install).returncode != 0:
-        sys.exit(4)
-    open(marker, "w").close()
-"#;
-
 /// The schemathesis executable, or `None` (skipped) when it cannot be installed here.
 fn schemathesis() -> Option<PathBuf> {
-    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target");
-    let unavailable = |why: String| {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run the OpenAPI conformance test: {why}"
-        );
-        eprintln!("SKIPPED: schemathesis is not available: {why}");
-        None
-    };
-    let setup = std::process::Command::new("python3")
-        .args(["-c", SETUP])
-        .arg(&target)
-        .arg(VERSION)
-        .output();
-    match setup {
-        Err(e) => unavailable(format!("python3 does not run: {e}")),
-        Ok(out) if !out.status.success() => unavailable(format!(
-            "setting up the venv failed ({}): {}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )),
-        Ok(_) => Some(target.join("schemathesis-venv/bin/schemathesis")),
-    }
+    let venv = common::python_venv(
+        "schemathesis",
+        &format!("schemathesis=={VERSION}"),
+        "schemathesis",
+        "the OpenAPI conformance test",
+    )?;
+    Some(venv.join("bin/schemathesis"))
 }
 
 /// What the server holds before schemathesis starts: ids for its dictionaries, and a

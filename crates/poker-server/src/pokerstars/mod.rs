@@ -33,6 +33,9 @@ pub struct Meta<'a> {
     pub seats: &'a [u32],
     /// Seats at the table.
     pub seat_count: u32,
+    /// The button's seat number (1-based), which may be a seat not dealt in (a dead
+    /// button, or a player waiting there to come in). `None`: taken from the blinds.
+    pub button_seat: Option<u32>,
     /// The PHH history.
     pub phh: &'a str,
     /// Whose history it is (hand index): only their hole cards are dealt face up, other
@@ -128,15 +131,18 @@ pub fn write(meta: &Meta) -> Result<String, String> {
         meta.hand_number,
         timestamp(meta.started_at_ms)
     );
-    // The last player in hand order holds the button; heads-up, the button posts the
-    // small blind (R19). Stud has no button.
-    let button = if n == 2 {
-        (0..n)
-            .find(|&i| config.seats[i].blind > 0 && config.seats[i].blind < big)
-            .unwrap_or(n - 1)
-    } else {
-        n - 1
-    };
+    // The button's seat as the table recorded it; else the last player in hand order
+    // holds it (heads-up, the button posts the small blind, R19). Stud has no button.
+    let button_seat = meta.button_seat.unwrap_or_else(|| {
+        let i = if n == 2 {
+            (0..n)
+                .find(|&i| config.seats[i].blind > 0 && config.seats[i].blind < big)
+                .unwrap_or(n - 1)
+        } else {
+            n - 1
+        };
+        meta.seats[i]
+    });
     if family == Family::Stud {
         let _ = writeln!(
             out,
@@ -150,7 +156,7 @@ pub fn write(meta: &Meta) -> Result<String, String> {
             "Table '{}' {}-max Seat #{} is the button",
             printable(meta.table_name),
             meta.seat_count,
-            meta.seats[button]
+            button_seat
         );
     }
     let mut order: Vec<usize> = (0..n).collect();
@@ -531,21 +537,17 @@ pub fn write(meta: &Meta) -> Result<String, String> {
         ),
     };
     for &i in &order {
-        let role = if family == Family::Stud {
-            ""
-        } else if i == button && n == 2 {
-            // Heads-up, the button is the small blind (R19).
-            " (button) (small blind)"
-        } else if i == button && n > 2 {
-            " (button)"
-        } else if config.seats[i].blind > 0 && config.seats[i].blind < big {
-            " (small blind)"
-        } else if config.seats[i].blind == big {
-            " (big blind)"
-        } else if i == button {
-            " (button)"
-        } else {
-            ""
+        // The button, and the blind posted: heads-up the button is also the small blind
+        // (R19), `(button) (small blind)`.
+        let on_button = family != Family::Stud && meta.seats[i] == button_seat;
+        let blind = config.seats[i].blind;
+        let role = match (family, on_button) {
+            (Family::Stud, _) => String::new(),
+            (_, true) if n == 2 && blind > 0 && blind < big => " (button) (small blind)".into(),
+            (_, true) => " (button)".into(),
+            (_, false) if blind > 0 && blind < big => " (small blind)".into(),
+            (_, false) if blind > 0 && blind == big => " (big blind)".into(),
+            _ => String::new(),
         };
         let with = described
             .get(&i)
@@ -587,6 +589,7 @@ mod tests {
             players,
             seats,
             seat_count: 6,
+            button_seat: None,
             phh,
             viewer: None,
         }
@@ -824,5 +827,33 @@ actions = [
                 "{secret} leaked:\n{mine}"
             );
         }
+    }
+
+    #[test]
+    fn two_players_dealt_with_the_button_on_a_third_seat_are_not_heads_up() {
+        // A player waiting on the (dead) button is not dealt in: the small and big blinds
+        // play alone, the small blind first in every round (R19 does not apply).
+        let phh = r#"
+variant = "NT"
+antes = [0, 0]
+blinds_or_straddles = [2, 1]
+min_bet = 2
+starting_stacks = [200, 200]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 cbr 6", "p2 f"]
+"#;
+        let players: Vec<String> = ["ann", "bob"].map(String::from).to_vec();
+        let out = write(&Meta {
+            button_seat: Some(4),
+            ..meta(phh, &players, &[1, 2])
+        })
+        .unwrap();
+        for line in [
+            "Table 'Alpha' 6-max Seat #4 is the button",
+            "Seat 1: ann (small blind) collected (4)",
+            "Seat 2: bob (big blind) folded before Flop",
+        ] {
+            assert!(out.contains(line), "missing {line:?} in\n{out}");
+        }
+        assert!(!out.contains("(button)"), "{out}");
     }
 }
