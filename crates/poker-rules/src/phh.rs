@@ -16,6 +16,20 @@ use crate::hand::{
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+/// Whether a check by `player` is the no-op pokerkit writes: it is not their turn, they
+/// are still in with chips, and every opponent still in is all in, so nobody can bet.
+fn lone_check(hand: &Hand, player: usize) -> bool {
+    let players = hand.players();
+    hand.to_act() != Some(player)
+        && players
+            .get(player)
+            .is_some_and(|p| !p.folded && p.stack > 0)
+        && players
+            .iter()
+            .enumerate()
+            .all(|(i, p)| i == player || p.folded || p.stack == 0)
+}
+
 /// One hand history as read from PHH.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PhhHand {
@@ -544,6 +558,10 @@ pub fn replay(phh: &PhhHand) -> Result<Replay, PhhError> {
             if matches!(action, Action::Show { .. } | Action::Muck) {
                 // A later notation for the same player (after more cards) replaces it.
                 pending_shows.insert(player, (index, action));
+            } else if words[1] == "cc" && lone_check(&hand, player) {
+                // pokerkit asks the one player left with chips, everyone else all in, to
+                // check; the rules deal on (R31), so the notation changes nothing.
+                continue;
             } else {
                 events.extend(hand.apply(player, action).map_err(refused)?);
             }

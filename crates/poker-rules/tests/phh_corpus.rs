@@ -87,3 +87,30 @@ fn a_history_breaking_a_rule_is_refused_with_the_engine_reason() {
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+#[test]
+fn r31_a_check_by_the_one_player_left_with_chips_as_pokerkit_writes_it_changes_nothing() {
+    // p1 shoves, p2 calls all in for less, p3 calls with chips behind: nobody can bet,
+    // the board is dealt out (R31). pokerkit asks p3 to check on each street; the
+    // engine takes those checks as the no-ops they are and ends with the same stacks.
+    let base = |extra: &str| {
+        format!(
+            r#"
+variant = "NT"
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+min_bet = 2
+starting_stacks = [100, 50, 300]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p3 cc", "p1 cbr 100", "p2 cc", "p3 cc",
+  "d db 2h3h4s", {extra}"d db 9c", {extra}"d db Ts", {extra}"p1 sm AcAd", "p2 sm KcKd", "p3 sm QcQd"]
+"#
+        )
+    };
+    let plain = phh::replay(&PhhHand::parse(&base("")).unwrap()).unwrap();
+    let with_checks = phh::replay(&PhhHand::parse(&base(r#""p3 cc", "#)).unwrap()).unwrap();
+    assert_eq!(plain.finishing_stacks, with_checks.finishing_stacks);
+    assert_eq!(plain.finishing_stacks, vec![250.0, 0.0, 200.0]);
+    // A check by someone who could still face a bet is refused as before.
+    let early = base("").replace(r#""p3 cc", "p1 cbr 100""#, r#""p1 cc", "p3 cc""#);
+    assert!(phh::replay(&PhhHand::parse(&early).unwrap()).is_err());
+}

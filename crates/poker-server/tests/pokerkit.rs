@@ -199,6 +199,10 @@ async fn bot(
     }
 }
 
+/// What the server says a hand ends with: its table, the stacks in hand order, and the
+/// stacks by the names the PokerStars text uses.
+type Expected = (String, Vec<u64>, BTreeMap<String, u64>);
+
 /// Runs a Python script over files; the JSON it prints.
 fn run_python(venv: &std::path::Path, script: &str, files: &[String]) -> Value {
     let out = std::process::Command::new(venv.join("bin/python"))
@@ -366,7 +370,7 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
     let dir = tempfile::tempdir().unwrap();
     let mut phh_files = Vec::new();
     let mut stars_files = Vec::new();
-    let mut expected: BTreeMap<String, (String, Vec<u64>, BTreeMap<String, u64>)> = BTreeMap::new();
+    let mut expected: BTreeMap<String, Expected> = BTreeMap::new();
     let mut skipped: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut per_game: BTreeMap<String, usize> = BTreeMap::new();
     // Tables whose game and structure no PHH reader can read.
