@@ -289,6 +289,24 @@ fn departure(name: &str, rules: &Value, phh: &str, stars: &str, rake: u64) -> Op
     if split && pots > 0 {
         return Some("pokerkit splits hi/lo pots its own way");
     }
+    // Odd chips of a pot split three or more ways: one each clockwise from the button
+    // (R35); pokerkit gives them all to the first.
+    let mut shares: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    for line in stars.lines() {
+        if let Some((_, rest)) = line.split_once(" collected ") {
+            if let Some((amount, pot)) = rest.split_once(" from ") {
+                if let Ok(amount) = amount.parse() {
+                    shares.entry(pot).or_default().push(amount);
+                }
+            }
+        }
+    }
+    if shares
+        .values()
+        .any(|s| s.len() >= 3 && s.iter().any(|&x| x != s[0]))
+    {
+        return Some("R35: odd chips go one by one from the button; pokerkit gives them all to one");
+    }
     if rake > 0 {
         // PHH has no field for the house's rake.
         return Some("a raked hand: PHH does not record rake");
