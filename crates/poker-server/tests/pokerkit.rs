@@ -305,7 +305,9 @@ fn departure(name: &str, rules: &Value, phh: &str, stars: &str, rake: u64) -> Op
         .values()
         .any(|s| s.len() >= 3 && s.iter().any(|&x| x != s[0]))
     {
-        return Some("R35: odd chips go one by one from the button; pokerkit gives them all to one");
+        return Some(
+            "R35: odd chips go one by one from the button; pokerkit gives them all to one",
+        );
     }
     if rake > 0 {
         // PHH has no field for the house's rake.

@@ -9,6 +9,7 @@
 //! Eastern time (`time`).
 
 use poker_rules::phh::{replay, PhhHand};
+use poker_rules::table::{Post, PostKind};
 use poker_rules::{Card, Chips, Event, Game, Structure};
 use poker_store::names::printable;
 use std::collections::BTreeMap;
@@ -36,6 +37,10 @@ pub struct Meta<'a> {
     /// The button's seat number (1-based), which may be a seat not dealt in (a dead
     /// button, or a player waiting there to come in). `None`: taken from the blinds.
     pub button_seat: Option<u32>,
+    /// The table's forced bets of the hand, by table seat (0-based): they tell a new
+    /// player's post and a returning player's blinds from the ordinary blinds. Empty: the
+    /// blinds are told apart by size.
+    pub posts: &'a [Post],
     /// The PHH history.
     pub phh: &'a str,
     /// Whose history it is (hand index): only their hole cards are dealt face up, other
@@ -208,20 +213,79 @@ pub fn write(meta: &Meta) -> Result<String, String> {
     // others who fold there "didn't bet" (antes do not count).
     let mut bet_first_round: std::collections::BTreeSet<usize> = Default::default();
     let mut posted_blinds = 0;
+    // The table's posts of each player in the hand.
+    let posts_of = |player: usize| {
+        let seat = meta.seats[player];
+        meta.posts.iter().filter(move |p| p.seat as u32 + 1 == seat)
+    };
+    // " and is all-in" when forced bets took the whole stack.
+    let all_in = |player: usize, forced: Chips| {
+        if forced >= config.seats[player].stack {
+            " and is all-in"
+        } else {
+            ""
+        }
+    };
+    // Dead small blinds waiting for the big blind they are written with.
+    let mut pending_dead: BTreeMap<usize, Chips> = BTreeMap::new();
     // Replacement cards already written with their discard.
     let mut written_with_discard: std::collections::BTreeSet<usize> = Default::default();
     for (index, event) in played.events.iter().enumerate() {
         match event {
             Event::AntePosted { player, amount } => {
-                let tail = if config.seats[*player].stack == *amount {
-                    " and is all-in"
-                } else {
-                    ""
-                };
-                let _ = writeln!(out, "{}: posts the ante {amount}{tail}", name(*player));
+                // A missed small blind made up dead goes in with the antes; PokerStars
+                // writes it with the big blind it comes with.
+                let dead_small = posts_of(*player)
+                    .find(|p| p.kind == PostKind::MissedSmall && !p.live)
+                    .map_or(0, |p| p.amount.min(*amount));
+                let ante = amount - dead_small;
+                if dead_small > 0 {
+                    pending_dead.insert(*player, dead_small);
+                    let live_big = posts_of(*player).any(|p| p.live);
+                    if !live_big {
+                        let _ = writeln!(
+                            out,
+                            "{}: posts small blind {dead_small}{}",
+                            name(*player),
+                            all_in(*player, *amount)
+                        );
+                        pending_dead.remove(player);
+                    }
+                }
+                if ante > 0 {
+                    let _ = writeln!(
+                        out,
+                        "{}: posts the ante {ante}{}",
+                        name(*player),
+                        all_in(*player, *amount)
+                    );
+                }
             }
             Event::BlindPosted { player, amount } => {
-                let kind = if *amount < big {
+                let kinds: Vec<PostKind> = posts_of(*player)
+                    .filter(|p| p.live)
+                    .map(|p| p.kind)
+                    .collect();
+                let dead = pending_dead.remove(player).unwrap_or(0);
+                let kind = if dead > 0 {
+                    "small & big blinds"
+                } else if kinds.contains(&PostKind::Kill) {
+                    "kill blind"
+                } else if kinds.contains(&PostKind::Rock) {
+                    "straddle"
+                } else if kinds.iter().any(|k| {
+                    matches!(
+                        k,
+                        PostKind::NewPlayer | PostKind::MissedBig | PostKind::BigBlind
+                    )
+                }) {
+                    "big blind"
+                } else if kinds
+                    .iter()
+                    .any(|k| matches!(k, PostKind::SmallBlind | PostKind::MissedSmall))
+                {
+                    "small blind"
+                } else if *amount < big {
                     "small blind"
                 } else if posted_blinds <= 1 {
                     "big blind"
@@ -231,7 +295,13 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                 posted_blinds += 1;
                 bet_first_round.insert(*player);
                 round_bet = round_bet.max(*amount);
-                let _ = writeln!(out, "{}: posts {kind} {amount}", name(*player));
+                let _ = writeln!(
+                    out,
+                    "{}: posts {kind} {}{}",
+                    name(*player),
+                    amount + dead,
+                    all_in(*player, config.seats[*player].ante + amount)
+                );
             }
             Event::BringInPosted { player, amount } => {
                 bet_first_round.insert(*player);
@@ -590,6 +660,7 @@ mod tests {
             seats,
             seat_count: 6,
             button_seat: None,
+            posts: &[],
             phh,
             viewer: None,
         }
@@ -855,5 +926,69 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 cbr 6", "p2 f"]
             assert!(out.contains(line), "missing {line:?} in\n{out}");
         }
         assert!(!out.contains("(button)"), "{out}");
+    }
+
+    #[test]
+    fn posts_are_written_as_pokerstars_writes_them() {
+        // ann and bob post the blinds; cat comes back owing both (the small dead, the big
+        // live, R14); dan is new and posts a big blind (R13); eve's ante puts her all in.
+        let phh = r#"
+variant = "NT"
+antes = [0, 0, 1, 0, 0]
+blinds_or_straddles = [1, 2, 2, 2, 0]
+min_bet = 2
+starting_stacks = [100, 100, 100, 100, 100]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "d dh p4 JcJd", "d dh p5 TcTd",
+  "p3 cc", "p4 cc", "p5 f", "p1 cc", "p2 cc",
+  "d db 2h3h4s", "p1 cc", "p2 cc", "p3 cc", "p4 cc",
+  "d db 9c", "p1 cc", "p2 cc", "p3 cc", "p4 cc",
+  "d db Ts", "p1 cc", "p2 cc", "p3 cc", "p4 cc",
+  "p1 sm AcAd", "p2 sm KcKd", "p3 sm QcQd", "p4 sm JcJd"]
+_blind_kinds = ['blind', 'blind', 'post', 'post', 'blind']
+"#;
+        let post = |seat: usize, kind: PostKind, amount: Chips, live: bool| Post {
+            seat,
+            kind,
+            amount,
+            live,
+        };
+        let posts = [
+            post(0, PostKind::SmallBlind, 1, true),
+            post(1, PostKind::BigBlind, 2, true),
+            post(2, PostKind::MissedBig, 2, true),
+            post(2, PostKind::MissedSmall, 1, false),
+            post(3, PostKind::NewPlayer, 2, true),
+        ];
+        let players: Vec<String> = ["ann", "bob", "cat", "dan", "eve"]
+            .map(String::from)
+            .to_vec();
+        let out = write(&Meta {
+            posts: &posts,
+            ..meta(phh, &players, &[1, 2, 3, 4, 5])
+        })
+        .unwrap();
+        for line in [
+            "ann: posts small blind 1\n",
+            "bob: posts big blind 2\n",
+            "cat: posts small & big blinds 3\n",
+            "dan: posts big blind 2\n",
+        ] {
+            assert!(out.contains(line), "missing {line:?} in\n{out}");
+        }
+        assert!(!out.contains("cat: posts the ante"), "{out}");
+        // An ante that takes the whole stack says so.
+        let short = phh
+            .replace("antes = [0, 0, 1, 0, 0]", "antes = [0, 0, 1, 0, 1]")
+            .replace(
+                "starting_stacks = [100, 100, 100, 100, 100]",
+                "starting_stacks = [100, 100, 100, 100, 1]",
+            )
+            .replace("\"p5 f\", ", "");
+        let out = write(&Meta {
+            posts: &posts,
+            ..meta(&short, &players, &[1, 2, 3, 4, 5])
+        })
+        .unwrap();
+        assert!(out.contains("eve: posts the ante 1 and is all-in"), "{out}");
     }
 }

@@ -261,6 +261,7 @@ pub(crate) fn pokerstars_text(
         seats: &seats,
         seat_count: record.seat_count as u32,
         button_seat: (!record.seat_players.is_empty()).then_some(record.button as u32 + 1),
+        posts: &record.posts,
         phh,
         viewer,
     })
