@@ -280,12 +280,11 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                     )
                 }) {
                     "big blind"
-                } else if kinds
-                    .iter()
-                    .any(|k| matches!(k, PostKind::SmallBlind | PostKind::MissedSmall))
+                } else if *amount < big
+                    || kinds
+                        .iter()
+                        .any(|k| matches!(k, PostKind::SmallBlind | PostKind::MissedSmall))
                 {
-                    "small blind"
-                } else if *amount < big {
                     "small blind"
                 } else if posted_blinds <= 1 {
                     "big blind"
