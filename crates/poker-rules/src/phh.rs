@@ -452,6 +452,44 @@ pub struct Replay {
     pub finishing_stacks: Vec<f64>,
 }
 
+/// The history as one player may see it: their own cards, every card dealt face up, and
+/// the hands shown at showdown; everyone else's down cards and discards are `??`. Amounts
+/// and actions are unchanged, so it replays to the same stacks.
+pub fn for_viewer(phh: &PhhHand, viewer: usize) -> Result<PhhHand, PhhError> {
+    let played = replay(phh)?;
+    if played.scale != 1 {
+        return Err(PhhError::Format("amounts in fractions of a chip".into()));
+    }
+    let hidden = |cards: &Cards, up: u8| -> Cards {
+        let mut out = Cards::new();
+        for (k, &c) in cards.iter().enumerate() {
+            out.push(if up >> k & 1 == 1 { c } else { Card::UNKNOWN });
+        }
+        out
+    };
+    let events: Vec<Event> = played
+        .events
+        .iter()
+        .map(|e| match e {
+            Event::HoleDealt { player, cards, up } if *player != viewer => Event::HoleDealt {
+                player: *player,
+                cards: hidden(cards, *up),
+                up: *up,
+            },
+            Event::Discarded { player, cards } if *player != viewer => Event::Discarded {
+                player: *player,
+                cards: hidden(cards, 0),
+            },
+            other => other.clone(),
+        })
+        .collect();
+    let stacks = played.hand.final_stacks().ok_or(PhhError::Incomplete)?;
+    let mut out = write(played.hand.config(), &events, Some(&stacks))
+        .ok_or_else(|| PhhError::Format("the game has no PHH variant".into()))?;
+    out.finishing_stacks = Some(played.finishing_stacks.clone());
+    Ok(out)
+}
+
 /// Replays a history through the engine, and checks the recorded finishing stacks when
 /// there are any (one chip of difference is allowed only where the record holds a
 /// fraction of a chip, as split pots written with half chips do).

@@ -114,3 +114,40 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p3 cc", "p1 cbr 100"
     let early = base("").replace(r#""p3 cc", "p1 cbr 100""#, r#""p1 cc", "p3 cc""#);
     assert!(phh::replay(&PhhHand::parse(&early).unwrap()).is_err());
 }
+
+#[test]
+fn a_players_history_hides_every_card_they_did_not_see_and_replays_to_the_same_stacks() {
+    // Stud hi/lo (up cards public) and 2-7 triple draw (discards secret).
+    for file in ["wsop/2023/43/5/53.phh", "wsop/2023/43/5/57.phh"] {
+        let text = std::fs::read_to_string(corpus_dir().join(file)).expect("readable");
+        let full = PhhHand::parse(&text).unwrap();
+        let mine = phh::for_viewer(&full, 0).unwrap();
+        let written = mine.to_toml();
+        let again = PhhHand::parse(&written).unwrap();
+        assert_eq!(
+            phh::replay(&again).unwrap().finishing_stacks,
+            phh::replay(&full).unwrap().finishing_stacks,
+            "{file}"
+        );
+        let shown: Vec<&String> = full.actions.iter().filter(|a| a.contains(" sm ")).collect();
+        for (theirs, ours) in full.actions.iter().zip(&mine.actions) {
+            let words: Vec<&str> = theirs.split_whitespace().collect();
+            match words.as_slice() {
+                ["d", "dh", "p1", _] | ["p1", "sd", ..] => assert_eq!(theirs, ours),
+                ["d", "dh", p, cards] => {
+                    // Only face-up cards survive: in stud the third, fourth... but never
+                    // the first two or the seventh; in draw games none.
+                    let hidden = ours.rsplit(' ').next().unwrap();
+                    assert_eq!(hidden.len(), cards.len(), "{ours}");
+                    let up_only = file.ends_with("53.phh") && cards.len() == 2;
+                    if !up_only {
+                        assert!(hidden.starts_with("??"), "{p}: {ours}");
+                    }
+                }
+                [_, "sd", cards] => assert!(ours.ends_with(&"?".repeat(cards.len())), "{ours}"),
+                _ => assert_eq!(theirs, ours),
+            }
+        }
+        assert!(shown.iter().all(|s| mine.actions.contains(s)), "{file}");
+    }
+}

@@ -184,6 +184,38 @@ async fn operators_close_a_table_mid_hand_and_read_its_hands_in_every_format() {
         text.contains("Dealt to ann") && !text.contains("Dealt to ben"),
         "{text}"
     );
+    // As PHH: ann's cards, and ben's only if shown; it replays to the same stacks.
+    let (status, phh) = get(format!("{}/api/me/hands/{id}?format=phh", server.base)).await;
+    assert_eq!(status, 200, "{phh}");
+    let (_, full) = server.get(&format!("/admin/hands/{id}?format=phh")).await;
+    let full = poker_rules::phh::PhhHand::parse(&full).unwrap();
+    let seen = poker_rules::phh::PhhHand::parse(&phh).unwrap();
+    assert_eq!(
+        poker_rules::phh::replay(&seen).unwrap().finishing_stacks,
+        poker_rules::phh::replay(&full).unwrap().finishing_stacks
+    );
+    let record = server.get_json(&format!("/admin/hands/{id}")).await;
+    let players = record["record"]["seat_players"].as_array().unwrap();
+    let ann_id = server
+        .get_json("/admin/players")
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "ann")
+        .unwrap()["player_id"]
+        .clone();
+    let ann = players.iter().position(|p| *p == ann_id).unwrap();
+    for (theirs, ours) in full.actions.iter().zip(&seen.actions) {
+        let mine = theirs.starts_with(&format!("d dh p{} ", ann + 1));
+        if theirs.starts_with("d dh ") && !mine {
+            assert!(ours.ends_with("????"), "{ours}");
+        } else {
+            assert_eq!(theirs, ours);
+        }
+    }
+    let (status, _) = get(format!("{}/api/me/hands/{id}?format=xml", server.base)).await;
+    assert_eq!(status, 400);
     let (status, _) = get(format!("{}/api/me/hands", server.base).replace("/api", "/api/x")).await;
     assert_eq!(status, 404);
     let r = reqwest::get(format!("{}/api/me/hands", server.base))

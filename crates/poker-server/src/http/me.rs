@@ -83,23 +83,47 @@ pub(crate) async fn my_hands(
     Json(serde_json::Value::Array(hands)).into_response()
 }
 
-/// `GET /api/me/hands/{id}`: one of the player's hands as PokerStars text, with only
-/// their own hole cards and those shown at showdown.
+/// The format of one of the player's hands.
+#[derive(serde::Deserialize)]
+pub(crate) struct MyFormat {
+    format: Option<String>,
+}
+
+/// `GET /api/me/hands/{id}`: one of the player's hands as PokerStars text (the default)
+/// or PHH (`?format=phh`), with only their own hole cards and those shown at showdown.
 pub(crate) async fn my_hand(
     State(state): State<Arc<AppState>>,
     Session(me): Session,
     axum::extract::Path(id): axum::extract::Path<String>,
+    format: Result<axum::extract::Query<MyFormat>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
     let not_found = || refused(StatusCode::NOT_FOUND, "not_found", "hand not found");
+    let format = match format {
+        Ok(axum::extract::Query(f)) => f.format.unwrap_or_else(|| "pokerstars".into()),
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    if format != "pokerstars" && format != "phh" {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "format is pokerstars or phh",
+        );
+    }
     let Ok(hand) = id.parse() else {
         return not_found();
     };
     let Ok(row) = state.store.hand(hand).await else {
         return not_found();
     };
-    let text = match crate::http::admin::hands::Names::load(&state).await {
-        Ok(names) => crate::http::admin::hands::pokerstars_text(&names, &row, Some(me.player_id)),
-        Err(e) => Err(e),
+    let text = if format == "phh" {
+        my_phh(&row, me.player_id)
+    } else {
+        match crate::http::admin::hands::Names::load(&state).await {
+            Ok(names) => {
+                crate::http::admin::hands::pokerstars_text(&names, &row, Some(me.player_id))
+            }
+            Err(e) => Err(e),
+        }
     };
     match text {
         Ok(text) => (
@@ -112,4 +136,26 @@ pub(crate) async fn my_hand(
             .into_response(),
         Err(e) => e.into_response(),
     }
+}
+
+/// The PHH of a hand the player was dealt into, as they may see it.
+fn my_phh(row: &poker_store::HandRow, me: poker_store::PlayerId) -> ApiResult<String> {
+    let not_found = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found");
+    let text = row.phh.as_deref().ok_or_else(not_found)?;
+    let index = row
+        .record
+        .as_ref()
+        .and_then(|r| r.index_of(me))
+        .ok_or_else(not_found)?;
+    let unsupported = |e: poker_rules::phh::PhhError| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unsupported",
+            e.to_string(),
+        )
+    };
+    let full = poker_rules::phh::PhhHand::parse(text).map_err(unsupported)?;
+    Ok(poker_rules::phh::for_viewer(&full, index)
+        .map_err(unsupported)?
+        .to_toml())
 }
