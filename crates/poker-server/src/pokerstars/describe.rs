@@ -209,20 +209,8 @@ fn low_list(five: &[Card; 5]) -> String {
 
 /// Ranks counted ace-low (0 = ace) as `8,6,4,3,A`.
 fn ace_low_list(ranks: &[u8]) -> String {
-    ranks
-        .iter()
-        .map(|&r| {
-            if r == 0 {
-                "A".to_string()
-            } else {
-                Card::new(poker_rules::card::Rank(r - 1), poker_rules::card::Suit(0))
-                    .rank()
-                    .to_char()
-                    .to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(",")
+    let high: Vec<u8> = ranks.iter().map(|&r| (r + 12) % 13).collect();
+    rank_list(&high)
 }
 
 /// Deuce-to-seven: a hand that makes nothing reads as its cards, highest first
@@ -242,15 +230,11 @@ fn deuce_to_seven(cards: &[Card]) -> Option<String> {
     })
 }
 
+/// Ranks (0 = two, 12 = ace) as `K,9,7,5,2`.
 fn rank_list(ranks: &[u8]) -> String {
     ranks
         .iter()
-        .map(|&r| {
-            Card::new(poker_rules::card::Rank(r), poker_rules::card::Suit(0))
-                .rank()
-                .to_char()
-                .to_string()
-        })
+        .map(|&r| poker_rules::Rank(r).to_char().to_string())
         .collect::<Vec<_>>()
         .join(",")
 }
