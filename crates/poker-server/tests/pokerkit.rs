@@ -9,8 +9,9 @@
 //! - its PHH is replayed by pokerkit, which must end every hand with the stacks the
 //!   server committed, to the chip;
 //! - its PokerStars text (operator's view) is parsed by pokerkit's PokerStars parser
-//!   where that parser covers the game (no-limit hold'em without antes), and the parsed
-//!   hand replayed to the same stacks.
+//!   where that parser covers the game (no-limit hold'em without antes): the board and
+//!   every fold, check, call, bet and raise must be the PHH's, and the parsed hand must
+//!   replay to the same stacks.
 //!
 //! pokerkit is not the rules (`../shared/rules/` are). Where it departs from them the
 //! hand is skipped with its reason and counted, and the test prints the counts:
@@ -81,7 +82,18 @@ for path in sys.argv[1:]:
         state = None
         for state in hh:
             pass
-        out[path] = {"stacks": dict(zip(hh.players, [int(s) for s in state.stacks]))}
+        board = "".join(a.split()[2] for a in hh.actions if a.startswith("d db "))
+        moves = []
+        for a in hh.actions:
+            words = a.split()
+            if words[0].startswith("p") and words[1] in ("f", "cc", "cbr"):
+                who = hh.players[int(words[0][1:]) - 1]
+                moves.append(" ".join([who] + words[1:]))
+        out[path] = {
+            "stacks": dict(zip(hh.players, [int(s) for s in state.stacks])),
+            "board": board,
+            "moves": moves,
+        }
     except Exception as e:
         out[path] = {"error": type(e).__name__ + ": " + str(e)}
 print(json.dumps(out))
@@ -201,7 +213,12 @@ async fn bot(
 
 /// What the server says a hand ends with: its table, the stacks in hand order, and the
 /// stacks by the names the PokerStars text uses.
-type Expected = (String, Vec<u64>, BTreeMap<String, u64>);
+type Expected = (
+    String,
+    Vec<u64>,
+    BTreeMap<String, u64>,
+    (String, Vec<String>),
+);
 
 /// Runs a Python script over files; the JSON it prints.
 fn run_python(venv: &std::path::Path, script: &str, files: &[String]) -> Value {
@@ -470,7 +487,32 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
                 std::fs::write(&stars_path, &stars).unwrap();
                 stars_files.push(stars_path.to_string_lossy().into_owned());
             }
-            expected.insert(path, (name.to_string(), finishing, by_name));
+            // The board and every bet, call, check and fold, by name, from the PHH.
+            let name_of: BTreeMap<usize, String> = order
+                .iter()
+                .enumerate()
+                .filter_map(|(k, &i)| Some((i, names.get(k)?.clone())))
+                .collect();
+            let parsed_phh = poker_rules::phh::PhhHand::parse(&phh).unwrap();
+            let mut board = String::new();
+            let mut moves = Vec::new();
+            for a in &parsed_phh.actions {
+                let words: Vec<&str> = a.split_whitespace().collect();
+                match words.as_slice() {
+                    ["d", "db", cards] => board.push_str(cards),
+                    [p, verb @ ("f" | "cc" | "cbr"), rest @ ..] => {
+                        let i: usize = p[1..].parse::<usize>().unwrap() - 1;
+                        let mut m = vec![
+                            name_of.get(&i).cloned().unwrap_or_default(),
+                            verb.to_string(),
+                        ];
+                        m.extend(rest.iter().map(|w| w.to_string()));
+                        moves.push(m.join(" "));
+                    }
+                    _ => {}
+                }
+            }
+            expected.insert(path, (name.to_string(), finishing, by_name, (board, moves)));
         }
     }
     println!("hands replayed per table: {per_game:?}");
@@ -486,7 +528,7 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
 
     let replayed = run_python(&venv, REPLAY, &phh_files);
     let mut failures = Vec::new();
-    for (path, (name, finishing, _)) in &expected {
+    for (path, (name, finishing, _, _)) in &expected {
         let got = &replayed[path];
         if let Some(e) = got["error"].as_str() {
             failures.push(format!(
@@ -515,8 +557,9 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
         .map(|t| (t.clone(), t.replace(".txt", ".phh")))
         .collect();
     let parsed = run_python(&venv, PARSE_STARS, &stars_files);
+    let mut boards_compared = 0;
     for (text, phh) in &by_text {
-        let (name, _, by_name) = &expected[phh];
+        let (name, _, by_name, (board, moves)) = &expected[phh];
         let got = &parsed[text];
         if let Some(e) = got["error"].as_str() {
             failures.push(format!(
@@ -532,6 +575,22 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
             .iter()
             .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
             .collect();
+        let their_moves: Vec<String> = got["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect();
+        if !board.is_empty() && !moves.is_empty() {
+            boards_compared += 1;
+        }
+        if got["board"].as_str() != Some(board.as_str()) || &their_moves != moves {
+            failures.push(format!(
+                "{name}: the PokerStars text parses to board {} and actions {their_moves:?}, the server has {board} and {moves:?}\n{}",
+                got["board"],
+                std::fs::read_to_string(text).unwrap()
+            ));
+        }
         if &stacks != by_name {
             failures.push(format!(
                 "{name}: the PokerStars text parses to {stacks:?}, the server has {by_name:?}\n{}",
@@ -564,5 +623,9 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
         println!("---\n{f}");
     }
     assert!(failures.is_empty(), "{} hands disagree", failures.len());
+    assert!(
+        boards_compared > 0,
+        "no PokerStars text with a board and actions was compared"
+    );
     server.stop().await;
 }
