@@ -30,7 +30,7 @@ fn main() {
     let summary = |players| TableSummary {
         table_id: table,
         name: "NL 1/2".into(),
-        game: "Holdem no limit".into(),
+        game: "NL Hold'em".into(),
         stakes: "1/2".into(),
         players,
         seats: 6,

@@ -92,7 +92,7 @@ mod tests {
         TableSummary {
             table_id: TableId::new(),
             name: "T".into(),
-            game: "Holdem no limit".into(),
+            game: "NL Hold'em".into(),
             stakes: "1/2".into(),
             players,
             seats: 6,

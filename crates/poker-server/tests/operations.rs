@@ -40,6 +40,21 @@ async fn operators_close_a_table_mid_hand_and_read_its_hands_in_every_format() {
         simple_action(legal, false)
     })
     .await;
+    // The lobby names the game and stakes as players read them, and the average pot of
+    // the hands played (every hand here has at least the blinds in it).
+    let mut lobby = server.client("ann").await;
+    lobby.send(&ClientMsg::ListTables).await;
+    let line = lobby
+        .until(|m| match m {
+            ServerMsg::Tables { tables } => Some(tables[0].clone()),
+            _ => None,
+        })
+        .await;
+    assert_eq!(
+        (line.game.as_str(), line.stakes.as_str()),
+        ("NL Hold'em", "1/2")
+    );
+    assert!(line.avg_pot >= 3, "{line:?}");
     // The next hand is under way; the close waits for it while the players finish it.
     let closing = {
         let base = server.base.clone();

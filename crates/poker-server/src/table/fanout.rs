@@ -197,8 +197,8 @@ impl Actor {
         let summary = TableSummary {
             table_id: self.table_id,
             name: self.name.clone(),
-            game: format!("{:?} {}", rules.game, structure_name(&rules.structure)),
-            stakes: format!("{}/{}", rules.small_blind, rules.big_blind),
+            game: game_name(rules),
+            stakes: stakes_name(rules),
             players: self.table.seats().iter().flatten().count() as u32,
             seats: rules.seat_count as u32,
             min_buy_in: rules.min_buy_in,
@@ -211,14 +211,50 @@ impl Actor {
     }
 }
 
-pub(super) fn structure_name(s: &poker_rules::Structure) -> &'static str {
-    use poker_rules::Structure::*;
-    match s {
-        NoLimit => "no limit",
-        PotLimit => "pot limit",
-        FixedLimit => "fixed limit",
-        SpreadLimit => "spread limit",
+/// The lobby's name of a table's game: `NL Hold'em`, `FL 2-7 Triple Draw`, `FL Razz`.
+pub(super) fn game_name(rules: &poker_rules::table::TableRules) -> String {
+    use poker_rules::{Game::*, Structure::*};
+    let structure = match rules.structure {
+        NoLimit => "NL",
+        PotLimit => "PL",
+        FixedLimit => "FL",
+        SpreadLimit => "Spread",
+    };
+    let game = match rules.game {
+        Holdem => "Hold'em",
+        ShortDeckHoldem => "6+ Hold'em",
+        Omaha => "Omaha",
+        OmahaHiLo => "Omaha Hi/Lo",
+        Stud => "7 Card Stud",
+        StudHiLo => "7 Card Stud Hi/Lo",
+        Razz => "Razz",
+        DeuceToSevenSingleDraw => "2-7 Single Draw",
+        DeuceToSevenTripleDraw => "2-7 Triple Draw",
+        Badugi => "Badugi",
+    };
+    format!("{structure} {game}")
+}
+
+/// The lobby's stakes: the blinds, or the small and big bet in fixed limit and in stud,
+/// with the ante if there is one: `1/2`, `4/8 ante 1`.
+pub(super) fn stakes_name(rules: &poker_rules::table::TableRules) -> String {
+    use poker_rules::table::AnteRule;
+    let stud = matches!(
+        rules.game,
+        poker_rules::Game::Stud | poker_rules::Game::StudHiLo | poker_rules::Game::Razz
+    );
+    let mut out = if stud || rules.structure == poker_rules::Structure::FixedLimit {
+        format!("{}/{}", rules.stakes.small_bet, rules.stakes.big_bet)
+    } else {
+        format!("{}/{}", rules.small_blind, rules.big_blind)
+    };
+    match rules.ante {
+        AnteRule::None => {}
+        AnteRule::Each(a) | AnteRule::BigBlind(a) | AnteRule::Button(a) => {
+            out.push_str(&format!(" ante {a}"))
+        }
     }
+    out
 }
 
 /// The event as `who` may see it: hole cards of others are unknown unless dealt face up.

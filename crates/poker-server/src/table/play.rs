@@ -6,7 +6,7 @@ use super::clock::default_action;
 use super::writer::*;
 use super::*;
 use poker_protocol::ServerMsg;
-use poker_rules::{Action, Card, CardSource, Chips, Decision, Hand};
+use poker_rules::{Action, Card, CardSource, Chips, Decision, Event, Hand};
 use poker_store::{
     now_ms, CompletedHand, HandId, HandPlayer, HandRecord, PlayerId, Store, TableStatus,
 };
@@ -240,7 +240,15 @@ impl Actor {
         let phh = poker_rules::phh::write(&cur.plan.config, &cur.events, Some(&stacks))
             .map(|h| h.to_toml())
             .unwrap_or_default();
-        let pot: Chips = cur.hand.players().iter().map(|p| p.committed).sum();
+        // What the pot came to: every pot awarded, and the rake taken from it.
+        let pot: Chips = cur
+            .events
+            .iter()
+            .map(|e| match e {
+                Event::PotAwarded { amount, .. } | Event::Raked { amount } => *amount,
+                _ => 0,
+            })
+            .sum();
         let completed = CompletedHand {
             hand_id: cur.hand_id,
             table_id: self.table_id,
