@@ -650,6 +650,13 @@ pub fn write(meta: &Meta) -> Result<String, String> {
 mod tests {
     use super::*;
 
+    /// Fails unless every line is in the history.
+    fn has(out: &str, lines: &[&str]) {
+        for line in lines {
+            assert!(out.contains(line), "missing {line:?} in\n{out}");
+        }
+    }
+
     fn meta<'a>(phh: &'a str, players: &'a [String], seats: &'a [u32]) -> Meta<'a> {
         Meta {
             hand_number: 42,
@@ -684,28 +691,29 @@ actions = [
 "#;
         let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
         let out = write(&meta(phh, &players, &[2, 4, 6])).unwrap();
-        for line in [
-            "PokerStars Hand #42:  Hold'em No Limit (5/10) - 2026/11/22 5:45:09 ET",
-            "Table 'Alpha' 6-max Seat #6 is the button",
-            "Seat 2: ann (100 in chips)",
-            "ann: posts small blind 5",
-            "bob: posts big blind 10",
-            "Dealt to cat [Qc Qd]",
-            "cat: raises 990 to 1000",
-            "ann: calls 95 and is all-in",
-            "bob: calls 290 and is all-in",
-            "Uncalled bet (700) returned to cat",
-            "*** FLOP *** [2h 3h 4s]",
-            "*** TURN *** [2h 3h 4s] [9c]",
-            "*** RIVER *** [2h 3h 4s 9c] [Ts]",
-            "ann collected 300 from main pot",
-            "bob collected 400 from side pot",
-            "Total pot 700 Main pot 300. Side pot 400. | Rake 0",
-            "Seat 2: ann (small blind) showed [Ac Ad] and won (300)",
-            "Seat 6: cat (button) showed [Qc Qd] and lost",
-        ] {
-            assert!(out.contains(line), "missing {line:?} in\n{out}");
-        }
+        has(
+            &out,
+            &[
+                "PokerStars Hand #42:  Hold'em No Limit (5/10) - 2026/11/22 5:45:09 ET",
+                "Table 'Alpha' 6-max Seat #6 is the button",
+                "Seat 2: ann (100 in chips)",
+                "ann: posts small blind 5",
+                "bob: posts big blind 10",
+                "Dealt to cat [Qc Qd]",
+                "cat: raises 990 to 1000",
+                "ann: calls 95 and is all-in",
+                "bob: calls 290 and is all-in",
+                "Uncalled bet (700) returned to cat",
+                "*** FLOP *** [2h 3h 4s]",
+                "*** TURN *** [2h 3h 4s] [9c]",
+                "*** RIVER *** [2h 3h 4s 9c] [Ts]",
+                "ann collected 300 from main pot",
+                "bob collected 400 from side pot",
+                "Total pot 700 Main pot 300. Side pot 400. | Rake 0",
+                "Seat 2: ann (small blind) showed [Ac Ad] and won (300)",
+                "Seat 6: cat (button) showed [Qc Qd] and lost",
+            ],
+        );
     }
 
     #[test]
@@ -720,16 +728,17 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 cbr 30", "p2 f"]
 "#;
         let players: Vec<String> = ["ann", "bob"].map(String::from).to_vec();
         let out = write(&meta(phh, &players, &[1, 2])).unwrap();
-        for line in [
-            "Table 'Alpha' 6-max Seat #1 is the button",
-            "ann: raises 20 to 30",
-            "Uncalled bet (20) returned to ann",
-            "ann collected 20 from pot",
-            "Seat 2: bob (big blind) folded before Flop",
-            "Seat 1: ann (button) (small blind) collected (20)",
-        ] {
-            assert!(out.contains(line), "missing {line:?} in\n{out}");
-        }
+        has(
+            &out,
+            &[
+                "Table 'Alpha' 6-max Seat #1 is the button",
+                "ann: raises 20 to 30",
+                "Uncalled bet (20) returned to ann",
+                "ann collected 20 from pot",
+                "Seat 2: bob (big blind) folded before Flop",
+                "Seat 1: ann (button) (small blind) collected (20)",
+            ],
+        );
         assert!(out.contains("Total pot 20 | Rake 0"), "{out}");
         let mine = write(&Meta {
             viewer: Some(1),
@@ -774,13 +783,14 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p3 f", "p1 cbr 4", "
 "#;
         let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
         let out = write(&meta(phh, &players, &[1, 2, 3])).unwrap();
-        for line in [
-            "Hold'em Limit (2/4) - ",
-            "Seat 3: cat (button) folded before Flop (didn't bet)",
-            "Seat 2: bob (big blind) folded before Flop\n",
-        ] {
-            assert!(out.contains(line), "missing {line:?} in\n{out}");
-        }
+        has(
+            &out,
+            &[
+                "Hold'em Limit (2/4) - ",
+                "Seat 3: cat (button) folded before Flop (didn't bet)",
+                "Seat 2: bob (big blind) folded before Flop\n",
+            ],
+        );
     }
 
     const STUD: &str = r#"
@@ -809,7 +819,9 @@ actions = [
             ..meta(STUD, &players, &[1, 2, 3])
         })
         .unwrap();
-        for line in [
+        has(
+            &mine,
+            &[
             "PokerStars Hand #42:  7 Card Stud Limit (5/10) - ",
             "Table 'Alpha' 6-max\n",
             "ann: posts the ante 1",
@@ -824,9 +836,8 @@ actions = [
             "Seat 1: ann showed [Ac Ad Kh 4c 5c 6d 7s] and won (35) with a pair of Aces",
             "Seat 2: bob folded on the 3rd Street\n",
             "Seat 3: cat showed [9h 9s Qd Jc 2h 3h 8s] and lost with a pair of Nines",
-        ] {
-            assert!(mine.contains(line), "missing {line:?} in\n{mine}");
-        }
+            ],
+        );
         // Nobody's down cards but the viewer's before the showdown; no board, no button.
         let before_showdown = mine.split("*** SHOW DOWN ***").next().unwrap();
         for secret in ["9h", "9s", "8s", "2c", "7d"] {
@@ -876,7 +887,9 @@ actions = [
             ..meta(TRIPLE_DRAW, &players, &[1, 2, 3])
         })
         .unwrap();
-        for line in [
+        has(
+            &mine,
+            &[
             "PokerStars Hand #42:  Triple Draw 2-7 Lowball Limit (2/4) - ",
             "Table 'Alpha' 6-max Seat #3 is the button",
             "ann: posts small blind 1\nbob: posts big blind 2\n*** DEALING HANDS ***\nDealt to cat [Ac Td 7s 3d 2s]\n",
@@ -887,9 +900,8 @@ actions = [
             "bob: shows [8c 7d 7h 9h 4s] (a pair of Sevens)",
             "Seat 1: ann (small blind) folded before the Draw\n",
             "Seat 3: cat (button) showed [7s 3d 2s 5c 6h] and won (13) with Lo: 7,6,5,3,2",
-        ] {
-            assert!(mine.contains(line), "missing {line:?} in\n{mine}");
-        }
+            ],
+        );
         let before_showdown = mine.split("*** SHOW DOWN ***").next().unwrap();
         for secret in ["Kd", "Kc", "9h", "4s", "7c"] {
             assert!(
@@ -917,13 +929,14 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 cbr 6", "p2 f"]
             ..meta(phh, &players, &[1, 2])
         })
         .unwrap();
-        for line in [
-            "Table 'Alpha' 6-max Seat #4 is the button",
-            "Seat 1: ann (small blind) collected (4)",
-            "Seat 2: bob (big blind) folded before Flop",
-        ] {
-            assert!(out.contains(line), "missing {line:?} in\n{out}");
-        }
+        has(
+            &out,
+            &[
+                "Table 'Alpha' 6-max Seat #4 is the button",
+                "Seat 1: ann (small blind) collected (4)",
+                "Seat 2: bob (big blind) folded before Flop",
+            ],
+        );
         assert!(!out.contains("(button)"), "{out}");
     }
 
@@ -966,14 +979,15 @@ _blind_kinds = ['blind', 'blind', 'post', 'post', 'blind']
             ..meta(phh, &players, &[1, 2, 3, 4, 5])
         })
         .unwrap();
-        for line in [
-            "ann: posts small blind 1\n",
-            "bob: posts big blind 2\n",
-            "cat: posts small & big blinds 3\n",
-            "dan: posts big blind 2\n",
-        ] {
-            assert!(out.contains(line), "missing {line:?} in\n{out}");
-        }
+        has(
+            &out,
+            &[
+                "ann: posts small blind 1\n",
+                "bob: posts big blind 2\n",
+                "cat: posts small & big blinds 3\n",
+                "dan: posts big blind 2\n",
+            ],
+        );
         assert!(!out.contains("cat: posts the ante"), "{out}");
         // An ante that takes the whole stack says so.
         let short = phh
