@@ -75,6 +75,7 @@ try {
   let spectatorChecked = false;
   let preselected = 0;
   let presetChecked = false;
+  let foldAsked = false;
   for (let i = 0; i < 300 && (await over(ann).count()) === 0; i++) {
     if (await ann.locator("#actions:not(.hidden)").count()) {
       // While ann thinks, ben ticks 'call any' (the box shows when it is not his turn).
@@ -94,6 +95,16 @@ try {
         check((await ann.locator("#act-raise").textContent()).includes("all in"), "the raise button says all in");
         presetChecked = true;
       }
+      if (!foldAsked && (await ann.locator("#act-check:not(.hidden)").count())) {
+        // F when checking is free asks first; saying no keeps her in the hand.
+        let asked = "";
+        ann.once("dialog", async (d) => { asked = d.message(); await d.dismiss(); });
+        await ann.keyboard.press("f");
+        await ann.waitForTimeout(200);
+        check(asked.includes("check for free"), `folding for free is confirmed first (${asked})`);
+        check(await ann.locator("#actions:not(.hidden)").count() === 1, "declining keeps the decision open");
+        foldAsked = true;
+      }
       await ann.keyboard.press("c");
     }
     if (await ben.locator("#actions:not(.hidden)").count()) {
@@ -108,6 +119,7 @@ try {
   }
   check(preselected > 0, "ben pre-selected an action");
   check(presetChecked, "ann tried a bet-sizing preset");
+  check(foldAsked, "ann was asked before folding for free");
   await over(ann).waitFor();
   await over(ben).waitFor();
   await over(sue).waitFor();

@@ -641,7 +641,13 @@ $("#login-form").addEventListener("submit", (e) => { e.preventDefault(); authent
 $("#register-submit").addEventListener("click", () => authenticate("/register"));
 $("#logout").addEventListener("click", logout);
 $("#to-lobby").addEventListener("click", leaveView);
-$("#act-fold").addEventListener("click", () => act({ type: "fold" }));
+// Folding when a check is free loses a hand for nothing: ask first.
+function foldOrAsk() {
+  const l = S.decide && S.decide.legal;
+  if (l && l.check && !confirm("You can check for free. Fold anyway?")) return;
+  act({ type: "fold" });
+}
+$("#act-fold").addEventListener("click", foldOrAsk);
 $("#act-check").addEventListener("click", () => act({ type: "check" }));
 $("#act-call").addEventListener("click", () => act({ type: "call" }));
 $("#act-bring-in").addEventListener("click", () => act({ type: "bring_in" }));
@@ -666,7 +672,13 @@ $("#sit-toggle").addEventListener("click", () => {
   else send({ type: "sit_out", table_id: S.tableId, next_big_blind: false });
 });
 $("#top-up-open").addEventListener("click", openTopUp);
-$("#leave").addEventListener("click", () => send({ type: "leave", table_id: S.tableId }));
+$("#leave").addEventListener("click", () => {
+  // Leaving mid-hand folds the hand (a dead hand) before the cash-out: ask first.
+  const me = myPlayer();
+  const inHand = me && S.hand && !S.hand.ended && !me.folded;
+  if (inHand && !confirm("You are in a hand: leaving folds it. Leave anyway?")) return;
+  send({ type: "leave", table_id: S.tableId });
+});
 $("#buy-in-slider").addEventListener("input", (e) => { $("#buy-in-amount").value = e.target.value; });
 $("#buy-in-amount").addEventListener("input", (e) => { $("#buy-in-slider").value = e.target.value; });
 $("#buy-in-dialog").addEventListener("close", () => {
@@ -703,7 +715,7 @@ document.addEventListener("keydown", (e) => {
   if (!S.decide || S.decide.kind !== "bet" || e.target.tagName === "INPUT" && e.target.type !== "range" || document.querySelector("dialog[open]")) return;
   const l = S.decide.legal;
   const k = e.key.toLowerCase();
-  if (k === "f" && l.fold) act({ type: "fold" });
+  if (k === "f" && l.fold) foldOrAsk();
   else if (k === "c") act(l.check ? { type: "check" } : l.call !== null ? { type: "call" } : { type: "fold" });
   else if ((k === "r" || k === "enter") && l.bet_or_raise) act({ type: "bet_or_raise_to", to: chosenAmount() });
 });
