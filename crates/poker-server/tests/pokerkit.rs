@@ -220,6 +220,15 @@ type Expected = (
     (String, Vec<String>),
 );
 
+/// A JSON array of whole numbers.
+fn u64s(v: &Value) -> Vec<u64> {
+    v.as_array()
+        .expect("an array")
+        .iter()
+        .map(|x| x.as_u64().expect("a whole number"))
+        .collect()
+}
+
 /// Runs a Python script over files; the JSON it prints.
 fn run_python(venv: &std::path::Path, script: &str, files: &[String]) -> Value {
     let out = std::process::Command::new(venv.join("bin/python"))
@@ -428,12 +437,7 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
                 .await;
             assert_eq!(status, 200, "{name}: {stars}");
             let record = server.get_json(&format!("/admin/hands/{id}")).await;
-            let finishing: Vec<u64> = record["record"]["finishing_stacks"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_u64().unwrap())
-                .collect();
+            let finishing = u64s(&record["record"]["finishing_stacks"]);
             let rake = record["rake"].as_u64().unwrap_or(0);
             if let Some(why) = departure(name, rules, &phh, &stars, rake) {
                 *skipped.entry(why).or_default() += 1;
@@ -456,12 +460,7 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
                 .filter_map(|r| r.rsplit_once(" (").map(|(n, _)| n.to_string()))
                 .collect();
             let mut by_name = BTreeMap::new();
-            let seats: Vec<u64> = record["record"]["seats"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_u64().unwrap())
-                .collect();
+            let seats = u64s(&record["record"]["seats"]);
             // Seat lines are in seat order; the record's lists are in hand order.
             let mut order: Vec<usize> = (0..seats.len()).collect();
             order.sort_by_key(|&i| seats[i]);
@@ -537,12 +536,7 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
             ));
             continue;
         }
-        let stacks: Vec<u64> = got["stacks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap())
-            .collect();
+        let stacks = u64s(&got["stacks"]);
         if &stacks != finishing || got["over"] != true {
             failures.push(format!(
                 "{name}: pokerkit ends with {stacks:?} (over: {}), the server with {finishing:?}\n{}",
