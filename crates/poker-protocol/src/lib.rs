@@ -81,8 +81,33 @@ pub enum ClientMsg {
         /// The table.
         table_id: TableId,
     },
+    /// Says something in the table's chat (seated players; the table may have chat off).
+    Chat {
+        /// The table.
+        table_id: TableId,
+        /// The line: 1 to [`CHAT_MAX_CHARS`] characters, no control characters.
+        text: String,
+    },
     /// Keeps the connection alive.
     Ping,
+}
+
+/// The longest chat line, in characters.
+pub const CHAT_MAX_CHARS: usize = 200;
+
+/// One line of a table's chat.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatLine {
+    /// The speaker's seat.
+    pub seat: u32,
+    /// The speaker.
+    pub player_id: PlayerId,
+    /// The speaker's name.
+    pub name: String,
+    /// What was said.
+    pub text: String,
+    /// When, in milliseconds since the Unix epoch.
+    pub at_ms: i64,
 }
 
 fn yes() -> bool {
@@ -113,6 +138,9 @@ pub enum ErrorCode {
     InsufficientFunds,
     /// Too many messages: slow down.
     RateLimited,
+    /// A chat line refused: chat is off at the table, the speaker is not seated, or the
+    /// line is empty, too long or holds control characters.
+    ChatRefused,
     /// Something failed on the server (details are logged, not shown).
     Internal,
 }
@@ -161,6 +189,22 @@ pub struct TableView {
     pub action_ms: u64,
     /// Time bank given on sitting down, in milliseconds.
     pub time_bank_ms: u64,
+    /// The game as players read it: `NL Hold'em`, `FL 7 Card Stud`.
+    #[serde(default)]
+    pub game: String,
+    /// The betting structure: `no_limit`, `pot_limit`, `fixed_limit` or `spread_limit`
+    /// (a cap limit game is one of those with `cap` set).
+    #[serde(default)]
+    pub structure: String,
+    /// The stakes as the lobby shows them: `1/2`, `4/8 ante 1`.
+    #[serde(default)]
+    pub stakes: String,
+    /// Cap limit: the most a player may put in during a hand (blinds and bets).
+    #[serde(default)]
+    pub cap: Option<Chips>,
+    /// Whether the table's chat is on.
+    #[serde(default)]
+    pub chat: bool,
 }
 
 /// The hand in progress, as this client may see it: every event so far, redacted.
@@ -257,6 +301,9 @@ pub enum ServerMsg {
         clock: Option<ClockView>,
         /// The decision this client is asked now, if any (answer it with its id).
         decide: Option<Box<ServerMsg>>,
+        /// The table's recent chat, oldest first.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        chat: Vec<ChatLine>,
     },
     /// The seats changed (someone sat, left, sat out, topped up, or a hand ended).
     Seats {
@@ -323,6 +370,10 @@ pub enum ServerMsg {
         seats: Vec<u32>,
         /// The event.
         event: Event,
+        /// For a shown hand: what it makes, in the cardroom's words (`two pair, Tens and
+        /// Threes`, `HI: a flush, Ace high; LO: 8,6,4,3,A`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hand_name: Option<String>,
     },
     /// The server asks this client to act.
     Decide {
@@ -348,6 +399,20 @@ pub enum ServerMsg {
         table_id: TableId,
         /// Name it in the answer.
         decision_id: u64,
+    },
+    /// A line of the table's chat (to everyone at the table, spectators included).
+    Chat {
+        /// The table.
+        table_id: TableId,
+        /// The line.
+        line: ChatLine,
+    },
+    /// An operator turned the table's chat on or off.
+    ChatSwitched {
+        /// The table.
+        table_id: TableId,
+        /// Whether chat is on now.
+        enabled: bool,
     },
     /// Answer to a ping.
     Pong,

@@ -60,6 +60,7 @@ async fn spawn_with(
             between_hands_ms: 0,
             ..ClockRules::default()
         },
+        chat: Default::default(),
     };
     let context = TableContext {
         store: store.clone(),

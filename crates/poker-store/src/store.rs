@@ -65,6 +65,12 @@ pub trait Store: Send + Sync + 'static {
         name: &str,
         config: &str,
     ) -> impl Future<Output = StoreResult<TableId>> + Send;
+    /// Replaces a table's configuration (an operator's live change, e.g. its chat).
+    fn set_table_config(
+        &self,
+        table: TableId,
+        config: &str,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
     /// Every table.
     fn tables(&self) -> impl Future<Output = StoreResult<Vec<TableRow>>> + Send;
     /// Saves a table's between-hands state (JSON).

@@ -61,6 +61,17 @@ fn hand(
 async fn deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(store: &SqlStore) {
     let alice = player(store, "alice", 1000).await;
     let table = store.create_table("t1", "{}").await.unwrap();
+    store
+        .set_table_config(table, r#"{"chat":{"enabled":false}}"#)
+        .await
+        .unwrap();
+    let row = store.tables().await.unwrap();
+    let row = row.iter().find(|t| t.table_id == table).unwrap();
+    assert_eq!(row.config, r#"{"chat":{"enabled":false}}"#);
+    assert!(matches!(
+        store.set_table_config(TableId::new(), "{}").await,
+        Err(StoreError::NotFound("table"))
+    ));
     store.buy_in(table, 3, alice, 400, None).await.unwrap();
     assert_eq!(store.balance(alice).await.unwrap(), 600);
     assert_eq!(store.top_up(table, alice, 100, None).await.unwrap(), 500);

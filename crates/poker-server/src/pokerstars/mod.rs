@@ -15,7 +15,7 @@ use poker_store::names::printable;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-mod describe;
+pub(crate) mod describe;
 mod time;
 
 use time::timestamp;

@@ -60,6 +60,8 @@ pub(super) struct Actor {
     pub(super) table_id: TableId,
     pub(super) name: String,
     pub(super) clock_rules: ClockRules,
+    pub(super) chat_rules: ChatRules,
+    pub(super) chat: super::chat::Chat,
     pub(super) table: Table<PlayerId>,
     pub(super) ctx: TableContext,
     pub(super) info: HashMap<PlayerId, SeatInfo>,
@@ -169,6 +171,8 @@ pub async fn spawn(
         table_id,
         name,
         clock_rules: spec.clock,
+        chat_rules: spec.chat,
+        chat: Default::default(),
         table,
         ctx,
         info,
@@ -289,6 +293,20 @@ impl Actor {
                 let _ = respond_to.send(ok);
             }
             Command::InjectFault => panic!("injected fault"),
+            Command::Chat {
+                player,
+                text,
+                respond_to,
+            } => {
+                let _ = respond_to.send(self.chat(player, &text));
+            }
+            Command::SwitchChat {
+                enabled,
+                respond_to,
+            } => {
+                self.switch_chat(enabled);
+                let _ = respond_to.send(());
+            }
             Command::Sit {
                 player,
                 name,

@@ -89,6 +89,15 @@ impl Failed {
                 Command::Seat { respond_to, .. } => {
                     let _ = respond_to.send(Err(stopped()));
                 }
+                Command::Chat { respond_to, .. } => {
+                    let _ = respond_to.send(Err(Refusal::Chat(
+                        "the table has failed: leave to cash out".into(),
+                    )));
+                }
+                Command::SwitchChat { respond_to, .. } => {
+                    // Saved with the table's configuration; a restart reopens it so.
+                    let _ = respond_to.send(());
+                }
                 Command::Subscribe {
                     player,
                     only_if_seated,

@@ -52,6 +52,11 @@ impl Actor {
             blinds: (rules.small_blind, rules.big_blind),
             action_ms: self.clock_rules.action_ms,
             time_bank_ms: self.clock_rules.time_bank_ms,
+            game: game_name(rules),
+            structure: structure_name(rules.structure).to_string(),
+            stakes: stakes_name(rules),
+            cap: rules.options.cap,
+            chat: self.chat_rules.enabled,
         }
     }
 
@@ -104,6 +109,7 @@ impl Actor {
             hand,
             clock: self.clock.as_ref().map(|c| self.clock_view(c)),
             decide,
+            chat: self.chat.lines.iter().cloned().collect(),
         }
     }
 
@@ -151,14 +157,37 @@ impl Actor {
         let number = cur.plan.number;
         let players = cur.players.clone();
         let table_id = self.table_id;
+        // A shown hand is named once for everyone.
+        let game = self.table.rules().game;
+        let board: Vec<Card> = cur
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::BoardDealt { cards } => Some(cards.iter().copied()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let names: Vec<Option<String>> = events
+            .iter()
+            .map(|e| match e {
+                Event::Shown { cards, .. } => {
+                    let hole: Vec<Card> = cards.iter().copied().collect();
+                    crate::pokerstars::describe::describe(game, &hole, &board)
+                }
+                _ => None,
+            })
+            .collect();
         self.fan_out(|who| {
             events
                 .iter()
-                .map(|event| ServerMsg::Event {
+                .zip(&names)
+                .map(|(event, hand_name)| ServerMsg::Event {
                     table_id,
                     hand_number: number,
                     seats: seats.clone(),
                     event: redact(event, who, &players),
+                    hand_name: hand_name.clone(),
                 })
                 .collect()
         });
@@ -233,6 +262,17 @@ pub(super) fn game_name(rules: &poker_rules::table::TableRules) -> String {
         Badugi => "Badugi",
     };
     format!("{structure} {game}")
+}
+
+/// The protocol's name of a betting structure.
+fn structure_name(structure: poker_rules::Structure) -> &'static str {
+    use poker_rules::Structure::*;
+    match structure {
+        NoLimit => "no_limit",
+        PotLimit => "pot_limit",
+        FixedLimit => "fixed_limit",
+        SpreadLimit => "spread_limit",
+    }
 }
 
 /// The lobby's stakes: the blinds, or the small and big bet in fixed limit and in stud,

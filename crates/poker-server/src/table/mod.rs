@@ -26,6 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 mod actor;
+mod chat;
 mod clock;
 mod failed;
 mod fanout;
@@ -55,6 +56,12 @@ pub enum Refusal {
     /// The action breaks a rule of the hand.
     #[error("{0}")]
     Illegal(String),
+    /// A chat line refused (chat off, not seated, empty or too long).
+    #[error("{0}")]
+    Chat(String),
+    /// Chatting too fast.
+    #[error("{0}")]
+    RateLimited(String),
     /// The table is closed or gone.
     #[error("the table is closed")]
     TableGone,
@@ -72,6 +79,8 @@ impl Refusal {
             Refusal::NotYourTurn(_) => ErrorCode::NotYourTurn,
             Refusal::Stale(_) => ErrorCode::StaleDecision,
             Refusal::Illegal(_) => ErrorCode::IllegalAction,
+            Refusal::Chat(_) => ErrorCode::ChatRefused,
+            Refusal::RateLimited(_) => ErrorCode::RateLimited,
             Refusal::TableGone => ErrorCode::UnknownTable,
             Refusal::Internal(_) => ErrorCode::Internal,
         }
@@ -122,6 +131,28 @@ pub struct TableSpec {
     /// The action clock.
     #[serde(default)]
     pub clock: ClockRules,
+    /// The table's chat.
+    #[serde(default)]
+    pub chat: ChatRules,
+}
+
+/// A table's chat: on or off, and how much one player may say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChatRules {
+    /// Whether seated players may chat (operators switch it live too).
+    pub enabled: bool,
+    /// Lines one player may send in any 10 seconds.
+    pub lines_per_10s: u32,
+}
+
+impl Default for ChatRules {
+    fn default() -> ChatRules {
+        ChatRules {
+            enabled: true,
+            lines_per_10s: 5,
+        }
+    }
 }
 
 /// What a done request did.
@@ -175,6 +206,22 @@ pub enum Command {
         request: SeatRequest,
         /// Answer.
         respond_to: Reply<Outcome>,
+    },
+    /// Say something in the table's chat.
+    Chat {
+        /// Who.
+        player: PlayerId,
+        /// What (checked by the actor).
+        text: String,
+        /// Answer.
+        respond_to: Reply<()>,
+    },
+    /// Turn the chat on or off.
+    SwitchChat {
+        /// On or off.
+        enabled: bool,
+        /// Answer.
+        respond_to: oneshot::Sender<()>,
     },
     /// Receive this table's messages (as this player, or as a spectator), starting with
     /// a snapshot.
@@ -346,6 +393,26 @@ impl TableHandle {
             respond_to,
         })
         .await
+    }
+
+    /// Says a line in the table's chat.
+    pub async fn chat(&self, player: PlayerId, text: String) -> Result<(), Refusal> {
+        self.ask(|respond_to| Command::Chat {
+            player,
+            text,
+            respond_to,
+        })
+        .await
+    }
+
+    /// Turns the table's chat on or off (every listener is told).
+    pub async fn switch_chat(&self, enabled: bool) -> bool {
+        self.query(|respond_to| Command::SwitchChat {
+            enabled,
+            respond_to,
+        })
+        .await
+        .is_some()
     }
 
     /// Subscribes a bounded queue to the table's messages; returns the receiver.

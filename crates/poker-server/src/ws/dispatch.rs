@@ -106,7 +106,8 @@ pub(crate) async fn handle(
         | ClientMsg::SitOut { table_id, .. }
         | ClientMsg::SitIn { table_id, .. }
         | ClientMsg::TopUp { table_id, .. }
-        | ClientMsg::Leave { table_id } => *table_id,
+        | ClientMsg::Leave { table_id }
+        | ClientMsg::Chat { table_id, .. } => *table_id,
         ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => return None,
     };
     let Some(table) = state.table(table_id).await else {
@@ -172,6 +173,13 @@ pub(crate) async fn handle(
                 Ok(()) => None,
                 Err(refusal) => Some(refusal.into()),
             }
+        }
+        ClientMsg::Chat { text, .. } => {
+            return table
+                .chat(me.player_id, text)
+                .await
+                .err()
+                .map(ServerMsg::from)
         }
         ClientMsg::SitOut { next_big_blind, .. } => SeatRequest::SitOut { next_big_blind },
         ClientMsg::SitIn { post_now, .. } => SeatRequest::SitIn { post_now },

@@ -484,6 +484,8 @@ pub struct Stats {
     pub hands_ended: usize,
     pub side_pots_awarded: usize,
     pub showdowns: usize,
+    /// Shown hands that came with their name (`two pair, Tens and Threes`).
+    pub named_shows: usize,
     pub actions: usize,
 }
 
@@ -540,9 +542,15 @@ pub async fn play(
                     }
                 }
                 ServerMsg::Event {
-                    hand_number, event, ..
+                    hand_number,
+                    event,
+                    hand_name,
+                    ..
                 } => {
                     hand_of[i] = hand_number;
+                    if i == 0 && hand_name.is_some() {
+                        stats.named_shows += 1;
+                    }
                     if i == 0 {
                         match event {
                             Event::HandEnded { .. } => stats.hands_ended += 1,

@@ -293,6 +293,19 @@ impl Store for SqlStore {
         Ok(row.try_get::<Option<String>, _>("state")?)
     }
 
+    async fn set_table_config(&self, table: TableId, config: &str) -> StoreResult<()> {
+        let done =
+            sqlx::query(&self.sql("update poker_table set config = $1 where poker_table_id = $2"))
+                .bind(config)
+                .bind(table.to_string())
+                .execute(&self.pool)
+                .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound("table"));
+        }
+        Ok(())
+    }
+
     async fn set_table_status(&self, table: TableId, status: TableStatus) -> StoreResult<()> {
         let done =
             sqlx::query(&self.sql("update poker_table set status = $1 where poker_table_id = $2"))

@@ -31,6 +31,7 @@ pub fn router() -> Router<Arc<AppState>> {
         )
         .route("/admin/tables/{id}", get(tables::inspect_table))
         .route("/admin/tables/{id}/close", post(tables::close_table))
+        .route("/admin/tables/{id}/chat", post(tables::switch_chat))
         .route("/admin/tables/{id}/hands", get(hands::table_hands))
         .route("/admin/hands/{id}", get(hands::hand))
         .route("/admin/audit", get(players::audit))

@@ -24,6 +24,8 @@ pub(crate) struct NewTable {
     rules: TableRules,
     #[serde(default)]
     clock: crate::table::ClockRules,
+    #[serde(default)]
+    chat: crate::table::ChatRules,
 }
 
 /// Checks table rules the way the table and its hands will use them.
@@ -63,6 +65,7 @@ pub(crate) fn check_new_table(t: NewTable) -> ApiResult<(String, TableSpec)> {
         TableSpec {
             rules: t.rules,
             clock: t.clock,
+            chat: t.chat,
         },
     ))
 }
@@ -183,4 +186,50 @@ pub(crate) async fn close_table(
     Ok(Json(
         json!({ "status": "closed", "cashed_out": cashed_out }),
     ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ChatSwitch {
+    enabled: bool,
+}
+
+/// Turns a table's chat on or off: saved with the table's configuration (a restart keeps
+/// it) and told at once to everyone at the table.
+pub(crate) async fn switch_chat(
+    State(state): State<Arc<AppState>>,
+    _: Admin,
+    Path(id): Path<String>,
+    body: Result<Json<ChatSwitch>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    let table: TableId = parse_id(&id, "table")?;
+    let Json(switch) = body?;
+    let Some(handle) = state.table(table).await else {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "no open table with that id",
+        ));
+    };
+    let row = state
+        .store
+        .tables()
+        .await?
+        .into_iter()
+        .find(|t| t.table_id == table)
+        .ok_or(StoreError::NotFound("table"))?;
+    let mut spec: TableSpec = serde_json::from_str(&row.config).map_err(|e| {
+        StoreError::Corrupt(format!("table {table}: configuration unreadable: {e}"))
+    })?;
+    spec.chat.enabled = switch.enabled;
+    let config = serde_json::to_string(&spec).expect("rules serialize");
+    state.store.set_table_config(table, &config).await?;
+    if !handle.switch_chat(switch.enabled).await {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "no open table with that id",
+        ));
+    }
+    Ok(Json(json!({ "enabled": switch.enabled })))
 }

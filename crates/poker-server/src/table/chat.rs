@@ -1,0 +1,134 @@
+//! The table's chat: seated players speak, everyone at the table (spectators included)
+//! reads. A line is 1 to 200 characters with no control or formatting characters (no
+//! bidi overrides that would turn other lines around); each player may say a few lines
+//! in any ten seconds; operators switch chat off and on. The last lines are kept for the
+//! snapshot, so a player who joins or reconnects sees the conversation.
+
+use super::actor::Actor;
+use super::Refusal;
+use poker_protocol::{ChatLine, ServerMsg, CHAT_MAX_CHARS};
+use poker_store::{now_ms, PlayerId};
+use std::collections::VecDeque;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// Lines kept for snapshots.
+pub(super) const KEPT: usize = 50;
+
+const WINDOW: Duration = Duration::from_secs(10);
+
+/// The chat's state in the actor.
+#[derive(Default)]
+pub(super) struct Chat {
+    pub(super) lines: VecDeque<ChatLine>,
+    /// When each player last spoke, within the window.
+    spoken: std::collections::HashMap<PlayerId, VecDeque<Instant>>,
+}
+
+/// The line as it will be shown, or why not.
+pub(super) fn clean(text: &str) -> Result<String, Refusal> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(Refusal::Chat("say something".into()));
+    }
+    if text.chars().count() > CHAT_MAX_CHARS {
+        return Err(Refusal::Chat(format!(
+            "a chat line is at most {CHAT_MAX_CHARS} characters"
+        )));
+    }
+    if text.chars().any(|c| {
+        c.is_control() || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+    }) {
+        return Err(Refusal::Chat(
+            "a chat line may not hold control or formatting characters".into(),
+        ));
+    }
+    Ok(text.to_string())
+}
+
+impl Actor {
+    pub(super) fn chat(&mut self, player: PlayerId, text: &str) -> Result<(), Refusal> {
+        if !self.chat_rules.enabled {
+            return Err(Refusal::Chat("chat is off at this table".into()));
+        }
+        let Some(seat) = self.seat_of(player) else {
+            return Err(Refusal::Chat("only players seated here may chat".into()));
+        };
+        let text = clean(text)?;
+        let now = Instant::now();
+        let spoken = self.chat.spoken.entry(player).or_default();
+        while spoken
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > WINDOW)
+        {
+            spoken.pop_front();
+        }
+        if spoken.len() >= self.chat_rules.lines_per_10s as usize {
+            return Err(Refusal::RateLimited(
+                "you are chatting too fast: wait a few seconds".into(),
+            ));
+        }
+        spoken.push_back(now);
+        let line = ChatLine {
+            seat: seat as u32,
+            player_id: player,
+            name: self
+                .info
+                .get(&player)
+                .map(|i| i.name.clone())
+                .unwrap_or_default(),
+            text,
+            at_ms: now_ms(),
+        };
+        if self.chat.lines.len() == KEPT {
+            self.chat.lines.pop_front();
+        }
+        self.chat.lines.push_back(line.clone());
+        self.send_all(&ServerMsg::Chat {
+            table_id: self.table_id,
+            line,
+        });
+        Ok(())
+    }
+
+    pub(super) fn switch_chat(&mut self, enabled: bool) {
+        self.chat_rules.enabled = enabled;
+        // Players who left take their rate-limit history with them.
+        let seated: Vec<PlayerId> = self
+            .table
+            .seats()
+            .iter()
+            .flatten()
+            .map(|o| o.player)
+            .collect();
+        self.chat.spoken.retain(|p, _| seated.contains(p));
+        self.send_all(&ServerMsg::ChatSwitched {
+            table_id: self.table_id,
+            enabled,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_trimmed_and_bounded() {
+        assert_eq!(clean("  gl all ").unwrap(), "gl all");
+        assert!(clean("   ").is_err());
+        assert!(clean(&"x".repeat(CHAT_MAX_CHARS)).is_ok());
+        assert!(clean(&"x".repeat(CHAT_MAX_CHARS + 1)).is_err());
+        // Characters, not bytes: 200 hearts are fine.
+        assert!(clean(&"\u{2665}".repeat(CHAT_MAX_CHARS)).is_ok());
+        for bad in [
+            "a\u{0}b",
+            "bell\u{7}",
+            "line\nbreak",
+            "evil\u{202e}txt",
+            "z\u{200b}w",
+        ] {
+            assert!(matches!(clean(bad), Err(Refusal::Chat(_))), "{bad:?}");
+        }
+    }
+}
