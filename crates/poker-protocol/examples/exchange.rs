@@ -3,8 +3,8 @@
 //! `cargo run -p poker-protocol --example exchange`.
 
 use poker_protocol::{
-    ClientMsg, ClockView, ErrorCode, PlayerId, SeatView, ServerMsg, TableId, TableSummary,
-    TableView,
+    ChatLine, ClientMsg, ClockView, ErrorCode, PlayerId, SeatView, ServerMsg, TableId,
+    TableSummary, TableView,
 };
 use poker_rules::{Action, Card, Cards, Event, LegalActions, PotShare};
 
@@ -71,6 +71,11 @@ fn main() {
         blinds: (1, 2),
         action_ms: 30000,
         time_bank_ms: 60000,
+        game: "NL Hold'em".into(),
+        structure: "no_limit".into(),
+        stakes: "1/2".into(),
+        cap: None,
+        chat: true,
     };
     let ann = seat(0, "ann", "5d0c8a8e-3f0b-4a7e-b0a4-1c2d3e4f5a6b");
     let ben = seat(1, "ben", "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b");
@@ -79,6 +84,7 @@ fn main() {
         hand: None,
         clock: None,
         decide: None,
+        chat: Vec::new(),
     });
     server(ServerMsg::Done {
         table_id: table,
@@ -94,6 +100,7 @@ fn main() {
         hand_number: hand,
         seats: vec![1, 0],
         event: e,
+        hand_name: None,
     };
     server(event(
         1,
@@ -231,6 +238,20 @@ fn main() {
         request: "top_up".into(),
         amount: 48,
         pending: false,
+    });
+    client(ClientMsg::Chat {
+        table_id: table,
+        text: "nh".into(),
+    });
+    server(ServerMsg::Chat {
+        table_id: table,
+        line: ChatLine {
+            seat: 0,
+            player_id: id("5d0c8a8e-3f0b-4a7e-b0a4-1c2d3e4f5a6b"),
+            name: "ann".into(),
+            text: "nh".into(),
+            at_ms: 1_764_064_800_000,
+        },
     });
     client(ClientMsg::SitOut {
         table_id: table,
