@@ -144,7 +144,7 @@ try {
   }
 
   step("a dropped connection shows a banner, then reconnects and resyncs");
-  await ben.evaluate(() => S.ws.close());
+  await ben.evaluate(() => window.pokerd.ws.close());
   await ben.waitForSelector("#banner:not(.hidden)");
   await ben.waitForSelector("#banner.hidden", { state: "attached" });
   await ben.waitForSelector(`.seat.me[data-seat="1"]`);

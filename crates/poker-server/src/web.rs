@@ -1,5 +1,6 @@
-//! The browser client at `/`: three files from `web/`, built into the binary (or read
-//! from `server.web_root` when set, to work on them without rebuilding).
+//! The browser client at `/`: the page, its style sheet and its ES modules from `web/`,
+//! built into the binary (or read from `server.web_root` when set, to work on them
+//! without rebuilding).
 
 use crate::AppState;
 use axum::extract::State;
@@ -16,9 +17,29 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../../web/index.html"),
     ),
     (
-        "app.js",
+        "js/main.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../../web/app.js"),
+        include_str!("../../../web/js/main.js"),
+    ),
+    (
+        "js/state.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/state.js"),
+    ),
+    (
+        "js/net.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/net.js"),
+    ),
+    (
+        "js/views.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/views.js"),
+    ),
+    (
+        "js/dialogs.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/dialogs.js"),
     ),
     (
         "style.css",
@@ -31,8 +52,20 @@ const FILES: &[(&str, &str, &str)] = &[
 pub fn router() -> Router<Arc<AppState>> {
     Router::new()
         .route("/", get(|s| file(s, "index.html")))
-        .route("/app.js", get(|s| file(s, "app.js")))
         .route("/style.css", get(|s| file(s, "style.css")))
+        .route("/js/{name}", get(module))
+}
+
+/// One of the client's modules, by name; anything else is not found.
+async fn module(
+    state: State<Arc<AppState>>,
+    axum::extract::Path(name): axum::extract::Path<String>,
+) -> Response {
+    let path = format!("js/{name}");
+    match FILES.iter().find(|(n, _, _)| *n == path) {
+        Some((n, _, _)) => file(state, n).await,
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
 }
 
 async fn file(State(state): State<Arc<AppState>>, name: &'static str) -> Response {

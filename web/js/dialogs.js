@@ -1,0 +1,115 @@
+// Dialogs: buying in, topping up and rebuying (bounded by the table and the wallet),
+// the hand history, and the player's settings.
+
+import { $, el, mySeat } from "./views.js";
+import { saveSettings } from "./state.js";
+
+export async function api(S, path) {
+  const r = await fetch(path, { headers: { authorization: "Bearer " + S.token } });
+  if (!r.ok) throw new Error((await r.json().catch(() => ({}))).message || r.statusText);
+  return (r.headers.get("content-type") || "").includes("json") ? r.json() : r.text();
+}
+
+let mode = { kind: "sit", seat: null, table: null };
+
+export async function openBuyIn(S, seat) {
+  const T = S.tables.get(S.current);
+  const t = T.table;
+  mode = { kind: "sit", seat, table: T.id };
+  let balance = null;
+  try { balance = (await api(S, "/api/me")).balance; } catch (_) { /* shown as unknown */ }
+  const max = balance === null ? t.max_buy_in : Math.min(t.max_buy_in, balance);
+  setup("Buy in at seat " + (seat + 1), t.min_buy_in, max, balance, true, "Sit down");
+}
+
+/** Top up, or rebuy when busted: at least enough to reach the minimum buy-in. */
+export async function openTopUp(S, rebuy = false) {
+  const T = S.tables.get(S.current);
+  const t = T.table;
+  const me = t.seats.find((x) => x.seat === mySeat(S, T));
+  if (!me) return;
+  mode = { kind: "top_up", seat: me.seat, table: T.id };
+  const stack = me.stack + me.pending_top_up;
+  const room = t.max_buy_in - stack;
+  let balance = 0;
+  try { balance = (await api(S, "/api/me")).balance; } catch (e) { S.toast(e.message); return; }
+  const min = Math.max(1, Math.min(room, t.min_buy_in - stack));
+  const title = rebuy ? "You are out of chips: rebuy?" : "Top up";
+  setup(title, min, Math.min(room, balance), balance, false, rebuy ? "Rebuy" : "Add chips");
+  if (room <= 0) $("#buy-in-error").textContent = "Your stack is at the table's maximum.";
+}
+
+function setup(title, min, max, balance, showWait, confirm) {
+  $("#buy-in-title").textContent = title;
+  $("#buy-in-range").textContent = "Between " + min + " and " + Math.max(max, 0) + (balance !== null ? " \u00b7 wallet " + balance : "");
+  for (const inp of [$("#buy-in-slider"), $("#buy-in-amount")]) { inp.min = min; inp.max = max; inp.value = max; }
+  $("#buy-in-wait").parentElement.classList.toggle("hidden", !showWait);
+  $("#buy-in-error").textContent = max < min ? "Not enough in your wallet." : "";
+  $("#buy-in-confirm").disabled = max < min || max <= 0;
+  $("#buy-in-confirm").textContent = confirm;
+  const d = $("#buy-in-dialog");
+  if (!d.open) d.showModal();
+}
+
+export function wireBuyIn(S) {
+  $("#buy-in-slider").addEventListener("input", (e) => { $("#buy-in-amount").value = e.target.value; });
+  $("#buy-in-amount").addEventListener("input", (e) => { $("#buy-in-slider").value = e.target.value; });
+  $("#buy-in-dialog").addEventListener("close", () => {
+    if ($("#buy-in-dialog").returnValue !== "ok") return;
+    const min = parseInt($("#buy-in-amount").min, 10);
+    const max = parseInt($("#buy-in-amount").max, 10);
+    const amount = Math.max(min, Math.min(max, parseInt($("#buy-in-amount").value, 10) || min));
+    if (mode.kind === "sit") {
+      S.send({ type: "sit", table_id: mode.table, seat: mode.seat, buy_in: amount, post_now: !$("#buy-in-wait").checked });
+    } else {
+      S.send({ type: "top_up", table_id: mode.table, amount });
+    }
+  });
+}
+
+export async function openHistory(S) {
+  const list = $("#history-list");
+  list.replaceChildren();
+  $("#history-text").textContent = "";
+  try {
+    const hands = await api(S, "/api/me/hands?limit=20");
+    if (!hands.length) list.append(el("li", "muted", "No hands yet."));
+    for (const h of hands) {
+      const li = el("li");
+      const b = el("button");
+      b.type = "button";
+      b.append(el("span", "", h.table_name + " \u00b7 hand #" + h.number));
+      b.append(el("span", h.net > 0 ? "won" : "muted", (h.net > 0 ? "+" : "") + h.net));
+      b.onclick = async () => {
+        const text = $("#history-text");
+        try { text.textContent = await api(S, "/api/me/hands/" + h.hand_id); }
+        catch (e) { text.textContent = "This hand's history could not be shown: " + e.message; }
+      };
+      li.append(b);
+      list.append(li);
+    }
+  } catch (e) { list.append(el("li", "error", e.message)); }
+  $("#history-dialog").showModal();
+}
+
+const KEYS = ["fourColor", "sound", "animations", "notify"];
+
+export function openSettings(S) {
+  for (const k of KEYS) $("#set-" + k).checked = !!S.settings[k];
+  $("#set-muted").textContent = S.settings.muted.length
+    ? "Muted in chat: " + S.settings.muted.length + " player(s). Click a name in the chat to mute or unmute." : "Click a name in the chat to mute that player.";
+  $("#settings-dialog").showModal();
+}
+
+export function wireSettings(S, changed) {
+  for (const k of KEYS) {
+    $("#set-" + k).addEventListener("change", async (e) => {
+      S.settings[k] = e.target.checked;
+      if (k === "notify" && e.target.checked && "Notification" in window && Notification.permission === "default") {
+        try { await Notification.requestPermission(); } catch (_) { /* declined */ }
+      }
+      if (S.me) saveSettings(localStorage, S.me.player_id, S.settings);
+      changed();
+    });
+  }
+}

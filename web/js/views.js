@@ -1,0 +1,325 @@
+// Drawing: the lobby, the tabs of the player's tables, the table (seats, cards, pots,
+// board, clock), the action bar labelled for the table's betting structure, the hand
+// log and the chat. Everything is redrawn from the state; nothing here changes it
+// except through the callbacks in `ui`.
+
+import { SUITS, cardName, family, potsOf, raiseLabel, callLabel, sizing, legalAmount, seatPosition } from "./state.js";
+
+export const $ = (sel) => document.querySelector(sel);
+export const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+export function mySeat(S, T) {
+  if (!T || !T.table || !S.me) return null;
+  const s = T.table.seats.find((x) => x.player_id === S.me.player_id);
+  return s ? s.seat : null;
+}
+export function myPlayer(S, T) {
+  if (!T || !T.hand) return null;
+  const seat = mySeat(S, T);
+  return seat === null ? null : T.hand.players.find((p) => p.seat === seat) || null;
+}
+export function inHand(S, T) {
+  const me = myPlayer(S, T);
+  return !!me && !T.hand.ended && !me.folded;
+}
+
+export function cardEl(code, { down = false, fresh = false } = {}) {
+  if (!code || code === "??") {
+    const b = el("span", "card back", "");
+    b.setAttribute("role", "img");
+    b.setAttribute("aria-label", "face-down card");
+    return b;
+  }
+  const rank = code[0] === "T" ? "10" : code[0];
+  const suit = code[1];
+  const c = el("span", "card s-" + suit + (suit === "h" || suit === "d" ? " red" : "") + (down ? " down" : "") + (fresh ? " new" : ""), rank + SUITS[suit]);
+  c.dataset.card = code;
+  c.setAttribute("role", "img");
+  c.setAttribute("aria-label", cardName(code) + (down ? ", face down" : ""));
+  return c;
+}
+
+// ---------------------------------------------------------------- lobby and tabs
+
+export function renderLobby(S, ui) {
+  const body = $("#lobby tbody");
+  body.replaceChildren();
+  for (const t of S.lobby.values()) {
+    const mine = S.tables.has(t.table_id) && mySeat(S, S.tables.get(t.table_id)) !== null;
+    const tr = el("tr", t.status + (mine ? " mine" : ""));
+    tr.dataset.table = t.table_id;
+    for (const v of [t.name, t.game, t.stakes, t.players + "/" + t.seats, t.avg_pot, t.hands_per_hour]) tr.append(el("td", "", String(v)));
+    const td = el("td");
+    const b = el("button", "primary", mine ? "Return" : "Open");
+    b.setAttribute("aria-label", (mine ? "Return to " : "Open ") + t.name);
+    b.onclick = () => ui.openTable(t.table_id);
+    td.append(b);
+    tr.append(td);
+    body.append(tr);
+  }
+  $("#lobby-empty").classList.toggle("hidden", S.lobby.size > 0);
+}
+
+export function renderTabs(S, ui) {
+  const nav = $("#tabs");
+  nav.replaceChildren();
+  for (const T of S.tables.values()) {
+    if (!T.table) continue;
+    const b = el("button", (T.id === S.current && S.view === "table" ? "current" : "") + (T.alert ? " alert" : ""), T.table.name);
+    b.dataset.table = T.id;
+    if (T.alert) b.setAttribute("aria-label", T.table.name + ": your turn");
+    b.onclick = () => ui.openTable(T.id);
+    nav.append(b);
+  }
+  nav.classList.toggle("hidden", S.view === "login" || nav.childElementCount < 1 || (nav.childElementCount === 1 && S.view === "table"));
+}
+
+// ---------------------------------------------------------------- the table
+
+export function renderTable(S, ui) {
+  const T = S.tables.get(S.current);
+  if (S.view !== "table" || !T || !T.table) return;
+  const t = T.table;
+  document.body.classList.toggle("four-color", S.settings.fourColor);
+  document.body.classList.toggle("animate", S.settings.animations);
+  $("#table-name").textContent = t.name;
+  const info = [t.game || "", t.stakes ? "Stakes " + t.stakes : "", t.cap ? "cap " + t.cap : "", "buy-in " + t.min_buy_in + "\u2013" + t.max_buy_in].filter(Boolean);
+  $("#table-info").textContent = info.join(" \u00b7 ");
+  const mine = mySeat(S, T);
+  const meSeat = t.seats.find((x) => x.seat === mine);
+  const playing = inHand(S, T);
+  for (const id of ["#sit-toggle", "#sit-second", "#top-up-open", "#leave"]) $(id).classList.toggle("hidden", mine === null);
+  if (meSeat) {
+    $("#sit-toggle").textContent = meSeat.sitting_out ? "Sit in" : "Sit out";
+    $("#sit-second").textContent = meSeat.sitting_out ? "Wait for BB" : "Sit out next BB";
+    $("#sit-second").classList.toggle("hidden", family(t.game) === "stud");
+  }
+  const h = T.hand;
+  const portrait = window.matchMedia("(max-width: 640px)").matches;
+  const seatsEl = $("#seats");
+  seatsEl.replaceChildren();
+  for (let i = 0; i < t.seat_count; i++) {
+    const pos = seatPosition(i, t.seat_count, mine, portrait);
+    const view = t.seats.find((x) => x.seat === i);
+    const p = h ? h.players.find((x) => x.seat === i) : null;
+    const d = el("div", "seat");
+    d.dataset.seat = i;
+    d.style.left = pos.left + "%"; d.style.top = pos.top + "%";
+    if (!view) {
+      d.classList.add("empty");
+      d.append(el("div", "name", mine === null ? "Sit here" : "Empty"));
+      if (mine === null) {
+        d.tabIndex = 0;
+        d.setAttribute("role", "button");
+        d.setAttribute("aria-label", "Sit at seat " + (i + 1));
+        d.onclick = () => ui.openBuyIn(i);
+        d.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); ui.openBuyIn(i); } };
+      }
+      seatsEl.append(d);
+      continue;
+    }
+    const stillIn = p && h && !h.ended && !p.folded;
+    if (i === mine) d.classList.add("me");
+    // Sitting out asked during a hand: still in that hand until it ends.
+    if (view.sitting_out && !stillIn) d.classList.add("out");
+    if (p && p.folded) d.classList.add("folded");
+    if (p && p.won > 0 && h.ended) d.classList.add("winner");
+    const toAct = T.clock && T.clock.seat === i && h && !h.ended;
+    if (toAct) d.classList.add("to-act");
+    d.dataset.player = view.name;
+    d.tabIndex = 0;
+    d.append(el("div", "name", view.name));
+    const stack = p ? p.stack : view.stack;
+    const st = el("div", "stack", String(stack));
+    st.dataset.stack = stack;
+    d.append(st);
+    const hole = el("div", "hole");
+    const drawing = i === mine && T.decide && T.decide.kind === "draw";
+    if (drawing) d.classList.add("drawing");
+    if (p && !p.folded) {
+      p.cards.forEach((c, k) => {
+        const fresh = S.settings.animations && (T.seenCards[i] || 0) <= k;
+        const ce = cardEl(c, { down: i === mine && !p.up[k] && !p.shown && family(t.game) === "stud", fresh });
+        if (drawing) {
+          ce.tabIndex = 0;
+          ce.setAttribute("role", "checkbox");
+          ce.setAttribute("aria-checked", String(T.discards.has(c)));
+          if (T.discards.has(c)) ce.classList.add("selected");
+          const flip = () => { if (T.discards.has(c)) T.discards.delete(c); else T.discards.add(c); ui.render(); };
+          ce.onclick = flip;
+          ce.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); flip(); } };
+        }
+        hole.append(ce);
+      });
+      T.seenCards[i] = p.cards.length;
+    } else {
+      T.seenCards[i] = 0;
+    }
+    d.append(hole);
+    let lastText = view.leaving ? "Leaving" : p ? p.last : (view.sitting_out ? "Sitting out" : h && !h.ended ? "Next hand" : "");
+    if (view.sitting_out && stillIn && !view.leaving) lastText = (p.last ? p.last + " \u00b7 " : "") + "out next hand";
+    const last = el("div", "last", lastText);
+    if (p && p.won > 0 && h.ended) { last.textContent = "Wins " + p.won; last.classList.add("won"); }
+    d.append(last);
+    if (p && p.shown && p.handName) d.append(el("div", "handname", p.handName));
+    if (toAct) {
+      const bar = el("div", "timer" + (T.clock.inBank ? " bank" : ""));
+      bar.append(el("div"));
+      d.append(bar);
+      d.append(el("div", "clock", ""));
+    }
+    if (p && p.bet > 0) {
+      const b = el("div", "bet", String(p.bet));
+      b.style.top = pos.top > 50 ? "-1.6em" : "calc(100% + .3em)";
+      d.append(b);
+    }
+    if (h && h.button === i && family(t.game) !== "stud") d.append(el("div", "dealer", "D"));
+    const label = [view.name, stack + " chips", i === mine ? "you" : "", lastText, p && p.won && h.ended ? "wins " + p.won : "",
+      toAct ? "to act" : "", h && h.button === i ? "dealer" : "", p && p.bet ? "bet " + p.bet : ""].filter(Boolean).join(", ");
+    d.setAttribute("aria-label", "Seat " + (i + 1) + ": " + label);
+    seatsEl.append(d);
+  }
+  const fresh = (n) => S.settings.animations && n >= (T.seenBoard || 0);
+  $("#board").replaceChildren(...(h ? h.board.map((c, k) => cardEl(c, { fresh: fresh(k) })) : []));
+  T.seenBoard = h ? h.board.length : 0;
+  const b2 = $("#board2");
+  b2.classList.toggle("hidden", !(h && h.board2));
+  if (h && h.board2) b2.replaceChildren(...h.board2.map((c) => cardEl(c)));
+  const pots = h ? potsOf(h) : [];
+  $("#pots").textContent = !h || pots.every((x) => x === 0) ? "" :
+    pots.length === 1 ? "Pot " + pots[0] : pots.map((x, k) => (k === 0 ? "Main " : "Side " + k + " ") + x).join(" \u00b7 ");
+  let message = "";
+  if (h && h.ended) message = "Hand #" + h.number + " is over" + (h.rake ? " (rake " + h.rake + ")" : "");
+  else if (!h && t.seats.filter((x) => !x.sitting_out).length < 2) message = mine !== null ? "Waiting for another player\u2026" : "Waiting for players";
+  $("#message").textContent = message;
+  renderLog(T);
+  renderChat(S, T, ui);
+  renderActions(S, ui);
+  tick(S);
+}
+
+export function renderLog(T) {
+  const box = $("#log");
+  const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - 8;
+  if (box.dataset.table !== T.id || box.childElementCount > T.log.length) { box.replaceChildren(); box.dataset.table = T.id; }
+  for (let k = box.childElementCount; k < T.log.length; k++) box.append(el("p", T.log[k].cls || "", T.log[k].text));
+  if (atEnd || box.dataset.stick !== "no") box.scrollTop = box.scrollHeight;
+}
+
+export function renderChat(S, T, ui) {
+  const box = $("#chat");
+  box.replaceChildren();
+  for (const line of T.chat) {
+    if (line.off !== undefined) { box.append(el("p", "off", line.off)); continue; }
+    if (S.settings.muted.includes(line.player_id)) continue;
+    const p = el("p");
+    const who = el("button", "who", line.name);
+    who.type = "button";
+    who.title = "Mute " + line.name;
+    who.setAttribute("aria-label", "Mute " + line.name);
+    who.onclick = () => ui.mute(line.player_id, line.name);
+    p.append(who, document.createTextNode(": " + line.text));
+    box.append(p);
+  }
+  box.scrollTop = box.scrollHeight;
+  const chatOpen = S.pane === "chat";
+  $("#chat-form").classList.toggle("hidden", !chatOpen || mySeat(S, T) === null || !T.table.chat);
+  $("#chat-unread").textContent = T.unread && !chatOpen ? "(" + T.unread + ")" : "";
+  if (!T.table.chat && chatOpen && !box.childElementCount) box.append(el("p", "off", "Chat is off at this table."));
+}
+
+// ---------------------------------------------------------------- actions
+
+export function renderActions(S, ui) {
+  const T = S.tables.get(S.current);
+  if (!T) return;
+  const seated = mySeat(S, T) !== null;
+  const me = myPlayer(S, T);
+  $("#actions").classList.toggle("hidden", !T.decide);
+  $("#preselect").classList.toggle("hidden", !!T.decide || !inHand(S, T) || !seated || (me && me.allIn));
+  if (!T.decide) return;
+  const kind = T.decide.kind;
+  const show = (id, on) => $(id).classList.toggle("hidden", !on);
+  show("#act-pat", kind === "draw");
+  show("#act-draw", kind === "draw");
+  if (kind === "draw") $("#act-draw").textContent = T.discards.size ? "Draw " + T.discards.size : "Draw";
+  $("#act-draw").disabled = T.discards.size === 0;
+  show("#act-rit-yes", kind === "run_twice");
+  show("#act-rit-no", kind === "run_twice");
+  const bet = kind === "bet";
+  const l = bet ? T.decide.legal : null;
+  show("#act-fold", bet && l.fold);
+  show("#act-check", bet && l.check);
+  show("#act-call", bet && l.call !== null);
+  show("#act-bring-in", bet && l.bring_in !== null && l.bring_in !== undefined);
+  show("#act-raise", bet && !!l.bet_or_raise);
+  show("#sizing", false);
+  $("#act-hint").textContent = kind === "draw" ? "Choose the cards to throw away, then Draw; or stand pat." :
+    kind === "run_twice" ? "Everyone is all in: run the rest twice?" : "";
+  if (!bet) return;
+  const stack = me ? me.stack : 0;
+  if (l.call !== null) $("#act-call").firstChild.textContent = callLabel(l, stack) + " ";
+  if (l.bring_in !== null && l.bring_in !== undefined) $("#act-bring-in").textContent = "Bring in " + l.bring_in;
+  if (!l.bet_or_raise) return;
+  const sz = sizing(l, { structure: T.table.structure, myBet: me ? me.bet : 0, myStack: stack, pot: totalPot(T) });
+  T.sizing = sz;
+  show("#sizing", !sz.fixed);
+  const presets = $("#presets");
+  if (presets.dataset.decision !== String(T.decide.id)) {
+    presets.dataset.decision = String(T.decide.id);
+    presets.replaceChildren(...sz.presets.map((p) => {
+      const b = el("button", "", p.label);
+      b.type = "button";
+      b.dataset.preset = p.key;
+      b.onclick = () => ui.setAmount(p.to);
+      return b;
+    }));
+  }
+  const slider = $("#amount-slider");
+  slider.min = sz.min; slider.max = sz.max; slider.step = l.unit || 1;
+  // The amount starts at the minimum once per decision; later redraws keep the choice.
+  if (T.sizedFor !== T.decide.id) {
+    T.sizedFor = T.decide.id;
+    slider.value = sz.min; $("#amount").value = sz.min;
+  }
+  $("#amount").min = sz.min; $("#amount").max = sz.max; $("#amount").step = l.unit || 1;
+  updateRaiseLabel(S);
+}
+
+export function totalPot(T) {
+  return T.hand ? T.hand.pot + T.hand.players.reduce((a, p) => a + p.bet, 0) : 0;
+}
+
+export function chosenAmount(S) {
+  const T = S.tables.get(S.current);
+  const l = T.decide.legal;
+  return T.sizing && T.sizing.fixed ? l.bet_or_raise[0] : legalAmount(l, $("#amount").value);
+}
+
+export function updateRaiseLabel(S) {
+  const T = S.tables.get(S.current);
+  if (!T || !T.decide || T.decide.kind !== "bet" || !T.decide.legal.bet_or_raise) return;
+  const l = T.decide.legal;
+  const h = T.hand;
+  const facing = l.call !== null || (h && h.players.some((p) => p.bet > 0));
+  const completing = h && h.bringIn && !h.completed;
+  $("#act-raise").firstChild.textContent = raiseLabel(chosenAmount(S), { facing, completing, allIn: T.sizing ? T.sizing.allIn : -1 });
+}
+
+export function tick(S) {
+  const T = S.tables.get(S.current);
+  if (!T || !T.clock) return;
+  const left = Math.max(0, T.clock.deadline - performance.now());
+  const fill = document.querySelector(".seat.to-act .timer > div");
+  if (fill) fill.style.width = (100 * left / Math.max(1, T.clock.total)) + "%";
+  const label = document.querySelector(".seat.to-act .clock");
+  if (label) {
+    label.textContent = T.clock.inBank ? "Time bank " + Math.ceil(left / 1000) + " s"
+      : Math.ceil(left / 1000) + " s" + (T.clock.bankMs ? " + bank " + Math.round(T.clock.bankMs / 1000) + " s" : "");
+  }
+}

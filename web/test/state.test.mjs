@@ -1,0 +1,167 @@
+// The browser client's state logic under node (`node --test web/test/`): a hand rebuilt
+// from events with its log, pots, bet sizing per structure, seat layout, settings, and
+// the colour contrast of the style sheet's controls.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import {
+  applyEvent, newHand, potsOf, sizing, raiseLabel, callLabel, legalAmount, seatPosition,
+  loadSettings, saveSettings, DEFAULT_SETTINGS, contrast, family, cardName,
+} from "../js/state.js";
+
+const names = ["ann", "ben", "cat"];
+const ctx = (me = null, extra = {}) => ({ name: (seat) => names[seat], me, blinds: [1, 2], game: "NL Hold'em", ...extra });
+
+test("a hold'em hand: state, log lines and per-pot results", () => {
+  const h = newHand({ hand_number: 7, seats: [0, 1, 2], starting_stacks: [100, 50, 100], button: 2 });
+  const log = [];
+  const play = (e, c = ctx(0)) => { const line = applyEvent(h, e, c); if (line) log.push(line); };
+  play({ type: "blind_posted", player: 0, amount: 1 });
+  play({ type: "blind_posted", player: 1, amount: 2 });
+  play({ type: "hole_dealt", player: 0, cards: "AsKd", up: 0 });
+  play({ type: "hole_dealt", player: 1, cards: "????", up: 0 });
+  play({ type: "round_started", street: 0 });
+  play({ type: "bet_to", player: 2, to: 6, amount: 6, all_in: false, full: true });
+  play({ type: "called", player: 0, amount: 5, all_in: false });
+  play({ type: "bet_to", player: 1, to: 50, amount: 48, all_in: true, full: true });
+  play({ type: "called", player: 2, amount: 44, all_in: false });
+  play({ type: "folded", player: 0 });
+  assert.deepEqual(potsOf(h), [106]);
+  play({ type: "bets_collected", pot: 106 });
+  play({ type: "board_dealt", cards: "2c7d9h" });
+  assert.equal(h.board.length, 3);
+  play({ type: "shown", player: 1, cards: "QsQh" }, ctx(0, { handName: "a pair of Queens" }));
+  play({ type: "pot_awarded", pot: 0, share: "all", amount: 106, winners: [[1, 106]] });
+  play({ type: "hand_ended", stacks: [94, 106, 0] });
+  assert.ok(h.ended);
+  assert.equal(h.players[1].won, 106);
+  assert.equal(h.players[1].handName, "a pair of Queens");
+  assert.deepEqual(h.results, [{ pot: 0, run: 0, share: "all", amount: 106, winners: [[1, 106]] }]);
+  assert.deepEqual(log, [
+    "You post the small blind of 1",
+    "ben posts the big blind of 2",
+    "Dealt to you: As Kd",
+    "cat raises to 6",
+    "You call 5",
+    "ben raises to 50, all in",
+    "cat calls 44",
+    "You fold",
+    "Flop: 2c 7d 9h",
+    "ben shows Qs Qh (a pair of Queens)",
+    "ben 106 \u2190 the main pot (106)",
+  ]);
+});
+
+test("side pots while all-ins are pending, and results by run", () => {
+  const h = newHand({ hand_number: 1, seats: [0, 1, 2], starting_stacks: [20, 50, 100], button: 0 });
+  applyEvent(h, { type: "bet_to", player: 0, to: 20, amount: 20, all_in: true, full: true });
+  applyEvent(h, { type: "bet_to", player: 1, to: 50, amount: 50, all_in: true, full: true });
+  applyEvent(h, { type: "called", player: 2, amount: 50, all_in: false });
+  assert.deepEqual(potsOf(h), [60, 60]);
+  applyEvent(h, { type: "bets_collected", pot: 120 });
+  applyEvent(h, { type: "running_twice" });
+  const line = applyEvent(h, { type: "pot_awarded", pot: 1, run: 1, share: "all", amount: 30, winners: [[2, 30]] }, ctx());
+  assert.equal(line, "cat 30 \u2190 side pot 1, second run (30)");
+});
+
+test("stud: up and down cards are told apart, the bring-in is completed", () => {
+  const h = newHand({ hand_number: 1, seats: [0, 1], starting_stacks: [100, 100], button: 0 });
+  const c = ctx(0, { game: "FL 7 Card Stud" });
+  applyEvent(h, { type: "hole_dealt", player: 0, cards: "AsKd7c", up: 4 }, c);
+  applyEvent(h, { type: "hole_dealt", player: 1, cards: "????2h", up: 4 }, c);
+  assert.deepEqual(h.players[0].up, [false, false, true]);
+  assert.deepEqual(h.players[1].cards, ["??", "??", "2h"]);
+  assert.equal(applyEvent(h, { type: "round_started", street: 0 }, c), "\u2014 3rd Street \u2014");
+  assert.equal(applyEvent(h, { type: "bring_in_posted", player: 1, amount: 1 }, c), "ben brings in for 1");
+  assert.equal(applyEvent(h, { type: "bet_to", player: 0, to: 4, amount: 4, all_in: false, full: true }, c), "You complete to 4");
+  assert.equal(applyEvent(h, { type: "bet_to", player: 1, to: 8, amount: 7, all_in: false, full: true }, c), "ben raises to 8");
+});
+
+test("draw: discards leave the hand, others' are counted only", () => {
+  const h = newHand({ hand_number: 1, seats: [0, 1], starting_stacks: [100, 100], button: 0 });
+  const c = ctx(0, { game: "FL 2-7 Triple Draw" });
+  applyEvent(h, { type: "hole_dealt", player: 0, cards: "2c3d4h8sKs", up: 0 }, c);
+  applyEvent(h, { type: "hole_dealt", player: 1, cards: "??????????", up: 0 }, c);
+  assert.equal(applyEvent(h, { type: "discarded", player: 0, cards: "Ks8s" }, c), "You draw 2 (throwing Ks 8s)");
+  assert.deepEqual(h.players[0].cards, ["2c", "3d", "4h"]);
+  assert.equal(applyEvent(h, { type: "discarded", player: 1, cards: "????" }, c), "ben draws 2");
+  assert.equal(h.players[1].cards.length, 3);
+  assert.equal(applyEvent(h, { type: "discarded", player: 1, cards: "" }, c), "ben stands pat");
+  assert.equal(applyEvent(h, { type: "round_started", street: 1 }, c), "\u2014 After the first draw \u2014");
+  assert.equal(family("FL Badugi"), "draw");
+  assert.equal(family("PL Omaha"), "board");
+});
+
+test("sizing: fixed limit has one amount, no presets, and is not all in", () => {
+  const s = sizing({ bet_or_raise: [2, 2], call: null, unit: 0 }, { structure: "fixed_limit", myBet: 0, myStack: 99, pot: 3 });
+  assert.equal(s.fixed, true);
+  assert.deepEqual(s.presets, []);
+  assert.equal(raiseLabel(2, { facing: false, allIn: s.allIn }), "Bet 2");
+  assert.equal(raiseLabel(4, { facing: true, allIn: s.allIn }), "Raise to 4");
+  // Short in fixed limit: the one amount is the whole stack.
+  const short = sizing({ bet_or_raise: [3, 3], call: 2, unit: 0 }, { structure: "fixed_limit", myBet: 0, myStack: 3, pot: 3 });
+  assert.equal(raiseLabel(3, { facing: true, allIn: short.allIn }), "Raise to 3 (all in)");
+  assert.equal(callLabel({ call: 2 }, 3), "Call 2");
+  assert.equal(callLabel({ call: 3 }, 3), "Call 3 (all in)");
+});
+
+test("sizing: no limit presets, pot limit's maximum says Pot, spread has min and max", () => {
+  const nl = sizing({ bet_or_raise: [4, 100], call: 2, unit: 0 }, { structure: "no_limit", myBet: 0, myStack: 100, pot: 3 });
+  assert.deepEqual(nl.presets.map((p) => [p.label, p.to]), [["Min", 4], ["\u00bd Pot", 5], ["Pot", 7], ["All in", 100]]);
+  const pl = sizing({ bet_or_raise: [4, 7], call: 2, unit: 0 }, { structure: "pot_limit", myBet: 0, myStack: 100, pot: 3 });
+  assert.deepEqual(pl.presets.map((p) => [p.label, p.to]), [["Min", 4], ["\u00bd Pot", 5], ["Pot", 7]]);
+  assert.equal(raiseLabel(7, { facing: true, allIn: pl.allIn }), "Raise to 7");
+  const spread = sizing({ bet_or_raise: [1, 5], call: null, unit: 0 }, { structure: "spread_limit", myBet: 0, myStack: 50, pot: 2 });
+  assert.deepEqual(spread.presets.map((p) => p.label), ["Min", "Max"]);
+  // A pot bigger than the stack: the pot preset is the all in, shown once.
+  const deep = sizing({ bet_or_raise: [4, 30], call: 0, unit: 0 }, { structure: "no_limit", myBet: 0, myStack: 30, pot: 80 });
+  assert.deepEqual(deep.presets.map((p) => p.label), ["Min", "All in"]);
+  assert.equal(legalAmount({ bet_or_raise: [4, 100], unit: 5 }, "37"), 35);
+  assert.equal(legalAmount({ bet_or_raise: [4, 100], unit: 5 }, "1000"), 100);
+  assert.equal(legalAmount({ bet_or_raise: [4, 100], unit: 0 }, "abc"), 4);
+});
+
+test("seats: mine at the bottom, every layout from 2 to 10 seats apart and on the felt", () => {
+  for (const portrait of [false, true]) {
+    for (let n = 2; n <= 10; n++) {
+      for (let mine = 0; mine < n; mine++) {
+        const ps = [...Array(n).keys()].map((i) => seatPosition(i, n, mine, portrait));
+        assert.ok(ps[mine].top > 90, "my seat is at the bottom");
+        for (const p of ps) assert.ok(p.left >= 0 && p.left <= 100 && p.top >= 0 && p.top <= 100);
+        for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
+          const d = Math.hypot(ps[i].left - ps[j].left, ps[i].top - ps[j].top);
+          assert.ok(d > 15, `${n} seats: ${i} and ${j} are ${d.toFixed(1)} apart`);
+        }
+      }
+    }
+  }
+});
+
+test("settings: defaults, saved per player, garbage ignored", () => {
+  const store = new Map();
+  const storage = { getItem: (k) => store.get(k) ?? null, setItem: (k, v) => store.set(k, v) };
+  assert.deepEqual(loadSettings(storage, "p1"), { ...DEFAULT_SETTINGS, muted: [] });
+  assert.equal(DEFAULT_SETTINGS.sound, false, "sounds are off by default");
+  saveSettings(storage, "p1", { ...DEFAULT_SETTINGS, fourColor: true, muted: ["p2"] });
+  assert.equal(loadSettings(storage, "p1").fourColor, true);
+  assert.deepEqual(loadSettings(storage, "p1").muted, ["p2"]);
+  assert.equal(loadSettings(storage, "p9").fourColor, false, "another player's settings are theirs");
+  store.set("pokerd.settings.p3", "{not json");
+  assert.equal(loadSettings(storage, "p3").sound, false);
+  store.set("pokerd.settings.p4", JSON.stringify({ sound: "yes", muted: [1, "x"], evil: true }));
+  assert.deepEqual(loadSettings(storage, "p4"), { ...DEFAULT_SETTINGS, muted: ["x"] });
+  assert.equal(cardName("Td"), "Ten of diamonds");
+});
+
+test("the style sheet's controls meet WCAG AA contrast (4.5:1)", () => {
+  const css = readFileSync(new URL("../style.css", import.meta.url), "utf8");
+  const v = (name) => css.match(new RegExp("--" + name + ":\\s*(#[0-9a-fA-F]{6})"))[1];
+  const pairs = [
+    ["text", "bg"], ["text", "panel"], ["muted", "bg"], ["muted", "panel"], ["on-primary", "primary"],
+    ["on-danger", "danger"], ["text", "button"], ["accent", "panel"], ["card-red", "card"], ["text", "felt"],
+  ];
+  for (const [fg, bg] of pairs) {
+    const r = contrast(v(fg), v(bg));
+    assert.ok(r >= 4.5, `${fg} on ${bg}: ${r.toFixed(2)}:1`);
+  }
+});
