@@ -146,14 +146,15 @@ export function applyEvent(h, e, ctx = {}) {
       for (const [i, amount] of e.winners) {
         const q = h.players[i];
         q.stack += amount; q.won += amount;
-        names.push((ctx.me === q.seat ? "You" : ctx.name ? ctx.name(q.seat) : "Seat " + (q.seat + 1)) + " " + amount);
+        names.push([ctx.me === q.seat ? "You" : ctx.name ? ctx.name(q.seat) : "Seat " + (q.seat + 1), amount]);
       }
       h.pot -= e.amount;
-      const pot = e.pot === 0 ? "the main pot" : "side pot " + e.pot;
-      const share = e.share === "high" ? " (high)" : e.share === "low" ? " (low)" : "";
-      const run = h.board2 ? (e.run === 1 ? ", second run" : ", first run") : "";
+      const pot = (e.pot === 0 ? "the main pot" : "side pot " + e.pot) + (e.share === "high" ? " (high)" : e.share === "low" ? " (low)" : "");
+      const run = h.board2 ? (e.run === 1 ? " on the second run" : " on the first run") : "";
       h.results.push({ pot: e.pot, run: e.run || 0, share: e.share, amount: e.amount, winners: e.winners });
-      return list(names) + " \u2190 " + pot + share + run + " (" + e.amount + ")";
+      if (names.length === 1) return names[0][0] + " win" + s(names[0][0]) + " " + names[0][1] + " from " + pot + run;
+      const lower = (n, i) => (i > 0 && n === "You" ? "you" : n);
+      return list(names.map(([n], i) => lower(n, i))) + " split " + pot + run + " (" + e.amount + "): " + names.map(([n, a], i) => lower(n, i) + " " + a).join(", ");
     }
     case "hand_ended":
       e.stacks.forEach((st, i) => { h.players[i].stack = st; h.players[i].bet = 0; });

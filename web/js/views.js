@@ -37,7 +37,8 @@ export function cardEl(code, { down = false, fresh = false } = {}) {
   }
   const rank = code[0] === "T" ? "10" : code[0];
   const suit = code[1];
-  const c = el("span", "card s-" + suit + (suit === "h" || suit === "d" ? " red" : "") + (down ? " down" : "") + (fresh ? " new" : ""), rank + SUITS[suit]);
+  const c = el("span", "card s-" + suit + (suit === "h" || suit === "d" ? " red" : "") + (down ? " down" : "") + (fresh ? " new" : ""));
+  c.append(el("span", "r", rank), el("span", "u", SUITS[suit]));
   c.dataset.card = code;
   c.setAttribute("role", "img");
   c.setAttribute("aria-label", cardName(code) + (down ? ", face down" : ""));
@@ -103,6 +104,7 @@ export function renderTable(S, ui) {
   const portrait = window.matchMedia("(max-width: 640px)").matches;
   const seatsEl = $("#seats");
   seatsEl.replaceChildren();
+  seatsEl.className = "fam-" + family(t.game);
   for (let i = 0; i < t.seat_count; i++) {
     const pos = seatPosition(i, t.seat_count, mine, portrait);
     const view = t.seats.find((x) => x.seat === i);

@@ -48,7 +48,7 @@ test("a hold'em hand: state, log lines and per-pot results", () => {
     "You fold",
     "Flop: 2c 7d 9h",
     "ben shows Qs Qh (a pair of Queens)",
-    "ben 106 \u2190 the main pot (106)",
+    "ben wins 106 from the main pot",
   ]);
 });
 
@@ -61,7 +61,9 @@ test("side pots while all-ins are pending, and results by run", () => {
   applyEvent(h, { type: "bets_collected", pot: 120 });
   applyEvent(h, { type: "running_twice" });
   const line = applyEvent(h, { type: "pot_awarded", pot: 1, run: 1, share: "all", amount: 30, winners: [[2, 30]] }, ctx());
-  assert.equal(line, "cat 30 \u2190 side pot 1, second run (30)");
+  assert.equal(line, "cat wins 30 from side pot 1 on the second run");
+  const split = applyEvent(h, { type: "pot_awarded", pot: 0, run: 0, share: "low", amount: 61, winners: [[0, 31], [1, 30]] }, ctx(1));
+  assert.equal(split, "ann and you split the main pot (low) on the first run (61): ann 31, you 30");
 });
 
 test("stud: up and down cards are told apart, the bring-in is completed", () => {

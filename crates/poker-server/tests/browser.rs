@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_conserved, Db, DbGuard, Server};
+use common::{assert_conserved, games, Db, DbGuard, Server};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,8 +19,8 @@ fn chromium() -> Option<String> {
     Path::new(&path).exists().then_some(path)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_players_and_a_spectator_play_a_hand_in_chromium() {
+/// Chromium and node, with the npm package installed; `None` (skip) outside CI.
+fn browser_tools() -> Option<String> {
     let node = Command::new("node").arg("--version").output();
     let (Some(chromium), Ok(_)) = (chromium(), node) else {
         assert!(
@@ -28,7 +28,7 @@ async fn two_players_and_a_spectator_play_a_hand_in_chromium() {
             "CI must run the browser test: install chromium and node"
         );
         eprintln!("SKIPPED: no /usr/bin/chromium or node");
-        return;
+        return None;
     };
     let e2e = repo().join("e2e");
     if !e2e.join("node_modules/playwright-core").exists() {
@@ -39,6 +39,15 @@ async fn two_players_and_a_spectator_play_a_hand_in_chromium() {
             .expect("npm runs");
         assert!(status.success(), "npm ci in e2e/");
     }
+    Some(chromium)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_players_and_a_spectator_play_a_hand_in_chromium() {
+    let Some(chromium) = browser_tools() else {
+        return;
+    };
+    let e2e = repo().join("e2e");
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
     let mut server = Server::start(&guard.url(), &[]).await;
     for name in ["ann", "ben"] {
@@ -69,4 +78,72 @@ async fn two_players_and_a_spectator_play_a_hand_in_chromium() {
     );
     server.stop().await;
     assert_conserved(&server.audit().await, 1000);
+}
+
+/// Hold'em (9 seats), fixed-limit stud (8 seats) and fixed-limit 2-7 triple draw (6
+/// seats): three players at every table at once (tabs) and a spectator, on desktops and
+/// phones, with layout checks and screenshots of each family at both sizes
+/// (`target/e2e-screenshots/`, or `$SCREENSHOTS`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_family_with_three_players_and_a_spectator_in_chromium() {
+    let Some(chromium) = browser_tools() else {
+        return;
+    };
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    for name in ["ann", "ben", "cat"] {
+        server.player(name, 1000).await;
+    }
+    server.player("sue", 0).await;
+    let clock = json!({ "action_ms": 120000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 1500 });
+    let mut holdem = games::base("holdem", "no_limit", json!({ "min_bet": 2 }), 9);
+    holdem["rathole_secs"] = json!(0);
+    let tables = [
+        ("board", "NL Hold'em 9-max", holdem),
+        ("stud", "FL Stud 4/8", games::stud("stud", 8)),
+        (
+            "draw",
+            "FL 2-7 Triple Draw",
+            games::base(
+                "deuce_to_seven_triple_draw",
+                "fixed_limit",
+                json!({ "small_bet": 2, "big_bet": 4 }),
+                6,
+            ),
+        ),
+    ];
+    let mut list = Vec::new();
+    for (family, name, rules) in tables {
+        let (status, t) = server
+            .post(
+                "/admin/tables",
+                json!({ "name": name, "rules": rules, "clock": clock }),
+            )
+            .await;
+        assert_eq!(status, 201, "{t}");
+        list.push(json!({ "id": t["table_id"], "family": family, "name": name }));
+    }
+    let shots = std::env::var("SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
+    std::fs::create_dir_all(&shots).unwrap();
+    let output = tokio::process::Command::new("node")
+        .arg("games.mjs")
+        .current_dir(repo().join("e2e"))
+        .env("BASE", &server.base)
+        .env("TABLES", serde_json::to_string(&list).unwrap())
+        .env("CHROMIUM", chromium)
+        .env("SHOTS", &shots)
+        .output()
+        .await
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("{stdout}");
+    assert!(
+        output.status.success() && stdout.contains("e2e games: ok"),
+        "the browser test failed:\n{stdout}\n{stderr}"
+    );
+    server.stop().await;
+    assert_conserved(&server.audit().await, 3000);
 }

@@ -1,0 +1,244 @@
+// Every game family in the browser, three players and a spectator, at 1366x768 and on a
+// phone (390x844), run by crates/poker-server/tests/browser.rs (which passes BASE,
+// TABLES as JSON [{id, family, name}], SHOTS, the folder for the screenshots).
+//
+// The three players sit at every table (so each page tiles its tables as tabs and
+// alerts a turn elsewhere by the table's name); they play each table's hands through
+// the page: check or call, the bring-in in stud, a discard chosen by clicking a card in
+// draw games. At a decision with three players dealt in, every page is checked by
+// script (no control off-screen or overlapped, nothing wider than the screen, the
+// action bar on screen) and photographed. Fixed limit tables must show one amount and
+// no slider, and never call a 2-chip bet "all in". The chat and the hand log are read
+// on every page. Any page error or console error fails the test.
+import { chromium } from "playwright-core";
+
+const BASE = process.env.BASE;
+const TABLES = JSON.parse(process.env.TABLES);
+const SHOTS = process.env.SHOTS;
+const step = (text) => console.log("step: " + text);
+function check(cond, text) {
+  if (!cond) throw new Error("check failed: " + text);
+}
+
+const DESKTOP = { width: 1366, height: 768 };
+const PHONE = { width: 390, height: 844 };
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+});
+const errors = [];
+try {
+  async function login(name, viewport) {
+    const context = await browser.newContext({ viewport, isMobile: viewport === PHONE, hasTouch: viewport === PHONE });
+    const page = await context.newPage();
+    page.on("pageerror", (e) => errors.push(name + ": page error: " + e.message));
+    page.on("console", (m) => { if (m.type() === "error") errors.push(name + ": console error: " + m.text()); });
+    page.on("dialog", (d) => d.accept());
+    await page.goto(BASE + "/");
+    await page.fill("#login-name", name);
+    await page.fill("#login-password", "password1");
+    await page.click("#login-submit");
+    await page.waitForSelector("#lobby-view:not(.hidden)");
+    page.who = name;
+    page.size = viewport === PHONE ? "phone" : "desktop";
+    return page;
+  }
+  async function open(page, table) {
+    // From the tabs if the table is one of the player's, else from the lobby.
+    const tab = page.locator(`#tabs button[data-table="${table.id}"]`);
+    if (await tab.count()) await tab.click();
+    else {
+      if (await page.locator("#to-lobby:not(.hidden)").count()) await page.click("#to-lobby");
+      await page.waitForSelector(`#lobby tr[data-table="${table.id}"] button`);
+      await page.click(`#lobby tr[data-table="${table.id}"] button`);
+    }
+    await page.waitForFunction((id) => window.pokerd.current === id && document.querySelector("#table-view:not(.hidden) .seat"), table.id);
+  }
+  async function sit(page, table, seat) {
+    await open(page, table);
+    await page.click(`.seat.empty[data-seat="${seat}"]`);
+    await page.waitForSelector("#buy-in-dialog[open]");
+    await page.fill("#buy-in-amount", "100");
+    await page.click("#buy-in-confirm");
+    await page.waitForSelector(`.seat.me[data-seat="${seat}"]`);
+  }
+
+  step("three players (two desktops, one phone) and a spectator on a phone log in");
+  const ann = await login("ann", DESKTOP);
+  const ben = await login("ben", PHONE);
+  const cat = await login("cat", DESKTOP);
+  const sue = await login("sue", PHONE);
+  const players = [ann, ben, cat];
+
+  step("everyone sits at every table: the tables are tabs");
+  for (const table of TABLES) {
+    for (const [i, p] of players.entries()) await sit(p, table, [0, 3, 5][i]);
+  }
+  for (const p of players) {
+    await p.waitForFunction((n) => document.querySelectorAll("#tabs button").length === n, TABLES.length);
+  }
+  // The lobby marks the tables where the player sits.
+  await ann.click("#to-lobby");
+  await ann.waitForFunction((n) => document.querySelectorAll("#lobby tr.mine").length === n, TABLES.length);
+
+  // What a page shows is checked by script: returns the problems found.
+  const layoutProblems = (page) => page.evaluate(() => {
+    const problems = [];
+    const W = innerWidth, H = innerHeight;
+    const shown = (e) => {
+      const r = e.getBoundingClientRect();
+      return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden";
+    };
+    const name = (e) => e.id ? "#" + e.id : (e.className || e.tagName) + ":" + (e.textContent || "").trim().slice(0, 20);
+    if (document.documentElement.scrollWidth > W + 1) problems.push("the page is wider than the screen: " + document.documentElement.scrollWidth + " > " + W);
+    const controls = [...document.querySelectorAll("#topbar button, #tabs button, .table-head button, #actions button, #actions input, #preselect input, #chat-form input, #chat-form button, .side-tabs button")].filter(shown);
+    for (const c of controls) {
+      const r = c.getBoundingClientRect();
+      if (r.left < -1 || r.right > W + 1) problems.push(name(c) + " is off-screen sideways");
+    }
+    const bar = document.querySelector("#actions:not(.hidden)");
+    if (bar) {
+      const r = bar.getBoundingClientRect();
+      if (r.top < 0 || r.bottom > H + 1) problems.push("the action bar is off-screen: " + r.top + ".." + r.bottom + " of " + H);
+    }
+    const overlap = (a, b) => {
+      const r = a.getBoundingClientRect(), s = b.getBoundingClientRect();
+      const x = Math.min(r.right, s.right) - Math.max(r.left, s.left);
+      const y = Math.min(r.bottom, s.bottom) - Math.max(r.top, s.top);
+      return x > 2 && y > 2;
+    };
+    for (let i = 0; i < controls.length; i++) for (let j = i + 1; j < controls.length; j++) {
+      if (overlap(controls[i], controls[j])) problems.push(name(controls[i]) + " overlaps " + name(controls[j]));
+    }
+    const seats = [...document.querySelectorAll("#seats .seat")].filter(shown);
+    for (let i = 0; i < seats.length; i++) {
+      const r = seats[i].getBoundingClientRect();
+      if (r.left < -1 || r.right > W + 1) problems.push("seat " + seats[i].dataset.seat + " is off-screen sideways");
+      for (let j = i + 1; j < seats.length; j++) {
+        if (overlap(seats[i], seats[j])) problems.push("seat " + seats[i].dataset.seat + " overlaps seat " + seats[j].dataset.seat);
+      }
+      for (const c of controls) if (overlap(seats[i], c)) problems.push("seat " + seats[i].dataset.seat + " covers " + name(c));
+      if (bar && overlap(seats[i], bar)) problems.push("the action bar covers seat " + seats[i].dataset.seat);
+    }
+    // Cards inside a seat stay inside it.
+    for (const s of seats) {
+      const r = s.getBoundingClientRect();
+      for (const c of s.querySelectorAll(".hole .card")) {
+        const q = c.getBoundingClientRect();
+        if (q.left < r.left - 1 || q.right > r.right + 1) problems.push("a card spills out of seat " + s.dataset.seat);
+      }
+    }
+    return problems;
+  });
+
+  // One move for a page whose turn it is at the table it shows; returns what it did.
+  async function move(page, table) {
+    if (!(await page.locator("#actions:not(.hidden)").count())) return "";
+    const on = await page.evaluate(() => window.pokerd.current);
+    if (on !== table.id) return "";
+    if (await page.locator("#act-draw:not(.hidden)").count()) {
+      // Draw: pick the first card, which must be marked, then draw one.
+      const card = page.locator(".seat.me .hole .card").first();
+      await card.click();
+      check((await card.getAttribute("class")).includes("selected"), "a clicked card is marked for discarding");
+      check((await page.locator("#act-draw").textContent()).includes("Draw 1"), "the draw button counts the discards");
+      await page.click("#act-draw");
+      return "draw";
+    }
+    if (table.family !== "board" || table.fixed) {
+      if (await page.locator("#act-raise:not(.hidden)").count()) {
+        const label = await page.locator("#act-raise").textContent();
+        check(!label.includes("all in"), `${table.name}: a fixed-limit bet is not all in (${label})`);
+        check(!(await page.locator("#sizing:not(.hidden)").count()), `${table.name}: fixed limit has no slider or presets`);
+      }
+    }
+    for (const id of ["#act-check", "#act-call", "#act-bring-in"]) {
+      if (await page.locator(`${id}:not(.hidden)`).count()) { await page.click(id); return id; }
+    }
+    return "";
+  }
+
+  for (const table of TABLES) {
+    step(`${table.name}: everyone opens it, sue watches`);
+    for (const p of players) await open(p, table);
+    await open(sue, table);
+    const dealt3 = (page) => page.evaluate(() => {
+      const T = window.pokerd.tables.get(window.pokerd.current);
+      return !!(T && T.hand && !T.hand.ended && T.hand.players.length === 3);
+    });
+    let shot = false;
+    let hands = 0;
+    for (let i = 0; i < 600 && (!shot || hands < 2); i++) {
+      // At someone's decision with three dealt in: check and photograph every page.
+      if (!shot && (await ann.locator("#actions:not(.hidden)").count()) && (await dealt3(ann))) {
+        await ann.waitForTimeout(400); // let the deal animation finish
+        for (const p of [ann, ben, cat, sue]) {
+          const problems = await layoutProblems(p);
+          check(problems.length === 0, `${table.name}, ${p.who} (${p.size}): ${problems.join("; ")}`);
+        }
+        await ann.screenshot({ path: `${SHOTS}/${table.family}-desktop.png` });
+        await ben.screenshot({ path: `${SHOTS}/${table.family}-phone.png` });
+        await sue.screenshot({ path: `${SHOTS}/${table.family}-phone-spectator.png` });
+        console.log(`screenshots: ${table.family}-desktop.png, ${table.family}-phone.png, ${table.family}-phone-spectator.png`);
+        shot = true;
+      }
+      for (const p of players) await move(p, table);
+      hands = await ann.evaluate((id) => {
+        const T = window.pokerd.tables.get(id);
+        return T.log.filter((l) => l.cls === "hand-start").length - (T.hand && !T.hand.ended ? 1 : 0);
+      }, table.id);
+      await ann.waitForTimeout(60);
+    }
+    check(shot, `${table.name}: a hand with three players was photographed`);
+    step(`${table.name}: the hand log names results per pot, and the stud/draw cards show`);
+    const log = await ann.locator("#log").textContent();
+    check(log.includes("Hand #") && /from (the main|side) pot/.test(log), `${table.name}: the log has hands and results: ${log.slice(0, 300)}`);
+    if (table.family === "stud") check(log.includes("brings in for"), "stud log has the bring-in");
+    if (table.family === "draw") check(/draws \d|stand/.test(log), "draw log has the draws");
+  }
+
+  step("a turn at another table is named in the tab and the title");
+  // Play on the first table only; the others wait on the players' decisions.
+  const waiting = await ann.evaluate(() => [...window.pokerd.tables.values()].filter((T) => T.decide && T.id !== window.pokerd.current).map((T) => T.table.name));
+  if (waiting.length) {
+    check((await ann.title()).includes("Your turn at"), "the title says whose turn: " + (await ann.title()));
+    check(await ann.locator("#tabs button.alert").count() >= 1, "the tab of the waiting table is marked");
+  }
+
+  step("chat: a seated player speaks, everyone reads, the spectator cannot write");
+  const t0 = TABLES[0];
+  for (const p of [ann, ben, sue]) await open(p, t0);
+  for (const p of [ann, ben, sue]) await p.click("#tab-chat");
+  await ann.fill("#chat-text", "good luck all");
+  await ann.press("#chat-text", "Enter");
+  for (const p of [ann, ben, sue]) await p.waitForFunction(() => document.querySelector("#chat").textContent.includes("good luck all"));
+  check(!(await sue.locator("#chat-form:not(.hidden)").count()), "a spectator has no chat box");
+
+  step("settings: the four-colour deck is saved per player");
+  await ben.click("#settings-open");
+  await ben.check("#set-fourColor");
+  await ben.click("#settings-dialog button[value=close]");
+  check(await ben.evaluate(() => document.body.classList.contains("four-color")), "four colours on");
+  await ben.reload();
+  await ben.waitForSelector("#table-view:not(.hidden) .seat");
+  check(await ben.evaluate(() => window.pokerd.settings.fourColor), "the setting survives a reload");
+
+  step("keyboard: every seat and control is reachable with Tab");
+  const reached = await sue.evaluate(async () => {
+    const seen = new Set();
+    for (let i = 0; i < 80; i++) {
+      document.activeElement && seen.add(document.activeElement);
+      const all = [...document.querySelectorAll("button, input, [tabindex]")].filter((e) => e.tabIndex >= 0 && e.getClientRects().length);
+      const k = all.indexOf(document.activeElement);
+      (all[(k + 1) % all.length] || document.body).focus();
+    }
+    return [...document.querySelectorAll("#seats .seat")].every((s) => s.tabIndex === 0);
+  });
+  check(reached, "every seat takes the focus");
+
+  check(errors.length === 0, "no page or console error:\n" + errors.join("\n"));
+  console.log("e2e games: ok");
+} finally {
+  await browser.close();
+}
