@@ -35,7 +35,7 @@ function tableState(id) {
   if (!T) {
     T = {
       id, table: null, hand: null, decide: null, clock: null, pre: null, discards: new Set(),
-      sizedFor: null, sizing: null, log: [], chat: [], unread: 0, alert: false, rebuyFor: null,
+      sizedFor: null, sizing: null, log: [], chat: [], unread: 0, alert: false, rebuyFor: null, waitPlace: null,
       seenCards: {}, seenBoard: 0,
     };
     S.tables.set(id, T);
@@ -140,6 +140,19 @@ function onMessage(m) {
       if (T.chat.length > 200) T.chat.shift();
       if ((S.pane !== "chat" || T.id !== S.current) && !S.settings.muted.includes(m.line.player_id)) T.unread++;
       if (T.id === S.current) render();
+      break;
+    case "waitlist":
+      if (!T) break;
+      T.waitPlace = m.position;
+      if (T.table) T.table = { ...T.table, waitlist: m.length };
+      if (T.id === S.current) render();
+      break;
+    case "seat_offered":
+      if (!T) break;
+      toast((T.table ? T.table.name : "A table") + ": seat " + (m.seat + 1) + " is yours for " + Math.round(m.expires_ms / 1000) + " s");
+      beep(660, 0.2);
+      if (T.id !== S.current) openTable(T.id);
+      openBuyIn(S, m.seat);
       break;
     case "chat_switched":
       if (!T) break;
@@ -484,6 +497,10 @@ $("#sit-second").addEventListener("click", () => {
   else S.send({ type: "sit_out", table_id: S.current, next_big_blind: true });
 });
 $("#top-up-open").addEventListener("click", () => openTopUp(S));
+$("#waitlist").addEventListener("click", () => {
+  const T = current();
+  if (T) S.send({ type: T.waitPlace ? "leave_waitlist" : "join_waitlist", table_id: T.id });
+});
 $("#leave").addEventListener("click", () => {
   // Leaving mid-hand folds the hand (a dead hand) before the cash-out: ask first.
   if (inHand(S, current()) && !confirm("You are in a hand: leaving folds it. Leave anyway?")) return;

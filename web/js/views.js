@@ -54,7 +54,8 @@ export function renderLobby(S, ui) {
     const mine = S.tables.has(t.table_id) && mySeat(S, S.tables.get(t.table_id)) !== null;
     const tr = el("tr", t.status + (mine ? " mine" : ""));
     tr.dataset.table = t.table_id;
-    for (const v of [t.name, t.game, t.stakes, t.players + "/" + t.seats, t.avg_pot, t.hands_per_hour]) tr.append(el("td", "", String(v)));
+    const seats = t.players + "/" + t.seats + (t.waiting ? " +" + t.waiting + " waiting" : "");
+    for (const v of [t.name, t.game, t.stakes, seats, t.avg_pot, t.hands_per_hour]) tr.append(el("td", "", String(v)));
     const td = el("td");
     const b = el("button", "primary", mine ? "Return" : "Open");
     b.setAttribute("aria-label", (mine ? "Return to " : "Open ") + t.name);
@@ -95,6 +96,11 @@ export function renderTable(S, ui) {
   const meSeat = t.seats.find((x) => x.seat === mine);
   const playing = inHand(S, T);
   for (const id of ["#sit-toggle", "#sit-second", "#top-up-open", "#leave"]) $(id).classList.toggle("hidden", mine === null);
+  // A full table (or one with a queue): the waiting list.
+  const full = t.seats.length >= t.seat_count || t.waitlist > 0;
+  $("#waitlist").classList.toggle("hidden", mine !== null || (!full && !T.waitPlace));
+  $("#waitlist").textContent = T.waitPlace ? "Leave waiting list (#" + T.waitPlace + " of " + t.waitlist + ")" :
+    "Join waiting list" + (t.waitlist ? " (" + t.waitlist + " waiting)" : "");
   if (meSeat) {
     $("#sit-toggle").textContent = meSeat.sitting_out ? "Sit in" : "Sit out";
     $("#sit-second").textContent = meSeat.sitting_out ? "Wait for BB" : "Sit out next BB";

@@ -39,6 +39,7 @@ fn main() {
         avg_pot: 23,
         hands_per_hour: 85,
         status: "open".into(),
+        waiting: 0,
     };
     client(ClientMsg::ListTables);
     server(ServerMsg::Tables {
@@ -76,6 +77,7 @@ fn main() {
         stakes: "1/2".into(),
         cap: None,
         chat: true,
+        waitlist: 0,
     };
     let ann = seat(0, "ann", "5d0c8a8e-3f0b-4a7e-b0a4-1c2d3e4f5a6b");
     let ben = seat(1, "ben", "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b");

@@ -81,6 +81,17 @@ pub enum ClientMsg {
         /// The table.
         table_id: TableId,
     },
+    /// Puts the player on a full table's waiting list: when a seat frees, the first in
+    /// line is offered it (`seat_offered`) and has a while to sit down.
+    JoinWaitlist {
+        /// The table.
+        table_id: TableId,
+    },
+    /// Takes the player off the waiting list (declining a seat offered too).
+    LeaveWaitlist {
+        /// The table.
+        table_id: TableId,
+    },
     /// Says something in the table's chat (seated players; the table may have chat off).
     Chat {
         /// The table.
@@ -205,6 +216,9 @@ pub struct TableView {
     /// Whether the table's chat is on.
     #[serde(default)]
     pub chat: bool,
+    /// Players on the waiting list.
+    #[serde(default)]
+    pub waitlist: u32,
 }
 
 /// The hand in progress, as this client may see it: every event so far, redacted.
@@ -260,6 +274,9 @@ pub struct TableSummary {
     pub hands_per_hour: u32,
     /// `open`, `closing` or `closed`.
     pub status: String,
+    /// Players on the waiting list.
+    #[serde(default)]
+    pub waiting: u32,
 }
 
 /// What the server sends.
@@ -399,6 +416,26 @@ pub enum ServerMsg {
         table_id: TableId,
         /// Name it in the answer.
         decision_id: u64,
+    },
+    /// Where the player stands on the table's waiting list (`position` 1 is next;
+    /// `None`: not on it).
+    Waitlist {
+        /// The table.
+        table_id: TableId,
+        /// Place in line, from 1.
+        position: Option<u32>,
+        /// Players on the list.
+        length: u32,
+    },
+    /// A seat is free and held for this player, first on the waiting list: `sit` in it
+    /// before `expires_ms` (milliseconds from now) or the offer goes to the next.
+    SeatOffered {
+        /// The table.
+        table_id: TableId,
+        /// The seat held.
+        seat: u32,
+        /// Milliseconds left to take it.
+        expires_ms: u64,
     },
     /// A line of the table's chat (to everyone at the table, spectators included).
     Chat {

@@ -39,6 +39,7 @@ impl Lobby {
             Some((old, told)) => {
                 old.players != summary.players
                     || old.status != summary.status
+                    || old.waiting != summary.waiting
                     || now.duration_since(*told) >= AVERAGES_EVERY
             }
         };
@@ -101,6 +102,7 @@ mod tests {
             avg_pot,
             hands_per_hour: 0,
             status: "open".into(),
+            waiting: 0,
         }
     }
 

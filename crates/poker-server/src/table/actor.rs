@@ -62,6 +62,7 @@ pub(super) struct Actor {
     pub(super) clock_rules: ClockRules,
     pub(super) chat_rules: ChatRules,
     pub(super) chat: super::chat::Chat,
+    pub(super) waitlist: super::waitlist::Waitlist,
     pub(super) table: Table<PlayerId>,
     pub(super) ctx: TableContext,
     pub(super) info: HashMap<PlayerId, SeatInfo>,
@@ -173,6 +174,7 @@ pub async fn spawn(
         clock_rules: spec.clock,
         chat_rules: spec.chat,
         chat: Default::default(),
+        waitlist: Default::default(),
         table,
         ctx,
         info,
@@ -220,6 +222,7 @@ pub async fn spawn(
                     .table_wakeups
                     .fetch_add(1, Ordering::Relaxed);
                 actor.progress().await;
+                actor.offer_seats();
                 actor.save_seat_states();
                 actor.save_table();
             }
@@ -300,6 +303,19 @@ impl Actor {
             } => {
                 let _ = respond_to.send(self.chat(player, &text));
             }
+            Command::Waitlist {
+                player,
+                join,
+                respond_to,
+            } => {
+                let result = if join {
+                    self.join_waitlist(player)
+                } else {
+                    self.leave_waitlist(player);
+                    Ok(())
+                };
+                let _ = respond_to.send(result);
+            }
             Command::SwitchChat {
                 enabled,
                 respond_to,
@@ -316,8 +332,12 @@ impl Actor {
                 queue,
                 respond_to,
             } => {
-                let result = self.sit(player, name, seat, buy_in, entry).await;
+                let result = match self.waitlist_allows(player, seat) {
+                    Ok(()) => self.sit(player, name, seat, buy_in, entry).await,
+                    Err(refusal) => Err(refusal),
+                };
                 if result.is_ok() {
+                    self.waitlist_seated(player);
                     // Subscribed only once seated: a refused sit leaves the connection
                     // as it was.
                     if let Some(queue) = queue {

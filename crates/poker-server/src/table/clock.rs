@@ -12,14 +12,20 @@ use tokio::time::Instant;
 impl Actor {
     /// When the actor must wake up by itself.
     pub(super) fn next_deadline(&self) -> Option<Instant> {
-        if let Some(clock) = &self.clock {
-            return Some(self.clock_deadline(clock));
-        }
-        match &self.current {
-            // Between hands, or a finished hand whose commit is to be tried again.
-            None => self.next_hand_at,
-            Some(c) if c.hand.is_complete() => self.next_hand_at,
-            Some(_) => None,
+        let play = if let Some(clock) = &self.clock {
+            Some(self.clock_deadline(clock))
+        } else {
+            match &self.current {
+                // Between hands, or a finished hand whose commit is to be tried again.
+                None => self.next_hand_at,
+                Some(c) if c.hand.is_complete() => self.next_hand_at,
+                Some(_) => None,
+            }
+        };
+        // A seat offered to the waiting list lapses on its own clock.
+        match (play, self.offer_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 

@@ -94,6 +94,9 @@ impl Failed {
                         "the table has failed: leave to cash out".into(),
                     )));
                 }
+                Command::Waitlist { respond_to, .. } => {
+                    let _ = respond_to.send(Err(stopped()));
+                }
                 Command::SwitchChat { respond_to, .. } => {
                     // Saved with the table's configuration; a restart reopens it so.
                     let _ = respond_to.send(());

@@ -57,6 +57,7 @@ impl Actor {
             stakes: stakes_name(rules),
             cap: rules.options.cap,
             chat: self.chat_rules.enabled,
+            waitlist: self.waitlist.queue.len() as u32,
         }
     }
 
@@ -235,6 +236,7 @@ impl Actor {
             avg_pot,
             hands_per_hour: self.hand_times.len() as u32,
             status: self.status().to_string(),
+            waiting: self.waitlist.queue.len() as u32,
         };
         self.ctx.lobby.publish(self.table_id, summary);
     }

@@ -32,6 +32,7 @@ mod failed;
 mod fanout;
 mod play;
 mod seating;
+mod waitlist;
 mod writer;
 
 pub use actor::spawn;
@@ -107,6 +108,8 @@ pub struct ClockRules {
     pub max_timeouts: u32,
     /// Pause between hands, so players see the result.
     pub between_hands_ms: u64,
+    /// How long a seat offered to the first on the waiting list is held.
+    pub seat_offer_ms: u64,
 }
 
 impl Default for ClockRules {
@@ -117,6 +120,7 @@ impl Default for ClockRules {
             time_bank_ms: 60_000,
             max_timeouts: 2,
             between_hands_ms: 2_000,
+            seat_offer_ms: 30_000,
         }
     }
 }
@@ -213,6 +217,15 @@ pub enum Command {
         player: PlayerId,
         /// What (checked by the actor).
         text: String,
+        /// Answer.
+        respond_to: Reply<()>,
+    },
+    /// Join or leave the waiting list.
+    Waitlist {
+        /// Who.
+        player: PlayerId,
+        /// Join (true) or leave.
+        join: bool,
         /// Answer.
         respond_to: Reply<()>,
     },
@@ -400,6 +413,16 @@ impl TableHandle {
         self.ask(|respond_to| Command::Chat {
             player,
             text,
+            respond_to,
+        })
+        .await
+    }
+
+    /// Joins (or leaves) the table's waiting list.
+    pub async fn waitlist(&self, player: PlayerId, join: bool) -> Result<(), Refusal> {
+        self.ask(|respond_to| Command::Waitlist {
+            player,
+            join,
             respond_to,
         })
         .await

@@ -107,7 +107,9 @@ pub(crate) async fn handle(
         | ClientMsg::SitIn { table_id, .. }
         | ClientMsg::TopUp { table_id, .. }
         | ClientMsg::Leave { table_id }
-        | ClientMsg::Chat { table_id, .. } => *table_id,
+        | ClientMsg::Chat { table_id, .. }
+        | ClientMsg::JoinWaitlist { table_id }
+        | ClientMsg::LeaveWaitlist { table_id } => *table_id,
         ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => return None,
     };
     let Some(table) = state.table(table_id).await else {
@@ -173,6 +175,22 @@ pub(crate) async fn handle(
                 Ok(()) => None,
                 Err(refusal) => Some(refusal.into()),
             }
+        }
+        ClientMsg::JoinWaitlist { .. } => {
+            // Watching the table, so the offer of a seat reaches this connection.
+            join(conn, &table, me.player_id).await;
+            return table
+                .waitlist(me.player_id, true)
+                .await
+                .err()
+                .map(ServerMsg::from);
+        }
+        ClientMsg::LeaveWaitlist { .. } => {
+            return table
+                .waitlist(me.player_id, false)
+                .await
+                .err()
+                .map(ServerMsg::from);
         }
         ClientMsg::Chat { text, .. } => {
             return table
