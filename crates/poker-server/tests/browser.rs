@@ -42,12 +42,29 @@ fn browser_tools() -> Option<String> {
     Some(chromium)
 }
 
+/// Runs one of `e2e/`'s scripts with node; it must succeed and print `ok_line`.
+async fn run_script(script: &str, env: &[(&str, String)], ok_line: &str) {
+    let output = tokio::process::Command::new("node")
+        .arg(script)
+        .current_dir(repo().join("e2e"))
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .await
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("{stdout}");
+    assert!(
+        output.status.success() && stdout.contains(ok_line),
+        "the browser test {script} failed:\n{stdout}\n{stderr}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_players_and_a_spectator_play_a_hand_in_chromium() {
     let Some(chromium) = browser_tools() else {
         return;
     };
-    let e2e = repo().join("e2e");
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
     let mut server = Server::start(&guard.url(), &[]).await;
     for name in ["ann", "ben"] {
@@ -58,24 +75,18 @@ async fn two_players_and_a_spectator_play_a_hand_in_chromium() {
     let clock = json!({ "action_ms": 60000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 600000 });
     let table_id = server.table(clock).await;
     let screenshot = std::env::temp_dir().join(format!("pokerd-e2e-{}.png", std::process::id()));
-    let output = tokio::process::Command::new("node")
-        .arg("table.mjs")
-        .current_dir(&e2e)
-        .env("BASE", &server.base)
-        .env("TABLE_ID", &table_id)
-        .env("ADMIN_TOKEN", common::TOKEN)
-        .env("CHROMIUM", chromium)
-        .env("SCREENSHOT", &screenshot)
-        .output()
-        .await
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    println!("{stdout}");
-    assert!(
-        output.status.success() && stdout.contains("e2e: ok"),
-        "the browser test failed:\n{stdout}\n{stderr}"
-    );
+    run_script(
+        "table.mjs",
+        &[
+            ("BASE", server.base.clone()),
+            ("TABLE_ID", table_id.clone()),
+            ("ADMIN_TOKEN", common::TOKEN.to_string()),
+            ("CHROMIUM", chromium),
+            ("SCREENSHOT", screenshot.display().to_string()),
+        ],
+        "e2e: ok",
+    )
+    .await;
     server.stop().await;
     assert_conserved(&server.audit().await, 1000);
 }
@@ -127,23 +138,17 @@ async fn every_game_family_with_three_players_and_a_spectator_in_chromium() {
         .map(PathBuf::from)
         .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
     std::fs::create_dir_all(&shots).unwrap();
-    let output = tokio::process::Command::new("node")
-        .arg("games.mjs")
-        .current_dir(repo().join("e2e"))
-        .env("BASE", &server.base)
-        .env("TABLES", serde_json::to_string(&list).unwrap())
-        .env("CHROMIUM", chromium)
-        .env("SHOTS", &shots)
-        .output()
-        .await
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    println!("{stdout}");
-    assert!(
-        output.status.success() && stdout.contains("e2e games: ok"),
-        "the browser test failed:\n{stdout}\n{stderr}"
-    );
+    run_script(
+        "games.mjs",
+        &[
+            ("BASE", server.base.clone()),
+            ("TABLES", serde_json::to_string(&list).unwrap()),
+            ("CHROMIUM", chromium),
+            ("SHOTS", shots.display().to_string()),
+        ],
+        "e2e games: ok",
+    )
+    .await;
     server.stop().await;
     assert_conserved(&server.audit().await, 3000);
 }

@@ -374,13 +374,7 @@ impl Actor {
                 let _ = respond_to.send(result);
             }
             Command::Unsubscribe { queue } => {
-                let seated: Vec<PlayerId> = self
-                    .table
-                    .seats()
-                    .iter()
-                    .flatten()
-                    .map(|o| o.player)
-                    .collect();
+                let seated = self.seated_players();
                 self.subscribers.retain(|s| {
                     !s.queue.same_channel(&queue) || s.who.is_some_and(|p| seated.contains(&p))
                 });
@@ -430,6 +424,16 @@ impl Actor {
         let mut listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
         listeners.clear();
         listeners.extend(self.subscribers.iter().map(|s| (s.who, s.queue.clone())));
+    }
+
+    /// Everyone seated here.
+    pub(super) fn seated_players(&self) -> Vec<PlayerId> {
+        self.table
+            .seats()
+            .iter()
+            .flatten()
+            .map(|o| o.player)
+            .collect()
     }
 
     pub(super) fn seat_of(&self, player: PlayerId) -> Option<usize> {

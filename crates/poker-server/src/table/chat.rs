@@ -94,13 +94,7 @@ impl Actor {
     pub(super) fn switch_chat(&mut self, enabled: bool) {
         self.chat_rules.enabled = enabled;
         // Players who left take their rate-limit history with them.
-        let seated: Vec<PlayerId> = self
-            .table
-            .seats()
-            .iter()
-            .flatten()
-            .map(|o| o.player)
-            .collect();
+        let seated = self.seated_players();
         self.chat.spoken.retain(|p, _| seated.contains(p));
         self.send_all(&ServerMsg::ChatSwitched {
             table_id: self.table_id,

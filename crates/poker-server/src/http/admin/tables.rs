@@ -126,6 +126,17 @@ pub(crate) async fn list_tables(
     Ok(Json(Value::Array(out)))
 }
 
+/// A table as the store has it (closed ones too).
+async fn table_row(state: &AppState, table: TableId) -> ApiResult<poker_store::TableRow> {
+    Ok(state
+        .store
+        .tables()
+        .await?
+        .into_iter()
+        .find(|t| t.table_id == table)
+        .ok_or(StoreError::NotFound("table"))?)
+}
+
 pub(crate) async fn inspect_table(
     State(state): State<Arc<AppState>>,
     _: Admin,
@@ -137,13 +148,7 @@ pub(crate) async fn inspect_table(
             return Ok(Json(view));
         }
     }
-    let row = state
-        .store
-        .tables()
-        .await?
-        .into_iter()
-        .find(|t| t.table_id == table)
-        .ok_or(StoreError::NotFound("table"))?;
+    let row = table_row(&state, table).await?;
     Ok(Json(json!({
         "table": { "table_id": row.table_id.to_string(), "name": row.name },
         "status": row.status,
@@ -211,13 +216,7 @@ pub(crate) async fn switch_chat(
             "no open table with that id",
         ));
     };
-    let row = state
-        .store
-        .tables()
-        .await?
-        .into_iter()
-        .find(|t| t.table_id == table)
-        .ok_or(StoreError::NotFound("table"))?;
+    let row = table_row(&state, table).await?;
     let mut spec: TableSpec = serde_json::from_str(&row.config).map_err(|e| {
         StoreError::Corrupt(format!("table {table}: configuration unreadable: {e}"))
     })?;
