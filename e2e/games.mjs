@@ -71,17 +71,6 @@ try {
   const sue = await login("sue", PHONE);
   const players = [ann, ben, cat];
 
-  step("everyone sits at every table: the tables are tabs");
-  for (const table of TABLES) {
-    for (const [i, p] of players.entries()) await sit(p, table, [0, 3, 5][i]);
-  }
-  for (const p of players) {
-    await p.waitForFunction((n) => document.querySelectorAll("#tabs button").length === n, TABLES.length);
-  }
-  // The lobby marks the tables where the player sits.
-  await ann.click("#to-lobby");
-  await ann.waitForFunction((n) => document.querySelectorAll("#lobby tr.mine").length === n, TABLES.length);
-
   // What a page shows is checked by script: returns the problems found.
   const layoutProblems = (page) => page.evaluate(() => {
     const problems = [];
@@ -92,7 +81,7 @@ try {
     };
     const name = (e) => e.id ? "#" + e.id : (e.className || e.tagName) + ":" + (e.textContent || "").trim().slice(0, 20);
     if (document.documentElement.scrollWidth > W + 1) problems.push("the page is wider than the screen: " + document.documentElement.scrollWidth + " > " + W);
-    const controls = [...document.querySelectorAll("#topbar button, #tabs button, .table-head button, #actions button, #actions input, #preselect input, #chat-form input, #chat-form button, .side-tabs button")].filter(shown);
+    const controls = [...document.querySelectorAll("#lobby-view:not(.hidden) #lobby button, #topbar button, #tabs button, .table-head button, #actions button, #actions input, #preselect input, #chat-form input, #chat-form button, .side-tabs button")].filter(shown);
     for (const c of controls) {
       const r = c.getBoundingClientRect();
       if (r.left < -1 || r.right > W + 1) problems.push(name(c) + " is off-screen sideways");
@@ -131,6 +120,24 @@ try {
     }
     return problems;
   });
+
+  step("the lobby fits the phone: every Open button on screen");
+  for (const p of [ben, sue]) {
+    const problems = await layoutProblems(p);
+    check(problems.length === 0, `lobby, ${p.who} (${p.size}): ${problems.join("; ")}`);
+  }
+  await sue.screenshot({ path: `${SHOTS}/lobby-phone.png` });
+
+  step("everyone sits at every table: the tables are tabs");
+  for (const table of TABLES) {
+    for (const [i, p] of players.entries()) await sit(p, table, [0, 3, 5][i]);
+  }
+  for (const p of players) {
+    await p.waitForFunction((n) => document.querySelectorAll("#tabs button").length === n, TABLES.length);
+  }
+  // The lobby marks the tables where the player sits.
+  await ann.click("#to-lobby");
+  await ann.waitForFunction((n) => document.querySelectorAll("#lobby tr.mine").length === n, TABLES.length);
 
   // One move for a page whose turn it is at the table it shows; returns what it did.
   async function move(page, table) {

@@ -82,7 +82,8 @@ export async function openHistory(S) {
       b.append(el("span", h.net > 0 ? "won" : "muted", (h.net > 0 ? "+" : "") + h.net));
       b.onclick = async () => {
         const text = $("#history-text");
-        try { text.textContent = await api(S, "/api/me/hands/" + h.hand_id); }
+        // The table's hand number (as in the hand log) and the history's own number.
+        try { text.textContent = h.table_name + ", hand #" + h.number + "\n\n" + await api(S, "/api/me/hands/" + h.hand_id); }
         catch (e) { text.textContent = "This hand's history could not be shown: " + e.message; }
       };
       li.append(b);
