@@ -244,6 +244,30 @@ try {
   });
   check(reached, "every seat takes the focus");
 
+  step("a full heads-up table: cat joins its waiting list, ben leaves, cat is offered the seat and sits");
+  const hu = { id: process.env.HEADS_UP, name: "Heads-up", family: "board" };
+  await sit(ann, hu, 0);
+  await sit(ben, hu, 1);
+  await open(cat, hu);
+  await cat.waitForSelector("#waitlist:not(.hidden)");
+  await cat.click("#waitlist");
+  await cat.waitForFunction(() => document.querySelector("#waitlist").textContent.includes("#1"));
+  await ann.click("#to-lobby");
+  await ann.waitForFunction((id) => document.querySelector(`#lobby tr[data-table="${id}"]`)?.textContent.includes("1 waiting"), hu.id);
+  await open(ann, hu);
+  await ben.click("#leave"); // in a hand: the confirmation is accepted
+  // Ann plays the hand out (ben's hand is dead); then his seat is offered to cat.
+  for (let i = 0; i < 200 && !(await cat.locator("#buy-in-dialog[open]").count()); i++) {
+    await move(ann, hu);
+    await ann.waitForTimeout(50);
+  }
+  await cat.waitForSelector("#buy-in-dialog[open]");
+  check((await cat.locator("#buy-in-title").textContent()).includes("seat 2"), "the seat offered opens its buy-in");
+  await cat.fill("#buy-in-amount", "100");
+  await cat.click("#buy-in-confirm");
+  await cat.waitForSelector('.seat.me[data-seat="1"]');
+  check(!(await cat.locator("#waitlist:not(.hidden)").count()), "seated: no waiting-list button");
+
   check(errors.length === 0, "no page or console error:\n" + errors.join("\n"));
   console.log("e2e games: ok");
 } finally {

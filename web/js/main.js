@@ -105,7 +105,7 @@ function onMessage(m) {
           if (v) p.stack = v.stack;
         }
       }
-      if (mySeat(S, T) === null && T.id !== S.current) S.tables.delete(T.id);
+      if (!keep(T) && T.id !== S.current) S.tables.delete(T.id);
       maybeRebuy(T);
       render(); break;
     }
@@ -176,6 +176,12 @@ function onMessage(m) {
   }
 }
 
+// A table stays (as a tab, receiving its messages) while the player sits there or waits
+// for a seat; a table only watched goes when the player looks elsewhere.
+function keep(T) {
+  return mySeat(S, T) !== null || !!T.waitPlace;
+}
+
 function clockOf(c, table) {
   return {
     seat: c.seat, deadline: performance.now() + c.remaining_ms,
@@ -187,8 +193,8 @@ function clockOf(c, table) {
 function onSnapshot(m) {
   const T = tableState(m.table.table_id);
   const seated = m.table.seats.some((x) => S.me && x.player_id === S.me.player_id);
-  // A table the player neither sits at nor looks at is not kept.
-  if (!seated && m.table.table_id !== S.current) { S.tables.delete(T.id); return; }
+  // A table the player neither sits at, waits for, nor looks at is not kept.
+  if (!seated && !T.waitPlace && m.table.table_id !== S.current) { S.tables.delete(T.id); return; }
   T.table = m.table;
   T.hand = null;
   T.seenCards = {}; T.seenBoard = 0;
@@ -381,7 +387,7 @@ function openTable(id) {
   const T = S.tables.get(id);
   // A spectator of another table stops receiving it.
   const prev = current();
-  if (prev && prev.id !== id && mySeat(S, prev) === null) { S.send({ type: "unwatch", table_id: prev.id }); S.tables.delete(prev.id); }
+  if (prev && prev.id !== id && !keep(prev)) { S.send({ type: "unwatch", table_id: prev.id }); S.tables.delete(prev.id); }
   S.current = id;
   sessionStorage.setItem("pokerd.table", id);
   if (T && T.table) {
@@ -397,7 +403,7 @@ function openTable(id) {
 
 function toLobby() {
   const T = current();
-  if (T && mySeat(S, T) === null) { S.send({ type: "unwatch", table_id: T.id }); S.tables.delete(T.id); }
+  if (T && !keep(T)) { S.send({ type: "unwatch", table_id: T.id }); S.tables.delete(T.id); }
   S.current = null;
   sessionStorage.removeItem("pokerd.table");
   show("lobby");

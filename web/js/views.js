@@ -214,9 +214,11 @@ export function renderTable(S, ui) {
 export function renderLog(T) {
   const box = $("#log");
   const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - 8;
-  if (box.dataset.table !== T.id || box.childElementCount > T.log.length) { box.replaceChildren(); box.dataset.table = T.id; }
+  const fresh = box.dataset.table !== T.id || box.childElementCount > T.log.length;
+  if (fresh) { box.replaceChildren(); box.dataset.table = T.id; }
   for (let k = box.childElementCount; k < T.log.length; k++) box.append(el("p", T.log[k].cls || "", T.log[k].text));
-  if (atEnd || box.dataset.stick !== "no") box.scrollTop = box.scrollHeight;
+  // Follows new lines unless the reader scrolled back.
+  if (atEnd || fresh) box.scrollTop = box.scrollHeight;
 }
 
 export function renderChat(S, T, ui) {

@@ -94,7 +94,8 @@ async fn two_players_and_a_spectator_play_a_hand_in_chromium() {
 /// Hold'em (9 seats), fixed-limit stud (8 seats) and fixed-limit 2-7 triple draw (6
 /// seats): three players at every table at once (tabs) and a spectator, on desktops and
 /// phones, with layout checks and screenshots of each family at both sizes
-/// (`target/e2e-screenshots/`, or `$SCREENSHOTS`).
+/// (`target/e2e-screenshots/`, or `$SCREENSHOTS`); and a full heads-up table's waiting
+/// list through the page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_game_family_with_three_players_and_a_spectator_in_chromium() {
     let Some(chromium) = browser_tools() else {
@@ -134,6 +135,15 @@ async fn every_game_family_with_three_players_and_a_spectator_in_chromium() {
         assert_eq!(status, 201, "{t}");
         list.push(json!({ "id": t["table_id"], "family": family, "name": name }));
     }
+    let mut heads_up = games::base("holdem", "no_limit", json!({ "min_bet": 2 }), 2);
+    heads_up["rathole_secs"] = json!(0);
+    let (status, hu) = server
+        .post(
+            "/admin/tables",
+            json!({ "name": "Heads-up", "rules": heads_up, "clock": clock }),
+        )
+        .await;
+    assert_eq!(status, 201, "{hu}");
     let shots = std::env::var("SCREENSHOTS")
         .map(PathBuf::from)
         .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
@@ -143,6 +153,7 @@ async fn every_game_family_with_three_players_and_a_spectator_in_chromium() {
         &[
             ("BASE", server.base.clone()),
             ("TABLES", serde_json::to_string(&list).unwrap()),
+            ("HEADS_UP", hu["table_id"].as_str().unwrap().to_string()),
             ("CHROMIUM", chromium),
             ("SHOTS", shots.display().to_string()),
         ],
