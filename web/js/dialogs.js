@@ -93,7 +93,7 @@ export async function openHistory(S) {
   $("#history-dialog").showModal();
 }
 
-const KEYS = ["fourColor", "sound", "animations", "notify"];
+const KEYS = ["fourColor", "sound", "animations", "notify", "autoMuck"];
 
 export function openSettings(S) {
   for (const k of KEYS) $("#set-" + k).checked = !!S.settings[k];

@@ -115,9 +115,9 @@ function onMessage(m) {
       T.decide = { id: m.decision_id, kind: "bet", legal: m.legal };
       if (!applyPreselect(T)) yourTurn(T);
       render(); break;
-    case "decide_draw": case "decide_run_twice":
+    case "decide_draw": case "decide_run_twice": case "decide_show":
       if (!T) break;
-      T.decide = { id: m.decision_id, kind: m.type === "decide_draw" ? "draw" : "run_twice", legal: null };
+      T.decide = { id: m.decision_id, kind: { decide_draw: "draw", decide_run_twice: "run_twice", decide_show: "show" }[m.type], legal: null };
       T.discards = new Set();
       yourTurn(T);
       render(); break;
@@ -211,10 +211,12 @@ function onSnapshot(m) {
   T.chat = (m.chat || []).slice();
   T.decide = null;
   if (m.decide) {
-    const kind = { decide: "bet", decide_draw: "draw", decide_run_twice: "run_twice" }[m.decide.type];
+    const kind = { decide: "bet", decide_draw: "draw", decide_run_twice: "run_twice", decide_show: "show" }[m.decide.type];
     T.decide = { id: m.decide.decision_id, kind, legal: m.decide.legal || null };
   }
   T.clock = m.clock ? clockOf(m.clock, m.table) : null;
+  // The server mucks beaten hands unless told to ask (per seat, so told on each join).
+  if (seated && !S.settings.autoMuck) S.send({ type: "auto_muck", table_id: T.id, on: false });
   if (T.id === S.current) { sessionStorage.setItem("pokerd.table", T.id); show("table"); }
   if (T.decide && T.id !== S.current) T.alert = true;
   render();
@@ -231,7 +233,7 @@ function logCtx(T, handName) {
   };
 }
 
-const ACTED = ["folded", "checked", "called", "bet_to", "bring_in_posted", "discarded", "run_it_twice_answered"];
+const ACTED = ["folded", "checked", "called", "bet_to", "bring_in_posted", "discarded", "run_it_twice_answered", "shown", "mucked"];
 
 function onEvent(T, m) {
   if (!T) return;
@@ -290,6 +292,7 @@ function yourTurn(T) {
   const name = T.table ? T.table.name : "a table";
   const l = T.decide.legal;
   const what = T.decide.kind === "draw" ? "choose your discards" : T.decide.kind === "run_twice" ? "run it twice?" :
+    T.decide.kind === "show" ? "show or muck?" :
     l.call !== null ? "call " + l.call + (l.bet_or_raise ? " or raise" : "") + ", or fold" : l.check ? "check" + (l.bet_or_raise ? " or bet" : "") : "act";
   $("#announce").textContent = "Your turn at " + name + ": " + what + ".";
   beep(660, 0.12);
@@ -464,7 +467,13 @@ $("#logout").addEventListener("click", logout);
 $("#to-lobby").addEventListener("click", toLobby);
 $("#history-open").addEventListener("click", () => openHistory(S));
 $("#settings-open").addEventListener("click", () => openSettings(S));
-wireSettings(S, render);
+wireSettings(S, () => {
+  // Tell every table where the player sits how to treat their beaten hands.
+  for (const T of S.tables.values()) {
+    if (T.table && mySeat(S, T) !== null) S.send({ type: "auto_muck", table_id: T.id, on: S.settings.autoMuck });
+  }
+  render();
+});
 wireBuyIn(S);
 $("#act-fold").addEventListener("click", foldOrAsk);
 $("#act-check").addEventListener("click", () => act({ type: "check" }));
@@ -475,6 +484,8 @@ $("#act-pat").addEventListener("click", () => act({ type: "draw", discards: "" }
 $("#act-draw").addEventListener("click", () => act({ type: "draw", discards: [...current().discards].join("") }));
 $("#act-rit-yes").addEventListener("click", () => act({ type: "run_it_twice", agree: true }));
 $("#act-rit-no").addEventListener("click", () => act({ type: "run_it_twice", agree: false }));
+$("#act-show").addEventListener("click", () => act({ type: "show" }));
+$("#act-muck").addEventListener("click", () => act({ type: "muck" }));
 $("#amount-slider").addEventListener("input", (e) => { $("#amount").value = e.target.value; updateRaiseLabel(S); });
 $("#amount").addEventListener("input", (e) => { $("#amount-slider").value = e.target.value; updateRaiseLabel(S); });
 // Enter in the amount box bets that amount.

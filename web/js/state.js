@@ -264,7 +264,7 @@ export function seatPosition(index, count, mine, portrait = false) {
 // ---------------------------------------------------------------- settings
 
 export const DEFAULT_SETTINGS = Object.freeze({
-  fourColor: false, sound: false, animations: true, notify: false, muted: [],
+  fourColor: false, sound: false, animations: true, notify: false, autoMuck: true, muted: [],
 });
 
 /** A player's saved settings (unknown keys dropped, missing ones defaulted). */

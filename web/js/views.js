@@ -261,6 +261,8 @@ export function renderActions(S, ui) {
   $("#act-draw").disabled = T.discards.size === 0;
   show("#act-rit-yes", kind === "run_twice");
   show("#act-rit-no", kind === "run_twice");
+  show("#act-show", kind === "show");
+  show("#act-muck", kind === "show");
   const bet = kind === "bet";
   const l = bet ? T.decide.legal : null;
   show("#act-fold", bet && l.fold);
@@ -270,7 +272,8 @@ export function renderActions(S, ui) {
   show("#act-raise", bet && !!l.bet_or_raise);
   show("#sizing", false);
   $("#act-hint").textContent = kind === "draw" ? "Choose the cards to throw away, then Draw; or stand pat." :
-    kind === "run_twice" ? "Everyone is all in: run the rest twice?" : "";
+    kind === "run_twice" ? "Everyone is all in: run the rest twice?" :
+    kind === "show" ? "Your hand is beaten: show it or muck it (the clock mucks it)." : "";
   if (!bet) return;
   const stack = me ? me.stack : 0;
   if (l.call !== null) $("#act-call").firstChild.textContent = callLabel(l, stack) + " ";

@@ -76,6 +76,14 @@ pub enum ClientMsg {
         /// Chips to add.
         amount: Chips,
     },
+    /// Whether the player's beaten hands are mucked for them at showdown (the default) or
+    /// they are asked to show or muck (`decide_show`).
+    AutoMuck {
+        /// The table.
+        table_id: TableId,
+        /// Muck beaten hands without asking.
+        on: bool,
+    },
     /// Leaves the table and cashes out the whole stack (after the hand, if in one).
     Leave {
         /// The table.
@@ -404,6 +412,15 @@ pub enum ServerMsg {
     /// The server asks this client which cards to discard (draw games): answer with
     /// `{"type": "draw", "discards": "..."}` (empty: stand pat).
     DecideDraw {
+        /// The table.
+        table_id: TableId,
+        /// Name it in the answer.
+        decision_id: u64,
+    },
+    /// At showdown this client's hand is beaten and may be mucked: show it or muck it?
+    /// Answer with `{"type": "show"}` or `{"type": "muck"}`; when the clock runs out the
+    /// hand is mucked (that does not count as a timeout).
+    DecideShow {
         /// The table.
         table_id: TableId,
         /// Name it in the answer.

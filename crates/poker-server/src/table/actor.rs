@@ -47,6 +47,8 @@ pub(super) struct SeatInfo {
     pub(super) leaving: bool,
     /// Asked to sit out during a hand and told `pending`: told `done` again at its end.
     pub(super) pending_sit_out: bool,
+    /// Beaten hands are mucked without asking (R33: they may be).
+    pub(super) auto_muck: bool,
 }
 
 pub(super) struct Subscriber {
@@ -272,6 +274,7 @@ impl SeatInfo {
             pending_top_up: 0,
             leaving: false,
             pending_sit_out: false,
+            auto_muck: true,
         }
     }
 }

@@ -127,7 +127,9 @@ impl Actor {
         self.ctx.metrics.timeouts.fetch_add(1, Ordering::Relaxed);
         let max = self.clock_rules.max_timeouts;
         let mut sat_out = false;
-        if let Some(info) = self.info.get_mut(&player) {
+        // Not answering show-or-muck mucks the hand; it is no timeout.
+        let counts = !matches!(decision, Decision::Showdown { .. });
+        if let Some(info) = self.info.get_mut(&player).filter(|_| counts) {
             info.time_bank_ms = 0;
             info.timeouts += 1;
             if max > 0 && info.timeouts >= max {
@@ -160,6 +162,8 @@ pub(super) fn default_action(decision: &Decision, dead: bool) -> Action {
             discards: Cards::new(),
         },
         Decision::RunItTwice => Action::RunItTwice { agree: false },
-        Decision::Showdown { .. } => Action::Show { cards: None },
+        // A beaten hand asked about is mucked; one that must be shown is shown.
+        Decision::Showdown { can_muck: true } => Action::Muck,
+        Decision::Showdown { can_muck: false } => Action::Show { cards: None },
     }
 }

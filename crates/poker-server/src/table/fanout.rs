@@ -81,7 +81,11 @@ impl Actor {
                 table_id,
                 decision_id,
             },
-            Decision::Showdown { .. } => return None,
+            Decision::Showdown { can_muck: true } => ServerMsg::DecideShow {
+                table_id,
+                decision_id,
+            },
+            Decision::Showdown { can_muck: false } => return None,
         };
         Some((cur.players[p], msg))
     }

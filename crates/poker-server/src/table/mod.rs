@@ -293,6 +293,11 @@ pub enum SeatRequest {
     },
     /// Leave and cash out.
     Leave,
+    /// Muck beaten hands without asking (true, the default) or ask.
+    AutoMuck {
+        /// Muck without asking.
+        on: bool,
+    },
 }
 
 impl SeatRequest {
@@ -303,6 +308,7 @@ impl SeatRequest {
             SeatRequest::SitIn { .. } => "sit_in",
             SeatRequest::TopUp { .. } => "top_up",
             SeatRequest::Leave => "leave",
+            SeatRequest::AutoMuck { .. } => "auto_muck",
         }
     }
 }

@@ -69,7 +69,16 @@ impl Actor {
                 match decision {
                     // Cards speak at showdown: a hand that can still win something is
                     // shown; one beaten by a hand already shown is mucked unseen (R33).
-                    Some(Decision::Showdown { .. }) => {
+                    // A beaten hand may be mucked (R33): the player is asked only when
+                    // they turned auto-muck off.
+                    Some(Decision::Showdown { can_muck })
+                        if !(can_muck
+                            && cur.hand.is_beaten(p)
+                            && self
+                                .info
+                                .get(&cur.players[p])
+                                .is_some_and(|i| !i.auto_muck && !i.leaving)) =>
+                    {
                         let action = if cur.hand.is_beaten(p) {
                             Action::Muck
                         } else {

@@ -134,6 +134,12 @@ impl Actor {
                 self.top_up_now(player, seat, amount).await?;
                 done(amount, false)
             }
+            SeatRequest::AutoMuck { on } => {
+                if let Some(info) = self.info.get_mut(&player) {
+                    info.auto_muck = on;
+                }
+                done(0, false)
+            }
             SeatRequest::Leave => {
                 if self.in_hand(player) {
                     self.info.get_mut(&player).expect("seated").leaving = true;
@@ -144,7 +150,7 @@ impl Actor {
                     if let Some(p) = cur.hand.to_act() {
                         if cur.players[p] == player {
                             if let Some(decision) = cur.hand.decision() {
-                                if !matches!(decision, Decision::Showdown { .. }) {
+                                if !matches!(decision, Decision::Showdown { can_muck: false }) {
                                     self.clock = None;
                                     self.auto(p, default_action(&decision, true));
                                 }

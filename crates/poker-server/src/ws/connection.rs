@@ -69,6 +69,10 @@ pub(crate) fn note_asked(asked: &mut Vec<(TableId, u64)>, msg: &ServerMsg) {
         | ServerMsg::DecideRunTwice {
             table_id,
             decision_id,
+        }
+        | ServerMsg::DecideShow {
+            table_id,
+            decision_id,
         } => (table_id, *decision_id),
         ServerMsg::Snapshot {
             decide: Some(d), ..

@@ -107,6 +107,7 @@ pub(crate) async fn handle(
         | ClientMsg::SitIn { table_id, .. }
         | ClientMsg::TopUp { table_id, .. }
         | ClientMsg::Leave { table_id }
+        | ClientMsg::AutoMuck { table_id, .. }
         | ClientMsg::Chat { table_id, .. }
         | ClientMsg::JoinWaitlist { table_id }
         | ClientMsg::LeaveWaitlist { table_id } => *table_id,
@@ -203,6 +204,7 @@ pub(crate) async fn handle(
         ClientMsg::SitIn { post_now, .. } => SeatRequest::SitIn { post_now },
         ClientMsg::TopUp { amount, .. } => SeatRequest::TopUp { amount },
         ClientMsg::Leave { .. } => SeatRequest::Leave,
+        ClientMsg::AutoMuck { on, .. } => SeatRequest::AutoMuck { on },
         ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => return None,
     };
     let result = table.seat(me.player_id, request).await;
