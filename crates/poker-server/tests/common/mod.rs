@@ -280,6 +280,9 @@ pub struct Client {
     pub player_id: Option<poker_protocol::PlayerId>,
     /// Seat numbers this client sits in, per the server's seat views.
     pub seat: Option<u32>,
+    /// The seat at each table, for the secrecy check: a player who leaves one table for
+    /// another still gets the first table's hand in progress.
+    pub table_seats: std::collections::HashMap<poker_protocol::TableId, u32>,
     /// Hole cards legitimately shown at showdown, per hand and player index.
     pub shown: HashSet<(u64, usize)>,
     /// Every message received, for later checks.
@@ -299,6 +302,7 @@ impl Client {
             ws,
             player_id: None,
             seat: None,
+            table_seats: Default::default(),
             shown: HashSet::new(),
             log: Vec::new(),
             last_decide: None,
@@ -425,6 +429,9 @@ impl Client {
                 if mine.is_some() || self.seat.is_none() {
                     self.seat = mine.or(self.seat);
                 }
+                if let Some(seat) = mine {
+                    self.table_seats.insert(table.table_id, seat);
+                }
                 if let ServerMsg::Snapshot { hand: Some(h), .. } = msg {
                     for e in &h.events {
                         check(h.hand_number, &h.seats, e, mine);
@@ -432,6 +439,7 @@ impl Client {
                 }
             }
             ServerMsg::Event {
+                table_id,
                 hand_number,
                 seats,
                 event,
@@ -440,7 +448,8 @@ impl Client {
                 if let Event::Shown { player, .. } = event {
                     self.shown.insert((*hand_number, *player));
                 }
-                check(*hand_number, seats, event, self.seat);
+                let mine = self.table_seats.get(table_id).copied().or(self.seat);
+                check(*hand_number, seats, event, mine);
             }
             _ => {}
         }
