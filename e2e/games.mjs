@@ -200,7 +200,7 @@ try {
     check(shot, `${table.name}: a hand with three players was photographed`);
     step(`${table.name}: the hand log names results per pot, and the stud/draw cards show`);
     const log = await ann.locator("#log").textContent();
-    check(log.includes("Hand #") && /from (the main|side) pot/.test(log), `${table.name}: the log has hands and results: ${log.slice(0, 300)}`);
+    check(log.includes("Hand #") && /(from|split) (the main|side) pot/.test(log), `${table.name}: the log has hands and results: ${log.slice(0, 300)}`);
     // Seen from ann's page: her own actions read "You bring in", "You draw 1".
     if (table.family === "stud") check(/brings? in for/.test(log), "stud log has the bring-in");
     if (table.family === "draw") check(/draws? \d|stands? pat/.test(log), "draw log has the draws");
