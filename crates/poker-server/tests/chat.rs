@@ -34,8 +34,7 @@ async fn chat_is_for_seated_players_bounded_and_switchable() {
         server.player(name, 500).await;
     }
     server.player("sue", 0).await;
-    // No hand is dealt while two players wait for the big blind... so keep it simple:
-    // a long pause between hands keeps the table quiet after the first.
+    // A long pause between hands keeps the table quiet after the first hand.
     let clock = json!({ "action_ms": 60000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 600000 });
     let table_id = server.table(clock).await;
     let mut ann = server.client("ann").await;
