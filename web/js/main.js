@@ -154,6 +154,12 @@ function onMessage(m) {
       if (T.id !== S.current) openTable(T.id);
       openBuyIn(S, m.seat);
       break;
+    case "rabbit":
+      if (!T) break;
+      T.rabbit = { hand: m.hand_number, cards: m.cards };
+      T.log.push({ text: "Rabbit hunt: " + m.cards.join(" ") + " (not dealt)" });
+      if (T.id === S.current) render();
+      break;
     case "chat_switched":
       if (!T) break;
       T.table = { ...T.table, chat: m.enabled };
@@ -228,6 +234,7 @@ function logCtx(T, handName) {
     me,
     name: (seat) => { const v = T.table && T.table.seats.find((x) => x.seat === seat); return v ? v.name : "Seat " + (seat + 1); },
     blinds: T.table ? T.table.blinds : [0, 0],
+    straddle: !!(T.table && T.table.straddle),
     game: T.table ? T.table.game : "",
     handName,
   };
@@ -269,6 +276,7 @@ function onDone(T, m) {
     leave: m.pending ? "Leaving after this hand" : "Cashed out " + m.amount,
     sit_out: m.pending ? "Sitting out after this hand" : "Sitting out",
     sit_in: "Back in",
+    straddle: "Straddle setting saved",
   }[m.request];
   if (what) toast((T && T.table && T.id !== S.current ? T.table.name + ": " : "") + what);
   if (m.request === "leave" && !m.pending) {
@@ -512,6 +520,10 @@ $("#sit-second").addEventListener("click", () => {
   // your big blind, then sit out.
   if (me.sitting_out) S.send({ type: "sit_in", table_id: S.current, post_now: false });
   else S.send({ type: "sit_out", table_id: S.current, next_big_blind: true });
+});
+$("#straddle").addEventListener("click", () => {
+  const me = meSeat();
+  if (me) S.send({ type: "straddle", table_id: S.current, on: !me.straddle });
 });
 $("#top-up-open").addEventListener("click", () => openTopUp(S));
 $("#waitlist").addEventListener("click", () => {

@@ -70,7 +70,8 @@ export function applyEvent(h, e, ctx = {}) {
       if (p.stack === 0) p.allIn = true;
       p.last = "Blind " + e.amount;
       const [sb, bb] = ctx.blinds || [0, 0];
-      const kind = e.amount === sb && sb !== bb ? "the small blind" : e.amount === bb ? "the big blind" : "a blind";
+      const kind = e.amount === sb && sb !== bb ? "the small blind" : e.amount === bb ? "the big blind" :
+        ctx.straddle && e.amount === 2 * bb ? "a straddle" : "a blind";
       return who + " post" + s(who) + " " + kind + " of " + e.amount + (p.allIn ? ", all in" : "");
     }
     case "bring_in_posted":

@@ -101,6 +101,11 @@ export function renderTable(S, ui) {
   $("#waitlist").classList.toggle("hidden", mine !== null || (!full && !T.waitPlace));
   $("#waitlist").textContent = T.waitPlace ? "Leave waiting list (#" + T.waitPlace + " of " + t.waitlist + ")" :
     "Join waiting list" + (t.waitlist ? " (" + t.waitlist + " waiting)" : "");
+  $("#straddle").classList.toggle("hidden", !(meSeat && t.straddle));
+  if (meSeat && t.straddle) {
+    $("#straddle").setAttribute("aria-pressed", String(!!meSeat.straddle));
+    $("#straddle").textContent = meSeat.straddle ? "Straddling UTG \u2713" : "Straddle UTG";
+  }
   if (meSeat) {
     $("#sit-toggle").textContent = meSeat.sitting_out ? "Sit in" : "Sit out";
     $("#sit-second").textContent = meSeat.sitting_out ? "Wait for BB" : "Sit out next BB";
@@ -193,7 +198,10 @@ export function renderTable(S, ui) {
     seatsEl.append(d);
   }
   const fresh = (n) => S.settings.animations && n >= (T.seenBoard || 0);
-  $("#board").replaceChildren(...(h ? h.board.map((c, k) => cardEl(c, { fresh: fresh(k) })) : []));
+  // The rabbit hunt: the cards a hand that ended early would have dealt, set apart.
+  const rabbit = h && T.rabbit && T.rabbit.hand === h.number ? T.rabbit.cards : [];
+  $("#board").replaceChildren(...(h ? h.board.map((c, k) => cardEl(c, { fresh: fresh(k) })) : []),
+    ...rabbit.map((c) => { const e = cardEl(c); e.classList.add("rabbit"); e.title = "Rabbit hunt: not dealt"; return e; }));
   T.seenBoard = h ? h.board.length : 0;
   const b2 = $("#board2");
   b2.classList.toggle("hidden", !(h && h.board2));

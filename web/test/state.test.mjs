@@ -167,3 +167,14 @@ test("the style sheet's controls meet WCAG AA contrast (4.5:1)", () => {
     assert.ok(r >= 4.5, `${fg} on ${bg}: ${r.toFixed(2)}:1`);
   }
 });
+
+test("a straddle is named as one where the table allows straddles", () => {
+  const h = newHand({ hand_number: 1, seats: [0, 1, 2], starting_stacks: [100, 100, 100], button: 2 });
+  const c = ctx(null, { straddle: true });
+  applyEvent(h, { type: "blind_posted", player: 0, amount: 1 }, c);
+  applyEvent(h, { type: "blind_posted", player: 1, amount: 2 }, c);
+  assert.equal(applyEvent(h, { type: "blind_posted", player: 2, amount: 4 }, c), "cat posts a straddle of 4");
+  assert.equal(h.players[2].bet, 4);
+  const plain = newHand({ hand_number: 2, seats: [0, 1, 2], starting_stacks: [100, 100, 100], button: 2 });
+  assert.equal(applyEvent(plain, { type: "blind_posted", player: 2, amount: 4 }, ctx()), "cat posts a blind of 4");
+});

@@ -84,6 +84,14 @@ pub enum ClientMsg {
         /// Muck beaten hands without asking.
         on: bool,
     },
+    /// Whether the player posts a live straddle (twice the big blind) whenever under the
+    /// gun, where the table allows straddles (`TableView::straddle`); from the next hand.
+    Straddle {
+        /// The table.
+        table_id: TableId,
+        /// Straddle when under the gun.
+        on: bool,
+    },
     /// Leaves the table and cashes out the whole stack (after the hand, if in one).
     Leave {
         /// The table.
@@ -183,6 +191,9 @@ pub struct SeatView {
     /// Leaving when the hand in progress ends.
     #[serde(default)]
     pub leaving: bool,
+    /// Straddles whenever under the gun (tables that allow straddles).
+    #[serde(default)]
+    pub straddle: bool,
 }
 
 /// A table as its players and spectators see it.
@@ -227,6 +238,13 @@ pub struct TableView {
     /// Players on the waiting list.
     #[serde(default)]
     pub waitlist: u32,
+    /// Whether players may straddle under the gun (`straddle`, R15).
+    #[serde(default)]
+    pub straddle: bool,
+    /// Whether the cards a hand that ended early would have dealt are shown after it
+    /// (`rabbit`); off unless the operator turns it on.
+    #[serde(default)]
+    pub rabbit_hunt: bool,
 }
 
 /// The hand in progress, as this client may see it: every event so far, redacted.
@@ -460,6 +478,16 @@ pub enum ServerMsg {
         table_id: TableId,
         /// The line.
         line: ChatLine,
+    },
+    /// The rabbit hunt (tables that turn it on): the hand just ended before its board
+    /// was out, and these are the cards it would have dealt. They change nothing.
+    Rabbit {
+        /// The table.
+        table_id: TableId,
+        /// The hand's number at the table.
+        hand_number: u64,
+        /// The cards, in the order they would have come (burn cards skipped).
+        cards: Vec<poker_rules::Card>,
     },
     /// An operator turned the table's chat on or off.
     ChatSwitched {

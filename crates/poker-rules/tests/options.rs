@@ -885,3 +885,64 @@ fn r31_no_raise_is_offered_when_no_opponent_can_put_in_more_than_the_bet() {
     t.act(1, Action::Call);
     t.check_chips();
 }
+
+/// Plays a three-handed no-limit hold'em hand from the standard deck in order: each
+/// player folds when `fold(street, player)` says so and can, else checks or calls.
+fn play_from_deck(fold: impl Fn(usize, usize) -> bool) -> poker_rules::Hand {
+    use poker_rules::{CardSource, DeckKind, Hand};
+    let config = holdem(
+        Structure::NoLimit,
+        NL,
+        seats(&[(100, 0, 1, B), (100, 0, 2, B), (100, 0, 0, B)]),
+    );
+    let (mut hand, _) = Hand::new(config, CardSource::Deck(DeckKind::Standard.cards())).unwrap();
+    while let Some(p) = hand.to_act() {
+        let Some(legal) = hand.legal_actions() else {
+            hand.apply(p, Action::Show { cards: None }).unwrap(); // the showdown
+            continue;
+        };
+        let action = if fold(hand.street(), p) && !legal.check {
+            Action::Fold
+        } else if fold(hand.street(), p) && hand.street() > 0 && p == 0 {
+            // Bet so the others can fold.
+            Action::BetOrRaiseTo { to: 2 }
+        } else if legal.check {
+            Action::Check
+        } else {
+            Action::Call
+        };
+        hand.apply(p, action).unwrap();
+    }
+    assert!(hand.is_complete());
+    hand
+}
+
+#[test]
+fn the_rabbit_is_the_board_the_hand_would_have_dealt_and_nothing_once_the_board_is_out() {
+    let showdown = play_from_deck(|_, _| false);
+    assert_eq!(showdown.board().len(), 5);
+    assert!(
+        showdown.rabbit().is_empty(),
+        "a finished board leaves no rabbit"
+    );
+    // Everyone folds to the big blind before the flop: the whole board, burns skipped.
+    let preflop = play_from_deck(|street, p| street == 0 && p != 1);
+    assert!(preflop.board().is_empty());
+    assert_eq!(preflop.rabbit(), showdown.board());
+    // A bet on the flop takes it: the turn and the river.
+    let flop = play_from_deck(|street, _| street == 1);
+    assert_eq!(flop.board(), &showdown.board()[..3]);
+    assert_eq!(flop.rabbit(), &showdown.board()[3..]);
+    // A hand dealt by hand (a replay) has no deck to hunt in.
+    let replay = poker_rules::Hand::new(
+        holdem(
+            Structure::NoLimit,
+            NL,
+            seats(&[(100, 0, 1, B), (100, 0, 2, B)]),
+        ),
+        poker_rules::CardSource::Manual,
+    )
+    .unwrap()
+    .0;
+    assert!(replay.rabbit().is_empty());
+}

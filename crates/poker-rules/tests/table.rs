@@ -31,6 +31,7 @@ fn rules(button: ButtonRule) -> TableRules {
         max_missed_big_blinds: 0,
         kill: None,
         rock: false,
+        straddle: false,
         options: Default::default(),
     }
 }
@@ -777,6 +778,101 @@ fn r16_the_rock_straddles_under_the_gun_and_passes_to_the_winner() {
         .unwrap();
     t.finish_hand(&hand).unwrap();
     assert_eq!(t.rock_seat(), Some(plan.seats[winner]));
+}
+
+#[test]
+fn r15_a_player_who_chooses_to_straddle_posts_twice_the_big_blind_under_the_gun_and_acts_last() {
+    let mut r = rules(ButtonRule::Dead);
+    assert_eq!(
+        Table::<String>::new(r.clone())
+            .map(|mut t| {
+                t.sit_down(0, "Alice".into(), 1000, Entry::PostNow, None, 0)
+                    .unwrap();
+                t.set_straddle(0, true)
+            })
+            .unwrap(),
+        Err(TableError::NoStraddle),
+        "a table without straddles refuses the wish"
+    );
+    r.straddle = true;
+    let mut t = table(r, &NAMES);
+    for seat in 0..NAMES.len() {
+        t.set_straddle(seat, true).unwrap();
+    }
+    // Each hand, whoever is under the gun straddles; the blinds do not.
+    for _ in 0..NAMES.len() {
+        let (plan, _) = t.next_hand();
+        let plan = plan.unwrap();
+        let straddles: Vec<_> = plan
+            .posts
+            .iter()
+            .filter(|p| p.kind == PostKind::Straddle)
+            .collect();
+        assert_eq!(straddles.len(), 1, "one straddle: {:?}", plan.posts);
+        let s = straddles[0];
+        assert_eq!((s.amount, s.live), (20, true), "twice the big blind, live");
+        let big = plan
+            .posts
+            .iter()
+            .find(|p| p.kind == PostKind::BigBlind)
+            .unwrap()
+            .seat;
+        let order = |seat: usize| plan.seats.iter().position(|&x| x == seat).unwrap();
+        assert_eq!(
+            order(s.seat),
+            order(big) + 1,
+            "under the gun, left of the big blind"
+        );
+        // Action starts left of the straddle; everyone calls 20, and the straddler acts
+        // last with the option (R15).
+        let (mut hand, _) = Hand::new(
+            plan.config.clone(),
+            CardSource::Deck(DeckKind::Standard.cards()),
+        )
+        .unwrap();
+        let first = hand.to_act().unwrap();
+        assert_eq!(first, (order(s.seat) + 1) % plan.seats.len());
+        let mut last = None;
+        while hand.street() == 0 {
+            let Some(p) = hand.to_act() else { break };
+            last = Some(p);
+            let legal = hand.legal_actions().unwrap();
+            if p == order(s.seat) {
+                assert!(legal.check, "the straddler has the option");
+                hand.apply(p, Action::Check).unwrap();
+            } else {
+                hand.apply(p, Action::Call).unwrap();
+            }
+        }
+        assert_eq!(last, Some(order(s.seat)), "the straddler closes the round");
+        while let Some(p) = hand.to_act() {
+            let a = match hand.legal_actions() {
+                None => Action::Show { cards: None }, // the showdown
+                Some(l) if l.check => Action::Check,
+                Some(_) => Action::Fold,
+            };
+            hand.apply(p, a).unwrap();
+        }
+        t.finish_hand(&hand).unwrap();
+    }
+    // A player who takes the wish back posts nothing more.
+    for seat in 0..NAMES.len() {
+        t.set_straddle(seat, false).unwrap();
+    }
+    let (plan, _) = t.next_hand();
+    assert!(!plan
+        .unwrap()
+        .posts
+        .iter()
+        .any(|p| p.kind == PostKind::Straddle));
+    // Not with the rock, and not in stud.
+    let mut both = rules(ButtonRule::Dead);
+    both.straddle = true;
+    both.rock = true;
+    assert!(matches!(
+        Table::<String>::new(both),
+        Err(TableError::InvalidRules(_))
+    ));
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 use poker_rules::table::{
     AnteRule, ButtonRule, Entry, KillRule, KillTrigger, MissedBlindRule, PostKind, SitOut, Table,
-    TableRules,
+    TableError, TableRules,
 };
 use poker_rules::{Action, CardSource, Chips, Decision, Game, Hand, Stakes, Structure};
 use proptest::prelude::*;
@@ -18,6 +18,7 @@ use rand::{Rng, SeedableRng};
 
 fn random_rules(rng: &mut SmallRng) -> TableRules {
     let fixed = rng.gen_bool(0.3);
+    let rock = !fixed && rng.gen_bool(0.3);
     TableRules {
         game: Game::Holdem,
         structure: if fixed {
@@ -68,7 +69,8 @@ fn random_rules(rng: &mut SmallRng) -> TableRules {
         } else {
             None
         },
-        rock: !fixed && rng.gen_bool(0.3),
+        rock,
+        straddle: !rock && rng.gen_bool(0.5),
         options: Default::default(),
     }
 }
@@ -116,7 +118,7 @@ fn session(seed: u64) -> Result<usize, TestCaseError> {
         // Comings and goings between hands.
         for _ in 0..rng.gen_range(0..3) {
             let seat = rng.gen_range(0..seat_count);
-            match (table.seats()[seat].clone(), rng.gen_range(0..6)) {
+            match (table.seats()[seat].clone(), rng.gen_range(0..7)) {
                 (None, _) => {
                     let buy_in = rng.gen_range(100..=500);
                     let entry = if rng.gen_bool(0.5) {
@@ -144,6 +146,18 @@ fn session(seed: u64) -> Result<usize, TestCaseError> {
                         let amount = rng.gen_range(1..=room);
                         table.top_up(seat, amount).expect("within the maximum");
                         bought += amount;
+                    }
+                }
+                (Some(o), 4) => {
+                    let wanted = rules.straddle && !o.straddle;
+                    table
+                        .set_straddle(seat, wanted)
+                        .expect("seated, and allowed when on");
+                    if !rules.straddle {
+                        prop_assert_eq!(
+                            table.set_straddle(seat, true),
+                            Err(TableError::NoStraddle)
+                        );
                     }
                 }
                 (Some(_), _) => {
@@ -196,6 +210,7 @@ fn session(seed: u64) -> Result<usize, TestCaseError> {
                 PostKind::MissedBig,
                 PostKind::Kill,
                 PostKind::Rock,
+                PostKind::Straddle,
             ];
             if o.new || o.missed_big {
                 prop_assert!(

@@ -233,6 +233,11 @@ impl Bot {
                 })
                 .await;
             }
+            7 if self.rng.gen_bool(0.5) => {
+                // Straddle under the gun, or not (refused where the table has none).
+                let on = self.rng.gen_bool(0.6);
+                self.send(&ClientMsg::Straddle { table_id: t, on }).await;
+            }
             7 | 8 => {
                 let post_now = self.rng.gen_bool(0.5);
                 self.send(&ClientMsg::SitIn {
@@ -464,11 +469,16 @@ async fn soak(db: Db) {
     let mut games = HashMap::new();
     let mut deposited = 0u64;
     let mut rng = SmallRng::seed_from_u64(seed);
-    for (n, (name, rules, players)) in common::games::tables().into_iter().enumerate() {
+    for (n, (name, mut rules, players)) in common::games::tables().into_iter().enumerate() {
+        // Straddles where players may choose them (the kill's table too), and the rabbit
+        // hunt everywhere.
+        if name == "PL hold'em" || name == "FL hold'em, kill" {
+            rules["straddle"] = json!(true);
+        }
         let (status, t) = server
             .post(
                 "/admin/tables",
-                json!({ "name": name, "rules": rules, "clock": clock }),
+                json!({ "name": name, "rules": rules, "clock": clock, "rabbit_hunt": true }),
             )
             .await;
         assert_eq!(status, 201, "{name}: {t}");

@@ -38,6 +38,7 @@ fn rules() -> TableRules {
         max_missed_big_blinds: 10,
         kill: None,
         rock: false,
+        straddle: false,
         options: Default::default(),
     }
 }
@@ -61,6 +62,7 @@ async fn spawn_with(
             ..ClockRules::default()
         },
         chat: Default::default(),
+        rabbit_hunt: false,
     };
     let context = TableContext {
         store: store.clone(),

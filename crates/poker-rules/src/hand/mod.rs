@@ -304,6 +304,42 @@ impl Hand {
         self.rake
     }
 
+    /// The rabbit hunt: once a hand that dealt itself is complete with its board
+    /// unfinished (everyone else folded), the cards the remaining streets would have
+    /// dealt, burn cards skipped as in dealing. Empty otherwise. They change nothing: the
+    /// hand is over; a table may show them for curiosity.
+    pub fn rabbit(&self) -> Vec<Card> {
+        let Some(deck) = self.deck.as_ref() else {
+            return Vec::new();
+        };
+        if !self.is_complete() || !self.board2.is_empty() {
+            return Vec::new();
+        }
+        let mut deck = deck.clone();
+        let mut dealt = 0usize;
+        let mut out = Vec::new();
+        for def in self.config.game.streets() {
+            let count = def.board as usize;
+            if count == 0 {
+                continue;
+            }
+            dealt += count;
+            if dealt <= self.board.len() {
+                continue;
+            }
+            if count < deck.len() {
+                deck.pop(); // burn
+            }
+            for _ in 0..count {
+                match deck.pop() {
+                    Some(c) => out.push(c),
+                    None => return out,
+                }
+            }
+        }
+        out
+    }
+
     /// The second run's board when the board was run twice (R32).
     pub fn second_board(&self) -> Option<&[Card]> {
         (self.runs == 2 && !self.board2.is_empty()).then_some(self.board2.as_slice())

@@ -36,6 +36,7 @@ impl<P: Clone + PartialEq> Table<P> {
                             | PostKind::NewPlayer
                             | PostKind::Kill
                             | PostKind::Rock
+                            | PostKind::Straddle
                     )
             });
             let posted_small = plan.posts.iter().any(|p| {

@@ -410,6 +410,32 @@ impl<P: Clone + PartialEq> Table<P> {
                 });
             }
         }
+        // A live straddle chosen by the player under the gun (R15): twice the big blind,
+        // covering any live post they owe; not heads-up, not in a kill hand (whose blind
+        // is the one raised), and only from a stack that covers it.
+        let kill_due =
+            self.rules.kill.is_some() && self.kill_seat.is_some_and(|k| dealt.contains(&k));
+        if self.rules.straddle && !kill_due && dealt.len() > 2 {
+            let utg = dealt
+                .iter()
+                .copied()
+                .min_by_key(|&s| (s + n - big_seat - 1) % n)
+                .expect("dealt");
+            let o = self.seats[utg].as_ref().expect("dealt seats are occupied");
+            if o.straddle
+                && !pos.big.contains(&utg)
+                && !pos.small.contains(&utg)
+                && o.stack > 2 * bb
+            {
+                posts.retain(|p| !(p.seat == utg && p.live));
+                posts.push(Post {
+                    seat: utg,
+                    kind: PostKind::Straddle,
+                    amount: 2 * bb,
+                    live: true,
+                });
+            }
+        }
         // The kill: the triggering player posts the kill blind; the stakes rise (R17).
         let mut kill = false;
         if let (Some(rule), Some(k)) = (self.rules.kill, self.kill_seat) {
@@ -547,7 +573,7 @@ impl<P: Clone + PartialEq> Table<P> {
                         .max_by_key(|p| p.amount);
                     let blind = live.map_or(0, |p| p.amount);
                     let kind = match live.map(|p| p.kind) {
-                        Some(PostKind::Rock) => BlindKind::Straddle,
+                        Some(PostKind::Rock | PostKind::Straddle) => BlindKind::Straddle,
                         Some(PostKind::Kill) => BlindKind::Kill,
                         Some(PostKind::NewPlayer | PostKind::MissedBig | PostKind::MissedSmall) => {
                             BlindKind::Post

@@ -113,6 +113,10 @@ pub struct TableRules {
     pub kill: Option<KillRule>,
     /// Whether the table plays with the rock: a mandatory straddle token (R16).
     pub rock: bool,
+    /// Whether players may post a live straddle of twice the big blind when under the
+    /// gun (R15), each choosing so with [`Table::set_straddle`]. Not with the rock.
+    #[serde(default)]
+    pub straddle: bool,
     /// House options of every hand (spread, cap, unit, rake...).
     #[serde(default)]
     pub options: HandOptions,
@@ -154,6 +158,9 @@ pub enum TableError {
     /// The rules are inconsistent.
     #[error("invalid table rules: {0}")]
     InvalidRules(String),
+    /// The table does not allow straddles.
+    #[error("this table does not allow straddles")]
+    NoStraddle,
     /// `finish_hand` got a hand that is not the one planned, or is not complete.
     #[error("that hand does not belong to the current plan")]
     WrongHand,
@@ -204,6 +211,10 @@ pub struct Occupant<P> {
     pub missed_big_blinds: u32,
     /// Pots won in a row (kill games).
     pub wins_in_a_row: u32,
+    /// Straddles (twice the big blind, live) whenever under the gun, where the table
+    /// allows it (R15).
+    #[serde(default)]
+    pub straddle: bool,
 }
 
 /// What a player who left owes on return within the window: the stack they took away.
@@ -235,6 +246,8 @@ pub enum PostKind {
     MissedSmall,
     /// The rock's mandatory straddle (R16).
     Rock,
+    /// A live straddle chosen by the player under the gun (R15).
+    Straddle,
     /// The kill blind (R17).
     Kill,
 }
@@ -332,6 +345,11 @@ impl<P: Clone + PartialEq> Table<P> {
         let blind_game = rules.game.opening() == Opening::Position;
         if blind_game && (rules.big_blind == 0 || rules.small_blind > rules.big_blind) {
             return bad("blind games need a big blind at least the small blind");
+        }
+        if rules.straddle && (!blind_game || rules.rock) {
+            return bad(
+                "straddles are for blind games without the rock (the rock is its own straddle)",
+            );
         }
         if let Some(kill) = rules.kill {
             if kill.percent <= 100 || kill.percent > 1000 {
@@ -493,6 +511,7 @@ impl<P: Clone + PartialEq> Table<P> {
             missed_big: false,
             missed_big_blinds: 0,
             wins_in_a_row: 0,
+            straddle: false,
         });
         Ok(())
     }
@@ -521,6 +540,7 @@ impl<P: Clone + PartialEq> Table<P> {
             missed_big: false,
             missed_big_blinds: 0,
             wins_in_a_row: 0,
+            straddle: false,
         });
         Ok(())
     }
@@ -604,6 +624,15 @@ impl<P: Clone + PartialEq> Table<P> {
         occupant.sit_out_next_hand = false;
         occupant.sit_out_next_big_blind = false;
         occupant.entry = entry;
+        Ok(())
+    }
+
+    /// Whether the player straddles whenever under the gun (R15); from the next hand.
+    pub fn set_straddle(&mut self, seat: usize, on: bool) -> Result<(), TableError> {
+        if on && !self.rules.straddle {
+            return Err(TableError::NoStraddle);
+        }
+        self.occupant_mut(seat)?.straddle = on;
         Ok(())
     }
 

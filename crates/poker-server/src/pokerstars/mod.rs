@@ -271,7 +271,7 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                     "small & big blinds"
                 } else if kinds.contains(&PostKind::Kill) {
                     "kill blind"
-                } else if kinds.contains(&PostKind::Rock) {
+                } else if kinds.contains(&PostKind::Rock) || kinds.contains(&PostKind::Straddle) {
                     "straddle"
                 } else if kinds.iter().any(|k| {
                     matches!(

@@ -63,6 +63,8 @@ pub(super) struct Actor {
     pub(super) name: String,
     pub(super) clock_rules: ClockRules,
     pub(super) chat_rules: ChatRules,
+    /// Show the cards a hand that ended early would have dealt.
+    pub(super) rabbit_hunt: bool,
     pub(super) chat: super::chat::Chat,
     pub(super) waitlist: super::waitlist::Waitlist,
     pub(super) table: Table<PlayerId>,
@@ -175,6 +177,7 @@ pub async fn spawn(
         name,
         clock_rules: spec.clock,
         chat_rules: spec.chat,
+        rabbit_hunt: spec.rabbit_hunt,
         chat: Default::default(),
         waitlist: Default::default(),
         table,

@@ -38,6 +38,7 @@ impl Actor {
                     sitting_out: o.sitting_out || o.sit_out_next_hand,
                     pending_top_up: info.map_or(0, |i| i.pending_top_up),
                     leaving: info.is_some_and(|i| i.leaving),
+                    straddle: o.straddle,
                 })
             })
             .collect();
@@ -58,6 +59,8 @@ impl Actor {
             cap: rules.options.cap,
             chat: self.chat_rules.enabled,
             waitlist: self.waitlist.queue.len() as u32,
+            straddle: rules.straddle,
+            rabbit_hunt: self.rabbit_hunt,
         }
     }
 

@@ -138,6 +138,9 @@ pub struct TableSpec {
     /// The table's chat.
     #[serde(default)]
     pub chat: ChatRules,
+    /// Show the cards a hand that ended early would have dealt (off by default).
+    #[serde(default)]
+    pub rabbit_hunt: bool,
 }
 
 /// A table's chat: on or off, and how much one player may say.
@@ -298,6 +301,11 @@ pub enum SeatRequest {
         /// Muck without asking.
         on: bool,
     },
+    /// Straddle whenever under the gun (R15), where the table allows it.
+    Straddle {
+        /// Straddle.
+        on: bool,
+    },
 }
 
 impl SeatRequest {
@@ -309,6 +317,7 @@ impl SeatRequest {
             SeatRequest::TopUp { .. } => "top_up",
             SeatRequest::Leave => "leave",
             SeatRequest::AutoMuck { .. } => "auto_muck",
+            SeatRequest::Straddle { .. } => "straddle",
         }
     }
 }

@@ -301,6 +301,16 @@ impl Actor {
         self.ctx.metrics.hands.fetch_add(1, Ordering::Relaxed);
         let cur = self.current.take().expect("a hand");
         self.clock = None;
+        if self.rabbit_hunt {
+            let cards = cur.hand.rabbit();
+            if !cards.is_empty() {
+                self.send_all(&ServerMsg::Rabbit {
+                    table_id: self.table_id,
+                    hand_number: cur.plan.number,
+                    cards,
+                });
+            }
+        }
         if let Err(e) = self.table.finish_hand(&cur.hand) {
             tracing::warn!("{e}");
             return false;

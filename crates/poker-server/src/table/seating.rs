@@ -140,6 +140,10 @@ impl Actor {
                 }
                 done(0, false)
             }
+            SeatRequest::Straddle { on } => {
+                self.table.set_straddle(seat, on).map_err(table_error)?;
+                done(0, false)
+            }
             SeatRequest::Leave => {
                 if self.in_hand(player) {
                     self.info.get_mut(&player).expect("seated").leaving = true;

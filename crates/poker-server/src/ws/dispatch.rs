@@ -108,6 +108,7 @@ pub(crate) async fn handle(
         | ClientMsg::TopUp { table_id, .. }
         | ClientMsg::Leave { table_id }
         | ClientMsg::AutoMuck { table_id, .. }
+        | ClientMsg::Straddle { table_id, .. }
         | ClientMsg::Chat { table_id, .. }
         | ClientMsg::JoinWaitlist { table_id }
         | ClientMsg::LeaveWaitlist { table_id } => *table_id,
@@ -205,6 +206,7 @@ pub(crate) async fn handle(
         ClientMsg::TopUp { amount, .. } => SeatRequest::TopUp { amount },
         ClientMsg::Leave { .. } => SeatRequest::Leave,
         ClientMsg::AutoMuck { on, .. } => SeatRequest::AutoMuck { on },
+        ClientMsg::Straddle { on, .. } => SeatRequest::Straddle { on },
         ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => return None,
     };
     let result = table.seat(me.player_id, request).await;

@@ -26,6 +26,8 @@ pub(crate) struct NewTable {
     clock: crate::table::ClockRules,
     #[serde(default)]
     chat: crate::table::ChatRules,
+    #[serde(default)]
+    rabbit_hunt: bool,
 }
 
 /// Checks table rules the way the table and its hands will use them.
@@ -66,6 +68,7 @@ pub(crate) fn check_new_table(t: NewTable) -> ApiResult<(String, TableSpec)> {
             rules: t.rules,
             clock: t.clock,
             chat: t.chat,
+            rabbit_hunt: t.rabbit_hunt,
         },
     ))
 }
