@@ -135,6 +135,14 @@ try {
   for (const p of players) {
     await p.waitForFunction((n) => document.querySelectorAll("#tabs button").length === n, TABLES.length);
   }
+  step("at the hold'em table (straddles allowed) everyone chooses to straddle under the gun");
+  const boardTable = TABLES.find((t) => t.family === "board");
+  for (const p of players) {
+    await open(p, boardTable);
+    await p.waitForSelector("#straddle:not(.hidden)");
+    await p.click("#straddle");
+    await p.waitForSelector('#straddle[aria-pressed="true"]');
+  }
   // The lobby marks the tables where the player sits.
   await ann.click("#to-lobby");
   await ann.waitForFunction((n) => document.querySelectorAll("#lobby tr.mine").length === n, TABLES.length);
@@ -176,12 +184,16 @@ try {
     });
     let shot = false;
     let hands = 0;
-    for (let i = 0; i < 600 && (!shot || hands < 2); i++) {
+    // Where players straddle, play on until a straddle is posted (under the gun, 3 dealt).
+    const straddled = async () => table.family !== "board" ||
+      /posts? a straddle of 4/.test(await ann.locator("#log").textContent());
+    for (let i = 0; i < 900 && (!shot || hands < 2 || !(await straddled())); i++) {
       // At someone's decision with three dealt in: check and photograph every page.
       if (!shot && (await ann.locator("#actions:not(.hidden)").count()) && (await dealt3(ann))) {
         await ann.waitForTimeout(400); // let the deal animation finish
         for (const p of [ann, ben, cat, sue]) {
           const problems = await layoutProblems(p);
+          if (problems.length) await p.screenshot({ path: `${SHOTS}/failed-${table.family}-${p.who}.png` });
           check(problems.length === 0, `${table.name}, ${p.who} (${p.size}): ${problems.join("; ")}`);
         }
         await ann.screenshot({ path: `${SHOTS}/${table.family}-desktop.png` });
@@ -203,6 +215,7 @@ try {
     check(log.includes("Hand #") && /(from|split) (the main|side) pot/.test(log), `${table.name}: the log has hands and results: ${log.slice(0, 300)}`);
     // Seen from ann's page: her own actions read "You bring in", "You draw 1".
     if (table.family === "stud") check(/brings? in for/.test(log), "stud log has the bring-in");
+    if (table.family === "board") check(/posts? a straddle of 4/.test(log), "a straddle was posted under the gun: " + log.slice(-600));
     if (table.family === "draw") check(/draws? \d|stands? pat/.test(log), "draw log has the draws");
   }
 
@@ -264,6 +277,14 @@ try {
   }
   await cat.waitForSelector("#buy-in-dialog[open]");
   check((await cat.locator("#buy-in-title").textContent()).includes("seat 2"), "the seat offered opens its buy-in");
+  step("the rabbit hunt: the hand ben's leaving ended early shows the cards it would have dealt");
+  const board = await ann.evaluate(() => window.pokerd.tables.get(window.pokerd.current).hand.board.length);
+  if (board < 5) {
+    await ann.waitForSelector("#board .card.rabbit");
+    check(await ann.locator("#board .card.rabbit").count() === 5 - board, "the rest of the board, set apart");
+    check((await ann.locator("#log").textContent()).includes("Rabbit hunt:"), "the log names the rabbit");
+    console.log(`rabbit: ${5 - board} cards shown after a board of ${board}`);
+  } else console.log("rabbit: the hand reached the river, nothing to hunt");
   await cat.fill("#buy-in-amount", "100");
   await cat.click("#buy-in-confirm");
   await cat.waitForSelector('.seat.me[data-seat="1"]');

@@ -68,10 +68,10 @@ export function applyEvent(h, e, ctx = {}) {
     case "blind_posted": {
       p.stack -= e.amount; p.bet += e.amount; p.committed += e.amount;
       if (p.stack === 0) p.allIn = true;
-      p.last = "Blind " + e.amount;
       const [sb, bb] = ctx.blinds || [0, 0];
       const kind = e.amount === sb && sb !== bb ? "the small blind" : e.amount === bb ? "the big blind" :
         ctx.straddle && e.amount === 2 * bb ? "a straddle" : "a blind";
+      p.last = (kind === "a straddle" ? "Straddle " : "Blind ") + e.amount;
       return who + " post" + s(who) + " " + kind + " of " + e.amount + (p.allIn ? ", all in" : "");
     }
     case "bring_in_posted":

@@ -92,6 +92,7 @@ export function renderTable(S, ui) {
   $("#table-name").textContent = t.name;
   const info = [t.game || "", t.stakes ? "Stakes " + t.stakes : "", t.cap ? "cap " + t.cap : "", "buy-in " + t.min_buy_in + "\u2013" + t.max_buy_in].filter(Boolean);
   $("#table-info").textContent = info.join(" \u00b7 ");
+  $("#table-info").title = info.join(" \u00b7 ");
   const mine = mySeat(S, T);
   const meSeat = t.seats.find((x) => x.seat === mine);
   const playing = inHand(S, T);
@@ -104,7 +105,7 @@ export function renderTable(S, ui) {
   $("#straddle").classList.toggle("hidden", !(meSeat && t.straddle));
   if (meSeat && t.straddle) {
     $("#straddle").setAttribute("aria-pressed", String(!!meSeat.straddle));
-    $("#straddle").textContent = meSeat.straddle ? "Straddling UTG \u2713" : "Straddle UTG";
+    $("#straddle").textContent = meSeat.straddle ? "Straddle \u2713" : "Straddle";
   }
   if (meSeat) {
     $("#sit-toggle").textContent = meSeat.sitting_out ? "Sit in" : "Sit out";

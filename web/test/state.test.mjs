@@ -175,6 +175,7 @@ test("a straddle is named as one where the table allows straddles", () => {
   applyEvent(h, { type: "blind_posted", player: 1, amount: 2 }, c);
   assert.equal(applyEvent(h, { type: "blind_posted", player: 2, amount: 4 }, c), "cat posts a straddle of 4");
   assert.equal(h.players[2].bet, 4);
+  assert.equal(h.players[2].last, "Straddle 4");
   const plain = newHand({ hand_number: 2, seats: [0, 1, 2], starting_stacks: [100, 100, 100], button: 2 });
   assert.equal(applyEvent(plain, { type: "blind_posted", player: 2, amount: 4 }, ctx()), "cat posts a blind of 4");
 });

@@ -110,6 +110,7 @@ async fn every_game_family_with_three_players_and_a_spectator_in_chromium() {
     let clock = json!({ "action_ms": 120000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 1500 });
     let mut holdem = games::base("holdem", "no_limit", json!({ "min_bet": 2 }), 9);
     holdem["rathole_secs"] = json!(0);
+    holdem["straddle"] = json!(true);
     let tables = [
         ("board", "NL Hold'em 9-max", holdem),
         ("stud", "FL Stud 4/8", games::stud("stud", 8)),
@@ -129,7 +130,7 @@ async fn every_game_family_with_three_players_and_a_spectator_in_chromium() {
         let (status, t) = server
             .post(
                 "/admin/tables",
-                json!({ "name": name, "rules": rules, "clock": clock }),
+                json!({ "name": name, "rules": rules, "clock": clock, "rabbit_hunt": family == "board" }),
             )
             .await;
         assert_eq!(status, 201, "{t}");
@@ -140,7 +141,7 @@ async fn every_game_family_with_three_players_and_a_spectator_in_chromium() {
     let (status, hu) = server
         .post(
             "/admin/tables",
-            json!({ "name": "Heads-up", "rules": heads_up, "clock": clock }),
+            json!({ "name": "Heads-up", "rules": heads_up, "clock": clock, "rabbit_hunt": true }),
         )
         .await;
     assert_eq!(status, 201, "{hu}");
