@@ -160,6 +160,25 @@ try {
   await ann.waitForFunction(() => document.querySelector("#history-text").textContent.includes("PokerStars Hand #"));
   const text = await ann.locator("#history-text").textContent();
   check(text.includes("*** SHOW DOWN ***"), "the history has the showdown");
+  step("ann replays the hand step by step to its end");
+  await ann.click("#history-list li .replay-open");
+  await ann.waitForSelector("#replay:not(.hidden) #replay-seats li");
+  check((await ann.locator("#replay-line").textContent()).includes("The deal"), "the replayer starts at the deal");
+  check(await ann.locator("#replay-back").isDisabled(), "nothing before the deal");
+  await ann.click("#replay-next");
+  const first = await ann.locator("#replay-line").textContent();
+  check(/posts?/.test(first), "the first step is a post: " + first);
+  await ann.click("#replay-end");
+  const replay = await ann.evaluate(async () => {
+    const id = (await (await fetch("/api/me/hands?limit=1", { headers: { authorization: "Bearer " + window.pokerd.token } })).json())[0].hand_id;
+    return (await fetch("/api/me/hands/" + id + "?format=replay", { headers: { authorization: "Bearer " + window.pokerd.token } })).json();
+  });
+  const rows = await ann.locator("#replay-seats li").allTextContents();
+  check(rows.length === replay.names.length, "a row per player");
+  rows.forEach((row, i) => check(row.includes(String(replay.finishing_stacks[i])), `the replay ends at the recorded stacks: ${row} vs ${replay.finishing_stacks[i]}`));
+  check(await ann.locator("#replay-seats .card:not(.back)").count() >= 2, "ann's own cards show");
+  check(await ann.locator("#replay-next").isDisabled(), "nothing after the end");
+  if (process.env.SCREENSHOT) await ann.screenshot({ path: process.env.SCREENSHOT.replace(/\.png$/, "-replay.png") });
   await ann.click("#history-dialog button[value=close]");
 
   step("between hands: ann tops up, ben sits out and then leaves with his chips");

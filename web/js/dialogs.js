@@ -1,8 +1,8 @@
 // Dialogs: buying in, topping up and rebuying (bounded by the table and the wallet),
 // the hand history, and the player's settings.
 
-import { $, el, mySeat } from "./views.js";
-import { saveSettings } from "./state.js";
+import { $, el, mySeat, cardEl } from "./views.js";
+import { saveSettings, replayTo, replaySteps, potsOf } from "./state.js";
 
 export async function api(S, path) {
   const r = await fetch(path, { headers: { authorization: "Bearer " + S.token } });
@@ -71,6 +71,8 @@ export async function openHistory(S) {
   const list = $("#history-list");
   list.replaceChildren();
   $("#history-text").textContent = "";
+  stopReplay();
+  $("#replay").classList.add("hidden");
   try {
     const hands = await api(S, "/api/me/hands?limit=20");
     if (!hands.length) list.append(el("li", "muted", "No hands yet."));
@@ -82,15 +84,84 @@ export async function openHistory(S) {
       b.append(el("span", h.net > 0 ? "won" : "muted", (h.net > 0 ? "+" : "") + h.net));
       b.onclick = async () => {
         const text = $("#history-text");
+        stopReplay();
+        $("#replay").classList.add("hidden");
+        text.classList.remove("hidden");
         // The table's hand number (as in the hand log) and the history's own number.
         try { text.textContent = h.table_name + ", hand #" + h.number + "\n\n" + await api(S, "/api/me/hands/" + h.hand_id); }
         catch (e) { text.textContent = "This hand's history could not be shown: " + e.message; }
       };
-      li.append(b);
+      const r = el("button", "replay-open", "Replay");
+      r.type = "button";
+      r.setAttribute("aria-label", "Replay " + h.table_name + " hand #" + h.number);
+      r.onclick = async () => {
+        try { openReplay(await api(S, "/api/me/hands/" + h.hand_id + "?format=replay")); }
+        catch (e) { $("#history-text").classList.remove("hidden"); $("#history-text").textContent = "This hand could not be replayed: " + e.message; }
+      };
+      li.append(b, r);
       list.append(li);
     }
   } catch (e) { list.append(el("li", "error", e.message)); }
   $("#history-dialog").showModal();
+}
+
+// ---------------------------------------------------------------- the replayer
+
+const R = { replay: null, stops: [0], at: 0, timer: null };
+
+function stopReplay() {
+  if (R.timer) clearInterval(R.timer);
+  R.timer = null;
+  $("#replay-play").textContent = "Play";
+}
+
+function openReplay(replay) {
+  stopReplay();
+  R.replay = replay; R.stops = replaySteps(replay); R.at = 0;
+  $("#history-text").classList.add("hidden");
+  $("#replay").classList.remove("hidden");
+  $("#replay-title").textContent = replay.table_name + " \u00b7 hand #" + replay.hand_number + " \u00b7 " + replay.game;
+  drawReplay();
+}
+
+function drawReplay() {
+  const { hand: h, lines, last } = replayTo(R.replay, R.stops[R.at]);
+  const seats = h.players.map((p, i) => {
+    const li = el("li", (p.folded ? "folded " : "") + (p.won && h.ended ? "won" : ""));
+    li.append(el("span", "who", R.replay.names[i] + (R.replay.me === i ? " (you)" : "")));
+    li.append(el("span", "", String(p.stack)));
+    const cards = el("span", "cards");
+    p.cards.forEach((c) => cards.append(cardEl(c)));
+    li.append(cards);
+    const note = [p.bet ? "bet " + p.bet : "", p.last, p.won && h.ended ? "wins " + p.won : ""].filter(Boolean).join(" \u00b7 ");
+    li.append(el("span", "last", note));
+    li.setAttribute("aria-label", R.replay.names[i] + ", " + p.stack + " chips" + (note ? ", " + note : ""));
+    return li;
+  });
+  $("#replay-seats").replaceChildren(...seats);
+  $("#replay-board").replaceChildren(...h.board.map((c) => cardEl(c)));
+  const pots = potsOf(h);
+  $("#replay-pot").textContent = pots.some((x) => x > 0) ? "Pot " + pots.join(" + ") : "";
+  $("#replay-line").textContent = R.at === 0 ? "The deal: press \u25B6 to step through." : lines[lines.length - 1] || "";
+  $("#replay-pos").textContent = "Step " + R.at + " of " + (R.stops.length - 1);
+  $("#replay-back").disabled = $("#replay-start").disabled = R.at === 0;
+  $("#replay-next").disabled = $("#replay-end").disabled = last;
+  if (last) stopReplay();
+}
+
+export function wireReplay() {
+  const go = (at) => { R.at = Math.max(0, Math.min(R.stops.length - 1, at)); drawReplay(); };
+  $("#replay-start").onclick = () => { stopReplay(); go(0); };
+  $("#replay-back").onclick = () => { stopReplay(); go(R.at - 1); };
+  $("#replay-next").onclick = () => { stopReplay(); go(R.at + 1); };
+  $("#replay-end").onclick = () => { stopReplay(); go(R.stops.length - 1); };
+  $("#replay-play").onclick = () => {
+    if (R.timer) { stopReplay(); return; }
+    if (R.at >= R.stops.length - 1) R.at = 0;
+    $("#replay-play").textContent = "Pause";
+    R.timer = setInterval(() => go(R.at + 1), 700);
+  };
+  $("#history-dialog").addEventListener("close", stopReplay);
 }
 
 const KEYS = ["fourColor", "sound", "animations", "notify", "autoMuck"];

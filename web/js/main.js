@@ -11,7 +11,7 @@ import {
   $, renderLobby, renderTabs, renderTable, renderActions, updateRaiseLabel, chosenAmount,
   mySeat, myPlayer, inHand, tick,
 } from "./views.js";
-import { openBuyIn, openTopUp, wireBuyIn, openHistory, openSettings, wireSettings } from "./dialogs.js";
+import { openBuyIn, openTopUp, wireBuyIn, openHistory, openSettings, wireSettings, wireReplay } from "./dialogs.js";
 
 const S = {
   token: localStorage.getItem("pokerd.token"),
@@ -483,6 +483,7 @@ wireSettings(S, () => {
   render();
 });
 wireBuyIn(S);
+wireReplay();
 $("#act-fold").addEventListener("click", foldOrAsk);
 $("#act-check").addEventListener("click", () => act({ type: "check" }));
 $("#act-call").addEventListener("click", () => act({ type: "call" }));

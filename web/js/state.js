@@ -296,3 +296,44 @@ export function contrast(a, b) {
   const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
   return (x + 0.05) / (y + 0.05);
 }
+
+/**
+ * The replayer: a hand from `/api/me/hands/{id}?format=replay` played up to `step` events
+ * (0: as dealt, before any event; `replay.events.length`: the end). Returns the hand as
+ * `applyEvent` builds it and the log lines so far (the last one is what `step` did).
+ */
+export function replayTo(replay, step) {
+  const h = newHand(replay);
+  const me = replay.me === null || replay.me === undefined ? null : replay.seats[replay.me];
+  const ctx = {
+    me,
+    name: (seat) => replay.names[replay.seats.indexOf(seat)] || "Seat " + (seat + 1),
+    blinds: replay.blinds || [0, 0],
+    game: replay.game || "",
+    straddle: !!replay.straddle,
+  };
+  const lines = [];
+  const n = Math.max(0, Math.min(step, replay.events.length));
+  for (let i = 0; i < n; i++) {
+    const line = applyEvent(h, replay.events[i], ctx);
+    if (line) lines.push(line);
+  }
+  return { hand: h, lines, step: n, last: n === replay.events.length };
+}
+
+/**
+ * The replayer's stops: 0 (as dealt), then after each event that says something in the
+ * log (a post, an action, a card, a result), and the end.
+ */
+export function replaySteps(replay) {
+  const stops = [0];
+  const all = replayTo(replay, replay.events.length);
+  let count = 0;
+  const h = newHand(replay);
+  const ctx = { name: () => "", blinds: replay.blinds || [0, 0], game: replay.game || "", straddle: !!replay.straddle };
+  replay.events.forEach((e, i) => {
+    if (applyEvent(h, e, ctx)) { count++; stops.push(i + 1); }
+  });
+  if (stops[stops.length - 1] !== all.step) stops.push(all.step);
+  return stops;
+}

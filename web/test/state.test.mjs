@@ -179,3 +179,39 @@ test("a straddle is named as one where the table allows straddles", () => {
   const plain = newHand({ hand_number: 2, seats: [0, 1, 2], starting_stacks: [100, 100, 100], button: 2 });
   assert.equal(applyEvent(plain, { type: "blind_posted", player: 2, amount: 4 }, ctx()), "cat posts a blind of 4");
 });
+
+test("the replayer plays a hand from the server's events, step by step, to its end", async () => {
+  const { replayTo, replaySteps } = await import("../js/state.js");
+  const replay = {
+    hand_number: 12, seats: [3, 5], names: ["ann", "ben"], me: 0, button: 5,
+    starting_stacks: [100, 100], finishing_stacks: [102, 98], blinds: [1, 2], game: "NL Hold'em", straddle: false,
+    events: [
+      { type: "blind_posted", player: 1, amount: 1 },
+      { type: "blind_posted", player: 0, amount: 2 },
+      { type: "hole_dealt", player: 0, cards: "AsKd", up: 0 },
+      { type: "hole_dealt", player: 1, cards: "????", up: 0 },
+      { type: "round_started", street: 0 },
+      { type: "bet_to", player: 1, to: 6, amount: 5, all_in: false, full: true },
+      { type: "folded", player: 0 },
+      { type: "uncalled_returned", player: 1, amount: 4 },
+      { type: "pot_awarded", pot: 0, share: "all", amount: 4, winners: [[1, 4]] },
+      { type: "hand_ended", stacks: [98, 102] },
+    ],
+  };
+  const start = replayTo(replay, 0);
+  assert.deepEqual(start.hand.players.map((p) => p.stack), [100, 100]);
+  assert.equal(start.lines.length, 0);
+  const stops = replaySteps(replay);
+  assert.equal(stops[0], 0);
+  assert.equal(stops[stops.length - 1], replay.events.length);
+  for (let i = 1; i < stops.length; i++) assert.ok(stops[i] > stops[i - 1], "stops move forward");
+  const end = replayTo(replay, replay.events.length);
+  assert.ok(end.last && end.hand.ended);
+  assert.deepEqual(end.hand.players.map((p) => p.stack), [98, 102]);
+  assert.deepEqual(end.hand.players[0].cards, ["As", "Kd"], "the viewer's own cards");
+  assert.ok(end.lines.some((l) => l.startsWith("You fold")), end.lines.join("\n"));
+  assert.ok(end.lines.some((l) => l.includes("ben")), "others by name");
+  // Beyond the end is the end; before the start is the start.
+  assert.equal(replayTo(replay, 99).step, replay.events.length);
+  assert.equal(replayTo(replay, -3).step, 0);
+});

@@ -229,6 +229,45 @@ async fn operators_close_a_table_mid_hand_and_read_its_hands_in_every_format() {
             assert_eq!(theirs, ours);
         }
     }
+    // For the replayer: the events as ann saw them, which end at the recorded stacks;
+    // ben's down cards are unknown unless he showed them.
+    let (status, replay) = get(format!("{}/api/me/hands/{id}?format=replay", server.base)).await;
+    assert_eq!(status, 200, "{replay}");
+    let replay: Value = serde_json::from_str(&replay).unwrap();
+    assert_eq!(replay["me"], json!(ann));
+    assert_eq!(replay["names"][ann], "ann");
+    assert_eq!(replay["hand_number"], record["number"]);
+    assert_eq!(
+        replay["finishing_stacks"],
+        record["record"]["finishing_stacks"]
+    );
+    let events: Vec<poker_rules::Event> =
+        serde_json::from_value(replay["events"].clone()).expect("the protocol's events");
+    let shown: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            poker_rules::Event::Shown { player, .. } => Some(*player),
+            _ => None,
+        })
+        .collect();
+    for e in &events {
+        if let poker_rules::Event::HoleDealt { player, cards, up } = e {
+            for (i, c) in cards.iter().enumerate() {
+                if *player != ann && c.is_known() {
+                    assert!(up >> i & 1 == 1 || shown.contains(player), "{e:?}");
+                }
+                if *player == ann {
+                    assert!(c.is_known(), "ann sees her own cards");
+                }
+            }
+        }
+    }
+    match events.last() {
+        Some(poker_rules::Event::HandEnded { stacks }) => {
+            assert_eq!(json!(stacks), record["record"]["finishing_stacks"])
+        }
+        other => panic!("the replay ends with the hand: {other:?}"),
+    }
     let (status, _) = get(format!("{}/api/me/hands/{id}?format=xml", server.base)).await;
     assert_eq!(status, 400);
     let (status, _) = get(format!("{}/api/me/hands", server.base).replace("/api", "/api/x")).await;

@@ -7,6 +7,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use poker_rules::table::PostKind;
 use poker_store::{HandStatus, Store, TableId};
 use serde_json::json;
 use std::sync::Arc;
@@ -89,8 +90,10 @@ pub(crate) struct MyFormat {
     format: Option<String>,
 }
 
-/// `GET /api/me/hands/{id}`: one of the player's hands as PokerStars text (the default)
-/// or PHH (`?format=phh`), with only their own hole cards and those shown at showdown.
+/// `GET /api/me/hands/{id}`: one of the player's hands as PokerStars text (the default),
+/// PHH (`?format=phh`) or, for the browser's replayer, the hand's events in the protocol's
+/// words with the seats, names and stacks (`?format=replay`); each with only their own
+/// hole cards and those shown at showdown.
 pub(crate) async fn my_hand(
     State(state): State<Arc<AppState>>,
     Session(me): Session,
@@ -102,11 +105,11 @@ pub(crate) async fn my_hand(
         Ok(axum::extract::Query(f)) => f.format.unwrap_or_else(|| "pokerstars".into()),
         Err(e) => return ApiError::from(e).into_response(),
     };
-    if format != "pokerstars" && format != "phh" {
+    if !["pokerstars", "phh", "replay"].contains(&format.as_str()) {
         return refused(
             StatusCode::BAD_REQUEST,
             "bad_request",
-            "format is pokerstars or phh",
+            "format is pokerstars, phh or replay",
         );
     }
     let Ok(hand) = id.parse() else {
@@ -115,6 +118,12 @@ pub(crate) async fn my_hand(
     let Ok(row) = state.store.hand(hand).await else {
         return not_found();
     };
+    if format == "replay" {
+        return match my_replay(&state, &row, me.player_id).await {
+            Ok(json) => axum::Json(json).into_response(),
+            Err(e) => e.into_response(),
+        };
+    }
     let text = if format == "phh" {
         my_phh(&row, me.player_id)
     } else {
@@ -136,6 +145,55 @@ pub(crate) async fn my_hand(
             .into_response(),
         Err(e) => e.into_response(),
     }
+}
+
+/// A hand the player was dealt into, for the replayer: who sat where, their names and
+/// stacks, and every event as the player's client saw it live (others' down cards `??`
+/// until shown), replayed through the engine from the player's own PHH.
+async fn my_replay(
+    state: &AppState,
+    row: &poker_store::HandRow,
+    me: poker_store::PlayerId,
+) -> ApiResult<serde_json::Value> {
+    let not_found = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found");
+    let record = row.record.as_ref().ok_or_else(not_found)?;
+    let text = my_phh(row, me)?;
+    let unsupported = |e: poker_rules::phh::PhhError| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unsupported",
+            e.to_string(),
+        )
+    };
+    let phh = poker_rules::phh::PhhHand::parse(&text).map_err(unsupported)?;
+    let played = poker_rules::phh::replay(&phh).map_err(unsupported)?;
+    let names = crate::http::admin::hands::Names::load(state).await?;
+    let config = played.hand.config();
+    let big = config.big_blind();
+    let small = config
+        .seats
+        .iter()
+        .map(|s| s.blind)
+        .filter(|&b| b > 0 && b < big)
+        .min()
+        .unwrap_or(0);
+    Ok(serde_json::json!({
+        "hand_id": row.hand_id,
+        "table_id": row.table_id,
+        "table_name": names.table(row.table_id),
+        "hand_number": row.number,
+        "seat_count": record.seat_count,
+        "button": record.button,
+        "seats": record.seats,
+        "names": record.seat_players.iter().map(|p| names.player(*p)).collect::<Vec<_>>(),
+        "me": record.index_of(me),
+        "starting_stacks": record.starting_stacks,
+        "finishing_stacks": record.finishing_stacks,
+        "game": crate::table::game_label(config.game, config.structure),
+        "blinds": [small, big],
+        "straddle": record.posts.iter().any(|p| matches!(p.kind, PostKind::Straddle | PostKind::Rock)),
+        "events": played.events,
+    }))
 }
 
 /// The PHH of a hand the player was dealt into, as they may see it.

@@ -251,14 +251,19 @@ impl Actor {
 
 /// The lobby's name of a table's game: `NL Hold'em`, `FL 2-7 Triple Draw`, `FL Razz`.
 pub(super) fn game_name(rules: &poker_rules::table::TableRules) -> String {
+    game_label(rules.game, rules.structure)
+}
+
+/// A game and structure as players read them: `NL Hold'em`, `FL 7 Card Stud`.
+pub fn game_label(game: poker_rules::Game, structure: poker_rules::Structure) -> String {
     use poker_rules::{Game::*, Structure::*};
-    let structure = match rules.structure {
+    let structure = match structure {
         NoLimit => "NL",
         PotLimit => "PL",
         FixedLimit => "FL",
         SpreadLimit => "Spread",
     };
-    let game = match rules.game {
+    let game = match game {
         Holdem => "Hold'em",
         ShortDeckHoldem => "6+ Hold'em",
         Omaha => "Omaha",

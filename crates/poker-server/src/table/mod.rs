@@ -36,6 +36,7 @@ mod waitlist;
 mod writer;
 
 pub use actor::spawn;
+pub use fanout::game_label;
 
 /// Why a table refused a command: one typed refusal from the table to the wire, where it
 /// becomes the protocol's error (`From<Refusal> for ServerMsg`). Internal failures carry

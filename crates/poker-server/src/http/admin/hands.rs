@@ -200,6 +200,17 @@ pub(crate) struct Names {
 }
 
 impl Names {
+    /// A player's name (their id if unknown).
+    pub(crate) fn player(&self, id: PlayerId) -> String {
+        let id = id.to_string();
+        self.players.get(&id).cloned().unwrap_or(id)
+    }
+
+    /// A table's name (empty if unknown).
+    pub(crate) fn table(&self, id: TableId) -> String {
+        self.tables.get(&id).cloned().unwrap_or_default()
+    }
+
     pub(crate) async fn load(state: &AppState) -> ApiResult<Names> {
         Ok(Names {
             players: state
@@ -235,15 +246,12 @@ pub(crate) fn pokerstars_text(
             "the hand has no history",
         ),
     })?;
-    let table_name = names.tables.get(&row.table_id).cloned().unwrap_or_default();
+    let table_name = names.table(row.table_id);
     let record = row.record.clone().unwrap_or_default();
     let players: Vec<String> = record
         .seat_players
         .iter()
-        .map(|id| {
-            let id = id.to_string();
-            names.players.get(&id).cloned().unwrap_or(id)
-        })
+        .map(|&id| names.player(id))
         .collect();
     let seats: Vec<u32> = record.seats.iter().map(|&s| s as u32 + 1).collect();
     let viewer =
