@@ -11,7 +11,7 @@ import {
   $, renderLobby, renderTabs, renderTable, renderActions, updateRaiseLabel, chosenAmount,
   mySeat, myPlayer, inHand, tick,
 } from "./views.js";
-import { openBuyIn, openTopUp, wireBuyIn, openHistory, openSettings, wireSettings, wireReplay } from "./dialogs.js";
+import { openBuyIn, openTopUp, wireBuyIn, openHistory, openSettings, wireSettings, wireReplay, api } from "./dialogs.js";
 
 const S = {
   token: localStorage.getItem("pokerd.token"),
@@ -80,6 +80,7 @@ function onMessage(m) {
       // Seated tables come as snapshots by themselves; a watched one is asked again.
       if (S.current) S.send({ type: "watch", table_id: S.current });
       else show("lobby");
+      showWallet();
       break;
     case "error":
       if (m.code === "unauthenticated") { logout(); $("#login-error").textContent = "Please log in again."; break; }
@@ -412,6 +413,25 @@ function openTable(id) {
   }
 }
 
+// The wallet line of the lobby, and the reload button of a play-money room.
+async function showWallet() {
+  if (!S.token) return;
+  try {
+    const me = await api(S, "/api/me");
+    S.wallet = me;
+    $("#wallet").textContent = "Wallet " + me.balance.toLocaleString("en") + (me.play_money ? " play chips" : "");
+    $("#reload").classList.toggle("hidden", !me.play_money);
+    $("#reload").disabled = me.play_money && me.balance >= me.play_grant;
+  } catch (_) { /* shown next time */ }
+}
+
+$("#reload").addEventListener("click", async () => {
+  const r = await fetch("/api/me/reload", { method: "POST", headers: { authorization: "Bearer " + S.token } });
+  const body = await r.json().catch(() => ({}));
+  toast(r.ok ? (body.added ? "Added " + body.added + " play chips" : "Your wallet is full") : body.message || "Refused");
+  showWallet();
+});
+
 function toLobby() {
   const T = current();
   if (T && !keep(T)) { S.send({ type: "unwatch", table_id: T.id }); S.tables.delete(T.id); }
@@ -419,6 +439,7 @@ function toLobby() {
   sessionStorage.removeItem("pokerd.table");
   show("lobby");
   S.send({ type: "list_tables" });
+  showWallet();
   render();
 }
 

@@ -17,6 +17,30 @@ pub struct Config {
     pub admin: AdminConfig,
     /// Logs.
     pub log: LogConfig,
+    /// Play or real money.
+    pub room: RoomConfig,
+    /// House bots.
+    pub bots: BotsConfig,
+}
+
+/// The room's money: play or real (`[room]`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct RoomConfig {
+    /// "play", "real" or "auto" (play on SQLite, real on PostgreSQL).
+    pub money: String,
+    /// Play money: a new account's chips, and what a reload refills the wallet to.
+    pub play_grant: u64,
+    /// Play money: preset tables on a first start.
+    pub presets: bool,
+}
+
+/// House bots (`[bots]`), at play-money rooms only.
+#[derive(Clone, Debug, Deserialize)]
+pub struct BotsConfig {
+    /// Seat bots while people play until this many are seated; 0: no bots.
+    pub fill_to: u32,
+    /// A bot's thinking time, in milliseconds (from half to one and a half times).
+    pub think_ms: u64,
 }
 
 /// `[log]`.
@@ -78,8 +102,11 @@ pub struct DatabaseConfig {
 /// `[admin]`.
 #[derive(Clone, Deserialize)]
 pub struct AdminConfig {
-    /// The admin bearer token; empty refuses every admin call.
+    /// The admin bearer token; empty: pokerd makes one on its first start and keeps it
+    /// in `token_file`.
     pub token: String,
+    /// Where a token pokerd made itself is kept (used when `token` is empty).
+    pub token_file: String,
 }
 
 impl fmt::Debug for AdminConfig {
@@ -87,6 +114,7 @@ impl fmt::Debug for AdminConfig {
         // Secrets never appear in logs.
         f.debug_struct("AdminConfig")
             .field("token", &"<redacted>")
+            .field("token_file", &self.token_file)
             .finish()
     }
 }
@@ -98,6 +126,8 @@ impl fmt::Debug for Config {
             .field("database", &redact_url(&self.database.url))
             .field("admin", &self.admin)
             .field("log", &self.log)
+            .field("room", &self.room)
+            .field("bots", &self.bots)
             .finish()
     }
 }
@@ -115,6 +145,16 @@ pub fn redact_url(url: &str) -> String {
 }
 
 impl Config {
+    /// Whether the room plays for play money: `room.money`, with "auto" meaning play on
+    /// the embedded SQLite database and real on PostgreSQL.
+    pub fn play_money(&self) -> bool {
+        match self.room.money.as_str() {
+            "play" => true,
+            "real" => false,
+            _ => self.database.url.starts_with("sqlite:"),
+        }
+    }
+
     /// Loads the layered configuration from the process environment.
     pub fn load() -> anyhow::Result<Config> {
         let vars: Vec<(String, String)> = std::env::vars().collect();
@@ -163,7 +203,11 @@ impl Config {
             };
             table.insert(name.clone(), new);
         }
-        Ok(toml::Value::Table(value).try_into()?)
+        let config: Config = toml::Value::Table(value).try_into()?;
+        if !["play", "real", "auto"].contains(&config.room.money.as_str()) {
+            anyhow::bail!("room.money is play, real or auto");
+        }
+        Ok(config)
     }
 }
 

@@ -5,11 +5,14 @@
 //! port 0 and stop it cleanly.
 
 pub mod config;
+pub mod first_run;
+pub mod house;
 pub mod http;
 pub mod lobby;
 pub mod logging;
 pub mod metrics;
 pub mod pokerstars;
+pub mod presets;
 pub mod replay;
 pub mod table;
 pub mod web;
@@ -79,8 +82,10 @@ impl AppState {
 pub async fn run(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
-    config: Config,
+    mut config: Config,
 ) -> anyhow::Result<()> {
+    let token = first_run::admin_token(&mut config)?;
+    let addr = listener.local_addr()?;
     let store = Arc::new(SqlStore::connect(&config.database.url).await?);
     let voided = store.recover().await?;
     if !voided.is_empty() {
@@ -116,6 +121,13 @@ pub async fn run(
             }
         }
     }
+    match first_run::open_presets(&state).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!("first start of a play-money room: {n} preset tables open"),
+        Err(e) => tracing::error!("cannot open the preset tables: {e:#}"),
+    }
+    print!("{}", first_run::banner(&state.config, addr, &token));
+    let _house = house::spawn(state.clone(), addr);
     let app = http::router()
         .merge(web::router())
         .layer(tower_http::trace::TraceLayer::new_for_http())

@@ -164,3 +164,162 @@ async fn every_game_family_with_three_players_and_a_spectator_in_chromium() {
     server.stop().await;
     assert_conserved(&server.audit().await, 3000);
 }
+
+/// A `pokerd` started from nothing in `dir`, as the README's run command starts it: no
+/// settings at all but a free port (and a short shutdown grace, so that stopping it with
+/// a browser gone mid-hand does not wait for the clock). Returns the process, its address, and every line it
+/// printed on standard output (the banner) and standard error (the log), as they come.
+struct Pokerd {
+    child: std::process::Child,
+    base: String,
+    stdout: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    stderr: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+fn fresh_pokerd(dir: &Path) -> Pokerd {
+    use std::io::BufRead;
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pokerd"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("POKER__") || key == "DATABASE_URL" || key == "POKER_CONFIG" {
+            command.env_remove(key);
+        }
+    }
+    let mut child = command
+        .current_dir(dir)
+        .env("POKER__SERVER__ADDR", "127.0.0.1:0")
+        .env("POKER__SERVER__SHUTDOWN_GRACE_MS", "1000")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("pokerd starts");
+    let stdout = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let out = child.stdout.take().unwrap();
+    let lines = stdout.clone();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            if let Some(rest) = line.trim().strip_prefix("Play:") {
+                let _ = tx.send(rest.trim().trim_end_matches('/').to_string());
+            }
+            lines.lock().unwrap().push(line);
+        }
+    });
+    let err = child.stderr.take().unwrap();
+    let lines = stderr.clone();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            lines.lock().unwrap().push(line);
+        }
+    });
+    let base = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("pokerd prints where to play");
+    Pokerd {
+        child,
+        base,
+        stdout,
+        stderr,
+    }
+}
+
+impl Pokerd {
+    /// SIGTERM, then wait for the exit.
+    fn stop(mut self) -> (Vec<String>, Vec<String>) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "pokerd stops cleanly: {status:?}");
+        let out = self.stdout.lock().unwrap().clone();
+        let err = self.stderr.lock().unwrap().clone();
+        (out, err)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newcomer_plays_a_hand_against_house_bots_from_a_fresh_start_in_chromium() {
+    let Some(chromium) = browser_tools() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let pokerd = fresh_pokerd(dir.path());
+    let up_ms = started.elapsed().as_millis();
+    let banner = pokerd.stdout.lock().unwrap().join("\n");
+    println!("pokerd up in {up_ms} ms:\n{banner}");
+    // The token made on this first start is printed once and saved for its owner only.
+    let token_file = dir.path().join("data/admin-token");
+    let token = std::fs::read_to_string(&token_file)
+        .expect("the admin token is saved")
+        .trim()
+        .to_string();
+    assert!(
+        banner.contains(&token),
+        "the first start shows the token: {banner}"
+    );
+    assert!(
+        banner.contains("/admin"),
+        "and where the console is: {banner}"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the token file is its owner's only");
+
+    let shots = std::env::var("SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
+    std::fs::create_dir_all(&shots).unwrap();
+    run_script(
+        "first_run.mjs",
+        &[
+            ("BASE", pokerd.base.clone()),
+            ("CHROMIUM", chromium),
+            ("SHOTS", shots.display().to_string()),
+        ],
+        "first run: ok",
+    )
+    .await;
+    let (_, log) = pokerd.stop();
+    assert!(
+        !log.iter().any(|l| l.contains(&token)),
+        "the token never reaches the log"
+    );
+
+    // A second start reads the saved token: it is not shown again, and the room keeps
+    // its tables (no second set of presets).
+    let again = fresh_pokerd(dir.path());
+    let banner = again.stdout.lock().unwrap().join("\n");
+    assert!(
+        !banner.contains(&token),
+        "shown only on the first start: {banner}"
+    );
+    assert!(banner.contains("admin-token"), "{banner}");
+    let tables: serde_json::Value = reqwest::Client::new()
+        .get(format!("{}/admin/tables", again.base))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(tables.as_array().map(Vec::len), Some(4), "{tables}");
+    let audit: serde_json::Value = reqwest::Client::new()
+        .get(format!("{}/admin/audit", again.base))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        audit["wallets"].as_i64().unwrap()
+            + audit["stacks"].as_i64().unwrap()
+            + audit["rake"].as_i64().unwrap(),
+        audit["deposits"].as_i64().unwrap() - audit["withdrawals"].as_i64().unwrap(),
+        "the books balance: {audit}"
+    );
+    again.stop();
+}

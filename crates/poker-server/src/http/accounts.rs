@@ -157,6 +157,16 @@ pub(crate) async fn register(
         Err(e) => return e.into_response(),
     };
     match state.store.create_player(&name, &hash).await {
+        Ok(player) if state.config.play_money() => {
+            // Play money: the new account's chips, deposited once (keyed by the player).
+            let grant = state.config.room.play_grant;
+            let key = format!("grant:{player}");
+            if grant > 0 {
+                if let Err(e) = state.store.deposit(player, grant, Some(&key)).await {
+                    tracing::error!("cannot grant play chips: {e}");
+                }
+            }
+        }
         Ok(_) => {}
         Err(StoreError::NameTaken) => {
             return refused(StatusCode::CONFLICT, "name_taken", "the name is taken")

@@ -14,15 +14,44 @@ use std::sync::Arc;
 
 use super::auth::*;
 
-/// `GET /api/me`: who the session is, with the wallet balance.
+/// `GET /api/me`: who the session is, with the wallet balance, and whether the room
+/// plays for play money (then `play_grant` is what a reload refills the wallet to).
 pub(crate) async fn me(State(state): State<Arc<AppState>>, Session(me): Session) -> Response {
     let balance = state.store.balance(me.player_id).await.unwrap_or(0);
+    let play = state.config.play_money();
     Json(json!({
         "player_id": me.player_id.to_string(),
         "name": me.name,
         "balance": balance,
+        "play_money": play,
+        "play_grant": if play { Some(state.config.room.play_grant) } else { None },
     }))
     .into_response()
+}
+
+/// `POST /api/me/reload`: in a play-money room, refills the wallet to the grant (a
+/// deposit with its ledger record; nothing when the wallet holds that much already).
+/// A real-money room answers 409 `real_money`.
+pub(crate) async fn reload(
+    State(state): State<Arc<AppState>>,
+    Session(me): Session,
+) -> ApiResult<Json<serde_json::Value>> {
+    if !state.config.play_money() {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "real_money",
+            "this room plays for real money: ask the cashier",
+        ));
+    }
+    let grant = state.config.room.play_grant;
+    let balance = state.store.balance(me.player_id).await?;
+    if balance >= grant {
+        return Ok(Json(json!({ "balance": balance, "added": 0 })));
+    }
+    let added = grant - balance;
+    let key = format!("reload:{:016x}", rand::random::<u64>());
+    let balance = state.store.deposit(me.player_id, added, Some(&key)).await?;
+    Ok(Json(json!({ "balance": balance, "added": added })))
 }
 
 /// The query of `GET /api/me/hands`.

@@ -31,6 +31,7 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/register", post(accounts::register))
         .route("/logout", post(accounts::logout))
         .route("/api/me", get(me::me))
+        .route("/api/me/reload", post(me::reload))
         .route("/api/me/hands", get(me::my_hands))
         .route("/api/me/hands/{id}", get(me::my_hand))
         .route("/ws", get(crate::ws::ws))

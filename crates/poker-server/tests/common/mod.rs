@@ -69,6 +69,8 @@ impl Server {
         let mut env = vec![
             ("DATABASE_URL".to_string(), url.to_string()),
             ("POKER__ADMIN__TOKEN".to_string(), TOKEN.to_string()),
+            // A real-money room unless a test says otherwise: no grants, bots or presets.
+            ("POKER__ROOM__MONEY".to_string(), "real".to_string()),
             // Tests stop the server with a hand in progress: it is void after this long.
             (
                 "POKER__SERVER__SHUTDOWN_GRACE_MS".to_string(),

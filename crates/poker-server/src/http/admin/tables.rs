@@ -86,8 +86,20 @@ pub(crate) async fn create_table(
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let Json(t) = body?;
     let (name, spec) = check_new_table(t)?;
-    let name = name.as_str();
-    let config = serde_json::to_string(&spec).expect("rules serialize");
+    let id = open_new_table(&state, &name, &spec).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "table_id": id.to_string() })),
+    ))
+}
+
+/// Stores a checked table and starts it.
+pub(crate) async fn open_new_table(
+    state: &AppState,
+    name: &str,
+    spec: &TableSpec,
+) -> ApiResult<TableId> {
+    let config = serde_json::to_string(spec).expect("rules serialize");
     let id = state.store.create_table(name, &config).await?;
     if let Err(e) = state.open_table(id, name, &config).await {
         tracing::error!("cannot open table {id}: {e:#}");
@@ -97,10 +109,7 @@ pub(crate) async fn create_table(
             "internal error",
         ));
     }
-    Ok((
-        StatusCode::CREATED,
-        Json(json!({ "table_id": id.to_string() })),
-    ))
+    Ok(id)
 }
 
 pub(crate) async fn list_tables(

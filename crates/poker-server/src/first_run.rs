@@ -1,0 +1,108 @@
+//! A room from nothing: the admin token pokerd makes for itself when none is configured,
+//! the preset tables of a play-money room's first start, and the lines that tell a
+//! newcomer where to go.
+
+use crate::config::Config;
+use crate::AppState;
+use poker_store::Store;
+use rand::RngCore;
+use std::io::Write;
+use std::path::Path;
+
+/// Where the admin token comes from this run.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TokenSource {
+    /// Configured (`admin.token` or `POKER__ADMIN__TOKEN`).
+    Configured,
+    /// Read from `admin.token_file`, made by an earlier start.
+    Saved,
+    /// Made now and saved to `admin.token_file`: shown once, on this start only.
+    Made(String),
+}
+
+/// Fills `config.admin.token` when it is empty: from `admin.token_file`, or a new random
+/// token saved there (readable by its owner only).
+pub fn admin_token(config: &mut Config) -> anyhow::Result<TokenSource> {
+    if !config.admin.token.is_empty() {
+        return Ok(TokenSource::Configured);
+    }
+    let path = Path::new(&config.admin.token_file);
+    if let Ok(saved) = std::fs::read_to_string(path) {
+        let saved = saved.trim();
+        if !saved.is_empty() {
+            config.admin.token = saved.to_string();
+            return Ok(TokenSource::Saved);
+        }
+    }
+    let mut raw = [0u8; 24];
+    rand::rngs::OsRng.fill_bytes(&mut raw);
+    let token: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("cannot make {}: {e}", dir.display()))?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options
+        .open(path)
+        .map_err(|e| anyhow::anyhow!("cannot save the admin token in {}: {e}", path.display()))?;
+    writeln!(file, "{token}")?;
+    config.admin.token = token.clone();
+    Ok(TokenSource::Made(token))
+}
+
+/// A play-money room with no table at all gets the first-start presets.
+pub async fn open_presets(state: &AppState) -> anyhow::Result<usize> {
+    if !state.config.play_money() || !state.config.room.presets {
+        return Ok(0);
+    }
+    if !state.store.tables().await?.is_empty() {
+        return Ok(0);
+    }
+    let mut opened = 0;
+    for preset in crate::presets::all()
+        .into_iter()
+        .filter(|p| crate::presets::FIRST_START.contains(&p.key))
+    {
+        let body = serde_json::to_vec(&preset.body)?;
+        let (name, spec) = crate::http::admin::tables::parse_new_table(&body)
+            .map_err(|e| anyhow::anyhow!("preset {}: {}", preset.key, e.message))?;
+        crate::http::admin::tables::open_new_table(state, &name, &spec)
+            .await
+            .map_err(|e| anyhow::anyhow!("preset {}: {}", preset.key, e.message))?;
+        opened += 1;
+    }
+    Ok(opened)
+}
+
+/// What pokerd prints on starting (standard output, not the log): where players and
+/// operators go, and the admin token only when it was made on this start.
+pub fn banner(config: &Config, addr: std::net::SocketAddr, token: &TokenSource) -> String {
+    let host = if addr.ip().is_unspecified() {
+        format!("127.0.0.1:{}", addr.port())
+    } else {
+        addr.to_string()
+    };
+    let money = if config.play_money() {
+        format!(
+            "play money: new players get {} chips, house bots fill tables",
+            config.room.play_grant
+        )
+    } else {
+        "real money: an operator funds the wallets".to_string()
+    };
+    let token = match token {
+        TokenSource::Configured => "the configured admin token".to_string(),
+        TokenSource::Saved => format!("the admin token saved in {}", config.admin.token_file),
+        TokenSource::Made(t) => format!(
+            "admin token {t} (saved in {}; shown only now)",
+            config.admin.token_file
+        ),
+    };
+    format!(
+        "pokerd is up ({money}; database {}).\n  Play:    http://{host}/\n  Console: http://{host}/admin  (sign in with {token})\n",
+        crate::config::redact_url(&config.database.url)
+    )
+}

@@ -1,0 +1,87 @@
+// A newcomer's first minute, in Debian's Chromium against a pokerd started from nothing
+// (crates/poker-server/tests/first_run.rs starts the binary in an empty folder, as the
+// README's run command does, and passes BASE): open the page, register, see the preset
+// tables and the play chips, sit at the hold'em table, and play a hand against the house
+// bots, all through the page: no curl, no admin call. Each step is timed; the last line
+// is JSON with the times in milliseconds since the page was opened.
+import { chromium } from "playwright-core";
+
+const BASE = process.env.BASE;
+const SHOTS = process.env.SHOTS;
+const step = (text) => console.log("step: " + text);
+function check(cond, text) {
+  if (!cond) throw new Error("check failed: " + text);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+});
+const errors = [];
+const times = {};
+try {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => errors.push("page error: " + e.message));
+  page.on("console", (m) => { if (m.type() === "error") errors.push("console error: " + m.text()); });
+  page.on("dialog", (d) => d.accept());
+  const t0 = Date.now();
+  const mark = (what) => { times[what] = Date.now() - t0; step(`${what} at ${times[what]} ms`); };
+
+  await page.goto(BASE + "/");
+  await page.waitForSelector("#login-view:not(.hidden)");
+  mark("page_open");
+
+  await page.fill("#login-name", "newcomer");
+  await page.fill("#login-password", "first-time-here");
+  await page.click("#register-submit");
+  await page.waitForSelector("#lobby-view:not(.hidden)");
+  mark("registered");
+
+  // The room is ready: preset tables of several games, and play chips in the wallet.
+  await page.waitForFunction(() => document.querySelectorAll("#lobby tbody tr").length >= 4);
+  const lobby = await page.locator("#lobby").textContent();
+  for (const game of ["Hold'em", "Omaha", "Stud", "Triple Draw"]) check(lobby.includes(game), `the lobby has ${game}: ${lobby}`);
+  await page.waitForFunction(() => /Wallet 10,000 play chips/.test(document.querySelector("#wallet").textContent));
+  check(await page.locator("#reload:not(.hidden)").count() === 1, "a reload button in a play-money room");
+  if (SHOTS) await page.screenshot({ path: `${SHOTS}/first-run-lobby.png` });
+
+  const row = page.locator("#lobby tbody tr", { hasText: "NL Hold'em" }).first();
+  await row.locator("button").click();
+  await page.waitForSelector("#table-view:not(.hidden) .seat.empty");
+  await page.locator(".seat.empty").first().click();
+  await page.waitForSelector("#buy-in-dialog[open]");
+  await page.click("#buy-in-confirm");
+  await page.waitForSelector(".seat.me");
+  mark("seated");
+
+  // House bots join the lone newcomer and a hand is dealt.
+  await page.waitForFunction(() => [...document.querySelectorAll(".seat:not(.empty)")].length >= 2, null, { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelectorAll(".seat.me .hole .card[data-card]").length === 2, null, { timeout: 20000 });
+  mark("first_hand_dealt");
+  const bots = await page.locator(".seat:not(.empty):not(.me)").allTextContents();
+  check(bots.length >= 1 && bots.every((b) => b.includes("(bot)")), "house bots sit with the newcomer: " + bots.join(" | "));
+
+  // Play the hand through the page: check or call, until the log shows who won.
+  const logDone = () => page.evaluate(() => {
+    const T = window.pokerd.tables.get(window.pokerd.current);
+    return !!(T && T.log.some((l) => / wins? .* from the main pot| split /.test(l.text)));
+  });
+  for (let i = 0; i < 1200 && !(await logDone()); i++) {
+    if (await page.locator("#actions:not(.hidden)").count()) {
+      for (const id of ["#act-check", "#act-call"]) {
+        if (await page.locator(`${id}:not(.hidden)`).count()) { await page.click(id); break; }
+      }
+    }
+    await page.waitForTimeout(50);
+  }
+  check(await logDone(), "a hand was played to its end");
+  mark("first_hand_played");
+  if (SHOTS) await page.screenshot({ path: `${SHOTS}/first-run-table.png` });
+
+  check(errors.length === 0, "no page or console error:\n" + errors.join("\n"));
+  console.log("first run: ok");
+  console.log(JSON.stringify(times));
+} finally {
+  await browser.close();
+}
