@@ -17,9 +17,104 @@ pub struct Player {
     pub password_hash: String,
     /// When created (unix milliseconds).
     pub created_at: i64,
+    /// Locked by staff: no login, no session.
+    #[serde(default)]
+    pub locked: bool,
 }
 
-/// One row of the ledger: one side of a movement of money.
+/// What a staff member may do in the console and the admin API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Everything, staff accounts included.
+    Admin,
+    /// Deposits and withdrawals, and reading players and the ledger.
+    Cashier,
+    /// Tables and players (no money).
+    Floor,
+}
+
+impl Role {
+    /// The role's name as stored and sent.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Admin => "admin",
+            Role::Cashier => "cashier",
+            Role::Floor => "floor",
+        }
+    }
+
+    /// A role by its name.
+    pub fn parse(s: &str) -> Option<Role> {
+        match s {
+            "admin" => Some(Role::Admin),
+            "cashier" => Some(Role::Cashier),
+            "floor" => Some(Role::Floor),
+            _ => None,
+        }
+    }
+}
+
+/// A staff account.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Staff {
+    /// The id (a UUID).
+    pub staff_id: String,
+    /// The unique name.
+    pub name: String,
+    /// Argon2 hash of the password (never sent).
+    #[serde(skip_serializing)]
+    pub password_hash: String,
+    /// What they may do.
+    pub role: Role,
+    /// When created (unix milliseconds).
+    pub created_at: i64,
+}
+
+/// The rake one table collected on one day (UTC).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RakeDay {
+    /// The day, `YYYY-MM-DD`.
+    pub day: String,
+    /// The table.
+    pub table_id: TableId,
+    /// Rake collected.
+    pub rake: Chips,
+    /// Hands completed.
+    pub hands: u64,
+}
+
+/// A day number (days since 1970-01-01) as `YYYY-MM-DD` (proleptic Gregorian).
+pub fn day_string(days: i64) -> String {
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// One line of the audit log: who did what to what.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    /// When (unix milliseconds).
+    pub at: i64,
+    /// Who: `token` (the admin token) or `staff:NAME`.
+    pub actor: String,
+    /// What: `deposit`, `create_table`, `lock_player`...
+    pub action: String,
+    /// To what: a player's or table's id or name.
+    pub target: String,
+    /// The request's details (JSON).
+    pub detail: String,
+}
+
+/// One line of the ledger: one side of a movement of money.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LedgerEntry {
     /// Entries of one movement share it and sum to zero.
@@ -262,6 +357,17 @@ impl Audit {
         self.wallets + self.stacks + self.rake == self.deposits - self.withdrawals
             && self.unbalanced_movements == 0
             && self.mismatched_accounts.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod day_tests {
+    #[test]
+    fn day_numbers_read_as_calendar_dates() {
+        assert_eq!(super::day_string(0), "1970-01-01");
+        assert_eq!(super::day_string(20_417), "2025-11-25");
+        assert_eq!(super::day_string(11_016), "2000-02-29");
+        assert_eq!(super::day_string(-1), "1969-12-31");
     }
 }
 

@@ -37,6 +37,52 @@ pub trait Store: Send + Sync + 'static {
     fn delete_session(&self, token_hash: &str) -> impl Future<Output = StoreResult<()>> + Send;
     /// Every player, by name.
     fn players(&self) -> impl Future<Output = StoreResult<Vec<Player>>> + Send;
+    /// Locks a player out (no login; their sessions end) or lets them back in.
+    fn set_player_locked(
+        &self,
+        player: PlayerId,
+        locked: bool,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Replaces a player's password hash and ends their sessions.
+    fn set_password(
+        &self,
+        player: PlayerId,
+        password_hash: &str,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Creates a staff account.
+    fn create_staff(
+        &self,
+        name: &str,
+        password_hash: &str,
+        role: Role,
+    ) -> impl Future<Output = StoreResult<String>> + Send;
+    /// A staff account by name (any case).
+    fn staff_by_name(&self, name: &str) -> impl Future<Output = StoreResult<Staff>> + Send;
+    /// Every staff account, by name.
+    fn staff(&self) -> impl Future<Output = StoreResult<Vec<Staff>>> + Send;
+    /// Records a staff login session by the hash of its token.
+    fn create_staff_session(
+        &self,
+        token_hash: &str,
+        staff_id: &str,
+        expires_at: i64,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// The staff member of an unexpired session.
+    fn staff_session(
+        &self,
+        token_hash: &str,
+    ) -> impl Future<Output = StoreResult<Option<Staff>>> + Send;
+    /// The rake collected per day (UTC) and table by hands that ended at or after
+    /// `since` (unix milliseconds), newest day first.
+    fn rake_by_day(&self, since: i64) -> impl Future<Output = StoreResult<Vec<RakeDay>>> + Send;
+    /// Writes one line of the audit log.
+    fn record_audit(&self, entry: &AuditEntry) -> impl Future<Output = StoreResult<()>> + Send;
+    /// The audit log, newest first.
+    fn audit_log(
+        &self,
+        limit: u32,
+        offset: u32,
+    ) -> impl Future<Output = StoreResult<Vec<AuditEntry>>> + Send;
     /// Adds money from outside; returns the new balance.
     fn deposit(
         &self,

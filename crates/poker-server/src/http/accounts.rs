@@ -100,6 +100,11 @@ pub(crate) async fn login(
         Err(e) => return e.into_response(),
     };
     match player {
+        Some(player) if right && player.locked => refused(
+            StatusCode::FORBIDDEN,
+            "locked",
+            "this account is locked: ask the card room",
+        ),
         Some(player) if right => {
             state.accounts.logged_in(&key, ip);
             new_session(&state, &player).await

@@ -1,19 +1,74 @@
 //! Who is asking: the operator (the admin bearer token from the configuration, compared
-//! in constant time) or a player (a session token, stored only as its SHA-256 hash).
+//! in constant time), a member of staff (a staff session token, with a role), or a player
+//! (a session token); session tokens are stored only as their SHA-256 hash.
 
 use crate::AppState;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
-use poker_store::{Player, Store};
+use poker_store::{AuditEntry, Player, Role, Store};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
 use super::error::*;
 
-/// The operator: a handler taking `Admin` runs only for a request carrying the admin
-/// bearer token (401 otherwise; an empty configured token refuses every call).
-pub struct Admin;
+/// The operator or a member of staff: a handler taking `Admin` runs only for a request
+/// carrying the admin bearer token (all rights) or a staff session token (the rights of
+/// its role); 401 otherwise. Handlers then ask [`Admin::may`] for the duty at hand.
+pub struct Admin {
+    /// Who, as the audit log names them: `token` or `staff:NAME`.
+    pub actor: String,
+    /// What they may do.
+    pub role: Role,
+}
+
+/// What a request does, for the role check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Duty {
+    /// Reads anything (every role).
+    Read,
+    /// Moves money: deposits and withdrawals (admin, cashier).
+    Money,
+    /// Runs the floor: tables, players' accounts (admin, floor).
+    Floor,
+    /// Manages staff accounts (admin).
+    Staff,
+}
+
+impl Admin {
+    /// Whether this role may do that: 403 `forbidden` otherwise.
+    pub fn may(&self, duty: Duty) -> ApiResult<()> {
+        let ok = match (self.role, duty) {
+            (Role::Admin, _) | (_, Duty::Read) => true,
+            (Role::Cashier, Duty::Money) | (Role::Floor, Duty::Floor) => true,
+            _ => false,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                format!("a {} may not do this", self.role.as_str()),
+            ))
+        }
+    }
+
+    /// Writes what was done to the audit log, with who did it (a failure is logged: the
+    /// action itself stands).
+    pub async fn audit(&self, state: &AppState, action: &str, target: &str, detail: serde_json::Value) {
+        let entry = AuditEntry {
+            at: poker_store::now_ms(),
+            actor: self.actor.clone(),
+            action: action.to_string(),
+            target: target.to_string(),
+            detail: detail.to_string(),
+        };
+        if let Err(e) = state.store.record_audit(&entry).await {
+            tracing::error!("cannot write the audit log ({action} {target}): {e}");
+        }
+    }
+}
 
 impl FromRequestParts<Arc<AppState>> for Admin {
     type Rejection = ApiError;
@@ -22,7 +77,27 @@ impl FromRequestParts<Arc<AppState>> for Admin {
         parts: &mut Parts,
         state: &Arc<AppState>,
     ) -> Result<Self, Self::Rejection> {
-        authorize(state, &parts.headers).map(|()| Admin)
+        if authorize(state, &parts.headers).is_ok() {
+            return Ok(Admin {
+                actor: "token".into(),
+                role: Role::Admin,
+            });
+        }
+        if let Some(token) = bearer(&parts.headers) {
+            if token.len() <= 256 {
+                if let Ok(Some(staff)) = state.store.staff_session(&token_hash(token)).await {
+                    return Ok(Admin {
+                        actor: format!("staff:{}", staff.name),
+                        role: staff.role,
+                    });
+                }
+            }
+        }
+        Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "a valid admin bearer token or staff session is required",
+        ))
     }
 }
 

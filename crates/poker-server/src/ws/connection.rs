@@ -139,7 +139,15 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
             ended = ended_sessions.recv(), if conn.session.is_some() => {
                 let mine = conn.session.as_ref().map(|(h, _)| h.as_str());
                 let over = match ended {
-                    Ok(hash) => Some(hash.as_str()) == mine,
+                    // A session logged out, or every session of a player locked out or
+                    // given a new password (`player:ID`).
+                    Ok(hash) => {
+                        Some(hash.as_str()) == mine
+                            || conn
+                                .me
+                                .as_ref()
+                                .is_some_and(|p| hash == format!("player:{}", p.player_id))
+                    }
                     // Missed some: ask the store whether this session still stands.
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         matches!(state.store.session_expiry(mine.unwrap_or_default()).await, Ok(None))

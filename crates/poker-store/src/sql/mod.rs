@@ -428,6 +428,20 @@ impl SqlStore {
             name: row.try_get("name")?,
             password_hash: row.try_get("password_hash")?,
             created_at: row.try_get("created_at")?,
+            locked: row.try_get::<i64, _>("locked").unwrap_or(0) != 0,
+        })
+    }
+
+    /// A `staff` row (staff_id, name, password_hash, role, created_at).
+    fn staff_row(row: &AnyRow) -> StoreResult<Staff> {
+        let role: String = row.try_get("role")?;
+        Ok(Staff {
+            staff_id: row.try_get("staff_id")?,
+            name: row.try_get("name")?,
+            password_hash: row.try_get("password_hash")?,
+            role: Role::parse(&role)
+                .ok_or_else(|| StoreError::Corrupt(format!("a staff role {role}")))?,
+            created_at: row.try_get("created_at")?,
         })
     }
 

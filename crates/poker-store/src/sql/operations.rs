@@ -54,7 +54,7 @@ impl Store for SqlStore {
         }
         let key = names::player_name(name).ok().map(|n| names::name_key(&n));
         let row = sqlx::query(&self.sql(
-            "select player_id, name, password_hash, created_at from player \
+            "select player_id, name, password_hash, created_at, locked from player \
              where name_key = $1 or (name_key is null and name = $2) \
              order by case when name = $2 then 0 else 1 end limit 1",
         ))
@@ -97,7 +97,7 @@ impl Store for SqlStore {
 
     async fn session(&self, token_hash: &str) -> StoreResult<Option<Player>> {
         let row = sqlx::query(&self.sql(
-            "select p.player_id, p.name, p.password_hash, p.created_at from session s join player p on p.player_id = s.player_id where s.token_hash = $1 and s.expires_at > $2",
+            "select p.player_id, p.name, p.password_hash, p.created_at, p.locked from session s join player p on p.player_id = s.player_id where s.token_hash = $1 and s.expires_at > $2 and p.locked = 0",
         ))
         .bind(token_hash)
         .bind(now_ms())
@@ -117,11 +117,191 @@ impl Store for SqlStore {
 
     async fn players(&self) -> StoreResult<Vec<Player>> {
         let rows = sqlx::query(
-            "select player_id, name, password_hash, created_at from player order by name",
+            "select player_id, name, password_hash, created_at, locked from player order by name",
         )
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(Self::player_row).collect()
+    }
+
+    async fn set_player_locked(&self, player: PlayerId, locked: bool) -> StoreResult<()> {
+        let mut tx = self.begin().await?;
+        let done = sqlx::query(&self.sql("update player set locked = $1 where player_id = $2"))
+            .bind(i64::from(locked))
+            .bind(player.to_string())
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound("player"));
+        }
+        if locked {
+            sqlx::query(&self.sql("delete from session where player_id = $1"))
+                .bind(player.to_string())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn set_password(&self, player: PlayerId, password_hash: &str) -> StoreResult<()> {
+        let mut tx = self.begin().await?;
+        let done =
+            sqlx::query(&self.sql("update player set password_hash = $1 where player_id = $2"))
+                .bind(password_hash)
+                .bind(player.to_string())
+                .execute(&mut *tx)
+                .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound("player"));
+        }
+        sqlx::query(&self.sql("delete from session where player_id = $1"))
+            .bind(player.to_string())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn create_staff(&self, name: &str, password_hash: &str, role: Role) -> StoreResult<String> {
+        let name = names::player_name(name)?;
+        let id = uuid::Uuid::new_v4().to_string();
+        let inserted = sqlx::query(&self.sql(
+            "insert into staff (staff_id, name, name_key, password_hash, role, created_at) values ($1, $2, $3, $4, $5, $6)",
+        ))
+        .bind(&id)
+        .bind(&name)
+        .bind(names::name_key(&name))
+        .bind(password_hash)
+        .bind(role.as_str())
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await;
+        match inserted {
+            Err(e) if unique_violation(&e) => Err(StoreError::NameTaken),
+            other => {
+                other?;
+                Ok(id)
+            }
+        }
+    }
+
+    async fn staff_by_name(&self, name: &str) -> StoreResult<Staff> {
+        let Ok(name) = names::player_name(name) else {
+            return Err(StoreError::NotFound("staff"));
+        };
+        let row = sqlx::query(&self.sql(
+            "select staff_id, name, password_hash, role, created_at from staff where name_key = $1",
+        ))
+        .bind(names::name_key(&name))
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound("staff"))?;
+        Self::staff_row(&row)
+    }
+
+    async fn staff(&self) -> StoreResult<Vec<Staff>> {
+        let rows = sqlx::query(
+            "select staff_id, name, password_hash, role, created_at from staff order by name",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(Self::staff_row).collect()
+    }
+
+    async fn create_staff_session(
+        &self,
+        token_hash: &str,
+        staff_id: &str,
+        expires_at: i64,
+    ) -> StoreResult<()> {
+        sqlx::query(&self.sql(
+            "insert into staff_session (token_hash, staff_id, expires_at, created_at) values ($1, $2, $3, $4)",
+        ))
+        .bind(token_hash)
+        .bind(staff_id)
+        .bind(expires_at)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn staff_session(&self, token_hash: &str) -> StoreResult<Option<Staff>> {
+        if token_hash.contains('\0') {
+            return Ok(None);
+        }
+        let row = sqlx::query(&self.sql(
+            "select s.staff_id, s.name, s.password_hash, s.role, s.created_at from staff_session t \
+             join staff s on s.staff_id = t.staff_id where t.token_hash = $1 and t.expires_at > $2",
+        ))
+        .bind(token_hash)
+        .bind(now_ms())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(Self::staff_row).transpose()
+    }
+
+    async fn rake_by_day(&self, since: i64) -> StoreResult<Vec<RakeDay>> {
+        let rows = sqlx::query(&self.sql(
+            "select ended_at / 86400000 as day, poker_table_id, cast(sum(rake) as bigint) as rake, cast(count(*) as bigint) as hands \
+             from hand where status = 'complete' and ended_at >= $1 \
+             group by ended_at / 86400000, poker_table_id order by day desc, poker_table_id",
+        ))
+        .bind(since)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let day: i64 = r.try_get("day")?;
+                let table: String = r.try_get("poker_table_id")?;
+                let rake: i64 = r.try_get("rake")?;
+                let hands: i64 = r.try_get("hands")?;
+                Ok(RakeDay {
+                    day: day_string(day),
+                    table_id: TableId(Self::uuid(table)?),
+                    rake: rake as Chips,
+                    hands: hands as u64,
+                })
+            })
+            .collect()
+    }
+
+    async fn record_audit(&self, entry: &AuditEntry) -> StoreResult<()> {
+        sqlx::query(&self.sql(
+            "insert into audit_log (audit_id, at, actor, action, target, detail, created_at) values ($1, $2, $3, $4, $5, $6, $7)",
+        ))
+        .bind(uuid::Uuid::new_v4().to_string())
+        .bind(entry.at)
+        .bind(&entry.actor)
+        .bind(&entry.action)
+        .bind(&entry.target)
+        .bind(&entry.detail)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn audit_log(&self, limit: u32, offset: u32) -> StoreResult<Vec<AuditEntry>> {
+        let rows = sqlx::query(&self.sql(
+            "select at, actor, action, target, detail from audit_log order by at desc, created_at desc limit $1 offset $2",
+        ))
+        .bind(i64::from(limit))
+        .bind(i64::from(offset))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(AuditEntry {
+                    at: r.try_get("at")?,
+                    actor: r.try_get("actor")?,
+                    action: r.try_get("action")?,
+                    target: r.try_get("target")?,
+                    detail: r.try_get("detail")?,
+                })
+            })
+            .collect()
     }
 
     async fn deposit(

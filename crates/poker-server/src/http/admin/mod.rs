@@ -1,8 +1,10 @@
-//! The operators' REST API under `/admin`, every route behind the admin bearer token
-//! ([`super::auth::Admin`]): players and money, tables, hand histories, the audit.
+//! The operators' REST API under `/admin`, every route behind the admin bearer token or a
+//! staff session with a role ([`super::auth::Admin`]): players and money, tables, hand
+//! histories, the audit, staff and the audit log of their actions.
 
 pub mod hands;
 pub mod players;
+pub mod staff;
 pub mod tables;
 
 pub use players::parse_money;
@@ -20,7 +22,18 @@ pub fn router() -> Router<Arc<AppState>> {
             "/admin/players",
             post(players::create_player).get(players::list_players),
         )
+        .route("/admin/login", post(staff::login))
+        .route("/admin/whoami", get(staff::whoami))
+        .route(
+            "/admin/staff",
+            post(staff::create_staff).get(staff::list_staff),
+        )
+        .route("/admin/audit-log", get(staff::audit_log))
+        .route("/admin/rake", get(staff::rake))
+        .route("/admin/presets", get(tables::presets))
         .route("/admin/players/{id}", get(players::inspect_player))
+        .route("/admin/players/{id}/lock", post(players::lock_player))
+        .route("/admin/players/{id}/password", post(players::reset_password))
         .route("/admin/players/{id}/deposit", post(players::deposit))
         .route("/admin/players/{id}/withdraw", post(players::withdraw))
         .route("/admin/players/{id}/ledger", get(players::ledger))
@@ -31,6 +44,7 @@ pub fn router() -> Router<Arc<AppState>> {
         )
         .route("/admin/tables/{id}", get(tables::inspect_table))
         .route("/admin/tables/{id}/close", post(tables::close_table))
+        .route("/admin/tables/{id}/clone", post(tables::clone_table))
         .route("/admin/tables/{id}/chat", post(tables::switch_chat))
         .route("/admin/tables/{id}/hands", get(hands::table_hands))
         .route("/admin/hands/{id}", get(hands::hand))

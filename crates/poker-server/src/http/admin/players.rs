@@ -23,9 +23,10 @@ pub(crate) struct NewPlayer {
 
 pub(crate) async fn create_player(
     State(state): State<Arc<AppState>>,
-    _: Admin,
+    who: Admin,
     body: Result<Json<NewPlayer>, JsonRejection>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
+    who.may(Duty::Floor)?;
     let Json(p) = body?;
     let name = poker_store::names::player_name(&p.name)?;
     if !poker_store::names::password_ok(&p.password) {
@@ -37,24 +38,126 @@ pub(crate) async fn create_player(
     }
     let hash = state.accounts.hash(p.password).await?;
     let id = state.store.create_player(&name, &hash).await?;
+    who.audit(&state, "create_player", &name, json!({ "player_id": id.to_string() }))
+        .await;
     Ok((
         StatusCode::CREATED,
         Json(json!({ "player_id": id.to_string(), "name": name })),
     ))
 }
 
+/// The query of `GET /admin/players`: `q`, a part of the name (any case).
+#[derive(Deserialize)]
+pub(crate) struct PlayerSearch {
+    q: Option<String>,
+}
+
 pub(crate) async fn list_players(
     State(state): State<Arc<AppState>>,
     _: Admin,
+    q: Result<axum::extract::Query<PlayerSearch>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Json<Value>> {
+    let axum::extract::Query(q) = q?;
+    let needle = q
+        .q
+        .map(|s| poker_store::names::name_key(s.trim()))
+        .filter(|s| !s.is_empty());
     let mut out = Vec::new();
     for p in state.store.players().await? {
+        if needle
+            .as_ref()
+            .is_some_and(|n| !poker_store::names::name_key(&p.name).contains(n.as_str()))
+        {
+            continue;
+        }
         let balance = state.store.balance(p.player_id).await?;
-        out.push(
-            json!({ "player_id": p.player_id.to_string(), "name": p.name, "balance": balance }),
-        );
+        out.push(json!({
+            "player_id": p.player_id.to_string(),
+            "name": p.name,
+            "balance": balance,
+            "locked": p.locked,
+            "bot": crate::house::is_bot(&p),
+        }));
     }
     Ok(Json(Value::Array(out)))
+}
+
+/// A player named in a path by id or, failing that, by name (any case).
+pub(crate) async fn resolve_player(state: &AppState, id: &str) -> ApiResult<PlayerId> {
+    if let Ok(player) = id.parse::<PlayerId>() {
+        return Ok(player);
+    }
+    match state.store.player_by_name(id).await {
+        Ok(p) => Ok(p.player_id),
+        Err(StoreError::NotFound(_) | StoreError::BadName(_)) => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "player not found",
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Lock {
+    locked: bool,
+}
+
+/// Locks a player out (no login, every session and WebSocket of theirs ends) or lets
+/// them back in; their seats and money stay as they are.
+pub(crate) async fn lock_player(
+    State(state): State<Arc<AppState>>,
+    who: Admin,
+    Path(id): Path<String>,
+    body: Result<Json<Lock>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    who.may(Duty::Floor)?;
+    let player = resolve_player(&state, &id).await?;
+    let Json(lock) = body?;
+    state.store.set_player_locked(player, lock.locked).await?;
+    if lock.locked {
+        let _ = state.ended_sessions.send(format!("player:{player}"));
+    }
+    who.audit(
+        &state,
+        if lock.locked { "lock_player" } else { "unlock_player" },
+        &player.to_string(),
+        json!({}),
+    )
+    .await;
+    Ok(Json(json!({ "player_id": player.to_string(), "locked": lock.locked })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NewPassword {
+    password: String,
+}
+
+/// Sets a player's password (they forgot it): every session of theirs ends.
+pub(crate) async fn reset_password(
+    State(state): State<Arc<AppState>>,
+    who: Admin,
+    Path(id): Path<String>,
+    body: Result<Json<NewPassword>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    who.may(Duty::Floor)?;
+    let player = resolve_player(&state, &id).await?;
+    let Json(p) = body?;
+    if !poker_store::names::password_ok(&p.password) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_password",
+            crate::http::guard::PASSWORD_RULE,
+        ));
+    }
+    let hash = state.accounts.hash(p.password).await?;
+    state.store.set_password(player, &hash).await?;
+    let _ = state.ended_sessions.send(format!("player:{player}"));
+    who.audit(&state, "reset_password", &player.to_string(), json!({}))
+        .await;
+    Ok(Json(json!({ "player_id": player.to_string() })))
 }
 
 /// A player: wallet balance and the seats they hold, with their stacks.
@@ -63,7 +166,7 @@ pub(crate) async fn inspect_player(
     _: Admin,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let player: PlayerId = parse_id(&id, "player")?;
+    let player = resolve_player(&state, &id).await?;
     let p = state
         .store
         .players()
@@ -111,11 +214,13 @@ pub fn parse_money(body: &[u8]) -> ApiResult<(u64, Option<String>)> {
 /// Deposits into or withdraws from a wallet, applied once per idempotency key.
 pub(crate) async fn move_money(
     state: Arc<AppState>,
+    who: Admin,
     id: String,
     body: Result<Json<Money>, JsonRejection>,
     deposit: bool,
 ) -> ApiResult<Json<Value>> {
-    let player: PlayerId = parse_id(&id, "player")?;
+    who.may(Duty::Money)?;
+    let player = resolve_player(&state, &id).await?;
     let Json(m) = body?;
     let key = m.idempotency_key.as_deref();
     let balance = if deposit {
@@ -123,25 +228,32 @@ pub(crate) async fn move_money(
     } else {
         state.store.withdraw(player, m.amount, key).await?
     };
+    who.audit(
+        &state,
+        if deposit { "deposit" } else { "withdraw" },
+        &player.to_string(),
+        json!({ "amount": m.amount, "idempotency_key": m.idempotency_key, "balance": balance }),
+    )
+    .await;
     Ok(Json(json!({ "balance": balance })))
 }
 
 pub(crate) async fn deposit(
     State(state): State<Arc<AppState>>,
-    _: Admin,
+    who: Admin,
     Path(id): Path<String>,
     body: Result<Json<Money>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
-    move_money(state, id, body, true).await
+    move_money(state, who, id, body, true).await
 }
 
 pub(crate) async fn withdraw(
     State(state): State<Arc<AppState>>,
-    _: Admin,
+    who: Admin,
     Path(id): Path<String>,
     body: Result<Json<Money>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
-    move_money(state, id, body, false).await
+    move_money(state, who, id, body, false).await
 }
 
 pub(crate) async fn ledger(
@@ -149,7 +261,7 @@ pub(crate) async fn ledger(
     _: Admin,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let player: PlayerId = parse_id(&id, "player")?;
+    let player = resolve_player(&state, &id).await?;
     state.store.balance(player).await?;
     let entries = state.store.ledger(player, 200).await?;
     Ok(Json(

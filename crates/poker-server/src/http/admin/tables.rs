@@ -81,12 +81,20 @@ pub fn parse_new_table(body: &[u8]) -> ApiResult<(String, TableSpec)> {
 
 pub(crate) async fn create_table(
     State(state): State<Arc<AppState>>,
-    _: Admin,
+    who: Admin,
     body: Result<Json<NewTable>, JsonRejection>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
+    who.may(Duty::Floor)?;
     let Json(t) = body?;
     let (name, spec) = check_new_table(t)?;
     let id = open_new_table(&state, &name, &spec).await?;
+    who.audit(
+        &state,
+        "create_table",
+        &id.to_string(),
+        json!({ "name": name, "spec": spec }),
+    )
+    .await;
     Ok((
         StatusCode::CREATED,
         Json(json!({ "table_id": id.to_string() })),
@@ -171,9 +179,10 @@ pub(crate) async fn inspect_table(
 /// Closes a table: the hand in progress finishes, everyone is cashed out.
 pub(crate) async fn close_table(
     State(state): State<Arc<AppState>>,
-    _: Admin,
+    who: Admin,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
+    who.may(Duty::Floor)?;
     let table: TableId = parse_id(&id, "table")?;
     let Some(handle) = state.table(table).await else {
         // A table closed before is a conflict; one never created is not found.
@@ -200,6 +209,13 @@ pub(crate) async fn close_table(
         )
     })?;
     state.tables.lock().await.remove(&table);
+    who.audit(
+        &state,
+        "close_table",
+        &table.to_string(),
+        json!({ "cashed_out": cashed_out }),
+    )
+    .await;
     Ok(Json(
         json!({ "status": "closed", "cashed_out": cashed_out }),
     ))
@@ -215,10 +231,11 @@ pub(crate) struct ChatSwitch {
 /// it) and told at once to everyone at the table.
 pub(crate) async fn switch_chat(
     State(state): State<Arc<AppState>>,
-    _: Admin,
+    who: Admin,
     Path(id): Path<String>,
     body: Result<Json<ChatSwitch>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
+    who.may(Duty::Floor)?;
     let table: TableId = parse_id(&id, "table")?;
     let Json(switch) = body?;
     let Some(handle) = state.table(table).await else {
@@ -242,5 +259,58 @@ pub(crate) async fn switch_chat(
             "no open table with that id",
         ));
     }
+    who.audit(
+        &state,
+        "switch_chat",
+        &table.to_string(),
+        json!({ "enabled": switch.enabled }),
+    )
+    .await;
     Ok(Json(json!({ "enabled": switch.enabled })))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CloneTable {
+    name: Option<String>,
+}
+
+/// Opens a new table with the rules, clock, chat and rabbit hunt of another (open or
+/// closed); named "NAME (2)" unless a name is given.
+pub(crate) async fn clone_table(
+    State(state): State<Arc<AppState>>,
+    who: Admin,
+    Path(id): Path<String>,
+    body: Option<Json<CloneTable>>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    who.may(Duty::Floor)?;
+    let table: TableId = parse_id(&id, "table")?;
+    let row = table_row(&state, table).await?;
+    let spec: TableSpec = serde_json::from_str(&row.config).map_err(|e| {
+        StoreError::Corrupt(format!("table {table}: configuration unreadable: {e}"))
+    })?;
+    let Json(c) = body.unwrap_or_default();
+    let name = poker_store::names::table_name(&c.name.unwrap_or_else(|| format!("{} (2)", row.name)))?;
+    let id = open_new_table(&state, &name, &spec).await?;
+    who.audit(
+        &state,
+        "clone_table",
+        &id.to_string(),
+        json!({ "from": table.to_string(), "name": name }),
+    )
+    .await;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "table_id": id.to_string(), "name": name })),
+    ))
+}
+
+/// The table presets the console creates from: complete create-table bodies.
+pub(crate) async fn presets(_: Admin) -> Json<Value> {
+    Json(Value::Array(
+        crate::presets::all()
+            .into_iter()
+            .map(|p| json!({ "key": p.key, "body": p.body }))
+            .collect(),
+    ))
 }

@@ -1,0 +1,226 @@
+//! The card room's staff: signing in to the console (`POST /admin/login`, guarded like
+//! players' logins), who is signed in, staff accounts with their roles (made by an admin),
+//! the audit log of every staff action, and the rake collected per day and table.
+
+use crate::AppState;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use poker_store::{now_ms, Role, Store, StoreError};
+use rand::RngCore;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use crate::http::auth::*;
+use crate::http::error::*;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StaffLogin {
+    name: String,
+    password: String,
+}
+
+/// `POST /admin/login`: a staff member signs in; the answer carries a session token to
+/// send as the bearer token of the admin API. Lockouts as for players' logins.
+pub(crate) async fn login(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Json<StaffLogin>, JsonRejection>,
+) -> Result<Json<Value>, axum::response::Response> {
+    use axum::response::IntoResponse;
+    let e = |e: ApiError| e.into_response();
+    let Json(body) = body.map_err(|r| e(r.into()))?;
+    let server = &state.config.server;
+    let ip = crate::http::guard::client_address(server, peer, &headers);
+    let key = format!("staff:{}", poker_store::names::name_key(body.name.trim()));
+    if let Err(too_many) = state.accounts.may_login(server, &key, ip) {
+        return Err(too_many.into_response());
+    }
+    let staff = if poker_store::names::password_ok(&body.password) {
+        match state.store.staff_by_name(&body.name).await {
+            Ok(s) => Some(s),
+            Err(StoreError::NotFound(_)) => None,
+            Err(err) => return Err(e(err.into())),
+        }
+    } else {
+        None
+    };
+    let password = if poker_store::names::password_ok(&body.password) {
+        body.password
+    } else {
+        String::new()
+    };
+    let right = state
+        .accounts
+        .verify(password, staff.as_ref().map(|s| s.password_hash.clone()))
+        .await
+        .map_err(e)?;
+    let Some(staff) = staff.filter(|_| right) else {
+        state.accounts.failed_login(&key, ip);
+        return Err(e(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "wrong name or password",
+        )));
+    };
+    state.accounts.logged_in(&key, ip);
+    let mut raw = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut raw);
+    let token: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+    let expires_at = now_ms() + i64::from(server.session_hours) * 3_600_000;
+    state
+        .store
+        .create_staff_session(&token_hash(&token), &staff.staff_id, expires_at)
+        .await
+        .map_err(|err| e(err.into()))?;
+    let who = Admin {
+        actor: format!("staff:{}", staff.name),
+        role: staff.role,
+    };
+    who.audit(&state, "sign_in", &staff.name, json!({})).await;
+    Ok(Json(json!({
+        "token": token,
+        "name": staff.name,
+        "role": staff.role,
+        "expires_at": expires_at,
+    })))
+}
+
+/// `GET /admin/whoami`: who the bearer token is, and their role.
+pub(crate) async fn whoami(State(state): State<Arc<AppState>>, who: Admin) -> Json<Value> {
+    Json(json!({
+        "actor": who.actor,
+        "role": who.role,
+        "play_money": state.config.play_money(),
+    }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NewStaff {
+    name: String,
+    password: String,
+    role: Role,
+}
+
+/// `POST /admin/staff` (admins only): a staff account with a role.
+pub(crate) async fn create_staff(
+    State(state): State<Arc<AppState>>,
+    who: Admin,
+    body: Result<Json<NewStaff>, JsonRejection>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    who.may(Duty::Staff)?;
+    let Json(s) = body?;
+    let name = poker_store::names::player_name(&s.name)?;
+    if !poker_store::names::password_ok(&s.password) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_password",
+            crate::http::guard::PASSWORD_RULE,
+        ));
+    }
+    let hash = state.accounts.hash(s.password).await?;
+    let id = state.store.create_staff(&name, &hash, s.role).await?;
+    who.audit(
+        &state,
+        "create_staff",
+        &name,
+        json!({ "staff_id": id, "role": s.role }),
+    )
+    .await;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "staff_id": id, "name": name, "role": s.role })),
+    ))
+}
+
+/// `GET /admin/staff` (admins only).
+pub(crate) async fn list_staff(
+    State(state): State<Arc<AppState>>,
+    who: Admin,
+) -> ApiResult<Json<Value>> {
+    who.may(Duty::Staff)?;
+    Ok(Json(serde_json::to_value(state.store.staff().await?).expect("staff serialize")))
+}
+
+/// The query of the audit log: a page of it.
+#[derive(Deserialize)]
+pub(crate) struct Page {
+    limit: Option<u32>,
+    offset: Option<u32>,
+}
+
+/// `GET /admin/audit-log`: who did what, newest first.
+pub(crate) async fn audit_log(
+    State(state): State<Arc<AppState>>,
+    _: Admin,
+    q: Result<axum::extract::Query<Page>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let axum::extract::Query(q) = q?;
+    let limit = q.limit.unwrap_or(100);
+    if !(1..=500).contains(&limit) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "limit is 1 to 500",
+        ));
+    }
+    let entries = state
+        .store
+        .audit_log(limit, q.offset.unwrap_or(0).min(1_000_000))
+        .await?;
+    Ok(Json(serde_json::to_value(entries).expect("entries serialize")))
+}
+
+/// The query of the rake report: how many days back (1 to 366, 30 by default).
+#[derive(Deserialize)]
+pub(crate) struct Days {
+    days: Option<u32>,
+}
+
+/// `GET /admin/rake?days=N`: the rake collected per day (UTC) and table, with the hands
+/// dealt, newest day first; and the total.
+pub(crate) async fn rake(
+    State(state): State<Arc<AppState>>,
+    _: Admin,
+    q: Result<axum::extract::Query<Days>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let axum::extract::Query(q) = q?;
+    let days = q.days.unwrap_or(30);
+    if !(1..=366).contains(&days) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "days is 1 to 366",
+        ));
+    }
+    const DAY: i64 = 86_400_000;
+    let since = (now_ms() / DAY - i64::from(days) + 1) * DAY;
+    let rows = state.store.rake_by_day(since).await?;
+    let names: std::collections::HashMap<_, _> = state
+        .store
+        .tables()
+        .await?
+        .into_iter()
+        .map(|t| (t.table_id, t.name))
+        .collect();
+    let total: u64 = rows.iter().map(|r| r.rake).sum();
+    let rows: Vec<Value> = rows
+        .into_iter()
+        .map(|r| {
+            json!({
+                "day": r.day,
+                "table_id": r.table_id.to_string(),
+                "table_name": names.get(&r.table_id).cloned().unwrap_or_default(),
+                "rake": r.rake,
+                "hands": r.hands,
+            })
+        })
+        .collect();
+    Ok(Json(json!({ "days": days, "total": total, "rows": rows })))
+}
