@@ -733,6 +733,166 @@ async fn names_are_checked_before_the_database_and_unique_regardless_of_case(
     audit_holds(store).await;
 }
 
+async fn staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(store: &SqlStore) {
+    use poker_store::{AuditEntry, Role};
+    // Staff: unique names regardless of case, a role each, sessions by token hash.
+    let id = store
+        .create_staff("Floor Fran", &hash_password("secret"), Role::Floor)
+        .await
+        .unwrap();
+    assert!(matches!(
+        store
+            .create_staff("floor fran", &hash_password("x"), Role::Admin)
+            .await,
+        Err(StoreError::NameTaken)
+    ));
+    let fran = store.staff_by_name("FLOOR FRAN").await.unwrap();
+    assert_eq!(
+        (fran.staff_id.as_str(), fran.role),
+        (id.as_str(), Role::Floor)
+    );
+    assert!(verify_password("secret", &fran.password_hash));
+    assert!(matches!(
+        store.staff_by_name("nobody").await,
+        Err(StoreError::NotFound(_))
+    ));
+    store
+        .create_staff_session("staffhash", &id, now_ms() + 60_000)
+        .await
+        .unwrap();
+    store
+        .create_staff_session("oldhash", &id, now_ms() - 1)
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .staff_session("staffhash")
+            .await
+            .unwrap()
+            .unwrap()
+            .name,
+        "Floor Fran"
+    );
+    assert!(
+        store.staff_session("oldhash").await.unwrap().is_none(),
+        "expired"
+    );
+    assert!(store.staff_session("nohash").await.unwrap().is_none());
+    assert!(store
+        .staff()
+        .await
+        .unwrap()
+        .iter()
+        .any(|s| s.name == "Floor Fran"));
+
+    // The audit log, newest first.
+    for (i, action) in ["deposit", "lock_player", "create_table"]
+        .iter()
+        .enumerate()
+    {
+        store
+            .record_audit(&AuditEntry {
+                at: 5_000 + i as i64,
+                actor: "staff:Floor Fran".into(),
+                action: action.to_string(),
+                target: format!("t{i}"),
+                detail: "{\"amount\":5}".into(),
+            })
+            .await
+            .unwrap();
+    }
+    let log = store.audit_log(2, 0).await.unwrap();
+    let actions: Vec<&str> = log.iter().map(|e| e.action.as_str()).collect();
+    assert_eq!(actions, ["create_table", "lock_player"]);
+    assert_eq!(store.audit_log(2, 2).await.unwrap()[0].action, "deposit");
+
+    // A locked player has no session; a new password ends every session.
+    let p = player(store, "lockme", 0).await;
+    store
+        .create_session("lockhash", p, now_ms() + 60_000)
+        .await
+        .unwrap();
+    store.set_player_locked(p, true).await.unwrap();
+    assert!(store.session("lockhash").await.unwrap().is_none());
+    assert!(store.player_by_name("lockme").await.unwrap().locked);
+    store
+        .create_session("lockhash2", p, now_ms() + 60_000)
+        .await
+        .unwrap();
+    assert!(
+        store.session("lockhash2").await.unwrap().is_none(),
+        "locked: no session counts"
+    );
+    store.set_player_locked(p, false).await.unwrap();
+    assert!(!store.player_by_name("lockme").await.unwrap().locked);
+    assert!(store.session("lockhash2").await.unwrap().is_some());
+    store
+        .set_password(p, &hash_password("another"))
+        .await
+        .unwrap();
+    assert!(
+        store.session("lockhash2").await.unwrap().is_none(),
+        "sessions end"
+    );
+    assert!(verify_password(
+        "another",
+        &store.player_by_name("lockme").await.unwrap().password_hash
+    ));
+    assert!(matches!(
+        store.set_player_locked(PlayerId::new(), true).await,
+        Err(StoreError::NotFound(_))
+    ));
+
+    // Rake per day and table, from the hands completed since a time.
+    let (a, b) = (
+        player(store, "rakea", 1000).await,
+        player(store, "rakeb", 1000).await,
+    );
+    let table = store.create_table("rake table", "{}").await.unwrap();
+    store.buy_in(table, 0, a, 500, None).await.unwrap();
+    store.buy_in(table, 1, b, 500, None).await.unwrap();
+    let day = 86_400_000i64;
+    let mut stacks = (500, 500);
+    for (n, ended) in [(1u64, 3 * day + 10), (2, 3 * day + 20), (3, 4 * day + 5)] {
+        let mut h = hand(
+            table,
+            n,
+            &[
+                (a, 0, stacks.0, stacks.0 + 10),
+                (b, 1, stacks.1, stacks.1 - 12),
+            ],
+            2,
+        );
+        h.started_at = ended - 5;
+        h.ended_at = ended;
+        stacks = (stacks.0 + 10, stacks.1 - 12);
+        store
+            .start_hand(h.hand_id, table, n, h.started_at)
+            .await
+            .unwrap();
+        store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
+    }
+    let rows: Vec<_> = store
+        .rake_by_day(3 * day)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.table_id == table)
+        .collect();
+    let summary: Vec<(&str, u64, u64)> = rows
+        .iter()
+        .map(|r| (r.day.as_str(), r.rake, r.hands))
+        .collect();
+    assert_eq!(summary, [("1970-01-05", 2, 1), ("1970-01-04", 4, 2)]);
+    assert!(store
+        .rake_by_day(4 * day)
+        .await
+        .unwrap()
+        .iter()
+        .all(|r| r.day != "1970-01-04"));
+    audit_holds(store).await;
+}
+
 async fn run_all(url: &str) {
     let store = SqlStore::connect(url).await.expect("connect and migrate");
     deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(&store).await;
@@ -749,6 +909,7 @@ async fn run_all(url: &str) {
     the_persister_commits_many_tables_hands_in_batches(&store).await;
     bad_requests_are_refused_without_moving_money(&store).await;
     names_are_checked_before_the_database_and_unique_regardless_of_case(&store, url).await;
+    staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(&store).await;
     store.close().await;
 }
 

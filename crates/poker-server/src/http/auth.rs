@@ -56,7 +56,13 @@ impl Admin {
 
     /// Writes what was done to the audit log, with who did it (a failure is logged: the
     /// action itself stands).
-    pub async fn audit(&self, state: &AppState, action: &str, target: &str, detail: serde_json::Value) {
+    pub async fn audit(
+        &self,
+        state: &AppState,
+        action: &str,
+        target: &str,
+        detail: serde_json::Value,
+    ) {
         let entry = AuditEntry {
             at: poker_store::now_ms(),
             actor: self.actor.clone(),

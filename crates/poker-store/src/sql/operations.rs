@@ -163,7 +163,12 @@ impl Store for SqlStore {
         Ok(())
     }
 
-    async fn create_staff(&self, name: &str, password_hash: &str, role: Role) -> StoreResult<String> {
+    async fn create_staff(
+        &self,
+        name: &str,
+        password_hash: &str,
+        role: Role,
+    ) -> StoreResult<String> {
         let name = names::player_name(name)?;
         let id = uuid::Uuid::new_v4().to_string();
         let inserted = sqlx::query(&self.sql(

@@ -33,7 +33,10 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/admin/presets", get(tables::presets))
         .route("/admin/players/{id}", get(players::inspect_player))
         .route("/admin/players/{id}/lock", post(players::lock_player))
-        .route("/admin/players/{id}/password", post(players::reset_password))
+        .route(
+            "/admin/players/{id}/password",
+            post(players::reset_password),
+        )
         .route("/admin/players/{id}/deposit", post(players::deposit))
         .route("/admin/players/{id}/withdraw", post(players::withdraw))
         .route("/admin/players/{id}/ledger", get(players::ledger))

@@ -38,8 +38,13 @@ pub(crate) async fn create_player(
     }
     let hash = state.accounts.hash(p.password).await?;
     let id = state.store.create_player(&name, &hash).await?;
-    who.audit(&state, "create_player", &name, json!({ "player_id": id.to_string() }))
-        .await;
+    who.audit(
+        &state,
+        "create_player",
+        &name,
+        json!({ "player_id": id.to_string() }),
+    )
+    .await;
     Ok((
         StatusCode::CREATED,
         Json(json!({ "player_id": id.to_string(), "name": name })),
@@ -58,10 +63,9 @@ pub(crate) async fn list_players(
     q: Result<axum::extract::Query<PlayerSearch>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Json<Value>> {
     let axum::extract::Query(q) = q?;
-    let needle = q
-        .q
-        .map(|s| poker_store::names::name_key(s.trim()))
-        .filter(|s| !s.is_empty());
+    let needle =
+        q.q.map(|s| poker_store::names::name_key(s.trim()))
+            .filter(|s| !s.is_empty());
     let mut out = Vec::new();
     for p in state.store.players().await? {
         if needle
@@ -121,12 +125,18 @@ pub(crate) async fn lock_player(
     }
     who.audit(
         &state,
-        if lock.locked { "lock_player" } else { "unlock_player" },
+        if lock.locked {
+            "lock_player"
+        } else {
+            "unlock_player"
+        },
         &player.to_string(),
         json!({}),
     )
     .await;
-    Ok(Json(json!({ "player_id": player.to_string(), "locked": lock.locked })))
+    Ok(Json(
+        json!({ "player_id": player.to_string(), "locked": lock.locked }),
+    ))
 }
 
 #[derive(Deserialize)]

@@ -145,7 +145,9 @@ pub(crate) async fn list_staff(
     who: Admin,
 ) -> ApiResult<Json<Value>> {
     who.may(Duty::Staff)?;
-    Ok(Json(serde_json::to_value(state.store.staff().await?).expect("staff serialize")))
+    Ok(Json(
+        serde_json::to_value(state.store.staff().await?).expect("staff serialize"),
+    ))
 }
 
 /// The query of the audit log: a page of it.
@@ -174,7 +176,9 @@ pub(crate) async fn audit_log(
         .store
         .audit_log(limit, q.offset.unwrap_or(0).min(1_000_000))
         .await?;
-    Ok(Json(serde_json::to_value(entries).expect("entries serialize")))
+    Ok(Json(
+        serde_json::to_value(entries).expect("entries serialize"),
+    ))
 }
 
 /// The query of the rake report: how many days back (1 to 366, 30 by default).

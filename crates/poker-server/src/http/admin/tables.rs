@@ -76,17 +76,99 @@ pub(crate) fn check_new_table(t: NewTable) -> ApiResult<(String, TableSpec)> {
 /// Reads and checks a `POST /admin/tables` body exactly as the route does: the table's
 /// name and what it will be created with.
 pub fn parse_new_table(body: &[u8]) -> ApiResult<(String, TableSpec)> {
-    check_new_table(serde_json::from_slice(body).map_err(body_error)?)
+    let value: Value = serde_json::from_slice(body).map_err(body_error)?;
+    new_table_from(value)
+}
+
+/// Every problem of a create-table body at once (missing, unknown and mistyped fields),
+/// then the rules checked as the engine will use them.
+fn new_table_from(value: Value) -> ApiResult<(String, TableSpec)> {
+    let problems = table_problems(&value);
+    if !problems.is_empty() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_rules",
+            problems.join("; "),
+        ));
+    }
+    check_new_table(serde_json::from_value(value).map_err(body_error)?)
+}
+
+/// The problems of a create-table body that its shape shows: each missing field, each
+/// unknown one, each value of the wrong type (tried field by field against a complete
+/// set of rules, so one mistake does not hide the next).
+pub fn table_problems(value: &Value) -> Vec<String> {
+    const FIELDS: [&str; 5] = ["name", "rules", "clock", "chat", "rabbit_hunt"];
+    const OPTIONAL_RULES: [&str; 2] = ["options", "straddle"];
+    let Some(body) = value.as_object() else {
+        return vec!["the body must be a JSON object with name and rules".into()];
+    };
+    let mut out = Vec::new();
+    for key in body.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
+        out.push(format!(
+            "{key}: unknown field (expected one of {})",
+            FIELDS.join(", ")
+        ));
+    }
+    match body.get("name") {
+        None => out.push("name: missing".into()),
+        Some(Value::String(n)) => {
+            if let Err(e) = poker_store::names::table_name(n) {
+                out.push(format!("name: {e}"));
+            }
+        }
+        Some(_) => out.push("name: must be text".into()),
+    }
+    let reference = crate::presets::all()[0].body["rules"].clone();
+    let known = reference
+        .as_object()
+        .expect("a preset's rules are an object");
+    match body.get("rules") {
+        None => out.push("rules: missing".into()),
+        Some(Value::Object(rules)) => {
+            for key in known.keys() {
+                if !rules.contains_key(key) && !OPTIONAL_RULES.contains(&key.as_str()) {
+                    out.push(format!("rules.{key}: missing"));
+                }
+            }
+            for (key, v) in rules {
+                if !known.contains_key(key) && !OPTIONAL_RULES.contains(&key.as_str()) {
+                    out.push(format!("rules.{key}: unknown rule"));
+                    continue;
+                }
+                let mut probe = reference.clone();
+                probe[key] = v.clone();
+                if let Err(e) = serde_json::from_value::<TableRules>(probe) {
+                    out.push(format!("rules.{key}: {e}"));
+                }
+            }
+        }
+        Some(_) => out.push("rules: must be an object".into()),
+    }
+    if let Some(c) = body.get("clock") {
+        if let Err(e) = serde_json::from_value::<crate::table::ClockRules>(c.clone()) {
+            out.push(format!("clock: {e}"));
+        }
+    }
+    if let Some(c) = body.get("chat") {
+        if let Err(e) = serde_json::from_value::<crate::table::ChatRules>(c.clone()) {
+            out.push(format!("chat: {e}"));
+        }
+    }
+    if body.get("rabbit_hunt").is_some_and(|v| !v.is_boolean()) {
+        out.push("rabbit_hunt: must be true or false".into());
+    }
+    out
 }
 
 pub(crate) async fn create_table(
     State(state): State<Arc<AppState>>,
     who: Admin,
-    body: Result<Json<NewTable>, JsonRejection>,
+    body: Result<Json<Value>, JsonRejection>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     who.may(Duty::Floor)?;
-    let Json(t) = body?;
-    let (name, spec) = check_new_table(t)?;
+    let Json(value) = body?;
+    let (name, spec) = new_table_from(value)?;
     let id = open_new_table(&state, &name, &spec).await?;
     who.audit(
         &state,
@@ -290,7 +372,8 @@ pub(crate) async fn clone_table(
         StoreError::Corrupt(format!("table {table}: configuration unreadable: {e}"))
     })?;
     let Json(c) = body.unwrap_or_default();
-    let name = poker_store::names::table_name(&c.name.unwrap_or_else(|| format!("{} (2)", row.name)))?;
+    let name =
+        poker_store::names::table_name(&c.name.unwrap_or_else(|| format!("{} (2)", row.name)))?;
     let id = open_new_table(&state, &name, &spec).await?;
     who.audit(
         &state,

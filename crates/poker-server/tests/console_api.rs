@@ -1,0 +1,372 @@
+//! The card room's staff through the admin API, on SQLite and PostgreSQL: staff accounts
+//! made with the admin token, signed in with their own sessions, each role limited to its
+//! duties (cashier: money; floor: tables and players; admin: everything), every action in
+//! the audit log with who did it; players found by name, locked out (their WebSocket
+//! closes) and given a new password; tables from presets and clones; a create-table body
+//! with several mistakes refused naming them all; the rake report.
+
+mod common;
+
+use common::{Db, DbGuard, Server};
+use poker_protocol::ServerMsg;
+use serde_json::{json, Value};
+
+async fn call(
+    server: &Server,
+    token: Option<&str>,
+    method: &str,
+    path: &str,
+    body: Value,
+) -> (u16, Value) {
+    let client = reqwest::Client::new();
+    let url = format!("{}{path}", server.base);
+    let mut request = match method {
+        "POST" => client.post(url).json(&body),
+        _ => client.get(url),
+    };
+    if let Some(t) = token {
+        request = request.bearer_auth(t);
+    }
+    let r = request.send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
+async fn staff_session(server: &Server, name: &str, role: &str) -> String {
+    let (status, body) = call(
+        server,
+        Some(common::TOKEN),
+        "POST",
+        "/admin/staff",
+        json!({ "name": name, "password": "staffpass1", "role": role }),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = call(
+        server,
+        None,
+        "POST",
+        "/admin/login",
+        json!({ "name": name, "password": "staffpass1" }),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["role"], role);
+    body["token"].as_str().unwrap().to_string()
+}
+
+async fn scenario(db: Db) {
+    let Some(guard) = DbGuard::new(db).await else {
+        return;
+    };
+    let mut server = Server::start(&guard.url(), &[]).await;
+    let admin = Some(common::TOKEN);
+    server.player("ann", 0).await;
+    server.player("ben", 0).await;
+
+    // Staff accounts and their sessions.
+    let cashier = staff_session(&server, "Carla", "cashier").await;
+    let floor = staff_session(&server, "Fred", "floor").await;
+    let boss = staff_session(&server, "Bea", "admin").await;
+    let (status, _) = call(
+        &server,
+        None,
+        "POST",
+        "/admin/login",
+        json!({ "name": "Fred", "password": "wrongpass1" }),
+    )
+    .await;
+    assert_eq!(status, 401, "a wrong password");
+    let (_, me) = call(&server, Some(&floor), "GET", "/admin/whoami", json!(null)).await;
+    assert_eq!(
+        (me["actor"].clone(), me["role"].clone()),
+        (json!("staff:Fred"), json!("floor"))
+    );
+
+    // Each role to its duties: money for the cashier (by name), tables for the floor.
+    let deposit = json!({ "amount": 500, "idempotency_key": "cash-1" });
+    let (status, body) = call(
+        &server,
+        Some(&cashier),
+        "POST",
+        "/admin/players/ann/deposit",
+        deposit.clone(),
+    )
+    .await;
+    assert_eq!(
+        (status, body["balance"].clone()),
+        (200, json!(500)),
+        "{body}"
+    );
+    let (status, _) = call(
+        &server,
+        Some(&cashier),
+        "POST",
+        "/admin/players/ANN/deposit",
+        deposit,
+    )
+    .await;
+    assert_eq!(
+        status, 200,
+        "the same key, by name in any case, applies once"
+    );
+    let (status, body) = call(
+        &server,
+        Some(&floor),
+        "POST",
+        "/admin/players/ann/deposit",
+        json!({ "amount": 5 }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"].clone()),
+        (403, json!("forbidden")),
+        "{body}"
+    );
+    let (status, _) = call(
+        &server,
+        Some(&floor),
+        "POST",
+        "/admin/players/nobody/deposit",
+        json!({ "amount": 5 }),
+    )
+    .await;
+    assert_eq!(status, 403, "the role is checked first");
+    let (status, _) = call(
+        &server,
+        Some(&cashier),
+        "POST",
+        "/admin/players/nobody/deposit",
+        json!({ "amount": 5 }),
+    )
+    .await;
+    assert_eq!(status, 404);
+    let (status, presets) = call(&server, Some(&floor), "GET", "/admin/presets", json!(null)).await;
+    assert_eq!(status, 200);
+    let presets = presets.as_array().unwrap().clone();
+    assert!(presets.len() >= 6);
+    let mut first = String::new();
+    for p in &presets {
+        let (status, t) = call(
+            &server,
+            Some(&floor),
+            "POST",
+            "/admin/tables",
+            p["body"].clone(),
+        )
+        .await;
+        assert_eq!(status, 201, "preset {}: {t}", p["key"]);
+        if first.is_empty() {
+            first = t["table_id"].as_str().unwrap().to_string();
+        }
+    }
+    let (status, _) = call(
+        &server,
+        Some(&cashier),
+        "POST",
+        "/admin/tables",
+        presets[0]["body"].clone(),
+    )
+    .await;
+    assert_eq!(status, 403, "a cashier opens no table");
+    let (status, clone) = call(
+        &server,
+        Some(&floor),
+        "POST",
+        &format!("/admin/tables/{first}/clone"),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 201, "{clone}");
+    assert_eq!(clone["name"], "NL Hold'em 1/2 (2)");
+    for token in [&cashier, &floor] {
+        let (status, _) = call(&server, Some(token), "GET", "/admin/staff", json!(null)).await;
+        assert_eq!(status, 403, "only admins see staff");
+    }
+    let (status, staff) = call(&server, Some(&boss), "GET", "/admin/staff", json!(null)).await;
+    assert_eq!(status, 200);
+    assert_eq!(staff.as_array().unwrap().len(), 3);
+    assert!(
+        staff[0].get("password_hash").is_none(),
+        "no hash leaves the server"
+    );
+
+    // A create-table body with several mistakes names every one.
+    let mut rules = common::nl_rules();
+    rules["game"] = json!("holdum");
+    rules["small_blind"] = json!("one");
+    rules["bogus"] = json!(1);
+    rules.as_object_mut().unwrap().remove("max_buy_in");
+    let (status, body) = call(
+        &server,
+        admin,
+        "POST",
+        "/admin/tables",
+        json!({ "rules": rules, "clok": 1 }),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    let message = body["message"].as_str().unwrap();
+    for problem in [
+        "name: missing",
+        "rules.game",
+        "rules.small_blind",
+        "rules.bogus",
+        "rules.max_buy_in: missing",
+        "clok",
+    ] {
+        assert!(message.contains(problem), "{problem} in {message}");
+    }
+
+    // Players: search, lock (the socket closes, logins are refused), unlock, new password.
+    let (_, found) = call(
+        &server,
+        Some(&floor),
+        "GET",
+        "/admin/players?q=AN",
+        json!(null),
+    )
+    .await;
+    let names: Vec<&str> = found
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ann"]);
+    let mut ann = server.client("ann").await;
+    let (status, _) = call(
+        &server,
+        Some(&cashier),
+        "POST",
+        "/admin/players/ann/lock",
+        json!({ "locked": true }),
+    )
+    .await;
+    assert_eq!(status, 403, "a cashier locks nobody");
+    let (status, _) = call(
+        &server,
+        Some(&floor),
+        "POST",
+        "/admin/players/ann/lock",
+        json!({ "locked": true }),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let closed = loop {
+        match ann.try_recv(std::time::Duration::from_secs(5)).await {
+            None => break true,
+            Some(ServerMsg::Error { code, .. })
+                if code == poker_protocol::ErrorCode::Unauthenticated =>
+            {
+                break true
+            }
+            Some(_) => continue,
+        }
+    };
+    assert!(closed, "a locked player's socket ends");
+    let login = |password: &'static str| {
+        let base = server.base.clone();
+        async move {
+            let r = reqwest::Client::new()
+                .post(format!("{base}/login"))
+                .json(&json!({ "name": "ann", "password": password }))
+                .send()
+                .await
+                .unwrap();
+            let status = r.status().as_u16();
+            (status, r.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let (status, body) = login("password1").await;
+    assert_eq!((status, body["error"].clone()), (403, json!("locked")));
+    call(
+        &server,
+        Some(&floor),
+        "POST",
+        "/admin/players/ann/lock",
+        json!({ "locked": false }),
+    )
+    .await;
+    assert_eq!(login("password1").await.0, 200);
+    let (status, _) = call(
+        &server,
+        Some(&floor),
+        "POST",
+        "/admin/players/ann/password",
+        json!({ "password": "brand-new-1" }),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(login("password1").await.0, 401, "the old password is gone");
+    assert_eq!(login("brand-new-1").await.0, 200);
+
+    // The audit log: every action, with who did it, newest first.
+    let (_, log) = call(
+        &server,
+        Some(&floor),
+        "GET",
+        "/admin/audit-log?limit=200",
+        json!(null),
+    )
+    .await;
+    let lines: Vec<(String, String)> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["actor"].as_str().unwrap().to_string(),
+                e["action"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for (actor, action) in [
+        ("token", "create_staff"),
+        ("staff:Carla", "sign_in"),
+        ("staff:Carla", "deposit"),
+        ("staff:Fred", "create_table"),
+        ("staff:Fred", "clone_table"),
+        ("staff:Fred", "lock_player"),
+        ("staff:Fred", "unlock_player"),
+        ("staff:Fred", "reset_password"),
+    ] {
+        assert!(
+            lines.iter().any(|(a, b)| a == actor && b == action),
+            "{actor} {action} in {lines:?}"
+        );
+    }
+    assert_eq!(lines[0].1, "reset_password", "newest first");
+    assert!(
+        !lines
+            .iter()
+            .any(|(a, b)| a == "staff:Fred" && b == "deposit"),
+        "refused requests change nothing and are not logged"
+    );
+
+    // The rake report.
+    let (status, rake) = call(
+        &server,
+        Some(&cashier),
+        "GET",
+        "/admin/rake?days=7",
+        json!(null),
+    )
+    .await;
+    assert_eq!((status, rake["total"].clone()), (200, json!(0)), "{rake}");
+    let (status, _) = call(&server, admin, "GET", "/admin/rake?days=0", json!(null)).await;
+    assert_eq!(status, 400);
+    server.stop().await;
+    let audit = server.audit().await;
+    assert!(audit.holds(), "{audit:?}");
+    assert_eq!(audit.deposits, 500, "one deposit, applied once");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staff_roles_the_audit_log_and_player_management_on_sqlite() {
+    scenario(Db::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staff_roles_the_audit_log_and_player_management_on_postgres() {
+    scenario(Db::Postgres).await;
+}
