@@ -1,4 +1,5 @@
-//! The browser client at `/`: the page, its style sheet and its ES modules from `web/`,
+//! The browser client at `/` and the operators' console at `/admin`: the pages, their
+//! style sheet and ES modules from `web/`,
 //! built into the binary (or read from `server.web_root` when set, to work on them
 //! without rebuilding).
 
@@ -15,6 +16,16 @@ const FILES: &[(&str, &str, &str)] = &[
         "index.html",
         "text/html; charset=utf-8",
         include_str!("../../../web/index.html"),
+    ),
+    (
+        "admin.html",
+        "text/html; charset=utf-8",
+        include_str!("../../../web/admin.html"),
+    ),
+    (
+        "js/admin.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/admin.js"),
     ),
     (
         "js/main.js",
@@ -52,6 +63,7 @@ const FILES: &[(&str, &str, &str)] = &[
 pub fn router() -> Router<Arc<AppState>> {
     Router::new()
         .route("/", get(|s| file(s, "index.html")))
+        .route("/admin", get(|s| file(s, "admin.html")))
         .route("/style.css", get(|s| file(s, "style.css")))
         .route("/js/{name}", get(module))
 }

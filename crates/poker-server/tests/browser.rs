@@ -323,3 +323,54 @@ async fn a_newcomer_plays_a_hand_against_house_bots_from_a_fresh_start_in_chromi
     );
     again.stop();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operators_console_runs_the_room_through_the_page_in_chromium() {
+    let Some(chromium) = browser_tools() else {
+        return;
+    };
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    for name in ["ann", "ben"] {
+        server.player(name, 500).await;
+    }
+    // A table where two hands were played, for the console's hand search.
+    let clock =
+        json!({ "action_ms": 5000, "warning_ms": 0, "time_bank_ms": 0, "between_hands_ms": 0 });
+    let table_id = server.table(clock).await;
+    let mut clients = Vec::new();
+    for (seat, name) in ["ann", "ben"].iter().enumerate() {
+        let mut c = server.client(name).await;
+        c.send(&common::sit(&table_id, seat as u32, 100)).await;
+        clients.push(c);
+    }
+    common::play(&mut clients, &table_id, 2, |_, _, legal| {
+        common::simple_action(legal, false)
+    })
+    .await;
+    for c in clients.iter_mut() {
+        c.send(&poker_protocol::ClientMsg::Leave {
+            table_id: common::tid(&table_id),
+        })
+        .await;
+    }
+    let shots = std::env::var("SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
+    std::fs::create_dir_all(&shots).unwrap();
+    run_script(
+        "console.mjs",
+        &[
+            ("BASE", server.base.clone()),
+            ("ADMIN_TOKEN", common::TOKEN.to_string()),
+            ("HANDS_TABLE", table_id.clone()),
+            ("CHROMIUM", chromium),
+            ("SHOTS", shots.display().to_string()),
+        ],
+        "console: ok",
+    )
+    .await;
+    server.stop().await;
+    // Deposited: 500 each, and the console's 250 to ann.
+    assert_conserved(&server.audit().await, 1250);
+}

@@ -252,14 +252,14 @@ async fn scenario(db: Db) {
     )
     .await;
     assert_eq!(status, 200);
+    // The server tells the socket why, then closes it (nothing more comes).
     let closed = loop {
         match ann.try_recv(std::time::Duration::from_secs(5)).await {
-            None => break true,
-            Some(ServerMsg::Error { code, .. })
-                if code == poker_protocol::ErrorCode::Unauthenticated =>
-            {
-                break true
-            }
+            None => break false,
+            Some(ServerMsg::Error {
+                code: poker_protocol::ErrorCode::Unauthenticated,
+                ..
+            }) => break ann.try_recv(std::time::Duration::from_secs(5)).await.is_none(),
             Some(_) => continue,
         }
     };

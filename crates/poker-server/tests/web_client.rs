@@ -72,5 +72,8 @@ async fn every_module_the_page_imports_is_served() {
     }
     let (_, page) = server.get("/").await;
     assert!(page.contains(r#"<script type="module" src="/js/main.js">"#));
+    let (status, console) = server.get("/admin").await;
+    assert_eq!(status, 200);
+    assert!(console.contains(r#"<script type="module" src="/js/admin.js">"#));
     server.stop().await;
 }

@@ -38,11 +38,13 @@ pub enum Duty {
 impl Admin {
     /// Whether this role may do that: 403 `forbidden` otherwise.
     pub fn may(&self, duty: Duty) -> ApiResult<()> {
-        let ok = match (self.role, duty) {
-            (Role::Admin, _) | (_, Duty::Read) => true,
-            (Role::Cashier, Duty::Money) | (Role::Floor, Duty::Floor) => true,
-            _ => false,
-        };
+        let ok = matches!(
+            (self.role, duty),
+            (Role::Admin, _)
+                | (_, Duty::Read)
+                | (Role::Cashier, Duty::Money)
+                | (Role::Floor, Duty::Floor)
+        );
         if ok {
             Ok(())
         } else {

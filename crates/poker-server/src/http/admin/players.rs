@@ -205,6 +205,8 @@ pub(crate) async fn inspect_player(
         "created_at": p.created_at,
         "balance": balance,
         "seats": seats,
+        "locked": p.locked,
+        "bot": crate::house::is_bot(&p),
     })))
 }
 

@@ -85,6 +85,10 @@ pub fn parse_new_table(body: &[u8]) -> ApiResult<(String, TableSpec)> {
 fn new_table_from(value: Value) -> ApiResult<(String, TableSpec)> {
     let problems = table_problems(&value);
     if !problems.is_empty() {
+        // A bad name alone keeps its own code (invalid_name).
+        if let (1, Some(Value::String(name))) = (problems.len(), value.get("name")) {
+            poker_store::names::table_name(name)?;
+        }
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "invalid_rules",
@@ -351,7 +355,7 @@ pub(crate) async fn switch_chat(
     Ok(Json(json!({ "enabled": switch.enabled })))
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CloneTable {
     name: Option<String>,
@@ -363,7 +367,7 @@ pub(crate) async fn clone_table(
     State(state): State<Arc<AppState>>,
     who: Admin,
     Path(id): Path<String>,
-    body: Option<Json<CloneTable>>,
+    body: Result<Json<CloneTable>, JsonRejection>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     who.may(Duty::Floor)?;
     let table: TableId = parse_id(&id, "table")?;
@@ -371,7 +375,7 @@ pub(crate) async fn clone_table(
     let spec: TableSpec = serde_json::from_str(&row.config).map_err(|e| {
         StoreError::Corrupt(format!("table {table}: configuration unreadable: {e}"))
     })?;
-    let Json(c) = body.unwrap_or_default();
+    let Json(c) = body?;
     let name =
         poker_store::names::table_name(&c.name.unwrap_or_else(|| format!("{} (2)", row.name)))?;
     let id = open_new_table(&state, &name, &spec).await?;

@@ -1,0 +1,159 @@
+// The operators' console through the page, in Debian's Chromium against a real pokerd
+// (crates/poker-server/tests/browser.rs passes BASE, ADMIN_TOKEN and HANDS_TABLE, a table
+// where hands were played, and SHOTS). Everything is done by clicking and typing in the
+// console: sign in, tables from presets (a body with several mistakes names them all),
+// clone, live view, close; staff with a role; players found by name, deposit, ledger,
+// lock, new password; hands by table as PokerStars text and PHH, downloaded; the room's
+// audit, rake and metrics; the audit log; and a cashier who may not open tables.
+import { chromium } from "playwright-core";
+
+const BASE = process.env.BASE;
+const SHOTS = process.env.SHOTS;
+const step = (text) => console.log("step: " + text);
+function check(cond, text) {
+  if (!cond) throw new Error("check failed: " + text);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+});
+const errors = [];
+try {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, acceptDownloads: true });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => errors.push("page error: " + e.message));
+  page.on("console", (m) => {
+    // A refused request (403, 400) is the console's business, shown on the page.
+    if (m.type() === "error" && !/status of (4\d\d)/.test(m.text())) errors.push("console error: " + m.text());
+  });
+  page.on("dialog", (d) => d.accept(d.type() === "prompt" ? d.defaultValue() : undefined));
+  const shot = async (name) => { if (SHOTS) await page.screenshot({ path: `${SHOTS}/console-${name}.png`, fullPage: true }); };
+  const section = async (name) => {
+    await page.click(`#sections button[data-section="${name}"]`);
+    await page.waitForSelector(`#${name}:not(.hidden)`);
+  };
+
+  step("sign in: a wrong token is refused, the admin token lets in");
+  await page.goto(BASE + "/admin");
+  await page.fill("#token", "not-the-token");
+  await page.click("#token-form button");
+  await page.waitForFunction(() => document.querySelector("#sign-in-error").textContent.length > 0);
+  await page.fill("#token", process.env.ADMIN_TOKEN);
+  await page.click("#token-form button");
+  await page.waitForSelector("#sections:not(.hidden)");
+  check((await page.locator("#who").textContent()).includes("admin"), "signed in as admin");
+
+  step("tables: a body with several mistakes names them all");
+  await page.waitForSelector("#preset option", { state: "attached" });
+  await page.selectOption("#preset", "stud");
+  const broken = JSON.parse(await page.locator("#table-body").inputValue());
+  delete broken.name;
+  broken.rules.game = "stood";
+  broken.rules.seat_count = "eight";
+  broken.rules.colour = "green";
+  await page.fill("#table-body", JSON.stringify(broken, null, 2));
+  await page.click("#create-table");
+  await page.waitForSelector("#table-problems li");
+  const problems = await page.locator("#table-problems li").allTextContents();
+  for (const p of ["name: missing", "rules.game", "rules.seat_count", "rules.colour"]) {
+    check(problems.some((x) => x.includes(p)), `${p} among the problems: ${problems.join(" | ")}`);
+  }
+  await shot("table-problems");
+
+  step("tables: create from the stud preset, see it live, clone it, close the clone");
+  await page.selectOption("#preset", "stud");
+  await page.click("#create-table");
+  await page.waitForSelector("#table-live:not(.hidden) h3");
+  check((await page.locator("#table-live h3").textContent()).includes("FL 7 Card Stud 2/4"), "the live view of the new table");
+  const studRow = page.locator("#table-list tbody tr", { hasText: "FL 7 Card Stud 2/4" }).first();
+  await studRow.locator("button", { hasText: "Clone" }).click();
+  await page.waitForSelector('#table-list tbody tr:has-text("FL 7 Card Stud 2/4 (2)")');
+  const cloneRow = page.locator("#table-list tbody tr", { hasText: "FL 7 Card Stud 2/4 (2)" });
+  await cloneRow.locator("button", { hasText: "Close" }).click();
+  await page.waitForFunction(() => [...document.querySelectorAll("#table-list tbody tr")].some((r) => r.textContent.includes("(2)") && r.textContent.includes("closed")));
+  await shot("tables");
+
+  step("staff: add a cashier");
+  await section("staff");
+  await page.fill("#new-staff-name", "Carla");
+  await page.fill("#new-staff-password", "cashier-pass-1");
+  await page.selectOption("#new-staff-role", "cashier");
+  await page.click("#staff-create button");
+  await page.waitForSelector('#staff-list tbody tr:has-text("Carla")');
+
+  step("players: find ann by name, deposit, read the ledger, lock and unlock, set a password");
+  await section("players");
+  await page.fill("#player-q", "AN");
+  await page.click("#player-search button");
+  // The search narrows the list to the names holding "an", any case.
+  await page.waitForFunction(() => {
+    const rows = [...document.querySelectorAll("#player-list tbody tr")].map((r) => r.textContent);
+    return rows.some((r) => r.startsWith("ann")) && !rows.some((r) => r.startsWith("ben"));
+  });
+  await page.locator('#player-list tbody tr:has-text("ann") button').click();
+  await page.waitForSelector("#player-detail:not(.hidden)");
+  const before = Number((await page.locator("#player-summary").textContent()).match(/Wallet (\d+)/)[1]);
+  await page.fill("#money-amount", "250");
+  await page.click("#deposit");
+  await page.waitForFunction((b) => (document.querySelector("#player-summary").textContent.match(/Wallet (\d+)/) || [])[1] == b + 250, before);
+  await page.waitForSelector("#ledger tbody tr");
+  await page.click("#lock");
+  await page.waitForFunction(() => document.querySelector("#player-summary").textContent.includes("locked"));
+  await page.click("#lock");
+  await page.waitForFunction(() => !document.querySelector("#player-summary").textContent.includes("locked"));
+  await page.fill("#new-password", "a-new-password");
+  await page.click("#set-password");
+  await page.waitForFunction(() => document.querySelector("#notice").textContent.includes("Password set"));
+  await shot("players");
+
+  step("hands: by table, as PokerStars text and PHH, downloadable");
+  await section("hands");
+  await page.waitForSelector(`#hand-table option[value="${process.env.HANDS_TABLE}"]`, { state: "attached" });
+  await page.selectOption("#hand-table", process.env.HANDS_TABLE);
+  await page.click("#hand-search button");
+  await page.waitForSelector("#hand-list tbody tr button");
+  await page.locator("#hand-list tbody tr button").first().click();
+  await page.waitForFunction(() => document.querySelector("#hand-text").textContent.includes("PokerStars Hand #"));
+  await page.click("#show-phh");
+  await page.waitForFunction(() => document.querySelector("#hand-text").textContent.includes("variant"));
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download")]);
+  check(download.suggestedFilename().endsWith(".phh"), "the PHH downloads: " + download.suggestedFilename());
+  await shot("hands");
+
+  step("the room: the books balance, rake and metrics");
+  await section("room");
+  await page.waitForFunction(() => document.querySelector("#audit-status").textContent.includes("balance"));
+  check((await page.locator("#audit-status").textContent()).includes("\u2714"), "the audit holds");
+  await page.waitForSelector("#rake tbody tr.total");
+  check(Number((await page.locator("#metrics").textContent()).match(/Hands dealt(\d+)/)[1]) > 0, "metrics show hands dealt");
+  await shot("room");
+
+  step("the audit log names who did what");
+  await section("audit");
+  await page.waitForSelector("#audit-log tbody tr");
+  const log = await page.locator("#audit-log").textContent();
+  for (const action of ["create_table", "clone_table", "close_table", "create_staff", "deposit", "lock_player", "unlock_player", "reset_password"]) {
+    check(log.includes(action), `${action} in the audit log`);
+  }
+  await shot("audit");
+
+  step("a cashier signs in: no staff section, and no table may be opened");
+  await page.click("#sign-out");
+  await page.waitForSelector("#sign-in:not(.hidden)");
+  await page.fill("#staff-name", "Carla");
+  await page.fill("#staff-password", "cashier-pass-1");
+  await page.click("#staff-form button");
+  await page.waitForSelector("#sections:not(.hidden)");
+  check((await page.locator("#who").textContent()).includes("cashier"), "signed in as the cashier");
+  check(await page.locator('#sections button[data-section="staff"].hidden').count() === 1, "no staff section for a cashier");
+  await page.waitForSelector("#preset option", { state: "attached" });
+  await page.click("#create-table");
+  await page.waitForSelector("#table-problems li");
+  check((await page.locator("#table-problems").textContent()).includes("cashier may not"), "the role is refused");
+
+  check(errors.length === 0, "no page or console error:\n" + errors.join("\n"));
+  console.log("console: ok");
+} finally {
+  await browser.close();
+}

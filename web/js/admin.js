@@ -1,0 +1,412 @@
+// The operators' console at /admin: plain ES module, no build step. It signs in with the
+// admin token or a staff account (POST /admin/login) and drives the admin API: tables
+// (create from presets with every rule editable, clone, close, a live view), players
+// (search, money by name with idempotency keys, ledger, lock, new password, their hands),
+// hands (by table, player and date, as PokerStars text or PHH, downloadable), the room
+// (ledger audit, rake per day and table, metrics), staff and the audit log.
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+const C = { token: sessionStorage.getItem("pokerd.admin"), role: null, actor: null, section: "tables", live: null };
+window.pokerdConsole = C;
+
+// What each rule of a table means (docs/rules-engine.md has the whole story).
+const RULE_HELP = {
+  game: "holdem, short_deck_holdem, omaha, omaha_hi_lo, stud, stud_hi_lo, razz, deuce_to_seven_single_draw, deuce_to_seven_triple_draw, badugi",
+  structure: "no_limit, pot_limit, fixed_limit or spread_limit (a cap game: any structure with options.cap)",
+  stakes: "no and pot limit: {min_bet}; fixed limit and stud: {small_bet, big_bet} (stud also bring_in)",
+  max_raises: "fixed limit: raises allowed after the opening bet (null: no cap)",
+  uncapped_heads_up: "fixed limit: no raise cap when two players are left",
+  seat_count: "2 to 10 seats",
+  small_blind: "the small blind (0 in stud)", big_blind: "the big blind; also what a new or returning player posts",
+  ante: "{kind: none} or {kind: each | big_blind | button, amount}",
+  button: "dead (live games), moving or simplified_moving (online)",
+  missed_blinds: "dead_small_live_big (both at once) or one_per_hand",
+  min_buy_in: "smallest buy-in", max_buy_in: "largest buy-in, and the most a top-up may bring a stack to",
+  rathole_secs: "a player who leaves and returns within this many seconds brings back at least the stack they left with",
+  max_missed_big_blinds: "big blinds missed in a row sitting out before the seat is freed (0: never)",
+  kill: "null, or {trigger: {kind: pot_over | consecutive_wins, value}, percent: 150 | 200}",
+  rock: "the rock: a mandatory straddle that passes to the pot's winner",
+  straddle: "players may choose a live straddle of twice the big blind under the gun",
+  options: "{run_it_twice, rake: {basis_points, cap}, cap, unit, spread, ...} (house options)",
+  clock: "{action_ms, warning_ms, time_bank_ms, max_timeouts, between_hands_ms}",
+  chat: "{enabled, lines_per_10s}", rabbit_hunt: "show the cards a hand that ended early would have dealt",
+};
+
+async function api(method, path, body) {
+  const r = await fetch(path, {
+    method,
+    headers: { authorization: "Bearer " + C.token, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  const type = r.headers.get("content-type") || "";
+  const data = type.includes("json") ? await r.json() : await r.text();
+  if (!r.ok) {
+    const err = new Error((data && data.message) || r.statusText);
+    err.code = data && data.error; err.status = r.status;
+    throw err;
+  }
+  return data;
+}
+
+let noticeTimer = null;
+function notice(text, bad = false) {
+  const n = $("#notice");
+  n.textContent = text;
+  n.classList.toggle("bad", bad);
+  n.classList.remove("hidden");
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => n.classList.add("hidden"), 5000);
+}
+const fail = (e) => notice(e.message, true);
+const when = (ms) => ms ? new Date(ms).toISOString().replace("T", " ").slice(0, 19) : "";
+const key = (what) => what + "-" + Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 8);
+
+function row(cells, ...buttons) {
+  const tr = el("tr");
+  for (const c of cells) tr.append(el("td", "", String(c ?? "")));
+  const td = el("td", "row-actions");
+  for (const b of buttons) td.append(b);
+  tr.append(td);
+  return tr;
+}
+function button(text, onclick, cls = "") {
+  const b = el("button", cls, text);
+  b.type = "button";
+  b.onclick = onclick;
+  return b;
+}
+
+// ---------------------------------------------------------------- signing in
+
+async function signedIn() {
+  try {
+    const me = await api("GET", "/admin/whoami");
+    C.role = me.role; C.actor = me.actor;
+  } catch (e) {
+    C.token = null; sessionStorage.removeItem("pokerd.admin");
+    $("#sign-in-error").textContent = e.status === 401 ? "That token or session is not valid." : e.message;
+    return;
+  }
+  sessionStorage.setItem("pokerd.admin", C.token);
+  $("#who").textContent = C.actor === "token" ? "admin (token)" : C.actor.replace("staff:", "") + " \u00b7 " + C.role;
+  $("#sign-in").classList.add("hidden");
+  $("#sections").classList.remove("hidden");
+  $("#sign-out").classList.remove("hidden");
+  $("#sections [data-section=staff]").classList.toggle("hidden", C.role !== "admin");
+  show(C.section);
+}
+
+$("#token-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  C.token = $("#token").value.trim();
+  signedIn();
+});
+$("#staff-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const r = await fetch("/admin/login", {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: $("#staff-name").value, password: $("#staff-password").value }),
+  });
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) { $("#sign-in-error").textContent = body.message || "Refused"; return; }
+  C.token = body.token;
+  signedIn();
+});
+$("#sign-out").addEventListener("click", () => {
+  C.token = null; C.role = null;
+  sessionStorage.removeItem("pokerd.admin");
+  location.reload();
+});
+
+function show(section) {
+  C.section = section;
+  for (const s of document.querySelectorAll(".section")) s.classList.toggle("hidden", s.id !== section);
+  for (const b of document.querySelectorAll("#sections button")) {
+    if (b.dataset.section === section) b.setAttribute("aria-current", "page"); else b.removeAttribute("aria-current");
+  }
+  clearInterval(C.live);
+  ({ tables: loadTables, players: searchPlayers, hands: loadHandTables, room: loadRoom, staff: loadStaff, audit: loadAudit })[section]();
+}
+for (const b of document.querySelectorAll("#sections button")) b.addEventListener("click", () => show(b.dataset.section));
+
+// ---------------------------------------------------------------- tables
+
+let presets = [];
+
+async function loadTables() {
+  try {
+    const tables = await api("GET", "/admin/tables");
+    const body = $("#table-list tbody");
+    body.replaceChildren(...tables.map((t) => {
+      const r = t.rules || {};
+      const stakes = r.structure === "fixed_limit" || (r.stakes && r.stakes.bring_in) ? `${r.stakes.small_bet}/${r.stakes.big_bet}` : `${r.small_blind}/${r.big_blind}`;
+      const open = t.status !== "closed";
+      return row([t.name, `${r.game} ${r.structure}`, stakes, `${t.seats.length}/${r.seat_count}`, t.status],
+        ...(open ? [button("View", () => liveView(t.table_id))] : []),
+        button("Clone", () => cloneTable(t)),
+        ...(open ? [button("Close", () => closeTable(t), "danger")] : []));
+    }));
+    if (!presets.length) {
+      presets = await api("GET", "/admin/presets");
+      $("#preset").replaceChildren(...presets.map((p) => { const o = el("option", "", p.body.name); o.value = p.key; return o; }));
+      choosePreset();
+      $("#rule-help").replaceChildren(...Object.entries(RULE_HELP).flatMap(([k, v]) => [el("dt", "", k), el("dd", "", v)]));
+    }
+  } catch (e) { fail(e); }
+}
+
+function choosePreset() {
+  const p = presets.find((x) => x.key === $("#preset").value) || presets[0];
+  if (p) $("#table-body").value = JSON.stringify(p.body, null, 2);
+  $("#table-problems").replaceChildren();
+}
+$("#preset").addEventListener("change", choosePreset);
+$("#refresh-tables").addEventListener("click", loadTables);
+
+$("#create-table").addEventListener("click", async () => {
+  const problems = $("#table-problems");
+  problems.replaceChildren();
+  let body;
+  try { body = JSON.parse($("#table-body").value); } catch (e) { problems.append(el("li", "", "Not valid JSON: " + e.message)); return; }
+  try {
+    const t = await api("POST", "/admin/tables", body);
+    notice("Table opened: " + body.name);
+    await loadTables();
+    liveView(t.table_id);
+  } catch (e) {
+    // Every problem at once, one per line.
+    problems.replaceChildren(...e.message.split("; ").map((m) => el("li", "", m)));
+  }
+});
+
+async function cloneTable(t) {
+  const name = prompt("Name of the new table", t.name + " (2)");
+  if (name === null) return;
+  try { await api("POST", `/admin/tables/${t.table_id}/clone`, { name }); notice("Cloned as " + name); loadTables(); } catch (e) { fail(e); }
+}
+
+async function closeTable(t) {
+  if (!confirm(`Close ${t.name}? The hand in progress finishes and everyone is cashed out.`)) return;
+  try { const r = await api("POST", `/admin/tables/${t.table_id}/close`); notice(`${t.name} closed; ${r.cashed_out} chips back in the wallets`); loadTables(); } catch (e) { fail(e); }
+}
+
+async function liveView(id) {
+  clearInterval(C.live);
+  const panel = $("#table-live");
+  panel.classList.remove("hidden");
+  const draw = async () => {
+    try {
+      const v = await api("GET", `/admin/tables/${id}`);
+      const t = v.table;
+      panel.replaceChildren(
+        el("h3", "", `${t.name} \u00b7 ${t.game || ""} ${t.stakes || ""} \u00b7 ${v.status}`),
+        el("p", "muted", v.hand_number ? `Hand #${v.hand_number} in progress \u00b7 ${v.hands_dealt} dealt` : `Between hands \u00b7 ${v.hands_dealt || 0} dealt`),
+      );
+      const list = el("table", "list");
+      list.append(el("thead"));
+      list.tHead.append(row(["Seat", "Player", "Stack", "State"]));
+      const tb = el("tbody");
+      for (const s of t.seats) {
+        tb.append(row([s.seat + 1, s.name, s.stack, [s.sitting_out ? "sitting out" : "playing", s.leaving ? "leaving" : "", s.pending_top_up ? `+${s.pending_top_up} after the hand` : ""].filter(Boolean).join(", ")]));
+      }
+      list.append(tb);
+      panel.append(list);
+      if (v.status === "closed") clearInterval(C.live);
+    } catch (e) { clearInterval(C.live); fail(e); }
+  };
+  await draw();
+  C.live = setInterval(draw, 2000);
+}
+
+// ---------------------------------------------------------------- players
+
+let player = null;
+
+async function searchPlayers(e) {
+  if (e && e.preventDefault) e.preventDefault();
+  try {
+    const q = $("#player-q").value.trim();
+    const list = await api("GET", "/admin/players" + (q ? "?q=" + encodeURIComponent(q) : ""));
+    $("#player-list tbody").replaceChildren(...list.map((p) =>
+      row([p.name, p.balance, [p.locked ? "locked" : "", p.bot ? "house bot" : ""].filter(Boolean).join(", ") || "active"],
+        button("Open", () => openPlayer(p.name)))));
+  } catch (err) { fail(err); }
+}
+$("#player-search").addEventListener("submit", searchPlayers);
+
+async function openPlayer(name) {
+  try {
+    const p = await api("GET", "/admin/players/" + encodeURIComponent(name));
+    player = p;
+    $("#player-detail").classList.remove("hidden");
+    $("#player-name").textContent = p.name;
+    const seats = (p.seats || []).map((s) => `${s.table_name || s.table_id}: ${s.stack}`).join(", ");
+    $("#player-summary").textContent = `Wallet ${p.balance}` + (seats ? ` \u00b7 seated: ${seats}` : " \u00b7 not seated") + (p.locked ? " \u00b7 locked" : "");
+    $("#lock").textContent = p.locked ? "Unlock" : "Lock";
+    $("#money-form").dataset.key = key("money");
+    const ledger = await api("GET", `/admin/players/${p.player_id}/ledger`);
+    $("#ledger tbody").replaceChildren(...ledger.slice(0, 50).map((l) => {
+      const tr = el("tr");
+      for (const c of [when(l.created_at), l.account, l.amount, l.kind]) tr.append(el("td", "", String(c ?? "")));
+      return tr;
+    }));
+  } catch (e) { fail(e); }
+}
+
+async function money(kind) {
+  const amount = parseInt($("#money-amount").value, 10);
+  if (!player || !(amount > 0)) { notice("Enter an amount", true); return; }
+  const form = $("#money-form");
+  try {
+    // One key per intent: a double click or a retry applies once.
+    const r = await api("POST", `/admin/players/${encodeURIComponent(player.name)}/${kind}`, { amount, idempotency_key: form.dataset.key });
+    notice(`${kind === "deposit" ? "Deposited" : "Withdrew"} ${amount}: wallet ${r.balance}`);
+    $("#money-amount").value = "";
+    await openPlayer(player.name);
+  } catch (e) { fail(e); }
+}
+$("#deposit").addEventListener("click", () => money("deposit"));
+$("#withdraw").addEventListener("click", () => money("withdraw"));
+$("#lock").addEventListener("click", async () => {
+  if (!player) return;
+  try { await api("POST", `/admin/players/${player.player_id}/lock`, { locked: !player.locked }); notice(player.locked ? "Unlocked" : "Locked: their sessions ended"); openPlayer(player.name); searchPlayers(); } catch (e) { fail(e); }
+});
+$("#set-password").addEventListener("click", async () => {
+  if (!player) return;
+  try { await api("POST", `/admin/players/${player.player_id}/password`, { password: $("#new-password").value }); $("#new-password").value = ""; notice("Password set; their sessions ended"); } catch (e) { fail(e); }
+});
+$("#player-hands").addEventListener("click", () => {
+  if (!player) return;
+  $("#hand-player").value = player.name;
+  $("#hand-table").value = "";
+  show("hands");
+  findHands();
+});
+
+// ---------------------------------------------------------------- hands
+
+let tableNames = new Map();
+
+async function loadHandTables() {
+  try {
+    const tables = await api("GET", "/admin/tables");
+    tableNames = new Map(tables.map((t) => [t.table_id, t.name]));
+    const sel = $("#hand-table");
+    const keep = sel.value;
+    sel.replaceChildren(el("option", "", "(any)"), ...tables.map((t) => { const o = el("option", "", t.name); o.value = t.table_id; return o; }));
+    sel.options[0].value = "";
+    sel.value = keep;
+  } catch (e) { fail(e); }
+}
+
+async function findHands(e) {
+  if (e && e.preventDefault) e.preventDefault();
+  try {
+    let hands = [];
+    const name = $("#hand-player").value.trim();
+    if (name) {
+      const p = await api("GET", "/admin/players/" + encodeURIComponent(name));
+      hands = await api("GET", `/admin/players/${p.player_id}/hands?limit=500`);
+      if ($("#hand-table").value) hands = hands.filter((h) => h.table_id === $("#hand-table").value);
+    } else if ($("#hand-table").value) {
+      hands = await api("GET", `/admin/tables/${$("#hand-table").value}/hands?limit=500`);
+    } else {
+      notice("Choose a table or a player", true);
+      return;
+    }
+    const from = $("#hand-from").value ? Date.parse($("#hand-from").value) : -Infinity;
+    const to = $("#hand-to").value ? Date.parse($("#hand-to").value) + 86_400_000 : Infinity;
+    hands = hands.filter((h) => h.started_at >= from && h.started_at < to);
+    $("#hand-list tbody").replaceChildren(...hands.map((h) =>
+      row([`#${h.number}`, tableNames.get(h.table_id) || h.table_id, when(h.started_at), h.status],
+        ...(h.status === "complete" ? [button("View", () => viewHand(h, "pokerstars"))] : []))));
+    if (!hands.length) notice("No hands found");
+  } catch (err) { fail(err); }
+}
+$("#hand-search").addEventListener("submit", findHands);
+
+let shown = null;
+async function viewHand(h, format) {
+  shown = h;
+  try {
+    const text = await api("GET", `/admin/hands/${h.hand_id}?format=${format}`);
+    $("#hand-view").classList.remove("hidden");
+    $("#hand-title").textContent = `${tableNames.get(h.table_id) || ""} hand #${h.number} (${format === "phh" ? "PHH" : "PokerStars"})`;
+    $("#hand-text").textContent = text;
+    const a = $("#download");
+    if (a.href) URL.revokeObjectURL(a.href);
+    a.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+    a.download = `hand-${h.number}-${h.hand_id.slice(0, 8)}.${format === "phh" ? "phh" : "txt"}`;
+  } catch (e) { fail(e); }
+}
+$("#show-stars").addEventListener("click", () => shown && viewHand(shown, "pokerstars"));
+$("#show-phh").addEventListener("click", () => shown && viewHand(shown, "phh"));
+
+// ---------------------------------------------------------------- the room
+
+function figures(dl, pairs) {
+  dl.replaceChildren(...pairs.flatMap(([k, v]) => [el("dt", "", k), el("dd", "", String(v))]));
+}
+
+async function loadRoom() {
+  try {
+    const audit = await api("GET", "/admin/audit");
+    const holds = audit.wallets + audit.stacks + audit.rake === audit.deposits - audit.withdrawals &&
+      audit.unbalanced_movements === 0 && audit.mismatched_accounts.length === 0;
+    $("#audit-status").textContent = holds ? "\u2714 The books balance: wallets + stacks + rake = deposits \u2212 withdrawals." : "\u2718 The books do not balance: see the figures.";
+    $("#audit-status").className = holds ? "ok" : "error";
+    figures($("#audit-figures"), [["Wallets", audit.wallets], ["On the tables", audit.stacks], ["Rake", audit.rake], ["Deposits", audit.deposits], ["Withdrawals", audit.withdrawals]]);
+    const text = await (await fetch("/metrics")).text();
+    const metric = (name) => { const m = text.match(new RegExp("^" + name + "(?:\\{[^}]*\\})? (\\S+)$", "m")); return m ? Number(m[1]) : "\u2013"; };
+    figures($("#metrics"), [["Tables", metric("poker_tables")], ["Players seated", metric("poker_seated_players")], ["Hands dealt", metric("poker_hands_total")], ["Connections", metric("poker_connections")]]);
+    const rake = await api("GET", "/admin/rake?days=30");
+    $("#rake tbody").replaceChildren(...rake.rows.map((r) => {
+      const tr = el("tr");
+      for (const c of [r.day, r.table_name, r.hands, r.rake]) tr.append(el("td", "", String(c)));
+      return tr;
+    }), (() => { const tr = el("tr", "total"); for (const c of ["Total", "", "", rake.total]) tr.append(el("td", "", String(c))); return tr; })());
+  } catch (e) { fail(e); }
+}
+$("#refresh-room").addEventListener("click", loadRoom);
+
+// ---------------------------------------------------------------- staff and the audit log
+
+async function loadStaff() {
+  try {
+    const staff = await api("GET", "/admin/staff");
+    $("#staff-list tbody").replaceChildren(...staff.map((s) => {
+      const tr = el("tr");
+      for (const c of [s.name, s.role, when(s.created_at)]) tr.append(el("td", "", c));
+      return tr;
+    }));
+  } catch (e) { fail(e); }
+}
+$("#staff-create").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  try {
+    await api("POST", "/admin/staff", { name: $("#new-staff-name").value, password: $("#new-staff-password").value, role: $("#new-staff-role").value });
+    notice("Added " + $("#new-staff-name").value);
+    $("#new-staff-name").value = ""; $("#new-staff-password").value = "";
+    loadStaff();
+  } catch (err) { fail(err); }
+});
+
+async function loadAudit() {
+  try {
+    const log = await api("GET", "/admin/audit-log?limit=200");
+    $("#audit-log tbody").replaceChildren(...log.map((l) => {
+      const tr = el("tr");
+      for (const c of [when(l.at), l.actor, l.action, l.target, l.detail]) tr.append(el("td", "", c));
+      return tr;
+    }));
+  } catch (e) { fail(e); }
+}
+$("#refresh-audit").addEventListener("click", loadAudit);
+
+if (C.token) signedIn();
