@@ -259,7 +259,12 @@ async fn scenario(db: Db) {
             Some(ServerMsg::Error {
                 code: poker_protocol::ErrorCode::Unauthenticated,
                 ..
-            }) => break ann.try_recv(std::time::Duration::from_secs(5)).await.is_none(),
+            }) => {
+                break ann
+                    .try_recv(std::time::Duration::from_secs(5))
+                    .await
+                    .is_none()
+            }
             Some(_) => continue,
         }
     };

@@ -376,8 +376,13 @@ pub(crate) async fn clone_table(
         StoreError::Corrupt(format!("table {table}: configuration unreadable: {e}"))
     })?;
     let Json(c) = body?;
-    let name =
-        poker_store::names::table_name(&c.name.unwrap_or_else(|| format!("{} (2)", row.name)))?;
+    // "NAME (2)", shortened so that it stays a valid name.
+    let default = || {
+        let keep = poker_store::names::TABLE_NAME_MAX - 4;
+        let base: String = row.name.chars().take(keep).collect();
+        format!("{} (2)", base.trim_end())
+    };
+    let name = poker_store::names::table_name(&c.name.unwrap_or_else(default))?;
     let id = open_new_table(&state, &name, &spec).await?;
     who.audit(
         &state,
