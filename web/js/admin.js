@@ -206,14 +206,18 @@ async function liveView(id) {
       const t = v.table;
       panel.replaceChildren(
         el("h3", "", `${t.name} \u00b7 ${t.game || ""} ${t.stakes || ""} \u00b7 ${v.status}`),
-        el("p", "muted", v.hand_number ? `Hand #${v.hand_number} in progress \u00b7 ${v.hands_dealt} dealt` : `Between hands \u00b7 ${v.hands_dealt || 0} dealt`),
+        el("p", "muted", v.hand ? `Hand #${v.hand.number} in progress \u00b7 board ${v.hand.board || "(none yet)"} \u00b7 pot ${v.hand.pot}` +
+          (v.clock ? ` \u00b7 seat ${v.clock.seat + 1} to act, ${Math.ceil(v.clock.remaining_ms / 1000)} s${v.clock.in_time_bank ? " (time bank)" : ""}` : "") +
+          ` \u00b7 ${v.hands_dealt} dealt` : `Between hands \u00b7 ${v.hands_dealt || 0} dealt`),
       );
       const list = el("table", "list");
       list.append(el("thead"));
       list.tHead.append(row(["Seat", "Player", "Stack", "State"]));
       const tb = el("tbody");
       for (const s of t.seats) {
-        tb.append(row([s.seat + 1, s.name, s.stack, [s.sitting_out ? "sitting out" : "playing", s.leaving ? "leaving" : "", s.pending_top_up ? `+${s.pending_top_up} after the hand` : ""].filter(Boolean).join(", ")]));
+        const inHand = v.hand && v.hand.in_hand.includes(s.seat);
+        const toAct = v.clock && v.clock.seat === s.seat;
+        tb.append(row([s.seat + 1, s.name, s.stack, [s.sitting_out ? "sitting out" : inHand ? "in the hand" : "playing", toAct ? "to act" : "", s.leaving ? "leaving" : "", s.pending_top_up ? `+${s.pending_top_up} after the hand` : ""].filter(Boolean).join(", ")]));
       }
       list.append(tb);
       panel.append(list);

@@ -198,11 +198,19 @@ fn fresh_pokerd(dir: &Path) -> Pokerd {
     let out = child.stdout.take().unwrap();
     let lines = stdout.clone();
     std::thread::spawn(move || {
+        // The banner ends with the console's line: the base is sent once it is all in.
+        let mut base = None;
         for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
             if let Some(rest) = line.trim().strip_prefix("Play:") {
-                let _ = tx.send(rest.trim().trim_end_matches('/').to_string());
+                base = Some(rest.trim().trim_end_matches('/').to_string());
             }
+            let last = line.trim().starts_with("Console:");
             lines.lock().unwrap().push(line);
+            if last {
+                if let Some(b) = base.take() {
+                    let _ = tx.send(b);
+                }
+            }
         }
     });
     let err = child.stderr.take().unwrap();

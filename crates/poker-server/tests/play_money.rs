@@ -154,6 +154,23 @@ async fn a_newcomer_to_a_play_money_room_gets_chips_presets_and_house_bots_to_pl
     assert_eq!(bots_seen, 2, "two bots joined the lone newcomer");
     assert!(hands >= 3, "hands were played against the bots: {hands}");
 
+    // The operator's live view of the table: the hand in progress with its pot and
+    // whose turn it is (the newcomer, who stops answering), and never a hole card.
+    let mut seen_turn = false;
+    for _ in 0..100 {
+        let t = server.get_json(&format!("/admin/tables/{nlhe}")).await;
+        if t["hand"].is_object() && t["clock"]["seat"] == 0 {
+            assert!(t["hand"]["pot"].as_u64().unwrap() > 0, "{t}");
+            assert!(t["hand"]["in_hand"].as_array().unwrap().contains(&json!(0)));
+            let text = t.to_string();
+            assert!(!text.contains("hole") && !text.contains("cards"), "no cards: {text}");
+            seen_turn = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(seen_turn, "the live view showed the newcomer to act");
+
     // The newcomer leaves: the bots do not play on among themselves.
     newbie
         .send(&ClientMsg::Leave {

@@ -388,11 +388,24 @@ impl Actor {
             }
             Command::Inspect { respond_to } => {
                 let view = self.table_view();
+                // The hand in progress as a spectator sees it: the board, the pot, whose
+                // turn it is and their clock; never a hole card.
+                let hand = self.current.as_ref().map(|c| {
+                    serde_json::json!({
+                        "number": c.plan.number,
+                        "board": poker_rules::Card::format_many(c.hand.board()),
+                        "pot": c.hand.players().iter().map(|p| p.committed).sum::<poker_rules::Chips>(),
+                        "in_hand": c.plan.seats.iter().zip(c.hand.players())
+                            .filter(|(_, p)| !p.folded).map(|(&s, _)| s).collect::<Vec<_>>(),
+                    })
+                });
                 let _ = respond_to.send(serde_json::json!({
                     "table": view,
                     "hand_number": self.current.as_ref().map(|c| c.plan.number),
                     "hands_dealt": self.table.hands_dealt(),
                     "status": self.status(),
+                    "hand": hand,
+                    "clock": self.clock.as_ref().map(|c| self.clock_view(c)),
                 }));
             }
             Command::Drain { respond_to } => {

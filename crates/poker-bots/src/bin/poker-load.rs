@@ -1,0 +1,348 @@
+//! `poker-load`: a load generator for any running pokerd, through its public APIs only.
+//!
+//! It creates the tables (six-max NL hold'em, with rake) and the players it needs with the
+//! admin API, seats six bots at each over real WebSockets, and plays for `--secs` seconds,
+//! at full speed or at a human pace (1 to 3 s of thought per action). A few bots drop
+//! their connection now and then and come back (the server resends the table). It reports
+//! hands per second, the action round trip (a bot sends its action until it receives the
+//! event applying it) as percentiles, and with `--server-pid` the server's CPU time per
+//! hand and its resident memory, read from /proc; the last line is JSON with the keys
+//! `hands_per_sec`, `p50_ms`, `p99_ms`, `server_cpu_ms_per_hand`, `server_rss_kb`.
+//!
+//! ```sh
+//! poker-load --url http://127.0.0.1:8080 --admin-token TOKEN --tables 20 --secs 15 \
+//!            --pace full --server-pid $(pgrep -n pokerd)
+//! ```
+
+use futures_util::{SinkExt, StreamExt};
+use poker_protocol::{ClientMsg, ServerMsg, TableId};
+use poker_rules::{Action, Event};
+use rand::{Rng, SeedableRng};
+use serde_json::json;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio_tungstenite::tungstenite::Message;
+
+struct Args {
+    url: String,
+    admin_token: String,
+    tables: usize,
+    secs: u64,
+    human: bool,
+    server_pid: Option<u32>,
+}
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: poker-load --url http://HOST:PORT --admin-token TOKEN [--tables N] [--secs S] \
+         [--pace full|human] [--server-pid PID]"
+    );
+    std::process::exit(2)
+}
+
+fn parse_args() -> Args {
+    let mut args = Args {
+        url: String::new(),
+        admin_token: String::new(),
+        tables: 20,
+        secs: 15,
+        human: false,
+        server_pid: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().unwrap_or_else(|| usage());
+        match flag.as_str() {
+            "--url" => args.url = value().trim_end_matches('/').to_string(),
+            "--admin-token" => args.admin_token = value(),
+            "--tables" => args.tables = value().parse().unwrap_or_else(|_| usage()),
+            "--secs" => args.secs = value().parse().unwrap_or_else(|_| usage()),
+            "--pace" => {
+                args.human = match value().as_str() {
+                    "human" => true,
+                    "full" => false,
+                    _ => usage(),
+                }
+            }
+            "--server-pid" => args.server_pid = Some(value().parse().unwrap_or_else(|_| usage())),
+            _ => usage(),
+        }
+    }
+    if args.url.is_empty() || args.admin_token.is_empty() || args.tables == 0 {
+        usage();
+    }
+    args
+}
+
+/// What every bot adds to.
+struct Totals {
+    hands: AtomicU64,
+    actions: AtomicU64,
+    reconnects: AtomicU64,
+    counting: AtomicBool,
+    latencies: Mutex<Vec<Duration>>,
+}
+
+/// A process's CPU time (user + system) and resident memory, from /proc.
+fn proc_usage(pid: u32) -> Option<(Duration, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) in parentheses.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    let hz = 100; // USER_HZ on Linux
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let rss_kb = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some((Duration::from_millis(ticks * 1000 / hz), rss_kb))
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = parse_args();
+    let http = reqwest::Client::new();
+    let ws_url = format!("{}/ws", args.url.replacen("http", "ws", 1));
+    let run = format!("{:06x}", rand::random::<u32>() & 0xff_ffff);
+    let rules = json!({
+        "game": "holdem", "structure": "no_limit", "stakes": { "min_bet": 2 },
+        "max_raises": null, "uncapped_heads_up": false, "seat_count": 6,
+        "small_blind": 1, "big_blind": 2, "ante": { "kind": "none" }, "button": "dead",
+        "missed_blinds": "dead_small_live_big", "min_buy_in": 40, "max_buy_in": 200,
+        "rathole_secs": 0, "max_missed_big_blinds": 0, "kill": null, "rock": false,
+        "options": { "rake": { "basis_points": 500, "cap": 3 } }
+    });
+    let clock = json!({ "action_ms": 30000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
+    let totals = Arc::new(Totals {
+        hands: AtomicU64::new(0),
+        actions: AtomicU64::new(0),
+        reconnects: AtomicU64::new(0),
+        counting: AtomicBool::new(false),
+        latencies: Mutex::new(Vec::new()),
+    });
+    let admin = |req: reqwest::RequestBuilder| req.bearer_auth(&args.admin_token);
+    eprintln!("poker-load: creating {} tables and {} players", args.tables, args.tables * 6);
+    let mut bots = Vec::new();
+    for t in 0..args.tables {
+        let table: serde_json::Value = admin(http.post(format!("{}/admin/tables", args.url)))
+            .json(&json!({ "name": format!("Load {run} #{t}"), "rules": rules, "clock": clock }))
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?;
+        let table_id: TableId = table["table_id"]
+            .as_str()
+            .ok_or_else(|| anyhow::anyhow!("no table id: {table}"))?
+            .parse()
+            .map_err(|_| anyhow::anyhow!("a table id"))?;
+        for seat in 0..6u32 {
+            let name = format!("load{run}t{t}s{seat}");
+            let password = format!("pw-{run}-{t}-{seat}");
+            let player: serde_json::Value = admin(http.post(format!("{}/admin/players", args.url)))
+                .json(&json!({ "name": name, "password": password }))
+                .send()
+                .await?
+                .error_for_status()?
+                .json()
+                .await?;
+            let id = player["player_id"].as_str().unwrap_or_default();
+            admin(http.post(format!("{}/admin/players/{id}/deposit", args.url)))
+                .json(&json!({ "amount": 1_000_000, "idempotency_key": format!("load-{run}-{t}-{seat}") }))
+                .send()
+                .await?
+                .error_for_status()?;
+            let login: serde_json::Value = http
+                .post(format!("{}/login", args.url))
+                .json(&json!({ "name": name, "password": password }))
+                .send()
+                .await?
+                .error_for_status()?
+                .json()
+                .await?;
+            let token = login["token"].as_str().unwrap_or_default().to_string();
+            bots.push(tokio::spawn(bot(
+                ws_url.clone(),
+                token,
+                table_id,
+                seat,
+                args.human,
+                totals.clone(),
+            )));
+        }
+    }
+    eprintln!("poker-load: {} bots seated, warming up", bots.len());
+    tokio::time::sleep(Duration::from_secs(if args.human { 5 } else { 2 })).await;
+    let before = args.server_pid.and_then(proc_usage);
+    totals.counting.store(true, Ordering::Relaxed);
+    let started = Instant::now();
+    tokio::time::sleep(Duration::from_secs(args.secs)).await;
+    totals.counting.store(false, Ordering::Relaxed);
+    let elapsed = started.elapsed().as_secs_f64();
+    let after = args.server_pid.and_then(proc_usage);
+    for b in &bots {
+        b.abort();
+    }
+    let hands = totals.hands.load(Ordering::Relaxed);
+    let mut lat = totals.latencies.lock().unwrap().clone();
+    lat.sort();
+    let pct = |p: f64| {
+        lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1)))
+            .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+    };
+    let (cpu_per_hand, rss) = match (before, after) {
+        (Some((c0, _)), Some((c1, rss))) if hands > 0 => (
+            Some((c1 - c0).as_secs_f64() * 1000.0 / hands as f64),
+            Some(rss),
+        ),
+        _ => (None, None),
+    };
+    println!(
+        "{} tables, {} pace, {:.0} s: {:.1} hands/s, {:.0} actions/s; round trip p50 {:.2} ms, p99 {:.2} ms; {} reconnects; server {}",
+        args.tables,
+        if args.human { "human" } else { "full" },
+        elapsed,
+        hands as f64 / elapsed,
+        totals.actions.load(Ordering::Relaxed) as f64 / elapsed,
+        pct(0.5),
+        pct(0.99),
+        totals.reconnects.load(Ordering::Relaxed),
+        match (cpu_per_hand, rss) {
+            (Some(c), Some(r)) => format!("{c:.3} ms CPU per hand, {r} kB resident"),
+            _ => "not measured (--server-pid)".into(),
+        }
+    );
+    println!(
+        "{}",
+        json!({
+            "tables": args.tables, "pace": if args.human { "human" } else { "full" },
+            "hands_per_sec": hands as f64 / elapsed, "p50_ms": pct(0.5), "p99_ms": pct(0.99),
+            "server_cpu_ms_per_hand": cpu_per_hand, "server_rss_kb": rss,
+        })
+    );
+    Ok(())
+}
+
+/// One bot: sits (or resumes its seat after a reconnect), answers every decision (mostly
+/// calls and checks, some raises and folds), timing each action until the event that
+/// applies it comes back; now and then drops its connection and comes back.
+async fn bot(
+    url: String,
+    token: String,
+    table_id: TableId,
+    seat: u32,
+    human: bool,
+    totals: Arc<Totals>,
+) -> anyhow::Result<()> {
+    let mut rng = rand::rngs::StdRng::from_entropy();
+    let mut first = true;
+    loop {
+        // A small read buffer: the default 128 KiB one is zero-filled on every read.
+        let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+            .read_buffer_size(4096);
+        let (mut ws, _) =
+            tokio_tungstenite::connect_async_with_config(url.as_str(), Some(config), true).await?;
+        let send = |m: &ClientMsg| Message::Text(serde_json::to_string(m).unwrap().into());
+        ws.send(send(&ClientMsg::Auth {
+            token: token.clone(),
+        }))
+        .await?;
+        if first {
+            ws.send(send(&ClientMsg::Sit {
+                table_id,
+                seat,
+                buy_in: 200,
+                post_now: true,
+            }))
+            .await?;
+            first = false;
+        }
+        // At a human pace, one bot in twenty drops its connection after a while.
+        let drop_at = (human && rng.gen_bool(0.05))
+            .then(|| Instant::now() + Duration::from_secs(rng.gen_range(5..30)));
+        let mut sent: Option<Instant> = None;
+        while let Some(frame) = ws.next().await {
+            if drop_at.is_some_and(|t| Instant::now() > t) {
+                totals.reconnects.fetch_add(1, Ordering::Relaxed);
+                break;
+            }
+            let Message::Text(text) = frame? else {
+                continue;
+            };
+            let (decision, legal) = match serde_json::from_str::<ServerMsg>(&text)? {
+                ServerMsg::Decide {
+                    decision_id, legal, ..
+                } => (decision_id, legal),
+                ServerMsg::Snapshot { decide: Some(d), .. } => match *d {
+                    ServerMsg::Decide {
+                        decision_id, legal, ..
+                    } => (decision_id, legal),
+                    _ => continue,
+                },
+                ServerMsg::Event { event, seats, .. } => {
+                    let mine = |p: &usize| seats.get(*p) == Some(&seat);
+                    let applied = match &event {
+                        Event::Folded { player }
+                        | Event::Checked { player }
+                        | Event::Called { player, .. }
+                        | Event::BetTo { player, .. } => mine(player),
+                        _ => false,
+                    };
+                    if applied {
+                        if let Some(t) = sent.take() {
+                            if totals.counting.load(Ordering::Relaxed) {
+                                totals.latencies.lock().unwrap().push(t.elapsed());
+                                totals.actions.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                    if matches!(event, Event::HandEnded { .. })
+                        && seats.iter().min() == Some(&seat)
+                        && totals.counting.load(Ordering::Relaxed)
+                    {
+                        totals.hands.fetch_add(1, Ordering::Relaxed);
+                    }
+                    continue;
+                }
+                // Busted: buy back in.
+                ServerMsg::Seats { table }
+                    if table
+                        .seats
+                        .iter()
+                        .any(|s| s.seat == seat && s.stack == 0 && s.pending_top_up == 0) =>
+                {
+                    ws.send(send(&ClientMsg::TopUp {
+                        table_id,
+                        amount: 200,
+                    }))
+                    .await?;
+                    continue;
+                }
+                _ => continue,
+            };
+            if human {
+                tokio::time::sleep(Duration::from_millis(rng.gen_range(1000..3000))).await;
+            }
+            let roll: f64 = rng.gen();
+            let action = match legal.bet_or_raise {
+                Some((min, _)) if roll < 0.1 => Action::BetOrRaiseTo { to: min },
+                _ if roll < 0.2 && legal.call.is_some() => Action::Fold,
+                _ if legal.call.is_some() => Action::Call,
+                _ => Action::Check,
+            };
+            sent = Some(Instant::now());
+            ws.send(send(&ClientMsg::Act {
+                table_id,
+                decision_id: decision,
+                action,
+            }))
+            .await?;
+        }
+        let _ = ws.close(None).await;
+    }
+}
