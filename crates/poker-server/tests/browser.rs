@@ -303,25 +303,18 @@ async fn a_newcomer_plays_a_hand_against_house_bots_from_a_fresh_start_in_chromi
         "shown only on the first start: {banner}"
     );
     assert!(banner.contains("admin-token"), "{banner}");
-    let tables: serde_json::Value = reqwest::Client::new()
-        .get(format!("{}/admin/tables", again.base))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let get = |path: &str| {
+        let request = reqwest::Client::new()
+            .get(format!("{}{path}", again.base))
+            .bearer_auth(&token);
+        async move {
+            let r = request.send().await.unwrap();
+            r.json::<serde_json::Value>().await.unwrap()
+        }
+    };
+    let tables = get("/admin/tables").await;
     assert_eq!(tables.as_array().map(Vec::len), Some(4), "{tables}");
-    let audit: serde_json::Value = reqwest::Client::new()
-        .get(format!("{}/admin/audit", again.base))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let audit = get("/admin/audit").await;
     assert_eq!(
         audit["wallets"].as_i64().unwrap()
             + audit["stacks"].as_i64().unwrap()

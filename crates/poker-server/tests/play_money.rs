@@ -163,7 +163,10 @@ async fn a_newcomer_to_a_play_money_room_gets_chips_presets_and_house_bots_to_pl
             assert!(t["hand"]["pot"].as_u64().unwrap() > 0, "{t}");
             assert!(t["hand"]["in_hand"].as_array().unwrap().contains(&json!(0)));
             let text = t.to_string();
-            assert!(!text.contains("hole") && !text.contains("cards"), "no cards: {text}");
+            assert!(
+                !text.contains("hole") && !text.contains("cards"),
+                "no cards: {text}"
+            );
             seen_turn = true;
             break;
         }

@@ -126,7 +126,11 @@ async fn main() -> anyhow::Result<()> {
         latencies: Mutex::new(Vec::new()),
     });
     let admin = |req: reqwest::RequestBuilder| req.bearer_auth(&args.admin_token);
-    eprintln!("poker-load: creating {} tables and {} players", args.tables, args.tables * 6);
+    eprintln!(
+        "poker-load: creating {} tables and {} players",
+        args.tables,
+        args.tables * 6
+    );
     let mut bots = Vec::new();
     for t in 0..args.tables {
         let table: serde_json::Value = admin(http.post(format!("{}/admin/tables", args.url)))
@@ -278,7 +282,9 @@ async fn bot(
                 ServerMsg::Decide {
                     decision_id, legal, ..
                 } => (decision_id, legal),
-                ServerMsg::Snapshot { decide: Some(d), .. } => match *d {
+                ServerMsg::Snapshot {
+                    decide: Some(d), ..
+                } => match *d {
                     ServerMsg::Decide {
                         decision_id, legal, ..
                     } => (decision_id, legal),
