@@ -118,7 +118,9 @@ $("#staff-form").addEventListener("submit", async (e) => {
   C.token = body.token;
   signedIn();
 });
-$("#sign-out").addEventListener("click", () => {
+$("#sign-out").addEventListener("click", async () => {
+  // A staff session ends on the server too.
+  if (C.actor && C.actor.startsWith("staff:")) await fetch("/admin/logout", { method: "POST", headers: { authorization: "Bearer " + C.token } }).catch(() => {});
   C.token = null; C.role = null;
   sessionStorage.removeItem("pokerd.admin");
   location.reload();

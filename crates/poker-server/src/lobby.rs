@@ -70,12 +70,16 @@ impl Lobby {
 
     /// Every table not closed.
     pub fn list(&self) -> Vec<TableSummary> {
-        self.tables
+        let mut list: Vec<TableSummary> = self
+            .tables
             .lock()
             .expect("lobby lock")
             .values()
             .map(|(s, _)| s.clone())
-            .collect()
+            .collect();
+        // In the order players look for them: by name.
+        list.sort_by(|a, b| a.name.cmp(&b.name).then(a.table_id.cmp(&b.table_id)));
+        list
     }
 
     /// Changes from now on (a listener too slow to keep up misses some and should list

@@ -348,6 +348,12 @@ async fn scenario(db: Db) {
         "refused requests change nothing and are not logged"
     );
 
+    // Signing out ends a staff session.
+    let (status, _) = call(&server, Some(&boss), "POST", "/admin/logout", json!({})).await;
+    assert_eq!(status, 204);
+    let (status, _) = call(&server, Some(&boss), "GET", "/admin/whoami", json!(null)).await;
+    assert_eq!(status, 401, "signed out");
+
     // The rake report.
     let (status, rake) = call(
         &server,

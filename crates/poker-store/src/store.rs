@@ -67,6 +67,11 @@ pub trait Store: Send + Sync + 'static {
         staff_id: &str,
         expires_at: i64,
     ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Ends a staff session (signing out).
+    fn delete_staff_session(
+        &self,
+        token_hash: &str,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
     /// The staff member of an unexpired session.
     fn staff_session(
         &self,

@@ -778,6 +778,19 @@ async fn staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(store: &Sql
         "expired"
     );
     assert!(store.staff_session("nohash").await.unwrap().is_none());
+    store
+        .create_staff_session("gonehash", &id, now_ms() + 60_000)
+        .await
+        .unwrap();
+    store.delete_staff_session("gonehash").await.unwrap();
+    assert!(
+        store.staff_session("gonehash").await.unwrap().is_none(),
+        "signed out"
+    );
+    assert!(
+        store.staff_session("staffhash").await.unwrap().is_some(),
+        "others stand"
+    );
     assert!(store
         .staff()
         .await

@@ -232,6 +232,17 @@ impl Store for SqlStore {
         Ok(())
     }
 
+    async fn delete_staff_session(&self, token_hash: &str) -> StoreResult<()> {
+        sqlx::query(
+            &self.sql("delete from staff_session where token_hash = $1 or expires_at <= $2"),
+        )
+        .bind(token_hash)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
     async fn staff_session(&self, token_hash: &str) -> StoreResult<Option<Staff>> {
         if token_hash.contains('\0') {
             return Ok(None);

@@ -23,6 +23,7 @@ pub fn router() -> Router<Arc<AppState>> {
             post(players::create_player).get(players::list_players),
         )
         .route("/admin/login", post(staff::login))
+        .route("/admin/logout", post(staff::logout))
         .route("/admin/whoami", get(staff::whoami))
         .route(
             "/admin/staff",

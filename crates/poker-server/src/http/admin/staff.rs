@@ -91,6 +91,15 @@ pub(crate) async fn login(
     })))
 }
 
+/// `POST /admin/logout`: ends the staff session of the bearer token (the admin token
+/// itself cannot be signed out: it is configuration).
+pub(crate) async fn logout(State(state): State<Arc<AppState>>, headers: HeaderMap) -> StatusCode {
+    if let Some(token) = bearer(&headers).filter(|t| t.len() <= 256) {
+        let _ = state.store.delete_staff_session(&token_hash(token)).await;
+    }
+    StatusCode::NO_CONTENT
+}
+
 /// `GET /admin/whoami`: who the bearer token is, and their role.
 pub(crate) async fn whoami(State(state): State<Arc<AppState>>, who: Admin) -> Json<Value> {
     Json(json!({
