@@ -225,10 +225,9 @@ impl Bot {
             tokio::select! {
                 changed = leave.changed(), if !self.leaving => {
                     if changed.is_err() || *leave.borrow() {
+                        // Leave even before the seat is confirmed: a sit still on its way
+                        // is answered first, then this; a refused one makes this an error.
                         self.leaving = true;
-                        if self.seat.is_none() && !self.seated_once {
-                            return Some(BotEnd::Left);
-                        }
                         let msg = ClientMsg::Leave { table_id };
                         if send(ws, &msg).await.is_err() {
                             return None;
@@ -349,6 +348,10 @@ impl Bot {
             }
             ServerMsg::Error { code, message } => {
                 use poker_protocol::ErrorCode::*;
+                if self.leaving && matches!(code, NotYourTurn | SeatRefused) {
+                    // Not seated (any more): nothing to leave.
+                    return Some(Some(BotEnd::Left));
+                }
                 if !self.seated_once
                     && matches!(code, SeatRefused | InsufficientFunds | UnknownTable)
                 {

@@ -46,6 +46,8 @@ struct House {
     /// Every bot account: id and name.
     accounts: Vec<(PlayerId, String)>,
     running: HashMap<PlayerId, Running>,
+    /// One session per bot for the life of the process.
+    tokens: HashMap<PlayerId, String>,
     seed: u64,
 }
 
@@ -65,6 +67,7 @@ pub fn spawn(state: Arc<AppState>, addr: std::net::SocketAddr) -> Option<JoinHan
         state,
         accounts: Vec::new(),
         running: HashMap::new(),
+        tokens: HashMap::new(),
         seed: rand::random(),
     };
     Some(tokio::spawn(async move { house.run().await }))
@@ -79,7 +82,6 @@ impl House {
         }
         let mut tick = tokio::time::interval(Duration::from_millis(700));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut first = true;
         loop {
             tokio::select! {
                 _ = tick.tick() => {}
@@ -88,10 +90,9 @@ impl House {
             if *shutting_down.borrow() {
                 break;
             }
-            if let Err(e) = self.step(first).await {
+            if let Err(e) = self.step().await {
                 tracing::warn!("house bots: {e}");
             }
-            first = false;
         }
         // The server is draining: connections close with it; seats stay as stored and
         // bots resume them on the next start.
@@ -146,8 +147,11 @@ impl House {
         Ok(None)
     }
 
-    /// A fresh session token for a bot (only its hash is stored).
-    async fn session(&self, player: PlayerId) -> Result<String, StoreError> {
+    /// The bot's session token (made once per process; only its hash is stored).
+    async fn session(&mut self, player: PlayerId) -> Result<String, StoreError> {
+        if let Some(token) = self.tokens.get(&player) {
+            return Ok(token.clone());
+        }
         let mut raw = [0u8; 32];
         rand::rngs::OsRng.fill_bytes(&mut raw);
         let token = hex(&raw);
@@ -156,6 +160,7 @@ impl House {
             .store
             .create_session(&crate::http::auth::token_hash(&token), player, expires)
             .await?;
+        self.tokens.insert(player, token.clone());
         Ok(token)
     }
 
@@ -174,7 +179,7 @@ impl House {
         self.running.insert(player, Running { table, leave, task });
     }
 
-    async fn step(&mut self, first: bool) -> anyhow::Result<()> {
+    async fn step(&mut self) -> anyhow::Result<()> {
         // Forget bots whose run ended.
         let ended: Vec<PlayerId> = self
             .running
@@ -214,13 +219,12 @@ impl House {
                 .map(|s| s.player_id)
                 .filter(|p| bots.contains(p))
                 .collect();
-            // After a restart: resume the bots seated when pokerd stopped.
-            if first {
-                for &p in &seated_bots {
-                    if !self.running.contains_key(&p) {
-                        let token = self.session(p).await?;
-                        self.start(p, table_id, token, None);
-                    }
+            // A seated bot with no client (after a restart, or one whose connection
+            // could not be made again) is resumed, so that it plays or is told to leave.
+            for &p in &seated_bots {
+                if !self.running.contains_key(&p) {
+                    let token = self.session(p).await?;
+                    self.start(p, table_id, token, None);
                 }
             }
             // People playing: seated, not bots, not sitting out.

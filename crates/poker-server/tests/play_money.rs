@@ -174,6 +174,36 @@ async fn a_newcomer_to_a_play_money_room_gets_chips_presets_and_house_bots_to_pl
     }
     assert!(seen_turn, "the live view showed the newcomer to act");
 
+    // House bots are the room's own accounts, and play chips never leave as money.
+    let players = server.get_json("/admin/players").await;
+    let bot = players
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["bot"] == true)
+        .expect("a bot account")["player_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, body) = server
+        .post(
+            &format!("/admin/players/{bot}/lock"),
+            json!({ "locked": true }),
+        )
+        .await;
+    assert_eq!((status, body["error"].clone()), (409, json!("house_bot")));
+    let (status, body) = server
+        .post(
+            &format!("/admin/players/{bot}/password"),
+            json!({ "password": "takeover1" }),
+        )
+        .await;
+    assert_eq!((status, body["error"].clone()), (409, json!("house_bot")));
+    let (status, body) = server
+        .post("/admin/players/newbie/withdraw", json!({ "amount": 10 }))
+        .await;
+    assert_eq!((status, body["error"].clone()), (409, json!("play_money")));
+
     // The newcomer leaves: the bots do not play on among themselves.
     newbie
         .send(&ClientMsg::Leave {

@@ -422,10 +422,20 @@ impl<P: Clone + PartialEq> Table<P> {
                 .min_by_key(|&s| (s + n - big_seat - 1) % n)
                 .expect("dealt");
             let o = self.seats[utg].as_ref().expect("dealt seats are occupied");
+            // The stack must cover the straddle beside any dead post and ante it owes.
+            let dead: Chips = posts
+                .iter()
+                .filter(|p| p.seat == utg && !p.live)
+                .map(|p| p.amount)
+                .sum();
+            let ante = match self.rules.ante {
+                AnteRule::Each(a) | AnteRule::Button(a) => a,
+                AnteRule::BigBlind(_) | AnteRule::None => 0,
+            };
             if o.straddle
                 && !pos.big.contains(&utg)
                 && !pos.small.contains(&utg)
-                && o.stack > 2 * bb
+                && o.stack > 2 * bb + dead + ante
             {
                 posts.retain(|p| !(p.seat == utg && p.live));
                 posts.push(Post {

@@ -49,7 +49,15 @@ pub(crate) async fn reload(
         return Ok(Json(json!({ "balance": balance, "added": 0 })));
     }
     let added = grant - balance;
-    let key = format!("reload:{:016x}", rand::random::<u64>());
+    // Keyed by the wallet's newest movement: two reloads at once see the same one, so
+    // only one applies (the other is answered as its repeat).
+    let last = state
+        .store
+        .ledger(me.player_id, 1)
+        .await?
+        .first()
+        .map_or_else(String::new, |e| e.movement_id.clone());
+    let key = format!("reload:{last}");
     let balance = state.store.deposit(me.player_id, added, Some(&key)).await?;
     Ok(Json(json!({ "balance": balance, "added": added })))
 }

@@ -102,6 +102,24 @@ pub(crate) async fn resolve_player(state: &AppState, id: &str) -> ApiResult<Play
     }
 }
 
+/// House bots are the room's own accounts: nobody locks them or logs in to them.
+async fn not_a_bot(state: &AppState, player: PlayerId) -> ApiResult<()> {
+    let is_bot = state
+        .store
+        .players()
+        .await?
+        .iter()
+        .any(|p| p.player_id == player && crate::house::is_bot(p));
+    if is_bot {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "house_bot",
+            "a house bot is the room's own account",
+        ));
+    }
+    Ok(())
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Lock {
@@ -118,6 +136,7 @@ pub(crate) async fn lock_player(
 ) -> ApiResult<Json<Value>> {
     who.may(Duty::Floor)?;
     let player = resolve_player(&state, &id).await?;
+    not_a_bot(&state, player).await?;
     let Json(lock) = body?;
     state.store.set_player_locked(player, lock.locked).await?;
     if lock.locked {
@@ -154,6 +173,7 @@ pub(crate) async fn reset_password(
 ) -> ApiResult<Json<Value>> {
     who.may(Duty::Floor)?;
     let player = resolve_player(&state, &id).await?;
+    not_a_bot(&state, player).await?;
     let Json(p) = body?;
     if !poker_store::names::password_ok(&p.password) {
         return Err(ApiError::new(
@@ -234,6 +254,14 @@ pub(crate) async fn move_money(
     who.may(Duty::Money)?;
     let player = resolve_player(&state, &id).await?;
     let Json(m) = body?;
+    if !deposit && state.config.play_money() {
+        // Play chips come from nothing (grants, reloads): none may leave as money.
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "play_money",
+            "this room plays for play money: nothing can be withdrawn",
+        ));
+    }
     let key = m.idempotency_key.as_deref();
     let balance = if deposit {
         state.store.deposit(player, m.amount, key).await?
