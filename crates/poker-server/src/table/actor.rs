@@ -27,6 +27,9 @@ pub(super) struct Current {
     pub(super) asked_at: usize,
     pub(super) events: Vec<Event>,
     pub(super) ended: Option<Instant>,
+    /// The hand's span (`hand_id`, inside the table's): the actor's work runs in it while
+    /// the hand lasts, so every event it logs names the hand.
+    pub(super) span: tracing::Span,
 }
 
 /// The clock of the decision being asked.
@@ -63,6 +66,8 @@ pub(super) struct Actor {
     pub(super) name: String,
     pub(super) clock_rules: ClockRules,
     pub(super) chat_rules: ChatRules,
+    /// The table's span, parent of each hand's.
+    pub(super) span: tracing::Span,
     /// Show the cards a hand that ended early would have dealt.
     pub(super) rabbit_hunt: bool,
     pub(super) chat: super::chat::Chat,
@@ -165,8 +170,10 @@ pub async fn spawn(
             ),
         );
     }
-    // Every event the table's tasks log carries its id, and the hand's while one runs.
-    let span = tracing::info_span!("table", table_id = %table_id, hand_id = tracing::field::Empty);
+    // Every event the table's tasks log carries its id, and the hand's while one runs (a
+    // span per hand inside this one: recording a field again would repeat it, not
+    // replace it).
+    let span = tracing::info_span!("table", table_id = %table_id);
     let writer = Writer::spawn(ctx.store.clone(), table_id, span.clone());
     let (commands, rx) = mpsc::channel(256);
     // The supervisor takes the commands over if the actor's task ends unexpectedly.
@@ -177,6 +184,7 @@ pub async fn spawn(
         name,
         clock_rules: spec.clock,
         chat_rules: spec.chat,
+        span: span.clone(),
         rabbit_hunt: spec.rabbit_hunt,
         chat: Default::default(),
         waitlist: Default::default(),
@@ -214,22 +222,31 @@ pub async fn spawn(
             actor.progress().await;
             while !actor.closed {
                 let deadline = actor.next_deadline();
-                tokio::select! {
-                    command = rx.recv() => match command {
-                        Some(command) => actor.handle(command).await,
-                        None => break,
-                    },
-                    _ = sleep_until(deadline), if deadline.is_some() => actor.on_timer(),
+                let hand = actor.hand_span();
+                let go_on = async {
+                    tokio::select! {
+                        command = rx.recv() => match command {
+                            Some(command) => actor.handle(command).await,
+                            None => return false,
+                        },
+                        _ = sleep_until(deadline), if deadline.is_some() => actor.on_timer(),
+                    }
+                    actor
+                        .ctx
+                        .metrics
+                        .table_wakeups
+                        .fetch_add(1, Ordering::Relaxed);
+                    actor.progress().await;
+                    actor.offer_seats();
+                    actor.save_seat_states();
+                    actor.save_table();
+                    true
                 }
-                actor
-                    .ctx
-                    .metrics
-                    .table_wakeups
-                    .fetch_add(1, Ordering::Relaxed);
-                actor.progress().await;
-                actor.offer_seats();
-                actor.save_seat_states();
-                actor.save_table();
+                .instrument(hand)
+                .await;
+                if !go_on {
+                    break;
+                }
             }
         }
         .instrument(span.clone()),
@@ -256,6 +273,15 @@ pub async fn spawn(
         .instrument(span),
     );
     Ok(TableHandle { commands, table_id })
+}
+
+impl Actor {
+    /// The span the actor's next piece of work runs in: the hand's while one lasts.
+    fn hand_span(&self) -> tracing::Span {
+        self.current
+            .as_ref()
+            .map_or_else(tracing::Span::none, |c| c.span.clone())
+    }
 }
 
 pub(super) async fn sleep_until(deadline: Option<Instant>) {

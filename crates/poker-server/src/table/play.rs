@@ -190,7 +190,8 @@ impl Actor {
             })
             .collect();
         let hand_id = HandId::new();
-        tracing::Span::current().record("hand_id", tracing::field::display(hand_id));
+        // A child of the table's span, never of the last hand's.
+        let span = tracing::info_span!(parent: &self.span, "hand", hand_id = %hand_id);
         let started_at = now_ms();
         // The one write besides money the actor waits for: once cards are out, a crash must
         // leave the hand on record (voided on restart, its number never reused), so the
@@ -217,6 +218,7 @@ impl Actor {
             asked_at: usize::MAX,
             events: Vec::new(),
             ended: None,
+            span,
         });
         // Everyone learns of the new hand with a snapshot of the table first.
         let view = self.table_view();
