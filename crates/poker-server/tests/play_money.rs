@@ -19,19 +19,6 @@ const PLAY: &[(&str, &str)] = &[
     ("POKER__BOTS__THINK_MS", "30"),
 ];
 
-async fn register(server: &Server, name: &str) -> String {
-    let r: Value = reqwest::Client::new()
-        .post(format!("{}/register", server.base))
-        .json(&json!({ "name": name, "password": "password1" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    r["token"].as_str().expect("registered").to_string()
-}
-
 async fn me(server: &Server, token: &str, method: &str, path: &str) -> (u16, Value) {
     let client = reqwest::Client::new();
     let url = format!("{}{path}", server.base);
@@ -79,7 +66,7 @@ async fn a_newcomer_to_a_play_money_room_gets_chips_presets_and_house_bots_to_pl
         .to_string();
 
     // A new account has the grant; a reload refills the wallet to it.
-    let token = register(&server, "newbie").await;
+    let token = server.register("newbie").await;
     let (status, mine) = me(&server, &token, "GET", "/api/me").await;
     assert_eq!(status, 200);
     assert_eq!(mine["balance"], 5000);
@@ -231,7 +218,7 @@ async fn a_real_money_room_grants_nothing_has_no_presets_and_no_bots() {
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
     let mut server = Server::start(&guard.url(), &[]).await;
     assert_eq!(server.get_json("/admin/tables").await, json!([]));
-    let token = register(&server, "cash").await;
+    let token = server.register("cash").await;
     let (_, mine) = me(&server, &token, "GET", "/api/me").await;
     assert_eq!(
         (mine["balance"].clone(), mine["play_money"].clone()),

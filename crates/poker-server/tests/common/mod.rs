@@ -226,8 +226,19 @@ impl Server {
     }
 
     pub async fn login(&self, name: &str) -> String {
+        self.account("/login", name).await
+    }
+
+    /// Registers an account (password `password1`); returns its session token.
+    #[allow(dead_code)] // not every test binary registers
+    pub async fn register(&self, name: &str) -> String {
+        self.account("/register", name).await
+    }
+
+    /// Logs in or registers; returns the session token.
+    async fn account(&self, path: &str, name: &str) -> String {
         let login: Value = reqwest::Client::new()
-            .post(format!("{}/login", self.base))
+            .post(format!("{}{path}", self.base))
             .json(&json!({ "name": name, "password": "password1" }))
             .send()
             .await

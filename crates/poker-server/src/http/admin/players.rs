@@ -102,6 +102,15 @@ pub(crate) async fn resolve_player(state: &AppState, id: &str) -> ApiResult<Play
     }
 }
 
+/// A player the floor acts on (lock, password): the role checked, the player found by id
+/// or name, and never a house bot, the room's own account.
+async fn floor_player(state: &AppState, who: &Admin, id: &str) -> ApiResult<PlayerId> {
+    who.may(Duty::Floor)?;
+    let player = resolve_player(state, id).await?;
+    not_a_bot(state, player).await?;
+    Ok(player)
+}
+
 /// House bots are the room's own accounts: nobody locks them or logs in to them.
 async fn not_a_bot(state: &AppState, player: PlayerId) -> ApiResult<()> {
     let is_bot = state
@@ -134,9 +143,7 @@ pub(crate) async fn lock_player(
     Path(id): Path<String>,
     body: Result<Json<Lock>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
-    who.may(Duty::Floor)?;
-    let player = resolve_player(&state, &id).await?;
-    not_a_bot(&state, player).await?;
+    let player = floor_player(&state, &who, &id).await?;
     let Json(lock) = body?;
     state.store.set_player_locked(player, lock.locked).await?;
     if lock.locked {
@@ -171,9 +178,7 @@ pub(crate) async fn reset_password(
     Path(id): Path<String>,
     body: Result<Json<NewPassword>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
-    who.may(Duty::Floor)?;
-    let player = resolve_player(&state, &id).await?;
-    not_a_bot(&state, player).await?;
+    let player = floor_player(&state, &who, &id).await?;
     let Json(p) = body?;
     if !poker_store::names::password_ok(&p.password) {
         return Err(ApiError::new(
