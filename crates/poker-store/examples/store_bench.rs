@@ -160,6 +160,7 @@ fn realistic_hand(
         },
         started_at: poker_store::now_ms(),
         ended_at: poker_store::now_ms(),
+        fence: None,
     }
 }
 

@@ -1,5 +1,5 @@
 //! What the store keeps and returns: players, ledger entries, tables, seats, rathole
-//! records, completed hands and the audit.
+//! records, table leases, completed hands and the audit.
 
 use serde::{Deserialize, Serialize};
 
@@ -144,6 +144,21 @@ pub struct TableRow {
     pub status: TableStatus,
     /// When created.
     pub created_at: i64,
+}
+
+/// Which node runs a table, when several server nodes share one database: the owner
+/// until `expires_at` unless it renews the lease.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lease {
+    /// The table.
+    pub table_id: TableId,
+    /// The node holding (or last holding) it.
+    pub node: String,
+    /// The fencing token: raised each time the table passes to an owner, never lowered,
+    /// so writes made under an older lease can be refused.
+    pub token: u64,
+    /// When the lease ends (unix milliseconds); 0 once released.
+    pub expires_at: i64,
 }
 
 /// Where a table is in its life (stored as `open`, `closing`, `closed`).
@@ -307,6 +322,11 @@ pub struct CompletedHand {
     pub started_at: i64,
     /// When it ended.
     pub ended_at: i64,
+    /// The table lease's token when the hand was dealt: the commit is refused if the
+    /// lease has passed to another owner since. `None` where one process runs every
+    /// table without leases.
+    #[serde(default)]
+    pub fence: Option<u64>,
 }
 
 /// A stored hand.

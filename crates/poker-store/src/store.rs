@@ -141,6 +141,46 @@ pub trait Store: Send + Sync + 'static {
         table: TableId,
         status: TableStatus,
     ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Takes or extends a table's lease for `node` (which runs the table while it holds
+    /// the lease), until `ttl_ms` from now. A free, expired or released lease passes to
+    /// `node` with a new fencing token, one above the last (1 for the table's first
+    /// lease); a live lease of `node` itself is extended and keeps its token. Returns the
+    /// token, or `None` while another node holds a live lease. Safe against nodes racing.
+    fn acquire_lease(
+        &self,
+        table: TableId,
+        node: &str,
+        ttl_ms: i64,
+    ) -> impl Future<Output = StoreResult<Option<u64>>> + Send;
+    /// Extends `node`'s lease to `ttl_ms` from now, if the table's lease still has this
+    /// node and token (even expired: nobody has taken it since, so the token is still the
+    /// newest). Returns whether it did; `false` means the table has passed to another
+    /// owner (or `node` released it).
+    fn renew_lease(
+        &self,
+        table: TableId,
+        node: &str,
+        token: u64,
+        ttl_ms: i64,
+    ) -> impl Future<Output = StoreResult<bool>> + Send;
+    /// Gives a lease up at once (its `expires_at` becomes 0) if it still has this node
+    /// and token; otherwise changes nothing. The token stays, so the next owner's is
+    /// higher.
+    fn release_lease(
+        &self,
+        table: TableId,
+        node: &str,
+        token: u64,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Every table's lease, live, expired or released, by table id.
+    fn leases(&self) -> impl Future<Output = StoreResult<Vec<Lease>>> + Send;
+    /// The open tables `node` could take: those without a lease, or whose lease has
+    /// expired or was released, by id. Tables with a live lease are not listed, `node`'s
+    /// own included (it renews those); the list is the same for every node.
+    fn lease_candidates(
+        &self,
+        node: &str,
+    ) -> impl Future<Output = StoreResult<Vec<TableId>>> + Send;
     /// Moves money from the wallet to a seat.
     fn buy_in(
         &self,
@@ -206,6 +246,9 @@ pub trait Store: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<()>> + Send;
     /// Commits completed hands in one transaction (group commit): their records and the
     /// stacks they changed, exactly once each. Returns how many were newly committed.
+    /// A hand with a `fence` whose table lease no longer has that token fails the whole
+    /// batch with [`StoreError::Fenced`] (even if the hand was committed or voided
+    /// before), and nothing is written.
     fn commit_hands(
         &self,
         hands: &[CompletedHand],

@@ -6,7 +6,7 @@
 use poker_store::testing::{TestPostgres, TestSqlite};
 use poker_store::{
     hash_password, now_ms, verify_password, Chips, CompletedHand, HandId, HandPlayer, HandRecord,
-    Persister, PlayerId, SqlStore, Store, StoreError, TableId, MAX_MONEY,
+    Lease, Persister, PlayerId, SqlStore, Store, StoreError, TableId, TableStatus, MAX_MONEY,
 };
 use std::sync::Arc;
 
@@ -55,6 +55,7 @@ fn hand(
         },
         started_at: 1_000 + number as i64,
         ended_at: 2_000 + number as i64,
+        fence: None,
     }
 }
 
@@ -906,6 +907,283 @@ async fn staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(store: &Sql
     audit_holds(store).await;
 }
 
+/// A table passes between nodes only through its lease: taken when free, refused to others
+/// while live, passed on with a higher token once expired or released; the old owner can
+/// then neither renew nor release it.
+async fn lease_a_table_is_held_by_one_node_until_it_expires_or_is_released(store: &SqlStore) {
+    let table = store.create_table("lease-1", "{}").await.unwrap();
+    assert_eq!(
+        store.acquire_lease(table, "node-a", 60_000).await.unwrap(),
+        Some(1),
+        "a free table's first lease"
+    );
+    assert_eq!(
+        store.acquire_lease(table, "node-b", 60_000).await.unwrap(),
+        None,
+        "refused while live"
+    );
+    assert_eq!(
+        store.acquire_lease(table, "node-a", 60_000).await.unwrap(),
+        Some(1),
+        "the owner again: extended, same token"
+    );
+    assert!(store.renew_lease(table, "node-a", 1, 50).await.unwrap());
+    tokio::time::sleep(std::time::Duration::from_millis(120)).await;
+    assert_eq!(
+        store.acquire_lease(table, "node-b", 60_000).await.unwrap(),
+        Some(2),
+        "expired: another node takes it with a higher token"
+    );
+    assert!(
+        !store.renew_lease(table, "node-a", 1, 60_000).await.unwrap(),
+        "the old owner cannot renew"
+    );
+    store.release_lease(table, "node-a", 1).await.unwrap();
+    assert!(!store.renew_lease(table, "node-b", 1, 60_000).await.unwrap());
+    assert!(!store.renew_lease(table, "node-a", 2, 60_000).await.unwrap());
+    let lease = |leases: Vec<Lease>| leases.into_iter().find(|l| l.table_id == table).unwrap();
+    let held = lease(store.leases().await.unwrap());
+    assert_eq!((held.node.as_str(), held.token), ("node-b", 2));
+    assert!(
+        held.expires_at > now_ms(),
+        "the old owner's release did nothing"
+    );
+    assert!(store.renew_lease(table, "node-b", 2, 60_000).await.unwrap());
+
+    // Released: free at once, and the token stays so the next owner's is higher.
+    store.release_lease(table, "node-b", 2).await.unwrap();
+    let released = lease(store.leases().await.unwrap());
+    assert_eq!((released.token, released.expires_at), (2, 0));
+    assert_eq!(
+        store.acquire_lease(table, "node-a", 60_000).await.unwrap(),
+        Some(3)
+    );
+    // An owner whose lease expired still renews it while nobody took it...
+    assert!(store.renew_lease(table, "node-a", 3, -1).await.unwrap());
+    assert!(store.renew_lease(table, "node-a", 3, -1).await.unwrap());
+    // ...but acquiring an expired lease, even its own, starts a new token.
+    assert_eq!(
+        store.acquire_lease(table, "node-a", 60_000).await.unwrap(),
+        Some(4)
+    );
+    assert!(!store.renew_lease(table, "node-a", 3, 60_000).await.unwrap());
+    assert!(!store
+        .renew_lease(table, "node-a", u64::MAX, 60_000)
+        .await
+        .unwrap());
+
+    assert!(matches!(
+        store.acquire_lease(TableId::new(), "node-a", 60_000).await,
+        Err(StoreError::NotFound("table"))
+    ));
+    for bad in ["", "a\0b", "line\nbreak"] {
+        assert!(matches!(
+            store.acquire_lease(table, bad, 60_000).await,
+            Err(StoreError::Invalid(_))
+        ));
+    }
+    let leases = store.leases().await.unwrap();
+    assert!(
+        leases.windows(2).all(|w| w[0].table_id < w[1].table_id),
+        "by table id"
+    );
+}
+
+async fn lease_candidates_are_the_open_tables_without_a_live_lease(store: &SqlStore) {
+    let table = |name: &'static str| store.create_table(name, "{}");
+    let free = table("cand-free").await.unwrap();
+    let expired = table("cand-expired").await.unwrap();
+    let released = table("cand-released").await.unwrap();
+    let live = table("cand-live").await.unwrap();
+    let closed = table("cand-closed").await.unwrap();
+    let closing = table("cand-closing").await.unwrap();
+    assert_eq!(
+        store.acquire_lease(expired, "node-a", -1).await.unwrap(),
+        Some(1)
+    );
+    let token = store
+        .acquire_lease(released, "node-a", 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    store
+        .release_lease(released, "node-a", token)
+        .await
+        .unwrap();
+    store.acquire_lease(live, "node-a", 60_000).await.unwrap();
+    store
+        .set_table_status(closed, TableStatus::Closed)
+        .await
+        .unwrap();
+    store
+        .set_table_status(closing, TableStatus::Closing)
+        .await
+        .unwrap();
+    for node in ["node-a", "node-b"] {
+        let candidates = store.lease_candidates(node).await.unwrap();
+        for t in [free, expired, released] {
+            assert!(candidates.contains(&t), "{node}: {t} is free");
+        }
+        for t in [live, closed, closing] {
+            assert!(!candidates.contains(&t), "{node}: {t} is not free");
+        }
+        assert!(
+            candidates.windows(2).all(|w| w[0] < w[1]),
+            "by id: {candidates:?}"
+        );
+    }
+    assert!(matches!(
+        store.lease_candidates("").await,
+        Err(StoreError::Invalid(_))
+    ));
+}
+
+/// A hand dealt under a lease that has since passed to another node is refused whole and
+/// moves no chip; the current owner's hands commit, alone or in the persister's batches.
+async fn lease_a_hand_with_a_stale_fence_is_refused_and_moves_no_chip(store: &SqlStore) {
+    let (a, b) = (
+        player(store, "fence-a", 1000).await,
+        player(store, "fence-b", 1000).await,
+    );
+    let table = store.create_table("fenced", "{}").await.unwrap();
+    let other = store.create_table("unfenced", "{}").await.unwrap();
+    store.buy_in(table, 0, a, 500, None).await.unwrap();
+    store.buy_in(table, 1, b, 500, None).await.unwrap();
+    store.buy_in(other, 0, a, 100, None).await.unwrap();
+    store.buy_in(other, 1, b, 100, None).await.unwrap();
+    let old = store
+        .acquire_lease(table, "node-a", 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut first = hand(table, 1, &[(a, 0, 500, 520), (b, 1, 500, 478)], 2);
+    first.fence = Some(old);
+    assert_eq!(
+        store
+            .commit_hands(std::slice::from_ref(&first))
+            .await
+            .unwrap(),
+        1
+    );
+    // node-a's lease expires and node-b takes the table over.
+    assert!(store.renew_lease(table, "node-a", old, -1).await.unwrap());
+    let new = store
+        .acquire_lease(table, "node-b", 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(new > old);
+
+    let before = store.audit().await.unwrap();
+    let stacks = || async {
+        let mut all = store.seats(table).await.unwrap();
+        all.extend(store.seats(other).await.unwrap());
+        all.iter().map(|s| s.stack).collect::<Vec<Chips>>()
+    };
+    let balances = || async {
+        (
+            store.balance(a).await.unwrap(),
+            store.balance(b).await.unwrap(),
+        )
+    };
+    let ledgers = || async {
+        (
+            store.ledger(a, 1000).await.unwrap().len(),
+            store.ledger(b, 1000).await.unwrap().len(),
+        )
+    };
+    let (stacks0, balances0, ledgers0) = (stacks().await, balances().await, ledgers().await);
+    let mut stale = hand(table, 2, &[(a, 0, 520, 600), (b, 1, 478, 396)], 2);
+    stale.fence = Some(old);
+    let unfenced = hand(other, 1, &[(a, 0, 100, 150), (b, 1, 100, 50)], 0);
+    match store.commit_hands(&[unfenced.clone(), stale.clone()]).await {
+        Err(StoreError::Fenced { table: t, token }) => assert_eq!((t, token), (table, old)),
+        other => panic!("a stale fence: {other:?}"),
+    }
+    // A retry of the hand committed under the old lease is refused too: its node no
+    // longer owns the table.
+    assert!(matches!(
+        store.commit_hands(std::slice::from_ref(&first)).await,
+        Err(StoreError::Fenced { .. })
+    ));
+    let mut unleased = hand(other, 1, &[(a, 0, 100, 150), (b, 1, 100, 50)], 0);
+    unleased.fence = Some(1);
+    assert!(
+        matches!(
+            store.commit_hands(&[unleased]).await,
+            Err(StoreError::Fenced { .. })
+        ),
+        "a fence on a table nobody leased"
+    );
+    for id in [stale.hand_id, unfenced.hand_id] {
+        assert!(matches!(store.hand(id).await, Err(StoreError::NotFound(_))));
+    }
+    assert_eq!(stacks().await, stacks0);
+    assert_eq!(balances().await, balances0);
+    assert_eq!(ledgers().await, ledgers0);
+    assert_eq!(store.audit().await.unwrap(), before);
+    audit_holds(store).await;
+
+    // Through the persister: the batch fails, and the retry hand by hand fails only the
+    // fenced hand.
+    let persister = Persister::spawn(Arc::new(store.clone()), 64);
+    let (fenced, fine) = tokio::join!(
+        persister.commit(stale.clone()),
+        persister.commit(unfenced.clone())
+    );
+    assert!(
+        matches!(fenced, Err(StoreError::Fenced { .. })),
+        "{fenced:?}"
+    );
+    fine.expect("the unfenced hand commits");
+    // The current owner's token commits.
+    let mut current = hand(table, 2, &[(a, 0, 520, 600), (b, 1, 478, 396)], 2);
+    current.fence = Some(new);
+    assert_eq!(store.commit_hands(&[current]).await.unwrap(), 1);
+    assert_eq!(stacks().await, vec![600, 396, 150, 50]);
+    audit_holds(store).await;
+}
+
+async fn lease_two_nodes_racing_for_a_table_never_both_win(store: &SqlStore) {
+    for round in 0..20 {
+        let table = store
+            .create_table(&format!("lease-race-{round}"), "{}")
+            .await
+            .unwrap();
+        // Even rounds race for a free table, odd ones for an expired lease.
+        let expected = if round % 2 == 0 {
+            1
+        } else {
+            store.acquire_lease(table, "node-c", -1).await.unwrap();
+            2
+        };
+        let (a, b) = tokio::join!(
+            store.acquire_lease(table, "node-a", 60_000),
+            store.acquire_lease(table, "node-b", 60_000)
+        );
+        let (a, b) = (a.unwrap(), b.unwrap());
+        let winner = match (a, b) {
+            (Some(t), None) => {
+                assert_eq!(t, expected);
+                "node-a"
+            }
+            (None, Some(t)) => {
+                assert_eq!(t, expected);
+                "node-b"
+            }
+            both => panic!("round {round}: {both:?}"),
+        };
+        let lease = store
+            .leases()
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|l| l.table_id == table)
+            .unwrap();
+        assert_eq!((lease.node.as_str(), lease.token), (winner, expected));
+    }
+}
+
 async fn run_all(url: &str) {
     let store = SqlStore::connect(url).await.expect("connect and migrate");
     deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(&store).await;
@@ -923,6 +1201,10 @@ async fn run_all(url: &str) {
     bad_requests_are_refused_without_moving_money(&store).await;
     names_are_checked_before_the_database_and_unique_regardless_of_case(&store, url).await;
     staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(&store).await;
+    lease_a_table_is_held_by_one_node_until_it_expires_or_is_released(&store).await;
+    lease_candidates_are_the_open_tables_without_a_live_lease(&store).await;
+    lease_a_hand_with_a_stale_fence_is_refused_and_moves_no_chip(&store).await;
+    lease_two_nodes_racing_for_a_table_never_both_win(&store).await;
     store.close().await;
 }
 

@@ -47,6 +47,7 @@ async fn crash_child_role() {
         record: poker_store::HandRecord::default(),
         started_at: 0,
         ended_at: 0,
+        fence: None,
     };
     let first = hand(1, [(500, 560), (500, 440)]);
     store.start_hand(first.hand_id, table, 1, 1).await.unwrap();

@@ -2,7 +2,9 @@
 //! chips (conservation, which hands are still pending, the stacks each seat must hold
 //! and will hold, the ledger rows and the rake) from the hands and what the database
 //! says of them; both backends then only write the plan, so only SQL text differs:
-//! Postgres in a handful of statements over arrays, SQLite in chunks of rows.
+//! Postgres in a handful of statements over arrays, SQLite in chunks of rows. Before
+//! anything is written, [`check_fences`] refuses the batch if a hand's fencing token is
+//! no longer its table lease's.
 
 use sqlx::Row;
 use uuid::Uuid;
@@ -55,6 +57,66 @@ pub(crate) fn check_conserved(hands: &[CompletedHand]) -> StoreResult<()> {
         }
     }
     Ok(())
+}
+
+/// The tables of the hands that carry a fencing token, sorted, each once: the lease rows
+/// a commit must read (in this order, so that concurrent commits lock them alike).
+pub(crate) fn fenced_tables(hands: &[CompletedHand]) -> Vec<String> {
+    let tables: std::collections::BTreeSet<String> = hands
+        .iter()
+        .filter(|h| h.fence.is_some())
+        .map(|h| h.table_id.to_string())
+        .collect();
+    tables.into_iter().collect()
+}
+
+/// Checks every fenced hand against its table's lease, given the `(table id, token)` rows
+/// the database holds for [`fenced_tables`]: a hand whose token is not the lease's (or
+/// whose table has no lease) was dealt by a node that no longer owns the table, and is
+/// refused with [`StoreError::Fenced`]. Hands without a fence are not checked.
+pub(crate) fn check_fences(hands: &[CompletedHand], leases: &[(String, i64)]) -> StoreResult<()> {
+    let tokens: std::collections::HashMap<&str, i64> =
+        leases.iter().map(|(t, k)| (t.as_str(), *k)).collect();
+    for h in hands {
+        let Some(fence) = h.fence else { continue };
+        let current = tokens.get(h.table_id.to_string().as_str()).copied();
+        if current.is_none() || current != i64::try_from(fence).ok() {
+            return Err(StoreError::Fenced {
+                table: h.table_id,
+                token: fence,
+            });
+        }
+    }
+    Ok(())
+}
+
+impl SqlStore {
+    /// [`check_fences`] through the runtime-chosen driver (the SQLite commit), inside the
+    /// commit's transaction. SQLite runs one writer at a time, so no lease can change
+    /// between this read and the commit.
+    pub(crate) async fn check_fences_in(
+        &self,
+        tx: &mut Tx,
+        hands: &[CompletedHand],
+    ) -> StoreResult<()> {
+        let tables = fenced_tables(hands);
+        let mut leases = Vec::new();
+        for chunk in tables.chunks(CHUNK_ROWS) {
+            let list = placeholders(chunk.len(), 1, 1);
+            let text = self.sql(&format!(
+                "select poker_table_id, token from table_lease where poker_table_id in ({})",
+                &list[1..list.len() - 1].replace("),(", ",")
+            ));
+            let mut q = sqlx::query(&text);
+            for t in chunk {
+                q = q.bind(t.clone());
+            }
+            for row in q.fetch_all(&mut **tx).await? {
+                leases.push((row.try_get("poker_table_id")?, row.try_get("token")?));
+            }
+        }
+        check_fences(hands, &leases)
+    }
 }
 
 /// One ledger row of a hand: movement, account, table, amount, hand.
@@ -198,6 +260,24 @@ pub(crate) async fn commit_hands_pg(
 ) -> StoreResult<usize> {
     check_conserved(hands)?;
     let mut tx = pool.begin().await?;
+    // The fenced tables' leases, share-locked until the commit: a node taking one of
+    // these tables over waits for this batch, so a hand is never committed after its
+    // table has passed to another owner.
+    let tables = fenced_tables(hands);
+    if !tables.is_empty() {
+        let rows = sqlx::query(
+            "select poker_table_id, token from table_lease where poker_table_id = any($1) \
+             order by poker_table_id for share",
+        )
+        .bind(&tables)
+        .fetch_all(&mut *tx)
+        .await?;
+        let leases: Vec<(String, i64)> = rows
+            .iter()
+            .map(|r| Ok((r.try_get("poker_table_id")?, r.try_get("token")?)))
+            .collect::<StoreResult<_>>()?;
+        check_fences(hands, &leases)?;
+    }
     let ids: Vec<String> = hands.iter().map(|h| h.hand_id.to_string()).collect();
     let rows = sqlx::query("select hand_id, status from hand where hand_id = any($1)")
         .bind(&ids)
@@ -346,6 +426,7 @@ mod tests {
             record: HandRecord::default(),
             started_at: 1,
             ended_at: 2,
+            fence: None,
         }
     }
 
@@ -394,6 +475,43 @@ mod tests {
         assert_eq!((plan.started.len(), plan.fresh.len()), (1, 0));
         assert_eq!(plan.started[0].hand_id, hands[2].hand_id);
         assert!(super::plan(&hands[..2], &found).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_hand_whose_fence_is_not_the_leases_token_is_refused_and_an_unfenced_one_is_not() {
+        let mut hands = [
+            hand(&[(100, 110), (100, 90)], 0),
+            hand(&[(100, 110), (100, 90)], 0),
+            hand(&[(100, 110), (100, 90)], 0),
+        ];
+        hands[1].fence = Some(4);
+        hands[2].fence = Some(u64::MAX);
+        let table = |i: usize| hands[i].table_id.to_string();
+        let mut wanted = vec![table(1), table(2)];
+        wanted.sort();
+        assert_eq!(fenced_tables(&hands), wanted, "only fenced hands' tables");
+        let live = vec![(table(1), 4), (table(2), i64::MAX)];
+        assert!(check_fences(&hands[..2], &live).is_ok());
+        let passed = vec![(table(1), 5)];
+        assert!(matches!(
+            check_fences(&hands[..2], &passed),
+            Err(StoreError::Fenced { token: 4, table }) if table == hands[1].table_id
+        ));
+        assert!(
+            matches!(
+                check_fences(&hands[1..2], &[]),
+                Err(StoreError::Fenced { .. })
+            ),
+            "a fenced hand of a table without a lease"
+        );
+        assert!(
+            matches!(
+                check_fences(&hands[2..], &live),
+                Err(StoreError::Fenced { .. })
+            ),
+            "a token past what the database holds matches no lease"
+        );
+        assert!(check_fences(&hands[..1], &[]).is_ok(), "no fence, no check");
     }
 
     #[test]

@@ -45,6 +45,18 @@ pub(crate) fn check_key(key: &str) -> StoreResult<&str> {
     Ok(key)
 }
 
+/// A node's name as given to the lease operations: 1 to 128 characters, none a control
+/// character (the same limits on both databases).
+pub(crate) fn check_node(node: &str) -> StoreResult<&str> {
+    let n = node.chars().count();
+    if n == 0 || n > 128 || node.chars().any(char::is_control) {
+        return Err(StoreError::Invalid(
+            "a node's name has 1 to 128 characters, none a control character".into(),
+        ));
+    }
+    Ok(node)
+}
+
 pub(crate) fn positive(amount: Chips) -> StoreResult<i64> {
     if amount == 0 || amount > MAX_MONEY {
         return Err(StoreError::Invalid(format!(

@@ -515,6 +515,118 @@ impl Store for SqlStore {
         Ok(())
     }
 
+    async fn acquire_lease(
+        &self,
+        table: TableId,
+        node: &str,
+        ttl_ms: i64,
+    ) -> StoreResult<Option<u64>> {
+        let node = check_node(node)?;
+        let now = now_ms();
+        let mut tx = self.begin().await?;
+        sqlx::query(&self.sql("select 1 from poker_table where poker_table_id = $1"))
+            .bind(table.to_string())
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(StoreError::NotFound("table"))?;
+        // One statement: Postgres takes the row lock of an existing lease and evaluates
+        // the condition on its latest version, so of two racing nodes only one wins.
+        let row = sqlx::query(&self.sql(
+            "insert into table_lease (poker_table_id, node, token, expires_at, created_at) \
+             values ($1, $2, 1, $3, $4) \
+             on conflict (poker_table_id) do update set \
+                 token = case when table_lease.node = excluded.node and table_lease.expires_at >= $4 \
+                              then table_lease.token else table_lease.token + 1 end, \
+                 node = excluded.node, \
+                 expires_at = excluded.expires_at \
+             where table_lease.node = excluded.node or table_lease.expires_at < $4 \
+             returning token",
+        ))
+        .bind(table.to_string())
+        .bind(node)
+        .bind(now.saturating_add(ttl_ms))
+        .bind(now)
+        .fetch_optional(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        row.map(|r| Ok(r.try_get::<i64, _>("token")? as u64))
+            .transpose()
+    }
+
+    async fn renew_lease(
+        &self,
+        table: TableId,
+        node: &str,
+        token: u64,
+        ttl_ms: i64,
+    ) -> StoreResult<bool> {
+        let node = check_node(node)?;
+        let Ok(token) = i64::try_from(token) else {
+            return Ok(false);
+        };
+        let done = sqlx::query(&self.sql(
+            "update table_lease set expires_at = $1 where poker_table_id = $2 and node = $3 and token = $4",
+        ))
+        .bind(now_ms().saturating_add(ttl_ms))
+        .bind(table.to_string())
+        .bind(node)
+        .bind(token)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn release_lease(&self, table: TableId, node: &str, token: u64) -> StoreResult<()> {
+        let node = check_node(node)?;
+        let Ok(token) = i64::try_from(token) else {
+            return Ok(());
+        };
+        sqlx::query(&self.sql(
+            "update table_lease set expires_at = 0 where poker_table_id = $1 and node = $2 and token = $3",
+        ))
+        .bind(table.to_string())
+        .bind(node)
+        .bind(token)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn leases(&self) -> StoreResult<Vec<Lease>> {
+        let rows = sqlx::query(
+            "select poker_table_id, node, token, expires_at from table_lease order by poker_table_id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(Lease {
+                    table_id: TableId(Self::uuid(r.try_get("poker_table_id")?)?),
+                    node: r.try_get("node")?,
+                    token: r.try_get::<i64, _>("token")? as u64,
+                    expires_at: r.try_get("expires_at")?,
+                })
+            })
+            .collect()
+    }
+
+    async fn lease_candidates(&self, node: &str) -> StoreResult<Vec<TableId>> {
+        check_node(node)?;
+        let rows = sqlx::query(&self.sql(
+            "select t.poker_table_id from poker_table t \
+             left join table_lease l on l.poker_table_id = t.poker_table_id \
+             where t.status = $1 and (l.poker_table_id is null or l.expires_at < $2) \
+             order by t.poker_table_id",
+        ))
+        .bind(TableStatus::Open.as_str())
+        .bind(now_ms())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok(TableId(Self::uuid(r.try_get("poker_table_id")?)?)))
+            .collect()
+    }
+
     async fn buy_in(
         &self,
         table: TableId,
@@ -769,6 +881,7 @@ impl Store for SqlStore {
         }
         check_conserved(hands)?;
         let mut tx = self.begin().await?;
+        self.check_fences_in(&mut tx, hands).await?;
         // Exactly once: only hands never recorded, or started and not yet committed.
         let mut found: Vec<(String, String)> = Vec::new();
         for chunk in hands.chunks(CHUNK_ROWS) {
