@@ -56,7 +56,9 @@ pub(super) struct SeatInfo {
 
 pub(super) struct Subscriber {
     pub(super) who: Option<PlayerId>,
-    pub(super) queue: mpsc::Sender<ServerMsg>,
+    pub(super) queue: mpsc::Sender<Batch>,
+    /// What this step of the actor made for it, sent as one batch when the step ends.
+    pub(super) pending: Batch,
     /// Missed messages: gets a snapshot as soon as its queue has room.
     pub(super) stale: bool,
 }
@@ -98,7 +100,7 @@ pub(super) struct Actor {
 }
 
 /// The queues subscribed to a table, shared with its supervisor.
-pub(super) type Listeners = Arc<std::sync::Mutex<Vec<(Option<PlayerId>, mpsc::Sender<ServerMsg>)>>>;
+pub(super) type Listeners = Arc<std::sync::Mutex<Vec<(Option<PlayerId>, mpsc::Sender<Batch>)>>>;
 
 /// Starts a table's actor, with the players the store says are seated there.
 pub async fn spawn(
@@ -220,6 +222,7 @@ pub async fn spawn(
         async move {
             let mut rx = actor_rx.lock().await;
             actor.progress().await;
+            actor.flush_out();
             while !actor.closed {
                 let deadline = actor.next_deadline();
                 let hand = actor.hand_span();
@@ -240,6 +243,7 @@ pub async fn spawn(
                     actor.offer_seats();
                     actor.save_seat_states();
                     actor.save_table();
+                    actor.flush_out();
                     true
                 }
                 .instrument(hand)
@@ -450,14 +454,15 @@ impl Actor {
     pub(super) fn add_subscriber(
         &mut self,
         player: Option<PlayerId>,
-        queue: mpsc::Sender<ServerMsg>,
+        queue: mpsc::Sender<Batch>,
         snapshot: ServerMsg,
     ) {
         self.subscribers.retain(|s| !s.queue.same_channel(&queue));
-        let stale = queue.try_send(snapshot).is_err();
+        let stale = queue.try_send(vec![Out::Own(snapshot)]).is_err();
         self.subscribers.push(Subscriber {
             who: player,
             queue,
+            pending: Vec::new(),
             stale,
         });
         self.mirror_listeners();

@@ -20,7 +20,12 @@ pub(super) struct Failed {
 impl Failed {
     pub(super) fn tell(&self, msg: &ServerMsg) {
         let mut listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
-        listeners.retain(|(_, q)| !matches!(q.try_send(msg.clone()), Err(TrySendError::Closed(_))));
+        listeners.retain(|(_, q)| {
+            !matches!(
+                q.try_send(vec![Out::Own(msg.clone())]),
+                Err(TrySendError::Closed(_))
+            )
+        });
     }
 
     pub(super) fn lobby(&self, status: &str) {
@@ -113,7 +118,7 @@ impl Failed {
                     };
                     let ok = !only_if_seated || seated;
                     if ok {
-                        let _ = queue.try_send(failed_msg.clone());
+                        let _ = queue.try_send(vec![Out::Own(failed_msg.clone())]);
                         self.listeners
                             .lock()
                             .unwrap_or_else(|e| e.into_inner())

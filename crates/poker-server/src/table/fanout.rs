@@ -2,6 +2,8 @@
 //! the hole cards), snapshots for joins and resyncs, the decision asked, the lobby line.
 
 use super::actor::*;
+use super::Out;
+use axum::extract::ws::Utf8Bytes;
 use poker_protocol::{HandView, SeatView, ServerMsg, TableSummary, TableView};
 use poker_rules::{Card, Cards, Chips, Decision, Event};
 use poker_store::PlayerId;
@@ -121,42 +123,56 @@ impl Actor {
         }
     }
 
-    /// Sends to every subscriber the message made for them; a full queue marks the
-    /// subscriber stale (resynced later), a closed one is dropped.
-    pub(super) fn fan_out(&mut self, mut make: impl FnMut(Option<PlayerId>) -> Vec<ServerMsg>) {
+    /// Adds to every subscriber's batch the frames made for it (nothing for a stale
+    /// subscriber: it gets a snapshot instead). Batches leave in [`Actor::flush_out`].
+    pub(super) fn fan_out(&mut self, mut make: impl FnMut(Option<PlayerId>) -> Vec<Out>) {
+        for s in &mut self.subscribers {
+            if !s.stale {
+                s.pending.extend(make(s.who));
+            }
+        }
+    }
+
+    /// Sends each subscriber what this step made for it, in one batch; a full queue
+    /// marks the subscriber stale (resynced with a snapshot once it has room), a closed
+    /// one is dropped.
+    pub(super) fn flush_out(&mut self) {
         let mut subscribers = std::mem::take(&mut self.subscribers);
         subscribers.retain_mut(|s| {
-            if s.stale {
-                match s.queue.try_send(self.snapshot(s.who)) {
-                    Ok(()) => {
+            let batch = if s.stale {
+                s.pending.clear();
+                vec![Out::Own(self.snapshot(s.who))]
+            } else if s.pending.is_empty() {
+                return true;
+            } else {
+                std::mem::take(&mut s.pending)
+            };
+            match s.queue.try_send(batch) {
+                Ok(()) => {
+                    if s.stale {
                         s.stale = false;
                         self.ctx.metrics.resyncs.fetch_add(1, Ordering::Relaxed);
                     }
-                    Err(TrySendError::Full(_)) => {}
-                    Err(TrySendError::Closed(_)) => return false,
+                    true
                 }
-                return true;
-            }
-            for msg in make(s.who) {
-                match s.queue.try_send(msg) {
-                    Ok(()) => {}
-                    Err(TrySendError::Full(_)) => {
-                        s.stale = true;
-                        return true;
-                    }
-                    Err(TrySendError::Closed(_)) => return false,
+                Err(TrySendError::Full(_)) => {
+                    s.stale = true;
+                    true
                 }
+                Err(TrySendError::Closed(_)) => false,
             }
-            true
         });
         self.subscribers = subscribers;
     }
 
+    /// Sends a message the same for everyone, serialized once.
     pub(super) fn send_all(&mut self, msg: &ServerMsg) {
-        self.fan_out(|_| vec![msg.clone()]);
+        let text = shared(msg);
+        self.fan_out(|_| vec![Out::Shared(text.clone())]);
     }
 
-    /// Sends events to every subscriber, hole cards hidden from all but their owner.
+    /// Sends events to every subscriber, hole cards hidden from all but their owner:
+    /// each event is serialized once as everyone but its owner sees it.
     pub(super) fn broadcast(&mut self, events: &[Event]) {
         let Some(cur) = self.current.as_ref() else {
             return;
@@ -176,26 +192,37 @@ impl Actor {
             })
             .flatten()
             .collect();
-        let names: Vec<Option<String>> = events
+        let message = |event: Event, hand_name: Option<String>| ServerMsg::Event {
+            table_id,
+            hand_number: number,
+            seats: seats.clone(),
+            event,
+            hand_name,
+        };
+        // Per event: who sees it otherwise than everyone (the owner of redacted cards),
+        // the message for everyone else, serialized once.
+        let made: Vec<(Option<PlayerId>, Utf8Bytes)> = events
             .iter()
-            .map(|e| match e {
-                Event::Shown { cards, .. } => {
-                    let hole: Vec<Card> = cards.iter().copied().collect();
-                    crate::pokerstars::describe::describe(game, &hole, &board)
-                }
-                _ => None,
+            .map(|e| {
+                let hand_name = match e {
+                    Event::Shown { cards, .. } => {
+                        let hole: Vec<Card> = cards.iter().copied().collect();
+                        crate::pokerstars::describe::describe(game, &hole, &board)
+                    }
+                    _ => None,
+                };
+                let public = redact(e, None, &players);
+                let owner = private_to(e, &players).filter(|_| &public != e);
+                (owner, shared(&message(public, hand_name)))
             })
             .collect();
         self.fan_out(|who| {
             events
                 .iter()
-                .zip(&names)
-                .map(|(event, hand_name)| ServerMsg::Event {
-                    table_id,
-                    hand_number: number,
-                    seats: seats.clone(),
-                    event: redact(event, who, &players),
-                    hand_name: hand_name.clone(),
+                .zip(&made)
+                .map(|(event, (owner, public))| match owner {
+                    Some(owner) if who == Some(*owner) => Out::Own(message(event.clone(), None)),
+                    _ => Out::Shared(public.clone()),
                 })
                 .collect()
         });
@@ -204,7 +231,7 @@ impl Actor {
     pub(super) fn send_to(&mut self, player: PlayerId, msg: ServerMsg) {
         self.fan_out(|who| {
             if who == Some(player) {
-                vec![msg.clone()]
+                vec![Out::Own(msg.clone())]
             } else {
                 Vec::new()
             }
@@ -309,6 +336,19 @@ pub(super) fn stakes_name(rules: &poker_rules::table::TableRules) -> String {
         }
     }
     out
+}
+
+/// A message serialized once, to be shared by every subscriber it goes to.
+fn shared(msg: &ServerMsg) -> Utf8Bytes {
+    Utf8Bytes::from(serde_json::to_string(msg).expect("messages serialize"))
+}
+
+/// The player who sees this event otherwise than everyone else (their own cards).
+fn private_to(event: &Event, players: &[PlayerId]) -> Option<PlayerId> {
+    match event {
+        Event::HoleDealt { player, .. } | Event::Discarded { player, .. } => Some(players[*player]),
+        _ => None,
+    }
 }
 
 /// The event as `who` may see it: hole cards of others are unknown unless dealt face up.

@@ -38,6 +38,61 @@ mod writer;
 pub use actor::spawn;
 pub use fanout::game_label;
 
+/// One frame a table sends a subscriber.
+#[derive(Clone, Debug)]
+pub enum Out {
+    /// A message made for this subscriber alone (its decisions, its own cards, a
+    /// snapshot); the connection serializes it.
+    Own(ServerMsg),
+    /// A message the same for every subscriber it went to, serialized once by the table
+    /// and shared (a reference count, no copy).
+    Shared(axum::extract::ws::Utf8Bytes),
+}
+
+impl Out {
+    /// The message, decoded again if it was shared.
+    pub fn into_msg(self) -> ServerMsg {
+        match self {
+            Out::Own(msg) => msg,
+            Out::Shared(text) => serde_json::from_str(&text).expect("the table wrote a message"),
+        }
+    }
+}
+
+/// Everything one step of a table made for one subscriber (an action and the events,
+/// turn and decision it caused): one queue item, one wake-up and one write.
+pub type Batch = Vec<Out>;
+
+/// A subscriber's end of a table's messages, one at a time (for tests and tools).
+pub struct Subscription {
+    rx: mpsc::Receiver<Batch>,
+    buffered: std::collections::VecDeque<ServerMsg>,
+}
+
+impl Subscription {
+    /// The next message; `None` once the table is gone.
+    pub async fn recv(&mut self) -> Option<ServerMsg> {
+        loop {
+            if let Some(msg) = self.buffered.pop_front() {
+                return Some(msg);
+            }
+            let batch = self.rx.recv().await?;
+            self.buffered.extend(batch.into_iter().map(Out::into_msg));
+        }
+    }
+
+    /// The next message if one is waiting.
+    pub fn try_recv(&mut self) -> Result<ServerMsg, mpsc::error::TryRecvError> {
+        loop {
+            if let Some(msg) = self.buffered.pop_front() {
+                return Ok(msg);
+            }
+            let batch = self.rx.try_recv()?;
+            self.buffered.extend(batch.into_iter().map(Out::into_msg));
+        }
+    }
+}
+
 /// Why a table refused a command: one typed refusal from the table to the wire, where it
 /// becomes the protocol's error (`From<Refusal> for ServerMsg`). Internal failures carry
 /// only what the client may read; their causes are logged where they happen.
@@ -189,7 +244,7 @@ pub enum Command {
         /// Post now or wait for the big blind.
         entry: Entry,
         /// The connection's queue, subscribed (with a snapshot) only if the seat is taken.
-        queue: Option<mpsc::Sender<ServerMsg>>,
+        queue: Option<mpsc::Sender<Batch>>,
         /// Answer.
         respond_to: Reply<Outcome>,
     },
@@ -248,14 +303,14 @@ pub enum Command {
         /// Subscribe only if this player is seated here.
         only_if_seated: bool,
         /// The queue to send to.
-        queue: mpsc::Sender<ServerMsg>,
+        queue: mpsc::Sender<Batch>,
         /// Whether it subscribed.
         respond_to: oneshot::Sender<bool>,
     },
     /// Stop sending to this queue, unless its player is seated here.
     Unsubscribe {
         /// The queue.
-        queue: mpsc::Sender<ServerMsg>,
+        queue: mpsc::Sender<Batch>,
     },
     /// The table as a spectator sees it, for the admin API.
     Inspect {
@@ -382,7 +437,7 @@ impl TableHandle {
         seat: u32,
         buy_in: Chips,
         entry: Entry,
-        queue: Option<mpsc::Sender<ServerMsg>>,
+        queue: Option<mpsc::Sender<Batch>>,
     ) -> Result<Outcome, Refusal> {
         self.ask(|respond_to| Command::Sit {
             player,
@@ -454,15 +509,14 @@ impl TableHandle {
         .is_some()
     }
 
-    /// Subscribes a bounded queue to the table's messages; returns the receiver.
-    pub async fn subscribe(
-        &self,
-        player: Option<PlayerId>,
-        capacity: usize,
-    ) -> mpsc::Receiver<ServerMsg> {
+    /// Subscribes a bounded queue (of `capacity` batches) to the table's messages.
+    pub async fn subscribe(&self, player: Option<PlayerId>, capacity: usize) -> Subscription {
         let (queue, rx) = mpsc::channel(capacity);
         self.subscribe_with(player, queue, false).await;
-        rx
+        Subscription {
+            rx,
+            buffered: Default::default(),
+        }
     }
 
     /// Subscribes an existing queue (a connection's, shared by its tables); with
@@ -470,7 +524,7 @@ impl TableHandle {
     pub async fn subscribe_with(
         &self,
         player: Option<PlayerId>,
-        queue: mpsc::Sender<ServerMsg>,
+        queue: mpsc::Sender<Batch>,
         only_if_seated: bool,
     ) -> bool {
         self.query(|respond_to| Command::Subscribe {
@@ -484,7 +538,7 @@ impl TableHandle {
     }
 
     /// Stops sending to a connection's queue (not while its player is seated here).
-    pub async fn unsubscribe(&self, queue: mpsc::Sender<ServerMsg>) {
+    pub async fn unsubscribe(&self, queue: mpsc::Sender<Batch>) {
         let _ = self.commands.send(Command::Unsubscribe { queue }).await;
     }
 

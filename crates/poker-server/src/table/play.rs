@@ -289,7 +289,10 @@ impl Actor {
             },
             started_at: cur.started_at,
             ended_at: now_ms(),
+            fence: None,
         };
+        // Players see the end of the hand while it is written.
+        self.flush_out();
         if let Err(e) = self.ctx.persister.commit(completed).await {
             tracing::warn!(
                 "table {}: the hand could not be committed: {e}",

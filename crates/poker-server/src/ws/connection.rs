@@ -2,6 +2,7 @@
 //! tables it joined send into, lobby updates, the session's end and shutdown; floods are
 //! rate limited (answers to decisions never are) and unread replies are bounded.
 
+use crate::table::{Batch, Out};
 use crate::AppState;
 use axum::extract::ws::{Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
@@ -41,7 +42,7 @@ impl RateLimit {
 pub(crate) struct Conn {
     pub(crate) me: Option<Player>,
     pub(crate) joined: Vec<TableId>,
-    pub(crate) out: mpsc::Sender<ServerMsg>,
+    pub(crate) out: mpsc::Sender<Batch>,
     pub(crate) lobby: Option<broadcast::Receiver<poker_protocol::TableSummary>>,
     /// The decisions this client was asked and has not answered, by table: an answer
     /// to one of them is never rate-limited.
@@ -104,7 +105,7 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
     state.metrics.connections.fetch_add(1, Ordering::Relaxed);
     let _gauge = Gauge(&state);
     let (mut sink, mut stream) = socket.split();
-    let (out_tx, mut out_rx) = mpsc::channel::<ServerMsg>(1024);
+    let (out_tx, mut out_rx) = mpsc::channel::<Batch>(1024);
     let mut conn = Conn {
         me: None,
         joined: Vec::new(),
@@ -232,12 +233,11 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
                 }
             }
             out = out_rx.recv(), if replies.is_empty() => {
-                let Some(msg) = out else { break };
+                let Some(mut batch) = out else { break };
                 // Whatever else is already queued goes out in the same write.
-                let mut batch = vec![msg];
-                while batch.len() < 64 {
+                for _ in 0..16 {
                     match out_rx.try_recv() {
-                        Ok(m) => batch.push(m),
+                        Ok(more) => batch.extend(more),
                         Err(_) => break,
                     }
                 }
@@ -248,10 +248,10 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
             _ = std::future::ready(()), if !replies.is_empty() => {
                 // Replies go out before the tables' queue is read again, each batch in
                 // one write; a lobby that fell behind follows in one piece.
-                let mut batch: Vec<ServerMsg> = replies.drain(..replies.len().min(64)).collect();
+                let mut batch: Batch = replies.drain(..replies.len().min(64)).map(Out::Own).collect();
                 if replies.is_empty() && lobby_behind {
                     lobby_behind = false;
-                    batch.push(ServerMsg::Tables { tables: state.lobby.list() });
+                    batch.push(Out::Own(ServerMsg::Tables { tables: state.lobby.list() }));
                 }
                 if write_batch(&mut sink, &mut conn.asked, batch).await.is_err() {
                     break;
@@ -317,16 +317,24 @@ pub(crate) fn limited(limit: &mut RateLimit, state: &AppState) -> Option<ServerM
     ))
 }
 
-/// Writes messages to the socket in one flush, noting the decisions they ask.
+/// Writes frames to the socket in one flush, noting the decisions they ask (shared
+/// frames never ask one).
 pub(crate) async fn write_batch(
     sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
     asked: &mut Vec<(TableId, u64)>,
-    batch: Vec<ServerMsg>,
+    batch: Batch,
 ) -> Result<(), axum::Error> {
-    for msg in batch {
-        note_asked(asked, &msg);
-        let text = serde_json::to_string(&msg).expect("messages serialize");
-        sink.feed(Message::Text(text.into())).await?;
+    for out in batch {
+        let text = match out {
+            Out::Own(msg) => {
+                note_asked(asked, &msg);
+                serde_json::to_string(&msg)
+                    .expect("messages serialize")
+                    .into()
+            }
+            Out::Shared(text) => text,
+        };
+        sink.feed(Message::Text(text)).await?;
     }
     sink.flush().await
 }
