@@ -458,7 +458,7 @@ impl Actor {
         snapshot: ServerMsg,
     ) {
         self.subscribers.retain(|s| !s.queue.same_channel(&queue));
-        let stale = queue.try_send(vec![Out::Own(snapshot)]).is_err();
+        let stale = queue.try_send(vec![Out::own(snapshot)]).is_err();
         self.subscribers.push(Subscriber {
             who: player,
             queue,

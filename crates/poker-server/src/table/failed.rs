@@ -22,7 +22,7 @@ impl Failed {
         let mut listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
         listeners.retain(|(_, q)| {
             !matches!(
-                q.try_send(vec![Out::Own(msg.clone())]),
+                q.try_send(vec![Out::own(msg.clone())]),
                 Err(TrySendError::Closed(_))
             )
         });
@@ -118,7 +118,7 @@ impl Failed {
                     };
                     let ok = !only_if_seated || seated;
                     if ok {
-                        let _ = queue.try_send(vec![Out::Own(failed_msg.clone())]);
+                        let _ = queue.try_send(vec![Out::own(failed_msg.clone())]);
                         self.listeners
                             .lock()
                             .unwrap_or_else(|e| e.into_inner())

@@ -141,7 +141,7 @@ impl Actor {
         subscribers.retain_mut(|s| {
             let batch = if s.stale {
                 s.pending.clear();
-                vec![Out::Own(self.snapshot(s.who))]
+                vec![Out::own(self.snapshot(s.who))]
             } else if s.pending.is_empty() {
                 return true;
             } else {
@@ -221,7 +221,7 @@ impl Actor {
                 .iter()
                 .zip(&made)
                 .map(|(event, (owner, public))| match owner {
-                    Some(owner) if who == Some(*owner) => Out::Own(message(event.clone(), None)),
+                    Some(owner) if who == Some(*owner) => Out::own(message(event.clone(), None)),
                     _ => Out::Shared(public.clone()),
                 })
                 .collect()
@@ -231,7 +231,7 @@ impl Actor {
     pub(super) fn send_to(&mut self, player: PlayerId, msg: ServerMsg) {
         self.fan_out(|who| {
             if who == Some(player) {
-                vec![Out::Own(msg.clone())]
+                vec![Out::own(msg.clone())]
             } else {
                 Vec::new()
             }

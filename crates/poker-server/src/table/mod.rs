@@ -43,17 +43,22 @@ pub use fanout::game_label;
 pub enum Out {
     /// A message made for this subscriber alone (its decisions, its own cards, a
     /// snapshot); the connection serializes it.
-    Own(ServerMsg),
+    Own(Box<ServerMsg>),
     /// A message the same for every subscriber it went to, serialized once by the table
     /// and shared (a reference count, no copy).
     Shared(axum::extract::ws::Utf8Bytes),
 }
 
 impl Out {
+    /// A message for one subscriber.
+    pub fn own(msg: ServerMsg) -> Out {
+        Out::Own(Box::new(msg))
+    }
+
     /// The message, decoded again if it was shared.
     pub fn into_msg(self) -> ServerMsg {
         match self {
-            Out::Own(msg) => msg,
+            Out::Own(msg) => *msg,
             Out::Shared(text) => serde_json::from_str(&text).expect("the table wrote a message"),
         }
     }

@@ -248,10 +248,10 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
             _ = std::future::ready(()), if !replies.is_empty() => {
                 // Replies go out before the tables' queue is read again, each batch in
                 // one write; a lobby that fell behind follows in one piece.
-                let mut batch: Batch = replies.drain(..replies.len().min(64)).map(Out::Own).collect();
+                let mut batch: Batch = replies.drain(..replies.len().min(64)).map(Out::own).collect();
                 if replies.is_empty() && lobby_behind {
                     lobby_behind = false;
-                    batch.push(Out::Own(ServerMsg::Tables { tables: state.lobby.list() }));
+                    batch.push(Out::own(ServerMsg::Tables { tables: state.lobby.list() }));
                 }
                 if write_batch(&mut sink, &mut conn.asked, batch).await.is_err() {
                     break;
