@@ -21,6 +21,23 @@ pub struct Config {
     pub room: RoomConfig,
     /// House bots.
     pub bots: BotsConfig,
+    /// Several nodes.
+    pub cluster: ClusterConfig,
+}
+
+/// Several `pokerd` nodes sharing one PostgreSQL (`[cluster]`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct ClusterConfig {
+    /// The NATS server the nodes talk through (`nats://host:port`); empty: one process,
+    /// no leases.
+    pub nats_url: String,
+    /// This node's name, unique in the cluster; empty: the host name and process id.
+    pub node: String,
+    /// How long a table's lease lasts without renewal, in milliseconds: a dead node's
+    /// tables move to another node after this long.
+    pub lease_ms: u64,
+    /// How often leases are renewed and free tables claimed, in milliseconds.
+    pub heartbeat_ms: u64,
 }
 
 /// The room's money: play or real (`[room]`).
@@ -128,6 +145,7 @@ impl fmt::Debug for Config {
             .field("log", &self.log)
             .field("room", &self.room)
             .field("bots", &self.bots)
+            .field("cluster", &self.cluster)
             .finish()
     }
 }

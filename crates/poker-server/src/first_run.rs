@@ -54,7 +54,7 @@ pub fn admin_token(config: &mut Config) -> anyhow::Result<TokenSource> {
 }
 
 /// A play-money room with no table at all gets the first-start presets.
-pub async fn open_presets(state: &AppState) -> anyhow::Result<usize> {
+pub async fn open_presets(state: &std::sync::Arc<AppState>) -> anyhow::Result<usize> {
     if !state.config.play_money() || !state.config.room.presets {
         return Ok(0);
     }

@@ -4,6 +4,7 @@
 //! [`run`] takes a bound listener and a shutdown future, so tests start the real server on
 //! port 0 and stop it cleanly.
 
+pub mod cluster;
 pub mod config;
 pub mod first_run;
 pub mod house;
@@ -49,15 +50,40 @@ pub struct AppState {
     pub shutting_down: tokio::sync::watch::Receiver<bool>,
     /// The token hashes of sessions ended by logging out: their WebSockets close.
     pub ended_sessions: tokio::sync::broadcast::Sender<String>,
+    /// This node's part of a cluster of several (`None`: one process owns every table).
+    pub cluster: Option<Arc<cluster::Cluster>>,
+    /// Tables that moved to another node: connections that joined them subscribe again.
+    pub moved: tokio::sync::broadcast::Sender<TableId>,
 }
 
 impl AppState {
-    /// Starts the actor of a table from its stored configuration.
+    /// Starts the actor of a table from its stored configuration; among several nodes,
+    /// takes its lease first (an error if another node holds it).
     pub async fn open_table(
-        &self,
+        self: &Arc<Self>,
         table_id: TableId,
         name: &str,
         config_json: &str,
+    ) -> anyhow::Result<()> {
+        let fence = match &self.cluster {
+            Some(cluster) => Some(
+                cluster
+                    .acquire(self, table_id)
+                    .await?
+                    .ok_or_else(|| anyhow::anyhow!("another node owns table {table_id}"))?,
+            ),
+            None => None,
+        };
+        self.start_table(table_id, name, config_json, fence).await
+    }
+
+    /// Starts the actor of a table (under this lease token, among several nodes).
+    pub async fn start_table(
+        self: &Arc<Self>,
+        table_id: TableId,
+        name: &str,
+        config_json: &str,
+        fence: Option<u64>,
     ) -> anyhow::Result<()> {
         let spec: TableSpec = serde_json::from_str(config_json)?;
         let context = TableContext {
@@ -65,15 +91,32 @@ impl AppState {
             persister: self.persister.clone(),
             lobby: self.lobby.clone(),
             metrics: self.metrics.clone(),
+            fence,
         };
         let handle = table::spawn(table_id, name.to_string(), spec, context).await?;
         self.tables.lock().await.insert(table_id, handle);
+        if let (Some(cluster), Some(token)) = (&self.cluster, fence) {
+            cluster.serve(self, table_id, token).await?;
+        }
         Ok(())
     }
 
-    /// The handle of a running table.
+    /// The handle of a table: its actor here, or (among several nodes) the node that
+    /// owns an open table.
     pub async fn table(&self, table_id: TableId) -> Option<table::TableHandle> {
-        self.tables.lock().await.get(&table_id).cloned()
+        if let Some(handle) = self.tables.lock().await.get(&table_id).cloned() {
+            return Some(handle);
+        }
+        let cluster = self.cluster.as_ref()?;
+        let known = self.lobby.get(table_id).is_some()
+            || self
+                .store
+                .tables()
+                .await
+                .ok()?
+                .iter()
+                .any(|t| t.table_id == table_id && t.status == poker_store::TableStatus::Open);
+        known.then(|| cluster.remote(table_id))
     }
 }
 
@@ -87,12 +130,26 @@ pub async fn run(
     let token = first_run::admin_token(&mut config)?;
     let addr = listener.local_addr()?;
     let store = Arc::new(SqlStore::connect(&config.database.url).await?);
-    let voided = store.recover().await?;
-    if !voided.is_empty() {
-        tracing::info!(
-            "{} unfinished hands from the last run are void",
-            voided.len()
-        );
+    let cluster = if config.cluster.nats_url.is_empty() {
+        None
+    } else {
+        if store.backend() != poker_store::Backend::Postgres {
+            anyhow::bail!("several nodes (cluster.nats_url) share a PostgreSQL database");
+        }
+        let cluster = cluster::Cluster::connect(&config.cluster).await?;
+        tracing::info!("node {} of a cluster", cluster.node);
+        Some(cluster)
+    };
+    // Alone, every unfinished hand was cut by this process's last run; among several
+    // nodes, only the tables a node takes over are its to void (when it takes them).
+    if cluster.is_none() {
+        let voided = store.recover().await?;
+        if !voided.is_empty() {
+            tracing::info!(
+                "{} unfinished hands from the last run are void",
+                voided.len()
+            );
+        }
     }
     let (shutdown_tx, shutting_down) = tokio::sync::watch::channel(false);
     let state = Arc::new(AppState {
@@ -108,8 +165,20 @@ pub async fn run(
         metrics: Arc::new(metrics::Metrics::default()),
         shutting_down,
         ended_sessions: tokio::sync::broadcast::channel(256).0,
+        cluster: cluster.clone(),
+        moved: tokio::sync::broadcast::channel(256).0,
     });
-    for table in store.tables().await? {
+    if let Some(cluster) = &cluster {
+        cluster.start_gossip(&state, state.lobby.forward()).await?;
+        // The tables are taken by lease, a fair share each, on the first heartbeat.
+        tokio::spawn(cluster.clone().run(Arc::downgrade(&state)));
+    }
+    for table in store
+        .tables()
+        .await?
+        .into_iter()
+        .filter(|_| cluster.is_none())
+    {
         if table.status == poker_store::TableStatus::Open {
             // One table that cannot open (rules a newer version refuses, a saved state
             // that no longer fits) must not keep the others closed: it stays as stored.
@@ -144,6 +213,10 @@ pub async fn run(
             tracing::info!("hands still running after the grace period are void");
         }
         let _ = shutdown_tx.send(true);
+        // The other nodes take this one's tables at once.
+        if let Some(cluster) = &state.cluster {
+            cluster.release_all(&state).await;
+        }
     };
     // Small messages go out at once (no Nagle delay behind an unacknowledged one).
     use axum::serve::ListenerExt;

@@ -4,9 +4,9 @@
 use poker_protocol::TableSummary;
 use poker_store::TableId;
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 
 /// Changes of the averages alone (average pot, hands per hour) are told at most this
 /// often per table; seats and status changes at once.
@@ -16,6 +16,8 @@ const AVERAGES_EVERY: Duration = Duration::from_secs(5);
 pub struct Lobby {
     tables: Mutex<BTreeMap<TableId, (TableSummary, Instant)>>,
     updates: broadcast::Sender<TableSummary>,
+    /// Where this node's changes go to the other nodes (several nodes only).
+    sink: OnceLock<mpsc::UnboundedSender<TableSummary>>,
 }
 
 impl Default for Lobby {
@@ -23,19 +25,38 @@ impl Default for Lobby {
         Lobby {
             tables: Mutex::new(BTreeMap::new()),
             updates: broadcast::channel(1024).0,
+            sink: OnceLock::new(),
         }
     }
 }
 
 impl Lobby {
-    /// Records a table's summary and tells the listeners if it changed (changes of the
-    /// averages alone at most every few seconds).
+    /// Sends the changes of this node's tables on to the other nodes from now on.
+    pub fn forward(&self) -> mpsc::UnboundedReceiver<TableSummary> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let _ = self.sink.set(tx);
+        rx
+    }
+
+    /// Records a summary of one of this node's tables and tells the listeners (and the
+    /// other nodes) if it changed; changes of the averages alone at most every few
+    /// seconds.
     pub fn publish(&self, table: TableId, summary: TableSummary) {
+        if self.apply(table, summary.clone()) {
+            if let Some(sink) = self.sink.get() {
+                let _ = sink.send(summary);
+            }
+        }
+    }
+
+    /// Records a table's summary (from this node or another) and tells the listeners if
+    /// it changed; true if they were told.
+    pub fn apply(&self, table: TableId, summary: TableSummary) -> bool {
         let mut tables = self.tables.lock().expect("lobby lock");
         let now = Instant::now();
         let tell = match tables.get(&table) {
             None => true,
-            Some((old, _)) if *old == summary => return,
+            Some((old, _)) if *old == summary => return false,
             Some((old, told)) => {
                 old.players != summary.players
                     || old.status != summary.status
@@ -57,6 +78,7 @@ impl Lobby {
         if tell {
             let _ = self.updates.send(summary);
         }
+        tell
     }
 
     /// One table's summary, if it is not closed.

@@ -68,6 +68,7 @@ async fn spawn_with(
         persister: Persister::spawn(store.clone(), 64),
         lobby: lobby.clone(),
         metrics: metrics.clone(),
+        fence: None,
     };
     table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
         .await

@@ -208,6 +208,9 @@ pub trait Store: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<Chips>> + Send;
     /// The seats of a table.
     fn seats(&self, table: TableId) -> impl Future<Output = StoreResult<Vec<SeatRow>>> + Send;
+    /// The tables where a player holds a seat.
+    fn tables_of(&self, player: PlayerId)
+        -> impl Future<Output = StoreResult<Vec<TableId>>> + Send;
     /// What the player last left this table with.
     fn rathole(
         &self,

@@ -82,10 +82,12 @@ async fn deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(s
         (seats[0].seat_no, seats[0].player_id, seats[0].stack),
         (3, alice, 500)
     );
+    assert_eq!(store.tables_of(alice).await.unwrap(), vec![table]);
     audit_holds(store).await;
     assert_eq!(store.cash_out(table, alice, 42).await.unwrap(), 500);
     assert_eq!(store.balance(alice).await.unwrap(), 1000);
     assert!(store.seats(table).await.unwrap().is_empty());
+    assert!(store.tables_of(alice).await.unwrap().is_empty());
     assert_eq!(store.withdraw(alice, 300, None).await.unwrap(), 700);
     let ledger = store.ledger(alice, 100).await.unwrap();
     let kinds: Vec<&str> = ledger.iter().map(|e| e.kind.as_str()).collect();

@@ -276,7 +276,7 @@ pub async fn spawn(
         }
         .instrument(span),
     );
-    Ok(TableHandle { commands, table_id })
+    Ok(TableHandle::local(commands, table_id))
 }
 
 impl Actor {
@@ -332,6 +332,10 @@ impl Actor {
                 let _ = respond_to.send(ok);
             }
             Command::InjectFault => panic!("injected fault"),
+            Command::Abandon => {
+                tracing::warn!("another node owns the table now: stopping here");
+                self.abandon();
+            }
             Command::Chat {
                 player,
                 text,
@@ -465,6 +469,17 @@ impl Actor {
             pending: Vec::new(),
             stale,
         });
+        self.mirror_listeners();
+    }
+
+    /// Stops at once without writing anything: another node owns the table now. The
+    /// hand in progress is left for the new owner to void; listeners are dropped (the
+    /// new owner sends them a snapshot).
+    pub(super) fn abandon(&mut self) {
+        self.closed = true;
+        self.current = None;
+        self.clock = None;
+        self.subscribers.clear();
         self.mirror_listeners();
     }
 

@@ -171,6 +171,8 @@ impl Failed {
                     return;
                 }
                 Command::InjectFault => {}
+                // Another node owns the table now.
+                Command::Abandon => break,
             }
         }
     }

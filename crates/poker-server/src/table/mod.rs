@@ -14,6 +14,7 @@
 //! it is durable. Top-ups and leaving asked during a hand wait for its end. Closing the
 //! table lets the hand in progress finish, then cashes everyone out.
 
+use crate::cluster::RemoteCmd;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
 use poker_protocol::{ErrorCode, ServerMsg};
@@ -101,7 +102,7 @@ impl Subscription {
 /// Why a table refused a command: one typed refusal from the table to the wire, where it
 /// becomes the protocol's error (`From<Refusal> for ServerMsg`). Internal failures carry
 /// only what the client may read; their causes are logged where they happen.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum Refusal {
     /// A seat request that cannot be granted (seat taken, buy-in out of bounds...).
     #[error("{0}")]
@@ -127,6 +128,9 @@ pub enum Refusal {
     /// The table is closed or gone.
     #[error("the table is closed")]
     TableGone,
+    /// The table's node stopped and another is taking it over (several nodes).
+    #[error("the table is moving to another server: try again in a few seconds")]
+    Moving,
     /// Something failed on the server.
     #[error("{0}")]
     Internal(String),
@@ -144,6 +148,7 @@ impl Refusal {
             Refusal::Chat(_) => ErrorCode::ChatRefused,
             Refusal::RateLimited(_) => ErrorCode::RateLimited,
             Refusal::TableGone => ErrorCode::UnknownTable,
+            Refusal::Moving => ErrorCode::Internal,
             Refusal::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -224,7 +229,7 @@ impl Default for ChatRules {
 }
 
 /// What a done request did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
     /// Chips moved (bought in, added, cashed out).
     pub amount: Chips,
@@ -335,10 +340,13 @@ pub enum Command {
     },
     /// Makes the task fail at once, as a bug would (fault-injection tests).
     InjectFault,
+    /// Stop at once, writing nothing and cashing nobody out: another node owns the table
+    /// now (its lease passed on), and it takes the table from the store.
+    Abandon,
 }
 
 /// A seat request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SeatRequest {
     /// Sit out from the next hand, or when the big blind next comes.
     SitOut {
@@ -394,14 +402,23 @@ pub struct TableContext {
     pub lobby: Arc<Lobby>,
     /// Counters.
     pub metrics: Arc<Metrics>,
+    /// The lease's token when this node owns the table among several (each finished
+    /// hand carries it, and the store refuses it once the lease has passed on).
+    pub fence: Option<u64>,
 }
 
-/// A handle to a table's actor.
+/// A handle to a table's actor: in this process, or on the node that owns it.
 #[derive(Clone)]
 pub struct TableHandle {
-    commands: mpsc::Sender<Command>,
+    route: Route,
     /// The table.
     pub table_id: TableId,
+}
+
+#[derive(Clone)]
+enum Route {
+    Local(mpsc::Sender<Command>),
+    Remote(crate::cluster::RemoteTable),
 }
 
 fn gone() -> Refusal {
@@ -409,15 +426,44 @@ fn gone() -> Refusal {
 }
 
 impl TableHandle {
+    /// A handle to an actor of this process.
+    pub(crate) fn local(commands: mpsc::Sender<Command>, table_id: TableId) -> TableHandle {
+        TableHandle {
+            route: Route::Local(commands),
+            table_id,
+        }
+    }
+
+    /// A handle to a table another node owns.
+    pub(crate) fn remote(remote: crate::cluster::RemoteTable) -> TableHandle {
+        TableHandle {
+            table_id: remote.table_id,
+            route: Route::Remote(remote),
+        }
+    }
+
+    /// Whether the actor runs in this process.
+    pub fn is_local(&self) -> bool {
+        matches!(self.route, Route::Local(_))
+    }
+
+    /// Sends a command to the local actor.
+    pub(crate) async fn command(&self, command: Command) -> Result<(), Refusal> {
+        match &self.route {
+            Route::Local(commands) => commands.send(command).await.map_err(|_| gone()),
+            Route::Remote(_) => Err(Refusal::Internal("not a local table".into())),
+        }
+    }
+
     async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Command) -> Result<T, Refusal> {
         let (tx, rx) = oneshot::channel();
-        self.commands.send(make(tx)).await.map_err(|_| gone())?;
+        self.command(make(tx)).await?;
         rx.await.map_err(|_| gone())?
     }
 
     async fn query<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> Command) -> Option<T> {
         let (tx, rx) = oneshot::channel();
-        self.commands.send(make(tx)).await.ok()?;
+        self.command(make(tx)).await.ok()?;
         rx.await.ok()
     }
 
@@ -444,6 +490,18 @@ impl TableHandle {
         entry: Entry,
         queue: Option<mpsc::Sender<Batch>>,
     ) -> Result<Outcome, Refusal> {
+        if let Route::Remote(r) = &self.route {
+            let inbox = r.inbox(queue).await;
+            let cmd = RemoteCmd::Sit {
+                player,
+                name,
+                seat,
+                buy_in,
+                entry,
+                inbox,
+            };
+            return r.outcome(cmd).await;
+        }
         self.ask(|respond_to| Command::Sit {
             player,
             name,
@@ -463,6 +521,14 @@ impl TableHandle {
         decision_id: u64,
         action: Action,
     ) -> Result<(), Refusal> {
+        if let Route::Remote(r) = &self.route {
+            let cmd = RemoteCmd::Act {
+                player,
+                decision_id,
+                action,
+            };
+            return r.unit(cmd).await;
+        }
         let received = Instant::now();
         self.ask(|respond_to| Command::Act {
             player,
@@ -476,6 +542,9 @@ impl TableHandle {
 
     /// Sits out, sits in, tops up or leaves.
     pub async fn seat(&self, player: PlayerId, request: SeatRequest) -> Result<Outcome, Refusal> {
+        if let Route::Remote(r) = &self.route {
+            return r.outcome(RemoteCmd::Seat { player, request }).await;
+        }
         self.ask(|respond_to| Command::Seat {
             player,
             request,
@@ -486,6 +555,9 @@ impl TableHandle {
 
     /// Says a line in the table's chat.
     pub async fn chat(&self, player: PlayerId, text: String) -> Result<(), Refusal> {
+        if let Route::Remote(r) = &self.route {
+            return r.unit(RemoteCmd::Chat { player, text }).await;
+        }
         self.ask(|respond_to| Command::Chat {
             player,
             text,
@@ -496,6 +568,9 @@ impl TableHandle {
 
     /// Joins (or leaves) the table's waiting list.
     pub async fn waitlist(&self, player: PlayerId, join: bool) -> Result<(), Refusal> {
+        if let Route::Remote(r) = &self.route {
+            return r.unit(RemoteCmd::Waitlist { player, join }).await;
+        }
         self.ask(|respond_to| Command::Waitlist {
             player,
             join,
@@ -506,6 +581,9 @@ impl TableHandle {
 
     /// Turns the table's chat on or off (every listener is told).
     pub async fn switch_chat(&self, enabled: bool) -> bool {
+        if let Route::Remote(r) = &self.route {
+            return r.unit(RemoteCmd::SwitchChat { enabled }).await.is_ok();
+        }
         self.query(|respond_to| Command::SwitchChat {
             enabled,
             respond_to,
@@ -532,6 +610,15 @@ impl TableHandle {
         queue: mpsc::Sender<Batch>,
         only_if_seated: bool,
     ) -> bool {
+        if let Route::Remote(r) = &self.route {
+            let inbox = r.inbox(Some(queue)).await.expect("a queue has an inbox");
+            let cmd = RemoteCmd::Subscribe {
+                player,
+                only_if_seated,
+                inbox,
+            };
+            return r.unit(cmd).await.is_ok();
+        }
         self.query(|respond_to| Command::Subscribe {
             player,
             only_if_seated,
@@ -544,11 +631,20 @@ impl TableHandle {
 
     /// Stops sending to a connection's queue (not while its player is seated here).
     pub async fn unsubscribe(&self, queue: mpsc::Sender<Batch>) {
-        let _ = self.commands.send(Command::Unsubscribe { queue }).await;
+        if let Route::Remote(r) = &self.route {
+            if let Some(inbox) = r.inbox(Some(queue)).await {
+                let _ = r.unit(RemoteCmd::Unsubscribe { inbox }).await;
+            }
+            return;
+        }
+        let _ = self.command(Command::Unsubscribe { queue }).await;
     }
 
     /// The table's state, for operators.
     pub async fn inspect(&self) -> Option<serde_json::Value> {
+        if let Route::Remote(r) = &self.route {
+            return r.value(RemoteCmd::Inspect).await;
+        }
         self.query(|respond_to| Command::Inspect { respond_to })
             .await
     }
@@ -561,6 +657,9 @@ impl TableHandle {
     /// Finishes the hand in progress, cashes everyone out and closes the table; returns
     /// the chips cashed out (`None` if it was already closed).
     pub async fn close(&self) -> Option<Chips> {
+        if let Route::Remote(r) = &self.route {
+            return r.chips(RemoteCmd::Close).await;
+        }
         self.query(|respond_to| Command::Close { respond_to }).await
     }
 
@@ -569,6 +668,6 @@ impl TableHandle {
     /// chips). Not reachable from the network.
     #[doc(hidden)]
     pub async fn inject_fault(&self) {
-        let _ = self.commands.send(Command::InjectFault).await;
+        let _ = self.command(Command::InjectFault).await;
     }
 }

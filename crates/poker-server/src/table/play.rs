@@ -289,11 +289,17 @@ impl Actor {
             },
             started_at: cur.started_at,
             ended_at: now_ms(),
-            fence: None,
+            fence: self.ctx.fence,
         };
         // Players see the end of the hand while it is written.
         self.flush_out();
         if let Err(e) = self.ctx.persister.commit(completed).await {
+            if matches!(e, poker_store::StoreError::Fenced { .. }) {
+                // The lease passed to another node, which voids this hand and deals on.
+                tracing::warn!("{e}: stopping here");
+                self.abandon();
+                return false;
+            }
             tracing::warn!(
                 "table {}: the hand could not be committed: {e}",
                 self.table_id

@@ -115,6 +115,7 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
         session: None,
     };
     let mut ended_sessions = state.ended_sessions.subscribe();
+    let mut moved = state.moved.subscribe();
     // Answers to this client's own messages and lobby updates. They never share the
     // tables' bounded queue, so a slow reader cannot lose them: the tables resync such a
     // client with a snapshot instead (a lobby that fell behind is sent whole).
@@ -222,6 +223,23 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
                         break;
                     }
                     replies.push_back(reply);
+                }
+            }
+            table = moved.recv() => {
+                // A table moved to another node (its last one stopped): subscribed again
+                // there, with a snapshot. Having missed some, every joined table again.
+                let tables = match table {
+                    Ok(table) if conn.joined.contains(&table) => vec![table],
+                    Ok(_) => Vec::new(),
+                    Err(broadcast::error::RecvError::Lagged(_)) => conn.joined.clone(),
+                    Err(broadcast::error::RecvError::Closed) => Vec::new(),
+                };
+                if let Some(me) = conn.me.clone() {
+                    for table in tables {
+                        if let Some(handle) = state.table(table).await {
+                            join(&mut conn, &handle, me.player_id).await;
+                        }
+                    }
                 }
             }
             update = next_lobby(&mut conn.lobby) => {

@@ -771,6 +771,19 @@ impl Store for SqlStore {
             .collect()
     }
 
+    async fn tables_of(&self, player: PlayerId) -> StoreResult<Vec<TableId>> {
+        let rows =
+            sqlx::query(&self.sql(
+                "select poker_table_id from seat where player_id = $1 order by poker_table_id",
+            ))
+            .bind(player.to_string())
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|r| Ok(TableId(Self::uuid(r.try_get("poker_table_id")?)?)))
+            .collect()
+    }
+
     async fn rathole(&self, table: TableId, player: PlayerId) -> StoreResult<Option<RatholeRow>> {
         let row = sqlx::query(&self.sql(
             "select stack, left_at from rathole where poker_table_id = $1 and player_id = $2",

@@ -189,7 +189,7 @@ pub(crate) async fn create_table(
 
 /// Stores a checked table and starts it.
 pub(crate) async fn open_new_table(
-    state: &AppState,
+    state: &Arc<AppState>,
     name: &str,
     spec: &TableSpec,
 ) -> ApiResult<TableId> {
@@ -294,7 +294,12 @@ pub(crate) async fn close_table(
             "the table is already closed",
         )
     })?;
-    state.tables.lock().await.remove(&table);
+    match (&state.cluster, handle.is_local()) {
+        (Some(cluster), true) => cluster.forget(&state, table, true).await,
+        _ => {
+            state.tables.lock().await.remove(&table);
+        }
+    }
     who.audit(
         &state,
         "close_table",

@@ -1,0 +1,691 @@
+//! Several `pokerd` nodes sharing one PostgreSQL, talking through NATS.
+//!
+//! Each table is owned by one node through a lease row (`table_lease`: node, fencing
+//! token, expiry). The owner renews its leases every heartbeat; a node that stops (killed,
+//! cut off) stops renewing, and once a lease has expired another node takes the table: it
+//! voids the hand that was cut (stacks as it began), reseats everyone from the store and
+//! tells every node that the table moved, so connections that had joined it subscribe
+//! again and get a snapshot. Every finished hand carries its lease's token and the store
+//! refuses it once the lease has passed on, so a stale owner never commits a hand.
+//!
+//! Any node accepts any player. Commands for a table another node owns go to it as NATS
+//! requests on `pokerd.table.<id>`; the owner answers each, and sends the table's messages
+//! for a connection to that connection's inbox subject, one NATS message per batch. When
+//! the connection ends its node says so on `<inbox>.gone` and the owner stops sending.
+//! Lobby changes go to every node on `pokerd.lobby`.
+//!
+//! Without `cluster.nats_url` none of this runs: one process owns every table.
+
+use crate::table::{Batch, Command, Out, Outcome, Refusal, SeatRequest, TableHandle};
+use crate::AppState;
+use axum::extract::ws::Utf8Bytes;
+use bytes::{BufMut, Bytes, BytesMut};
+use futures_util::StreamExt;
+use poker_protocol::{ServerMsg, TableSummary};
+use poker_rules::table::Entry;
+use poker_rules::{Action, Chips};
+use poker_store::{PlayerId, Store, TableId, TableStatus};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// A command to a table on another node.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum RemoteCmd {
+    Sit {
+        player: PlayerId,
+        name: String,
+        seat: u32,
+        buy_in: Chips,
+        entry: Entry,
+        inbox: Option<String>,
+    },
+    Act {
+        player: PlayerId,
+        decision_id: u64,
+        action: Action,
+    },
+    Seat {
+        player: PlayerId,
+        request: SeatRequest,
+    },
+    Chat {
+        player: PlayerId,
+        text: String,
+    },
+    Waitlist {
+        player: PlayerId,
+        join: bool,
+    },
+    SwitchChat {
+        enabled: bool,
+    },
+    Subscribe {
+        player: Option<PlayerId>,
+        only_if_seated: bool,
+        inbox: String,
+    },
+    Unsubscribe {
+        inbox: String,
+    },
+    Inspect,
+    Close,
+}
+
+/// The owner's answer.
+#[derive(Debug, Serialize, Deserialize)]
+enum RemoteReply {
+    Outcome(Result<Outcome, Refusal>),
+    Unit(Result<(), Refusal>),
+    Value(Option<serde_json::Value>),
+    Chips(Option<Chips>),
+}
+
+/// This node's part of the cluster.
+pub struct Cluster {
+    /// The node's name.
+    pub node: String,
+    nats: async_nats::Client,
+    lease_ms: u64,
+    heartbeat: Duration,
+    /// The tables this node owns: their lease token and the task answering commands.
+    owned: Mutex<HashMap<TableId, (u64, tokio::task::AbortHandle)>>,
+    /// The inbox of each connection queue subscribed to a table on another node.
+    inboxes: Mutex<Vec<(mpsc::Sender<Batch>, String)>>,
+}
+
+/// A table another node owns, reached through NATS.
+#[derive(Clone)]
+pub struct RemoteTable {
+    pub(crate) table_id: TableId,
+    cluster: Arc<Cluster>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn table_subject(table: TableId) -> String {
+    format!("pokerd.table.{table}")
+}
+
+impl Cluster {
+    /// Connects to NATS as this node.
+    pub async fn connect(config: &crate::config::ClusterConfig) -> anyhow::Result<Arc<Cluster>> {
+        let node = if config.node.is_empty() {
+            let host = std::fs::read_to_string("/etc/hostname")
+                .map(|h| h.trim().to_string())
+                .unwrap_or_else(|_| "node".into());
+            format!("{host}-{}", std::process::id())
+        } else {
+            config.node.clone()
+        };
+        let nats = async_nats::ConnectOptions::new()
+            .name(format!("pokerd {node}"))
+            .request_timeout(Some(Duration::from_secs(5)))
+            .connect(config.nats_url.as_str())
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot reach NATS at {}: {e}", config.nats_url))?;
+        Ok(Arc::new(Cluster {
+            node,
+            nats,
+            lease_ms: config.lease_ms.max(1),
+            heartbeat: Duration::from_millis(config.heartbeat_ms.max(1)),
+            owned: Mutex::new(HashMap::new()),
+            inboxes: Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// A handle to a table another node owns.
+    pub fn remote(self: &Arc<Cluster>, table_id: TableId) -> TableHandle {
+        TableHandle::remote(RemoteTable {
+            table_id,
+            cluster: self.clone(),
+        })
+    }
+
+    /// The lease token of a table this node owns.
+    pub fn token(&self, table: TableId) -> Option<u64> {
+        lock(&self.owned).get(&table).map(|(t, _)| *t)
+    }
+
+    /// Takes a table's lease; `None` if another node holds it.
+    pub async fn acquire(&self, state: &AppState, table: TableId) -> anyhow::Result<Option<u64>> {
+        Ok(state
+            .store
+            .acquire_lease(table, &self.node, self.lease_ms as i64)
+            .await?)
+    }
+
+    /// Starts answering a table's commands (its actor runs here, under this token).
+    pub async fn serve(
+        self: &Arc<Cluster>,
+        state: &Arc<AppState>,
+        table: TableId,
+        token: u64,
+    ) -> anyhow::Result<()> {
+        let subscriber = self.nats.subscribe(table_subject(table)).await?;
+        let task = tokio::spawn(serve_table(
+            Arc::downgrade(state),
+            self.clone(),
+            table,
+            subscriber,
+        ));
+        if let Some((_, old)) = lock(&self.owned).insert(table, (token, task.abort_handle())) {
+            old.abort();
+        }
+        // Whoever had joined the table subscribes again, here.
+        let _ = self
+            .nats
+            .publish("pokerd.moved", table.to_string().into())
+            .await;
+        Ok(())
+    }
+
+    /// Stops owning a table: its actor stops without writing anything (`abandon`) or
+    /// has closed; its lease is released when `release`.
+    pub async fn forget(&self, state: &AppState, table: TableId, release: bool) {
+        let owned = lock(&self.owned).remove(&table);
+        let handle = state.tables.lock().await.remove(&table);
+        if let Some((token, task)) = owned {
+            task.abort();
+            if release {
+                if let Err(e) = state.store.release_lease(table, &self.node, token).await {
+                    tracing::warn!("table {table}: cannot release its lease: {e}");
+                }
+            } else if let Some(handle) = handle {
+                let _ = handle.command(Command::Abandon).await;
+            }
+        }
+    }
+
+    /// The inbox of a connection's queue, made (with the task forwarding what arrives
+    /// in it) on first use.
+    async fn inbox(self: &Arc<Cluster>, queue: mpsc::Sender<Batch>) -> anyhow::Result<String> {
+        if let Some((_, subject)) = lock(&self.inboxes)
+            .iter()
+            .find(|(q, _)| q.same_channel(&queue))
+        {
+            return Ok(subject.clone());
+        }
+        let subject = format!("pokerd.inbox.{}.{}", self.node, TableId::new());
+        let mut subscriber = self.nats.subscribe(subject.clone()).await?;
+        lock(&self.inboxes).push((queue.clone(), subject.clone()));
+        let cluster = self.clone();
+        let inbox = subject.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    message = subscriber.next() => {
+                        let Some(message) = message else { break };
+                        let Some(batch) = decode(message.payload) else {
+                            tracing::error!("an unreadable batch on {inbox}");
+                            continue;
+                        };
+                        if queue.send(batch).await.is_err() {
+                            break;
+                        }
+                    }
+                    _ = queue.closed() => break,
+                }
+            }
+            lock(&cluster.inboxes).retain(|(_, s)| *s != inbox);
+            let _ = subscriber.unsubscribe().await;
+            let _ = cluster
+                .nats
+                .publish(format!("{inbox}.gone"), Bytes::new())
+                .await;
+        });
+        Ok(subject)
+    }
+
+    /// Renews this node's leases (a table whose lease was lost stops here at once) and
+    /// takes free tables up to a fair share, every heartbeat, until the process ends.
+    pub async fn run(self: Arc<Cluster>, state: Weak<AppState>) {
+        let mut tick = tokio::time::interval(self.heartbeat);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let Some(state) = state.upgrade() else { return };
+            if *state.shutting_down.borrow() {
+                return;
+            }
+            if let Err(e) = self.heartbeat(&state).await {
+                tracing::warn!("lease heartbeat: {e:#}");
+            }
+        }
+    }
+
+    async fn heartbeat(self: &Arc<Cluster>, state: &Arc<AppState>) -> anyhow::Result<()> {
+        let owned: Vec<(TableId, u64)> = lock(&self.owned)
+            .iter()
+            .map(|(t, (token, _))| (*t, *token))
+            .collect();
+        for (table, token) in owned {
+            let kept = state
+                .store
+                .renew_lease(table, &self.node, token, self.lease_ms as i64)
+                .await?;
+            if !kept {
+                tracing::warn!("table {table}: lease lost to another node; stopping it here");
+                self.forget(state, table, false).await;
+            }
+        }
+        // A fair share: the open tables over the nodes holding live leases (this one
+        // included), so that survivors split a dead node's tables.
+        let candidates = state.store.lease_candidates(&self.node).await?;
+        if candidates.is_empty() {
+            return Ok(());
+        }
+        let now = poker_store::now_ms();
+        let leases = state.store.leases().await?;
+        let mut nodes: Vec<&str> = leases
+            .iter()
+            .filter(|l| l.expires_at >= now)
+            .map(|l| l.node.as_str())
+            .collect();
+        nodes.push(&self.node);
+        nodes.sort_unstable();
+        nodes.dedup();
+        let live = leases.iter().filter(|l| l.expires_at >= now).count();
+        let total = live + candidates.len();
+        let share = total.div_ceil(nodes.len());
+        let mine = lock(&self.owned).len();
+        let mut candidates = candidates;
+        use rand::seq::SliceRandom;
+        candidates.shuffle(&mut rand::thread_rng());
+        for table in candidates.into_iter().take(share.saturating_sub(mine)) {
+            if let Err(e) = self.take(state, table).await {
+                tracing::warn!("table {table}: cannot take it over: {e:#}");
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes over a table whose lease is free: voids the hand its last owner cut and
+    /// opens it here from the store.
+    async fn take(
+        self: &Arc<Cluster>,
+        state: &Arc<AppState>,
+        table: TableId,
+    ) -> anyhow::Result<()> {
+        let Some(row) = state
+            .store
+            .tables()
+            .await?
+            .into_iter()
+            .find(|t| t.table_id == table && t.status == TableStatus::Open)
+        else {
+            return Ok(());
+        };
+        let Some(token) = self.acquire(state, table).await? else {
+            return Ok(());
+        };
+        let void = state.store.void_hands(table).await?;
+        tracing::info!(
+            "table {table}: taken over with lease token {token}; {} cut hand(s) void",
+            void.len()
+        );
+        state
+            .start_table(table, &row.name, &row.config, Some(token))
+            .await
+    }
+
+    /// Lets go of every table on shutdown (after their hands finished), so the other
+    /// nodes take them at once.
+    pub async fn release_all(&self, state: &AppState) {
+        let tables: Vec<TableId> = lock(&self.owned).keys().copied().collect();
+        for table in tables {
+            self.forget(state, table, true).await;
+        }
+    }
+
+    /// Sends this node's lobby changes to the others and applies theirs; tells the
+    /// connections here about tables that moved.
+    pub async fn start_gossip(
+        self: &Arc<Cluster>,
+        state: &Arc<AppState>,
+        mut changes: mpsc::UnboundedReceiver<TableSummary>,
+    ) -> anyhow::Result<()> {
+        let mut lobby = self.nats.subscribe("pokerd.lobby").await?;
+        let mut hello = self.nats.subscribe("pokerd.lobby.hello").await?;
+        let mut moved = self.nats.subscribe("pokerd.moved").await?;
+        let weak = Arc::downgrade(state);
+        let cluster = self.clone();
+        tokio::spawn(async move {
+            loop {
+                let Some(state) = weak.upgrade() else { return };
+                tokio::select! {
+                    change = changes.recv() => {
+                        let Some(summary) = change else { return };
+                        cluster.tell_lobby(&summary).await;
+                    }
+                    Some(message) = lobby.next() => {
+                        if let Ok((node, summary)) =
+                            serde_json::from_slice::<(String, TableSummary)>(&message.payload)
+                        {
+                            if node != cluster.node {
+                                state.lobby.apply(summary.table_id, summary);
+                            }
+                        }
+                    }
+                    Some(_) = hello.next() => {
+                        for summary in state.lobby.list() {
+                            if cluster.token(summary.table_id).is_some() {
+                                cluster.tell_lobby(&summary).await;
+                            }
+                        }
+                    }
+                    Some(message) = moved.next() => {
+                        if let Ok(table) = std::str::from_utf8(&message.payload)
+                            .unwrap_or_default()
+                            .parse::<TableId>()
+                        {
+                            let _ = state.moved.send(table);
+                        }
+                    }
+                    else => return,
+                }
+            }
+        });
+        // The others' tables, for this node's lobby.
+        self.nats
+            .publish("pokerd.lobby.hello", Bytes::new())
+            .await?;
+        Ok(())
+    }
+
+    async fn tell_lobby(&self, summary: &TableSummary) {
+        let payload = serde_json::to_vec(&(&self.node, summary)).expect("summaries serialize");
+        let _ = self.nats.publish("pokerd.lobby", payload.into()).await;
+    }
+}
+
+impl RemoteTable {
+    /// The inbox of a connection's queue.
+    pub(crate) async fn inbox(&self, queue: Option<mpsc::Sender<Batch>>) -> Option<String> {
+        match self.cluster.inbox(queue?).await {
+            Ok(inbox) => Some(inbox),
+            Err(e) => {
+                tracing::error!("cannot make an inbox: {e}");
+                None
+            }
+        }
+    }
+
+    async fn call(&self, cmd: RemoteCmd) -> Result<RemoteReply, Refusal> {
+        let payload = serde_json::to_vec(&cmd).expect("commands serialize");
+        match self
+            .cluster
+            .nats
+            .request(table_subject(self.table_id), payload.into())
+            .await
+        {
+            Ok(message) => serde_json::from_slice(&message.payload)
+                .map_err(|e| Refusal::Internal(format!("an unreadable answer: {e}"))),
+            // Nobody owns it right now (its node stopped and the lease has not expired
+            // yet), or its node does not answer.
+            Err(e) => {
+                tracing::warn!("table {}: {e}", self.table_id);
+                Err(Refusal::Moving)
+            }
+        }
+    }
+
+    pub(crate) async fn outcome(&self, cmd: RemoteCmd) -> Result<Outcome, Refusal> {
+        match self.call(cmd).await? {
+            RemoteReply::Outcome(r) => r,
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub(crate) async fn unit(&self, cmd: RemoteCmd) -> Result<(), Refusal> {
+        match self.call(cmd).await? {
+            RemoteReply::Unit(r) => r,
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub(crate) async fn value(&self, cmd: RemoteCmd) -> Option<serde_json::Value> {
+        match self.call(cmd).await {
+            Ok(RemoteReply::Value(v)) => v,
+            _ => None,
+        }
+    }
+
+    pub(crate) async fn chips(&self, cmd: RemoteCmd) -> Option<Chips> {
+        match self.call(cmd).await {
+            Ok(RemoteReply::Chips(c)) => c,
+            _ => None,
+        }
+    }
+}
+
+fn unexpected(reply: RemoteReply) -> Refusal {
+    Refusal::Internal(format!("an unexpected answer: {reply:?}"))
+}
+
+/// Answers the commands of one table this node owns, each in its own task (the actor
+/// orders them).
+async fn serve_table(
+    state: Weak<AppState>,
+    cluster: Arc<Cluster>,
+    table: TableId,
+    mut commands: async_nats::Subscriber,
+) {
+    // The queue made for each remote inbox, so a connection subscribing again replaces
+    // its subscription instead of adding one.
+    let queues: Arc<Mutex<HashMap<String, mpsc::Sender<Batch>>>> = Arc::default();
+    while let Some(message) = commands.next().await {
+        let Some(reply) = message.reply.clone() else {
+            continue;
+        };
+        let Some(state) = state.upgrade() else { return };
+        let cluster = cluster.clone();
+        let queues = queues.clone();
+        tokio::spawn(async move {
+            let answer = match serde_json::from_slice::<RemoteCmd>(&message.payload) {
+                Ok(cmd) => answer(&state, &cluster, table, &queues, cmd).await,
+                Err(e) => RemoteReply::Unit(Err(Refusal::Internal(format!(
+                    "an unreadable command: {e}"
+                )))),
+            };
+            let payload = serde_json::to_vec(&answer).expect("answers serialize");
+            let _ = cluster.nats.publish(reply, payload.into()).await;
+        });
+    }
+}
+
+async fn answer(
+    state: &Arc<AppState>,
+    cluster: &Arc<Cluster>,
+    table: TableId,
+    queues: &Arc<Mutex<HashMap<String, mpsc::Sender<Batch>>>>,
+    cmd: RemoteCmd,
+) -> RemoteReply {
+    let Some(handle) = state.tables.lock().await.get(&table).cloned() else {
+        return RemoteReply::Unit(Err(Refusal::Moving));
+    };
+    match cmd {
+        RemoteCmd::Sit {
+            player,
+            name,
+            seat,
+            buy_in,
+            entry,
+            inbox,
+        } => {
+            let queue = match inbox {
+                Some(inbox) => Some(forwarder(cluster, queues, inbox).await),
+                None => None,
+            };
+            RemoteReply::Outcome(
+                handle
+                    .sit_with(player, name, seat, buy_in, entry, queue)
+                    .await,
+            )
+        }
+        RemoteCmd::Act {
+            player,
+            decision_id,
+            action,
+        } => RemoteReply::Unit(handle.act(player, decision_id, action).await),
+        RemoteCmd::Seat { player, request } => {
+            RemoteReply::Outcome(handle.seat(player, request).await)
+        }
+        RemoteCmd::Chat { player, text } => RemoteReply::Unit(handle.chat(player, text).await),
+        RemoteCmd::Waitlist { player, join } => {
+            RemoteReply::Unit(handle.waitlist(player, join).await)
+        }
+        RemoteCmd::SwitchChat { enabled } => {
+            RemoteReply::Unit(if handle.switch_chat(enabled).await {
+                Ok(())
+            } else {
+                Err(Refusal::TableGone)
+            })
+        }
+        RemoteCmd::Subscribe {
+            player,
+            only_if_seated,
+            inbox,
+        } => {
+            let queue = forwarder(cluster, queues, inbox).await;
+            RemoteReply::Unit(
+                if handle.subscribe_with(player, queue, only_if_seated).await {
+                    Ok(())
+                } else {
+                    Err(Refusal::NotYourTurn("not seated at this table".into()))
+                },
+            )
+        }
+        RemoteCmd::Unsubscribe { inbox } => {
+            let queue = lock(queues).get(&inbox).cloned();
+            if let Some(queue) = queue {
+                handle.unsubscribe(queue).await;
+            }
+            RemoteReply::Unit(Ok(()))
+        }
+        RemoteCmd::Inspect => RemoteReply::Value(handle.inspect().await),
+        RemoteCmd::Close => {
+            let chips = handle.close().await;
+            if chips.is_some() {
+                cluster.forget(state, table, true).await;
+            }
+            RemoteReply::Chips(chips)
+        }
+    }
+}
+
+/// The queue whose batches go to a remote inbox (made with its forwarding task on first
+/// use); the task ends when the inbox's connection is gone or the actor drops the queue.
+async fn forwarder(
+    cluster: &Arc<Cluster>,
+    queues: &Arc<Mutex<HashMap<String, mpsc::Sender<Batch>>>>,
+    inbox: String,
+) -> mpsc::Sender<Batch> {
+    if let Some(queue) = lock(queues).get(&inbox) {
+        if !queue.is_closed() {
+            return queue.clone();
+        }
+    }
+    let (queue, mut rx) = mpsc::channel::<Batch>(1024);
+    lock(queues).insert(inbox.clone(), queue.clone());
+    let gone = cluster.nats.subscribe(format!("{inbox}.gone")).await.ok();
+    let nats = cluster.nats.clone();
+    let queues = queues.clone();
+    tokio::spawn(async move {
+        let gone = async {
+            match gone {
+                Some(mut gone) => {
+                    gone.next().await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(gone);
+        loop {
+            tokio::select! {
+                batch = rx.recv() => {
+                    let Some(batch) = batch else { break };
+                    if nats.publish(inbox.clone(), encode(batch)).await.is_err() {
+                        break;
+                    }
+                }
+                _ = &mut gone => break,
+            }
+        }
+        // Ours is closed now; a newer queue for the same inbox stays.
+        drop(rx);
+        let mut queues = lock(&queues);
+        if queues.get(&inbox).is_some_and(|q| q.is_closed()) {
+            queues.remove(&inbox);
+        }
+    });
+    queue
+}
+
+/// A batch as one NATS message: per frame, 1 if it is the subscriber's own, its length
+/// (4 bytes, little-endian) and its JSON text.
+fn encode(batch: Batch) -> Bytes {
+    let mut out = BytesMut::new();
+    for frame in batch {
+        let (own, text): (u8, Bytes) = match frame {
+            Out::Own(msg) => (
+                1,
+                serde_json::to_vec(&*msg)
+                    .expect("messages serialize")
+                    .into(),
+            ),
+            Out::Shared(text) => (0, text.into()),
+        };
+        out.put_u8(own);
+        out.put_u32_le(text.len() as u32);
+        out.put_slice(&text);
+    }
+    out.freeze()
+}
+
+/// The batch again; shared frames stay shared (no copy).
+fn decode(mut payload: Bytes) -> Option<Batch> {
+    let mut batch = Vec::new();
+    while !payload.is_empty() {
+        if payload.len() < 5 {
+            return None;
+        }
+        let own = payload[0] == 1;
+        let len = u32::from_le_bytes(payload[1..5].try_into().ok()?) as usize;
+        if payload.len() < 5 + len {
+            return None;
+        }
+        let text = payload.slice(5..5 + len);
+        payload = payload.slice(5 + len..);
+        batch.push(if own {
+            Out::own(serde_json::from_slice::<ServerMsg>(&text).ok()?)
+        } else {
+            Out::Shared(Utf8Bytes::try_from(text).ok()?)
+        });
+    }
+    Some(batch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_crosses_nats_unchanged() {
+        let batch = vec![
+            Out::own(ServerMsg::Pong),
+            Out::Shared(Utf8Bytes::from(
+                serde_json::to_string(&ServerMsg::Pong).unwrap(),
+            )),
+        ];
+        let back = decode(encode(batch)).unwrap();
+        assert_eq!(back.len(), 2);
+        assert!(matches!(&back[0], Out::Own(m) if **m == ServerMsg::Pong));
+        assert!(matches!(&back[1], Out::Shared(t) if t.as_str() == r#"{"type":"pong"}"#));
+        assert!(decode(Bytes::from_static(&[1, 9, 0, 0, 0, b'{'])).is_none());
+    }
+}
