@@ -58,7 +58,7 @@ pub struct AppState {
 
 impl AppState {
     /// Starts the actor of a table from its stored configuration; among several nodes,
-    /// takes its lease first (an error if another node holds it).
+    /// takes its lease first (if another node was quicker, the table is open there).
     pub async fn open_table(
         self: &Arc<Self>,
         table_id: TableId,
@@ -66,12 +66,15 @@ impl AppState {
         config_json: &str,
     ) -> anyhow::Result<()> {
         let fence = match &self.cluster {
-            Some(cluster) => Some(
-                cluster
-                    .acquire(self, table_id)
-                    .await?
-                    .ok_or_else(|| anyhow::anyhow!("another node owns table {table_id}"))?,
-            ),
+            Some(cluster) => match cluster.acquire(self, table_id).await? {
+                Some(token) => Some(token),
+                None => {
+                    // Another node's heartbeat took the new table first: it is open
+                    // there.
+                    tracing::info!("table {table_id} is open on another node");
+                    return Ok(());
+                }
+            },
             None => None,
         };
         self.start_table(table_id, name, config_json, fence).await
