@@ -286,6 +286,17 @@ pub fn assert_conserved(audit: &Audit, deposited: i64) {
     );
 }
 
+/// What [`Client::recv_or_closed`] got.
+#[derive(Debug)]
+pub enum Received {
+    /// A message (checked for secrecy), boxed: the other variants are empty.
+    Msg(Box<ServerMsg>),
+    /// Nothing in time; the connection is still open.
+    Quiet,
+    /// The server closed the connection, or it broke.
+    Closed,
+}
+
 /// A player's (or spectator's) WebSocket.
 pub struct Client {
     pub name: String,
@@ -347,10 +358,18 @@ impl Client {
 
     /// The next message within `wait`, checked for secrecy.
     pub async fn try_recv(&mut self, wait: Duration) -> Option<ServerMsg> {
+        match self.recv_or_closed(wait).await {
+            Received::Msg(msg) => Some(*msg),
+            Received::Quiet | Received::Closed => None,
+        }
+    }
+
+    /// Like [`Client::try_recv`], but tells a quiet connection from a closed one.
+    pub async fn recv_or_closed(&mut self, wait: Duration) -> Received {
         loop {
             let frame = match tokio::time::timeout(wait, self.ws.next()).await {
-                Err(_) => return None,
-                Ok(None) | Ok(Some(Err(_))) => return None,
+                Err(_) => return Received::Quiet,
+                Ok(None) | Ok(Some(Err(_))) => return Received::Closed,
                 Ok(Some(Ok(f))) => f,
             };
             if let Message::Text(t) = frame {
@@ -373,10 +392,10 @@ impl Client {
                     _ => {}
                 }
                 self.log.push(msg.clone());
-                return Some(msg);
+                return Received::Msg(Box::new(msg));
             }
             if let Message::Close(_) = frame {
-                return None;
+                return Received::Closed;
             }
         }
     }

@@ -1,0 +1,900 @@
+//! Three `pokerd` nodes share one Postgres and one NATS server; each owns one table and
+//! every player is connected to a node that does not own their table, so every command
+//! and every event crosses NATS. One node is killed with SIGKILL in the middle of a hand:
+//! its lease runs out, another node takes its table, voids the cut hand (stacks as it
+//! began), sends a fresh snapshot to every connection at that table and plays on; the
+//! other tables never stop, no connection to a live node drops, and no chip is lost.
+
+mod common;
+
+use common::{
+    act, assert_conserved, nl_rules, reconnect, simple_action, sit, tid, Client, Db, DbGuard,
+    Received, Server,
+};
+use poker_protocol::{ClientMsg, ErrorCode, ServerMsg, TableId};
+use poker_rules::{Action, Event, LegalActions};
+use poker_store::{SqlStore, Store};
+use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a node's table leases last, and how often it renews them.
+const LEASE_MS: u64 = 3000;
+const HEARTBEAT_MS: u64 = 500;
+/// What each player deposits, and buys in for.
+const DEPOSIT: u64 = 1000;
+const BUY_IN: u64 = 150;
+/// The nodes' names, by index.
+const NODES: [&str; 3] = ["n1", "n2", "n3"];
+/// The node killed, and the table it owns (table `i` is created through node `i`).
+const KILLED: usize = 0;
+
+/// A child process, killed (SIGKILL) when dropped so a failing test leaves none behind;
+/// keeps the last lines of its stderr and prints them if the test fails.
+struct Proc {
+    name: String,
+    child: Option<Child>,
+    tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Proc {
+    /// Starts `command` with stderr piped to a thread that keeps its last lines and shows
+    /// each to `on_line`.
+    fn spawn(
+        name: &str,
+        mut command: Command,
+        mut on_line: impl FnMut(&str) + Send + 'static,
+    ) -> std::io::Result<Proc> {
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let keep = tail.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                on_line(&line);
+                let mut keep = keep.lock().unwrap_or_else(|e| e.into_inner());
+                if keep.len() == 40 {
+                    keep.pop_front();
+                }
+                keep.push_back(line);
+            }
+        });
+        Ok(Proc {
+            name: name.to_string(),
+            child: Some(child),
+            tail,
+        })
+    }
+
+    /// The last lines it wrote to stderr.
+    fn tail(&self) -> String {
+        let tail = self.tail.lock().unwrap_or_else(|e| e.into_inner());
+        tail.iter()
+            .map(|l| l.chars().take(400).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// How it ended, if it has.
+    fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child
+            .as_mut()
+            .and_then(|c| c.try_wait().ok().flatten())
+    }
+
+    /// SIGKILL, and reaped.
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.kill();
+        if std::thread::panicking() {
+            eprintln!(
+                "--- the last lines {} wrote ---\n{}",
+                self.name,
+                self.tail()
+            );
+        }
+    }
+}
+
+/// Where Debian's `nats-server` is (it installs it in /usr/sbin, not on every PATH).
+fn nats_server_binary() -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/sbin", "/usr/bin", "/usr/local/bin", "/usr/local/sbin"].map(PathBuf::from))
+        .map(|dir| dir.join("nats-server"))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "nats-server is not installed: the failover test needs a NATS server. \
+                 Install Debian's package: `sudo apt-get install nats-server` (.ci/run does)"
+            )
+        })
+}
+
+/// A free loopback port (bound, read, let go).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts `nats-server` on a free loopback port; returns it and its URL once it accepts.
+async fn nats() -> (Proc, String) {
+    let binary = nats_server_binary();
+    let port = free_port();
+    let mut command = Command::new(&binary);
+    command.args(["-a", "127.0.0.1", "-p", &port.to_string()]);
+    let mut proc = Proc::spawn("nats-server", command, |_| {})
+        .unwrap_or_else(|e| panic!("{} does not start: {e}", binary.display()));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if let Some(status) = proc.exited() {
+            panic!("nats-server exited ({status}) before accepting on port {port}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "nats-server does not accept on 127.0.0.1:{port} within 10 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    (proc, format!("nats://127.0.0.1:{port}"))
+}
+
+/// A `pokerd` node of the cluster.
+struct Node {
+    name: &'static str,
+    proc: Proc,
+    server: Server,
+}
+
+/// Starts `pokerd` as a cluster node on a free port, logging JSON, and waits until its
+/// `/healthz` answers 200.
+async fn pokerd(name: &'static str, url: &str, nats_url: &str) -> Node {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pokerd"));
+    command
+        .env("DATABASE_URL", url)
+        .env("POKER__SERVER__ADDR", "127.0.0.1:0")
+        .env("POKER__ADMIN__TOKEN", common::TOKEN)
+        .env("POKER__ROOM__MONEY", "real")
+        .env("POKER__LOG__FORMAT", "json")
+        .env("POKER__CLUSTER__NATS_URL", nats_url)
+        .env("POKER__CLUSTER__NODE", name)
+        .env("POKER__CLUSTER__LEASE_MS", LEASE_MS.to_string())
+        .env("POKER__CLUSTER__HEARTBEAT_MS", HEARTBEAT_MS.to_string());
+    let (tx, rx) = mpsc::channel::<SocketAddr>();
+    let mut told = false;
+    let mut proc = Proc::spawn(name, command, move |line| {
+        if told {
+            return;
+        }
+        let Ok(event) = serde_json::from_str::<serde_json::Value>(line) else {
+            return;
+        };
+        let message = event["fields"]["message"].as_str().unwrap_or_default();
+        if let Some(rest) = message.split("listening on http://").nth(1) {
+            if let Some(addr) = rest.split_whitespace().next().and_then(|a| a.parse().ok()) {
+                told = tx.send(addr).is_ok();
+            }
+        }
+    })
+    .expect("pokerd starts");
+    let addr = match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(addr) => addr,
+        Err(why) => {
+            // Its output may still be arriving.
+            std::thread::sleep(Duration::from_millis(200));
+            panic!(
+                "pokerd {name} never said where it listens ({why:?}; exit status {:?}); \
+                 does it know the POKER__CLUSTER__* settings? Its output:\n{}",
+                proc.exited(),
+                proc.tail()
+            )
+        }
+    };
+    let server = Server::external(addr, url);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let status = reqwest::get(format!("{}/healthz", server.base))
+            .await
+            .map(|r| r.status().as_u16());
+        if matches!(status, Ok(200)) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "pokerd {name}: /healthz is not 200 within 10 s (last: {status:?})"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Node { name, proc, server }
+}
+
+/// What a table's players do with their decisions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Check or call.
+    Play,
+    /// Raise the minimum at the next chance, then hold.
+    Raise,
+    /// Answer nothing: the hand waits.
+    Hold,
+}
+
+/// One table, as its players saw it.
+struct Table {
+    id: String,
+    tid: TableId,
+    /// The node it was created on.
+    owner: usize,
+    /// Hands seen to end (by any of its players).
+    ended: BTreeSet<u64>,
+    /// The highest hand number seen.
+    latest: u64,
+    mode: Mode,
+    /// The hand in which `Mode::Raise` raised.
+    raised_in: Option<u64>,
+    /// The player asked a decision left unanswered in `Mode::Hold`.
+    held_by: Option<usize>,
+}
+
+/// One player and their connection.
+struct Player {
+    client: Client,
+    token: String,
+    table: usize,
+    /// The node the connection is on.
+    node: usize,
+    /// Reconnected to another node after the kill.
+    moved: bool,
+    /// A connection made after the kill that has not had its table's snapshot yet.
+    awaiting_snapshot: Option<Instant>,
+    /// Whether it asked for one with `watch`.
+    watched: bool,
+    /// Snapshots of its table since the kill: when, and the hand in progress in them.
+    snapshots: Vec<(Instant, Option<u64>)>,
+    pongs: usize,
+}
+
+/// The players of every table, driven together.
+struct Game {
+    players: Vec<Player>,
+    tables: Vec<Table>,
+    /// Since the kill: a refused stale decision (an answer racing a reconnection) is
+    /// tolerated, and so is an answer refused while leaving; any other error fails the
+    /// test.
+    after_kill: bool,
+    /// When the kill happened.
+    killed_at: Option<Instant>,
+    stale_refusals: usize,
+    /// Everyone asked to leave.
+    leaving: bool,
+}
+
+impl Game {
+    fn name(&self, i: usize) -> String {
+        let p = &self.players[i];
+        format!("{} (on {})", p.client.name, NODES[p.node])
+    }
+
+    fn table_of(&self, id: &TableId) -> Option<usize> {
+        self.tables.iter().position(|t| &t.tid == id)
+    }
+
+    /// Answers a decision (once) as the table's mode says.
+    async fn answer(&mut self, i: usize, decision_id: u64, legal: LegalActions) {
+        if self.players[i].client.answered.contains(&decision_id) {
+            return;
+        }
+        let table = &mut self.tables[self.players[i].table];
+        let action = match table.mode {
+            Mode::Hold => {
+                table.held_by = Some(i);
+                return;
+            }
+            Mode::Raise => match legal.bet_or_raise {
+                Some((min, _)) => {
+                    table.raised_in = Some(table.latest);
+                    table.mode = Mode::Hold;
+                    Action::BetOrRaiseTo { to: min }
+                }
+                None => simple_action(&legal, false),
+            },
+            Mode::Play => simple_action(&legal, false),
+        };
+        let id = table.id.clone();
+        self.players[i]
+            .client
+            .send(&act(&id, decision_id, action))
+            .await;
+    }
+
+    /// One round: every player answers what it was asked and reads one message.
+    async fn step(&mut self) {
+        for i in 0..self.players.len() {
+            if let Some((id, legal)) = self.players[i].client.last_decide {
+                self.answer(i, id, legal).await;
+            }
+            // A new connection that had no snapshot by itself asks for one.
+            if let Some(since) = self.players[i].awaiting_snapshot {
+                if !self.players[i].watched && since.elapsed() > Duration::from_secs(2) {
+                    let table_id = self.tables[self.players[i].table].tid;
+                    self.players[i].watched = true;
+                    eprintln!(
+                        "{}: no snapshot of its table 2 s after connecting; watching it",
+                        self.name(i)
+                    );
+                    self.players[i]
+                        .client
+                        .send(&ClientMsg::Watch { table_id })
+                        .await;
+                }
+            }
+            let msg = match self.players[i]
+                .client
+                .recv_or_closed(Duration::from_millis(5))
+                .await
+            {
+                Received::Quiet => continue,
+                Received::Closed => panic!(
+                    "{}: the connection closed, but that node is alive{}",
+                    self.name(i),
+                    self.killed_at
+                        .map(|k| format!(" ({:?} after the kill)", k.elapsed()))
+                        .unwrap_or_default()
+                ),
+                Received::Msg(msg) => *msg,
+            };
+            self.handle(i, msg).await;
+        }
+    }
+
+    async fn handle(&mut self, i: usize, msg: ServerMsg) {
+        match msg {
+            ServerMsg::Decide {
+                decision_id, legal, ..
+            } => self.answer(i, decision_id, legal).await,
+            ServerMsg::Event {
+                table_id,
+                hand_number,
+                event,
+                ..
+            } => {
+                let Some(t) = self.table_of(&table_id) else {
+                    panic!("{}: an event of a table it is not at", self.name(i));
+                };
+                let table = &mut self.tables[t];
+                table.latest = table.latest.max(hand_number);
+                if matches!(event, Event::HandEnded { .. }) {
+                    table.ended.insert(hand_number);
+                }
+            }
+            ServerMsg::Snapshot { table, hand, .. } => {
+                let t = self.players[i].table;
+                if table.table_id != self.tables[t].tid {
+                    return;
+                }
+                let hand = hand.map(|h| h.hand_number);
+                if let Some(n) = hand {
+                    self.tables[t].latest = self.tables[t].latest.max(n);
+                }
+                let p = &mut self.players[i];
+                p.awaiting_snapshot = None;
+                if self.after_kill {
+                    p.snapshots.push((Instant::now(), hand));
+                }
+            }
+            ServerMsg::Pong => self.players[i].pongs += 1,
+            ServerMsg::Error { code, message } => {
+                // An answer racing a reconnection, or a leave (a leaving player's turn
+                // is folded for them while their answer is on its way).
+                let race = (self.after_kill && code == ErrorCode::StaleDecision)
+                    || (self.leaving
+                        && matches!(code, ErrorCode::StaleDecision | ErrorCode::NotYourTurn));
+                if race {
+                    self.stale_refusals += 1;
+                    eprintln!(
+                        "{}: an answer refused, having raced a leave or a reconnection: \
+                         {message}",
+                        self.name(i)
+                    );
+                } else {
+                    panic!(
+                        "{}: unexpected error {code:?}: {message}; its last messages:\n{}",
+                        self.name(i),
+                        self.recent(i)
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A player's last messages, for failure messages.
+    fn recent(&self, i: usize) -> String {
+        let log = &self.players[i].client.log;
+        log[log.len().saturating_sub(8)..]
+            .iter()
+            .map(|m| {
+                let text = serde_json::to_string(m).unwrap();
+                text.chars().take(300).collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Plays until `done` holds or `within` passes; returns whether `done` held.
+    async fn drive(&mut self, within: Duration, mut done: impl FnMut(&Game) -> bool) -> bool {
+        let deadline = Instant::now() + within;
+        loop {
+            if done(self) {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            self.step().await;
+        }
+    }
+
+    /// Hands seen to end at table `t` numbered above `after`.
+    fn ended_after(&self, t: usize, after: u64) -> usize {
+        self.tables[t].ended.range(after + 1..).count()
+    }
+
+    /// Where every table is, for failure messages.
+    fn state(&self) -> String {
+        self.tables
+            .iter()
+            .map(|t| {
+                format!(
+                    "table of {}: mode {:?}, latest hand {}, ended {:?}",
+                    NODES[t.owner], t.mode, t.latest, t.ended
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// Seat `seat_no -> stack` of a hand record's starting or finishing stacks.
+fn by_seat(seats: &[usize], stacks: &[u64]) -> BTreeMap<u32, u64> {
+    assert_eq!(
+        seats.len(),
+        stacks.len(),
+        "a hand record's seats and stacks"
+    );
+    seats
+        .iter()
+        .map(|&s| s as u32)
+        .zip(stacks.iter().copied())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_elsewhere() {
+    let started = Instant::now();
+    // Without NATS the test fails (it is not skipped like Postgres outside CI).
+    nats_server_binary();
+    // Dropped last: the nodes and NATS (declared after) are killed first.
+    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+        return;
+    };
+    let url = guard.url();
+    let (_nats, nats_url) = nats().await;
+
+    // Three nodes on one database and one NATS. The first runs the migrations alone.
+    let mut nodes = Vec::new();
+    for name in NODES {
+        nodes.push(pokerd(name, &url, &nats_url).await);
+    }
+    eprintln!("{:?}: three nodes up", started.elapsed());
+
+    // Players (created through different nodes: the store is shared) and one table
+    // per node, created through that node's admin API.
+    let clock = json!({ "action_ms": 10000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
+    // (name, table, node connected to, seat): nobody is connected to their table's owner,
+    // and every node has connections.
+    let plan: [(&str, usize, usize, u32); 7] = [
+        ("ann", 0, 1, 0),
+        ("amy", 0, 2, 1),
+        ("abe", 0, 1, 2),
+        ("bob", 1, 0, 0),
+        ("bea", 1, 2, 1),
+        ("cal", 2, 0, 0),
+        ("cat", 2, 1, 1),
+    ];
+    for (k, (name, ..)) in plan.iter().enumerate() {
+        nodes[k % 3].server.player(name, DEPOSIT).await;
+    }
+    let deposited = (DEPOSIT * plan.len() as u64) as i64;
+    let mut tables = Vec::new();
+    for (owner, node) in nodes.iter().enumerate() {
+        let id = node.server.table_with(nl_rules(), clock.clone()).await;
+        tables.push(Table {
+            tid: tid(&id),
+            id,
+            owner,
+            ended: BTreeSet::new(),
+            latest: 0,
+            mode: Mode::Play,
+            raised_in: None,
+            held_by: None,
+        });
+    }
+    let store = SqlStore::connect(&url).await.unwrap();
+    let store_id = |t: &Table| -> poker_store::TableId { t.id.parse().unwrap() };
+    let leases = store.leases().await.unwrap();
+    let mut tokens = Vec::new();
+    for t in &tables {
+        let lease = leases
+            .iter()
+            .find(|l| l.table_id == store_id(t))
+            .unwrap_or_else(|| panic!("the table created on {} has no lease", NODES[t.owner]));
+        assert_eq!(
+            lease.node, NODES[t.owner],
+            "a table created through a node's admin API is owned by that node: {lease:?}"
+        );
+        tokens.push(lease.token);
+    }
+
+    // Every node's lobby lists every table.
+    for node in &nodes {
+        let mut c = node.server.client("ann").await;
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            c.send(&ClientMsg::ListTables).await;
+            let listed = c
+                .until(|m| match m {
+                    ServerMsg::Tables { tables } => Some(tables.clone()),
+                    _ => None,
+                })
+                .await;
+            if tables
+                .iter()
+                .all(|t| listed.iter().any(|s| s.table_id == t.tid))
+            {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the lobby of {} lists {} of the 3 tables after 5 s",
+                node.name,
+                listed.len()
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    // Everyone connects to a node that does not own their table, and sits down.
+    let mut players = Vec::new();
+    for &(name, table, node, seat) in &plan {
+        assert_ne!(table, node, "{name} must be connected away from the owner");
+        let token = nodes[node].server.login(name).await;
+        let mut client = Client::connect(nodes[node].server.addr, name).await;
+        client.auth(&token).await;
+        client.send(&sit(&tables[table].id, seat, BUY_IN)).await;
+        let bought = client
+            .until(|m| match m {
+                ServerMsg::Done {
+                    request, amount, ..
+                } if request == "sit" => Some(*amount),
+                _ => None,
+            })
+            .await;
+        assert_eq!(bought, BUY_IN, "{name} bought in through {}", NODES[node]);
+        players.push(Player {
+            client,
+            token,
+            table,
+            node,
+            moved: false,
+            awaiting_snapshot: None,
+            watched: false,
+            snapshots: Vec::new(),
+            pongs: 0,
+        });
+    }
+    let mut game = Game {
+        players,
+        tables,
+        after_kill: false,
+        killed_at: None,
+        stale_refusals: 0,
+        leaving: false,
+    };
+
+    // A few hands everywhere: commands go to the owners and events come back, across
+    // NATS both ways.
+    let played = game
+        .drive(Duration::from_secs(30), |g| {
+            g.tables.iter().all(|t| t.ended.len() >= 3)
+        })
+        .await;
+    assert!(
+        played,
+        "every table plays 3 hands with its players on other nodes: {}",
+        game.state()
+    );
+    eprintln!("{:?}: 3 hands on every table", started.elapsed());
+
+    // At n1's table, someone raises and the next player is asked and does not answer;
+    // then n1 dies.
+    let a = KILLED;
+    game.tables[a].mode = Mode::Raise;
+    let held = game
+        .drive(Duration::from_secs(15), |g| g.tables[a].held_by.is_some())
+        .await;
+    assert!(
+        held,
+        "a raise at n1's table, then a decision left waiting: {}",
+        game.state()
+    );
+    let cut = game.tables[a].latest;
+    assert_eq!(
+        game.tables[a].raised_in,
+        Some(cut),
+        "the decision held is in the hand that had the raise"
+    );
+    let before: Vec<u64> = game.tables.iter().map(|t| t.latest).collect();
+    let lease = store
+        .leases()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|l| l.table_id == store_id(&game.tables[a]))
+        .unwrap();
+    assert_eq!(lease.node, "n1", "n1 still owns its table before the kill");
+    let token_before = lease.token;
+    nodes[KILLED].proc.kill();
+    let killed_at = Instant::now();
+    game.after_kill = true;
+    game.killed_at = Some(killed_at);
+    eprintln!(
+        "{:?}: n1 killed in hand {cut} of its table",
+        started.elapsed()
+    );
+
+    // The new owner numbers its decisions afresh: forget the ones of the cut hand.
+    game.tables[a].mode = Mode::Play;
+    game.tables[a].held_by = None;
+    for p in game.players.iter_mut().filter(|p| p.table == a) {
+        p.client.answered.clear();
+        p.client.last_decide = None;
+    }
+
+    // The store as n1 left it: the cut hand never committed, and the stacks stored are
+    // those it began with (the last committed hand's finishing stacks).
+    let table_a = store_id(&game.tables[a]);
+    let hands = store.table_hands(table_a, 100, 0).await.unwrap();
+    let cut_row = hands
+        .iter()
+        .find(|h| h.number == cut)
+        .unwrap_or_else(|| panic!("hand {cut} (the cut one) was recorded as started"));
+    assert_ne!(
+        cut_row.status, "complete",
+        "hand {cut} was cut before it ended, so it cannot be complete"
+    );
+    let last = hands
+        .iter()
+        .filter(|h| h.number < cut && h.status == "complete")
+        .max_by_key(|h| h.number)
+        .expect("a hand completed before the cut one");
+    let record = last.record.as_ref().expect("a complete hand has a record");
+    let began_with = by_seat(&record.seats, &record.finishing_stacks);
+    let stored: BTreeMap<u32, u64> = store
+        .seats(table_a)
+        .await
+        .unwrap()
+        .iter()
+        .map(|s| (s.seat_no, s.stack))
+        .collect();
+    assert_eq!(
+        stored, began_with,
+        "the stacks stored are those hand {cut} began with (hand {}'s finishing stacks)",
+        last.number
+    );
+
+    // Players whose connection was on n1 lose it: they reconnect to a live node that does
+    // not own their table (their session token is good anywhere).
+    for p in game.players.iter_mut().filter(|p| p.node == KILLED) {
+        let to = (0..NODES.len())
+            .find(|&n| n != KILLED && n != game.tables[p.table].owner)
+            .unwrap();
+        reconnect(&mut p.client, nodes[to].server.addr, &p.token).await;
+        // An answer sent just before the kill may have died with n1.
+        p.client.answered.clear();
+        p.node = to;
+        p.moved = true;
+        p.awaiting_snapshot = Some(Instant::now());
+    }
+
+    // Within the lease and a margin, everyone at n1's former table (all on n2 and n3,
+    // none reconnected) gets a fresh snapshot of it, without the cut hand in it.
+    let resynced = game
+        .drive(
+            Duration::from_millis(LEASE_MS) + Duration::from_secs(10),
+            |g| {
+                g.players
+                    .iter()
+                    .filter(|p| p.table == a)
+                    .all(|p| !p.snapshots.is_empty())
+            },
+        )
+        .await;
+    let missing: Vec<&str> = game
+        .players
+        .iter()
+        .filter(|p| p.table == a && p.snapshots.is_empty())
+        .map(|p| p.client.name.as_str())
+        .collect();
+    assert!(
+        resynced,
+        "within {LEASE_MS} ms + 10 s of n1's death every player at its table gets a new \
+         snapshot; none came for {missing:?}: {}",
+        game.state()
+    );
+    for p in game.players.iter().filter(|p| p.table == a) {
+        let (at, hand) = p.snapshots[0];
+        eprintln!(
+            "{}: snapshot {:?} after the kill (hand {hand:?})",
+            p.client.name,
+            at - killed_at
+        );
+        for (_, hand) in &p.snapshots {
+            assert!(
+                hand.is_none_or(|n| n > cut),
+                "{}: a snapshot after the takeover shows hand {hand:?}, but hand {cut} is \
+                 void and must not go on",
+                p.client.name
+            );
+        }
+    }
+
+    // Play resumes there (two more hands, numbered after the cut one), and the other
+    // tables keep going (a hand dealt after the kill ends at each), reconnected players
+    // included.
+    let resumed = game
+        .drive(Duration::from_secs(20), |g| {
+            g.ended_after(a, cut) >= 2
+                && (0..g.tables.len())
+                    .filter(|&t| t != a)
+                    .all(|t| g.ended_after(t, before[t]) >= 1)
+                && g.players.iter().all(|p| p.awaiting_snapshot.is_none())
+        })
+        .await;
+    let waiting: Vec<&str> = game
+        .players
+        .iter()
+        .filter(|p| p.awaiting_snapshot.is_some())
+        .map(|p| p.client.name.as_str())
+        .collect();
+    assert!(
+        resumed,
+        "after the takeover 2 hands end at n1's former table and 1 at each other table, \
+         and reconnected players get their table's snapshot (still waiting: {waiting:?}); \
+         hands in progress at the kill: {before:?}; {}",
+        game.state()
+    );
+    eprintln!(
+        "{:?}: play resumed everywhere ({} stale answers refused so far)",
+        started.elapsed(),
+        game.stale_refusals
+    );
+
+    // A new owner serves it: another node holds the lease, with a higher fencing token;
+    // the other tables stayed where they were.
+    let leases = store.leases().await.unwrap();
+    for (t, table) in game.tables.iter().enumerate() {
+        let lease = leases
+            .iter()
+            .find(|l| l.table_id == store_id(table))
+            .unwrap();
+        if t == a {
+            assert!(
+                lease.node == "n2" || lease.node == "n3",
+                "n1's table passed to a live node: {lease:?}"
+            );
+            assert!(
+                lease.token > token_before,
+                "the new owner's fencing token is above n1's ({token_before}): {lease:?}"
+            );
+            eprintln!("n1's table is now {}'s (token {})", lease.node, lease.token);
+        } else {
+            assert_eq!(
+                (lease.node.as_str(), lease.token),
+                (NODES[table.owner], tokens[t]),
+                "a live node keeps its table and its token"
+            );
+        }
+    }
+
+    // The cut hand is void, and the first hand after it was dealt from the stacks it
+    // began with.
+    let hands = store.table_hands(table_a, 100, 0).await.unwrap();
+    let cut_row = hands.iter().find(|h| h.number == cut).unwrap();
+    assert_eq!(
+        cut_row.status, "void",
+        "hand {cut}, cut by the kill, is void"
+    );
+    let next = hands
+        .iter()
+        .filter(|h| h.number > cut && h.status == "complete")
+        .min_by_key(|h| h.number)
+        .expect("a hand completed after the takeover");
+    let record = next.record.as_ref().expect("a complete hand has a record");
+    assert_eq!(
+        by_seat(&record.seats, &record.starting_stacks),
+        began_with,
+        "hand {} (the first after the takeover) began with the stacks hand {cut} began with",
+        next.number
+    );
+    assert_conserved(&store.audit().await.unwrap(), deposited);
+
+    // Nobody on n2 or n3 lost their connection: it never closed (the driver fails on a
+    // close) and still answers.
+    for p in game.players.iter_mut() {
+        p.client.send(&ClientMsg::Ping).await;
+    }
+    let answered = game
+        .drive(Duration::from_secs(10), |g| {
+            g.players.iter().all(|p| p.pongs > 0)
+        })
+        .await;
+    assert!(answered, "every connection answers a ping at the end");
+    assert_eq!(
+        game.players.iter().filter(|p| !p.moved).count(),
+        5,
+        "only the two players connected to n1 had to reconnect"
+    );
+
+    // Everyone leaves (after the hand in progress); every chip is in a wallet or the rake.
+    game.leaving = true;
+    for p in game.players.iter_mut() {
+        let table_id = game.tables[p.table].tid;
+        p.client.send(&ClientMsg::Leave { table_id }).await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        game.drive(Duration::from_millis(250), |_| false).await;
+        let mut seated = 0;
+        for t in &game.tables {
+            seated += store.seats(store_id(t)).await.unwrap().len();
+        }
+        if seated == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "everyone has left within 20 s ({seated} still seated): {}",
+            game.state()
+        );
+    }
+    let audit = store.audit().await.unwrap();
+    assert_eq!(audit.stacks, 0, "nobody is seated: {audit:?}");
+    assert_conserved(&audit, deposited);
+    store.close().await;
+    for node in nodes.iter_mut() {
+        node.proc.kill();
+    }
+    eprintln!("{:?}: done", started.elapsed());
+}
