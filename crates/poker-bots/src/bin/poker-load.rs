@@ -9,6 +9,15 @@
 //! hand and its resident memory, read from /proc; the last line is JSON with the keys
 //! `hands_per_sec`, `p50_ms`, `p99_ms`, `server_cpu_ms_per_hand`, `server_rss_kb`.
 //!
+//! With `--state FILE` the tables and players made are written to FILE, and a later run
+//! with the same FILE plays at them again instead of making new ones (creating thousands
+//! of accounts costs one Argon2 hash each, and a login another).
+//!
+//! `--pace idle` measures memory at rest: it makes the tables (no one seated) and reads
+//! the server's resident memory, then opens six connections per table, authenticated and
+//! idle, and reads it again; it reports kB per idle table and per idle connection (JSON
+//! keys `idle_table_kb`, `idle_connection_kb`).
+//!
 //! ```sh
 //! poker-load --url http://127.0.0.1:8080 --admin-token TOKEN --tables 20 --secs 15 \
 //!            --pace full --server-pid $(pgrep -n pokerd)
@@ -30,13 +39,22 @@ struct Args {
     tables: usize,
     secs: u64,
     human: bool,
+    idle: bool,
     server_pid: Option<u32>,
+    state: Option<String>,
+}
+
+/// A table made by an earlier run, with its six players' sessions.
+#[derive(serde::Serialize, serde::Deserialize, Clone)]
+struct Made {
+    table_id: TableId,
+    tokens: Vec<String>,
 }
 
 fn usage() -> ! {
     eprintln!(
         "usage: poker-load --url http://HOST:PORT --admin-token TOKEN [--tables N] [--secs S] \
-         [--pace full|human] [--server-pid PID]"
+         [--pace full|human|idle] [--server-pid PID] [--state FILE]"
     );
     std::process::exit(2)
 }
@@ -48,7 +66,9 @@ fn parse_args() -> Args {
         tables: 20,
         secs: 15,
         human: false,
+        idle: false,
         server_pid: None,
+        state: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -58,13 +78,13 @@ fn parse_args() -> Args {
             "--admin-token" => args.admin_token = value(),
             "--tables" => args.tables = value().parse().unwrap_or_else(|_| usage()),
             "--secs" => args.secs = value().parse().unwrap_or_else(|_| usage()),
-            "--pace" => {
-                args.human = match value().as_str() {
-                    "human" => true,
-                    "full" => false,
-                    _ => usage(),
-                }
-            }
+            "--pace" => match value().as_str() {
+                "human" => args.human = true,
+                "full" => args.human = false,
+                "idle" => args.idle = true,
+                _ => usage(),
+            },
+            "--state" => args.state = Some(value()),
             "--server-pid" => args.server_pid = Some(value().parse().unwrap_or_else(|_| usage())),
             _ => usage(),
         }
@@ -125,56 +145,43 @@ async fn main() -> anyhow::Result<()> {
         counting: AtomicBool::new(false),
         latencies: Mutex::new(Vec::new()),
     });
-    let admin = |req: reqwest::RequestBuilder| req.bearer_auth(&args.admin_token);
+    if args.idle {
+        return idle(&args, &http, &ws_url, &run, &rules, &clock).await;
+    }
+    let mut made: Vec<Made> = args
+        .state
+        .as_ref()
+        .and_then(|f| std::fs::read_to_string(f).ok())
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    let reused = made.len().min(args.tables);
+    made.truncate(args.tables);
     eprintln!(
-        "poker-load: creating {} tables and {} players",
-        args.tables,
-        args.tables * 6
+        "poker-load: {reused} tables from {}, creating {} tables and {} players",
+        args.state.as_deref().unwrap_or("no state file"),
+        args.tables - reused,
+        (args.tables - reused) * 6
     );
+    // Four tables' players at a time: the server hashes passwords on one core anyway.
+    let fresh: Vec<Made> = futures_util::stream::iter(reused..args.tables)
+        .map(|t| make_table(&http, &args, &run, t, &rules, &clock))
+        .buffer_unordered(4)
+        .collect::<Vec<anyhow::Result<Made>>>()
+        .await
+        .into_iter()
+        .collect::<anyhow::Result<_>>()?;
+    made.extend(fresh);
+    if let Some(file) = &args.state {
+        std::fs::write(file, serde_json::to_string(&made)?)?;
+    }
     let mut bots = Vec::new();
-    for t in 0..args.tables {
-        let table: serde_json::Value = admin(http.post(format!("{}/admin/tables", args.url)))
-            .json(&json!({ "name": format!("Load {run} #{t}"), "rules": rules, "clock": clock }))
-            .send()
-            .await?
-            .error_for_status()?
-            .json()
-            .await?;
-        let table_id: TableId = table["table_id"]
-            .as_str()
-            .ok_or_else(|| anyhow::anyhow!("no table id: {table}"))?
-            .parse()
-            .map_err(|_| anyhow::anyhow!("a table id"))?;
-        for seat in 0..6u32 {
-            let name = format!("load{run}t{t}s{seat}");
-            let password = format!("pw-{run}-{t}-{seat}");
-            let player: serde_json::Value = admin(http.post(format!("{}/admin/players", args.url)))
-                .json(&json!({ "name": name, "password": password }))
-                .send()
-                .await?
-                .error_for_status()?
-                .json()
-                .await?;
-            let id = player["player_id"].as_str().unwrap_or_default();
-            admin(http.post(format!("{}/admin/players/{id}/deposit", args.url)))
-                .json(&json!({ "amount": 1_000_000, "idempotency_key": format!("load-{run}-{t}-{seat}") }))
-                .send()
-                .await?
-                .error_for_status()?;
-            let login: serde_json::Value = http
-                .post(format!("{}/login", args.url))
-                .json(&json!({ "name": name, "password": password }))
-                .send()
-                .await?
-                .error_for_status()?
-                .json()
-                .await?;
-            let token = login["token"].as_str().unwrap_or_default().to_string();
+    for table in &made {
+        for (seat, token) in table.tokens.iter().enumerate() {
             bots.push(tokio::spawn(bot(
                 ws_url.clone(),
-                token,
-                table_id,
-                seat,
+                token.clone(),
+                table.table_id,
+                seat as u32,
                 args.human,
                 totals.clone(),
             )));
@@ -229,6 +236,150 @@ async fn main() -> anyhow::Result<()> {
             "server_cpu_ms_per_hand": cpu_per_hand, "server_rss_kb": rss,
         })
     );
+    Ok(())
+}
+
+/// Makes one table and its six players (each funded and logged in).
+async fn make_table(
+    http: &reqwest::Client,
+    args: &Args,
+    run: &str,
+    t: usize,
+    rules: &serde_json::Value,
+    clock: &serde_json::Value,
+) -> anyhow::Result<Made> {
+    let admin = |req: reqwest::RequestBuilder| req.bearer_auth(&args.admin_token);
+    let table_id = create_table(http, args, &format!("Load {run} #{t}"), rules, clock).await?;
+    let mut tokens = Vec::new();
+    for seat in 0..6u32 {
+        let name = format!("load{run}t{t}s{seat}");
+        let password = format!("pw-{run}-{t}-{seat}");
+        let player: serde_json::Value = admin(http.post(format!("{}/admin/players", args.url)))
+            .json(&json!({ "name": name, "password": password }))
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?;
+        let id = player["player_id"].as_str().unwrap_or_default();
+        admin(http.post(format!("{}/admin/players/{id}/deposit", args.url)))
+            .json(&json!({ "amount": 1_000_000, "idempotency_key": format!("load-{run}-{t}-{seat}") }))
+            .send()
+            .await?
+            .error_for_status()?;
+        tokens.push(login(http, args, &name, &password).await?);
+    }
+    Ok(Made { table_id, tokens })
+}
+
+async fn create_table(
+    http: &reqwest::Client,
+    args: &Args,
+    name: &str,
+    rules: &serde_json::Value,
+    clock: &serde_json::Value,
+) -> anyhow::Result<TableId> {
+    let table: serde_json::Value = http
+        .post(format!("{}/admin/tables", args.url))
+        .bearer_auth(&args.admin_token)
+        .json(&json!({ "name": name, "rules": rules, "clock": clock }))
+        .send()
+        .await?
+        .error_for_status()?
+        .json()
+        .await?;
+    table["table_id"]
+        .as_str()
+        .ok_or_else(|| anyhow::anyhow!("no table id: {table}"))?
+        .parse()
+        .map_err(|_| anyhow::anyhow!("a table id"))
+}
+
+async fn login(
+    http: &reqwest::Client,
+    args: &Args,
+    name: &str,
+    password: &str,
+) -> anyhow::Result<String> {
+    let login: serde_json::Value = http
+        .post(format!("{}/login", args.url))
+        .json(&json!({ "name": name, "password": password }))
+        .send()
+        .await?
+        .error_for_status()?
+        .json()
+        .await?;
+    Ok(login["token"].as_str().unwrap_or_default().to_string())
+}
+
+/// Memory at rest: idle tables, then six idle connections per table.
+async fn idle(
+    args: &Args,
+    http: &reqwest::Client,
+    ws_url: &str,
+    run: &str,
+    rules: &serde_json::Value,
+    clock: &serde_json::Value,
+) -> anyhow::Result<()> {
+    let pid = args
+        .server_pid
+        .ok_or_else(|| anyhow::anyhow!("--pace idle needs --server-pid"))?;
+    let rss = || proc_usage(pid).map(|(_, rss)| rss).unwrap_or(0);
+    let settle = || tokio::time::sleep(Duration::from_secs(2));
+    settle().await;
+    let before = rss();
+    futures_util::stream::iter(0..args.tables)
+        .map(|t| async move {
+            create_table(http, args, &format!("Idle {run} #{t}"), rules, clock).await
+        })
+        .buffer_unordered(8)
+        .collect::<Vec<_>>()
+        .await
+        .into_iter()
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    settle().await;
+    let with_tables = rss();
+    // One account for every connection: idle connections cost the same whoever they are.
+    let name = format!("idle{run}");
+    let password = format!("pw-{run}");
+    http.post(format!("{}/admin/players", args.url))
+        .bearer_auth(&args.admin_token)
+        .json(&json!({ "name": name, "password": password }))
+        .send()
+        .await?
+        .error_for_status()?;
+    let token = login(http, args, &name, &password).await?;
+    let connections = args.tables * 6;
+    let mut sockets = Vec::new();
+    for _ in 0..connections {
+        let (mut ws, _) = tokio_tungstenite::connect_async(ws_url).await?;
+        let auth = ClientMsg::Auth {
+            token: token.clone(),
+        };
+        ws.send(Message::Text(serde_json::to_string(&auth)?.into()))
+            .await?;
+        // The welcome: the server has taken the connection in.
+        ws.next().await;
+        sockets.push(ws);
+    }
+    settle().await;
+    let with_connections = rss();
+    let per_table = with_tables.saturating_sub(before) as f64 / args.tables as f64;
+    let per_connection =
+        with_connections.saturating_sub(with_tables) as f64 / connections as f64;
+    println!(
+        "{} idle tables: {per_table:.1} kB each; {connections} idle connections: {per_connection:.1} kB each; server {with_connections} kB resident ({before} kB before)",
+        args.tables
+    );
+    println!(
+        "{}",
+        json!({
+            "tables": args.tables, "pace": "idle", "connections": connections,
+            "idle_table_kb": per_table, "idle_connection_kb": per_connection,
+            "server_rss_kb": with_connections,
+        })
+    );
+    drop(sockets);
     Ok(())
 }
 
