@@ -196,7 +196,10 @@ pub async fn spawn(
         subscribers: Vec::new(),
         current: None,
         clock: None,
-        next_decision: 1,
+        // Decision ids go on rising across restarts and moves between nodes (1,024 per
+        // millisecond of the clock), so a late answer to a decision of a cut hand can never
+        // match one the table asks now. Below 2^53: a JavaScript number holds them.
+        next_decision: (poker_store::now_ms().max(0) as u64) << 10,
         next_hand_at: None,
         button: None,
         draining: Vec::new(),
