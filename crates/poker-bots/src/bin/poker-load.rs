@@ -365,8 +365,7 @@ async fn idle(
     settle().await;
     let with_connections = rss();
     let per_table = with_tables.saturating_sub(before) as f64 / args.tables as f64;
-    let per_connection =
-        with_connections.saturating_sub(with_tables) as f64 / connections as f64;
+    let per_connection = with_connections.saturating_sub(with_tables) as f64 / connections as f64;
     println!(
         "{} idle tables: {per_table:.1} kB each; {connections} idle connections: {per_connection:.1} kB each; server {with_connections} kB resident ({before} kB before)",
         args.tables
