@@ -77,6 +77,8 @@ pub(crate) enum RemoteCmd {
 /// The owner's answer.
 #[derive(Debug, Serialize, Deserialize)]
 enum RemoteReply {
+    /// Any command refused before it reached the actor (the table is not here).
+    Refused(Refusal),
     Outcome(Result<Outcome, Refusal>),
     Unit(Result<(), Refusal>),
     Value(Option<serde_json::Value>),
@@ -94,6 +96,8 @@ pub struct Cluster {
     owned: Mutex<HashMap<TableId, (u64, tokio::task::AbortHandle)>>,
     /// The inbox of each connection queue subscribed to a table on another node.
     inboxes: Mutex<Vec<(mpsc::Sender<Batch>, String)>>,
+    /// Held while a table is being opened here, so a table is never opened twice.
+    opening: tokio::sync::Mutex<()>,
 }
 
 /// A table another node owns, reached through NATS.
@@ -135,6 +139,7 @@ impl Cluster {
             heartbeat: Duration::from_millis(config.heartbeat_ms.max(1)),
             owned: Mutex::new(HashMap::new()),
             inboxes: Mutex::new(Vec::new()),
+            opening: tokio::sync::Mutex::new(()),
         }))
     }
 
@@ -151,12 +156,37 @@ impl Cluster {
         lock(&self.owned).get(&table).map(|(t, _)| *t)
     }
 
-    /// Takes a table's lease; `None` if another node holds it.
-    pub async fn acquire(&self, state: &AppState, table: TableId) -> anyhow::Result<Option<u64>> {
-        Ok(state
+    /// Opens a table here if its lease can be had (nothing if it is open here already or
+    /// another node holds it). Taking over a table another node left, the hand it cut is
+    /// void first (stacks as it began).
+    pub async fn open(
+        self: &Arc<Cluster>,
+        state: &Arc<AppState>,
+        table: TableId,
+        name: &str,
+        config: &str,
+        takeover: bool,
+    ) -> anyhow::Result<()> {
+        let _opening = self.opening.lock().await;
+        if state.tables.lock().await.contains_key(&table) {
+            return Ok(());
+        }
+        let Some(token) = state
             .store
             .acquire_lease(table, &self.node, self.lease_ms as i64)
-            .await?)
+            .await?
+        else {
+            tracing::info!("table {table} is open on another node");
+            return Ok(());
+        };
+        if takeover {
+            let void = state.store.void_hands(table).await?;
+            tracing::info!(
+                "table {table}: taken over with lease token {token}; {} cut hand(s) void",
+                void.len()
+            );
+        }
+        state.start_table(table, name, config, Some(token)).await
     }
 
     /// Starts answering a table's commands (its actor runs here, under this token).
@@ -177,10 +207,8 @@ impl Cluster {
             old.abort();
         }
         // Whoever had joined the table subscribes again, here.
-        let _ = self
-            .nats
-            .publish("pokerd.moved", table.to_string().into())
-            .await;
+        let moved = serde_json::to_vec(&(&self.node, table)).expect("ids serialize");
+        let _ = self.nats.publish("pokerd.moved", moved.into()).await;
         Ok(())
     }
 
@@ -197,6 +225,8 @@ impl Cluster {
                 }
             } else if let Some(handle) = handle {
                 let _ = handle.command(Command::Abandon).await;
+                // Connections here that had joined it follow it to its new owner.
+                let _ = state.moved.send(table);
             }
         }
     }
@@ -264,10 +294,18 @@ impl Cluster {
             .map(|(t, (token, _))| (*t, *token))
             .collect();
         for (table, token) in owned {
-            let kept = state
+            let kept = match state
                 .store
                 .renew_lease(table, &self.node, token, self.lease_ms as i64)
-                .await?;
+                .await
+            {
+                Ok(kept) => kept,
+                Err(e) => {
+                    // The others' renewals still go on; the fence guards the rest.
+                    tracing::warn!("table {table}: cannot renew its lease: {e}");
+                    continue;
+                }
+            };
             if !kept {
                 tracing::warn!("table {table}: lease lost to another node; stopping it here");
                 self.forget(state, table, false).await;
@@ -296,41 +334,19 @@ impl Cluster {
         let mut candidates = candidates;
         use rand::seq::SliceRandom;
         candidates.shuffle(&mut rand::thread_rng());
+        let rows = state.store.tables().await?;
         for table in candidates.into_iter().take(share.saturating_sub(mine)) {
-            if let Err(e) = self.take(state, table).await {
+            let Some(row) = rows
+                .iter()
+                .find(|t| t.table_id == table && t.status == TableStatus::Open)
+            else {
+                continue;
+            };
+            if let Err(e) = self.open(state, table, &row.name, &row.config, true).await {
                 tracing::warn!("table {table}: cannot take it over: {e:#}");
             }
         }
         Ok(())
-    }
-
-    /// Takes over a table whose lease is free: voids the hand its last owner cut and
-    /// opens it here from the store.
-    async fn take(
-        self: &Arc<Cluster>,
-        state: &Arc<AppState>,
-        table: TableId,
-    ) -> anyhow::Result<()> {
-        let Some(row) = state
-            .store
-            .tables()
-            .await?
-            .into_iter()
-            .find(|t| t.table_id == table && t.status == TableStatus::Open)
-        else {
-            return Ok(());
-        };
-        let Some(token) = self.acquire(state, table).await? else {
-            return Ok(());
-        };
-        let void = state.store.void_hands(table).await?;
-        tracing::info!(
-            "table {table}: taken over with lease token {token}; {} cut hand(s) void",
-            void.len()
-        );
-        state
-            .start_table(table, &row.name, &row.config, Some(token))
-            .await
     }
 
     /// Lets go of every table on shutdown (after their hands finished), so the other
@@ -352,17 +368,21 @@ impl Cluster {
         let mut lobby = self.nats.subscribe("pokerd.lobby").await?;
         let mut hello = self.nats.subscribe("pokerd.lobby.hello").await?;
         let mut moved = self.nats.subscribe("pokerd.moved").await?;
+        let mut alive = self
+            .nats
+            .subscribe(format!("pokerd.alive.{}", self.node))
+            .await?;
         let weak = Arc::downgrade(state);
         let cluster = self.clone();
         tokio::spawn(async move {
             loop {
-                let Some(state) = weak.upgrade() else { return };
                 tokio::select! {
                     change = changes.recv() => {
                         let Some(summary) = change else { return };
                         cluster.tell_lobby(&summary).await;
                     }
                     Some(message) = lobby.next() => {
+                        let Some(state) = weak.upgrade() else { return };
                         if let Ok((node, summary)) =
                             serde_json::from_slice::<(String, TableSummary)>(&message.payload)
                         {
@@ -372,6 +392,7 @@ impl Cluster {
                         }
                     }
                     Some(_) = hello.next() => {
+                        let Some(state) = weak.upgrade() else { return };
                         for summary in state.lobby.list() {
                             if cluster.token(summary.table_id).is_some() {
                                 cluster.tell_lobby(&summary).await;
@@ -379,11 +400,23 @@ impl Cluster {
                         }
                     }
                     Some(message) = moved.next() => {
-                        if let Ok(table) = std::str::from_utf8(&message.payload)
-                            .unwrap_or_default()
-                            .parse::<TableId>()
-                        {
-                            let _ = state.moved.send(table);
+                        let Some(state) = weak.upgrade() else { return };
+                        let Ok((node, table)) =
+                            serde_json::from_slice::<(String, TableId)>(&message.payload)
+                        else {
+                            continue;
+                        };
+                        if node != cluster.node && cluster.token(table).is_some() {
+                            // Another node took a table this one still runs: its lease
+                            // was lost (the fence would refuse its next hand anyway).
+                            tracing::warn!("table {table}: now owned by {node}; stopping it here");
+                            cluster.forget(&state, table, false).await;
+                        }
+                        let _ = state.moved.send(table);
+                    }
+                    Some(message) = alive.next() => {
+                        if let Some(reply) = message.reply {
+                            let _ = cluster.nats.publish(reply, Bytes::new()).await;
                         }
                     }
                     else => return,
@@ -416,15 +449,27 @@ impl RemoteTable {
     }
 
     async fn call(&self, cmd: RemoteCmd) -> Result<RemoteReply, Refusal> {
+        // Closing waits for the hand in progress to end; the rest is answered at once
+        // (money moves included: they wait only for the database).
+        let timeout = match cmd {
+            RemoteCmd::Close => Duration::from_secs(600),
+            _ => Duration::from_secs(30),
+        };
         let payload = serde_json::to_vec(&cmd).expect("commands serialize");
+        let request = async_nats::Request::new()
+            .payload(payload.into())
+            .timeout(Some(timeout));
         match self
             .cluster
             .nats
-            .request(table_subject(self.table_id), payload.into())
+            .send_request(table_subject(self.table_id), request)
             .await
         {
-            Ok(message) => serde_json::from_slice(&message.payload)
-                .map_err(|e| Refusal::Internal(format!("an unreadable answer: {e}"))),
+            Ok(message) => match serde_json::from_slice(&message.payload) {
+                Ok(RemoteReply::Refused(refusal)) => Err(refusal),
+                Ok(reply) => Ok(reply),
+                Err(e) => Err(Refusal::Internal(format!("an unreadable answer: {e}"))),
+            },
             // Nobody owns it right now (its node stopped and the lease has not expired
             // yet), or its node does not answer.
             Err(e) => {
@@ -476,8 +521,8 @@ async fn serve_table(
     mut commands: async_nats::Subscriber,
 ) {
     // The queue made for each remote inbox, so a connection subscribing again replaces
-    // its subscription instead of adding one.
-    let queues: Arc<Mutex<HashMap<String, mpsc::Sender<Batch>>>> = Arc::default();
+    // its subscription instead of adding one (weak: the actor holds the queue).
+    let queues: Queues = Arc::default();
     while let Some(message) = commands.next().await {
         let Some(reply) = message.reply.clone() else {
             continue;
@@ -488,9 +533,9 @@ async fn serve_table(
         tokio::spawn(async move {
             let answer = match serde_json::from_slice::<RemoteCmd>(&message.payload) {
                 Ok(cmd) => answer(&state, &cluster, table, &queues, cmd).await,
-                Err(e) => RemoteReply::Unit(Err(Refusal::Internal(format!(
-                    "an unreadable command: {e}"
-                )))),
+                Err(e) => {
+                    RemoteReply::Refused(Refusal::Internal(format!("an unreadable command: {e}")))
+                }
             };
             let payload = serde_json::to_vec(&answer).expect("answers serialize");
             let _ = cluster.nats.publish(reply, payload.into()).await;
@@ -502,11 +547,11 @@ async fn answer(
     state: &Arc<AppState>,
     cluster: &Arc<Cluster>,
     table: TableId,
-    queues: &Arc<Mutex<HashMap<String, mpsc::Sender<Batch>>>>,
+    queues: &Queues,
     cmd: RemoteCmd,
 ) -> RemoteReply {
     let Some(handle) = state.tables.lock().await.get(&table).cloned() else {
-        return RemoteReply::Unit(Err(Refusal::Moving));
+        return RemoteReply::Refused(Refusal::Moving);
     };
     match cmd {
         RemoteCmd::Sit {
@@ -561,7 +606,7 @@ async fn answer(
             )
         }
         RemoteCmd::Unsubscribe { inbox } => {
-            let queue = lock(queues).get(&inbox).cloned();
+            let queue = lock(queues).get(&inbox).and_then(|q| q.upgrade());
             if let Some(queue) = queue {
                 handle.unsubscribe(queue).await;
             }
@@ -578,23 +623,30 @@ async fn answer(
     }
 }
 
+/// The queues made for remote inboxes, by inbox.
+type Queues = Arc<Mutex<HashMap<String, mpsc::WeakSender<Batch>>>>;
+
+/// How often a forwarder checks that its inbox's node is still there.
+const ALIVE_EVERY: Duration = Duration::from_secs(20);
+
 /// The queue whose batches go to a remote inbox (made with its forwarding task on first
-/// use); the task ends when the inbox's connection is gone or the actor drops the queue.
-async fn forwarder(
-    cluster: &Arc<Cluster>,
-    queues: &Arc<Mutex<HashMap<String, mpsc::Sender<Batch>>>>,
-    inbox: String,
-) -> mpsc::Sender<Batch> {
-    if let Some(queue) = lock(queues).get(&inbox) {
-        if !queue.is_closed() {
-            return queue.clone();
-        }
+/// use). The task ends when the actor drops the queue (a refused subscription, a table
+/// that stopped), when the connection is gone (`<inbox>.gone`), or when the inbox's node
+/// no longer answers (killed: nobody said gone).
+async fn forwarder(cluster: &Arc<Cluster>, queues: &Queues, inbox: String) -> mpsc::Sender<Batch> {
+    if let Some(queue) = lock(queues).get(&inbox).and_then(|q| q.upgrade()) {
+        return queue;
     }
     let (queue, mut rx) = mpsc::channel::<Batch>(1024);
-    lock(queues).insert(inbox.clone(), queue.clone());
+    lock(queues).insert(inbox.clone(), queue.downgrade());
     let gone = cluster.nats.subscribe(format!("{inbox}.gone")).await.ok();
     let nats = cluster.nats.clone();
     let queues = queues.clone();
+    let node = inbox
+        .strip_prefix("pokerd.inbox.")
+        .and_then(|rest| rest.rsplit_once('.'))
+        .map(|(node, _)| node.to_string())
+        .unwrap_or_default();
     tokio::spawn(async move {
         let gone = async {
             match gone {
@@ -605,6 +657,8 @@ async fn forwarder(
             }
         };
         tokio::pin!(gone);
+        let mut alive = tokio::time::interval(ALIVE_EVERY);
+        alive.tick().await;
         loop {
             tokio::select! {
                 batch = rx.recv() => {
@@ -614,12 +668,21 @@ async fn forwarder(
                     }
                 }
                 _ = &mut gone => break,
+                _ = alive.tick() => {
+                    let ping = async_nats::Request::new()
+                        .payload(Bytes::new())
+                        .timeout(Some(Duration::from_secs(5)));
+                    let answer = nats.send_request(format!("pokerd.alive.{node}"), ping).await;
+                    if matches!(&answer, Err(e) if e.kind() == async_nats::client::RequestErrorKind::NoResponders) {
+                        break;
+                    }
+                }
             }
         }
         // Ours is closed now; a newer queue for the same inbox stays.
         drop(rx);
         let mut queues = lock(&queues);
-        if queues.get(&inbox).is_some_and(|q| q.is_closed()) {
+        if queues.get(&inbox).is_some_and(|q| q.upgrade().is_none()) {
             queues.remove(&inbox);
         }
     });

@@ -65,19 +65,14 @@ impl AppState {
         name: &str,
         config_json: &str,
     ) -> anyhow::Result<()> {
-        let fence = match &self.cluster {
-            Some(cluster) => match cluster.acquire(self, table_id).await? {
-                Some(token) => Some(token),
-                None => {
-                    // Another node's heartbeat took the new table first: it is open
-                    // there.
-                    tracing::info!("table {table_id} is open on another node");
-                    return Ok(());
-                }
-            },
-            None => None,
-        };
-        self.start_table(table_id, name, config_json, fence).await
+        match &self.cluster {
+            Some(cluster) => {
+                cluster
+                    .open(self, table_id, name, config_json, false)
+                    .await
+            }
+            None => self.start_table(table_id, name, config_json, None).await,
+        }
     }
 
     /// Starts the actor of a table (under this lease token, among several nodes).
@@ -99,7 +94,14 @@ impl AppState {
         let handle = table::spawn(table_id, name.to_string(), spec, context).await?;
         self.tables.lock().await.insert(table_id, handle);
         if let (Some(cluster), Some(token)) = (&self.cluster, fence) {
-            cluster.serve(self, table_id, token).await?;
+            if let Err(e) = cluster.serve(self, table_id, token).await {
+                // Not reachable from the other nodes: stopped, and its lease let go.
+                if let Some(handle) = self.tables.lock().await.remove(&table_id) {
+                    let _ = handle.command(table::Command::Abandon).await;
+                }
+                let _ = self.store.release_lease(table_id, &cluster.node, token).await;
+                return Err(e);
+            }
         }
         Ok(())
     }

@@ -259,8 +259,8 @@ async fn a_restarted_table_puts_seated_players_back_with_their_stored_stacks() {
         store.deposit(p, 500, None).await.unwrap();
     }
     let table_id = store.create_table("t", "{}").await.unwrap();
-    store.buy_in(table_id, 2, a, 180, None).await.unwrap();
-    store.buy_in(table_id, 4, b, 120, None).await.unwrap();
+    store.buy_in(table_id, 2, a, 180, None, None).await.unwrap();
+    store.buy_in(table_id, 4, b, 120, None, None).await.unwrap();
     // A fresh actor, as after a restart: the hand starts with the stored players.
     let table = spawn(table_id, &store).await;
     let mut rx = table.subscribe(Some(a), 256).await;

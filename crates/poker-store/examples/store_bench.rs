@@ -83,7 +83,7 @@ async fn run(
                 .create_player(&format!("{backend}-{t}-{s}"), "not-a-real-hash")
                 .await?;
             store.deposit(p, 10_000, None).await?;
-            store.buy_in(table, s, p, 10_000, None).await?;
+            store.buy_in(table, s, p, 10_000, None, None).await?;
             players.push(p);
         }
         setup.push((table, players));

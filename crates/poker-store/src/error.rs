@@ -32,13 +32,14 @@ pub enum StoreError {
     /// A hand's starting stacks do not match the stored ones: it is stale or foreign.
     #[error("hand {0} does not start from the stored stacks")]
     StaleHand(HandId),
-    /// A hand's fencing token is not the table lease's current one: the lease has passed
-    /// to another node (or was never taken), so this node's hand must not be committed.
+    /// A write's fencing token (a hand's, or a buy-in's, top-up's, cash-out's or hand
+    /// start's) is not the table lease's current one: the lease has passed to another
+    /// node (or was never taken), so this node must not write for the table any more.
     #[error("table {table}: lease token {token} is stale; another node owns the table")]
     Fenced {
         /// The table.
         table: TableId,
-        /// The stale token the hand carried.
+        /// The stale token the write carried.
         token: u64,
     },
     /// The request makes no sense (a zero amount, chips not conserved...): the caller's

@@ -182,6 +182,12 @@ pub trait Store: Send + Sync + 'static {
         node: &str,
     ) -> impl Future<Output = StoreResult<Vec<TableId>>> + Send;
     /// Moves money from the wallet to a seat.
+    ///
+    /// `fence` (here and in [`Store::top_up`], [`Store::cash_out`] and
+    /// [`Store::start_hand`]) is the writing node's fencing token for the table: when it
+    /// is not the table lease's current token (or the table has no lease) the write is
+    /// refused with [`StoreError::Fenced`] and nothing is written, since another node
+    /// owns the table now. `None` (single process) is not checked.
     fn buy_in(
         &self,
         table: TableId,
@@ -189,22 +195,27 @@ pub trait Store: Send + Sync + 'static {
         player: PlayerId,
         amount: Chips,
         key: Option<&str>,
+        fence: Option<u64>,
     ) -> impl Future<Output = StoreResult<()>> + Send;
-    /// Moves more money to a seat; returns the new stack.
+    /// Moves more money to a seat; returns the new stack. Refused with
+    /// [`StoreError::Fenced`] on a stale `fence`, like [`Store::buy_in`].
     fn top_up(
         &self,
         table: TableId,
         player: PlayerId,
         amount: Chips,
         key: Option<&str>,
+        fence: Option<u64>,
     ) -> impl Future<Output = StoreResult<Chips>> + Send;
     /// Moves the whole stack back to the wallet, frees the seat and keeps the rathole
-    /// record; returns the amount.
+    /// record; returns the amount. Refused with [`StoreError::Fenced`] on a stale
+    /// `fence`, like [`Store::buy_in`].
     fn cash_out(
         &self,
         table: TableId,
         player: PlayerId,
         at: i64,
+        fence: Option<u64>,
     ) -> impl Future<Output = StoreResult<Chips>> + Send;
     /// The seats of a table.
     fn seats(&self, table: TableId) -> impl Future<Output = StoreResult<Vec<SeatRow>>> + Send;
@@ -240,12 +251,14 @@ pub trait Store: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<(bool, bool)>> + Send;
     /// Records that a hand was dealt (it is void unless committed). Recording it again, or
     /// after the hand was committed, changes nothing (a retried write is harmless).
+    /// Refused with [`StoreError::Fenced`] on a stale `fence`, like [`Store::buy_in`].
     fn start_hand(
         &self,
         hand: HandId,
         table: TableId,
         number: u64,
         at: i64,
+        fence: Option<u64>,
     ) -> impl Future<Output = StoreResult<()>> + Send;
     /// Commits completed hands in one transaction (group commit): their records and the
     /// stacks they changed, exactly once each. Returns how many were newly committed.

@@ -6,7 +6,8 @@
 use poker_store::testing::{TestPostgres, TestSqlite};
 use poker_store::{
     hash_password, now_ms, verify_password, Chips, CompletedHand, HandId, HandPlayer, HandRecord,
-    Lease, Persister, PlayerId, SqlStore, Store, StoreError, TableId, TableStatus, MAX_MONEY,
+    HandStatus, Lease, Persister, PlayerId, SqlStore, Store, StoreError, TableId, TableStatus,
+    MAX_MONEY,
 };
 use std::sync::Arc;
 
@@ -73,9 +74,15 @@ async fn deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(s
         store.set_table_config(TableId::new(), "{}").await,
         Err(StoreError::NotFound("table"))
     ));
-    store.buy_in(table, 3, alice, 400, None).await.unwrap();
+    store
+        .buy_in(table, 3, alice, 400, None, None)
+        .await
+        .unwrap();
     assert_eq!(store.balance(alice).await.unwrap(), 600);
-    assert_eq!(store.top_up(table, alice, 100, None).await.unwrap(), 500);
+    assert_eq!(
+        store.top_up(table, alice, 100, None, None).await.unwrap(),
+        500
+    );
     assert_eq!(store.balance(alice).await.unwrap(), 500);
     let seats = store.seats(table).await.unwrap();
     assert_eq!(
@@ -84,7 +91,7 @@ async fn deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(s
     );
     assert_eq!(store.tables_of(alice).await.unwrap(), vec![table]);
     audit_holds(store).await;
-    assert_eq!(store.cash_out(table, alice, 42).await.unwrap(), 500);
+    assert_eq!(store.cash_out(table, alice, 42, None).await.unwrap(), 500);
     assert_eq!(store.balance(alice).await.unwrap(), 1000);
     assert!(store.seats(table).await.unwrap().is_empty());
     assert!(store.tables_of(alice).await.unwrap().is_empty());
@@ -118,7 +125,7 @@ async fn the_wallet_never_goes_negative_under_concurrent_requests(store: &SqlSto
             if i % 2 == 0 {
                 store.withdraw(bob, 10, None).await.map(|_| ())
             } else {
-                store.top_up(table, bob, 10, None).await.map(|_| ())
+                store.top_up(table, bob, 10, None, None).await.map(|_| ())
             }
         }));
     }
@@ -143,7 +150,7 @@ async fn the_wallet_never_goes_negative_under_concurrent_requests(store: &SqlSto
             .await
             .unwrap();
         tasks.push(tokio::spawn(async move {
-            store.buy_in(table, 0, bob, 30, None).await
+            store.buy_in(table, 0, bob, 30, None, None).await
         }));
     }
     let mut bought = 0;
@@ -170,11 +177,11 @@ async fn retried_operations_with_an_idempotency_key_apply_once(store: &SqlStore)
     );
     assert_eq!(store.balance(carol).await.unwrap(), 500);
     store
-        .buy_in(table, 1, carol, 200, Some("buy-1"))
+        .buy_in(table, 1, carol, 200, Some("buy-1"), None)
         .await
         .unwrap();
     store
-        .buy_in(table, 1, carol, 200, Some("buy-1"))
+        .buy_in(table, 1, carol, 200, Some("buy-1"), None)
         .await
         .unwrap();
     assert_eq!(store.balance(carol).await.unwrap(), 300);
@@ -212,9 +219,12 @@ async fn an_idempotency_key_is_scoped_to_its_player_and_kind_and_remembers_the_r
     assert_eq!(store.balance(a).await.unwrap(), 50);
     assert_eq!(store.balance(b).await.unwrap(), 100);
     let table = store.create_table("t-keys", "{}").await.unwrap();
-    store.buy_in(table, 0, b, 40, Some("k1")).await.unwrap();
+    store
+        .buy_in(table, 0, b, 40, Some("k1"), None)
+        .await
+        .unwrap();
     assert!(matches!(
-        store.buy_in(table, 0, b, 60, Some("k1")).await,
+        store.buy_in(table, 0, b, 60, Some("k1"), None).await,
         Err(StoreError::IdempotencyConflict)
     ));
     assert_eq!(store.balance(b).await.unwrap(), 60);
@@ -274,11 +284,11 @@ async fn a_committed_hand_changes_stacks_exactly_once(store: &SqlStore) {
         player(store, "erin", 1000).await,
     );
     let table = store.create_table("t4", "{}").await.unwrap();
-    store.buy_in(table, 0, d, 500, None).await.unwrap();
-    store.buy_in(table, 1, e, 500, None).await.unwrap();
+    store.buy_in(table, 0, d, 500, None, None).await.unwrap();
+    store.buy_in(table, 1, e, 500, None, None).await.unwrap();
     let h = hand(table, 1, &[(d, 0, 500, 650), (e, 1, 500, 347)], 3);
     store
-        .start_hand(h.hand_id, table, 1, h.started_at)
+        .start_hand(h.hand_id, table, 1, h.started_at, None)
         .await
         .unwrap();
     assert_eq!(
@@ -300,7 +310,7 @@ async fn a_committed_hand_changes_stacks_exactly_once(store: &SqlStore) {
     assert_eq!(stacks, vec![650, 347]);
     // A start recorded twice, or after the commit (a retried write), changes nothing.
     store
-        .start_hand(h.hand_id, table, 1, h.started_at)
+        .start_hand(h.hand_id, table, 1, h.started_at, None)
         .await
         .unwrap();
     let row = store.hand(h.hand_id).await.unwrap();
@@ -315,7 +325,7 @@ async fn a_committed_hand_changes_stacks_exactly_once(store: &SqlStore) {
         1
     );
     store
-        .start_hand(late.hand_id, table, 2, late.started_at)
+        .start_hand(late.hand_id, table, 2, late.started_at, None)
         .await
         .unwrap();
     assert_eq!(
@@ -354,7 +364,7 @@ async fn a_committed_hand_changes_stacks_exactly_once(store: &SqlStore) {
 async fn missed_blinds_and_rathole_records_survive_reconnection(store: &SqlStore, url: &str) {
     let f = player(store, "frank", 1000).await;
     let table = store.create_table("t5", "{}").await.unwrap();
-    store.buy_in(table, 2, f, 300, None).await.unwrap();
+    store.buy_in(table, 2, f, 300, None, None).await.unwrap();
     store.set_missed_blinds(table, f, true, true).await.unwrap();
     assert_eq!(store.table_state(table).await.unwrap(), None);
     store
@@ -367,7 +377,7 @@ async fn missed_blinds_and_rathole_records_survive_reconnection(store: &SqlStore
     store.set_sitting_out(table, f, false).await.unwrap();
     assert!(!store.seats(table).await.unwrap()[0].sitting_out);
     store.set_sitting_out(table, f, true).await.unwrap();
-    store.cash_out(table, f, 77).await.unwrap();
+    store.cash_out(table, f, 77, None).await.unwrap();
     assert!(matches!(
         store.set_sitting_out(table, f, true).await,
         Err(StoreError::NotSeated)
@@ -404,17 +414,23 @@ async fn crash_recovery_voids_the_unfinished_hand_and_keeps_committed_stacks(
         player(store, "hank", 1000).await,
     );
     let table = store.create_table("t6", "{}").await.unwrap();
-    store.buy_in(table, 0, g, 400, None).await.unwrap();
-    store.buy_in(table, 1, h2, 400, None).await.unwrap();
+    store.buy_in(table, 0, g, 400, None, None).await.unwrap();
+    store.buy_in(table, 1, h2, 400, None, None).await.unwrap();
     let first = hand(table, 1, &[(g, 0, 400, 420), (h2, 1, 400, 380)], 0);
-    store.start_hand(first.hand_id, table, 1, 1).await.unwrap();
+    store
+        .start_hand(first.hand_id, table, 1, 1, None)
+        .await
+        .unwrap();
     store
         .commit_hands(std::slice::from_ref(&first))
         .await
         .unwrap();
     // The second hand is dealt, then the server dies before committing it.
     let second = hand(table, 2, &[(g, 0, 420, 0), (h2, 1, 380, 800)], 0);
-    store.start_hand(second.hand_id, table, 2, 2).await.unwrap();
+    store
+        .start_hand(second.hand_id, table, 2, 2, None)
+        .await
+        .unwrap();
     let restarted = SqlStore::connect(url).await.unwrap();
     let voided = restarted.recover().await.unwrap();
     assert!(voided.contains(&second.hand_id));
@@ -446,7 +462,7 @@ async fn hand_histories_are_queried_by_id_table_and_player_newest_first(store: &
     let table = store.create_table("t7", "{}").await.unwrap();
     for (seat, p) in [i, j, k].into_iter().enumerate() {
         store
-            .buy_in(table, seat as u32, p, 300, None)
+            .buy_in(table, seat as u32, p, 300, None, None)
             .await
             .unwrap();
     }
@@ -518,8 +534,8 @@ async fn the_persister_commits_many_tables_hands_in_batches(store: &SqlStore) {
             .create_table(&format!("batch{t}"), "{}")
             .await
             .unwrap();
-        store.buy_in(table, 0, a, 500, None).await.unwrap();
-        store.buy_in(table, 1, b, 500, None).await.unwrap();
+        store.buy_in(table, 0, a, 500, None, None).await.unwrap();
+        store.buy_in(table, 1, b, 500, None, None).await.unwrap();
         tables.push((table, a, b));
     }
     let mut tasks = Vec::new();
@@ -575,21 +591,21 @@ async fn bad_requests_are_refused_without_moving_money(store: &SqlStore) {
         store.withdraw(l, 101, None).await,
         Err(StoreError::InsufficientFunds { balance: 100 })
     ));
-    store.buy_in(table, 0, l, 50, None).await.unwrap();
+    store.buy_in(table, 0, l, 50, None, None).await.unwrap();
     assert!(matches!(
-        store.buy_in(table, 0, m, 50, None).await,
+        store.buy_in(table, 0, m, 50, None, None).await,
         Err(StoreError::SeatTaken)
     ));
     assert!(matches!(
-        store.buy_in(table, 1, l, 10, None).await,
+        store.buy_in(table, 1, l, 10, None, None).await,
         Err(StoreError::AlreadySeated)
     ));
     assert!(matches!(
-        store.cash_out(table, m, 0).await,
+        store.cash_out(table, m, 0, None).await,
         Err(StoreError::NotSeated)
     ));
     assert!(matches!(
-        store.buy_in(table, 1, m, 500, None).await,
+        store.buy_in(table, 1, m, 500, None, None).await,
         Err(StoreError::InsufficientFunds { .. })
     ));
     assert_eq!(store.balance(m).await.unwrap(), 100);
@@ -635,12 +651,18 @@ async fn a_failed_tables_hand_is_voided_and_no_other(store: &SqlStore) {
     );
     let failed = store.create_table("t-failed", "{}").await.unwrap();
     let other = store.create_table("t-other", "{}").await.unwrap();
-    store.buy_in(failed, 0, a, 300, None).await.unwrap();
-    store.buy_in(other, 0, b, 300, None).await.unwrap();
+    store.buy_in(failed, 0, a, 300, None, None).await.unwrap();
+    store.buy_in(other, 0, b, 300, None, None).await.unwrap();
     let dead = hand(failed, 1, &[(a, 0, 300, 300)], 0);
     let live = hand(other, 1, &[(b, 0, 300, 300)], 0);
-    store.start_hand(dead.hand_id, failed, 1, 1).await.unwrap();
-    store.start_hand(live.hand_id, other, 1, 1).await.unwrap();
+    store
+        .start_hand(dead.hand_id, failed, 1, 1, None)
+        .await
+        .unwrap();
+    store
+        .start_hand(live.hand_id, other, 1, 1, None)
+        .await
+        .unwrap();
     assert_eq!(store.void_hands(failed).await.unwrap(), vec![dead.hand_id]);
     assert_eq!(store.hand(dead.hand_id).await.unwrap().status, "void");
     assert_eq!(store.hand(live.hand_id).await.unwrap().status, "started");
@@ -865,8 +887,8 @@ async fn staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(store: &Sql
         player(store, "rakeb", 1000).await,
     );
     let table = store.create_table("rake table", "{}").await.unwrap();
-    store.buy_in(table, 0, a, 500, None).await.unwrap();
-    store.buy_in(table, 1, b, 500, None).await.unwrap();
+    store.buy_in(table, 0, a, 500, None, None).await.unwrap();
+    store.buy_in(table, 1, b, 500, None, None).await.unwrap();
     let day = 86_400_000i64;
     let mut stacks = (500, 500);
     for (n, ended) in [(1u64, 3 * day + 10), (2, 3 * day + 20), (3, 4 * day + 5)] {
@@ -883,7 +905,7 @@ async fn staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(store: &Sql
         h.ended_at = ended;
         stacks = (stacks.0 + 10, stacks.1 - 12);
         store
-            .start_hand(h.hand_id, table, n, h.started_at)
+            .start_hand(h.hand_id, table, n, h.started_at, None)
             .await
             .unwrap();
         store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
@@ -1049,10 +1071,10 @@ async fn lease_a_hand_with_a_stale_fence_is_refused_and_moves_no_chip(store: &Sq
     );
     let table = store.create_table("fenced", "{}").await.unwrap();
     let other = store.create_table("unfenced", "{}").await.unwrap();
-    store.buy_in(table, 0, a, 500, None).await.unwrap();
-    store.buy_in(table, 1, b, 500, None).await.unwrap();
-    store.buy_in(other, 0, a, 100, None).await.unwrap();
-    store.buy_in(other, 1, b, 100, None).await.unwrap();
+    store.buy_in(table, 0, a, 500, None, None).await.unwrap();
+    store.buy_in(table, 1, b, 500, None, None).await.unwrap();
+    store.buy_in(other, 0, a, 100, None, None).await.unwrap();
+    store.buy_in(other, 1, b, 100, None, None).await.unwrap();
     let old = store
         .acquire_lease(table, "node-a", 60_000)
         .await
@@ -1146,6 +1168,156 @@ async fn lease_a_hand_with_a_stale_fence_is_refused_and_moves_no_chip(store: &Sq
     audit_holds(store).await;
 }
 
+/// A node whose lease passed to another can neither move money at the table nor start a
+/// hand there: each write with its stale token is refused whole (no balance, seat,
+/// rathole, idempotency key, ledger row or hand written); the owner's token writes, and
+/// so do writes without a token (a single process).
+async fn lease_money_moves_with_a_stale_fence_are_refused_and_move_nothing(store: &SqlStore) {
+    let (a, b, c) = (
+        player(store, "mfence-a", 1000).await,
+        player(store, "mfence-b", 1000).await,
+        player(store, "mfence-c", 1000).await,
+    );
+    let table = store.create_table("money-fenced", "{}").await.unwrap();
+    let unleased = store.create_table("money-unleased", "{}").await.unwrap();
+    store.buy_in(table, 0, a, 300, None, None).await.unwrap();
+    store.buy_in(table, 1, b, 300, None, None).await.unwrap();
+    let old = store
+        .acquire_lease(table, "node-a", 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(old, 1);
+    // While node-a holds the lease its token writes.
+    assert_eq!(
+        store.top_up(table, a, 10, None, Some(old)).await.unwrap(),
+        310
+    );
+    // node-a's lease expires and node-b takes the table over.
+    assert!(store.renew_lease(table, "node-a", old, -1).await.unwrap());
+    let new = store
+        .acquire_lease(table, "node-b", 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(new, 2);
+
+    let state = || async {
+        let mut seats = store.seats(table).await.unwrap();
+        seats.extend(store.seats(unleased).await.unwrap());
+        let mut wallets = Vec::new();
+        let mut ledgers = Vec::new();
+        let mut ratholes = Vec::new();
+        for p in [a, b, c] {
+            wallets.push(store.balance(p).await.unwrap());
+            ledgers.push(store.ledger(p, 1000).await.unwrap().len());
+            ratholes.push(store.rathole(table, p).await.unwrap());
+        }
+        let hands = store.table_hands(table, 100, 0).await.unwrap().len();
+        (seats, wallets, ledgers, ratholes, hands)
+    };
+    let audit0 = store.audit().await.unwrap();
+    let state0 = state().await;
+    let stale = Some(old);
+    let refused = |what: &str, t: TableId, r: Result<(), StoreError>| match r {
+        Err(StoreError::Fenced { table: ft, token }) => {
+            assert_eq!((ft, token), (t, old), "{what}")
+        }
+        other => panic!("{what} with a stale fence: {other:?}"),
+    };
+    refused(
+        "buy_in",
+        table,
+        store.buy_in(table, 2, c, 200, None, stale).await,
+    );
+    refused(
+        "keyed buy_in",
+        table,
+        store.buy_in(table, 2, c, 200, Some("mf-buy"), stale).await,
+    );
+    refused(
+        "top_up",
+        table,
+        store.top_up(table, a, 50, None, stale).await.map(|_| ()),
+    );
+    refused(
+        "keyed top_up",
+        table,
+        store
+            .top_up(table, a, 50, Some("mf-top"), stale)
+            .await
+            .map(|_| ()),
+    );
+    refused(
+        "cash_out",
+        table,
+        store.cash_out(table, b, 99, stale).await.map(|_| ()),
+    );
+    let dealt = HandId::new();
+    refused(
+        "start_hand",
+        table,
+        store.start_hand(dealt, table, 7, 5, stale).await,
+    );
+    // A token for a table nobody leased is refused too.
+    refused(
+        "buy_in where nobody holds the lease",
+        unleased,
+        store.buy_in(unleased, 0, c, 100, None, Some(1)).await,
+    );
+    refused(
+        "start_hand where nobody holds the lease",
+        unleased,
+        store
+            .start_hand(HandId::new(), unleased, 1, 5, Some(1))
+            .await,
+    );
+    assert!(matches!(
+        store.hand(dealt).await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert_eq!(state().await, state0, "nothing moved");
+    assert_eq!(store.audit().await.unwrap(), audit0);
+    audit_holds(store).await;
+
+    // The new owner's token writes (the refused keyed requests left no key behind).
+    store
+        .buy_in(table, 2, c, 200, Some("mf-buy"), Some(new))
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .top_up(table, a, 50, Some("mf-top"), Some(new))
+            .await
+            .unwrap(),
+        360
+    );
+    assert_eq!(store.cash_out(table, b, 99, Some(new)).await.unwrap(), 300);
+    store
+        .start_hand(dealt, table, 7, 5, Some(new))
+        .await
+        .unwrap();
+    let started = store.hand(dealt).await.unwrap();
+    assert_eq!((started.number, started.status), (7, HandStatus::Started));
+    assert_eq!(store.balance(b).await.unwrap(), 1000);
+    assert_eq!(store.balance(c).await.unwrap(), 800);
+    audit_holds(store).await;
+
+    // Without a token (one process, no leases) nothing is checked.
+    assert_eq!(store.top_up(table, c, 10, None, None).await.unwrap(), 210);
+    assert_eq!(store.cash_out(table, c, 100, None).await.unwrap(), 210);
+    store.buy_in(unleased, 0, c, 100, None, None).await.unwrap();
+    store
+        .start_hand(HandId::new(), unleased, 1, 6, None)
+        .await
+        .unwrap();
+    assert_eq!(store.balance(c).await.unwrap(), 900);
+    // Tidy: the started hands are void again, as after a crash.
+    store.void_hands(table).await.unwrap();
+    store.void_hands(unleased).await.unwrap();
+    audit_holds(store).await;
+}
+
 async fn lease_two_nodes_racing_for_a_table_never_both_win(store: &SqlStore) {
     for round in 0..20 {
         let table = store
@@ -1206,6 +1378,7 @@ async fn run_all(url: &str) {
     lease_a_table_is_held_by_one_node_until_it_expires_or_is_released(&store).await;
     lease_candidates_are_the_open_tables_without_a_live_lease(&store).await;
     lease_a_hand_with_a_stale_fence_is_refused_and_moves_no_chip(&store).await;
+    lease_money_moves_with_a_stale_fence_are_refused_and_move_nothing(&store).await;
     lease_two_nodes_racing_for_a_table_never_both_win(&store).await;
     store.close().await;
 }

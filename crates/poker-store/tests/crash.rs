@@ -22,8 +22,8 @@ async fn crash_child_role() {
     store.deposit(a, 1000, None).await.unwrap();
     store.deposit(b, 1000, None).await.unwrap();
     let table = store.create_table("crash", "{}").await.unwrap();
-    store.buy_in(table, 0, a, 500, None).await.unwrap();
-    store.buy_in(table, 1, b, 500, None).await.unwrap();
+    store.buy_in(table, 0, a, 500, None, None).await.unwrap();
+    store.buy_in(table, 1, b, 500, None, None).await.unwrap();
     let hand = |number: u64, stacks: [(u64, u64); 2]| CompletedHand {
         hand_id: HandId::new(),
         table_id: table,
@@ -50,10 +50,16 @@ async fn crash_child_role() {
         fence: None,
     };
     let first = hand(1, [(500, 560), (500, 440)]);
-    store.start_hand(first.hand_id, table, 1, 1).await.unwrap();
+    store
+        .start_hand(first.hand_id, table, 1, 1, None)
+        .await
+        .unwrap();
     store.commit_hands(&[first]).await.unwrap();
     let second = hand(2, [(560, 0), (440, 1000)]);
-    store.start_hand(second.hand_id, table, 2, 2).await.unwrap();
+    store
+        .start_hand(second.hand_id, table, 2, 2, None)
+        .await
+        .unwrap();
     println!("MID-HAND {table} {}", second.hand_id);
     tokio::time::sleep(std::time::Duration::from_secs(600)).await;
 }

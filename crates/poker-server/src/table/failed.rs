@@ -76,11 +76,22 @@ impl Failed {
                     request: SeatRequest::Leave,
                     respond_to,
                 } => {
-                    let result = match self.ctx.store.cash_out(table_id, player, now_ms()).await {
+                    let cashed = self
+                        .ctx
+                        .store
+                        .cash_out(table_id, player, now_ms(), self.ctx.fence)
+                        .await;
+                    let result = match cashed {
                         Ok(amount) => Ok(Outcome {
                             amount,
                             pending: false,
                         }),
+                        Err(e @ StoreError::Fenced { .. }) => {
+                            // Another node owns the table now: stop here, writing nothing.
+                            tracing::warn!("{e}: another node owns the table now");
+                            let _ = respond_to.send(Err(Refusal::Moving));
+                            break;
+                        }
                         Err(StoreError::NotFound(_)) => Err(Refusal::NotYourTurn(
                             "you are not seated at this table".into(),
                         )),
@@ -150,10 +161,16 @@ impl Failed {
                         match self
                             .ctx
                             .store
-                            .cash_out(table_id, seat.player_id, now_ms())
+                            .cash_out(table_id, seat.player_id, now_ms(), self.ctx.fence)
                             .await
                         {
                             Ok(amount) => total += amount,
+                            Err(e @ StoreError::Fenced { .. }) => {
+                                // Another node owns the table now: not closed here, and
+                                // the operator hears nothing (the answer is dropped).
+                                tracing::warn!("closing: {e}: another node owns the table now");
+                                return;
+                            }
                             Err(e) => tracing::warn!("closing: {e}"),
                         }
                     }

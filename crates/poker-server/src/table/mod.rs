@@ -611,7 +611,9 @@ impl TableHandle {
         only_if_seated: bool,
     ) -> bool {
         if let Route::Remote(r) = &self.route {
-            let inbox = r.inbox(Some(queue)).await.expect("a queue has an inbox");
+            let Some(inbox) = r.inbox(Some(queue)).await else {
+                return false;
+            };
             let cmd = RemoteCmd::Subscribe {
                 player,
                 only_if_seated,

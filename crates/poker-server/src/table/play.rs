@@ -141,12 +141,13 @@ impl Actor {
         let (plan, stood_up) = self.table.next_hand();
         let any_stood_up = !stood_up.is_empty();
         for s in stood_up {
-            match self
+            let cashed = self
                 .ctx
                 .store
-                .cash_out(self.table_id, s.player, now_ms())
-                .await
-            {
+                .cash_out(self.table_id, s.player, now_ms(), self.ctx.fence)
+                .await;
+            match cashed {
+                Err(e) if self.lost_table(&e) => return false,
                 Ok(amount) => self.send_to(
                     s.player,
                     ServerMsg::Done {
@@ -196,12 +197,22 @@ impl Actor {
         // The one write besides money the actor waits for: once cards are out, a crash must
         // leave the hand on record (voided on restart, its number never reused), so the
         // start is durable before anyone sees a card.
-        if let Err(e) = self
+        let recorded = self
             .ctx
             .store
-            .start_hand(hand_id, self.table_id, plan.number, started_at)
-            .await
-        {
+            .start_hand(
+                hand_id,
+                self.table_id,
+                plan.number,
+                started_at,
+                self.ctx.fence,
+            )
+            .await;
+        if let Err(e) = recorded {
+            if self.lost_table(&e) {
+                // Another node owns the table now: no card was dealt here.
+                return false;
+            }
             tracing::error!("cannot record the hand start: {e}");
             // Tried again after a pause.
             self.next_hand_at = Some(Instant::now() + Duration::from_secs(1));
@@ -332,6 +343,10 @@ impl Actor {
         }
         self.hand_times.push_back(Instant::now());
         self.apply_pending().await;
+        if self.closed {
+            // A cash-out or top-up was fenced: another node owns the table now.
+            return false;
+        }
         self.seats_changed();
         self.save_table();
         self.next_hand_at =
@@ -392,6 +407,9 @@ impl Actor {
         for (seat, player) in seated {
             match self.leave_now(player, seat).await {
                 Ok(amount) => total += amount,
+                // Another node owns the table now (the cash-out was fenced): it is not
+                // closed here, and whoever asked hears nothing (their waiter is dropped).
+                Err(_) if self.closed => return,
                 Err(refusal) => tracing::warn!("closing: {refusal}"),
             }
         }

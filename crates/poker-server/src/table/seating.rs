@@ -49,16 +49,17 @@ impl Actor {
             return Err(Refusal::Seat(format!("buy in between {min} and {max}")));
         }
         // The money moves first, in its own transaction with its ledger rows.
-        match self
+        let bought = self
             .ctx
             .store
-            .buy_in(self.table_id, seat, player, buy_in, None)
-            .await
-        {
+            .buy_in(self.table_id, seat, player, buy_in, None, self.ctx.fence)
+            .await;
+        match bought {
             Ok(()) => {}
             Err(StoreError::InsufficientFunds { balance }) => {
                 return Err(Refusal::Funds(format!("the balance is {balance}")))
             }
+            Err(e) if self.lost_table(&e) => return Err(Refusal::Moving),
             Err(e) => return Err(Refusal::Seat(e.to_string())),
         }
         self.table
@@ -175,16 +176,17 @@ impl Actor {
         seat: usize,
         amount: Chips,
     ) -> Result<(), Refusal> {
-        match self
+        let topped = self
             .ctx
             .store
-            .top_up(self.table_id, player, amount, None)
-            .await
-        {
+            .top_up(self.table_id, player, amount, None, self.ctx.fence)
+            .await;
+        match topped {
             Ok(_) => {}
             Err(StoreError::InsufficientFunds { balance }) => {
                 return Err(Refusal::Funds(format!("the balance is {balance}")))
             }
+            Err(e) if self.lost_table(&e) => return Err(Refusal::Moving),
             Err(e) => {
                 tracing::error!("top-up failed: {e}");
                 return Err(Refusal::Internal("the top-up failed".into()));
@@ -209,21 +211,37 @@ impl Actor {
         player: PlayerId,
         seat: usize,
     ) -> Result<Chips, Refusal> {
-        let amount = self
+        let amount = match self
             .ctx
             .store
-            .cash_out(self.table_id, player, now_ms())
-            .await;
-        let amount = amount.map_err(|e| {
-            tracing::error!("cash-out failed: {e}");
-            Refusal::Internal("the cash-out failed".into())
-        })?;
+            .cash_out(self.table_id, player, now_ms(), self.ctx.fence)
+            .await
+        {
+            Ok(amount) => amount,
+            Err(e) if self.lost_table(&e) => return Err(Refusal::Moving),
+            Err(e) => {
+                tracing::error!("cash-out failed: {e}");
+                return Err(Refusal::Internal("the cash-out failed".into()));
+            }
+        };
         let now = (now_ms() / 1000) as u64;
         self.table
             .leave(seat, now)
             .map_err(|e| Refusal::Seat(e.to_string()))?;
         self.info.remove(&player);
         Ok(amount)
+    }
+
+    /// Whether a store write was refused because the table's lease passed to another
+    /// node (the write carried a stale fencing token); if so, stops here at once without
+    /// writing anything more ([`Actor::abandon`]): the new owner has the seats now.
+    pub(super) fn lost_table(&mut self, e: &StoreError) -> bool {
+        if !matches!(e, StoreError::Fenced { .. }) {
+            return false;
+        }
+        tracing::warn!("{e}: another node owns the table now, stopping here");
+        self.abandon();
+        true
     }
 
     /// Writes who sits out and the blinds they owe, where changed, so that a restart
@@ -306,6 +324,11 @@ impl Actor {
             .map(|(&p, i)| (p, i.pending_top_up, i.leaving))
             .collect();
         for (player, top_up, leaving) in pending {
+            if self.closed {
+                // Another node owns the table now (a write was fenced): it moves the
+                // rest of the money.
+                return;
+            }
             if let Some(info) = self.info.get_mut(&player) {
                 info.pending_top_up = 0;
             }

@@ -117,6 +117,39 @@ impl SqlStore {
         }
         check_fences(hands, &leases)
     }
+
+    /// Refuses a write to `table` by a node whose fencing token `fence` is no longer the
+    /// table lease's (or whose table has no lease) with [`StoreError::Fenced`]; `None`
+    /// (single process) is not checked. Run first inside the write's transaction: on
+    /// Postgres the lease row stays share-locked until the commit, so the table cannot
+    /// pass to another owner between this check and the write (on SQLite the one writer
+    /// sees to that).
+    pub(crate) async fn check_fence(
+        &self,
+        tx: &mut Tx,
+        table: TableId,
+        fence: Option<u64>,
+    ) -> StoreResult<()> {
+        let Some(token) = fence else {
+            return Ok(());
+        };
+        let lock = match self.backend {
+            Backend::Postgres => " for share",
+            Backend::Sqlite => "",
+        };
+        let current: Option<i64> = sqlx::query(&self.sql(&format!(
+            "select token from table_lease where poker_table_id = $1{lock}"
+        )))
+        .bind(table.to_string())
+        .fetch_optional(&mut **tx)
+        .await?
+        .map(|r| r.try_get("token"))
+        .transpose()?;
+        if current.is_none() || current != i64::try_from(token).ok() {
+            return Err(StoreError::Fenced { table, token });
+        }
+        Ok(())
+    }
 }
 
 /// One ledger row of a hand: movement, account, table, amount, hand.

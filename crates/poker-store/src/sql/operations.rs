@@ -634,12 +634,14 @@ impl Store for SqlStore {
         player: PlayerId,
         amount: Chips,
         key: Option<&str>,
+        fence: Option<u64>,
     ) -> StoreResult<()> {
         let amount = positive(amount)?;
         let key_owned = key.map(str::to_string);
         let request = format!("buy_in {table} {seat_no} {amount}");
         self.once(key, "buy_in", player, request, move |s, tx| {
             Box::pin(async move {
+                s.check_fence(tx, table, fence).await?;
                 s.debit_wallet(tx, player, amount).await?;
                 let inserted = sqlx::query(&s.sql(
                     "insert into seat (poker_table_id, seat_no, player_id, stack, created_at) values ($1, $2, $3, $4, $5)",
@@ -681,12 +683,14 @@ impl Store for SqlStore {
         player: PlayerId,
         amount: Chips,
         key: Option<&str>,
+        fence: Option<u64>,
     ) -> StoreResult<Chips> {
         let amount = positive(amount)?;
         let key_owned = key.map(str::to_string);
         let request = format!("top_up {table} {amount}");
         self.once(key, "top_up", player, request, move |s, tx| {
             Box::pin(async move {
+                s.check_fence(tx, table, fence).await?;
                 s.debit_wallet(tx, player, amount).await?;
                 let row = sqlx::query(&s.sql(
                     "update seat set stack = stack + $1 where poker_table_id = $2 and player_id = $3 returning stack",
@@ -705,8 +709,15 @@ impl Store for SqlStore {
         .await
     }
 
-    async fn cash_out(&self, table: TableId, player: PlayerId, at: i64) -> StoreResult<Chips> {
+    async fn cash_out(
+        &self,
+        table: TableId,
+        player: PlayerId,
+        at: i64,
+        fence: Option<u64>,
+    ) -> StoreResult<Chips> {
         let mut tx = self.begin().await?;
+        self.check_fence(&mut tx, table, fence).await?;
         let row =
             sqlx::query(&self.sql(
                 "delete from seat where poker_table_id = $1 and player_id = $2 returning stack",
@@ -874,17 +885,22 @@ impl Store for SqlStore {
         table: TableId,
         number: u64,
         at: i64,
+        fence: Option<u64>,
     ) -> StoreResult<()> {
+        let number = to_i64(number)?;
+        let mut tx = self.begin().await?;
+        self.check_fence(&mut tx, table, fence).await?;
         sqlx::query(&self.sql(
             "insert into hand (hand_id, poker_table_id, number, status, rake, started_at, created_at) values ($1, $2, $3, 'started', 0, $4, $5) on conflict (hand_id) do nothing",
         ))
         .bind(hand.to_string())
         .bind(table.to_string())
-        .bind(to_i64(number)?)
+        .bind(number)
         .bind(at)
         .bind(now_ms())
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         Ok(())
     }
 
