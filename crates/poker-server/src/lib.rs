@@ -66,11 +66,7 @@ impl AppState {
         config_json: &str,
     ) -> anyhow::Result<()> {
         match &self.cluster {
-            Some(cluster) => {
-                cluster
-                    .open(self, table_id, name, config_json, false)
-                    .await
-            }
+            Some(cluster) => cluster.open(self, table_id, name, config_json, false).await,
             None => self.start_table(table_id, name, config_json, None).await,
         }
     }
@@ -99,7 +95,10 @@ impl AppState {
                 if let Some(handle) = self.tables.lock().await.remove(&table_id) {
                     let _ = handle.command(table::Command::Abandon).await;
                 }
-                let _ = self.store.release_lease(table_id, &cluster.node, token).await;
+                let _ = self
+                    .store
+                    .release_lease(table_id, &cluster.node, token)
+                    .await;
                 return Err(e);
             }
         }
