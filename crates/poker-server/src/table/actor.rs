@@ -464,8 +464,21 @@ impl Actor {
         queue: mpsc::Sender<Batch>,
         snapshot: ServerMsg,
     ) {
-        self.subscribers.retain(|s| !s.queue.same_channel(&queue));
-        let stale = queue.try_send(vec![Out::own(snapshot)]).is_err();
+        // What this step already made for the queue's old subscription goes first (a
+        // spectator who sits down is told of the waiting list they left, then sees the
+        // table as a player).
+        let mut batch: Batch = Vec::new();
+        self.subscribers.retain_mut(|s| {
+            if !s.queue.same_channel(&queue) {
+                return true;
+            }
+            if !s.stale {
+                batch.append(&mut s.pending);
+            }
+            false
+        });
+        batch.push(Out::own(snapshot));
+        let stale = queue.try_send(batch).is_err();
         self.subscribers.push(Subscriber {
             who: player,
             queue,
