@@ -224,7 +224,7 @@ pub async fn spawn(
     let task = tokio::spawn(
         async move {
             let mut rx = actor_rx.lock().await;
-            actor.progress().await;
+            Box::pin(actor.progress()).await;
             actor.flush_out();
             while !actor.closed {
                 let deadline = actor.next_deadline();
@@ -232,7 +232,9 @@ pub async fn spawn(
                 let go_on = async {
                     tokio::select! {
                         command = rx.recv() => match command {
-                            Some(command) => actor.handle(command).await,
+                            // Boxed, like `progress`: the store's futures inside are large,
+                            // and an idle table should not hold room for them.
+                            Some(command) => Box::pin(actor.handle(command)).await,
                             None => return false,
                         },
                         _ = sleep_until(deadline), if deadline.is_some() => actor.on_timer(),
@@ -242,7 +244,7 @@ pub async fn spawn(
                         .metrics
                         .table_wakeups
                         .fetch_add(1, Ordering::Relaxed);
-                    actor.progress().await;
+                    Box::pin(actor.progress()).await;
                     actor.offer_seats();
                     actor.save_seat_states();
                     actor.save_table();

@@ -152,7 +152,7 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
                     }
                     // Missed some: ask the store whether this session still stands.
                     Err(broadcast::error::RecvError::Lagged(_)) => {
-                        matches!(state.store.session_expiry(mine.unwrap_or_default()).await, Ok(None))
+                        matches!(Box::pin(state.store.session_expiry(mine.unwrap_or_default())).await, Ok(None))
                     }
                     Err(broadcast::error::RecvError::Closed) => false,
                 };
@@ -211,7 +211,9 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
                             };
                             match if answers { None } else { limited(&mut limit, &state) } {
                                 Some(refusal) => Some(refusal),
-                                None => handle(&state, &mut conn, msg).await,
+                                // Boxed: the connection's own future (what every idle connection
+                                // holds) stays small.
+                                None => Box::pin(handle(&state, &mut conn, msg)).await,
                             }
                         }
                     }
@@ -236,8 +238,8 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
                 };
                 if let Some(me) = conn.me.clone() {
                     for table in tables {
-                        if let Some(handle) = state.table(table).await {
-                            join(&mut conn, &handle, me.player_id).await;
+                        if let Some(handle) = Box::pin(state.table(table)).await {
+                            Box::pin(join(&mut conn, &handle, me.player_id)).await;
                         }
                     }
                 }
