@@ -98,6 +98,11 @@ pub struct Cluster {
     inboxes: Mutex<Vec<(mpsc::Sender<Batch>, String)>>,
     /// Held while a table is being opened here, so a table is never opened twice.
     opening: tokio::sync::Mutex<()>,
+    /// Until when each table's actor may act (by this process's clock): a little less
+    /// than the lease's lifetime after its last renewal began. An actor past it waits for
+    /// the next renewal, or stops when the table is let go (the sender dropped), so a node
+    /// that was frozen past its lease wakes up without acting on a timer first.
+    valid: Mutex<HashMap<TableId, tokio::sync::watch::Sender<tokio::time::Instant>>>,
 }
 
 /// A table another node owns, reached through NATS.
@@ -140,6 +145,7 @@ impl Cluster {
             owned: Mutex::new(HashMap::new()),
             inboxes: Mutex::new(Vec::new()),
             opening: tokio::sync::Mutex::new(()),
+            valid: Mutex::new(HashMap::new()),
         }))
     }
 
@@ -171,6 +177,7 @@ impl Cluster {
         if state.tables.lock().await.contains_key(&table) {
             return Ok(());
         }
+        let asked = tokio::time::Instant::now();
         let Some(token) = state
             .store
             .acquire_lease(table, &self.node, self.lease_ms as i64)
@@ -186,7 +193,18 @@ impl Cluster {
                 void.len()
             );
         }
-        state.start_table(table, name, config, Some(token)).await
+        let (valid, lease) = tokio::sync::watch::channel(asked + self.hold());
+        lock(&self.valid).insert(table, valid);
+        state
+            .start_table(table, name, config, Some((token, lease)))
+            .await
+    }
+
+    /// How long after a renewal began the actor may act on it: the lease's lifetime less
+    /// one heartbeat, for the clocks' drift and the renewal's own time.
+    fn hold(&self) -> Duration {
+        let lease = Duration::from_millis(self.lease_ms);
+        lease.saturating_sub(self.heartbeat).max(lease / 2)
     }
 
     /// Starts answering a table's commands (its actor runs here, under this token).
@@ -216,6 +234,8 @@ impl Cluster {
     /// has closed; its lease is released when `release`.
     pub async fn forget(&self, state: &AppState, table: TableId, release: bool) {
         let owned = lock(&self.owned).remove(&table);
+        // An actor waiting for a renewal stops now.
+        lock(&self.valid).remove(&table);
         let handle = state.tables.lock().await.remove(&table);
         if let Some((token, task)) = owned {
             task.abort();
@@ -294,6 +314,7 @@ impl Cluster {
             .map(|(t, (token, _))| (*t, *token))
             .collect();
         for (table, token) in owned {
+            let asked = tokio::time::Instant::now();
             let kept = match state
                 .store
                 .renew_lease(table, &self.node, token, self.lease_ms as i64)
@@ -306,7 +327,11 @@ impl Cluster {
                     continue;
                 }
             };
-            if !kept {
+            if kept {
+                if let Some(valid) = lock(&self.valid).get(&table) {
+                    let _ = valid.send(asked + self.hold());
+                }
+            } else {
                 tracing::warn!("table {table}: lease lost to another node; stopping it here");
                 self.forget(state, table, false).await;
             }

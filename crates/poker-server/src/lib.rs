@@ -71,14 +71,19 @@ impl AppState {
         }
     }
 
-    /// Starts the actor of a table (under this lease token, among several nodes).
+    /// Starts the actor of a table (among several nodes: under this lease token, acting
+    /// only while the lease is known to hold).
     pub async fn start_table(
         self: &Arc<Self>,
         table_id: TableId,
         name: &str,
         config_json: &str,
-        fence: Option<u64>,
+        owner: Option<(u64, tokio::sync::watch::Receiver<tokio::time::Instant>)>,
     ) -> anyhow::Result<()> {
+        let (fence, lease) = match owner {
+            Some((token, lease)) => (Some(token), Some(lease)),
+            None => (None, None),
+        };
         let spec: TableSpec = serde_json::from_str(config_json)?;
         let context = TableContext {
             store: self.store.clone(),
@@ -86,6 +91,7 @@ impl AppState {
             lobby: self.lobby.clone(),
             metrics: self.metrics.clone(),
             fence,
+            lease,
         };
         let handle = table::spawn(table_id, name.to_string(), spec, context).await?;
         self.tables.lock().await.insert(table_id, handle);

@@ -288,6 +288,10 @@ struct Game {
     stale_refusals: usize,
     /// Everyone asked to leave.
     leaving: bool,
+    /// Once set, a hand numbered this or lower is void and over: an event or snapshot of
+    /// it reaching a player is noted in `stale`.
+    void_up_to: Option<u64>,
+    stale: Vec<String>,
 }
 
 impl Game {
@@ -382,6 +386,10 @@ impl Game {
                 let Some(t) = self.table_of(&table_id) else {
                     panic!("{}: an event of a table it is not at", self.name(i));
                 };
+                if self.void_up_to.is_some_and(|v| hand_number <= v) {
+                    let text = format!("{}: {event:?} of hand {hand_number}", self.name(i));
+                    self.stale.push(text.chars().take(300).collect());
+                }
                 let table = &mut self.tables[t];
                 table.latest = table.latest.max(hand_number);
                 if matches!(event, Event::HandEnded { .. }) {
@@ -394,6 +402,12 @@ impl Game {
                     return;
                 }
                 let hand = hand.map(|h| h.hand_number);
+                if let (Some(n), Some(v)) = (hand, self.void_up_to) {
+                    if n <= v {
+                        self.stale
+                            .push(format!("{}: a snapshot in hand {n}", self.name(i)));
+                    }
+                }
                 if let Some(n) = hand {
                     self.tables[t].latest = self.tables[t].latest.max(n);
                 }
@@ -490,6 +504,75 @@ fn by_seat(seats: &[usize], stacks: &[u64]) -> BTreeMap<u32, u64> {
         .collect()
 }
 
+/// Waits until every node's lobby lists every table (5 s at most).
+async fn await_lobbies(nodes: &[Node], tables: &[Table]) {
+    for node in nodes {
+        let mut c = node.server.client("ann").await;
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            c.send(&ClientMsg::ListTables).await;
+            let listed = c
+                .until(|m| match m {
+                    ServerMsg::Tables { tables } => Some(tables.clone()),
+                    _ => None,
+                })
+                .await;
+            if tables
+                .iter()
+                .all(|t| listed.iter().any(|s| s.table_id == t.tid))
+            {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the lobby of {} lists {} of the {} tables after 5 s",
+                node.name,
+                listed.len(),
+                tables.len()
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+/// Connects each player of `plan` (name, table, node connected to, seat) to its node,
+/// away from its table's owner, and sits them down with `BUY_IN`.
+async fn seat_everyone(
+    nodes: &[Node],
+    tables: &[Table],
+    plan: &[(&str, usize, usize, u32)],
+) -> Vec<Player> {
+    let mut players = Vec::new();
+    for &(name, table, node, seat) in plan {
+        assert_ne!(table, node, "{name} must be connected away from the owner");
+        let token = nodes[node].server.login(name).await;
+        let mut client = Client::connect(nodes[node].server.addr, name).await;
+        client.auth(&token).await;
+        client.send(&sit(&tables[table].id, seat, BUY_IN)).await;
+        let bought = client
+            .until(|m| match m {
+                ServerMsg::Done {
+                    request, amount, ..
+                } if request == "sit" => Some(*amount),
+                _ => None,
+            })
+            .await;
+        assert_eq!(bought, BUY_IN, "{name} bought in through {}", NODES[node]);
+        players.push(Player {
+            client,
+            token,
+            table,
+            node,
+            moved: false,
+            awaiting_snapshot: None,
+            watched: false,
+            snapshots: Vec::new(),
+            pongs: 0,
+        });
+    }
+    players
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_elsewhere() {
     let started = Instant::now();
@@ -558,62 +641,10 @@ async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_els
     }
 
     // Every node's lobby lists every table.
-    for node in &nodes {
-        let mut c = node.server.client("ann").await;
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            c.send(&ClientMsg::ListTables).await;
-            let listed = c
-                .until(|m| match m {
-                    ServerMsg::Tables { tables } => Some(tables.clone()),
-                    _ => None,
-                })
-                .await;
-            if tables
-                .iter()
-                .all(|t| listed.iter().any(|s| s.table_id == t.tid))
-            {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the lobby of {} lists {} of the 3 tables after 5 s",
-                node.name,
-                listed.len()
-            );
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    }
+    await_lobbies(&nodes, &tables).await;
 
     // Everyone connects to a node that does not own their table, and sits down.
-    let mut players = Vec::new();
-    for &(name, table, node, seat) in &plan {
-        assert_ne!(table, node, "{name} must be connected away from the owner");
-        let token = nodes[node].server.login(name).await;
-        let mut client = Client::connect(nodes[node].server.addr, name).await;
-        client.auth(&token).await;
-        client.send(&sit(&tables[table].id, seat, BUY_IN)).await;
-        let bought = client
-            .until(|m| match m {
-                ServerMsg::Done {
-                    request, amount, ..
-                } if request == "sit" => Some(*amount),
-                _ => None,
-            })
-            .await;
-        assert_eq!(bought, BUY_IN, "{name} bought in through {}", NODES[node]);
-        players.push(Player {
-            client,
-            token,
-            table,
-            node,
-            moved: false,
-            awaiting_snapshot: None,
-            watched: false,
-            snapshots: Vec::new(),
-            pongs: 0,
-        });
-    }
+    let players = seat_everyone(&nodes, &tables, &plan).await;
     let mut game = Game {
         players,
         tables,
@@ -621,6 +652,8 @@ async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_els
         killed_at: None,
         stale_refusals: 0,
         leaving: false,
+        void_up_to: None,
+        stale: Vec::new(),
     };
 
     // A few hands everywhere: commands go to the owners and events come back, across
@@ -893,6 +926,344 @@ async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_els
     assert_eq!(audit.stacks, 0, "nobody is seated: {audit:?}");
     assert_conserved(&audit, deposited);
     store.close().await;
+    for node in nodes.iter_mut() {
+        node.proc.kill();
+    }
+    eprintln!("{:?}: done", started.elapsed());
+}
+
+/// A process stopped with SIGSTOP: sent SIGCONT when dropped, so a failing test never
+/// leaves a stopped process behind (its `Proc`, dropped after, then kills it).
+struct Stopped {
+    pid: Option<u32>,
+}
+
+impl Stopped {
+    fn signal(pid: u32, signal: &str) {
+        let status = Command::new("kill")
+            .args([signal, &pid.to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "kill {signal} {pid}: {status}");
+    }
+
+    /// SIGSTOP.
+    fn stop(proc: &Proc) -> Stopped {
+        let pid = proc.child.as_ref().expect("the process runs").id();
+        Stopped::signal(pid, "-STOP");
+        Stopped { pid: Some(pid) }
+    }
+
+    /// SIGCONT.
+    fn wake(&mut self) {
+        if let Some(pid) = self.pid.take() {
+            Stopped::signal(pid, "-CONT");
+        }
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        if let Some(pid) = self.pid.take() {
+            let _ = Command::new("kill")
+                .args(["-CONT", &pid.to_string()])
+                .status();
+        }
+    }
+}
+
+/// Each hand row of a table: number -> (id, status, end), as text to compare.
+async fn hand_rows(store: &SqlStore, table: poker_store::TableId) -> BTreeMap<u64, String> {
+    let hands = store.table_hands(table, 1_000_000, 0).await.unwrap();
+    let mut rows = BTreeMap::new();
+    for h in &hands {
+        let row = format!("{:?} {:?} ended {:?}", h.hand_id, h.status, h.ended_at);
+        assert!(
+            rows.insert(h.number, row).is_none(),
+            "two hand rows numbered {} at one table: {hands:?}",
+            h.number
+        );
+    }
+    rows
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failover_a_frozen_owner_that_wakes_up_after_its_lease_passed_on_commits_nothing() {
+    let started = Instant::now();
+    nats_server_binary();
+    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+        return;
+    };
+    let url = guard.url();
+    let (_nats, nats_url) = nats().await;
+    let mut nodes = Vec::new();
+    for name in NODES {
+        nodes.push(pokerd(name, &url, &nats_url).await);
+    }
+    eprintln!("{:?}: three nodes up", started.elapsed());
+
+    // One table, n1's; its three players are connected to n2 and n3.
+    // n1 stays frozen past the clock of the decision it was waiting for, so that when it
+    // wakes its timer has run out and it would fold that player and end the hand.
+    let action_ms: u64 = 10000;
+    let clock = json!({ "action_ms": action_ms, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
+    let plan: [(&str, usize, usize, u32); 3] =
+        [("ann", 0, 1, 0), ("amy", 0, 2, 1), ("abe", 0, 1, 2)];
+    for (k, (name, ..)) in plan.iter().enumerate() {
+        nodes[k % 3].server.player(name, DEPOSIT).await;
+    }
+    let deposited = (DEPOSIT * plan.len() as u64) as i64;
+    let id = nodes[KILLED].server.table_with(nl_rules(), clock).await;
+    let tables = vec![Table {
+        tid: tid(&id),
+        id,
+        owner: KILLED,
+        ended: BTreeSet::new(),
+        latest: 0,
+        mode: Mode::Play,
+        raised_in: None,
+        held_by: None,
+    }];
+    let store = SqlStore::connect(&url).await.unwrap();
+    let table_a: poker_store::TableId = tables[0].id.parse().unwrap();
+    let lease_of = |leases: Vec<poker_store::Lease>| {
+        leases
+            .into_iter()
+            .find(|l| l.table_id == table_a)
+            .expect("the table has a lease")
+    };
+    await_lobbies(&nodes, &tables).await;
+    let players = seat_everyone(&nodes, &tables, &plan).await;
+    let mut game = Game {
+        players,
+        tables,
+        after_kill: false,
+        killed_at: None,
+        stale_refusals: 0,
+        leaving: false,
+        void_up_to: None,
+        stale: Vec::new(),
+    };
+    let a = 0;
+
+    // Two hands, then a raise and a decision left waiting.
+    let played = game
+        .drive(Duration::from_secs(20), |g| g.tables[a].ended.len() >= 2)
+        .await;
+    assert!(played, "2 hands at n1's table: {}", game.state());
+    game.tables[a].mode = Mode::Raise;
+    let held = game
+        .drive(Duration::from_secs(15), |g| g.tables[a].held_by.is_some())
+        .await;
+    assert!(held, "a raise, then a decision waiting: {}", game.state());
+    let cut = game.tables[a].latest;
+    let before = lease_of(store.leases().await.unwrap());
+    assert_eq!(before.node, "n1", "n1 owns its table before it freezes");
+
+    // n1 freezes (SIGSTOP): its process lives on, holding its table's actor mid-hand.
+    let mut frozen = Stopped::stop(&nodes[KILLED].proc);
+    let frozen_at = Instant::now();
+    game.after_kill = true;
+    game.killed_at = Some(frozen_at);
+    eprintln!(
+        "{:?}: n1 frozen in hand {cut} of its table",
+        started.elapsed()
+    );
+    game.tables[a].mode = Mode::Play;
+    game.tables[a].held_by = None;
+    for p in game.players.iter_mut() {
+        p.client.answered.clear();
+        p.client.last_decide = None;
+    }
+
+    // Another node takes the table over: every player gets a fresh snapshot, without the
+    // cut hand, and the lease is that node's with a higher token.
+    let resynced = game
+        .drive(
+            Duration::from_millis(LEASE_MS) + Duration::from_secs(10),
+            |g| g.players.iter().all(|p| !p.snapshots.is_empty()),
+        )
+        .await;
+    assert!(
+        resynced,
+        "every player gets a new snapshot within {LEASE_MS} ms + 10 s of n1 freezing: {}",
+        game.state()
+    );
+    for p in &game.players {
+        for (_, hand) in &p.snapshots {
+            assert!(
+                hand.is_none_or(|n| n > cut),
+                "{}: a snapshot after the takeover shows hand {hand:?}, but hand {cut} is void",
+                p.client.name
+            );
+        }
+    }
+    let taken = lease_of(store.leases().await.unwrap());
+    assert!(
+        taken.node != "n1" && taken.token > before.token,
+        "a live node holds n1's table with a token above n1's ({}): {taken:?}",
+        before.token
+    );
+    eprintln!(
+        "{:?}: {} took the table (token {} -> {})",
+        started.elapsed(),
+        taken.node,
+        before.token,
+        taken.token
+    );
+    assert!(
+        nodes[KILLED].proc.exited().is_none(),
+        "n1 is frozen, not dead"
+    );
+
+    // A full hand at the new owner, then one in progress with a decision waiting.
+    let resumed = game
+        .drive(Duration::from_secs(15), |g| g.ended_after(a, cut) >= 1)
+        .await;
+    assert!(resumed, "a hand ends at the new owner: {}", game.state());
+    game.tables[a].mode = Mode::Hold;
+    let held = game
+        .drive(Duration::from_secs(15), |g| g.tables[a].held_by.is_some())
+        .await;
+    assert!(
+        held,
+        "a decision waiting at the new owner: {}",
+        game.state()
+    );
+    let frozen_for = Duration::from_millis(action_ms + 500);
+    game.drive(frozen_for.saturating_sub(frozen_at.elapsed()), |_| false)
+        .await;
+    let in_progress = game.tables[a].latest;
+    assert!(
+        !game.tables[a].ended.contains(&in_progress) && in_progress > cut,
+        "hand {in_progress} is in progress at the new owner: {}",
+        game.state()
+    );
+    let rows_before = hand_rows(&store, table_a).await;
+    assert!(
+        rows_before[&cut].contains("Void"),
+        "the new owner voided hand {cut}: {}",
+        rows_before[&cut]
+    );
+
+    // n1 wakes, long after its lease passed on and after the clock of the decision it was
+    // waiting for ran out. Play goes on meanwhile; n1 gets more than two heartbeats.
+    game.void_up_to = Some(cut);
+    frozen.wake();
+    let woke_at = Instant::now();
+    eprintln!(
+        "{:?}: n1 woken ({:?} frozen) in hand {in_progress} of the new owner",
+        started.elapsed(),
+        woke_at - frozen_at
+    );
+    game.tables[a].mode = Mode::Play;
+    game.tables[a].held_by = None;
+    let awake = Duration::from_millis(6 * HEARTBEAT_MS).max(Duration::from_secs(3));
+    let went_on = game
+        .drive(Duration::from_secs(20), |g| {
+            woke_at.elapsed() >= awake && g.ended_after(a, in_progress) >= 1
+        })
+        .await;
+    assert!(
+        went_on,
+        "after n1 wakes, hand {in_progress} and a later one end at the new owner: {}",
+        game.state()
+    );
+    assert!(
+        game.tables[a].ended.contains(&in_progress),
+        "hand {in_progress}, in progress when n1 woke, ended: {}",
+        game.state()
+    );
+    eprintln!(
+        "{:?}: play went on after n1 woke ({} hands ended in all); n1's last lines:\n{}",
+        started.elapsed(),
+        game.tables[a].ended.len(),
+        nodes[KILLED].proc.tail()
+    );
+
+    // n1 wrote nothing: the lease is still the new owner's, with the same token; every
+    // hand row that existed when n1 woke is as it was (the cut hand still void), except
+    // the hand then in progress, which the new owner completed; and the hands after it
+    // are numbered on, one row each (hand_rows checks), none void.
+    let after = lease_of(store.leases().await.unwrap());
+    assert_eq!(
+        (after.node.as_str(), after.token),
+        (taken.node.as_str(), taken.token),
+        "the lease stays with the new owner after n1 wakes: {after:?}"
+    );
+    let rows_after = hand_rows(&store, table_a).await;
+    for (n, row) in &rows_before {
+        if *n == in_progress {
+            assert!(
+                rows_after[n].contains("Complete"),
+                "hand {n} completed after n1 woke: {}",
+                rows_after[n]
+            );
+        } else {
+            assert_eq!(&rows_after[n], row, "hand {n}'s row changed after n1 woke");
+        }
+    }
+    for (n, row) in rows_after.range(in_progress + 1..) {
+        assert!(
+            !row.contains("Void"),
+            "hand {n}, dealt after n1 woke, is void: {row}"
+        );
+    }
+    assert_eq!(
+        rows_after.keys().copied().collect::<Vec<_>>(),
+        (1..=*rows_after.keys().last().unwrap()).collect::<Vec<_>>(),
+        "the table's hands are numbered without gaps: {rows_after:?}"
+    );
+    // Nothing of the void hand reaches a player once n1 is awake (its actor must not time
+    // out the decision it was waiting for and broadcast that before it stops).
+    assert!(
+        game.stale.is_empty(),
+        "after n1 woke, players were sent messages of hands up to the void hand {cut}: {:#?}",
+        game.stale
+    );
+    assert_conserved(&store.audit().await.unwrap(), deposited);
+
+    // Every connection still answers.
+    for p in game.players.iter_mut() {
+        p.client.send(&ClientMsg::Ping).await;
+    }
+    let answered = game
+        .drive(Duration::from_secs(10), |g| {
+            g.players.iter().all(|p| p.pongs > 0)
+        })
+        .await;
+    assert!(answered, "every connection answers a ping at the end");
+
+    // Everyone leaves; every chip is in a wallet or the rake.
+    game.leaving = true;
+    for p in game.players.iter_mut() {
+        let table_id = game.tables[p.table].tid;
+        p.client.send(&ClientMsg::Leave { table_id }).await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        game.drive(Duration::from_millis(250), |_| false).await;
+        let seated = store.seats(table_a).await.unwrap().len();
+        if seated == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "everyone has left within 20 s ({seated} still seated): {}",
+            game.state()
+        );
+    }
+    let audit = store.audit().await.unwrap();
+    assert_eq!(audit.stacks, 0, "nobody is seated: {audit:?}");
+    assert_conserved(&audit, deposited);
+    let rows_end = hand_rows(&store, table_a).await;
+    assert!(
+        rows_end[&cut].contains("Void"),
+        "hand {cut} is still void at the end: {}",
+        rows_end[&cut]
+    );
+    store.close().await;
+    drop(frozen);
     for node in nodes.iter_mut() {
         node.proc.kill();
     }

@@ -69,6 +69,7 @@ async fn spawn_with(
         lobby: lobby.clone(),
         metrics: metrics.clone(),
         fence: None,
+        lease: None,
     };
     table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
         .await

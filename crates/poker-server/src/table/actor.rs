@@ -232,12 +232,23 @@ pub async fn spawn(
                 let go_on = async {
                     tokio::select! {
                         command = rx.recv() => match command {
-                            // Boxed, like `progress`: the store's futures inside are large,
-                            // and an idle table should not hold room for them.
-                            Some(command) => Box::pin(actor.handle(command)).await,
+                            Some(command) => {
+                                // Among several nodes, only while the lease holds.
+                                if !actor.hold_lease().await {
+                                    return false;
+                                }
+                                // Boxed, like `progress`: the store's futures inside are
+                                // large, and an idle table should not hold room for them.
+                                Box::pin(actor.handle(command)).await
+                            }
                             None => return false,
                         },
-                        _ = sleep_until(deadline), if deadline.is_some() => actor.on_timer(),
+                        _ = sleep_until(deadline), if deadline.is_some() => {
+                            if !actor.hold_lease().await {
+                                return false;
+                            }
+                            actor.on_timer()
+                        }
                     }
                     actor
                         .ctx
@@ -488,6 +499,25 @@ impl Actor {
             stale,
         });
         self.mirror_listeners();
+    }
+
+    /// Among several nodes: waits until the lease is known to hold (a node frozen past its
+    /// lease wakes up here, before acting on a timer or a command); false, after
+    /// abandoning the table, if the node let it go meanwhile.
+    pub(super) async fn hold_lease(&mut self) -> bool {
+        let Some(lease) = self.ctx.lease.as_mut() else {
+            return true;
+        };
+        loop {
+            if Instant::now() < *lease.borrow_and_update() {
+                return true;
+            }
+            if lease.changed().await.is_err() {
+                tracing::warn!("the lease was let go while waiting for its renewal");
+                self.abandon();
+                return false;
+            }
+        }
     }
 
     /// Stops at once without writing anything: another node owns the table now. The

@@ -405,6 +405,9 @@ pub struct TableContext {
     /// The lease's token when this node owns the table among several (each finished
     /// hand carries it, and the store refuses it once the lease has passed on).
     pub fence: Option<u64>,
+    /// Until when the lease is known to hold, among several nodes: the actor acts only
+    /// before it (waiting for the next renewal past it), and stops when it closes.
+    pub lease: Option<tokio::sync::watch::Receiver<Instant>>,
 }
 
 /// A handle to a table's actor: in this process, or on the node that owns it.
