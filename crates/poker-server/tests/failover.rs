@@ -573,24 +573,28 @@ async fn seat_everyone(
     players
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_elsewhere() {
-    let started = Instant::now();
-    // Without NATS the test fails (it is not skipped like Postgres outside CI).
+/// PostgreSQL, NATS and three nodes on them (the first runs the migrations alone); `None`
+/// without PostgreSQL outside CI. Without NATS it fails: it is not skipped like Postgres.
+async fn cluster(started: Instant) -> Option<(DbGuard, String, Proc, Vec<Node>)> {
     nats_server_binary();
-    // Dropped last: the nodes and NATS (declared after) are killed first.
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
-        return;
-    };
+    let guard = DbGuard::new(Db::Postgres).await?;
     let url = guard.url();
-    let (_nats, nats_url) = nats().await;
-
-    // Three nodes on one database and one NATS. The first runs the migrations alone.
+    let (nats, nats_url) = nats().await;
     let mut nodes = Vec::new();
     for name in NODES {
         nodes.push(pokerd(name, &url, &nats_url).await);
     }
     eprintln!("{:?}: three nodes up", started.elapsed());
+    Some((guard, url, nats, nodes))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_elsewhere() {
+    let started = Instant::now();
+    // Dropped in reverse: the nodes and NATS are killed before the database goes.
+    let Some((_guard, url, _nats, mut nodes)) = cluster(started).await else {
+        return;
+    };
 
     // Players (created through different nodes: the store is shared) and one table
     // per node, created through that node's admin API.
@@ -990,17 +994,10 @@ async fn hand_rows(store: &SqlStore, table: poker_store::TableId) -> BTreeMap<u6
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failover_a_frozen_owner_that_wakes_up_after_its_lease_passed_on_commits_nothing() {
     let started = Instant::now();
-    nats_server_binary();
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+    // Dropped in reverse: the nodes and NATS are killed before the database goes.
+    let Some((_guard, url, _nats, mut nodes)) = cluster(started).await else {
         return;
     };
-    let url = guard.url();
-    let (_nats, nats_url) = nats().await;
-    let mut nodes = Vec::new();
-    for name in NODES {
-        nodes.push(pokerd(name, &url, &nats_url).await);
-    }
-    eprintln!("{:?}: three nodes up", started.elapsed());
 
     // One table, n1's; its three players are connected to n2 and n3.
     // n1 stays frozen past the clock of the decision it was waiting for, so that when it

@@ -254,13 +254,11 @@ async fn make_table(
     for seat in 0..6u32 {
         let name = format!("load{run}t{t}s{seat}");
         let password = format!("pw-{run}-{t}-{seat}");
-        let player: serde_json::Value = admin(http.post(format!("{}/admin/players", args.url)))
-            .json(&json!({ "name": name, "password": password }))
-            .send()
-            .await?
-            .error_for_status()?
-            .json()
-            .await?;
+        let player = post_json(
+            admin(http.post(format!("{}/admin/players", args.url))),
+            json!({ "name": name, "password": password }),
+        )
+        .await?;
         let id = player["player_id"].as_str().unwrap_or_default();
         admin(http.post(format!("{}/admin/players/{id}/deposit", args.url)))
             .json(&json!({ "amount": 1_000_000, "idempotency_key": format!("load-{run}-{t}-{seat}") }))
@@ -279,15 +277,12 @@ async fn create_table(
     rules: &serde_json::Value,
     clock: &serde_json::Value,
 ) -> anyhow::Result<TableId> {
-    let table: serde_json::Value = http
-        .post(format!("{}/admin/tables", args.url))
-        .bearer_auth(&args.admin_token)
-        .json(&json!({ "name": name, "rules": rules, "clock": clock }))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let table = post_json(
+        http.post(format!("{}/admin/tables", args.url))
+            .bearer_auth(&args.admin_token),
+        json!({ "name": name, "rules": rules, "clock": clock }),
+    )
+    .await?;
     table["table_id"]
         .as_str()
         .ok_or_else(|| anyhow::anyhow!("no table id: {table}"))?
@@ -301,15 +296,26 @@ async fn login(
     name: &str,
     password: &str,
 ) -> anyhow::Result<String> {
-    let login: serde_json::Value = http
-        .post(format!("{}/login", args.url))
-        .json(&json!({ "name": name, "password": password }))
+    let login = post_json(
+        http.post(format!("{}/login", args.url)),
+        json!({ "name": name, "password": password }),
+    )
+    .await?;
+    Ok(login["token"].as_str().unwrap_or_default().to_string())
+}
+
+/// Posts a JSON body and reads the JSON answer; an error status is an error.
+async fn post_json(
+    request: reqwest::RequestBuilder,
+    body: serde_json::Value,
+) -> anyhow::Result<serde_json::Value> {
+    Ok(request
+        .json(&body)
         .send()
         .await?
         .error_for_status()?
         .json()
-        .await?;
-    Ok(login["token"].as_str().unwrap_or_default().to_string())
+        .await?)
 }
 
 /// Memory at rest: idle tables, then six idle connections per table.
@@ -342,12 +348,12 @@ async fn idle(
     // One account for every connection: idle connections cost the same whoever they are.
     let name = format!("idle{run}");
     let password = format!("pw-{run}");
-    http.post(format!("{}/admin/players", args.url))
-        .bearer_auth(&args.admin_token)
-        .json(&json!({ "name": name, "password": password }))
-        .send()
-        .await?
-        .error_for_status()?;
+    post_json(
+        http.post(format!("{}/admin/players", args.url))
+            .bearer_auth(&args.admin_token),
+        json!({ "name": name, "password": password }),
+    )
+    .await?;
     let token = login(http, args, &name, &password).await?;
     let connections = args.tables * 6;
     let mut sockets = Vec::new();
