@@ -168,6 +168,9 @@ pub enum ErrorCode {
     /// A chat line refused: chat is off at the table, the speaker is not seated, or the
     /// line is empty, too long or holds control characters.
     ChatRefused,
+    /// The table's server stopped or does not answer and another is taking the table over
+    /// (several nodes): send the message again in a few seconds.
+    TableMoving,
     /// Something failed on the server (details are logged, not shown).
     Internal,
 }

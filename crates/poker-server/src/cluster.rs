@@ -776,4 +776,19 @@ mod tests {
         assert!(matches!(&back[1], Out::Shared(t) if t.as_str() == r#"{"type":"pong"}"#));
         assert!(decode(Bytes::from_static(&[1, 9, 0, 0, 0, b'{'])).is_none());
     }
+
+    #[test]
+    fn a_table_moving_to_another_node_is_refused_with_its_own_retryable_code() {
+        assert_eq!(
+            Refusal::Moving.code(),
+            poker_protocol::ErrorCode::TableMoving
+        );
+        let wire = serde_json::to_value(ServerMsg::from(Refusal::Moving)).unwrap();
+        assert_eq!(wire["type"], "error");
+        assert_eq!(wire["code"], "table_moving");
+        assert!(wire["message"]
+            .as_str()
+            .unwrap()
+            .contains("try again in a few seconds"));
+    }
 }

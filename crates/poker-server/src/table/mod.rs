@@ -148,7 +148,7 @@ impl Refusal {
             Refusal::Chat(_) => ErrorCode::ChatRefused,
             Refusal::RateLimited(_) => ErrorCode::RateLimited,
             Refusal::TableGone => ErrorCode::UnknownTable,
-            Refusal::Moving => ErrorCode::Internal,
+            Refusal::Moving => ErrorCode::TableMoving,
             Refusal::Internal(_) => ErrorCode::Internal,
         }
     }
