@@ -359,13 +359,14 @@ impl Cluster {
         let mut candidates = candidates;
         use rand::seq::SliceRandom;
         candidates.shuffle(&mut rand::thread_rng());
-        let rows = state.store.tables().await?;
         for table in candidates.into_iter().take(share.saturating_sub(mine)) {
-            let Some(row) = rows
-                .iter()
-                .find(|t| t.table_id == table && t.status == TableStatus::Open)
-            else {
-                continue;
+            let row = match state.store.table(table).await {
+                Ok(row) if row.status == TableStatus::Open => row,
+                Ok(_) => continue,
+                Err(e) => {
+                    tracing::warn!("table {table}: cannot read it: {e}");
+                    continue;
+                }
             };
             if let Err(e) = self.open(state, table, &row.name, &row.config, true).await {
                 tracing::warn!("table {table}: cannot take it over: {e:#}");

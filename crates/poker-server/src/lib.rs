@@ -118,14 +118,13 @@ impl AppState {
             return Some(handle);
         }
         let cluster = self.cluster.as_ref()?;
+        // Not in the lobby yet (this node just started): the table's own row, by its key.
         let known = self.lobby.get(table_id).is_some()
             || self
                 .store
-                .tables()
+                .table(table_id)
                 .await
-                .ok()?
-                .iter()
-                .any(|t| t.table_id == table_id && t.status == poker_store::TableStatus::Open);
+                .is_ok_and(|t| t.status == poker_store::TableStatus::Open);
         known.then(|| cluster.remote(table_id))
     }
 }

@@ -124,6 +124,8 @@ pub trait Store: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<()>> + Send;
     /// Every table.
     fn tables(&self) -> impl Future<Output = StoreResult<Vec<TableRow>>> + Send;
+    /// One table, by id (its key: no scan), whatever its status.
+    fn table(&self, table: TableId) -> impl Future<Output = StoreResult<TableRow>> + Send;
     /// Saves a table's between-hands state (JSON).
     fn set_table_state(
         &self,

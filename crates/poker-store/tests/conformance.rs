@@ -1013,6 +1013,38 @@ async fn lease_a_table_is_held_by_one_node_until_it_expires_or_is_released(store
     );
 }
 
+/// One table by id, as `tables()` lists it, whatever its status; an unknown id is not
+/// found.
+async fn a_table_is_found_by_its_id_whatever_its_status(store: &SqlStore) {
+    let open = store
+        .create_table("by-id-open", r#"{"a":1}"#)
+        .await
+        .unwrap();
+    let closed = store.create_table("by-id-closed", "{}").await.unwrap();
+    store
+        .set_table_status(closed, TableStatus::Closed)
+        .await
+        .unwrap();
+    let all = store.tables().await.unwrap();
+    for id in [open, closed] {
+        let row = store.table(id).await.unwrap();
+        assert_eq!(Some(&row), all.iter().find(|t| t.table_id == id));
+    }
+    let row = store.table(open).await.unwrap();
+    assert_eq!(
+        (row.name.as_str(), row.config.as_str(), row.status),
+        ("by-id-open", r#"{"a":1}"#, TableStatus::Open)
+    );
+    assert_eq!(
+        store.table(closed).await.unwrap().status,
+        TableStatus::Closed
+    );
+    assert!(matches!(
+        store.table(TableId::new()).await,
+        Err(StoreError::NotFound("table"))
+    ));
+}
+
 async fn lease_candidates_are_the_open_tables_without_a_live_lease(store: &SqlStore) {
     let table = |name: &'static str| store.create_table(name, "{}");
     let free = table("cand-free").await.unwrap();
@@ -1375,6 +1407,7 @@ async fn run_all(url: &str) {
     bad_requests_are_refused_without_moving_money(&store).await;
     names_are_checked_before_the_database_and_unique_regardless_of_case(&store, url).await;
     staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(&store).await;
+    a_table_is_found_by_its_id_whatever_its_status(&store).await;
     lease_a_table_is_held_by_one_node_until_it_expires_or_is_released(&store).await;
     lease_candidates_are_the_open_tables_without_a_live_lease(&store).await;
     lease_a_hand_with_a_stale_fence_is_refused_and_moves_no_chip(&store).await;

@@ -5,6 +5,17 @@ use sqlx::Row;
 
 use super::*;
 
+/// A `poker_table` row (poker_table_id, name, config, status, created_at).
+fn table_row(r: &sqlx::any::AnyRow) -> StoreResult<TableRow> {
+    Ok(TableRow {
+        table_id: TableId(SqlStore::uuid(r.try_get("poker_table_id")?)?),
+        name: r.try_get("name")?,
+        config: r.try_get("config")?,
+        status: r.try_get::<String, _>("status")?.parse()?,
+        created_at: r.try_get("created_at")?,
+    })
+}
+
 pub(crate) const HAND_COLUMNS: &str =
     "hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at";
 
@@ -454,17 +465,18 @@ impl Store for SqlStore {
         let rows = sqlx::query("select poker_table_id, name, config, status, created_at from poker_table order by created_at")
             .fetch_all(&self.pool)
             .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(TableRow {
-                    table_id: TableId(Self::uuid(r.try_get("poker_table_id")?)?),
-                    name: r.try_get("name")?,
-                    config: r.try_get("config")?,
-                    status: r.try_get::<String, _>("status")?.parse()?,
-                    created_at: r.try_get("created_at")?,
-                })
-            })
-            .collect()
+        rows.iter().map(table_row).collect()
+    }
+
+    async fn table(&self, table: TableId) -> StoreResult<TableRow> {
+        let row = sqlx::query(&self.sql(
+            "select poker_table_id, name, config, status, created_at from poker_table where poker_table_id = $1",
+        ))
+        .bind(table.to_string())
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound("table"))?;
+        table_row(&row)
     }
 
     async fn set_table_state(&self, table: TableId, state: &str) -> StoreResult<()> {
