@@ -342,17 +342,17 @@ impl Cluster {
         if candidates.is_empty() {
             return Ok(());
         }
-        let now = poker_store::now_ms();
+        // Live by the database's clock: the nodes' clocks may disagree.
         let leases = state.store.leases().await?;
         let mut nodes: Vec<&str> = leases
             .iter()
-            .filter(|l| l.expires_at >= now)
+            .filter(|l| l.live)
             .map(|l| l.node.as_str())
             .collect();
         nodes.push(&self.node);
         nodes.sort_unstable();
         nodes.dedup();
-        let live = leases.iter().filter(|l| l.expires_at >= now).count();
+        let live = leases.iter().filter(|l| l.live).count();
         let total = live + candidates.len();
         let share = total.div_ceil(nodes.len());
         let mine = lock(&self.owned).len();

@@ -147,7 +147,7 @@ pub struct TableRow {
 }
 
 /// Which node runs a table, when several server nodes share one database: the owner
-/// until `expires_at` unless it renews the lease.
+/// until `expires_at` (by the database's clock) unless it renews the lease.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lease {
     /// The table.
@@ -157,8 +157,11 @@ pub struct Lease {
     /// The fencing token: raised each time the table passes to an owner, never lowered,
     /// so writes made under an older lease can be refused.
     pub token: u64,
-    /// When the lease ends (unix milliseconds); 0 once released.
+    /// When the lease ends (unix milliseconds by the database's clock); 0 once released.
     pub expires_at: i64,
+    /// Whether it was live when read, by the database's clock (the only one that decides:
+    /// never compare `expires_at` with a node's own clock).
+    pub live: bool,
 }
 
 /// Where a table is in its life (stored as `open`, `closing`, `closed`).

@@ -144,7 +144,8 @@ pub trait Store: Send + Sync + 'static {
         status: TableStatus,
     ) -> impl Future<Output = StoreResult<()>> + Send;
     /// Takes or extends a table's lease for `node` (which runs the table while it holds
-    /// the lease), until `ttl_ms` from now. A free, expired or released lease passes to
+    /// the lease), until `ttl_ms` from now. Now, and whether a lease has expired, are the
+    /// database's clock's: no node's clock decides. A free, expired or released lease passes to
     /// `node` with a new fencing token, one above the last (1 for the table's first
     /// lease); a live lease of `node` itself is extended and keeps its token. Returns the
     /// token, or `None` while another node holds a live lease. Safe against nodes racing.
@@ -154,7 +155,7 @@ pub trait Store: Send + Sync + 'static {
         node: &str,
         ttl_ms: i64,
     ) -> impl Future<Output = StoreResult<Option<u64>>> + Send;
-    /// Extends `node`'s lease to `ttl_ms` from now, if the table's lease still has this
+    /// Extends `node`'s lease to `ttl_ms` from now (the database's), if the table's lease still has this
     /// node and token (even expired: nobody has taken it since, so the token is still the
     /// newest). Returns whether it did; `false` means the table has passed to another
     /// owner (or `node` released it).
@@ -174,10 +175,11 @@ pub trait Store: Send + Sync + 'static {
         node: &str,
         token: u64,
     ) -> impl Future<Output = StoreResult<()>> + Send;
-    /// Every table's lease, live, expired or released, by table id.
+    /// Every table's lease, live, expired or released (`Lease::live`, by the database's
+    /// clock), by table id.
     fn leases(&self) -> impl Future<Output = StoreResult<Vec<Lease>>> + Send;
     /// The open tables `node` could take: those without a lease, or whose lease has
-    /// expired or was released, by id. Tables with a live lease are not listed, `node`'s
+    /// expired (by the database's clock) or was released, by id. Tables with a live lease are not listed, `node`'s
     /// own included (it renews those); the list is the same for every node.
     fn lease_candidates(
         &self,

@@ -16,6 +16,25 @@ fn table_row(r: &sqlx::any::AnyRow) -> StoreResult<TableRow> {
     })
 }
 
+/// The database's clock, in unix milliseconds, as SQL. Leases expire by it alone: the
+/// nodes' own clocks (which may disagree by any amount) never decide whether a lease is
+/// live. Postgres's `now()` is the transaction's start, so a statement that waited for a
+/// row lock judges expiry by the earlier time (it takes nothing early); SQLite's is its
+/// own clock (a file no other machine shares).
+fn db_now_ms(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Postgres => "(extract(epoch from now()) * 1000)::bigint",
+        Backend::Sqlite => "cast((julianday('now') - 2440587.5) * 86400000.0 as integer)",
+    }
+}
+
+/// A lease's lifetime as given, kept within what the database's arithmetic holds (a
+/// negative one makes a lease that has already expired).
+fn lease_ttl(ttl_ms: i64) -> i64 {
+    const YEARS: i64 = 100 * 365 * 24 * 3600 * 1000;
+    ttl_ms.clamp(-YEARS, YEARS)
+}
+
 pub(crate) const HAND_COLUMNS: &str =
     "hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at";
 
@@ -534,7 +553,7 @@ impl Store for SqlStore {
         ttl_ms: i64,
     ) -> StoreResult<Option<u64>> {
         let node = check_node(node)?;
-        let now = now_ms();
+        let now = db_now_ms(self.backend);
         let mut tx = self.begin().await?;
         sqlx::query(&self.sql("select 1 from poker_table where poker_table_id = $1"))
             .bind(table.to_string())
@@ -543,21 +562,21 @@ impl Store for SqlStore {
             .ok_or(StoreError::NotFound("table"))?;
         // One statement: Postgres takes the row lock of an existing lease and evaluates
         // the condition on its latest version, so of two racing nodes only one wins.
-        let row = sqlx::query(&self.sql(
+        // Expiry is the database's time, never the caller's.
+        let row = sqlx::query(&self.sql(&format!(
             "insert into table_lease (poker_table_id, node, token, expires_at, created_at) \
-             values ($1, $2, 1, $3, $4) \
+             values ($1, $2, 1, {now} + $3, {now}) \
              on conflict (poker_table_id) do update set \
-                 token = case when table_lease.node = excluded.node and table_lease.expires_at >= $4 \
+                 token = case when table_lease.node = excluded.node and table_lease.expires_at >= {now} \
                               then table_lease.token else table_lease.token + 1 end, \
                  node = excluded.node, \
                  expires_at = excluded.expires_at \
-             where table_lease.node = excluded.node or table_lease.expires_at < $4 \
+             where table_lease.node = excluded.node or table_lease.expires_at < {now} \
              returning token",
-        ))
+        )))
         .bind(table.to_string())
         .bind(node)
-        .bind(now.saturating_add(ttl_ms))
-        .bind(now)
+        .bind(lease_ttl(ttl_ms))
         .fetch_optional(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -576,10 +595,12 @@ impl Store for SqlStore {
         let Ok(token) = i64::try_from(token) else {
             return Ok(false);
         };
-        let done = sqlx::query(&self.sql(
-            "update table_lease set expires_at = $1 where poker_table_id = $2 and node = $3 and token = $4",
-        ))
-        .bind(now_ms().saturating_add(ttl_ms))
+        let done = sqlx::query(&self.sql(&format!(
+            "update table_lease set expires_at = {} + $1 \
+             where poker_table_id = $2 and node = $3 and token = $4",
+            db_now_ms(self.backend)
+        )))
+        .bind(lease_ttl(ttl_ms))
         .bind(table.to_string())
         .bind(node)
         .bind(token)
@@ -605,9 +626,12 @@ impl Store for SqlStore {
     }
 
     async fn leases(&self) -> StoreResult<Vec<Lease>> {
-        let rows = sqlx::query(
-            "select poker_table_id, node, token, expires_at from table_lease order by poker_table_id",
-        )
+        let rows = sqlx::query(&format!(
+            "select poker_table_id, node, token, expires_at, \
+                 cast(case when expires_at >= {} then 1 else 0 end as bigint) as live \
+             from table_lease order by poker_table_id",
+            db_now_ms(self.backend)
+        ))
         .fetch_all(&self.pool)
         .await?;
         rows.iter()
@@ -617,6 +641,7 @@ impl Store for SqlStore {
                     node: r.try_get("node")?,
                     token: r.try_get::<i64, _>("token")? as u64,
                     expires_at: r.try_get("expires_at")?,
+                    live: r.try_get::<i64, _>("live")? != 0,
                 })
             })
             .collect()
@@ -624,14 +649,14 @@ impl Store for SqlStore {
 
     async fn lease_candidates(&self, node: &str) -> StoreResult<Vec<TableId>> {
         check_node(node)?;
-        let rows = sqlx::query(&self.sql(
+        let rows = sqlx::query(&self.sql(&format!(
             "select t.poker_table_id from poker_table t \
              left join table_lease l on l.poker_table_id = t.poker_table_id \
-             where t.status = $1 and (l.poker_table_id is null or l.expires_at < $2) \
+             where t.status = $1 and (l.poker_table_id is null or l.expires_at < {}) \
              order by t.poker_table_id",
-        ))
+            db_now_ms(self.backend)
+        )))
         .bind(TableStatus::Open.as_str())
-        .bind(now_ms())
         .fetch_all(&self.pool)
         .await?;
         rows.iter()
