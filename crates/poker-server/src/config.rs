@@ -102,6 +102,11 @@ pub struct ServerConfig {
     pub session_hours: u32,
     /// How long running hands get to finish on shutdown, in milliseconds.
     pub shutdown_grace_ms: u64,
+    /// At most how long a table holds back, for a player it has just written to, what
+    /// concerns them only as an onlooker (others' actions), so that a busy table's many
+    /// steps reach them in one write; in milliseconds, 0: every step is written at once.
+    /// Their own turn, cards and actions always go at once.
+    pub coalesce_ms: u64,
     /// A folder to serve the browser client from instead of the built-in copy.
     pub web_root: String,
     /// Origins (`scheme://host:port`, comma-separated) whose pages may open `/ws`, besides

@@ -92,6 +92,7 @@ impl AppState {
             metrics: self.metrics.clone(),
             fence,
             lease,
+            coalesce: std::time::Duration::from_millis(self.config.server.coalesce_ms),
         };
         let handle = table::spawn(table_id, name.to_string(), spec, context).await?;
         self.tables.lock().await.insert(table_id, handle);

@@ -54,6 +54,17 @@ async fn spawn_with(
     lobby: &Arc<Lobby>,
     metrics: &Arc<Metrics>,
 ) -> TableHandle {
+    start(table_id, store, lobby, metrics, Duration::ZERO).await
+}
+
+/// A table that holds back what concerns an onlooker for up to `coalesce`.
+async fn start(
+    table_id: TableId,
+    store: &Arc<SqlStore>,
+    lobby: &Arc<Lobby>,
+    metrics: &Arc<Metrics>,
+    coalesce: Duration,
+) -> TableHandle {
     let spec = TableSpec {
         rules: rules(),
         clock: ClockRules {
@@ -70,6 +81,7 @@ async fn spawn_with(
         metrics: metrics.clone(),
         fence: None,
         lease: None,
+        coalesce,
     };
     table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
         .await
@@ -704,4 +716,120 @@ async fn a_table_whose_task_fails_voids_the_hand_and_lets_its_players_leave_with
         assert_eq!(store.balance(p).await.unwrap(), 1000);
     }
     assert_conserved(&store, 3000).await;
+}
+
+/// The event as an onlooker sees it: hole cards unknown unless dealt face up.
+fn as_onlooker(event: &Event) -> String {
+    let mut json = serde_json::to_value(event).unwrap();
+    if let Event::HoleDealt { cards, up, .. } = event {
+        let hidden: Vec<String> = cards
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if up >> i & 1 == 1 {
+                    c.to_string()
+                } else {
+                    poker_rules::Card::UNKNOWN.to_string()
+                }
+            })
+            .collect();
+        json["cards"] = serde_json::to_value(hidden.join("")).unwrap();
+    }
+    json.to_string()
+}
+
+/// A busy table holds back what concerns an onlooker (here for a minute): the players get
+/// their cards, turns and own actions at once and play a whole hand, while a spectator has
+/// received nothing past its snapshot; it gets every event of the hand, in order, in one
+/// batch when the table closes, and the chips are all accounted for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn onlookers_get_a_busy_tables_messages_held_back_in_one_write_and_players_theirs_at_once() {
+    let db = TestSqlite::new();
+    let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
+    let (a, b) = (
+        store.create_player("ann", "x").await.unwrap(),
+        store.create_player("ben", "x").await.unwrap(),
+    );
+    store.deposit(a, 1000, None).await.unwrap();
+    store.deposit(b, 1000, None).await.unwrap();
+    let table_id = store.create_table("NL 1/2", "{}").await.unwrap();
+    let metrics = Arc::new(Metrics::default());
+    let table = start(
+        table_id,
+        &store,
+        &Arc::new(Lobby::default()),
+        &metrics,
+        Duration::from_secs(60),
+    )
+    .await;
+    let mut watch = table.subscribe(None, 1024).await;
+    assert!(matches!(next(&mut watch).await, ServerMsg::Snapshot { .. }));
+    let mut rx_a = table.subscribe(Some(a), 1024).await;
+    let mut rx_b = table.subscribe(Some(b), 1024).await;
+    table
+        .sit(a, "ann".into(), 0, 150, Entry::PostNow)
+        .await
+        .unwrap();
+    table
+        .sit(b, "ben".into(), 1, 150, Entry::PostNow)
+        .await
+        .unwrap();
+
+    // One hand, both checking or calling down; what ann sees of it, in order.
+    let mut seen_by_a: Vec<String> = Vec::new();
+    let mut a_ended = false;
+    let mut b_ended = false;
+    while !(a_ended && b_ended) {
+        tokio::select! {
+            m = next(&mut rx_a), if !a_ended => {
+                if let ServerMsg::Event { event, .. } = &m {
+                    seen_by_a.push(as_onlooker(event));
+                    a_ended = matches!(event, Event::HandEnded { .. });
+                }
+                answer(&table, a, m).await;
+            }
+            m = next(&mut rx_b), if !b_ended => {
+                if let ServerMsg::Event { event: Event::HandEnded { .. }, .. } = &m {
+                    b_ended = true;
+                }
+                answer(&table, b, m).await;
+            }
+        }
+    }
+    assert!(seen_by_a.len() > 8, "a whole hand: {seen_by_a:?}");
+    // Nothing of it has reached the spectator yet: held back, in one batch.
+    assert!(watch.try_recv().is_err(), "held back");
+    assert_eq!(watch.batches(), 1, "the snapshot only");
+
+    // Closing (the players play the next hand out) sends what was held back: every event
+    // of the hand, as ann saw it but for her cards, in order, in one more batch.
+    let mut closing = tokio::spawn({
+        let table = table.clone();
+        async move { table.close().await }
+    });
+    let cashed = loop {
+        tokio::select! {
+            biased;
+            done = &mut closing => break done.unwrap().unwrap(),
+            Some(m) = rx_a.recv() => answer(&table, a, m).await,
+            Some(m) = rx_b.recv() => answer(&table, b, m).await,
+        }
+    };
+    let mut seen_by_watch: Vec<String> = Vec::new();
+    loop {
+        match next(&mut watch).await {
+            ServerMsg::Event { event, .. } => {
+                seen_by_watch.push(as_onlooker(&event));
+                if matches!(event, Event::HandEnded { .. }) {
+                    break;
+                }
+            }
+            ServerMsg::Seats { .. } | ServerMsg::Turn { .. } => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(seen_by_watch, seen_by_a);
+    assert_eq!(watch.batches(), 2, "everything held back came in one batch");
+    assert_eq!(cashed, 300);
+    assert_conserved(&store, 2000).await;
 }

@@ -61,6 +61,9 @@ pub(super) struct Subscriber {
     pub(super) pending: Batch,
     /// Missed messages: gets a snapshot as soon as its queue has room.
     pub(super) stale: bool,
+    /// When it was last written to (what concerns it only as an onlooker waits until
+    /// `coalesce` after this).
+    pub(super) last_sent: Option<Instant>,
 }
 
 pub(super) struct Actor {
@@ -97,6 +100,10 @@ pub(super) struct Actor {
     pub(super) state_dirty: bool,
     /// Who listens, mirrored for the supervisor (which tells them if this task fails).
     pub(super) listeners: Listeners,
+    /// The player whose command this step answers: what it makes for them goes at once.
+    pub(super) urgent: Option<PlayerId>,
+    /// When the batches held back for onlookers are due.
+    pub(super) flush_at: Option<Instant>,
 }
 
 /// The queues subscribed to a table, shared with its supervisor.
@@ -212,6 +219,8 @@ pub async fn spawn(
         writer,
         state_dirty: false,
         listeners: listeners.clone(),
+        urgent: None,
+        flush_at: None,
     };
     actor.publish_lobby();
     let failed = Failed {
@@ -228,9 +237,18 @@ pub async fn spawn(
             actor.flush_out();
             while !actor.closed {
                 let deadline = actor.next_deadline();
+                let flush_at = actor.flush_at;
                 let hand = actor.hand_span();
                 let go_on = async {
                     tokio::select! {
+                        // Batches held back for onlookers are due: written, nothing else.
+                        _ = sleep_until(flush_at), if flush_at.is_some() => {
+                            if !actor.hold_lease().await {
+                                return false;
+                            }
+                            actor.flush_out();
+                            return true;
+                        }
                         command = rx.recv() => match command {
                             Some(command) => {
                                 // Among several nodes, only while the lease holds.
@@ -260,6 +278,7 @@ pub async fn spawn(
                     actor.save_seat_states();
                     actor.save_table();
                     actor.flush_out();
+                    actor.urgent = None;
                     true
                 }
                 .instrument(hand)
@@ -268,6 +287,8 @@ pub async fn spawn(
                     break;
                 }
             }
+            // Closed: nothing held back stays behind.
+            actor.flush_everything();
         }
         .instrument(span.clone()),
     );
@@ -330,6 +351,15 @@ impl SeatInfo {
 
 impl Actor {
     pub(super) async fn handle(&mut self, command: Command) {
+        // What answers a player's own command reaches them at once.
+        self.urgent = match &command {
+            Command::Act { player, .. }
+            | Command::Chat { player, .. }
+            | Command::Waitlist { player, .. }
+            | Command::Sit { player, .. }
+            | Command::Seat { player, .. } => Some(*player),
+            _ => None,
+        };
         match command {
             Command::Subscribe {
                 player,
@@ -497,6 +527,7 @@ impl Actor {
             queue,
             pending: Vec::new(),
             stale,
+            last_sent: Some(Instant::now()),
         });
         self.mirror_listeners();
     }

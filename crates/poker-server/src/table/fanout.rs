@@ -10,6 +10,7 @@ use poker_store::PlayerId;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::sync::mpsc::error::TrySendError;
+use tokio::time::Instant;
 
 impl Actor {
     pub(super) fn status(&self) -> &'static str {
@@ -135,8 +136,23 @@ impl Actor {
 
     /// Sends each subscriber what this step made for it, in one batch; a full queue
     /// marks the subscriber stale (resynced with a snapshot once it has room), a closed
-    /// one is dropped.
+    /// one is dropped. What concerns a subscriber only as an onlooker (no frame of its
+    /// own, not the player whose command this step answers) waits until `coalesce` after
+    /// its last write, to leave with what follows ([`Actor::flush_at`]).
     pub(super) fn flush_out(&mut self) {
+        self.flush(false);
+    }
+
+    /// Sends everything, held back or not.
+    pub(super) fn flush_everything(&mut self) {
+        self.flush(true);
+    }
+
+    fn flush(&mut self, everything: bool) {
+        let now = Instant::now();
+        let coalesce = self.ctx.coalesce;
+        let urgent = self.urgent;
+        let mut due: Option<Instant> = None;
         let mut subscribers = std::mem::take(&mut self.subscribers);
         subscribers.retain_mut(|s| {
             let batch = if s.stale {
@@ -145,10 +161,18 @@ impl Actor {
             } else if s.pending.is_empty() {
                 return true;
             } else {
+                let hold_until = s.last_sent.map(|t| t + coalesce).filter(|&t| t > now);
+                let theirs = (s.who.is_some() && s.who == urgent)
+                    || s.pending.iter().any(|o| matches!(o, Out::Own(_)));
+                if let Some(at) = hold_until.filter(|_| !everything && !theirs) {
+                    due = Some(due.map_or(at, |d| d.min(at)));
+                    return true;
+                }
                 std::mem::take(&mut s.pending)
             };
             match s.queue.try_send(batch) {
                 Ok(()) => {
+                    s.last_sent = Some(now);
                     if s.stale {
                         s.stale = false;
                         self.ctx.metrics.resyncs.fetch_add(1, Ordering::Relaxed);
@@ -163,6 +187,7 @@ impl Actor {
             }
         });
         self.subscribers = subscribers;
+        self.flush_at = due;
     }
 
     /// Sends a message the same for everyone, serialized once.

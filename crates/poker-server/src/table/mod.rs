@@ -73,6 +73,7 @@ pub type Batch = Vec<Out>;
 pub struct Subscription {
     rx: mpsc::Receiver<Batch>,
     buffered: std::collections::VecDeque<ServerMsg>,
+    batches: usize,
 }
 
 impl Subscription {
@@ -83,6 +84,7 @@ impl Subscription {
                 return Some(msg);
             }
             let batch = self.rx.recv().await?;
+            self.batches += 1;
             self.buffered.extend(batch.into_iter().map(Out::into_msg));
         }
     }
@@ -94,8 +96,14 @@ impl Subscription {
                 return Ok(msg);
             }
             let batch = self.rx.try_recv()?;
+            self.batches += 1;
             self.buffered.extend(batch.into_iter().map(Out::into_msg));
         }
+    }
+
+    /// How many batches (one socket write each, on a connection) have arrived so far.
+    pub fn batches(&self) -> usize {
+        self.batches
     }
 }
 
@@ -408,6 +416,9 @@ pub struct TableContext {
     /// Until when the lease is known to hold, among several nodes: the actor acts only
     /// before it (waiting for the next renewal past it), and stops when it closes.
     pub lease: Option<tokio::sync::watch::Receiver<Instant>>,
+    /// At most how long what concerns a subscriber only as an onlooker is held back to
+    /// be written with what follows (`server.coalesce_ms`); zero: never.
+    pub coalesce: std::time::Duration,
 }
 
 /// A handle to a table's actor: in this process, or on the node that owns it.
@@ -602,6 +613,7 @@ impl TableHandle {
         Subscription {
             rx,
             buffered: Default::default(),
+            batches: 0,
         }
     }
 
