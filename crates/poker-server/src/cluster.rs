@@ -313,27 +313,32 @@ impl Cluster {
             .iter()
             .map(|(t, (token, _))| (*t, *token))
             .collect();
-        for (table, token) in owned {
+        if !owned.is_empty() {
+            // One statement renews them all.
             let asked = tokio::time::Instant::now();
-            let kept = match state
+            match state
                 .store
-                .renew_lease(table, &self.node, token, self.lease_ms as i64)
+                .renew_leases(&self.node, &owned, self.lease_ms as i64)
                 .await
             {
-                Ok(kept) => kept,
-                Err(e) => {
-                    // The others' renewals still go on; the fence guards the rest.
-                    tracing::warn!("table {table}: cannot renew its lease: {e}");
-                    continue;
+                Ok(kept) => {
+                    for (table, token) in owned {
+                        if kept.binary_search(&table).is_ok() {
+                            if let Some(valid) = lock(&self.valid).get(&table) {
+                                let _ = valid.send(asked + self.hold());
+                            }
+                        } else if self.token(table) == Some(token) {
+                            // (Not one let go, or opened again, meanwhile.)
+                            tracing::warn!(
+                                "table {table}: lease lost to another node; stopping it here"
+                            );
+                            self.forget(state, table, false).await;
+                        }
+                    }
                 }
-            };
-            if kept {
-                if let Some(valid) = lock(&self.valid).get(&table) {
-                    let _ = valid.send(asked + self.hold());
-                }
-            } else {
-                tracing::warn!("table {table}: lease lost to another node; stopping it here");
-                self.forget(state, table, false).await;
+                // Nothing renewed this time: the actors wait past their hold, and the
+                // fence guards the rest.
+                Err(e) => tracing::warn!("cannot renew this node's leases: {e}"),
             }
         }
         // A fair share: the open tables over the nodes holding live leases (this one

@@ -145,20 +145,21 @@ pub trait Store: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<()>> + Send;
     /// Takes or extends a table's lease for `node` (which runs the table while it holds
     /// the lease), until `ttl_ms` from now. Now, and whether a lease has expired, are the
-    /// database's clock's: no node's clock decides. A free, expired or released lease passes to
-    /// `node` with a new fencing token, one above the last (1 for the table's first
-    /// lease); a live lease of `node` itself is extended and keeps its token. Returns the
-    /// token, or `None` while another node holds a live lease. Safe against nodes racing.
+    /// database's clock's: no node's clock decides. A free, expired or released lease
+    /// passes to `node` with a new fencing token, one above the last (1 for the table's
+    /// first lease); a live lease of `node` itself is extended and keeps its token.
+    /// Returns the token, or `None` while another node holds a live lease. Safe against
+    /// nodes racing.
     fn acquire_lease(
         &self,
         table: TableId,
         node: &str,
         ttl_ms: i64,
     ) -> impl Future<Output = StoreResult<Option<u64>>> + Send;
-    /// Extends `node`'s lease to `ttl_ms` from now (the database's), if the table's lease still has this
-    /// node and token (even expired: nobody has taken it since, so the token is still the
-    /// newest). Returns whether it did; `false` means the table has passed to another
-    /// owner (or `node` released it).
+    /// Extends `node`'s lease to `ttl_ms` from now (the database's), if the table's
+    /// lease still has this node and token (even expired: nobody has taken it since, so
+    /// the token is still the newest) and was not released. Returns whether it did;
+    /// `false` means the table has passed to another owner (or `node` released it).
     fn renew_lease(
         &self,
         table: TableId,
@@ -166,6 +167,15 @@ pub trait Store: Send + Sync + 'static {
         token: u64,
         ttl_ms: i64,
     ) -> impl Future<Output = StoreResult<bool>> + Send;
+    /// [`Store::renew_lease`] for each of `node`'s `(table, token)` leases, in one
+    /// statement (a node renews all its leases at once every heartbeat). Returns the
+    /// tables whose lease it extended, by id; the others have passed to another owner.
+    fn renew_leases(
+        &self,
+        node: &str,
+        leases: &[(TableId, u64)],
+        ttl_ms: i64,
+    ) -> impl Future<Output = StoreResult<Vec<TableId>>> + Send;
     /// Gives a lease up at once (its `expires_at` becomes 0) if it still has this node
     /// and token; otherwise changes nothing. The token stays, so the next owner's is
     /// higher.

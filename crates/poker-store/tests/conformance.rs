@@ -1197,6 +1197,80 @@ async fn lease_no_nodes_clock_decides_whether_a_lease_is_live(store: &SqlStore, 
     );
 }
 
+/// A node renews all its leases in one call: it keeps those still its own (live or
+/// expired but not taken since) and loses those another node took, released ones, and any
+/// it names with a token that is not the lease's.
+async fn lease_renewing_many_at_once_keeps_only_those_still_held(store: &SqlStore) {
+    let mut tables = Vec::new();
+    for i in 0..6 {
+        let table = store
+            .create_table(&format!("renew-many-{i}"), "{}")
+            .await
+            .unwrap();
+        assert_eq!(
+            store.acquire_lease(table, "node-a", 60_000).await.unwrap(),
+            Some(1)
+        );
+        tables.push(table);
+    }
+    let [live, expired, taken, released, wrong_token, untouched] = tables[..] else {
+        unreachable!()
+    };
+    // Expired, nobody took it: still node-a's to renew.
+    assert!(store.renew_lease(expired, "node-a", 1, -1).await.unwrap());
+    // Expired and taken over by node-b meanwhile.
+    assert!(store.renew_lease(taken, "node-a", 1, -1).await.unwrap());
+    assert_eq!(
+        store.acquire_lease(taken, "node-b", 60_000).await.unwrap(),
+        Some(2)
+    );
+    store.release_lease(released, "node-a", 1).await.unwrap();
+    let asked = [
+        (live, 1),
+        (expired, 1),
+        (taken, 1),
+        (released, 1),
+        (wrong_token, 7),
+        (TableId::new(), 1),
+        (live, u64::MAX),
+    ];
+    let mut expected = vec![live, expired];
+    expected.sort_unstable();
+    assert_eq!(
+        store.renew_leases("node-a", &asked, 60_000).await.unwrap(),
+        expected
+    );
+    let leases = store.leases().await.unwrap();
+    let lease = |t: TableId| leases.iter().find(|l| l.table_id == t).unwrap();
+    for t in [live, expired] {
+        assert_eq!((lease(t).node.as_str(), lease(t).token), ("node-a", 1));
+        assert!(lease(t).live, "renewed");
+    }
+    assert_eq!(
+        (lease(taken).node.as_str(), lease(taken).token),
+        ("node-b", 2)
+    );
+    assert!(lease(taken).live, "node-b's lease stands");
+    assert_eq!((lease(released).token, lease(released).expires_at), (1, 0));
+    assert!(!lease(released).live, "a released lease stays free");
+    assert!(lease(wrong_token).live && lease(untouched).live);
+    // Nothing to renew; another node's name renews nothing of node-a's.
+    assert!(store
+        .renew_leases("node-a", &[], 60_000)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(store
+        .renew_leases("node-b", &[(live, 1), (taken, 2)], 60_000)
+        .await
+        .unwrap()
+        .eq(&[taken]));
+    assert!(matches!(
+        store.renew_leases("", &[(live, 1)], 60_000).await,
+        Err(StoreError::Invalid(_))
+    ));
+}
+
 async fn lease_candidates_are_the_open_tables_without_a_live_lease(store: &SqlStore) {
     let table = |name: &'static str| store.create_table(name, "{}");
     let free = table("cand-free").await.unwrap();
@@ -1561,6 +1635,7 @@ async fn run_all(url: &str) {
     staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(&store).await;
     a_table_is_found_by_its_id_whatever_its_status(&store).await;
     lease_a_table_is_held_by_one_node_until_it_expires_or_is_released(&store).await;
+    lease_renewing_many_at_once_keeps_only_those_still_held(&store).await;
     lease_candidates_are_the_open_tables_without_a_live_lease(&store).await;
     lease_a_hand_with_a_stale_fence_is_refused_and_moves_no_chip(&store).await;
     lease_money_moves_with_a_stale_fence_are_refused_and_move_nothing(&store).await;

@@ -591,22 +591,77 @@ impl Store for SqlStore {
         token: u64,
         ttl_ms: i64,
     ) -> StoreResult<bool> {
+        let kept = self.renew_leases(node, &[(table, token)], ttl_ms).await?;
+        Ok(kept.contains(&table))
+    }
+
+    async fn renew_leases(
+        &self,
+        node: &str,
+        leases: &[(TableId, u64)],
+        ttl_ms: i64,
+    ) -> StoreResult<Vec<TableId>> {
         let node = check_node(node)?;
-        let Ok(token) = i64::try_from(token) else {
-            return Ok(false);
+        // A token past what the database holds is no lease's.
+        let leases: Vec<(String, i64)> = leases
+            .iter()
+            .filter_map(|(t, k)| Some((t.to_string(), i64::try_from(*k).ok()?)))
+            .collect();
+        if leases.is_empty() {
+            return Ok(Vec::new());
+        }
+        let now = db_now_ms(self.backend);
+        // One statement for all: a lease is kept only if its row still has this node and
+        // token and was not released (expires_at 0).
+        let rows = match &self.pg {
+            Some(pg) => {
+                let (tables, tokens): (Vec<String>, Vec<i64>) = leases.into_iter().unzip();
+                sqlx::query(&format!(
+                    "update table_lease l set expires_at = {now} + $1 \
+                     from unnest($2::text[], $3::bigint[]) as r(poker_table_id, token) \
+                     where l.poker_table_id = r.poker_table_id and l.token = r.token \
+                         and l.node = $4 and l.expires_at <> 0 \
+                     returning l.poker_table_id",
+                ))
+                .bind(lease_ttl(ttl_ms))
+                .bind(tables)
+                .bind(tokens)
+                .bind(node)
+                .fetch_all(pg)
+                .await?
+                .iter()
+                .map(|r| r.try_get::<String, _>("poker_table_id"))
+                .collect::<Result<Vec<_>, _>>()?
+            }
+            None => {
+                // SQLite: the pairs as one JSON array of [table, token].
+                let pairs = serde_json::to_string(&leases).expect("pairs serialize");
+                sqlx::query(&format!(
+                    "update table_lease set expires_at = {now} + ?1 \
+                     where node = ?2 and expires_at <> 0 \
+                         and poker_table_id in \
+                             (select json_extract(value, '$[0]') from json_each(?3)) \
+                         and poker_table_id || ' ' || token in \
+                             (select json_extract(value, '$[0]') || ' ' || json_extract(value, '$[1]') \
+                              from json_each(?3)) \
+                     returning poker_table_id",
+                ))
+                .bind(lease_ttl(ttl_ms))
+                .bind(node)
+                .bind(pairs)
+                .fetch_all(&self.pool)
+                .await?
+                .iter()
+                .map(|r| r.try_get::<String, _>("poker_table_id"))
+                .collect::<Result<Vec<_>, _>>()?
+            }
         };
-        let done = sqlx::query(&self.sql(&format!(
-            "update table_lease set expires_at = {} + $1 \
-             where poker_table_id = $2 and node = $3 and token = $4",
-            db_now_ms(self.backend)
-        )))
-        .bind(lease_ttl(ttl_ms))
-        .bind(table.to_string())
-        .bind(node)
-        .bind(token)
-        .execute(&self.pool)
-        .await?;
-        Ok(done.rows_affected() == 1)
+        let mut kept = rows
+            .into_iter()
+            .map(|t| Ok(TableId(Self::uuid(t)?)))
+            .collect::<StoreResult<Vec<_>>>()?;
+        kept.sort_unstable();
+        Ok(kept)
     }
 
     async fn release_lease(&self, table: TableId, node: &str, token: u64) -> StoreResult<()> {
