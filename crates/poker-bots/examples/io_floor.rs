@@ -1,0 +1,227 @@
+//! The floor of a table's I/O: what a server that does nothing but pokerd's socket work
+//! spends per six-max hand, with no rules, no JSON, no database.
+//!
+//! A child process plays the clients: six WebSocket connections per table, each answering
+//! the frame that asks it to act at once. The server process answers like pokerd's table
+//! actor: per action it reads the actor's frame, writes to the actor (its action) and to the
+//! next player (the action and their turn), and writes the action to the four onlookers,
+//! either at once (`--coalesce-ms 0`, one write each) or held back until `--coalesce-ms`
+//! after their last write (pokerd's `server.coalesce_ms`). A hand is 26 actions, about what
+//! poker-load's bots make. It reports the server process's CPU time per hand (user +
+//! system, from /proc) and the writes and reads per hand.
+//!
+//! `cargo run --release -p poker-bots --example io_floor -- --tables 20 --secs 10 --coalesce-ms 10`
+
+use futures_util::{SinkExt, StreamExt};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_tungstenite::tungstenite::Message;
+
+const SEATS: usize = 6;
+const ACTIONS_PER_HAND: u64 = 26;
+
+fn arg(name: &str, default: u64) -> u64 {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// This process's CPU time (user + system), from /proc.
+fn cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
+    let fields: Vec<&str> = stat[stat.rfind(')').expect("a comm") + 2..]
+        .split(' ')
+        .collect();
+    let ticks: u64 =
+        fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    Duration::from_millis(ticks * 10)
+}
+
+/// Frames the size of pokerd's: an action event, then the turn clock.
+fn frames(n: u64) -> [String; 2] {
+    let table = "3f1c9a1e-8a55-4f43-a3c0-0d6a5ad0c7b1";
+    [
+        format!("{{\"type\":\"event\",\"table_id\":\"{table}\",\"hand_number\":{n},\"seats\":[0,1,2,3,4,5],\"event\":{{\"type\":\"called\",\"player\":3,\"amount\":4}}}}"),
+        format!("{{\"type\":\"turn\",\"table_id\":\"{table}\",\"hand_number\":{n},\"clock\":{{\"seat\":4,\"remaining_ms\":30000,\"bank_ms\":60000}}}}"),
+    ]
+}
+
+#[derive(Default)]
+struct Counts {
+    actions: AtomicU64,
+    writes: AtomicU64,
+    reads: AtomicU64,
+}
+
+fn main() -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    if std::env::args().any(|a| a == "--client") {
+        runtime.block_on(client(arg("--port", 0) as u16, arg("--tables", 20)))
+    } else {
+        runtime.block_on(server(
+            arg("--tables", 20),
+            arg("--secs", 10),
+            Duration::from_millis(arg("--coalesce-ms", 10)),
+        ))
+    }
+}
+
+async fn server(tables: u64, secs: u64, coalesce: Duration) -> anyhow::Result<()> {
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let port = listener.local_addr()?.port();
+    let mut child = std::process::Command::new(std::env::current_exe()?)
+        .args([
+            "--client",
+            "--port",
+            &port.to_string(),
+            "--tables",
+            &tables.to_string(),
+        ])
+        .spawn()?;
+    let counts = Arc::new(Counts::default());
+    for _ in 0..tables {
+        let mut seats = Vec::new();
+        for _ in 0..SEATS {
+            let (stream, _) = listener.accept().await?;
+            stream.set_nodelay(true)?;
+            seats.push(tokio_tungstenite::accept_async(stream).await?);
+        }
+        tokio::spawn(table(seats, counts.clone(), coalesce));
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (cpu0, at0) = (cpu(), Instant::now());
+    let (a0, w0, r0) = (
+        counts.actions.load(Ordering::Relaxed),
+        counts.writes.load(Ordering::Relaxed),
+        counts.reads.load(Ordering::Relaxed),
+    );
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    let (cpu1, elapsed) = (cpu(), at0.elapsed().as_secs_f64());
+    let hands = (counts.actions.load(Ordering::Relaxed) - a0) as f64 / ACTIONS_PER_HAND as f64;
+    let writes = (counts.writes.load(Ordering::Relaxed) - w0) as f64;
+    let reads = (counts.reads.load(Ordering::Relaxed) - r0) as f64;
+    println!(
+        "{tables} tables, coalesce {} ms: {:.0} hands/s; server {:.3} ms CPU per hand, {:.1} writes and {:.1} reads per hand",
+        coalesce.as_millis(),
+        hands / elapsed,
+        (cpu1 - cpu0).as_secs_f64() * 1000.0 / hands,
+        writes / hands,
+        reads / hands,
+    );
+    child.kill()?;
+    let _ = child.wait();
+    Ok(())
+}
+
+type Ws = tokio_tungstenite::WebSocketStream<TcpStream>;
+
+/// One table: each action is read from the player to act, then written back to them, to
+/// the next player with their turn, and to the onlookers (held back while coalescing).
+async fn table(seats: Vec<Ws>, counts: Arc<Counts>, coalesce: Duration) {
+    let (mut sinks, mut streams): (Vec<_>, Vec<_>) = seats.into_iter().map(|s| s.split()).unzip();
+    let mut pending: Vec<Vec<String>> = vec![Vec::new(); SEATS];
+    let mut last_sent: Vec<Option<Instant>> = vec![None; SEATS];
+    let mut n: u64 = 0;
+    // The first turn.
+    if sinks[0].send(Message::text("decide")).await.is_err() {
+        return;
+    }
+    let mut to_act = 0;
+    loop {
+        // Onlookers' held-back batches that fall due while waiting for the action.
+        let due = last_sent
+            .iter()
+            .zip(&pending)
+            .filter(|(_, p)| !p.is_empty())
+            .filter_map(|(t, _)| t.map(|t| t + coalesce))
+            .min();
+        let frame = tokio::select! {
+            frame = streams[to_act].next() => frame,
+            _ = tokio::time::sleep_until(due.unwrap_or_else(Instant::now).into()), if due.is_some() => {
+                let now = Instant::now();
+                for seat in 0..SEATS {
+                    if !pending[seat].is_empty() && last_sent[seat].is_some_and(|t| t + coalesce <= now) {
+                        if write(&mut sinks[seat], &mut pending[seat], &counts).await.is_err() {
+                            return;
+                        }
+                        last_sent[seat] = Some(now);
+                    }
+                }
+                continue;
+            }
+        };
+        match frame {
+            Some(Ok(Message::Text(_))) => {}
+            _ => return,
+        }
+        counts.reads.fetch_add(1, Ordering::Relaxed);
+        counts.actions.fetch_add(1, Ordering::Relaxed);
+        n += 1;
+        let next = (to_act + 1) % SEATS;
+        let now = Instant::now();
+        for seat in 0..SEATS {
+            pending[seat].extend(frames(n));
+            let theirs = seat == to_act || seat == next;
+            if seat == next {
+                pending[seat].push("decide".into());
+            }
+            let held = !theirs && last_sent[seat].is_some_and(|t| t + coalesce > now);
+            if !held {
+                if write(&mut sinks[seat], &mut pending[seat], &counts)
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+                last_sent[seat] = Some(now);
+            }
+        }
+        to_act = next;
+    }
+}
+
+/// One write: every frame waiting for this seat, flushed once.
+async fn write(
+    sink: &mut futures_util::stream::SplitSink<Ws, Message>,
+    pending: &mut Vec<String>,
+    counts: &Counts,
+) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+    for text in pending.drain(..) {
+        sink.feed(Message::text(text)).await?;
+    }
+    counts.writes.fetch_add(1, Ordering::Relaxed);
+    sink.flush().await
+}
+
+/// The players: six connections per table, each answering its turn at once.
+async fn client(port: u16, tables: u64) -> anyhow::Result<()> {
+    let mut tasks = Vec::new();
+    for _ in 0..tables * SEATS as u64 {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/")).await?;
+        tasks.push(tokio::spawn(async move {
+            let (mut sink, mut stream) = ws.split();
+            while let Some(Ok(frame)) = stream.next().await {
+                if let Message::Text(text) = frame {
+                    if text.as_str() == "decide" {
+                        let action = "{\"type\":\"act\",\"table_id\":\"3f1c9a1e-8a55-4f43-a3c0-0d6a5ad0c7b1\",\"decision_id\":1,\"action\":{\"type\":\"call\"}}";
+                        if sink.send(Message::text(action)).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        }));
+    }
+    for task in tasks {
+        let _ = task.await;
+    }
+    Ok(())
+}
