@@ -26,7 +26,7 @@ use poker_rules::table::Entry;
 use poker_rules::{Action, Chips};
 use poker_store::{PlayerId, Store, TableId, TableStatus};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -95,7 +95,7 @@ pub struct Cluster {
     /// The tables this node owns: their lease token and the task answering commands.
     owned: Mutex<HashMap<TableId, (u64, tokio::task::AbortHandle)>>,
     /// The inbox of each connection queue subscribed to a table on another node.
-    inboxes: Mutex<Vec<(mpsc::Sender<Batch>, String)>>,
+    inboxes: Mutex<Vec<Inbox>>,
     /// Held while a table is being opened here, so a table is never opened twice.
     opening: tokio::sync::Mutex<()>,
     /// Until when each table's actor may act (by this process's clock): a little less
@@ -103,6 +103,17 @@ pub struct Cluster {
     /// the next renewal, or stops when the table is let go (the sender dropped), so a node
     /// that was frozen past its lease wakes up without acting on a timer first.
     valid: Mutex<HashMap<TableId, tokio::sync::watch::Sender<tokio::time::Instant>>>,
+}
+
+/// A connection queue's inbox: where the owners of the tables it joined on other nodes
+/// send their batches.
+struct Inbox {
+    queue: mpsc::Sender<Batch>,
+    subject: String,
+    /// The tables subscribed through it, each with its player and whether to subscribe
+    /// again only if that player is seated (after an unsubscription, which the owner
+    /// refuses while the player is seated): what a resync subscribes again.
+    joined: HashMap<TableId, (Option<PlayerId>, bool)>,
 }
 
 /// A table another node owns, reached through NATS.
@@ -254,34 +265,76 @@ impl Cluster {
     /// The inbox of a connection's queue, made (with the task forwarding what arrives
     /// in it) on first use.
     async fn inbox(self: &Arc<Cluster>, queue: mpsc::Sender<Batch>) -> anyhow::Result<String> {
-        if let Some((_, subject)) = lock(&self.inboxes)
+        if let Some(inbox) = lock(&self.inboxes)
             .iter()
-            .find(|(q, _)| q.same_channel(&queue))
+            .find(|i| i.queue.same_channel(&queue))
         {
-            return Ok(subject.clone());
+            return Ok(inbox.subject.clone());
         }
         let subject = format!("pokerd.inbox.{}.{}", self.node, TableId::new());
         let mut subscriber = self.nats.subscribe(subject.clone()).await?;
-        lock(&self.inboxes).push((queue.clone(), subject.clone()));
+        lock(&self.inboxes).push(Inbox {
+            queue: queue.clone(),
+            subject: subject.clone(),
+            joined: HashMap::new(),
+        });
         let cluster = self.clone();
         let inbox = subject.clone();
         tokio::spawn(async move {
+            // Like a table's own subscribers, a connection whose queue is full never
+            // stalls this reader (nor piles batches up in the NATS client): what it cannot
+            // take is dropped, and once it has room again every table it joined is
+            // subscribed to again, whose owner sends a fresh snapshot. Until a table's
+            // snapshot comes, what else comes of it is dropped too.
+            let mut stale = false;
+            let mut behind: HashSet<TableId> = HashSet::new();
+            let (failed_tx, mut failed) = mpsc::unbounded_channel::<Vec<TableId>>();
             loop {
                 tokio::select! {
                     message = subscriber.next() => {
                         let Some(message) = message else { break };
-                        let Some(batch) = decode(message.payload) else {
+                        let Some(mut batch) = decode(message.payload) else {
                             tracing::error!("an unreadable batch on {inbox}");
                             continue;
                         };
-                        if queue.send(batch).await.is_err() {
-                            break;
+                        if !behind.is_empty() {
+                            batch.retain(|frame| admit(frame, &mut behind));
+                            if batch.is_empty() {
+                                continue;
+                            }
+                        }
+                        match queue.try_send(batch) {
+                            Ok(()) => {}
+                            Err(mpsc::error::TrySendError::Full(_)) => {
+                                if !stale {
+                                    stale = true;
+                                    behind = cluster.joined(&inbox).keys().copied().collect();
+                                }
+                            }
+                            Err(mpsc::error::TrySendError::Closed(_)) => break,
+                        }
+                    }
+                    room = queue.reserve(), if stale => {
+                        let Ok(room) = room else { break };
+                        drop(room);
+                        stale = false;
+                        let joined: Vec<_> = cluster
+                            .joined(&inbox)
+                            .into_iter()
+                            .filter(|(table, _)| behind.contains(table))
+                            .collect();
+                        tokio::spawn(resubscribe(cluster.clone(), inbox.clone(), joined, failed_tx.clone()));
+                    }
+                    Some(tables) = failed.recv() => {
+                        // No snapshot is coming for these: what comes of them passes again.
+                        for table in tables {
+                            behind.remove(&table);
                         }
                     }
                     _ = queue.closed() => break,
                 }
             }
-            lock(&cluster.inboxes).retain(|(_, s)| *s != inbox);
+            lock(&cluster.inboxes).retain(|i| i.subject != inbox);
             let _ = subscriber.unsubscribe().await;
             let _ = cluster
                 .nats
@@ -289,6 +342,41 @@ impl Cluster {
                 .await;
         });
         Ok(subject)
+    }
+
+    /// The tables subscribed through an inbox, with their players.
+    fn joined(&self, inbox: &str) -> HashMap<TableId, (Option<PlayerId>, bool)> {
+        lock(&self.inboxes)
+            .iter()
+            .find(|i| i.subject == inbox)
+            .map(|i| i.joined.clone())
+            .unwrap_or_default()
+    }
+
+    /// Notes what a command that succeeded did to an inbox's subscriptions.
+    fn note(&self, table: TableId, cmd: &RemoteCmd) {
+        let (subject, player, subscribed) = match cmd {
+            RemoteCmd::Sit {
+                player,
+                inbox: Some(inbox),
+                ..
+            } => (inbox, Some(*player), true),
+            RemoteCmd::Subscribe { player, inbox, .. } => (inbox, *player, true),
+            RemoteCmd::Unsubscribe { inbox } => (inbox, None, false),
+            _ => return,
+        };
+        let mut inboxes = lock(&self.inboxes);
+        let Some(inbox) = inboxes.iter_mut().find(|i| i.subject == *subject) else {
+            return;
+        };
+        if subscribed {
+            inbox.joined.insert(table, (player, false));
+        } else if let Some((Some(_), only_if_seated)) = inbox.joined.get_mut(&table) {
+            // Still subscribed if its player is seated there.
+            *only_if_seated = true;
+        } else {
+            inbox.joined.remove(&table);
+        }
     }
 
     /// Renews this node's leases (a table whose lease was lost stops here at once) and
@@ -498,7 +586,15 @@ impl RemoteTable {
         {
             Ok(message) => match serde_json::from_slice(&message.payload) {
                 Ok(RemoteReply::Refused(refusal)) => Err(refusal),
-                Ok(reply) => Ok(reply),
+                Ok(reply) => {
+                    if matches!(
+                        reply,
+                        RemoteReply::Unit(Ok(())) | RemoteReply::Outcome(Ok(_))
+                    ) {
+                        self.cluster.note(self.table_id, &cmd);
+                    }
+                    Ok(reply)
+                }
                 Err(e) => Err(Refusal::Internal(format!("an unreadable answer: {e}"))),
             },
             // Nobody owns it right now (its node stopped and the lease has not expired
@@ -536,6 +632,81 @@ impl RemoteTable {
             Ok(RemoteReply::Chips(c)) => c,
             _ => None,
         }
+    }
+}
+
+/// Subscribes an inbox again to the tables it joined (its connection fell behind), so
+/// their owners send a snapshot; reports those where it could not.
+async fn resubscribe(
+    cluster: Arc<Cluster>,
+    inbox: String,
+    joined: Vec<(TableId, (Option<PlayerId>, bool))>,
+    failed: mpsc::UnboundedSender<Vec<TableId>>,
+) {
+    let mut refused = Vec::new();
+    for (table_id, (player, only_if_seated)) in joined {
+        let remote = RemoteTable {
+            table_id,
+            cluster: cluster.clone(),
+        };
+        let cmd = RemoteCmd::Subscribe {
+            player,
+            only_if_seated,
+            inbox: inbox.clone(),
+        };
+        if let Err(e) = remote.unit(cmd).await {
+            tracing::info!("table {table_id}: {inbox} not subscribed again: {e}");
+            refused.push(table_id);
+        }
+    }
+    if !refused.is_empty() {
+        let _ = failed.send(refused);
+    }
+}
+
+/// Whether a frame goes to a connection that fell behind: not while its table's snapshot
+/// has not come (`behind`), which it takes off the list.
+fn admit(frame: &Out, behind: &mut HashSet<TableId>) -> bool {
+    /// The fields that say which table a message is about.
+    #[derive(Deserialize)]
+    struct Peek {
+        #[serde(rename = "type")]
+        kind: String,
+        table_id: Option<TableId>,
+        table: Option<PeekTable>,
+    }
+    #[derive(Deserialize)]
+    struct PeekTable {
+        table_id: TableId,
+    }
+    let (table, snapshot) = match frame {
+        Out::Own(msg) => match &**msg {
+            ServerMsg::Snapshot { table, .. } => (Some(table.table_id), true),
+            other => {
+                let value = serde_json::to_value(other).unwrap_or_default();
+                let table = value
+                    .get("table_id")
+                    .or_else(|| value.get("table").and_then(|t| t.get("table_id")))
+                    .and_then(|t| serde_json::from_value(t.clone()).ok());
+                (table, false)
+            }
+        },
+        Out::Shared(text) => match serde_json::from_str::<Peek>(text.as_str()) {
+            Ok(peek) => (
+                peek.table_id.or(peek.table.map(|t| t.table_id)),
+                peek.kind == "snapshot",
+            ),
+            Err(_) => (None, false),
+        },
+    };
+    match table {
+        Some(table) if behind.contains(&table) => {
+            if snapshot {
+                behind.remove(&table);
+            }
+            snapshot
+        }
+        _ => true,
     }
 }
 
