@@ -304,6 +304,53 @@ impl HandRecord {
     }
 }
 
+/// A hand just dealt, recorded before anyone sees a card ([`crate::Store::start_hands`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandStart {
+    /// The hand.
+    pub hand: HandId,
+    /// Its table.
+    pub table: TableId,
+    /// Its number at the table.
+    pub number: u64,
+    /// When it was dealt (ms since the epoch).
+    pub at: i64,
+    /// The table's lease token among several nodes (a stale one is refused).
+    pub fence: Option<u64>,
+}
+
+/// A write that moves no money ([`crate::Store::save_table_writes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableWrite {
+    /// A table's between-hands state (JSON).
+    State {
+        /// The table.
+        table: TableId,
+        /// The state.
+        state: String,
+    },
+    /// Whether a seated player sits out.
+    SittingOut {
+        /// The table.
+        table: TableId,
+        /// The player.
+        player: PlayerId,
+        /// Sitting out.
+        out: bool,
+    },
+    /// The blinds a player owes at a table.
+    MissedBlinds {
+        /// The table.
+        table: TableId,
+        /// The player.
+        player: PlayerId,
+        /// Owes the small blind.
+        small: bool,
+        /// Owes the big blind.
+        big: bool,
+    },
+}
+
 /// A completed hand to commit: its record and the stacks it changed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompletedHand {

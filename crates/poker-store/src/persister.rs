@@ -1,14 +1,26 @@
-//! The persister: a task that commits completed hands from many tables in batches, one
-//! transaction per batch (group commit, with synchronous commit kept on), so a slow disk
-//! never stalls a table and no hand is acknowledged before it is durable.
+//! The persister: tasks that write for many tables in batches (group commit, with
+//! synchronous commit kept on): the hands just dealt, the finished hands and the tables'
+//! writes that move no money, each kind in one transaction per batch. A busy room thus
+//! pays one disk flush for many tables' writes, and no hand is acknowledged before it is
+//! durable.
 
-use crate::{CompletedHand, Store, StoreError, StoreResult};
+use crate::{CompletedHand, HandStart, Store, StoreError, StoreResult, TableWrite};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
+/// What a table asks to have written.
+enum Work {
+    /// A hand just dealt (awaited before anyone sees a card).
+    Start(HandStart),
+    /// A finished hand.
+    Commit(Box<CompletedHand>),
+    /// Writes that move no money (the table's background writer awaits them, in order).
+    Save(Vec<TableWrite>),
+}
+
 struct Job {
-    hand: CompletedHand,
+    work: Work,
     done: oneshot::Sender<StoreResult<()>>,
 }
 
@@ -23,9 +35,11 @@ pub struct PersisterHandle {
 }
 
 impl Persister {
-    /// Starts the writers: each takes whatever hands are waiting (up to `max_batch`) and
-    /// commits them together; two writers let one batch gather while the other waits for
-    /// the disk. A table has at most one hand in flight, so batches never conflict.
+    /// Starts the writers: each takes whatever is waiting (up to `max_batch` jobs) and
+    /// writes it together, at most three transactions a batch (hands dealt, writes that
+    /// move no money, finished hands); two writers let one batch gather while the other
+    /// waits for the disk. A table has at most one job in flight, so batches never
+    /// conflict.
     pub fn spawn<S: Store>(store: Arc<S>, max_batch: usize) -> PersisterHandle {
         let (jobs, rx) = mpsc::channel::<Job>(4096);
         let queued = Arc::new(AtomicUsize::new(0));
@@ -38,7 +52,7 @@ impl Persister {
                         let mut rx = rx.lock().await;
                         let Some(first) = rx.recv().await else { break };
                         let mut batch = vec![first];
-                        // Linger a moment so hands that are about to arrive join this batch.
+                        // Linger a moment so jobs that are about to arrive join this batch.
                         for _ in 0..3 {
                             tokio::task::yield_now().await;
                             while batch.len() < max_batch.max(1) {
@@ -51,24 +65,7 @@ impl Persister {
                         batch
                     };
                     counter.fetch_sub(batch.len(), Ordering::Relaxed);
-                    let hands: Vec<CompletedHand> = batch.iter().map(|j| j.hand.clone()).collect();
-                    match store.commit_hands(&hands).await {
-                        Ok(_) => {
-                            for job in batch {
-                                let _ = job.done.send(Ok(()));
-                            }
-                        }
-                        Err(_) => {
-                            // One bad hand must not fail the others: commit them one by one.
-                            for job in batch {
-                                let result = store
-                                    .commit_hands(std::slice::from_ref(&job.hand))
-                                    .await
-                                    .map(|_| ());
-                                let _ = job.done.send(result);
-                            }
-                        }
-                    }
+                    write(&*store, batch).await;
                 }
             });
         }
@@ -76,19 +73,89 @@ impl Persister {
     }
 }
 
+/// Writes one batch: each kind of job in one transaction; if that fails, its jobs one by
+/// one, so one bad job never fails the others.
+async fn write<S: Store>(store: &S, batch: Vec<Job>) {
+    let mut starts = Vec::new();
+    let mut saves = Vec::new();
+    let mut commits = Vec::new();
+    for job in batch {
+        match job.work {
+            Work::Start(start) => starts.push((start, job.done)),
+            Work::Save(writes) => saves.push((writes, job.done)),
+            Work::Commit(hand) => commits.push((*hand, job.done)),
+        }
+    }
+    if !starts.is_empty() {
+        let all: Vec<HandStart> = starts.iter().map(|(s, _)| s.clone()).collect();
+        if store.start_hands(&all).await.is_ok() {
+            starts.into_iter().for_each(|(_, done)| {
+                let _ = done.send(Ok(()));
+            });
+        } else {
+            for (start, done) in starts {
+                let _ = done.send(store.start_hands(std::slice::from_ref(&start)).await);
+            }
+        }
+    }
+    if !saves.is_empty() {
+        let all: Vec<TableWrite> = saves.iter().flat_map(|(w, _)| w.iter().cloned()).collect();
+        if store.save_table_writes(&all).await.is_ok() {
+            saves.into_iter().for_each(|(_, done)| {
+                let _ = done.send(Ok(()));
+            });
+        } else {
+            for (writes, done) in saves {
+                let _ = done.send(store.save_table_writes(&writes).await);
+            }
+        }
+    }
+    if !commits.is_empty() {
+        let all: Vec<CompletedHand> = commits.iter().map(|(h, _)| h.clone()).collect();
+        if store.commit_hands(&all).await.is_ok() {
+            commits.into_iter().for_each(|(_, done)| {
+                let _ = done.send(Ok(()));
+            });
+        } else {
+            for (hand, done) in commits {
+                let result = store
+                    .commit_hands(std::slice::from_ref(&hand))
+                    .await
+                    .map(|_| ());
+                let _ = done.send(result);
+            }
+        }
+    }
+}
+
 impl PersisterHandle {
-    /// Commits a hand; returns once it is durable.
-    pub async fn commit(&self, hand: CompletedHand) -> StoreResult<()> {
+    async fn run(&self, work: Work) -> StoreResult<()> {
         let (done, answer) = oneshot::channel();
         self.queued.fetch_add(1, Ordering::Relaxed);
         self.jobs
-            .send(Job { hand, done })
+            .send(Job { work, done })
             .await
             .map_err(|_| StoreError::Stopped)?;
         answer.await.map_err(|_| StoreError::Stopped)?
     }
 
-    /// Hands waiting to be written (the persister's lag).
+    /// Commits a hand; returns once it is durable.
+    pub async fn commit(&self, hand: CompletedHand) -> StoreResult<()> {
+        self.run(Work::Commit(Box::new(hand))).await
+    }
+
+    /// Records a hand just dealt ([`Store::start_hand`]); returns once it is durable.
+    pub async fn start(&self, start: HandStart) -> StoreResult<()> {
+        self.run(Work::Start(start)).await
+    }
+
+    /// Writes what moves no money ([`Store::save_table_writes`]), in this order, with
+    /// other tables' writes; returns once they are written.
+    pub async fn save(&self, writes: Vec<TableWrite>) -> StoreResult<()> {
+        self.run(Work::Save(writes)).await
+    }
+
+    /// Jobs waiting to be written (the persister's lag).
     pub fn lag(&self) -> usize {
         self.queued.load(Ordering::Relaxed)
     }

@@ -274,6 +274,17 @@ pub trait Store: Send + Sync + 'static {
         at: i64,
         fence: Option<u64>,
     ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Records hands just dealt, in one transaction, each as [`Store::start_hand`] does;
+    /// a stale fence refuses them all.
+    fn start_hands(&self, starts: &[HandStart]) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Writes that move no money, of any tables, in one transaction and in order, each as
+    /// [`Store::set_table_state`], [`Store::set_sitting_out`] and
+    /// [`Store::set_missed_blinds`] do; one that finds nothing to write refuses them all
+    /// (`NotFound`, `NotSeated`).
+    fn save_table_writes(
+        &self,
+        writes: &[TableWrite],
+    ) -> impl Future<Output = StoreResult<()>> + Send;
     /// Commits completed hands in one transaction (group commit): their records and the
     /// stacks they changed, exactly once each. Returns how many were newly committed.
     /// A hand with a `fence` whose table lease no longer has that token fails the whole

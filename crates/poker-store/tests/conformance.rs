@@ -6,8 +6,8 @@
 use poker_store::testing::{TestPostgres, TestSqlite};
 use poker_store::{
     hash_password, now_ms, verify_password, Backend, Chips, CompletedHand, HandId, HandPlayer,
-    HandRecord, HandStatus, Lease, Persister, PlayerId, SqlStore, Store, StoreError, TableId,
-    TableStatus, MAX_MONEY,
+    HandRecord, HandStart, HandStatus, Lease, Persister, PlayerId, SqlStore, Store, StoreError,
+    TableId, TableStatus, TableWrite, MAX_MONEY,
 };
 use std::sync::Arc;
 
@@ -569,6 +569,94 @@ async fn the_persister_commits_many_tables_hands_in_batches(store: &SqlStore) {
     let audit = store.audit().await.unwrap();
     assert!(audit.rake >= 100);
     assert!(audit.holds(), "{audit:?}");
+}
+
+/// Hands dealt, writes that move no money and finished hands of many tables go through the
+/// persister together; a write that finds nothing fails alone.
+async fn the_persister_writes_many_tables_starts_states_and_hands_together(store: &SqlStore) {
+    let store = Arc::new(store.clone());
+    let persister = Persister::spawn(store.clone(), 64);
+    let mut tables = Vec::new();
+    for t in 0..4 {
+        let (a, b) = (
+            player(&store, &format!("w{t}a"), 1000).await,
+            player(&store, &format!("w{t}b"), 1000).await,
+        );
+        let table = store
+            .create_table(&format!("together{t}"), "{}")
+            .await
+            .unwrap();
+        store.buy_in(table, 0, a, 500, None, None).await.unwrap();
+        store.buy_in(table, 1, b, 500, None, None).await.unwrap();
+        tables.push((table, a, b));
+    }
+    let stranger = player(&store, "wstranger", 0).await;
+    let mut tasks = Vec::new();
+    for (table, a, b) in tables.clone() {
+        let persister = persister.clone();
+        tasks.push(tokio::spawn(async move {
+            let (mut sa, mut sb) = (500u64, 500u64);
+            for n in 1..=10u64 {
+                let h = hand(table, n, &[(a, 0, sa, sa + 2), (b, 1, sb, sb - 2)], 0);
+                let start = HandStart {
+                    hand: h.hand_id,
+                    table,
+                    number: n,
+                    at: h.started_at,
+                    fence: None,
+                };
+                persister.start(start).await.expect("recorded");
+                let started = persister.save(vec![
+                    TableWrite::State {
+                        table,
+                        state: format!(r#"{{"hand":{n}}}"#),
+                    },
+                    TableWrite::SittingOut {
+                        table,
+                        player: b,
+                        out: n % 2 == 0,
+                    },
+                    TableWrite::MissedBlinds {
+                        table,
+                        player: a,
+                        small: n % 3 == 0,
+                        big: true,
+                    },
+                ]);
+                // A write for somebody not seated here, beside the others: refused alone.
+                let bad = persister.save(vec![TableWrite::SittingOut {
+                    table,
+                    player: stranger,
+                    out: true,
+                }]);
+                let (started, bad) = tokio::join!(started, bad);
+                started.expect("saved");
+                assert!(matches!(bad, Err(StoreError::NotSeated)), "{bad:?}");
+                persister.commit(h).await.expect("durable");
+                sa += 2;
+                sb -= 2;
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    for (table, a, b) in tables {
+        let seats = store.seats(table).await.unwrap();
+        let stacks: Vec<Chips> = seats.iter().map(|s| s.stack).collect();
+        assert_eq!(stacks, vec![520, 480]);
+        assert!(seats[1].sitting_out, "the last write stands (hand 10: out)");
+        assert_eq!(
+            store.table_state(table).await.unwrap().as_deref(),
+            Some(r#"{"hand":10}"#)
+        );
+        assert_eq!(store.missed_blinds(table, a).await.unwrap(), (false, true));
+        assert_eq!(store.missed_blinds(table, b).await.unwrap(), (false, false));
+        let hands = store.table_hands(table, 100, 0).await.unwrap();
+        assert_eq!(hands.len(), 10);
+    }
+    assert_eq!(persister.lag(), 0);
+    audit_holds(&store).await;
 }
 
 async fn bad_requests_are_refused_without_moving_money(store: &SqlStore) {
@@ -1517,6 +1605,29 @@ async fn lease_money_moves_with_a_stale_fence_are_refused_and_move_nothing(store
         table,
         store.start_hand(dealt, table, 7, 5, stale).await,
     );
+    // Among others, a stale start refuses them all.
+    let beside = HandId::new();
+    let starts = [
+        HandStart {
+            hand: beside,
+            table: unleased,
+            number: 1,
+            at: 5,
+            fence: None,
+        },
+        HandStart {
+            hand: dealt,
+            table,
+            number: 7,
+            at: 5,
+            fence: stale,
+        },
+    ];
+    refused("start_hands", table, store.start_hands(&starts).await);
+    assert!(matches!(
+        store.hand(beside).await,
+        Err(StoreError::NotFound(_))
+    ));
     // A token for a table nobody leased is refused too.
     refused(
         "buy_in where nobody holds the lease",
@@ -1630,6 +1741,7 @@ async fn run_all(url: &str) {
     a_failed_tables_hand_is_voided_and_no_other(&store).await;
     hand_histories_are_queried_by_id_table_and_player_newest_first(&store).await;
     the_persister_commits_many_tables_hands_in_batches(&store).await;
+    the_persister_writes_many_tables_starts_states_and_hands_together(&store).await;
     bad_requests_are_refused_without_moving_money(&store).await;
     names_are_checked_before_the_database_and_unique_regardless_of_case(&store, url).await;
     staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(&store).await;

@@ -183,7 +183,7 @@ pub async fn spawn(
     // span per hand inside this one: recording a field again would repeat it, not
     // replace it).
     let span = tracing::info_span!("table", table_id = %table_id);
-    let writer = Writer::spawn(ctx.store.clone(), table_id, span.clone());
+    let writer = Writer::spawn(ctx.persister.clone(), table_id, span.clone());
     let (commands, rx) = mpsc::channel(256);
     // The supervisor takes the commands over if the actor's task ends unexpectedly.
     let rx = Arc::new(tokio::sync::Mutex::new(rx));

@@ -196,18 +196,16 @@ impl Actor {
         let started_at = now_ms();
         // The one write besides money the actor waits for: once cards are out, a crash must
         // leave the hand on record (voided on restart, its number never reused), so the
-        // start is durable before anyone sees a card.
-        let recorded = self
-            .ctx
-            .store
-            .start_hand(
-                hand_id,
-                self.table_id,
-                plan.number,
-                started_at,
-                self.ctx.fence,
-            )
-            .await;
+        // start is durable before anyone sees a card. Through the persister: the starts of
+        // a busy room's tables share a transaction.
+        let start = poker_store::HandStart {
+            hand: hand_id,
+            table: self.table_id,
+            number: plan.number,
+            at: started_at,
+            fence: self.ctx.fence,
+        };
+        let recorded = self.ctx.persister.start(start).await;
         if let Err(e) = recorded {
             if self.lost_table(&e) {
                 // Another node owns the table now: no card was dealt here.

@@ -12,8 +12,7 @@
 //! write has a generation; [`Writer::flush`] waits until everything sent so far is written
 //! (a draining table answers only then, since the database closes right after).
 
-use poker_store::{PlayerId, SqlStore, Store, TableId};
-use std::sync::Arc;
+use poker_store::{PersisterHandle, PlayerId, TableId, TableWrite};
 use tokio::sync::{mpsc, watch};
 use tracing::Instrument;
 
@@ -40,8 +39,13 @@ pub(super) struct Writer {
 }
 
 impl Writer {
-    /// Starts the writer task of one table; it ends when the actor drops its end.
-    pub(super) fn spawn(store: Arc<SqlStore>, table_id: TableId, span: tracing::Span) -> Writer {
+    /// Starts the writer task of one table; it ends when the actor drops its end. Its
+    /// writes go through the persister, in one transaction with other tables' writes.
+    pub(super) fn spawn(
+        persister: PersisterHandle,
+        table_id: TableId,
+        span: tracing::Span,
+    ) -> Writer {
         let (queue, mut rx) = mpsc::unbounded_channel::<(u64, Write)>();
         let (written_tx, written) = watch::channel(0u64);
         tokio::spawn(
@@ -55,11 +59,18 @@ impl Writer {
                         .iter()
                         .rposition(|(_, w)| matches!(w, Write::TableState(_)));
                     let last = batch.last().map_or(0, |(g, _)| *g);
-                    for (i, (_, write)) in batch.into_iter().enumerate() {
-                        if matches!(write, Write::TableState(_)) && Some(i) != newest_state {
-                            continue;
-                        }
-                        apply(&store, table_id, write).await;
+                    let writes: Vec<TableWrite> = batch
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(i, (_, w))| {
+                            !matches!(w, Write::TableState(_)) || Some(*i) == newest_state
+                        })
+                        .map(|(_, (_, write))| write.into_store(table_id))
+                        .collect();
+                    if let Err(e) = persister.save(writes).await {
+                        tracing::error!(
+                            "cannot save the table's state, who sits out or the blinds owed: {e}"
+                        );
                     }
                     let _ = written_tx.send(last);
                 }
@@ -88,20 +99,18 @@ impl Writer {
     }
 }
 
-async fn apply(store: &SqlStore, table: TableId, write: Write) {
-    let result = match &write {
-        Write::TableState(json) => store.set_table_state(table, json).await,
-        Write::SittingOut { player, out } => store.set_sitting_out(table, *player, *out).await,
-        Write::MissedBlinds { player, small, big } => {
-            store.set_missed_blinds(table, *player, *small, *big).await
+impl Write {
+    /// The store's form of the write.
+    fn into_store(self, table: TableId) -> TableWrite {
+        match self {
+            Write::TableState(state) => TableWrite::State { table, state },
+            Write::SittingOut { player, out } => TableWrite::SittingOut { table, player, out },
+            Write::MissedBlinds { player, small, big } => TableWrite::MissedBlinds {
+                table,
+                player,
+                small,
+                big,
+            },
         }
-    };
-    if let Err(e) = result {
-        let what = match write {
-            Write::TableState(_) => "its state",
-            Write::SittingOut { .. } => "who sits out",
-            Write::MissedBlinds { .. } => "the blinds owed",
-        };
-        tracing::error!("cannot save {what}: {e}");
     }
 }

@@ -435,6 +435,68 @@ pub(crate) async fn commit_hands_pg(
     Ok(plan.hands())
 }
 
+impl SqlStore {
+    /// One write that moves no money, inside `tx` ([`Store::save_table_writes`]).
+    pub(crate) async fn table_write(&self, tx: &mut Tx, write: &TableWrite) -> StoreResult<()> {
+        match write {
+            TableWrite::State { table, state } => {
+                let done = sqlx::query(
+                    &self.sql("update poker_table set state = $1 where poker_table_id = $2"),
+                )
+                .bind(state.clone())
+                .bind(table.to_string())
+                .execute(&mut **tx)
+                .await?;
+                if done.rows_affected() == 0 {
+                    return Err(StoreError::NotFound("table"));
+                }
+            }
+            TableWrite::SittingOut { table, player, out } => {
+                let done = sqlx::query(&self.sql(
+                    "update seat set sitting_out = $1 where poker_table_id = $2 and player_id = $3",
+                ))
+                .bind(i64::from(*out))
+                .bind(table.to_string())
+                .bind(player.to_string())
+                .execute(&mut **tx)
+                .await?;
+                if done.rows_affected() == 0 {
+                    return Err(StoreError::NotSeated);
+                }
+            }
+            TableWrite::MissedBlinds {
+                table,
+                player,
+                small,
+                big,
+            } => {
+                sqlx::query(
+                    &self.sql(
+                        "delete from missed_blind where poker_table_id = $1 and player_id = $2",
+                    ),
+                )
+                .bind(table.to_string())
+                .bind(player.to_string())
+                .execute(&mut **tx)
+                .await?;
+                if *small || *big {
+                    sqlx::query(&self.sql(
+                        "insert into missed_blind (poker_table_id, player_id, owes_small, owes_big, created_at) values ($1, $2, $3, $4, $5)",
+                    ))
+                    .bind(table.to_string())
+                    .bind(player.to_string())
+                    .bind(i64::from(*small))
+                    .bind(i64::from(*big))
+                    .bind(now_ms())
+                    .execute(&mut **tx)
+                    .await?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

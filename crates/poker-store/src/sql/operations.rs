@@ -499,16 +499,9 @@ impl Store for SqlStore {
     }
 
     async fn set_table_state(&self, table: TableId, state: &str) -> StoreResult<()> {
-        let done =
-            sqlx::query(&self.sql("update poker_table set state = $1 where poker_table_id = $2"))
-                .bind(state)
-                .bind(table.to_string())
-                .execute(&self.pool)
-                .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound("table"));
-        }
-        Ok(())
+        let state = state.to_string();
+        self.save_table_writes(&[TableWrite::State { table, state }])
+            .await
     }
 
     async fn table_state(&self, table: TableId) -> StoreResult<Option<String>> {
@@ -910,19 +903,9 @@ impl Store for SqlStore {
         player: PlayerId,
         sitting_out: bool,
     ) -> StoreResult<()> {
-        let done =
-            sqlx::query(&self.sql(
-                "update seat set sitting_out = $1 where poker_table_id = $2 and player_id = $3",
-            ))
-            .bind(i64::from(sitting_out))
-            .bind(table.to_string())
-            .bind(player.to_string())
-            .execute(&self.pool)
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotSeated);
-        }
-        Ok(())
+        let out = sitting_out;
+        self.save_table_writes(&[TableWrite::SittingOut { table, player, out }])
+            .await
     }
 
     async fn set_missed_blinds(
@@ -932,25 +915,22 @@ impl Store for SqlStore {
         small: bool,
         big: bool,
     ) -> StoreResult<()> {
+        let write = TableWrite::MissedBlinds {
+            table,
+            player,
+            small,
+            big,
+        };
+        self.save_table_writes(&[write]).await
+    }
+
+    async fn save_table_writes(&self, writes: &[TableWrite]) -> StoreResult<()> {
+        if writes.is_empty() {
+            return Ok(());
+        }
         let mut tx = self.begin().await?;
-        sqlx::query(
-            &self.sql("delete from missed_blind where poker_table_id = $1 and player_id = $2"),
-        )
-        .bind(table.to_string())
-        .bind(player.to_string())
-        .execute(&mut *tx)
-        .await?;
-        if small || big {
-            sqlx::query(&self.sql(
-                "insert into missed_blind (poker_table_id, player_id, owes_small, owes_big, created_at) values ($1, $2, $3, $4, $5)",
-            ))
-            .bind(table.to_string())
-            .bind(player.to_string())
-            .bind(i64::from(small))
-            .bind(i64::from(big))
-            .bind(now_ms())
-            .execute(&mut *tx)
-            .await?;
+        for write in writes {
+            self.table_write(&mut tx, write).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -979,19 +959,46 @@ impl Store for SqlStore {
         at: i64,
         fence: Option<u64>,
     ) -> StoreResult<()> {
-        let number = to_i64(number)?;
+        let start = HandStart {
+            hand,
+            table,
+            number,
+            at,
+            fence,
+        };
+        self.start_hands(&[start]).await
+    }
+
+    async fn start_hands(&self, starts: &[HandStart]) -> StoreResult<()> {
+        if starts.is_empty() {
+            return Ok(());
+        }
         let mut tx = self.begin().await?;
-        self.check_fence(&mut tx, table, fence).await?;
-        sqlx::query(&self.sql(
-            "insert into hand (hand_id, poker_table_id, number, status, rake, started_at, created_at) values ($1, $2, $3, 'started', 0, $4, $5) on conflict (hand_id) do nothing",
-        ))
-        .bind(hand.to_string())
-        .bind(table.to_string())
-        .bind(number)
-        .bind(at)
-        .bind(now_ms())
-        .execute(&mut *tx)
-        .await?;
+        let mut checked: Vec<TableId> = Vec::new();
+        for start in starts {
+            if start.fence.is_some() && !checked.contains(&start.table) {
+                self.check_fence(&mut tx, start.table, start.fence).await?;
+                checked.push(start.table);
+            }
+        }
+        let now = now_ms();
+        for chunk in starts.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "insert into hand (hand_id, poker_table_id, number, status, rake, started_at, created_at) values {} on conflict (hand_id) do nothing",
+                placeholders_with(chunk.len(), &["", "", "", "'started'", "0", "", ""], 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for start in chunk {
+                q = q
+                    .bind(start.hand.to_string())
+                    .bind(start.table.to_string())
+                    .bind(to_i64(start.number)?)
+                    .bind(start.at)
+                    .bind(now);
+            }
+            q.execute(&mut *tx).await?;
+        }
         tx.commit().await?;
         Ok(())
     }
