@@ -88,6 +88,18 @@ async fn start(
         .unwrap()
 }
 
+/// Ann and Ben, 1,000 in each wallet, and a table for them.
+async fn ann_and_ben(store: &SqlStore) -> (poker_store::PlayerId, poker_store::PlayerId, TableId) {
+    let (a, b) = (
+        store.create_player("ann", "x").await.unwrap(),
+        store.create_player("ben", "x").await.unwrap(),
+    );
+    store.deposit(a, 1000, None).await.unwrap();
+    store.deposit(b, 1000, None).await.unwrap();
+    let table_id = store.create_table("NL 1/2", "{}").await.unwrap();
+    (a, b, table_id)
+}
+
 /// The books balance and hold exactly what was deposited.
 async fn assert_conserved(store: &SqlStore, deposited: i64) {
     let audit = store.audit().await.unwrap();
@@ -121,13 +133,7 @@ async fn next(rx: &mut table_actor::Subscription) -> ServerMsg {
 async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
     let db = TestSqlite::new();
     let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
-    let (a, b) = (
-        store.create_player("ann", "x").await.unwrap(),
-        store.create_player("ben", "x").await.unwrap(),
-    );
-    store.deposit(a, 1000, None).await.unwrap();
-    store.deposit(b, 1000, None).await.unwrap();
-    let table_id = store.create_table("NL 1/2", "{}").await.unwrap();
+    let (a, b, table_id) = ann_and_ben(&store).await;
     let table = spawn(table_id, &store).await;
     let mut rx_a = table.subscribe(Some(a), 1024).await;
     let mut rx_b = table.subscribe(Some(b), 1024).await;
@@ -746,13 +752,7 @@ fn as_onlooker(event: &Event) -> String {
 async fn onlookers_get_a_busy_tables_messages_held_back_in_one_write_and_players_theirs_at_once() {
     let db = TestSqlite::new();
     let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
-    let (a, b) = (
-        store.create_player("ann", "x").await.unwrap(),
-        store.create_player("ben", "x").await.unwrap(),
-    );
-    store.deposit(a, 1000, None).await.unwrap();
-    store.deposit(b, 1000, None).await.unwrap();
-    let table_id = store.create_table("NL 1/2", "{}").await.unwrap();
+    let (a, b, table_id) = ann_and_ben(&store).await;
     let metrics = Arc::new(Metrics::default());
     let table = start(
         table_id,

@@ -5,6 +5,7 @@
 //! durable.
 
 use crate::{CompletedHand, HandStart, Store, StoreError, StoreResult, TableWrite};
+use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
@@ -81,50 +82,39 @@ async fn write<S: Store>(store: &S, batch: Vec<Job>) {
     let mut commits = Vec::new();
     for job in batch {
         match job.work {
-            Work::Start(start) => starts.push((start, job.done)),
+            Work::Start(start) => starts.push((vec![start], job.done)),
             Work::Save(writes) => saves.push((writes, job.done)),
-            Work::Commit(hand) => commits.push((*hand, job.done)),
+            Work::Commit(hand) => commits.push((vec![*hand], job.done)),
         }
     }
-    if !starts.is_empty() {
-        let all: Vec<HandStart> = starts.iter().map(|(s, _)| s.clone()).collect();
-        if store.start_hands(&all).await.is_ok() {
-            starts.into_iter().for_each(|(_, done)| {
-                let _ = done.send(Ok(()));
-            });
-        } else {
-            for (start, done) in starts {
-                let _ = done.send(store.start_hands(std::slice::from_ref(&start)).await);
-            }
-        }
+    together(starts, |s| async move { store.start_hands(&s).await }).await;
+    together(saves, |w| async move { store.save_table_writes(&w).await }).await;
+    together(commits, |h| async move {
+        store.commit_hands(&h).await.map(|_| ())
+    })
+    .await;
+}
+
+/// Writes every job's items in one go; if that fails, each job's alone.
+async fn together<T: Clone, F: Future<Output = StoreResult<()>>>(
+    jobs: Vec<(Vec<T>, oneshot::Sender<StoreResult<()>>)>,
+    write: impl Fn(Vec<T>) -> F,
+) {
+    if jobs.is_empty() {
+        return;
     }
-    if !saves.is_empty() {
-        let all: Vec<TableWrite> = saves.iter().flat_map(|(w, _)| w.iter().cloned()).collect();
-        if store.save_table_writes(&all).await.is_ok() {
-            saves.into_iter().for_each(|(_, done)| {
-                let _ = done.send(Ok(()));
-            });
-        } else {
-            for (writes, done) in saves {
-                let _ = done.send(store.save_table_writes(&writes).await);
-            }
+    let all: Vec<T> = jobs
+        .iter()
+        .flat_map(|(items, _)| items.iter().cloned())
+        .collect();
+    if write(all).await.is_ok() {
+        for (_, done) in jobs {
+            let _ = done.send(Ok(()));
         }
+        return;
     }
-    if !commits.is_empty() {
-        let all: Vec<CompletedHand> = commits.iter().map(|(h, _)| h.clone()).collect();
-        if store.commit_hands(&all).await.is_ok() {
-            commits.into_iter().for_each(|(_, done)| {
-                let _ = done.send(Ok(()));
-            });
-        } else {
-            for (hand, done) in commits {
-                let result = store
-                    .commit_hands(std::slice::from_ref(&hand))
-                    .await
-                    .map(|_| ());
-                let _ = done.send(result);
-            }
-        }
+    for (items, done) in jobs {
+        let _ = done.send(write(items).await);
     }
 }
 

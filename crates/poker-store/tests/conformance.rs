@@ -521,23 +521,30 @@ async fn hand_histories_are_queried_by_id_table_and_player_newest_first(store: &
     audit_holds(store).await;
 }
 
-async fn the_persister_commits_many_tables_hands_in_batches(store: &SqlStore) {
-    let store = Arc::new(store.clone());
-    let persister = Persister::spawn(store.clone(), 64);
+/// Four tables named from `prefix`, two players with 1,000 in their wallets bought in for
+/// 500 at each (seats 0 and 1).
+async fn heads_up_tables(store: &SqlStore, prefix: &str) -> Vec<(TableId, PlayerId, PlayerId)> {
     let mut tables = Vec::new();
     for t in 0..4 {
         let (a, b) = (
-            player(&store, &format!("p{t}a"), 1000).await,
-            player(&store, &format!("p{t}b"), 1000).await,
+            player(store, &format!("{prefix}{t}a"), 1000).await,
+            player(store, &format!("{prefix}{t}b"), 1000).await,
         );
         let table = store
-            .create_table(&format!("batch{t}"), "{}")
+            .create_table(&format!("{prefix}{t}"), "{}")
             .await
             .unwrap();
         store.buy_in(table, 0, a, 500, None, None).await.unwrap();
         store.buy_in(table, 1, b, 500, None, None).await.unwrap();
         tables.push((table, a, b));
     }
+    tables
+}
+
+async fn the_persister_commits_many_tables_hands_in_batches(store: &SqlStore) {
+    let store = Arc::new(store.clone());
+    let persister = Persister::spawn(store.clone(), 64);
+    let tables = heads_up_tables(&store, "batch").await;
     let mut tasks = Vec::new();
     for (table, a, b) in tables.clone() {
         let persister = persister.clone();
@@ -576,20 +583,7 @@ async fn the_persister_commits_many_tables_hands_in_batches(store: &SqlStore) {
 async fn the_persister_writes_many_tables_starts_states_and_hands_together(store: &SqlStore) {
     let store = Arc::new(store.clone());
     let persister = Persister::spawn(store.clone(), 64);
-    let mut tables = Vec::new();
-    for t in 0..4 {
-        let (a, b) = (
-            player(&store, &format!("w{t}a"), 1000).await,
-            player(&store, &format!("w{t}b"), 1000).await,
-        );
-        let table = store
-            .create_table(&format!("together{t}"), "{}")
-            .await
-            .unwrap();
-        store.buy_in(table, 0, a, 500, None, None).await.unwrap();
-        store.buy_in(table, 1, b, 500, None, None).await.unwrap();
-        tables.push((table, a, b));
-    }
+    let tables = heads_up_tables(&store, "together").await;
     let stranger = player(&store, "wstranger", 0).await;
     let mut tasks = Vec::new();
     for (table, a, b) in tables.clone() {
