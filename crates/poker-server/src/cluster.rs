@@ -103,6 +103,11 @@ pub struct Cluster {
     /// the next renewal, or stops when the table is let go (the sender dropped), so a node
     /// that was frozen past its lease wakes up without acting on a timer first.
     valid: Mutex<HashMap<TableId, tokio::sync::watch::Sender<tokio::time::Instant>>>,
+    /// The other nodes heard on `pokerd.node`, and when: a node that holds no lease yet
+    /// (it just started) counts in the fair share as soon as it is heard.
+    peers: Mutex<HashMap<String, tokio::time::Instant>>,
+    /// The tables this node is handing over (over its fair share): draining, then let go.
+    shedding: Mutex<HashSet<TableId>>,
 }
 
 /// A connection queue's inbox: where the owners of the tables it joined on other nodes
@@ -157,6 +162,8 @@ impl Cluster {
             inboxes: Mutex::new(Vec::new()),
             opening: tokio::sync::Mutex::new(()),
             valid: Mutex::new(HashMap::new()),
+            peers: Mutex::new(HashMap::new()),
+            shedding: Mutex::new(HashSet::new()),
         }))
     }
 
@@ -397,6 +404,7 @@ impl Cluster {
     }
 
     async fn heartbeat(self: &Arc<Cluster>, state: &Arc<AppState>) -> anyhow::Result<()> {
+        self.announce(true).await;
         let owned: Vec<(TableId, u64)> = lock(&self.owned)
             .iter()
             .map(|(t, (token, _))| (*t, *token))
@@ -429,26 +437,23 @@ impl Cluster {
                 Err(e) => tracing::warn!("cannot renew this node's leases: {e}"),
             }
         }
-        // A fair share: the open tables over the nodes holding live leases (this one
-        // included), so that survivors split a dead node's tables.
+        // A fair share: the open tables over the live nodes, this one included: those
+        // holding live leases (by the database's clock: the nodes' clocks may disagree)
+        // and those heard on NATS lately (a node that just started holds none yet). So
+        // the survivors of a dead node split its tables, and a node that joins gets its
+        // share handed over.
         let candidates = state.store.lease_candidates(&self.node).await?;
+        let leases = state.store.leases().await?;
+        let nodes = self.live_nodes(&leases);
+        let live = leases.iter().filter(|l| l.live).count();
+        let share = fair_share(live + candidates.len(), nodes.len());
+        // Tables being handed over still count as this node's: it takes none in their
+        // place, nor takes back what it has just let go.
+        let mine = lock(&self.owned).len();
+        self.shed(state, mine, share);
         if candidates.is_empty() {
             return Ok(());
         }
-        // Live by the database's clock: the nodes' clocks may disagree.
-        let leases = state.store.leases().await?;
-        let mut nodes: Vec<&str> = leases
-            .iter()
-            .filter(|l| l.live)
-            .map(|l| l.node.as_str())
-            .collect();
-        nodes.push(&self.node);
-        nodes.sort_unstable();
-        nodes.dedup();
-        let live = leases.iter().filter(|l| l.live).count();
-        let total = live + candidates.len();
-        let share = total.div_ceil(nodes.len());
-        let mine = lock(&self.owned).len();
         let mut candidates = candidates;
         use rand::seq::SliceRandom;
         candidates.shuffle(&mut rand::thread_rng());
@@ -468,9 +473,98 @@ impl Cluster {
         Ok(())
     }
 
+    /// The live nodes, by name: those holding a live lease, those heard within a lease's
+    /// lifetime, and this one.
+    fn live_nodes(&self, leases: &[poker_store::Lease]) -> Vec<String> {
+        let lifetime = Duration::from_millis(self.lease_ms);
+        let mut peers = lock(&self.peers);
+        peers.retain(|_, heard| heard.elapsed() <= lifetime);
+        let mut nodes: Vec<String> = leases
+            .iter()
+            .filter(|l| l.live)
+            .map(|l| l.node.clone())
+            .chain(peers.keys().cloned())
+            .chain([self.node.clone()])
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes
+    }
+
+    /// Over its fair share (strictly: a share is rounded up, so shares that add up to
+    /// more than the tables never make nodes trade tables back and forth), this node
+    /// hands one more table over, at most one per heartbeat.
+    fn shed(self: &Arc<Cluster>, state: &Arc<AppState>, mine: usize, share: usize) {
+        let (table, token) = {
+            let owned = lock(&self.owned);
+            let mut shedding = lock(&self.shedding);
+            shedding.retain(|t| owned.contains_key(t));
+            if mine.saturating_sub(shedding.len()) <= share {
+                return;
+            }
+            use rand::seq::IteratorRandom;
+            let Some((table, (token, _))) = owned
+                .iter()
+                .filter(|(t, _)| !shedding.contains(t))
+                .choose(&mut rand::thread_rng())
+            else {
+                return;
+            };
+            shedding.insert(*table);
+            (*table, *token)
+        };
+        tracing::info!(
+            "table {table}: {mine} tables here, over a fair share of {share}; handing it over"
+        );
+        tokio::spawn(self.clone().hand_over(state.clone(), table, token));
+    }
+
+    /// Hands a table over to the node that claims it next, as on shutdown: its hand in
+    /// progress finishes and no new one is dealt (`drain`), its actor stops, then its
+    /// lease is released. The claimer finds no hand to void, starts the table from the
+    /// store and says it moved, so every connection that joined it subscribes there.
+    async fn hand_over(self: Arc<Cluster>, state: Arc<AppState>, table: TableId, token: u64) {
+        let began = tokio::time::Instant::now();
+        let handle = state.tables.lock().await.get(&table).cloned();
+        if let Some(handle) = handle {
+            // The lease is renewed meanwhile, however long the hand takes.
+            handle.drain().await;
+        }
+        // (Unless it was lost meanwhile, or let go: it has stopped already.)
+        if self.token(table) == Some(token) {
+            if let Some((_, task)) = lock(&self.owned).remove(&table) {
+                task.abort();
+            }
+            lock(&self.valid).remove(&table);
+            let handle = state.tables.lock().await.remove(&table);
+            if let Some(handle) = handle {
+                // Stopped before the lease is let go, so nothing it does can land after
+                // another node has read the table from the store. Nobody answers the
+                // second command: it returns once the actor has stopped.
+                let _ = handle.command(Command::Abandon).await;
+                let _ = tokio::time::timeout(Duration::from_secs(10), handle.inspect()).await;
+            }
+            match state.store.release_lease(table, &self.node, token).await {
+                Ok(()) => tracing::info!(
+                    "table {table}: handed over after {} ms draining",
+                    began.elapsed().as_millis()
+                ),
+                Err(e) => tracing::warn!("table {table}: cannot release its lease: {e}"),
+            }
+        }
+        lock(&self.shedding).remove(&table);
+    }
+
+    /// Tells the other nodes this one is up (every heartbeat), or leaving.
+    async fn announce(&self, up: bool) {
+        let payload = serde_json::to_vec(&(&self.node, up)).expect("names serialize");
+        let _ = self.nats.publish("pokerd.node", payload.into()).await;
+    }
+
     /// Lets go of every table on shutdown (after their hands finished), so the other
     /// nodes take them at once.
     pub async fn release_all(&self, state: &AppState) {
+        self.announce(false).await;
         let tables: Vec<TableId> = lock(&self.owned).keys().copied().collect();
         for table in tables {
             self.forget(state, table, true).await;
@@ -487,6 +581,7 @@ impl Cluster {
         let mut lobby = self.nats.subscribe("pokerd.lobby").await?;
         let mut hello = self.nats.subscribe("pokerd.lobby.hello").await?;
         let mut moved = self.nats.subscribe("pokerd.moved").await?;
+        let mut nodes = self.nats.subscribe("pokerd.node").await?;
         let mut alive = self
             .nats
             .subscribe(format!("pokerd.alive.{}", self.node))
@@ -532,6 +627,19 @@ impl Cluster {
                             cluster.forget(&state, table, false).await;
                         }
                         let _ = state.moved.send(table);
+                    }
+                    Some(message) = nodes.next() => {
+                        let Ok((node, up)) =
+                            serde_json::from_slice::<(String, bool)>(&message.payload)
+                        else {
+                            continue;
+                        };
+                        let mut peers = lock(&cluster.peers);
+                        if up && node != cluster.node {
+                            peers.insert(node, tokio::time::Instant::now());
+                        } else {
+                            peers.remove(&node);
+                        }
                     }
                     Some(message) = alive.next() => {
                         if let Some(reply) = message.reply {
@@ -708,6 +816,11 @@ fn admit(frame: &Out, behind: &mut HashSet<TableId>) -> bool {
         }
         _ => true,
     }
+}
+
+/// A node's fair share of `tables` among `nodes` live nodes (rounded up).
+fn fair_share(tables: usize, nodes: usize) -> usize {
+    tables.div_ceil(nodes.max(1))
 }
 
 fn unexpected(reply: RemoteReply) -> Refusal {
