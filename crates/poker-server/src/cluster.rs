@@ -6,7 +6,9 @@
 //! voids the hand that was cut (stacks as it began), reseats everyone from the store and
 //! tells every node that the table moved, so connections that had joined it subscribe
 //! again and get a snapshot. Every finished hand carries its lease's token and the store
-//! refuses it once the lease has passed on, so a stale owner never commits a hand.
+//! refuses it once the lease has passed on, so a stale owner never commits a hand. A node
+//! renews only while NATS reaches it (else nobody could reach its tables), and a node over
+//! its fair share hands a table over between two hands (drained, then released).
 //!
 //! Any node accepts any player. Commands for a table another node owns go to it as NATS
 //! requests on `pokerd.table.<id>`; the owner answers each, and sends the table's messages
@@ -404,6 +406,12 @@ impl Cluster {
     }
 
     async fn heartbeat(self: &Arc<Cluster>, state: &Arc<AppState>) -> anyhow::Result<()> {
+        // Cut off from NATS, a node renews nothing (nor takes anything): nobody can reach
+        // its tables, so its leases must lapse for another node to take them.
+        if !self.nats_up().await {
+            tracing::warn!("NATS is unreachable: no lease renewed or taken until it is back");
+            return Ok(());
+        }
         self.announce(true).await;
         let owned: Vec<(TableId, u64)> = lock(&self.owned)
             .iter()
@@ -471,6 +479,22 @@ impl Cluster {
             }
         }
         Ok(())
+    }
+
+    /// Whether NATS reaches this node now: the client is connected and a request to this
+    /// node itself is answered within a heartbeat (a connection that broke without a word
+    /// is noticed by the client only after missed pings, minutes later).
+    async fn nats_up(&self) -> bool {
+        if self.nats.connection_state() != async_nats::connection::State::Connected {
+            return false;
+        }
+        let ping = async_nats::Request::new()
+            .payload(Bytes::new())
+            .timeout(Some(self.heartbeat));
+        self.nats
+            .send_request(format!("pokerd.alive.{}", self.node), ping)
+            .await
+            .is_ok()
     }
 
     /// The live nodes, by name: those holding a live lease, those heard within a lease's
@@ -586,6 +610,16 @@ impl Cluster {
             .nats
             .subscribe(format!("pokerd.alive.{}", self.node))
             .await?;
+        // Answered on its own, never behind the lobby: the heartbeat's own check of NATS
+        // waits for it.
+        let nats = self.nats.clone();
+        tokio::spawn(async move {
+            while let Some(message) = alive.next().await {
+                if let Some(reply) = message.reply {
+                    let _ = nats.publish(reply, Bytes::new()).await;
+                }
+            }
+        });
         let weak = Arc::downgrade(state);
         let cluster = self.clone();
         tokio::spawn(async move {
@@ -639,11 +673,6 @@ impl Cluster {
                             peers.insert(node, tokio::time::Instant::now());
                         } else {
                             peers.remove(&node);
-                        }
-                    }
-                    Some(message) = alive.next() => {
-                        if let Some(reply) = message.reply {
-                            let _ = cluster.nats.publish(reply, Bytes::new()).await;
                         }
                     }
                     else => return,

@@ -165,6 +165,8 @@ struct Node {
     name: &'static str,
     proc: Proc,
     server: Server,
+    /// The messages it logged at WARN level.
+    warnings: Arc<Mutex<Vec<String>>>,
 }
 
 /// Starts `pokerd` as a cluster node on a free port, logging JSON, and waits until its
@@ -183,14 +185,20 @@ async fn pokerd(name: &'static str, url: &str, nats_url: &str) -> Node {
         .env("POKER__CLUSTER__HEARTBEAT_MS", HEARTBEAT_MS.to_string());
     let (tx, rx) = mpsc::channel::<SocketAddr>();
     let mut told = false;
+    let warnings = Arc::new(Mutex::new(Vec::new()));
+    let warned = warnings.clone();
     let mut proc = Proc::spawn(name, command, move |line| {
-        if told {
-            return;
-        }
         let Ok(event) = serde_json::from_str::<serde_json::Value>(line) else {
             return;
         };
         let message = event["fields"]["message"].as_str().unwrap_or_default();
+        if event["level"] == "WARN" {
+            let mut warned = warned.lock().unwrap_or_else(|e| e.into_inner());
+            warned.push(message.to_string());
+        }
+        if told {
+            return;
+        }
         if let Some(rest) = message.split("listening on http://").nth(1) {
             if let Some(addr) = rest.split_whitespace().next().and_then(|a| a.parse().ok()) {
                 told = tx.send(addr).is_ok();
@@ -226,7 +234,72 @@ async fn pokerd(name: &'static str, url: &str, nats_url: &str) -> Node {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    Node { name, proc, server }
+    Node {
+        name,
+        proc,
+        server,
+        warnings,
+    }
+}
+
+/// A TCP relay to NATS that can be cut: its connections close, and new ones are closed
+/// as soon as they are made, until it is mended.
+struct Relay {
+    url: String,
+    cut: Arc<std::sync::atomic::AtomicBool>,
+    /// Each relayed connection's task, to end them on a cut.
+    links: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+    accepting: tokio::task::JoinHandle<()>,
+}
+
+impl Relay {
+    async fn start(to: &str) -> Relay {
+        let to = to.trim_start_matches("nats://").to_string();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("nats://{}", listener.local_addr().unwrap());
+        let cut = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let links: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>> = Arc::default();
+        let (is_cut, tasks) = (cut.clone(), links.clone());
+        let accepting = tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                if is_cut.load(std::sync::atomic::Ordering::SeqCst) {
+                    continue;
+                }
+                let to = to.clone();
+                let link = tokio::spawn(async move {
+                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(&to).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+                tasks.lock().unwrap().push(link);
+            }
+        });
+        Relay {
+            url,
+            cut,
+            links,
+            accepting,
+        }
+    }
+
+    /// Closes every connection through it, and every new one until mended.
+    fn cut(&self) {
+        self.cut.store(true, std::sync::atomic::Ordering::SeqCst);
+        for link in self.links.lock().unwrap().drain(..) {
+            link.abort();
+        }
+    }
+
+    fn mend(&self) {
+        self.cut.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.cut();
+        self.accepting.abort();
+    }
 }
 
 /// What a table's players do with their decisions.
@@ -1533,6 +1606,222 @@ async fn failover_a_node_that_joins_later_is_handed_its_share_of_tables_between_
         for t in &game.tables {
             seated += store.seats(store_id(t)).await.unwrap().len();
         }
+        if seated == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "everyone has left within 20 s ({seated} still seated): {}",
+            game.state()
+        );
+    }
+    let audit = store.audit().await.unwrap();
+    assert_eq!(audit.stacks, 0, "nobody is seated: {audit:?}");
+    assert_conserved(&audit, deposited);
+    store.close().await;
+    for node in nodes.iter_mut() {
+        node.proc.kill();
+    }
+    eprintln!("{:?}: done", started.elapsed());
+}
+
+/// n1 reaches NATS through a relay, n2 directly; n1 owns the table, whose players are
+/// connected to n2. The relay is cut in the middle of a hand: n1 still reaches the
+/// database but no player can reach its table, so it renews no lease; once its lease has
+/// run out n2 takes the table (voiding the cut hand) and play goes on. When n1 is reached
+/// again it finds the table gone and stops it; it commits nothing, and every chip is
+/// accounted for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failover_a_node_cut_off_from_nats_renews_no_lease_and_its_table_moves() {
+    let started = Instant::now();
+    nats_server_binary();
+    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+        return;
+    };
+    let url = guard.url();
+    let (_nats, nats_url) = nats().await;
+    let relay = Relay::start(&nats_url).await;
+    let mut nodes = vec![
+        pokerd(NODES[0], &url, &relay.url).await,
+        pokerd(NODES[1], &url, &nats_url).await,
+    ];
+    let clock = json!({ "action_ms": 10000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
+    let plan = ["ann", "amy", "abe"];
+    for name in plan {
+        nodes[1].server.player(name, DEPOSIT).await;
+    }
+    let deposited = (DEPOSIT * plan.len() as u64) as i64;
+    let id = nodes[0].server.table_with(nl_rules(), clock).await;
+    let table_a: poker_store::TableId = id.parse().unwrap();
+    let tables = vec![Table {
+        tid: tid(&id),
+        id,
+        owner: 0,
+        ended: BTreeSet::new(),
+        latest: 0,
+        mode: Mode::Play,
+        raised_in: None,
+        held_by: None,
+    }];
+    let store = SqlStore::connect(&url).await.unwrap();
+    let lease_of = |leases: Vec<poker_store::Lease>| {
+        leases
+            .into_iter()
+            .find(|l| l.table_id == table_a)
+            .expect("the table has a lease")
+    };
+    await_lobbies(&nodes, &tables).await;
+    let mut game = Game {
+        players: Vec::new(),
+        tables,
+        after_kill: false,
+        killed_at: None,
+        stale_refusals: 0,
+        leaving: false,
+        void_up_to: None,
+        stale: Vec::new(),
+    };
+    for (seat, name) in plan.iter().enumerate() {
+        game.join(&nodes[1], 1, name, 0, seat as u32).await;
+    }
+    let a = 0;
+
+    // Two hands, then a raise and a decision left waiting; then n1 loses NATS.
+    let played = game
+        .drive(Duration::from_secs(20), |g| g.tables[a].ended.len() >= 2)
+        .await;
+    assert!(played, "2 hands at n1's table: {}", game.state());
+    game.tables[a].mode = Mode::Raise;
+    let held = game
+        .drive(Duration::from_secs(15), |g| g.tables[a].held_by.is_some())
+        .await;
+    assert!(held, "a raise, then a decision waiting: {}", game.state());
+    let cut = game.tables[a].latest;
+    let before = lease_of(store.leases().await.unwrap());
+    assert_eq!(before.node, "n1", "n1 owns its table before it is cut off");
+    relay.cut();
+    let cut_at = Instant::now();
+    game.after_kill = true;
+    game.killed_at = Some(cut_at);
+    eprintln!(
+        "{:?}: n1 cut off from NATS in hand {cut}",
+        started.elapsed()
+    );
+    game.tables[a].mode = Mode::Play;
+    game.tables[a].held_by = None;
+    for p in game.players.iter_mut() {
+        p.client.answered.clear();
+        p.client.last_decide = None;
+    }
+
+    // n2 takes the table once n1's lease has run out: everyone gets a snapshot without
+    // the cut hand, and two hands end there.
+    let resynced = game
+        .drive(
+            Duration::from_millis(LEASE_MS) + Duration::from_secs(10),
+            |g| g.players.iter().all(|p| !p.snapshots.is_empty()),
+        )
+        .await;
+    assert!(
+        resynced,
+        "every player gets a new snapshot within {LEASE_MS} ms + 10 s of n1 losing NATS: {}",
+        game.state()
+    );
+    let taken = lease_of(store.leases().await.unwrap());
+    assert!(
+        taken.node == "n2" && taken.token > before.token,
+        "n2 holds n1's table with a higher token: {taken:?}"
+    );
+    eprintln!(
+        "{:?}: n2 took the table, snapshots {:?} after the cut",
+        started.elapsed(),
+        game.players
+            .iter()
+            .map(|p| p.snapshots[0].0 - cut_at)
+            .collect::<Vec<_>>()
+    );
+    for p in &game.players {
+        for (_, hand) in &p.snapshots {
+            assert!(
+                hand.is_none_or(|n| n > cut),
+                "{}: a snapshot after the takeover shows hand {hand:?}, but hand {cut} is void",
+                p.client.name
+            );
+        }
+    }
+    let resumed = game
+        .drive(Duration::from_secs(15), |g| g.ended_after(a, cut) >= 2)
+        .await;
+    assert!(resumed, "2 hands end at n2: {}", game.state());
+    assert!(nodes[0].proc.exited().is_none(), "n1 is cut off, not dead");
+
+    // NATS reaches n1 again: it finds its table gone and stops it there; the lease stays
+    // n2's, and play goes on.
+    relay.mend();
+    let mended_at = Instant::now();
+    game.void_up_to = Some(cut);
+    let deadline = mended_at + Duration::from_secs(15);
+    loop {
+        let stopped = nodes[0]
+            .warnings
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|w| w.contains("stopping it here"));
+        if stopped {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "n1 stops its table within 15 s of reaching NATS again; its last lines:\n{}",
+            nodes[0].proc.tail()
+        );
+        game.drive(Duration::from_millis(100), |_| false).await;
+    }
+    eprintln!(
+        "{:?}: n1 stopped its table {:?} after NATS came back",
+        started.elapsed(),
+        mended_at.elapsed()
+    );
+    let latest = game.tables[a].latest;
+    let went_on = game
+        .drive(Duration::from_secs(15), |g| g.ended_after(a, latest) >= 1)
+        .await;
+    assert!(went_on, "play goes on at n2: {}", game.state());
+    let after = lease_of(store.leases().await.unwrap());
+    assert_eq!(
+        (after.node.as_str(), after.token),
+        (taken.node.as_str(), taken.token),
+        "the lease stays n2's"
+    );
+    let rows = hand_rows(&store, table_a).await;
+    assert!(
+        rows[&cut].contains("Void"),
+        "hand {cut} is void: {}",
+        rows[&cut]
+    );
+    for (n, row) in rows.range(cut + 1..) {
+        assert!(
+            !row.contains("Void"),
+            "hand {n}, dealt at n2, is void: {row}"
+        );
+    }
+    assert!(
+        game.stale.is_empty(),
+        "players were sent messages of hands up to the void hand {cut}: {:#?}",
+        game.stale
+    );
+
+    // Everyone leaves; every chip is in a wallet or the rake.
+    game.leaving = true;
+    for p in game.players.iter_mut() {
+        let table_id = game.tables[p.table].tid;
+        p.client.send(&ClientMsg::Leave { table_id }).await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        game.drive(Duration::from_millis(250), |_| false).await;
+        let seated = store.seats(table_a).await.unwrap().len();
         if seated == 0 {
             break;
         }
