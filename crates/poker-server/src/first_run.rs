@@ -53,7 +53,9 @@ pub fn admin_token(config: &mut Config) -> anyhow::Result<TokenSource> {
     Ok(TokenSource::Made(token))
 }
 
-/// A play-money room with no table at all gets the first-start presets.
+/// A play-money room with no table at all gets the first-start presets: made once, even
+/// by several nodes starting together on one empty database (the store checks and
+/// creates in one transaction, under a lock), and opened by the node that made them.
 pub async fn open_presets(state: &std::sync::Arc<AppState>) -> anyhow::Result<usize> {
     if !state.config.play_money() || !state.config.room.presets {
         return Ok(0);
@@ -61,7 +63,7 @@ pub async fn open_presets(state: &std::sync::Arc<AppState>) -> anyhow::Result<us
     if !state.store.tables().await?.is_empty() {
         return Ok(0);
     }
-    let mut opened = 0;
+    let mut presets = Vec::new();
     for preset in crate::presets::all()
         .into_iter()
         .filter(|p| crate::presets::FIRST_START.contains(&p.key))
@@ -69,12 +71,15 @@ pub async fn open_presets(state: &std::sync::Arc<AppState>) -> anyhow::Result<us
         let body = serde_json::to_vec(&preset.body)?;
         let (name, spec) = crate::http::admin::tables::parse_new_table(&body)
             .map_err(|e| anyhow::anyhow!("preset {}: {}", preset.key, e.message))?;
-        crate::http::admin::tables::open_new_table(state, &name, &spec)
-            .await
-            .map_err(|e| anyhow::anyhow!("preset {}: {}", preset.key, e.message))?;
-        opened += 1;
+        presets.push((name, serde_json::to_string(&spec)?));
     }
-    Ok(opened)
+    let made = state.store.create_tables_if_none(&presets).await?;
+    for (id, (name, config)) in made.iter().zip(&presets) {
+        if let Err(e) = state.open_table(*id, name, config).await {
+            tracing::error!("preset table {id} cannot open: {e:#}");
+        }
+    }
+    Ok(made.len())
 }
 
 /// What pokerd prints on starting (standard output, not the log): where players and

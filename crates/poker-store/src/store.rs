@@ -116,6 +116,15 @@ pub trait Store: Send + Sync + 'static {
         name: &str,
         config: &str,
     ) -> impl Future<Output = StoreResult<TableId>> + Send;
+    /// Creates these tables (name, configuration) only if there is no table at all, in
+    /// one transaction; returns their ids, in order, or nothing if there were tables.
+    /// Nodes starting together on an empty database (a play-money room's first start)
+    /// make them once: on PostgreSQL the check and the inserts hold a transaction-scoped
+    /// advisory lock. (SQLite has one process: a racing writer fails, it never adds.)
+    fn create_tables_if_none(
+        &self,
+        tables: &[(String, String)],
+    ) -> impl Future<Output = StoreResult<Vec<TableId>>> + Send;
     /// Replaces a table's configuration (an operator's live change, e.g. its chat).
     fn set_table_config(
         &self,

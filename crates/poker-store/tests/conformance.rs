@@ -1721,8 +1721,68 @@ async fn lease_two_nodes_racing_for_a_table_never_both_win(store: &SqlStore) {
     }
 }
 
+/// A room's first tables (a play-money room's presets) are made only while there is no
+/// table at all; nodes starting together on one empty PostgreSQL make them once.
+async fn lease_first_tables_are_made_once_by_nodes_starting_together(store: &SqlStore) {
+    assert!(store.tables().await.unwrap().is_empty(), "an empty room");
+    let presets: Vec<(String, String)> = (0..3)
+        .map(|i| (format!("preset {i}"), format!(r#"{{"n":{i}}}"#)))
+        .collect();
+    let made = if store.backend() == Backend::Postgres {
+        let make = || store.create_tables_if_none(&presets);
+        let tries = tokio::join!(
+            make(),
+            make(),
+            make(),
+            make(),
+            make(),
+            make(),
+            make(),
+            make()
+        );
+        let tries = [
+            tries.0, tries.1, tries.2, tries.3, tries.4, tries.5, tries.6, tries.7,
+        ];
+        let mut made: Vec<Vec<TableId>> = tries
+            .into_iter()
+            .map(|r| r.unwrap())
+            .filter(|ids| !ids.is_empty())
+            .collect();
+        assert_eq!(
+            made.len(),
+            1,
+            "one of 8 racing callers makes them: {made:?}"
+        );
+        made.remove(0)
+    } else {
+        store.create_tables_if_none(&presets).await.unwrap()
+    };
+    assert!(store
+        .create_tables_if_none(&presets)
+        .await
+        .unwrap()
+        .is_empty());
+    let tables = store.tables().await.unwrap();
+    assert_eq!(tables.len(), presets.len(), "made once: {tables:?}");
+    for (id, (name, config)) in made.iter().zip(&presets) {
+        let row = store.table(*id).await.unwrap();
+        assert_eq!(
+            (&row.name, &row.config, row.status),
+            (name, config, TableStatus::Open)
+        );
+    }
+    assert!(matches!(
+        store
+            .create_tables_if_none(&[(String::new(), "{}".into())])
+            .await,
+        Err(StoreError::BadName(_))
+    ));
+}
+
 async fn run_all(url: &str) {
     let store = SqlStore::connect(url).await.expect("connect and migrate");
+    // First: it needs a room with no table.
+    lease_first_tables_are_made_once_by_nodes_starting_together(&store).await;
     deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(&store).await;
     the_wallet_never_goes_negative_under_concurrent_requests(&store).await;
     retried_operations_with_an_idempotency_key_apply_once(&store).await;

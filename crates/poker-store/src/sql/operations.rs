@@ -480,6 +480,48 @@ impl Store for SqlStore {
         Ok(id)
     }
 
+    async fn create_tables_if_none(
+        &self,
+        tables: &[(String, String)],
+    ) -> StoreResult<Vec<TableId>> {
+        /// The advisory lock held while the first tables are made ("poker" and 1).
+        const FIRST_TABLES_LOCK: i64 = 0x706f_6b65_7200_0001;
+        let names = tables
+            .iter()
+            .map(|(name, _)| names::table_name(name))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut tx = self.begin().await?;
+        if self.backend == Backend::Postgres {
+            sqlx::query("select 1 as locked from pg_advisory_xact_lock($1)")
+                .bind(FIRST_TABLES_LOCK)
+                .fetch_one(&mut *tx)
+                .await?;
+        }
+        let any = sqlx::query("select 1 as one from poker_table limit 1")
+            .fetch_optional(&mut *tx)
+            .await?;
+        if any.is_some() {
+            return Ok(Vec::new());
+        }
+        let now = now_ms();
+        let mut ids = Vec::new();
+        for (name, (_, config)) in names.iter().zip(tables) {
+            let id = TableId::new();
+            sqlx::query(&self.sql(
+                "insert into poker_table (poker_table_id, name, config, status, created_at) values ($1, $2, $3, 'open', $4)",
+            ))
+            .bind(id.to_string())
+            .bind(name)
+            .bind(config)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            ids.push(id);
+        }
+        tx.commit().await?;
+        Ok(ids)
+    }
+
     async fn tables(&self) -> StoreResult<Vec<TableRow>> {
         let rows = sqlx::query("select poker_table_id, name, config, status, created_at from poker_table order by created_at")
             .fetch_all(&self.pool)
