@@ -379,7 +379,7 @@ impl Actor {
             }
             Command::InjectFault => panic!("injected fault"),
             Command::Abandon => {
-                tracing::warn!("another node owns the table now: stopping here");
+                tracing::info!("stopping here: another node owns the table now, or takes it over");
                 self.abandon();
             }
             Command::Chat {

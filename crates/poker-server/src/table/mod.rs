@@ -349,7 +349,8 @@ pub enum Command {
     /// Makes the task fail at once, as a bug would (fault-injection tests).
     InjectFault,
     /// Stop at once, writing nothing and cashing nobody out: another node owns the table
-    /// now (its lease passed on), and it takes the table from the store.
+    /// now (its lease passed on), or is about to take it over (a drained table handed over
+    /// in a rebalance), and it takes the table from the store.
     Abandon,
 }
 
