@@ -7,8 +7,10 @@
 //! be on disk before anyone sees a card so that a crash leaves the hand on record (voided
 //! on restart, its number never reused).
 //!
-//! Writes land in the order the actor sent them; of several table states waiting at once
-//! only the newest is written, so an older state can never land after a newer one. Each
+//! Writes land in the order the actor sent them (each gathering is handed to the persister,
+//! which writes it in one transaction with other tables' writes, and awaited before the
+//! next); of several table states waiting at once only the newest is written, so an older
+//! state can never land after a newer one. Each
 //! write has a generation; [`Writer::flush`] waits until everything sent so far is written
 //! (a draining table answers only then, since the database closes right after).
 
