@@ -8,6 +8,7 @@ use axum::extract::ws::{Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{parse_client, ClientMsg, ErrorCode, ServerMsg};
 use poker_store::{Player, Store, TableId};
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -101,10 +102,14 @@ pub(crate) async fn next_lobby(
     }
 }
 
-pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
+/// One connection's task. Everything in it is held for the connection's whole life, idle or
+/// not, so what is rare stays out of it: the socket is not split (one `select!` reads it and
+/// the branches write to it; the caller owns it, so it is held once), the replies' queue
+/// lets its buffer go once emptied, and the futures of a client message's dispatch and of
+/// closing are boxed.
+pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
     state.metrics.connections.fetch_add(1, Ordering::Relaxed);
     let _gauge = Gauge(&state);
-    let (mut sink, mut stream) = socket.split();
     let (out_tx, mut out_rx) = mpsc::channel::<Batch>(1024);
     let mut conn = Conn {
         me: None,
@@ -119,7 +124,7 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
     // Answers to this client's own messages and lobby updates. They never share the
     // tables' bounded queue, so a slow reader cannot lose them: the tables resync such a
     // client with a snapshot instead (a lobby that fell behind is sent whole).
-    let mut replies: std::collections::VecDeque<ServerMsg> = std::collections::VecDeque::new();
+    let mut replies: VecDeque<Out> = VecDeque::new();
     let mut lobby_behind = false;
     let server = &state.config.server;
     let mut limit = RateLimit {
@@ -135,7 +140,7 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
     loop {
         tokio::select! {
             _ = shutting_down.changed() => {
-                let _ = sink.send(Message::Close(None)).await;
+                let _ = socket.send(Message::Close(None)).await;
                 break;
             }
             ended = ended_sessions.recv(), if conn.session.is_some() => {
@@ -157,15 +162,15 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
                     Err(broadcast::error::RecvError::Closed) => false,
                 };
                 if over {
-                    session_over(&mut sink, "the session ended (logged out)").await;
+                    Box::pin(session_over(socket, "the session ended (logged out)")).await;
                     break;
                 }
             }
             _ = sleep_until_expiry(&conn.session) => {
-                session_over(&mut sink, "the session expired: log in again").await;
+                Box::pin(session_over(socket, "the session expired: log in again")).await;
                 break;
             }
-            frame = stream.next() => {
+            frame = socket.next() => {
                 let frame = match frame {
                     None => break,
                     Some(Ok(frame)) => frame,
@@ -177,54 +182,39 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
                             ErrorCode::BadMessage,
                             format!("the frame breaks the WebSocket protocol: {e}"),
                         );
-                        close_with(&mut sink, Some(error), 1007, "invalid frame").await;
+                        Box::pin(close_with(socket, Some(error), 1007, "invalid frame")).await;
                         break;
                     }
                 };
                 let text = match frame {
-                    Message::Text(t) => t.to_string(),
+                    Message::Text(text) => text,
                     Message::Binary(_) => {
-                        replies.push_back(ServerMsg::error(ErrorCode::BadMessage, "send JSON text frames"));
+                        replies.push_back(Out::own(ServerMsg::error(ErrorCode::BadMessage, "send JSON text frames")));
                         continue;
                     }
                     Message::Close(_) => break,
                     _ => continue,
                 };
                 state.metrics.messages.fetch_add(1, Ordering::Relaxed);
-                let reply = if text.len() > server.max_frame_bytes {
-                    limited(&mut limit, &state).or(Some(ServerMsg::error(
-                        ErrorCode::FrameTooLarge,
-                        format!("frames are limited to {} bytes", server.max_frame_bytes),
-                    )))
-                } else {
-                    match parse_client(&text) {
-                        Err(error) => limited(&mut limit, &state).or(Some(error)),
-                        Ok(msg) => {
-                            // An answer to a decision this client was asked is never
-                            // rate-limited; everything else is.
-                            let answers = match &msg {
-                                ClientMsg::Act { table_id, decision_id, .. } => {
-                                    let pos = conn.asked.iter().position(|(t, d)| t == table_id && d == decision_id);
-                                    pos.map(|i| conn.asked.remove(i)).is_some()
-                                }
-                                _ => false,
-                            };
-                            match if answers { None } else { limited(&mut limit, &state) } {
-                                Some(refusal) => Some(refusal),
-                                // Boxed: the connection's own future (what every idle connection
-                                // holds) stays small.
-                                None => Box::pin(handle(&state, &mut conn, msg)).await,
-                            }
+                // Nothing the size of a `ServerMsg` is held across the dispatch: the
+                // connection's own future (what every idle connection holds) stays small.
+                let unread = {
+                    let reply = match admit(&state, &mut conn.asked, &mut limit, &text) {
+                        Ok(msg) => Box::pin(handle(&state, &mut conn, msg)).await,
+                        Err(refusal) => Some(*refusal),
+                    };
+                    reply.is_some_and(|reply| {
+                        let full = replies.len() >= MAX_UNREAD_REPLIES;
+                        if !full {
+                            replies.push_back(Out::own(reply));
                         }
-                    }
+                        full
+                    })
                 };
-                if let Some(reply) = reply {
-                    if replies.len() >= MAX_UNREAD_REPLIES {
-                        // Sends and never reads: told so and closed.
-                        close_with(&mut sink, None, 1008, "too many unread replies").await;
-                        break;
-                    }
-                    replies.push_back(reply);
+                if unread {
+                    // Sends and never reads: told so and closed.
+                    Box::pin(close_with(socket, None, 1008, "too many unread replies")).await;
+                    break;
                 }
             }
             table = moved.recv() => {
@@ -246,7 +236,7 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
             }
             update = next_lobby(&mut conn.lobby) => {
                 match update {
-                    Ok(table) if replies.len() < MAX_UNREAD_REPLIES => replies.push_back(ServerMsg::TableUpdate { table }),
+                    Ok(table) if replies.len() < MAX_UNREAD_REPLIES => replies.push_back(Out::own(ServerMsg::TableUpdate { table })),
                     // Missed updates: the whole lobby again, once the client reads.
                     Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => lobby_behind = true,
                     Err(broadcast::error::RecvError::Closed) => conn.lobby = None,
@@ -261,28 +251,32 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: WebSocket) {
                         Err(_) => break,
                     }
                 }
-                if write_batch(&mut sink, &mut conn.asked, batch).await.is_err() {
+                if write_batch(socket, &mut conn.asked, batch).await.is_err() {
                     break;
                 }
             }
             _ = std::future::ready(()), if !replies.is_empty() => {
                 // Replies go out before the tables' queue is read again, each batch in
                 // one write; a lobby that fell behind follows in one piece.
-                let mut batch: Batch = replies.drain(..replies.len().min(64)).map(Out::own).collect();
-                if replies.is_empty() && lobby_behind {
-                    lobby_behind = false;
-                    batch.push(Out::own(ServerMsg::Tables { tables: state.lobby.list() }));
+                let mut batch: Batch = replies.drain(..replies.len().min(64)).collect();
+                if replies.is_empty() {
+                    // Its buffer goes too: an idle connection holds none.
+                    replies = VecDeque::new();
+                    if lobby_behind {
+                        lobby_behind = false;
+                        batch.push(Out::own(ServerMsg::Tables { tables: state.lobby.list() }));
+                    }
                 }
-                if write_batch(&mut sink, &mut conn.asked, batch).await.is_err() {
+                if write_batch(socket, &mut conn.asked, batch).await.is_err() {
                     break;
                 }
             }
         }
         if lobby_behind && replies.is_empty() {
             lobby_behind = false;
-            replies.push_back(ServerMsg::Tables {
+            replies.push_back(Out::own(ServerMsg::Tables {
                 tables: state.lobby.list(),
-            });
+            }));
         }
     }
 }
@@ -295,31 +289,71 @@ pub(crate) async fn sleep_until_expiry(session: &Option<(String, tokio::time::In
 }
 
 /// Tells the client its session is over and closes the connection (policy violation).
-pub(crate) async fn session_over(
-    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
-    why: &'static str,
-) {
+pub(crate) async fn session_over(socket: &mut WebSocket, why: &'static str) {
     let error = ServerMsg::error(ErrorCode::Unauthenticated, why);
-    close_with(sink, Some(error), 1008, "session over").await;
+    close_with(socket, Some(error), 1008, "session over").await;
 }
 
 /// Ends the connection properly: the error saying why (if any), then a close frame.
 pub(crate) async fn close_with(
-    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    socket: &mut WebSocket,
     error: Option<ServerMsg>,
     code: u16,
     reason: &'static str,
 ) {
     if let Some(error) = error {
         let text = serde_json::to_string(&error).expect("messages serialize");
-        let _ = sink.send(Message::Text(text.into())).await;
+        let _ = socket.send(Message::Text(text.into())).await;
     }
-    let _ = sink
+    let _ = socket
         .send(Message::Close(Some(axum::extract::ws::CloseFrame {
             code,
             reason: reason.into(),
         })))
         .await;
+}
+
+/// A client's text frame as the message to dispatch, or what it is refused with: a frame
+/// over the size limit, text that is no message, a message over the rate limit (an answer
+/// to a decision this client was asked never is). Boxed, since the result is held while
+/// the message is dispatched.
+pub(crate) fn admit(
+    state: &AppState,
+    asked: &mut Vec<(TableId, u64)>,
+    limit: &mut RateLimit,
+    text: &str,
+) -> Result<ClientMsg, Box<ServerMsg>> {
+    let max = state.config.server.max_frame_bytes;
+    if text.len() > max {
+        let too_large = || {
+            ServerMsg::error(
+                ErrorCode::FrameTooLarge,
+                format!("frames are limited to {max} bytes"),
+            )
+        };
+        return Err(Box::new(limited(limit, state).unwrap_or_else(too_large)));
+    }
+    let msg = match parse_client(text) {
+        Ok(msg) => msg,
+        Err(error) => return Err(Box::new(limited(limit, state).unwrap_or(error))),
+    };
+    let answers = match &msg {
+        ClientMsg::Act {
+            table_id,
+            decision_id,
+            ..
+        } => {
+            let pos = asked
+                .iter()
+                .position(|(t, d)| t == table_id && d == decision_id);
+            pos.map(|i| asked.remove(i)).is_some()
+        }
+        _ => false,
+    };
+    match if answers { None } else { limited(limit, state) } {
+        Some(refusal) => Err(Box::new(refusal)),
+        None => Ok(msg),
+    }
 }
 
 /// The rate limit's refusal, if this message goes over it.
@@ -340,7 +374,7 @@ pub(crate) fn limited(limit: &mut RateLimit, state: &AppState) -> Option<ServerM
 /// Writes frames to the socket in one flush, noting the decisions they ask (shared
 /// frames never ask one).
 pub(crate) async fn write_batch(
-    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    socket: &mut WebSocket,
     asked: &mut Vec<(TableId, u64)>,
     batch: Batch,
 ) -> Result<(), axum::Error> {
@@ -354,7 +388,7 @@ pub(crate) async fn write_batch(
             }
             Out::Shared(text) => text,
         };
-        sink.feed(Message::Text(text)).await?;
+        socket.feed(Message::Text(text)).await?;
     }
-    sink.flush().await
+    socket.flush().await
 }

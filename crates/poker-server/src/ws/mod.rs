@@ -61,9 +61,11 @@ pub(crate) async fn ws(
     upgrade
         .read_buffer_size(1024)
         .max_message_size(1 << 20)
-        .on_upgrade(move |socket| {
+        .on_upgrade(move |mut socket| {
             use tracing::Instrument;
             let span = tracing::info_span!("connection", player_id = tracing::field::Empty);
-            connection(state, socket).instrument(span)
+            // The socket is held here once, and lent (an async fn's arguments are held
+            // twice: as given, and moved to its locals).
+            async move { connection(state, &mut socket).await }.instrument(span)
         })
 }
