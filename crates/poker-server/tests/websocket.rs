@@ -825,3 +825,50 @@ async fn a_spectator_who_unwatches_receives_nothing_more_from_the_table() {
     server.stop().await;
     assert_conserved(&server.audit().await, 2000);
 }
+
+/// A counter of `/metrics`.
+async fn metric(server: &Server, name: &str) -> u64 {
+    let (_, text) = server.get("/metrics").await;
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{name} in {text}"))
+}
+
+/// Signing in asks only the tables where the player holds a seat (found in the store), not
+/// every table of the room: a room of many tables and a reconnect storm would otherwise
+/// cost a question to every table per connection. The player is still put back at their
+/// own table, with its snapshot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signing_in_asks_only_the_tables_where_the_player_sits() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    let mut tables = Vec::new();
+    for _ in 0..30 {
+        tables.push(server.table(json!({})).await);
+    }
+    let mut ann = server.client("ann").await;
+    ann.send(&sit(&tables[7], 0, 100)).await;
+    ann.until(|m| matches!(m, ServerMsg::Snapshot { .. }).then_some(()))
+        .await;
+    let before = metric(&server, "poker_table_wakeups_total").await;
+    // Ben sits nowhere: no table is asked (a table's own clock may tick meanwhile).
+    let _ben = server.client("ben").await;
+    let asked = metric(&server, "poker_table_wakeups_total").await - before;
+    assert!(asked < 10, "{asked} tables asked");
+    // Ann comes back on a new connection: only her table is asked, and she is back there.
+    let token = server.login("ann").await;
+    let mut again = Client::connect(server.addr, "ann").await;
+    again.auth(&token).await;
+    let table = again
+        .until(|m| match m {
+            ServerMsg::Snapshot { table, .. } => Some(table.table_id),
+            _ => None,
+        })
+        .await;
+    assert_eq!(table, tid(&tables[7]));
+    let asked = metric(&server, "poker_table_wakeups_total").await - before;
+    assert!(asked < 10, "{asked} tables asked");
+    server.stop().await;
+}

@@ -51,21 +51,17 @@ pub(crate) async fn handle(
         };
         // The welcome is the reply; replies are written before the tables' queue, so it
         // comes before the snapshot of every table the player sits at.
-        let tables: Vec<_> = if state.cluster.is_some() {
-            // Among several nodes: wherever the player holds a seat, on any node.
-            let mut tables = Vec::new();
-            for id in state
-                .store
-                .tables_of(player.player_id)
-                .await
-                .unwrap_or_default()
-            {
-                tables.extend(state.table(id).await);
-            }
-            tables
-        } else {
-            state.tables.lock().await.values().cloned().collect()
-        };
+        // The tables where the player holds a seat (one indexed query, not a question to
+        // every table), on this node or, among several, on any.
+        let mut tables = Vec::new();
+        for id in state
+            .store
+            .tables_of(player.player_id)
+            .await
+            .unwrap_or_default()
+        {
+            tables.extend(state.table(id).await);
+        }
         for table in tables {
             if conn.joined.contains(&table.table_id) {
                 continue;
