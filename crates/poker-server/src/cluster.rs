@@ -260,6 +260,9 @@ impl Cluster {
         if let Some((token, task)) = owned {
             task.abort();
             if release {
+                if let Some(handle) = handle {
+                    stop(&handle).await;
+                }
                 if let Err(e) = state.store.release_lease(table, &self.node, token).await {
                     tracing::warn!("table {table}: cannot release its lease: {e}");
                 }
@@ -562,11 +565,7 @@ impl Cluster {
             lock(&self.valid).remove(&table);
             let handle = state.tables.lock().await.remove(&table);
             if let Some(handle) = handle {
-                // Stopped before the lease is let go, so nothing it does can land after
-                // another node has read the table from the store. Nobody answers the
-                // second command: it returns once the actor has stopped.
-                let _ = handle.command(Command::Abandon).await;
-                let _ = tokio::time::timeout(Duration::from_secs(10), handle.inspect()).await;
+                stop(&handle).await;
             }
             match state.store.release_lease(table, &self.node, token).await {
                 Ok(()) => tracing::info!(
@@ -1075,6 +1074,14 @@ fn decode(mut payload: Bytes) -> Option<Batch> {
         });
     }
     Some(batch)
+}
+
+/// Stops a table's actor and waits until it has (at most 10 s), before its lease is let go:
+/// nothing it does can then land after another node has read the table from the store.
+/// Nobody answers the second command: it returns once the actor has stopped.
+async fn stop(handle: &crate::table::TableHandle) {
+    let _ = handle.command(Command::Abandon).await;
+    let _ = tokio::time::timeout(Duration::from_secs(10), handle.inspect()).await;
 }
 
 #[cfg(test)]
