@@ -368,6 +368,40 @@ struct Game {
 }
 
 impl Game {
+    /// Everyone leaves (after the hand in progress): within 20 s nobody is seated at
+    /// `tables`, and every chip is in a wallet or the rake.
+    async fn everyone_leaves(
+        &mut self,
+        store: &SqlStore,
+        tables: &[poker_store::TableId],
+        deposited: i64,
+    ) {
+        self.leaving = true;
+        for p in self.players.iter_mut() {
+            let table_id = self.tables[p.table].tid;
+            p.client.send(&ClientMsg::Leave { table_id }).await;
+        }
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            self.drive(Duration::from_millis(250), |_| false).await;
+            let mut seated = 0;
+            for &table in tables {
+                seated += store.seats(table).await.unwrap().len();
+            }
+            if seated == 0 {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "everyone has left within 20 s ({seated} still seated): {}",
+                self.state()
+            );
+        }
+        let audit = store.audit().await.unwrap();
+        assert_eq!(audit.stacks, 0, "nobody is seated: {audit:?}");
+        assert_conserved(&audit, deposited);
+    }
+
     fn name(&self, i: usize) -> String {
         let p = &self.players[i];
         format!("{} (on {})", p.client.name, NODES[p.node])
@@ -978,30 +1012,8 @@ async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_els
     );
 
     // Everyone leaves (after the hand in progress); every chip is in a wallet or the rake.
-    game.leaving = true;
-    for p in game.players.iter_mut() {
-        let table_id = game.tables[p.table].tid;
-        p.client.send(&ClientMsg::Leave { table_id }).await;
-    }
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        game.drive(Duration::from_millis(250), |_| false).await;
-        let mut seated = 0;
-        for t in &game.tables {
-            seated += store.seats(store_id(t)).await.unwrap().len();
-        }
-        if seated == 0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "everyone has left within 20 s ({seated} still seated): {}",
-            game.state()
-        );
-    }
-    let audit = store.audit().await.unwrap();
-    assert_eq!(audit.stacks, 0, "nobody is seated: {audit:?}");
-    assert_conserved(&audit, deposited);
+    let tables: Vec<_> = game.tables.iter().map(store_id).collect();
+    game.everyone_leaves(&store, &tables, deposited).await;
     store.close().await;
     for node in nodes.iter_mut() {
         node.proc.kill();
@@ -1305,27 +1317,7 @@ async fn failover_a_frozen_owner_that_wakes_up_after_its_lease_passed_on_commits
     assert!(answered, "every connection answers a ping at the end");
 
     // Everyone leaves; every chip is in a wallet or the rake.
-    game.leaving = true;
-    for p in game.players.iter_mut() {
-        let table_id = game.tables[p.table].tid;
-        p.client.send(&ClientMsg::Leave { table_id }).await;
-    }
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        game.drive(Duration::from_millis(250), |_| false).await;
-        let seated = store.seats(table_a).await.unwrap().len();
-        if seated == 0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "everyone has left within 20 s ({seated} still seated): {}",
-            game.state()
-        );
-    }
-    let audit = store.audit().await.unwrap();
-    assert_eq!(audit.stacks, 0, "nobody is seated: {audit:?}");
-    assert_conserved(&audit, deposited);
+    game.everyone_leaves(&store, &[table_a], deposited).await;
     let rows_end = hand_rows(&store, table_a).await;
     assert!(
         rows_end[&cut].contains("Void"),
@@ -1594,30 +1586,8 @@ async fn failover_a_node_that_joins_later_is_handed_its_share_of_tables_between_
         })
         .await;
     assert!(answered, "every connection answers a ping at the end");
-    game.leaving = true;
-    for p in game.players.iter_mut() {
-        let table_id = game.tables[p.table].tid;
-        p.client.send(&ClientMsg::Leave { table_id }).await;
-    }
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        game.drive(Duration::from_millis(250), |_| false).await;
-        let mut seated = 0;
-        for t in &game.tables {
-            seated += store.seats(store_id(t)).await.unwrap().len();
-        }
-        if seated == 0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "everyone has left within 20 s ({seated} still seated): {}",
-            game.state()
-        );
-    }
-    let audit = store.audit().await.unwrap();
-    assert_eq!(audit.stacks, 0, "nobody is seated: {audit:?}");
-    assert_conserved(&audit, deposited);
+    let tables: Vec<_> = game.tables.iter().map(store_id).collect();
+    game.everyone_leaves(&store, &tables, deposited).await;
     store.close().await;
     for node in nodes.iter_mut() {
         node.proc.kill();
@@ -1813,27 +1783,7 @@ async fn failover_a_node_cut_off_from_nats_renews_no_lease_and_its_table_moves()
     );
 
     // Everyone leaves; every chip is in a wallet or the rake.
-    game.leaving = true;
-    for p in game.players.iter_mut() {
-        let table_id = game.tables[p.table].tid;
-        p.client.send(&ClientMsg::Leave { table_id }).await;
-    }
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        game.drive(Duration::from_millis(250), |_| false).await;
-        let seated = store.seats(table_a).await.unwrap().len();
-        if seated == 0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "everyone has left within 20 s ({seated} still seated): {}",
-            game.state()
-        );
-    }
-    let audit = store.audit().await.unwrap();
-    assert_eq!(audit.stacks, 0, "nobody is seated: {audit:?}");
-    assert_conserved(&audit, deposited);
+    game.everyone_leaves(&store, &[table_a], deposited).await;
     store.close().await;
     for node in nodes.iter_mut() {
         node.proc.kill();
