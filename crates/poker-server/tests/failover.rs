@@ -368,6 +368,34 @@ struct Game {
 }
 
 impl Game {
+    /// Table `a`'s owner was lost at `at` (killed, frozen, cut off): its next owner numbers
+    /// its decisions afresh, so those of the cut hand are forgotten.
+    fn owner_lost(&mut self, a: usize, at: Instant) {
+        self.after_kill = true;
+        self.killed_at = Some(at);
+        self.tables[a].mode = Mode::Play;
+        self.tables[a].held_by = None;
+        for p in self.players.iter_mut().filter(|p| p.table == a) {
+            p.client.answered.clear();
+            p.client.last_decide = None;
+        }
+    }
+
+    /// Every player gets a new snapshot within the lease and 10 s of `what` happening.
+    async fn resynced(&mut self, what: &str) {
+        let resynced = self
+            .drive(
+                Duration::from_millis(LEASE_MS) + Duration::from_secs(10),
+                |g| g.players.iter().all(|p| !p.snapshots.is_empty()),
+            )
+            .await;
+        assert!(
+            resynced,
+            "every player gets a new snapshot within {LEASE_MS} ms + 10 s of {what}: {}",
+            self.state()
+        );
+    }
+
     /// Everyone leaves (after the hand in progress): within 20 s nobody is seated at
     /// `tables`, and every chip is in a wallet or the rake.
     async fn everyone_leaves(
@@ -811,20 +839,11 @@ async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_els
     let token_before = lease.token;
     nodes[KILLED].proc.kill();
     let killed_at = Instant::now();
-    game.after_kill = true;
-    game.killed_at = Some(killed_at);
+    game.owner_lost(a, killed_at);
     eprintln!(
         "{:?}: n1 killed in hand {cut} of its table",
         started.elapsed()
     );
-
-    // The new owner numbers its decisions afresh: forget the ones of the cut hand.
-    game.tables[a].mode = Mode::Play;
-    game.tables[a].held_by = None;
-    for p in game.players.iter_mut().filter(|p| p.table == a) {
-        p.client.answered.clear();
-        p.client.last_decide = None;
-    }
 
     // The store as n1 left it: the cut hand never committed, and the stacks stored are
     // those it began with (the last committed hand's finishing stacks).
@@ -1145,32 +1164,15 @@ async fn failover_a_frozen_owner_that_wakes_up_after_its_lease_passed_on_commits
     // n1 freezes (SIGSTOP): its process lives on, holding its table's actor mid-hand.
     let mut frozen = Stopped::stop(&nodes[KILLED].proc);
     let frozen_at = Instant::now();
-    game.after_kill = true;
-    game.killed_at = Some(frozen_at);
+    game.owner_lost(a, frozen_at);
     eprintln!(
         "{:?}: n1 frozen in hand {cut} of its table",
         started.elapsed()
     );
-    game.tables[a].mode = Mode::Play;
-    game.tables[a].held_by = None;
-    for p in game.players.iter_mut() {
-        p.client.answered.clear();
-        p.client.last_decide = None;
-    }
 
     // Another node takes the table over: every player gets a fresh snapshot, without the
     // cut hand, and the lease is that node's with a higher token.
-    let resynced = game
-        .drive(
-            Duration::from_millis(LEASE_MS) + Duration::from_secs(10),
-            |g| g.players.iter().all(|p| !p.snapshots.is_empty()),
-        )
-        .await;
-    assert!(
-        resynced,
-        "every player gets a new snapshot within {LEASE_MS} ms + 10 s of n1 freezing: {}",
-        game.state()
-    );
+    game.resynced("n1 freezing").await;
     for p in &game.players {
         for (_, hand) in &p.snapshots {
             assert!(
@@ -1671,32 +1673,15 @@ async fn failover_a_node_cut_off_from_nats_renews_no_lease_and_its_table_moves()
     assert_eq!(before.node, "n1", "n1 owns its table before it is cut off");
     relay.cut();
     let cut_at = Instant::now();
-    game.after_kill = true;
-    game.killed_at = Some(cut_at);
+    game.owner_lost(a, cut_at);
     eprintln!(
         "{:?}: n1 cut off from NATS in hand {cut}",
         started.elapsed()
     );
-    game.tables[a].mode = Mode::Play;
-    game.tables[a].held_by = None;
-    for p in game.players.iter_mut() {
-        p.client.answered.clear();
-        p.client.last_decide = None;
-    }
 
     // n2 takes the table once n1's lease has run out: everyone gets a snapshot without
     // the cut hand, and two hands end there.
-    let resynced = game
-        .drive(
-            Duration::from_millis(LEASE_MS) + Duration::from_secs(10),
-            |g| g.players.iter().all(|p| !p.snapshots.is_empty()),
-        )
-        .await;
-    assert!(
-        resynced,
-        "every player gets a new snapshot within {LEASE_MS} ms + 10 s of n1 losing NATS: {}",
-        game.state()
-    );
+    game.resynced("n1 losing NATS").await;
     let taken = lease_of(store.leases().await.unwrap());
     assert!(
         taken.node == "n2" && taken.token > before.token,
