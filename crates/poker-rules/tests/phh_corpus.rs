@@ -151,3 +151,33 @@ fn a_players_history_hides_every_card_they_did_not_see_and_replays_to_the_same_s
         assert!(shown.iter().all(|s| mine.actions.contains(s)), "{file}");
     }
 }
+
+#[test]
+fn a_history_with_amounts_past_max_chips_is_refused_not_overflowed() {
+    // The fuzzer's finding (fuzz/regressions/phh_reader): a stake of 1e300 chips became
+    // u64::MAX and overflowed the raise bounds at the first decision.
+    for (field, huge) in [
+        ("min_bet = 2", "min_bet = 1e300"),
+        ("min_bet = 2", "min_bet = 1e16"),
+        (
+            "starting_stacks = [100, 100]",
+            "starting_stacks = [1e300, 100]",
+        ),
+        (
+            "starting_stacks = [100, 100]",
+            "starting_stacks = [9007199254740992, 9007199254740992]",
+        ),
+    ] {
+        let text = "variant = 'NT'\nmin_bet = 2\nblinds_or_straddles = [1, 2]\n\
+                    starting_stacks = [100, 100]\n\
+                    actions = ['d dh p1 Th8h', 'd dh p2 QsJd', 'p2 cc']\n"
+            .replace(field, huge);
+        let hand = PhhHand::parse(&text).expect("valid PHH");
+        match phh::replay(&hand) {
+            Err(phh::PhhError::Config(reason)) => {
+                assert!(reason.contains("at most"), "{huge}: {reason}")
+            }
+            other => panic!("{huge}: expected the configuration refused, got {other:?}"),
+        }
+    }
+}

@@ -223,6 +223,38 @@ impl HandConfig {
             return Err(ConfigError::EmptyStack(i));
         }
         let o = &self.options;
+        // Every amount, and all the chips of the hand together, fit MAX_CHIPS, so no sum
+        // the hand makes (a pot, a raise over the current bet, a PHH float) can overflow,
+        // whatever a history or a caller asks for.
+        let stakes = [
+            self.stakes.min_bet,
+            self.stakes.small_bet,
+            self.stakes.big_bet,
+            self.stakes.bring_in,
+        ];
+        let seats = self.seats.iter().flat_map(|s| [s.stack, s.ante, s.blind]);
+        let options = o
+            .spread
+            .iter()
+            .flat_map(|&(lo, hi)| [lo, hi])
+            .chain(o.cap)
+            .chain(o.rake.map(|r| r.cap))
+            .chain([o.unit]);
+        let total = self
+            .seats
+            .iter()
+            .try_fold(0 as Chips, |sum, s| sum.checked_add(s.stack));
+        if stakes
+            .into_iter()
+            .chain(seats)
+            .chain(options)
+            .any(|a| a > MAX_CHIPS)
+            || total.is_none_or(|t| t > MAX_CHIPS)
+        {
+            return bad(format!(
+                "amounts are at most {MAX_CHIPS} chips, and so are all the stacks together"
+            ));
+        }
         let stud = self.game.opening() != Opening::Position;
         match self.structure {
             Structure::FixedLimit => {
