@@ -64,6 +64,7 @@ fn schemathesis() -> Option<PathBuf> {
 struct Seed {
     session: String,
     players: Vec<String>,
+    staff: Vec<String>,
     tables: Vec<String>,
     hands: Vec<String>,
 }
@@ -109,11 +110,20 @@ async fn start(guard: &DbGuard) -> (Server, Seed) {
         .collect();
     let tables = vec![played, server.table(clock).await];
     let session = server.login("ann").await;
+    let (status, sam) = server
+        .post(
+            "/admin/staff",
+            json!({ "name": "Sam", "password": "staffpass1", "role": "floor" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{sam}");
+    let staff = vec![sam["staff_id"].as_str().unwrap().to_string()];
     (
         server,
         Seed {
             session,
             players,
+            staff,
             tables,
             hands,
         },
@@ -152,14 +162,20 @@ values = [{players}]
 values = [{tables}]
 [dictionaries.hands]
 values = [{hands}]
+[dictionaries.staff]
+values = [{staff}]
 
 [[operations]]
-include-operation-id = ["getPlayer", "deposit", "withdraw", "getLedger", "getPlayerHands"]
+include-operation-id = ["getPlayer", "deposit", "withdraw", "getLedger", "getPlayerHands", "issueResetCode"]
 parameters = {{ "path.id" = {{ dictionary = "players", probability = 0.75 }} }}
 
 [[operations]]
 include-operation-id = ["getTable", "getTableHands", "closeTable"]
 parameters = {{ "path.id" = {{ dictionary = "tables", probability = 0.75 }} }}
+
+[[operations]]
+include-operation-id = ["disableStaff", "setStaffRole", "setStaffPassword", "signOutStaff"]
+parameters = {{ "path.id" = {{ dictionary = "staff", probability = 0.75 }} }}
 
 [[operations]]
 include-operation-id = ["getHand", "getMyHand"]
@@ -176,6 +192,7 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401",
             players = list(&seed.players),
             tables = list(&seed.tables),
             hands = list(&seed.hands),
+            staff = list(&seed.staff),
             session = seed.session,
         ),
     )

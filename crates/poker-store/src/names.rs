@@ -195,15 +195,17 @@ fn check(text: &str, kind: Kind) -> Result<(), TextError> {
     Ok(())
 }
 
-/// Whether a name reads as an id: once compatibility forms are folded (full-width digits,
-/// mathematical letters), case ignored and everything but letters and digits dropped
-/// (hyphens, braces, colons, spaces), it is 32 hexadecimal digits, after an optional
-/// `urn:uuid:`. A UUID in any spelling a parser might accept is caught, and more.
+/// Whether a name reads as an id: once compatibility forms are folded (NFKC: full-width
+/// digits and punctuation, mathematical letters, superscripts), case ignored and the
+/// separators a UUID is written with dropped (spaces, `-`, `{`, `}`, `:`, `_`, `.`), it is
+/// 32 hexadecimal digits, after an optional `urn:uuid:`. Every spelling a UUID parser
+/// accepts (simple, hyphenated, braced, URN, any case) is caught, and more.
+/// (docs/openapi.json states the same rule as a pattern over Latin-1.)
 pub fn looks_like_id(name: &str) -> bool {
     let folded: String = name
         .nfkc()
+        .filter(|c| !matches!(c, ' ' | '-' | '{' | '}' | ':' | '_' | '.'))
         .flat_map(char::to_lowercase)
-        .filter(|c| c.is_alphanumeric())
         .collect();
     let hex = folded.strip_prefix("urnuuid").unwrap_or(&folded);
     hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit())

@@ -285,6 +285,12 @@ pub(crate) async fn reset_with_code(
             "wrong name or code, or the code has expired",
         )
     };
+    // The new password is hashed first, whatever follows: an unknown name or a wrong
+    // code takes as long as a right one, and tells nothing of which names exist.
+    let hash = match state.accounts.hash(body.password).await {
+        Ok(hash) => hash,
+        Err(e) => return e.into_response(),
+    };
     let player = match state.store.player_by_name(&body.name).await {
         Ok(player) => player,
         Err(StoreError::NotFound(_) | StoreError::BadName(_)) => return wrong(&state),
@@ -300,10 +306,6 @@ pub(crate) async fn reset_with_code(
     if body.code.chars().count() > 64 {
         return wrong(&state);
     }
-    let hash = match state.accounts.hash(body.password).await {
-        Ok(hash) => hash,
-        Err(e) => return e.into_response(),
-    };
     let used = state
         .store
         .use_reset_code(player.player_id, &code_hash(&body.code), &hash, now_ms())
