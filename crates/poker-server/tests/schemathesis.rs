@@ -45,8 +45,9 @@ const VERSION: &str = "4.32.5";
 const MAX_EXAMPLES: &str = "200";
 /// Generation is reproducible from this seed (the server's ids and clocks aside).
 const SEED: &str = "20261125";
-/// The most one schemathesis run may take.
-const RUN_LIMIT: Duration = Duration::from_secs(200);
+/// The most one schemathesis run may take (a guard against a hang: 41 operations took 175 s
+/// on SQLite and 197 s on PostgreSQL on a loaded 2-core machine).
+const RUN_LIMIT: Duration = Duration::from_secs(480);
 
 /// The schemathesis executable, or `None` (skipped) when it cannot be installed here.
 fn schemathesis() -> Option<PathBuf> {
