@@ -2,9 +2,12 @@
 // (crates/poker-server/tests/browser.rs passes BASE, ADMIN_TOKEN and HANDS_TABLE, a table
 // where hands were played, and SHOTS). Everything is done by clicking and typing in the
 // console: sign in, tables from presets (a body with several mistakes names them all),
-// clone, live view, close; staff with a role; players found by name, deposit, ledger,
-// lock, new password; hands by table as PokerStars text and PHH, downloaded; the room's
-// audit, rake and metrics; the audit log; and a cashier who may not open tables.
+// clone, live view, close; staff with a role; players found by name and shown with a short
+// id, deposit, ledger, lock, new password (admins), a one-time reset code the player uses
+// on the player page (told at login who reset it); hands by table as PokerStars text and
+// PHH, downloaded; the room's audit, rake and metrics; the audit log; a cashier who may not
+// open tables, set passwords or issue codes, whose console is thrown out the moment an
+// admin disables her; and the staff list's revocations (role, disable, sign out).
 import { chromium } from "playwright-core";
 
 const BASE = process.env.BASE;
@@ -105,7 +108,32 @@ try {
   await page.fill("#new-password", "a-new-password");
   await page.click("#set-password");
   await page.waitForFunction(() => document.querySelector("#notice").textContent.includes("Password set"));
+  const annId = await page.locator("#player-name code.id").getAttribute("title");
+  const shortId = await page.locator("#player-name code.id").textContent();
+  check(/^[0-9a-f]{8}$/.test(shortId) && annId.replace(/-/g, "").startsWith(shortId), `the name beside a short id: ${shortId} of ${annId}`);
+  check((await page.locator("#player-name").textContent()).startsWith("ann"), "the name first");
+
+  step("players: a one-time reset code, shown once, used by the player on the player page");
+  await page.click("#reset-code");
+  await page.waitForSelector("#code-shown:not(.hidden) code.reset-code");
+  const code = await page.locator("#code-shown code.reset-code").textContent();
+  check(/^[0-9A-Z]{5}(-[0-9A-Z]{5}){3}$/.test(code), "a code to read out: " + code);
   await shot("players");
+  const playerContext = await browser.newContext({ viewport: { width: 1024, height: 768 } });
+  const playerPage = await playerContext.newPage();
+  playerPage.on("pageerror", (e) => errors.push("player page error: " + e.message));
+  await playerPage.goto(BASE + "/");
+  await playerPage.click("#reset-box summary");
+  await playerPage.fill("#reset-name", "ann");
+  await playerPage.fill("#reset-code", "not-the-code");
+  await playerPage.fill("#reset-password", "ann-chose-this");
+  await playerPage.click("#reset-submit");
+  await playerPage.waitForFunction(() => document.querySelector("#reset-error").textContent.includes("code"));
+  await playerPage.fill("#reset-code", code.toLowerCase());
+  await playerPage.click("#reset-submit");
+  await playerPage.waitForSelector("#lobby-view:not(.hidden)");
+  await playerPage.waitForFunction(() => document.querySelector("#toast").textContent.includes("reset by the card room's operator"));
+  await playerContext.close();
 
   step("hands: by table, as PokerStars text and PHH, downloadable");
   await section("hands");
@@ -133,24 +161,57 @@ try {
   await section("audit");
   await page.waitForSelector("#audit-log tbody tr");
   const log = await page.locator("#audit-log").textContent();
-  for (const action of ["create_table", "clone_table", "close_table", "create_staff", "deposit", "lock_player", "unlock_player", "reset_password"]) {
+  for (const action of ["create_table", "clone_table", "close_table", "create_staff", "deposit", "lock_player", "unlock_player", "reset_password", "issue_reset_code", "use_reset_code"]) {
     check(log.includes(action), `${action} in the audit log`);
   }
+  check(log.includes("ann " + shortId), "a player in the audit log: the name beside the short id");
   await shot("audit");
 
-  step("a cashier signs in: no staff section, and no table may be opened");
-  await page.click("#sign-out");
-  await page.waitForSelector("#sign-in:not(.hidden)");
-  await page.fill("#staff-name", "Carla");
-  await page.fill("#staff-password", "cashier-pass-1");
-  await page.click("#staff-form button");
-  await page.waitForSelector("#sections:not(.hidden)");
-  check((await page.locator("#who").textContent()).includes("cashier"), "signed in as the cashier");
-  check(await page.locator('#sections button[data-section="staff"].hidden').count() === 1, "no staff section for a cashier");
-  await page.waitForSelector("#preset option", { state: "attached" });
-  await page.click("#create-table");
-  await page.waitForSelector("#table-problems li");
-  check((await page.locator("#table-problems").textContent()).includes("cashier may not"), "the role is refused");
+  step("a cashier signs in (another browser): no staff section, no table, no password, no code");
+  const cashierContext = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+  const cashier = await cashierContext.newPage();
+  cashier.on("pageerror", (e) => errors.push("cashier page error: " + e.message));
+  cashier.on("console", (m) => { if (m.type() === "error" && !/status of (4\d\d)/.test(m.text())) errors.push("cashier console error: " + m.text()); });
+  await cashier.goto(BASE + "/admin");
+  await cashier.fill("#staff-name", "Carla");
+  await cashier.fill("#staff-password", "cashier-pass-1");
+  await cashier.click("#staff-form button");
+  await cashier.waitForSelector("#sections:not(.hidden)");
+  check((await cashier.locator("#who").textContent()).includes("cashier"), "signed in as the cashier");
+  check(await cashier.locator('#sections button[data-section="staff"].hidden').count() === 1, "no staff section for a cashier");
+  await cashier.waitForSelector("#preset option", { state: "attached" });
+  await cashier.click("#create-table");
+  await cashier.waitForSelector("#table-problems li");
+  check((await cashier.locator("#table-problems").textContent()).includes("cashier may not"), "the role is refused");
+  check(await cashier.locator("#password-row.hidden").count() === 1 && await cashier.locator("#reset-code.hidden").count() === 1, "no password or code for a cashier");
+
+  step("staff: the admin demotes, disables and signs out; the cashier's console is thrown out at once");
+  await section("staff");
+  const carla = page.locator("#staff-list tbody tr", { hasText: "Carla" });
+  await carla.locator("select.role").selectOption("floor");
+  await page.waitForFunction(() => document.querySelector("#notice").textContent.includes("Carla is now floor"));
+  await page.locator("#staff-list tbody tr", { hasText: "Carla" }).locator("button", { hasText: "Disable" }).click();
+  await page.waitForFunction(() => [...document.querySelectorAll("#staff-list tbody tr")].some((r) => r.textContent.includes("Carla") && r.textContent.includes("disabled")));
+  await cashier.click('#sections button[data-section="players"]');
+  await cashier.waitForSelector("#sign-in:not(.hidden)");
+  check((await cashier.locator("#sign-in-error").textContent()).includes("session has ended"), "told why");
+  await cashier.fill("#staff-name", "Carla");
+  await cashier.fill("#staff-password", "cashier-pass-1");
+  await cashier.click("#staff-form button");
+  await cashier.waitForFunction(() => document.querySelector("#sign-in-error").textContent.includes("disabled"));
+  await page.locator("#staff-list tbody tr", { hasText: "Carla" }).locator("button", { hasText: "Enable" }).click();
+  await page.waitForFunction(() => [...document.querySelectorAll("#staff-list tbody tr")].some((r) => r.textContent.includes("Carla") && r.textContent.includes("enabled")));
+  await cashier.click("#staff-form button");
+  await cashier.waitForSelector("#sections:not(.hidden)");
+  check((await cashier.locator("#who").textContent()).includes("floor"), "back, with her new role");
+  await page.locator("#staff-list tbody tr", { hasText: "Carla" }).locator("button", { hasText: "Sign out" }).click();
+  await page.waitForFunction(() => document.querySelector("#notice").textContent.includes("1 session(s) ended"));
+  await cashier.click('#sections button[data-section="tables"]');
+  await cashier.waitForSelector("#sign-in:not(.hidden)");
+  await shot("staff");
+  await section("audit");
+  await page.waitForFunction(() => ["set_staff_role", "disable_staff", "enable_staff", "sign_out_staff"].every((a) => document.querySelector("#audit-log").textContent.includes(a)));
+  await cashierContext.close();
 
   check(errors.length === 0, "no page or console error:\n" + errors.join("\n"));
   console.log("console: ok");

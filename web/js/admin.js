@@ -1,9 +1,12 @@
 // The operators' console at /admin: plain ES module, no build step. It signs in with the
 // admin token or a staff account (POST /admin/login) and drives the admin API: tables
 // (create from presets with every rule editable, clone, close, a live view), players
-// (search, money by name with idempotency keys, ledger, lock, new password, their hands),
-// hands (by table, player and date, as PokerStars text or PHH, downloadable), the room
-// (ledger audit, rake per day and table, metrics), staff and the audit log.
+// (search by name, then everything by id: money with idempotency keys, ledger, lock, a
+// one-time reset code, a password set directly by admins, their hands), hands (by table,
+// player and date, as PokerStars text or PHH, downloadable), the room (ledger audit, rake
+// per day and table, metrics), staff (roles, disable and enable, new password, sign out)
+// and the audit log. A player appears everywhere as their name beside a short id, never
+// by name alone: a name can read like somebody else's id.
 
 const $ = (sel) => document.querySelector(sel);
 const el = (tag, cls, text) => {
@@ -46,6 +49,10 @@ async function api(method, path, body) {
   });
   const type = r.headers.get("content-type") || "";
   const data = type.includes("json") ? await r.json() : await r.text();
+  if (r.status === 401 && C.role) {
+    // The session ended under us: signed out elsewhere, disabled, or idle too long.
+    ended("Your session has ended (signed out, disabled or idle too long): sign in again.");
+  }
   if (!r.ok) {
     const err = new Error((data && data.message) || r.statusText);
     err.code = data && data.error; err.status = r.status;
@@ -75,6 +82,31 @@ function row(cells, ...buttons) {
   tr.append(td);
   return tr;
 }
+// A player (or staff member) as shown everywhere: the name beside the first 8 digits of
+// the id (the whole id on hover), and a warning when the name itself reads as an id.
+const shortId = (id) => String(id || "").replace(/-/g, "").slice(0, 8);
+function who(name, id, likeId = false) {
+  const span = el("span", "who");
+  span.append(el("span", "name", name), " ", el("code", "id", shortId(id)));
+  span.querySelector("code").title = id;
+  if (likeId) span.append(" ", el("span", "warn", "name reads as an id"));
+  return span;
+}
+const whoText = (name, id) => `${name} \u00b7 ${shortId(id)}`;
+
+function cellRow(cells, ...buttons) {
+  const tr = el("tr");
+  for (const c of cells) {
+    const td = el("td");
+    if (c instanceof Node) td.append(c); else td.textContent = String(c ?? "");
+    tr.append(td);
+  }
+  const td = el("td", "row-actions");
+  for (const b of buttons) td.append(b);
+  tr.append(td);
+  return tr;
+}
+
 function button(text, onclick, cls = "") {
   const b = el("button", cls, text);
   b.type = "button";
@@ -99,7 +131,22 @@ async function signedIn() {
   $("#sections").classList.remove("hidden");
   $("#sign-out").classList.remove("hidden");
   $("#sections [data-section=staff]").classList.toggle("hidden", C.role !== "admin");
+  // Only an admin sets a player's password directly; the floor issues reset codes.
+  $("#password-row").classList.toggle("hidden", C.role !== "admin");
+  $("#reset-code").classList.toggle("hidden", C.role === "cashier");
   show(C.section);
+}
+
+function ended(why) {
+  C.token = null; C.role = null; C.actor = null;
+  sessionStorage.removeItem("pokerd.admin");
+  clearInterval(C.live);
+  for (const s of document.querySelectorAll(".section")) s.classList.add("hidden");
+  $("#sections").classList.add("hidden");
+  $("#sign-out").classList.add("hidden");
+  $("#who").textContent = "";
+  $("#sign-in").classList.remove("hidden");
+  $("#sign-in-error").textContent = why;
 }
 
 $("#token-form").addEventListener("submit", (e) => {
@@ -219,7 +266,7 @@ async function liveView(id) {
       for (const s of t.seats) {
         const inHand = v.hand && v.hand.in_hand.includes(s.seat);
         const toAct = v.clock && v.clock.seat === s.seat;
-        tb.append(row([s.seat + 1, s.name, s.stack, [s.sitting_out ? "sitting out" : inHand ? "in the hand" : "playing", toAct ? "to act" : "", s.leaving ? "leaving" : "", s.pending_top_up ? `+${s.pending_top_up} after the hand` : ""].filter(Boolean).join(", ")]));
+        tb.append(cellRow([s.seat + 1, who(s.name, s.player_id), s.stack, [s.sitting_out ? "sitting out" : inHand ? "in the hand" : "playing", toAct ? "to act" : "", s.leaving ? "leaving" : "", s.pending_top_up ? `+${s.pending_top_up} after the hand` : ""].filter(Boolean).join(", ")]));
       }
       list.append(tb);
       panel.append(list);
@@ -240,18 +287,20 @@ async function searchPlayers(e) {
     const q = $("#player-q").value.trim();
     const list = await api("GET", "/admin/players" + (q ? "?q=" + encodeURIComponent(q) : ""));
     $("#player-list tbody").replaceChildren(...list.map((p) =>
-      row([p.name, p.balance, [p.locked ? "locked" : "", p.bot ? "house bot" : ""].filter(Boolean).join(", ") || "active"],
-        button("Open", () => openPlayer(p.name)))));
+      cellRow([who(p.name, p.player_id, p.name_like_id), p.balance, [p.locked ? "locked" : "", p.bot ? "house bot" : ""].filter(Boolean).join(", ") || "active"],
+        button("Open", () => openPlayer(p.player_id)))));
   } catch (err) { fail(err); }
 }
 $("#player-search").addEventListener("submit", searchPlayers);
 
-async function openPlayer(name) {
+// A player is always opened, and acted on, by id.
+async function openPlayer(id) {
   try {
-    const p = await api("GET", "/admin/players/" + encodeURIComponent(name));
+    const p = await api("GET", "/admin/players/" + encodeURIComponent(id));
+    if (!player || player.player_id !== p.player_id) { $("#code-shown").classList.add("hidden"); $("#code-shown").replaceChildren(); }
     player = p;
     $("#player-detail").classList.remove("hidden");
-    $("#player-name").textContent = p.name;
+    $("#player-name").replaceChildren(who(p.name, p.player_id, p.name_like_id));
     const seats = (p.seats || []).map((s) => `${s.table_name || s.table_id}: ${s.stack}`).join(", ");
     $("#player-summary").textContent = `Wallet ${p.balance}` + (seats ? ` \u00b7 seated: ${seats}` : " \u00b7 not seated") + (p.locked ? " \u00b7 locked" : "");
     $("#lock").textContent = p.locked ? "Unlock" : "Lock";
@@ -271,17 +320,31 @@ async function money(kind) {
   const form = $("#money-form");
   try {
     // One key per intent: a double click or a retry applies once.
-    const r = await api("POST", `/admin/players/${encodeURIComponent(player.name)}/${kind}`, { amount, idempotency_key: form.dataset.key });
-    notice(`${kind === "deposit" ? "Deposited" : "Withdrew"} ${amount}: wallet ${r.balance}`);
+    const r = await api("POST", `/admin/players/${player.player_id}/${kind}`, { amount, idempotency_key: form.dataset.key });
+    notice(`${kind === "deposit" ? "Deposited" : "Withdrew"} ${amount} for ${whoText(player.name, player.player_id)}: wallet ${r.balance}`);
     $("#money-amount").value = "";
-    await openPlayer(player.name);
+    await openPlayer(player.player_id);
   } catch (e) { fail(e); }
 }
 $("#deposit").addEventListener("click", () => money("deposit"));
 $("#withdraw").addEventListener("click", () => money("withdraw"));
 $("#lock").addEventListener("click", async () => {
   if (!player) return;
-  try { await api("POST", `/admin/players/${player.player_id}/lock`, { locked: !player.locked }); notice(player.locked ? "Unlocked" : "Locked: their sessions ended"); openPlayer(player.name); searchPlayers(); } catch (e) { fail(e); }
+  try { await api("POST", `/admin/players/${player.player_id}/lock`, { locked: !player.locked }); notice(player.locked ? "Unlocked" : "Locked: their sessions ended"); openPlayer(player.player_id); searchPlayers(); } catch (e) { fail(e); }
+});
+$("#reset-code").addEventListener("click", async () => {
+  if (!player) return;
+  if (!confirm(`Issue a password reset code for ${whoText(player.name, player.player_id)}? Give it to the player only: it is shown once.`)) return;
+  try {
+    const r = await api("POST", `/admin/players/${player.player_id}/reset-code`);
+    // Shown once, here: the server keeps only its hash.
+    const box = $("#code-shown");
+    box.replaceChildren(
+      el("span", "", "Reset code for "), who(player.name, player.player_id), el("span", "", ": "),
+      el("code", "reset-code", r.code),
+      el("span", "muted", ` \u00b7 works once, until ${when(r.expires_at)} UTC, at the player page's \u201cReset code\u201d. Their password and sessions stand until then.`));
+    box.classList.remove("hidden");
+  } catch (e) { fail(e); }
 });
 $("#set-password").addEventListener("click", async () => {
   if (!player) return;
@@ -289,7 +352,7 @@ $("#set-password").addEventListener("click", async () => {
 });
 $("#player-hands").addEventListener("click", () => {
   if (!player) return;
-  $("#hand-player").value = player.name;
+  choosePlayers([player]);
   $("#hand-table").value = "";
   show("hands");
   findHands();
@@ -311,14 +374,25 @@ async function loadHandTables() {
   } catch (e) { fail(e); }
 }
 
+// The players a name search found, to choose one from (by id).
+function choosePlayers(list) {
+  const sel = $("#hand-player-id");
+  sel.replaceChildren(el("option", "", "(any)"), ...list.map((p) => { const o = el("option", "", whoText(p.name, p.player_id)); o.value = p.player_id; return o; }));
+  sel.options[0].value = "";
+  if (list.length === 1) sel.value = list[0].player_id;
+}
+$("#hand-player").addEventListener("change", async () => {
+  const q = $("#hand-player").value.trim();
+  try { choosePlayers(q ? await api("GET", "/admin/players?q=" + encodeURIComponent(q)) : []); } catch (e) { fail(e); }
+});
+
 async function findHands(e) {
   if (e && e.preventDefault) e.preventDefault();
   try {
     let hands = [];
-    const name = $("#hand-player").value.trim();
-    if (name) {
-      const p = await api("GET", "/admin/players/" + encodeURIComponent(name));
-      hands = await api("GET", `/admin/players/${p.player_id}/hands?limit=500`);
+    const id = $("#hand-player-id").value;
+    if (id) {
+      hands = await api("GET", `/admin/players/${id}/hands?limit=500`);
       if ($("#hand-table").value) hands = hands.filter((h) => h.table_id === $("#hand-table").value);
     } else if ($("#hand-table").value) {
       hands = await api("GET", `/admin/tables/${$("#hand-table").value}/hands?limit=500`);
@@ -387,11 +461,30 @@ async function loadStaff() {
   try {
     const staff = await api("GET", "/admin/staff");
     $("#staff-list tbody").replaceChildren(...staff.map((s) => {
-      const tr = el("tr");
-      for (const c of [s.name, s.role, when(s.created_at)]) tr.append(el("td", "", c));
+      const role = el("select", "role");
+      role.setAttribute("aria-label", "Role of " + s.name);
+      for (const r of ["admin", "cashier", "floor"]) { const o = el("option", "", r); o.value = r; role.append(o); }
+      role.value = s.role;
+      role.addEventListener("change", () => staffDo(s, "role", { role: role.value }, `${s.name} is now ${role.value}`));
+      const tr = cellRow([who(s.name, s.staff_id), role, s.disabled ? "disabled" : "enabled", when(s.created_at)],
+        button(s.disabled ? "Enable" : "Disable", () => staffDo(s, "disable", { disabled: !s.disabled }, s.disabled ? `${s.name} enabled` : `${s.name} disabled: their sessions ended`), s.disabled ? "" : "danger"),
+        button("New password", () => {
+          const password = prompt(`New password for ${s.name} (8 to 256 characters); their sessions end`);
+          if (password) staffDo(s, "password", { password }, `${s.name} has a new password`);
+        }),
+        button("Sign out", () => staffDo(s, "sign-out", undefined, null)));
+      tr.dataset.staff = s.staff_id;
+      tr.classList.toggle("disabled", s.disabled);
       return tr;
     }));
   } catch (e) { fail(e); }
+}
+async function staffDo(s, what, body, done) {
+  try {
+    const r = await api("POST", `/admin/staff/${s.staff_id}/${what}`, body);
+    notice(done || `${s.name} signed out: ${r.sessions_ended} session(s) ended`);
+  } catch (e) { fail(e); }
+  loadStaff();
 }
 $("#staff-create").addEventListener("submit", async (e) => {
   e.preventDefault();
@@ -406,10 +499,14 @@ $("#staff-create").addEventListener("submit", async (e) => {
 async function loadAudit() {
   try {
     const log = await api("GET", "/admin/audit-log?limit=200");
+    // Targets are ids: shown with the name they belong to.
+    const names = new Map((await api("GET", "/admin/players")).map((p) => [p.player_id, p.name]));
+    if (C.role === "admin") for (const s of await api("GET", "/admin/staff")) names.set(s.staff_id, s.name);
+    for (const t of tableNames.size ? [] : await api("GET", "/admin/tables")) tableNames.set(t.table_id, t.name);
+    for (const [id, name] of tableNames) names.set(id, name);
     $("#audit-log tbody").replaceChildren(...log.map((l) => {
-      const tr = el("tr");
-      for (const c of [when(l.at), l.actor, l.action, l.target, l.detail]) tr.append(el("td", "", c));
-      return tr;
+      const target = names.has(l.target) ? who(names.get(l.target), l.target) : l.target;
+      return cellRow([when(l.at), l.actor, l.action, target, l.detail]);
     }));
   } catch (e) { fail(e); }
 }

@@ -444,12 +444,12 @@ function toLobby() {
 }
 
 let toastTimer = null;
-function toast(text) {
+function toast(text, ms = 4000) {
   const t = $("#toast");
   t.textContent = text;
   t.classList.remove("hidden");
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => t.classList.add("hidden"), 4000);
+  toastTimer = setTimeout(() => t.classList.add("hidden"), ms);
 }
 
 // ---------------------------------------------------------------- login
@@ -464,6 +464,30 @@ async function authenticate(path) {
   S.token = body.token;
   localStorage.setItem("pokerd.token", S.token);
   start();
+  // A password the card room changed since the last login: the server tells it once.
+  if (body.password_reset) toast(resetNotice(body.password_reset), 15000);
+}
+
+function resetNotice(reset) {
+  const by = reset.by === "token" ? "the card room's operator" : reset.by.replace(/^staff:/, "") + " (card room staff)";
+  const at = new Date(reset.at).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+  return `Your password was reset by ${by} on ${at}. If you did not ask for this, tell the card room.`;
+}
+
+// A new password with a one-time code from the card room, then logged in with it.
+async function resetWithCode(e) {
+  e.preventDefault();
+  const name = $("#reset-name").value.trim();
+  const password = $("#reset-password").value;
+  $("#reset-error").textContent = "";
+  const r = await fetch("/reset-password", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name, code: $("#reset-code").value.trim(), password }) });
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) { $("#reset-error").textContent = body.message || "Refused"; return; }
+  $("#reset-box").open = false;
+  $("#login-name").value = name;
+  $("#login-password").value = password;
+  $("#reset-password").value = ""; $("#reset-code").value = "";
+  authenticate("/login");
 }
 
 function start() {
@@ -492,6 +516,7 @@ function logout() {
 
 $("#login-form").addEventListener("submit", (e) => { e.preventDefault(); authenticate("/login"); });
 $("#register-submit").addEventListener("click", () => authenticate("/register"));
+$("#reset-form").addEventListener("submit", resetWithCode);
 $("#logout").addEventListener("click", logout);
 $("#to-lobby").addEventListener("click", toLobby);
 $("#history-open").addEventListener("click", () => openHistory(S));

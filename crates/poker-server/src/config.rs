@@ -129,6 +129,11 @@ pub struct AdminConfig {
     pub token: String,
     /// Where a token pokerd made itself is kept (used when `token` is empty).
     pub token_file: String,
+    /// A staff session ends after this many minutes without a request (each request
+    /// moves the limit on); it ends after `server.session_hours` in any case.
+    pub staff_idle_minutes: u32,
+    /// How long a player's password reset code works, in minutes.
+    pub reset_code_minutes: u32,
 }
 
 impl fmt::Debug for AdminConfig {
@@ -137,6 +142,8 @@ impl fmt::Debug for AdminConfig {
         f.debug_struct("AdminConfig")
             .field("token", &"<redacted>")
             .field("token_file", &self.token_file)
+            .field("staff_idle_minutes", &self.staff_idle_minutes)
+            .field("reset_code_minutes", &self.reset_code_minutes)
             .finish()
     }
 }

@@ -1,9 +1,10 @@
 //! The card room's staff through the admin API, on SQLite and PostgreSQL: staff accounts
 //! made with the admin token, signed in with their own sessions, each role limited to its
 //! duties (cashier: money; floor: tables and players; admin: everything), every action in
-//! the audit log with who did it; players found by name, locked out (their WebSocket
-//! closes) and given a new password; tables from presets and clones; a create-table body
-//! with several mistakes refused naming them all; the rake report.
+//! the audit log with who did it; players found by name (paths take ids only), locked out
+//! (their WebSocket closes), given a reset code (floor) or a new password (admins only);
+//! tables from presets and clones; a create-table body with several mistakes refused
+//! naming them all; the rake report.
 
 mod common;
 
@@ -60,7 +61,7 @@ async fn scenario(db: Db) {
     };
     let mut server = Server::start(&guard.url(), &[]).await;
     let admin = Some(common::TOKEN);
-    server.player("ann", 0).await;
+    let ann_id = server.player("ann", 0).await;
     server.player("ben", 0).await;
 
     // Staff accounts and their sessions.
@@ -82,13 +83,26 @@ async fn scenario(db: Db) {
         (json!("staff:Fred"), json!("floor"))
     );
 
-    // Each role to its duties: money for the cashier (by name), tables for the floor.
+    // Each role to its duties: money for the cashier (by id), tables for the floor.
     let deposit = json!({ "amount": 500, "idempotency_key": "cash-1" });
     let (status, body) = call(
         &server,
         Some(&cashier),
         "POST",
         "/admin/players/ann/deposit",
+        deposit.clone(),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"].clone()),
+        (404, json!("not_found")),
+        "a path never takes a name"
+    );
+    let (status, body) = call(
+        &server,
+        Some(&cashier),
+        "POST",
+        &format!("/admin/players/{ann_id}/deposit"),
         deposit.clone(),
     )
     .await;
@@ -101,19 +115,19 @@ async fn scenario(db: Db) {
         &server,
         Some(&cashier),
         "POST",
-        "/admin/players/ANN/deposit",
+        &format!("/admin/players/{}/deposit", ann_id.to_uppercase()),
         deposit,
     )
     .await;
     assert_eq!(
         status, 200,
-        "the same key, by name in any case, applies once"
+        "the same key, by the id in any case, applies once"
     );
     let (status, body) = call(
         &server,
         Some(&floor),
         "POST",
-        "/admin/players/ann/deposit",
+        &format!("/admin/players/{ann_id}/deposit"),
         json!({ "amount": 5 }),
     )
     .await;
@@ -238,7 +252,7 @@ async fn scenario(db: Db) {
         &server,
         Some(&cashier),
         "POST",
-        "/admin/players/ann/lock",
+        &format!("/admin/players/{ann_id}/lock"),
         json!({ "locked": true }),
     )
     .await;
@@ -247,7 +261,7 @@ async fn scenario(db: Db) {
         &server,
         Some(&floor),
         "POST",
-        "/admin/players/ann/lock",
+        &format!("/admin/players/{ann_id}/lock"),
         json!({ "locked": true }),
     )
     .await;
@@ -288,16 +302,40 @@ async fn scenario(db: Db) {
         &server,
         Some(&floor),
         "POST",
-        "/admin/players/ann/lock",
+        &format!("/admin/players/{ann_id}/lock"),
         json!({ "locked": false }),
     )
     .await;
     assert_eq!(login("password1").await.0, 200);
+    // The floor may not set a password (it issues a reset code); an admin may.
     let (status, _) = call(
         &server,
         Some(&floor),
         "POST",
-        "/admin/players/ann/password",
+        &format!("/admin/players/{ann_id}/password"),
+        json!({ "password": "brand-new-1" }),
+    )
+    .await;
+    assert_eq!(status, 403, "the floor sets no password");
+    let (status, code) = call(
+        &server,
+        Some(&floor),
+        "POST",
+        &format!("/admin/players/{ann_id}/reset-code"),
+        json!(null),
+    )
+    .await;
+    assert_eq!(status, 201, "{code}");
+    assert_eq!(
+        login("password1").await.0,
+        200,
+        "a code changes nothing yet"
+    );
+    let (status, _) = call(
+        &server,
+        Some(&boss),
+        "POST",
+        &format!("/admin/players/{ann_id}/password"),
         json!({ "password": "brand-new-1" }),
     )
     .await;
@@ -333,7 +371,8 @@ async fn scenario(db: Db) {
         ("staff:Fred", "clone_table"),
         ("staff:Fred", "lock_player"),
         ("staff:Fred", "unlock_player"),
-        ("staff:Fred", "reset_password"),
+        ("staff:Fred", "issue_reset_code"),
+        ("staff:Bea", "reset_password"),
     ] {
         assert!(
             lines.iter().any(|(a, b)| a == actor && b == action),

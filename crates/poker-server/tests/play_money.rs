@@ -186,8 +186,20 @@ async fn a_newcomer_to_a_play_money_room_gets_chips_presets_and_house_bots_to_pl
         )
         .await;
     assert_eq!((status, body["error"].clone()), (409, json!("house_bot")));
+    let newbie_id = players
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "newbie")
+        .expect("the newcomer's account")["player_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let (status, body) = server
-        .post("/admin/players/newbie/withdraw", json!({ "amount": 10 }))
+        .post(
+            &format!("/admin/players/{newbie_id}/withdraw"),
+            json!({ "amount": 10 }),
+        )
         .await;
     assert_eq!((status, body["error"].clone()), (409, json!("play_money")));
 

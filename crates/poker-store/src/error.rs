@@ -62,6 +62,10 @@ pub enum StoreError {
         /// What the room holds now.
         held: i64,
     },
+    /// The change would leave no enabled admin among the staff (refused when asked to
+    /// keep one).
+    #[error("the last enabled admin cannot be disabled or demoted")]
+    LastAdmin,
     /// The idempotency key was used for a different request of the same kind and player.
     #[error("the idempotency key was used for a different request")]
     IdempotencyConflict,

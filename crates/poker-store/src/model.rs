@@ -69,6 +69,33 @@ pub struct Staff {
     pub role: Role,
     /// When created (unix milliseconds).
     pub created_at: i64,
+    /// Disabled by an admin: no sign-in, no session.
+    #[serde(default)]
+    pub disabled: bool,
+}
+
+/// A player's live password reset code, as the store keeps it (the code itself only as
+/// its hash, never here).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResetCode {
+    /// Whose password it resets.
+    pub player_id: PlayerId,
+    /// Who issued it, as the audit log names them (`token`, `staff:NAME`).
+    pub issued_by: String,
+    /// When it was issued (unix milliseconds).
+    pub issued_at: i64,
+    /// When it stops working (unix milliseconds).
+    pub expires_at: i64,
+}
+
+/// A password changed by staff (set by an admin, or with a code a staff member issued),
+/// told to the player at their next login.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PasswordNotice {
+    /// Who: the admin who set it, or whoever issued the code (`token`, `staff:NAME`).
+    pub by: String,
+    /// When the password changed (unix milliseconds).
+    pub at: i64,
 }
 
 /// The rake one table collected on one day (UTC).

@@ -77,6 +77,81 @@ pub trait Store: Send + Sync + 'static {
         &self,
         token_hash: &str,
     ) -> impl Future<Output = StoreResult<Option<Staff>>> + Send;
+    /// A staff account by id.
+    fn staff_by_id(&self, staff_id: &str) -> impl Future<Output = StoreResult<Staff>> + Send;
+    /// The staff member of a session that is unexpired, was used less than `idle_ms` before
+    /// `now` (unix milliseconds), and whose account is enabled; the session's last use
+    /// becomes `now` (a sliding idle expiry). `None` otherwise, and a session found idle
+    /// too long or expired is deleted: it never comes back.
+    fn touch_staff_session(
+        &self,
+        token_hash: &str,
+        now: i64,
+        idle_ms: i64,
+    ) -> impl Future<Output = StoreResult<Option<Staff>>> + Send;
+    /// Disables a staff account (every session of theirs ends in the same transaction) or
+    /// enables it again. With `keep_admin`, disabling the last enabled admin is refused
+    /// with [`StoreError::LastAdmin`] (checked and changed atomically, against concurrent
+    /// changes too).
+    fn set_staff_disabled(
+        &self,
+        staff_id: &str,
+        disabled: bool,
+        keep_admin: bool,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Gives a staff account another role; returns the one it had. With `keep_admin`,
+    /// demoting the last enabled admin is refused with [`StoreError::LastAdmin`].
+    fn set_staff_role(
+        &self,
+        staff_id: &str,
+        role: Role,
+        keep_admin: bool,
+    ) -> impl Future<Output = StoreResult<Role>> + Send;
+    /// Replaces a staff member's password hash and ends their sessions.
+    fn set_staff_password(
+        &self,
+        staff_id: &str,
+        password_hash: &str,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Ends every session of a staff member (signing them out everywhere); returns how
+    /// many were live.
+    fn end_staff_sessions(&self, staff_id: &str) -> impl Future<Output = StoreResult<u64>> + Send;
+    /// Keeps a new password reset code for a player (its hash), replacing any earlier one.
+    /// Nothing else changes: the player's password and sessions stand until it is used.
+    fn issue_reset_code(
+        &self,
+        player: PlayerId,
+        code_hash: &str,
+        issued_by: &str,
+        expires_at: i64,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Uses a player's reset code: if `code_hash` is their live code (unexpired at `now`),
+    /// in one transaction the code is spent, the password replaced, every session of the
+    /// player ended and a [`PasswordNotice`] (by whoever issued the code) left for their
+    /// next login; returns the code. `None` (and nothing changed) otherwise.
+    fn use_reset_code(
+        &self,
+        player: PlayerId,
+        code_hash: &str,
+        password_hash: &str,
+        now: i64,
+    ) -> impl Future<Output = StoreResult<Option<ResetCode>>> + Send;
+    /// Sets a player's password on a staff member's word (`by`, at `now`): in one
+    /// transaction the password is replaced, every session and any reset code of the
+    /// player end, and a [`PasswordNotice`] is left for their next login.
+    fn staff_set_password(
+        &self,
+        player: PlayerId,
+        password_hash: &str,
+        by: &str,
+        now: i64,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Takes the notice of a password changed by staff, if one is waiting: it is told
+    /// once.
+    fn take_password_notice(
+        &self,
+        player: PlayerId,
+    ) -> impl Future<Output = StoreResult<Option<PasswordNotice>>> + Send;
     /// The rake collected per day (UTC) and table by hands that ended at or after
     /// `since` (unix milliseconds), newest day first.
     fn rake_by_day(&self, since: i64) -> impl Future<Output = StoreResult<Vec<RakeDay>>> + Send;

@@ -1013,6 +1013,293 @@ async fn staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(store: &Sql
     audit_holds(store).await;
 }
 
+/// Staff revocation and password resets (issue 24, items 5 and 6): a disabled account has
+/// no session and its sessions are gone; a staff session ends after a while unused and
+/// lives on while used (sliding); the last enabled admin is kept when asked, against two
+/// admins racing to disable each other; a reset code works once, before it expires, for
+/// its player only, and ends their sessions; a password set by staff leaves one notice.
+async fn staff_are_revoked_and_passwords_reset_with_one_time_codes(store: &SqlStore) {
+    use poker_store::Role;
+    let hash = hash_password("secret");
+    let ada = store
+        .create_staff("Rev Ada", &hash, Role::Admin)
+        .await
+        .unwrap();
+    let bob = store
+        .create_staff("Rev Bob", &hash, Role::Admin)
+        .await
+        .unwrap();
+    let cas = store
+        .create_staff("Rev Cas", &hash, Role::Cashier)
+        .await
+        .unwrap();
+    assert_eq!(store.staff_by_id(&cas).await.unwrap().name, "Rev Cas");
+    assert!(matches!(
+        store.staff_by_id("nobody").await,
+        Err(StoreError::NotFound(_))
+    ));
+    // Sliding idle expiry, judged at the `now` given.
+    let t0 = now_ms();
+    store
+        .create_staff_session("rev-cas", &cas, t0 + 3_600_000)
+        .await
+        .unwrap();
+    let idle = 60_000;
+    let seen = store
+        .touch_staff_session("rev-cas", t0 + 50_000, idle)
+        .await
+        .unwrap();
+    assert_eq!(seen.map(|s| s.role), Some(Role::Cashier));
+    assert!(
+        store
+            .touch_staff_session("rev-cas", t0 + 100_000, idle)
+            .await
+            .unwrap()
+            .is_some(),
+        "used 50 s ago: still live though created 100 s ago"
+    );
+    assert!(
+        store
+            .touch_staff_session("rev-cas", t0 + 170_000, idle)
+            .await
+            .unwrap()
+            .is_none(),
+        "idle 70 s: over"
+    );
+    assert!(
+        store
+            .touch_staff_session("rev-cas", t0 + 100_001, idle)
+            .await
+            .unwrap()
+            .is_none(),
+        "an idle session is not brought back"
+    );
+    assert!(
+        store
+            .touch_staff_session("rev-cas", t0 + 4_000_000, i64::MAX / 4)
+            .await
+            .unwrap()
+            .is_none(),
+        "expired"
+    );
+
+    // Disabling ends every session at once; enabling does not bring them back.
+    for h in ["rev-cas-1", "rev-cas-2"] {
+        store
+            .create_staff_session(h, &cas, now_ms() + 3_600_000)
+            .await
+            .unwrap();
+    }
+    store.set_staff_disabled(&cas, true, true).await.unwrap();
+    assert!(store.staff_by_id(&cas).await.unwrap().disabled);
+    assert!(store.staff_session("rev-cas-1").await.unwrap().is_none());
+    store
+        .create_staff_session("rev-cas-3", &cas, now_ms() + 3_600_000)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .touch_staff_session("rev-cas-3", now_ms(), idle)
+            .await
+            .unwrap()
+            .is_none(),
+        "a disabled account has no session"
+    );
+    store.set_staff_disabled(&cas, false, true).await.unwrap();
+    assert!(store.staff_session("rev-cas-1").await.unwrap().is_none());
+    assert!(store.staff_session("rev-cas-3").await.unwrap().is_some());
+    assert_eq!(store.end_staff_sessions(&cas).await.unwrap(), 1);
+    assert!(store.staff_session("rev-cas-3").await.unwrap().is_none());
+    // Another role; a new password ends the sessions.
+    assert_eq!(
+        store.set_staff_role(&cas, Role::Floor, true).await.unwrap(),
+        Role::Cashier
+    );
+    store
+        .create_staff_session("rev-cas-4", &cas, now_ms() + 3_600_000)
+        .await
+        .unwrap();
+    store
+        .set_staff_password(&cas, &hash_password("newer"))
+        .await
+        .unwrap();
+    assert!(store.staff_session("rev-cas-4").await.unwrap().is_none());
+    let cas_row = store.staff_by_id(&cas).await.unwrap();
+    assert_eq!(cas_row.role, Role::Floor);
+    assert!(verify_password("newer", &cas_row.password_hash));
+    assert!(matches!(
+        store.set_staff_role("nobody", Role::Floor, true).await,
+        Err(StoreError::NotFound(_))
+    ));
+
+    // The last enabled admin. Other suites' admins are made enabled-or-not here, so this
+    // room's admins are exactly Ada and Bob.
+    for s in store.staff().await.unwrap() {
+        if s.role == Role::Admin && s.staff_id != ada && s.staff_id != bob {
+            store
+                .set_staff_role(&s.staff_id, Role::Floor, false)
+                .await
+                .unwrap();
+        }
+    }
+    // Two admins disabling each other at once: one wins, one admin is left.
+    let (a, b) = tokio::join!(
+        store.set_staff_disabled(&ada, true, true),
+        store.set_staff_disabled(&bob, true, true)
+    );
+    assert!(
+        a.is_ok() != b.is_ok(),
+        "exactly one of the two is disabled: {a:?} {b:?}"
+    );
+    let (left, gone) = if a.is_ok() {
+        (&bob, &ada)
+    } else {
+        (&ada, &bob)
+    };
+    assert!(matches!(
+        store.set_staff_disabled(left, true, true).await,
+        Err(StoreError::LastAdmin)
+    ));
+    assert!(matches!(
+        store.set_staff_role(left, Role::Cashier, true).await,
+        Err(StoreError::LastAdmin)
+    ));
+    assert_eq!(
+        store.set_staff_role(left, Role::Admin, true).await.unwrap(),
+        Role::Admin,
+        "an admin made admin again changes nothing"
+    );
+    // A disabled admin does not count; without the guard, anything goes.
+    assert_eq!(
+        store.set_staff_role(gone, Role::Floor, true).await.unwrap(),
+        Role::Admin
+    );
+    store.set_staff_disabled(left, true, false).await.unwrap();
+    assert!(store.staff_by_id(left).await.unwrap().disabled);
+    store.set_staff_disabled(left, false, true).await.unwrap();
+
+    // Reset codes: one per player, unexpired, once, for their player only.
+    let p = player(store, "resetme", 0).await;
+    let other = player(store, "notme", 0).await;
+    store
+        .create_session("reset-s1", p, now_ms() + 60_000)
+        .await
+        .unwrap();
+    let t = now_ms();
+    store
+        .issue_reset_code(p, "code-1", "staff:Rev Cas", t + 60_000)
+        .await
+        .unwrap();
+    assert!(
+        store.session("reset-s1").await.unwrap().is_some(),
+        "issuing a code ends no session"
+    );
+    store
+        .issue_reset_code(p, "code-2", "staff:Rev Cas", t + 60_000)
+        .await
+        .unwrap();
+    assert!(matches!(
+        store
+            .issue_reset_code(PlayerId::new(), "x", "token", t)
+            .await,
+        Err(StoreError::NotFound(_))
+    ));
+    let new_hash = hash_password("fresh-password");
+    for (who, code, at) in [
+        (p, "code-1", t),
+        (other, "code-2", t),
+        (p, "code-2", t + 60_000),
+        (p, "wrong", t),
+    ] {
+        assert!(
+            store
+                .use_reset_code(who, code, &new_hash, at)
+                .await
+                .unwrap()
+                .is_none(),
+            "{code} at {at} for the wrong player, replaced or expired"
+        );
+    }
+    assert!(store.session("reset-s1").await.unwrap().is_some());
+    assert!(store.take_password_notice(p).await.unwrap().is_none());
+    let used = store
+        .use_reset_code(p, "code-2", &new_hash, t + 1)
+        .await
+        .unwrap()
+        .expect("the live code");
+    assert_eq!(
+        (used.player_id, used.issued_by.as_str()),
+        (p, "staff:Rev Cas")
+    );
+    assert!(
+        store
+            .use_reset_code(p, "code-2", &new_hash, t + 2)
+            .await
+            .unwrap()
+            .is_none(),
+        "used once"
+    );
+    assert!(
+        store.session("reset-s1").await.unwrap().is_none(),
+        "sessions end"
+    );
+    assert!(verify_password(
+        "fresh-password",
+        &store.player_by_name("resetme").await.unwrap().password_hash
+    ));
+    let notice = store.take_password_notice(p).await.unwrap().unwrap();
+    assert_eq!((notice.by.as_str(), notice.at), ("staff:Rev Cas", t + 1));
+    assert!(
+        store.take_password_notice(p).await.unwrap().is_none(),
+        "told once"
+    );
+    // Set by an admin: any code is void, a notice is left.
+    store
+        .issue_reset_code(p, "code-3", "staff:Rev Cas", t + 60_000)
+        .await
+        .unwrap();
+    store
+        .staff_set_password(p, &hash_password("by-admin-1"), "token", t + 5)
+        .await
+        .unwrap();
+    assert!(store
+        .use_reset_code(p, "code-3", &new_hash, t + 6)
+        .await
+        .unwrap()
+        .is_none());
+    assert_eq!(
+        store.take_password_notice(p).await.unwrap().unwrap().by,
+        "token"
+    );
+    assert!(matches!(
+        store
+            .staff_set_password(PlayerId::new(), "x", "token", t)
+            .await,
+        Err(StoreError::NotFound(_))
+    ));
+
+    // A name that reads as an id is refused for players, staff and tables; an account
+    // named so before the rule is still found by its name.
+    let id_like = other.to_string().replace('-', "");
+    assert!(matches!(
+        store.create_player(&id_like, "x").await,
+        Err(StoreError::BadName(
+            poker_store::names::NameError::LooksLikeId
+        ))
+    ));
+    assert!(matches!(
+        store
+            .create_staff(&id_like.to_uppercase(), "x", Role::Floor)
+            .await,
+        Err(StoreError::BadName(_))
+    ));
+    assert!(matches!(
+        store.create_table(&other.to_string(), "{}").await,
+        Err(StoreError::BadName(_))
+    ));
+    audit_holds(store).await;
+}
+
 /// A table passes between nodes only through its lease: taken when free, refused to others
 /// while live, passed on with a higher token once expired or released; the old owner can
 /// then neither renew nor release it.
@@ -1799,6 +2086,7 @@ async fn run_all(url: &str) {
     bad_requests_are_refused_without_moving_money(&store).await;
     names_are_checked_before_the_database_and_unique_regardless_of_case(&store, url).await;
     staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(&store).await;
+    staff_are_revoked_and_passwords_reset_with_one_time_codes(&store).await;
     a_table_is_found_by_its_id_whatever_its_status(&store).await;
     lease_a_table_is_held_by_one_node_until_it_expires_or_is_released(&store).await;
     lease_renewing_many_at_once_keeps_only_those_still_held(&store).await;

@@ -1,5 +1,9 @@
-//! The account endpoints: `POST /login`, `POST /register`, `POST /logout`, guarded by
+//! The account endpoints: `POST /login`, `POST /register`, `POST /logout` and
+//! `POST /reset-password` (a new password with a one-time code staff issued), guarded by
 //! [`crate::http::guard`] (lockouts, registration limits, hashing off the async workers).
+//!
+//! A password changed by staff (with a code, or set by an admin) is told to the player at
+//! their next login, once: the login's answer carries `password_reset` (who, when).
 
 use crate::http::error::*;
 use crate::AppState;
@@ -22,8 +26,9 @@ pub(crate) struct Credentials {
     password: String,
 }
 
-/// Issues a session token for the player: only its hash is stored.
-pub(crate) async fn new_session(state: &AppState, player: &Player) -> Response {
+/// Issues a session token for the player: only its hash is stored. With `tell`, a notice
+/// of a password changed by staff since their last login is taken and sent with it.
+pub(crate) async fn new_session(state: &AppState, player: &Player, tell: bool) -> Response {
     let mut raw = [0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut raw);
     let token: String = raw.iter().map(|b| format!("{b:02x}")).collect();
@@ -40,13 +45,22 @@ pub(crate) async fn new_session(state: &AppState, player: &Player) -> Response {
             "internal error",
         );
     }
-    Json(json!({
+    let mut answer = json!({
         "token": token,
         "player_id": player.player_id.to_string(),
         "name": player.name,
         "expires_at": expires_at,
-    }))
-    .into_response()
+    });
+    if tell {
+        match state.store.take_password_notice(player.player_id).await {
+            Ok(Some(notice)) => {
+                answer["password_reset"] = json!({ "by": notice.by, "at": notice.at });
+            }
+            Ok(None) => {}
+            Err(e) => tracing::error!("cannot read a password notice: {e}"),
+        }
+    }
+    Json(answer).into_response()
 }
 
 /// `POST /login`. Guarded by [`crate::http::guard`]: lockouts per name and address, the
@@ -107,7 +121,7 @@ pub(crate) async fn login(
         ),
         Some(player) if right => {
             state.accounts.logged_in(&key, ip);
-            new_session(&state, &player).await
+            new_session(&state, &player, true).await
         }
         _ => {
             state.accounts.failed_login(&key, ip);
@@ -186,7 +200,7 @@ pub(crate) async fn register(
         }
     }
     match state.store.player_by_name(&name).await {
-        Ok(player) => new_session(&state, &player).await,
+        Ok(player) => new_session(&state, &player, false).await,
         Err(_) => refused(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal",
@@ -204,4 +218,124 @@ pub(crate) async fn logout(State(state): State<Arc<AppState>>, headers: HeaderMa
         let _ = state.ended_sessions.send(hash);
     }
     StatusCode::NO_CONTENT.into_response()
+}
+
+/// The hash a reset code is kept and compared by: the code as read out, in any case, with
+/// its hyphens and spaces dropped and the letters Crockford's base 32 reads as digits
+/// (I and L as 1, O as 0) read so.
+pub(crate) fn code_hash(code: &str) -> String {
+    let canonical: String = code
+        .chars()
+        .filter(|c| !matches!(c, '-' | ' '))
+        .map(|c| match c.to_ascii_uppercase() {
+            'I' | 'L' => '1',
+            'O' => '0',
+            c => c,
+        })
+        .collect();
+    token_hash(&canonical)
+}
+
+#[derive(Deserialize)]
+pub(crate) struct CodeReset {
+    name: String,
+    code: String,
+    password: String,
+}
+
+/// `POST /reset-password`: a player sets a new password with the one-time code staff
+/// issued them. Guarded like `/login` (wrong codes counted per name and address, and per
+/// address; 429 with `Retry-After`). On success the code is spent, every session of the
+/// player ends (their WebSockets close), and their next login tells who issued the code
+/// and when the password changed.
+pub(crate) async fn reset_with_code(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Json<CodeReset>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Ok(Json(body)) = body else {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "send {\"name\", \"code\", \"password\"}",
+        );
+    };
+    if !names::password_ok(&body.password) {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "invalid_password",
+            crate::http::guard::PASSWORD_RULE,
+        );
+    }
+    let server = &state.config.server;
+    let ip = crate::http::guard::client_address(server, peer, &headers);
+    let key = format!(
+        "reset:{}",
+        names::lookup_key(&body.name).unwrap_or_default()
+    );
+    if let Err(too_many) = state.accounts.may_login(server, &key, ip) {
+        return too_many.into_response();
+    }
+    let wrong = |state: &AppState| {
+        state.accounts.failed_login(&key, ip);
+        refused(
+            StatusCode::UNAUTHORIZED,
+            "invalid_code",
+            "wrong name or code, or the code has expired",
+        )
+    };
+    // The new password is hashed first, whatever follows: an unknown name or a wrong
+    // code takes as long as a right one, and tells nothing of which names exist.
+    let hash = match state.accounts.hash(body.password).await {
+        Ok(hash) => hash,
+        Err(e) => return e.into_response(),
+    };
+    let player = match state.store.player_by_name(&body.name).await {
+        Ok(player) => player,
+        Err(StoreError::NotFound(_) | StoreError::BadName(_)) => return wrong(&state),
+        Err(e) => {
+            tracing::error!("cannot look up a player: {e}");
+            return refused(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "internal error",
+            );
+        }
+    };
+    if body.code.chars().count() > 64 {
+        return wrong(&state);
+    }
+    let used = state
+        .store
+        .use_reset_code(player.player_id, &code_hash(&body.code), &hash, now_ms())
+        .await;
+    let code = match used {
+        Ok(Some(code)) => code,
+        Ok(None) => return wrong(&state),
+        Err(e) => {
+            tracing::error!("cannot use a reset code: {e}");
+            return refused(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "internal error",
+            );
+        }
+    };
+    state.accounts.logged_in(&key, ip);
+    // Every WebSocket of the player closes.
+    let _ = state
+        .ended_sessions
+        .send(format!("player:{}", player.player_id));
+    let entry = poker_store::AuditEntry {
+        at: now_ms(),
+        actor: format!("address:{ip}"),
+        action: "use_reset_code".into(),
+        target: player.player_id.to_string(),
+        detail: json!({ "issued_by": code.issued_by, "issued_at": code.issued_at }).to_string(),
+    };
+    if let Err(e) = state.store.record_audit(&entry).await {
+        tracing::error!("cannot write the audit log (use_reset_code): {e}");
+    }
+    Json(json!({ "player_id": player.player_id.to_string(), "name": player.name })).into_response()
 }

@@ -33,6 +33,8 @@ pub enum Duty {
     Floor,
     /// Manages staff accounts (admin).
     Staff,
+    /// Sets a player's password directly (admin); the floor issues reset codes instead.
+    SetPassword,
 }
 
 impl Admin {
@@ -93,7 +95,8 @@ impl FromRequestParts<Arc<AppState>> for Admin {
         }
         if let Some(token) = bearer(&parts.headers) {
             if token.len() <= 256 {
-                if let Ok(Some(staff)) = state.store.staff_session(&token_hash(token)).await {
+                if let Ok(Some(staff)) = crate::http::admin::staff::live_session(state, token).await
+                {
                     return Ok(Admin {
                         actor: format!("staff:{}", staff.name),
                         role: staff.role,

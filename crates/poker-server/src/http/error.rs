@@ -65,6 +65,11 @@ impl From<StoreError> for ApiError {
             StoreError::NameTaken => {
                 ApiError::new(StatusCode::CONFLICT, "name_taken", "the name is taken")
             }
+            e @ StoreError::LastAdmin => ApiError::new(
+                StatusCode::CONFLICT,
+                "last_admin",
+                format!("{e}: the room would have no admin left (the admin token may)"),
+            ),
             StoreError::Invalid(m) => ApiError::new(StatusCode::BAD_REQUEST, "invalid", m),
             StoreError::BadName(e) => ApiError::from(e),
             other => {

@@ -30,6 +30,7 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/login", post(accounts::login))
         .route("/register", post(accounts::register))
         .route("/logout", post(accounts::logout))
+        .route("/reset-password", post(accounts::reset_with_code))
         .route("/api/me", get(me::me))
         .route("/api/me/reload", post(me::reload))
         .route("/api/me/hands", get(me::my_hands))

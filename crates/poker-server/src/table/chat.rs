@@ -1,7 +1,9 @@
 //! The table's chat: seated players speak, everyone at the table (spectators included)
-//! reads. A line is 1 to 200 characters with no control or formatting characters (no
-//! bidi overrides that would turn other lines around); each player may say a few lines
-//! in any ten seconds; operators switch chat off and on. The last lines are kept for the
+//! reads. A line is 1 to 200 characters under the Unicode policy names follow
+//! ([`poker_store::names`]: no control, format, separator, private-use, unassigned or
+//! invisible character, at most a few combining marks per character; emoji sequences
+//! allowed); each player may say a few lines in any ten seconds; operators switch chat
+//! off and on. The last lines are kept for the
 //! snapshot, so a player who joins or reconnects sees the conversation.
 
 use super::actor::Actor;
@@ -25,25 +27,10 @@ pub(super) struct Chat {
     spoken: std::collections::HashMap<PlayerId, VecDeque<Instant>>,
 }
 
-/// The line as it will be shown, or why not.
+/// The line as it will be shown, or why not: the room's one Unicode policy for names and
+/// chat ([`poker_store::names::chat_line`]).
 pub(super) fn clean(text: &str) -> Result<String, Refusal> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Err(Refusal::Chat("say something".into()));
-    }
-    if text.chars().count() > CHAT_MAX_CHARS {
-        return Err(Refusal::Chat(format!(
-            "a chat line is at most {CHAT_MAX_CHARS} characters"
-        )));
-    }
-    if text.chars().any(|c| {
-        c.is_control() || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
-    }) {
-        return Err(Refusal::Chat(
-            "a chat line may not hold control or formatting characters".into(),
-        ));
-    }
-    Ok(text.to_string())
+    poker_store::names::chat_line(text, CHAT_MAX_CHARS).map_err(|e| Refusal::Chat(e.to_string()))
 }
 
 impl Actor {

@@ -29,6 +29,10 @@ pub(crate) static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator =
 pub(crate) static SQLITE_MIGRATIONS: sqlx::migrate::Migrator =
     sqlx::migrate!("../../migrations/sqlite");
 
+/// The columns of a `staff` row, as [`SqlStore::staff_row`] reads them.
+pub(crate) const STAFF_COLUMNS: &str =
+    "s.staff_id, s.name, s.password_hash, s.role, s.created_at, s.disabled";
+
 pub(crate) fn to_i64(amount: Chips) -> StoreResult<i64> {
     i64::try_from(amount).map_err(|_| StoreError::Invalid("amount too large".into()))
 }
@@ -266,6 +270,83 @@ impl SqlStore {
         Ok(self.pool.begin().await?)
     }
 
+    /// A transaction that changes a staff account's role or state: on PostgreSQL under a
+    /// transaction-scoped advisory lock, so that two admins demoting or disabling each
+    /// other at once cannot both see the other still enabled and leave no admin. (SQLite
+    /// runs each such change as one statement under its single writer.)
+    async fn staff_change(&self) -> StoreResult<Tx> {
+        /// The advisory lock held while staff change ("poker" and 2).
+        const STAFF_LOCK: i64 = 0x706f_6b65_7200_0002;
+        let mut tx = self.begin().await?;
+        if self.backend == Backend::Postgres {
+            sqlx::query("select 1 as locked from pg_advisory_xact_lock($1)")
+                .bind(STAFF_LOCK)
+                .fetch_one(&mut *tx)
+                .await?;
+        }
+        Ok(tx)
+    }
+
+    /// A staff account, read in a transaction.
+    async fn staff_in(&self, tx: &mut Tx, staff_id: &str) -> StoreResult<Staff> {
+        let row = sqlx::query(&self.sql(&format!(
+            "select {STAFF_COLUMNS} from staff s where s.staff_id = $1"
+        )))
+        .bind(staff_id)
+        .fetch_optional(&mut **tx)
+        .await?
+        .ok_or(StoreError::NotFound("staff"))?;
+        Self::staff_row(&row)
+    }
+
+    /// Why a guarded staff change changed nothing: no such account, or it would have
+    /// left no enabled admin.
+    async fn why_unchanged(&self, tx: &mut Tx, staff_id: &str) -> StoreError {
+        match self.staff_in(tx, staff_id).await {
+            Ok(_) => StoreError::LastAdmin,
+            Err(e) => e,
+        }
+    }
+
+    /// Replaces a player's password on a staff member's word, in a transaction: every
+    /// session of theirs ends and the notice for their next login is left.
+    async fn new_password_in(
+        &self,
+        tx: &mut Tx,
+        player: PlayerId,
+        password_hash: &str,
+        by: &str,
+        now: i64,
+    ) -> StoreResult<()> {
+        let done =
+            sqlx::query(&self.sql("update player set password_hash = $1 where player_id = $2"))
+                .bind(password_hash)
+                .bind(player.to_string())
+                .execute(&mut **tx)
+                .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound("player"));
+        }
+        sqlx::query(&self.sql("delete from session where player_id = $1"))
+            .bind(player.to_string())
+            .execute(&mut **tx)
+            .await?;
+        sqlx::query(&self.sql("delete from password_notice where player_id = $1"))
+            .bind(player.to_string())
+            .execute(&mut **tx)
+            .await?;
+        sqlx::query(&self.sql(
+            "insert into password_notice (player_id, changed_by, changed_at, created_at) values ($1, $2, $3, $4)",
+        ))
+        .bind(player.to_string())
+        .bind(by)
+        .bind(now)
+        .bind(now_ms())
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+
     /// Runs `op` in a transaction, applied at most once per idempotency key: a retry
     /// returns the first answer.
     /// `kind` and `player` scope the key (the same key may serve a deposit and a
@@ -444,7 +525,7 @@ impl SqlStore {
         })
     }
 
-    /// A `staff` row (staff_id, name, password_hash, role, created_at).
+    /// A `staff` row ([`STAFF_COLUMNS`]).
     fn staff_row(row: &AnyRow) -> StoreResult<Staff> {
         let role: String = row.try_get("role")?;
         Ok(Staff {
@@ -454,6 +535,7 @@ impl SqlStore {
             role: Role::parse(&role)
                 .ok_or_else(|| StoreError::Corrupt(format!("a staff role {role}")))?,
             created_at: row.try_get("created_at")?,
+            disabled: row.try_get::<i64, _>("disabled")? != 0,
         })
     }
 

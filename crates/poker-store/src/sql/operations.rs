@@ -82,7 +82,7 @@ impl Store for SqlStore {
             // No name holds one; Postgres would refuse the text outright.
             return Err(StoreError::NotFound("player"));
         }
-        let key = names::player_name(name).ok().map(|n| names::name_key(&n));
+        let key = names::lookup_key(name);
         let row = sqlx::query(&self.sql(
             "select player_id, name, password_hash, created_at, locked from player \
              where name_key = $1 or (name_key is null and name = $2) \
@@ -222,13 +222,13 @@ impl Store for SqlStore {
     }
 
     async fn staff_by_name(&self, name: &str) -> StoreResult<Staff> {
-        let Ok(name) = names::player_name(name) else {
+        let Some(key) = names::lookup_key(name).filter(|_| !name.contains('\0')) else {
             return Err(StoreError::NotFound("staff"));
         };
-        let row = sqlx::query(&self.sql(
-            "select staff_id, name, password_hash, role, created_at from staff where name_key = $1",
-        ))
-        .bind(names::name_key(&name))
+        let row = sqlx::query(&self.sql(&format!(
+            "select {STAFF_COLUMNS} from staff s where s.name_key = $1"
+        )))
+        .bind(key)
         .fetch_optional(&self.pool)
         .await?
         .ok_or(StoreError::NotFound("staff"))?;
@@ -236,12 +236,274 @@ impl Store for SqlStore {
     }
 
     async fn staff(&self) -> StoreResult<Vec<Staff>> {
-        let rows = sqlx::query(
-            "select staff_id, name, password_hash, role, created_at from staff order by name",
-        )
+        let rows = sqlx::query(&format!(
+            "select {STAFF_COLUMNS} from staff s order by s.name"
+        ))
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(Self::staff_row).collect()
+    }
+
+    async fn staff_by_id(&self, staff_id: &str) -> StoreResult<Staff> {
+        if staff_id.contains('\0') {
+            return Err(StoreError::NotFound("staff"));
+        }
+        let row = sqlx::query(&self.sql(&format!(
+            "select {STAFF_COLUMNS} from staff s where s.staff_id = $1"
+        )))
+        .bind(staff_id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound("staff"))?;
+        Self::staff_row(&row)
+    }
+
+    async fn touch_staff_session(
+        &self,
+        token_hash: &str,
+        now: i64,
+        idle_ms: i64,
+    ) -> StoreResult<Option<Staff>> {
+        if token_hash.contains('\0') {
+            return Ok(None);
+        }
+        // One statement: a session idle too long is never brought back by a racing use.
+        let touched = sqlx::query(&self.sql(
+            "update staff_session set last_seen = $2 where token_hash = $1 and expires_at > $2 \
+             and last_seen > $3 and last_seen <= $2",
+        ))
+        .bind(token_hash)
+        .bind(now)
+        .bind(now.saturating_sub(idle_ms))
+        .execute(&self.pool)
+        .await?;
+        if touched.rows_affected() == 0 {
+            // Used at a later `now` already (a concurrent request): still live if idle
+            // from then is within the limit.
+            let later = sqlx::query(&self.sql(
+                "select 1 as live from staff_session where token_hash = $1 and expires_at > $2 and last_seen > $2",
+            ))
+            .bind(token_hash)
+            .bind(now)
+            .fetch_optional(&self.pool)
+            .await?;
+            if later.is_none() {
+                // Idle too long or expired: it is over for good.
+                sqlx::query(&self.sql(
+                    "delete from staff_session where token_hash = $1 and (expires_at <= $2 or last_seen <= $3)",
+                ))
+                .bind(token_hash)
+                .bind(now)
+                .bind(now.saturating_sub(idle_ms))
+                .execute(&self.pool)
+                .await?;
+                return Ok(None);
+            }
+        }
+        let row = sqlx::query(&self.sql(&format!(
+            "select {STAFF_COLUMNS} from staff_session t join staff s on s.staff_id = t.staff_id \
+             where t.token_hash = $1 and s.disabled = 0"
+        )))
+        .bind(token_hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(Self::staff_row).transpose()
+    }
+
+    async fn set_staff_disabled(
+        &self,
+        staff_id: &str,
+        disabled: bool,
+        keep_admin: bool,
+    ) -> StoreResult<()> {
+        let mut tx = self.staff_change().await?;
+        let done = sqlx::query(&self.sql(
+            "update staff set disabled = $1 where staff_id = $2 and \
+             ($1 = 0 or $3 = 0 or role <> 'admin' or disabled <> 0 or exists \
+             (select 1 from staff o where o.staff_id <> $2 and o.role = 'admin' and o.disabled = 0))",
+        ))
+        .bind(i64::from(disabled))
+        .bind(staff_id)
+        .bind(i64::from(keep_admin))
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(self.why_unchanged(&mut tx, staff_id).await);
+        }
+        if disabled {
+            sqlx::query(&self.sql("delete from staff_session where staff_id = $1"))
+                .bind(staff_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn set_staff_role(
+        &self,
+        staff_id: &str,
+        role: Role,
+        keep_admin: bool,
+    ) -> StoreResult<Role> {
+        let mut tx = self.staff_change().await?;
+        let before = self.staff_in(&mut tx, staff_id).await?;
+        let done = sqlx::query(&self.sql(
+            "update staff set role = $1 where staff_id = $2 and \
+             ($1 = 'admin' or $3 = 0 or role <> 'admin' or disabled <> 0 or exists \
+             (select 1 from staff o where o.staff_id <> $2 and o.role = 'admin' and o.disabled = 0))",
+        ))
+        .bind(role.as_str())
+        .bind(staff_id)
+        .bind(i64::from(keep_admin))
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(self.why_unchanged(&mut tx, staff_id).await);
+        }
+        tx.commit().await?;
+        Ok(before.role)
+    }
+
+    async fn set_staff_password(&self, staff_id: &str, password_hash: &str) -> StoreResult<()> {
+        let mut tx = self.begin().await?;
+        let done =
+            sqlx::query(&self.sql("update staff set password_hash = $1 where staff_id = $2"))
+                .bind(password_hash)
+                .bind(staff_id)
+                .execute(&mut *tx)
+                .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound("staff"));
+        }
+        sqlx::query(&self.sql("delete from staff_session where staff_id = $1"))
+            .bind(staff_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn end_staff_sessions(&self, staff_id: &str) -> StoreResult<u64> {
+        let mut tx = self.begin().await?;
+        self.staff_in(&mut tx, staff_id).await?;
+        let live = sqlx::query(&self.sql(
+            "select count(*) as n from staff_session where staff_id = $1 and expires_at > $2",
+        ))
+        .bind(staff_id)
+        .bind(now_ms())
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get::<i64, _>("n")?;
+        sqlx::query(&self.sql("delete from staff_session where staff_id = $1"))
+            .bind(staff_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(live as u64)
+    }
+
+    async fn issue_reset_code(
+        &self,
+        player: PlayerId,
+        code_hash: &str,
+        issued_by: &str,
+        expires_at: i64,
+    ) -> StoreResult<()> {
+        let mut tx = self.begin().await?;
+        let known = sqlx::query(&self.sql("select 1 as known from player where player_id = $1"))
+            .bind(player.to_string())
+            .fetch_optional(&mut *tx)
+            .await?;
+        if known.is_none() {
+            return Err(StoreError::NotFound("player"));
+        }
+        sqlx::query(&self.sql("delete from password_reset where player_id = $1"))
+            .bind(player.to_string())
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(&self.sql(
+            "insert into password_reset (player_id, code_hash, issued_by, expires_at, created_at) values ($1, $2, $3, $4, $5)",
+        ))
+        .bind(player.to_string())
+        .bind(code_hash)
+        .bind(issued_by)
+        .bind(expires_at)
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn use_reset_code(
+        &self,
+        player: PlayerId,
+        code_hash: &str,
+        password_hash: &str,
+        now: i64,
+    ) -> StoreResult<Option<ResetCode>> {
+        if code_hash.contains('\0') {
+            return Ok(None);
+        }
+        let mut tx = self.begin().await?;
+        // Spent by the delete itself: of two uses racing, one finds nothing to delete.
+        let spent = sqlx::query(&self.sql(
+            "delete from password_reset where player_id = $1 and code_hash = $2 and expires_at > $3 \
+             returning issued_by, created_at, expires_at",
+        ))
+        .bind(player.to_string())
+        .bind(code_hash)
+        .bind(now)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(row) = spent else {
+            return Ok(None);
+        };
+        let code = ResetCode {
+            player_id: player,
+            issued_by: row.try_get("issued_by")?,
+            issued_at: row.try_get("created_at")?,
+            expires_at: row.try_get("expires_at")?,
+        };
+        self.new_password_in(&mut tx, player, password_hash, &code.issued_by, now)
+            .await?;
+        tx.commit().await?;
+        Ok(Some(code))
+    }
+
+    async fn staff_set_password(
+        &self,
+        player: PlayerId,
+        password_hash: &str,
+        by: &str,
+        now: i64,
+    ) -> StoreResult<()> {
+        let mut tx = self.begin().await?;
+        sqlx::query(&self.sql("delete from password_reset where player_id = $1"))
+            .bind(player.to_string())
+            .execute(&mut *tx)
+            .await?;
+        self.new_password_in(&mut tx, player, password_hash, by, now)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn take_password_notice(&self, player: PlayerId) -> StoreResult<Option<PasswordNotice>> {
+        let row = sqlx::query(&self.sql(
+            "delete from password_notice where player_id = $1 returning changed_by, changed_at",
+        ))
+        .bind(player.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| {
+            Ok(PasswordNotice {
+                by: r.try_get("changed_by")?,
+                at: r.try_get("changed_at")?,
+            })
+        })
+        .transpose()
     }
 
     async fn create_staff_session(
@@ -250,13 +512,14 @@ impl Store for SqlStore {
         staff_id: &str,
         expires_at: i64,
     ) -> StoreResult<()> {
+        let now = now_ms();
         sqlx::query(&self.sql(
-            "insert into staff_session (token_hash, staff_id, expires_at, created_at) values ($1, $2, $3, $4)",
+            "insert into staff_session (token_hash, staff_id, expires_at, created_at, last_seen) values ($1, $2, $3, $4, $4)",
         ))
         .bind(token_hash)
         .bind(staff_id)
         .bind(expires_at)
-        .bind(now_ms())
+        .bind(now)
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -277,10 +540,10 @@ impl Store for SqlStore {
         if token_hash.contains('\0') {
             return Ok(None);
         }
-        let row = sqlx::query(&self.sql(
-            "select s.staff_id, s.name, s.password_hash, s.role, s.created_at from staff_session t \
-             join staff s on s.staff_id = t.staff_id where t.token_hash = $1 and t.expires_at > $2",
-        ))
+        let row = sqlx::query(&self.sql(&format!(
+            "select {STAFF_COLUMNS} from staff_session t join staff s on s.staff_id = t.staff_id \
+             where t.token_hash = $1 and t.expires_at > $2 and s.disabled = 0"
+        )))
         .bind(token_hash)
         .bind(now_ms())
         .fetch_optional(&self.pool)

@@ -1,6 +1,8 @@
 //! The operators' REST API under `/admin`, every route behind the admin bearer token or a
 //! staff session with a role ([`super::auth::Admin`]): players and money, tables, hand
-//! histories, the audit, staff and the audit log of their actions.
+//! histories, the audit, staff and the audit log of their actions. Paths name players,
+//! tables, hands and staff by id only, never by name: a name is found with a query
+//! (`GET /admin/players?q=`) that answers ids and names together.
 
 pub mod hands;
 pub mod players;
@@ -29,6 +31,10 @@ pub fn router() -> Router<Arc<AppState>> {
             "/admin/staff",
             post(staff::create_staff).get(staff::list_staff),
         )
+        .route("/admin/staff/{id}/disable", post(staff::disable_staff))
+        .route("/admin/staff/{id}/role", post(staff::set_role))
+        .route("/admin/staff/{id}/password", post(staff::set_password))
+        .route("/admin/staff/{id}/sign-out", post(staff::sign_out))
         .route("/admin/audit-log", get(staff::audit_log))
         .route("/admin/rake", get(staff::rake))
         .route("/admin/presets", get(tables::presets))
@@ -37,6 +43,10 @@ pub fn router() -> Router<Arc<AppState>> {
         .route(
             "/admin/players/{id}/password",
             post(players::reset_password),
+        )
+        .route(
+            "/admin/players/{id}/reset-code",
+            post(players::issue_reset_code),
         )
         .route("/admin/players/{id}/deposit", post(players::deposit))
         .route("/admin/players/{id}/withdraw", post(players::withdraw))

@@ -1,5 +1,11 @@
-//! Players and their money: create, list, inspect, deposit and withdraw (idempotent by
-//! key), the ledger, and the room's audit.
+//! Players and their money: create, find by name (a query answering ids and names
+//! together), inspect, deposit and withdraw (idempotent by key), the ledger, locks, password
+//! reset codes (the floor) and passwords set directly (admins only), and the room's audit.
+//!
+//! A path names a player by id only: a name that reads like somebody's id can never be
+//! taken for them. Names that read as ids are refused when made ([`poker_store::names`]);
+//! accounts named so before that rule keep their name, log in by it, and are marked
+//! `name_like_id` in these answers so that the console can warn.
 
 use crate::AppState;
 use axum::extract::rejection::JsonRejection;
@@ -57,6 +63,18 @@ pub(crate) struct PlayerSearch {
     q: Option<String>,
 }
 
+/// Whether a player matches a search: a part of their name (any case, compatibility
+/// forms folded), or the start of their id (with or without hyphens).
+fn matches(p: &poker_store::Player, needle: &str) -> bool {
+    let key = poker_store::names::name_key(&p.name);
+    let id = p.player_id.to_string();
+    let hex: String = needle.chars().filter(|c| *c != '-').collect();
+    key.contains(needle)
+        || (hex.len() >= 4
+            && hex.chars().all(|c| c.is_ascii_hexdigit())
+            && id.replace('-', "").starts_with(&hex))
+}
+
 pub(crate) async fn list_players(
     State(state): State<Arc<AppState>>,
     _: Admin,
@@ -68,10 +86,7 @@ pub(crate) async fn list_players(
             .filter(|s| !s.is_empty());
     let mut out = Vec::new();
     for p in state.store.players().await? {
-        if needle
-            .as_ref()
-            .is_some_and(|n| !poker_store::names::name_key(&p.name).contains(n.as_str()))
-        {
+        if needle.as_ref().is_some_and(|n| !matches(&p, n)) {
             continue;
         }
         let balance = state.store.balance(p.player_id).await?;
@@ -81,32 +96,22 @@ pub(crate) async fn list_players(
             "balance": balance,
             "locked": p.locked,
             "bot": crate::house::is_bot(&p),
+            "name_like_id": poker_store::names::looks_like_id(&p.name),
         }));
     }
     Ok(Json(Value::Array(out)))
 }
 
-/// A player named in a path by id or, failing that, by name (any case).
-pub(crate) async fn resolve_player(state: &AppState, id: &str) -> ApiResult<PlayerId> {
-    if let Ok(player) = id.parse::<PlayerId>() {
-        return Ok(player);
-    }
-    match state.store.player_by_name(id).await {
-        Ok(p) => Ok(p.player_id),
-        Err(StoreError::NotFound(_) | StoreError::BadName(_)) => Err(ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            "player not found",
-        )),
-        Err(e) => Err(e.into()),
-    }
+/// A player named in a path: by id, never by name (404 for anything else).
+pub(crate) fn resolve_player(id: &str) -> ApiResult<PlayerId> {
+    parse_id(id, "player")
 }
 
-/// A player the floor acts on (lock, password): the role checked, the player found by id
-/// or name, and never a house bot, the room's own account.
+/// A player the floor acts on (lock, reset code): the role checked, the player found by
+/// id, and never a house bot, the room's own account.
 async fn floor_player(state: &AppState, who: &Admin, id: &str) -> ApiResult<PlayerId> {
     who.may(Duty::Floor)?;
-    let player = resolve_player(state, id).await?;
+    let player = resolve_player(id)?;
     not_a_bot(state, player).await?;
     Ok(player)
 }
@@ -171,13 +176,16 @@ pub(crate) struct NewPassword {
     password: String,
 }
 
-/// Sets a player's password (they forgot it): every session of theirs ends.
+/// Sets a player's password directly (admins only: the floor issues a reset code the
+/// player uses instead). Every session of theirs ends, any reset code of theirs is void,
+/// and at their next login they are told who set it and when.
 pub(crate) async fn reset_password(
     State(state): State<Arc<AppState>>,
     who: Admin,
     Path(id): Path<String>,
     body: Result<Json<NewPassword>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
+    who.may(Duty::SetPassword)?;
     let player = floor_player(&state, &who, &id).await?;
     let Json(p) = body?;
     if !poker_store::names::password_ok(&p.password) {
@@ -188,11 +196,69 @@ pub(crate) async fn reset_password(
         ));
     }
     let hash = state.accounts.hash(p.password).await?;
-    state.store.set_password(player, &hash).await?;
+    state
+        .store
+        .staff_set_password(player, &hash, &who.actor, poker_store::now_ms())
+        .await?;
     let _ = state.ended_sessions.send(format!("player:{player}"));
     who.audit(&state, "reset_password", &player.to_string(), json!({}))
         .await;
     Ok(Json(json!({ "player_id": player.to_string() })))
+}
+
+/// A reset code: 20 characters of Crockford's base 32 (100 bits from the OS generator),
+/// in groups of five for reading out; letters that look alike are read as one
+/// ([`crate::http::accounts::code_hash`]).
+fn new_reset_code() -> String {
+    use rand::RngCore;
+    const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    let mut raw = [0u8; 20];
+    rand::rngs::OsRng.fill_bytes(&mut raw);
+    let chars: Vec<char> = raw
+        .iter()
+        .map(|b| ALPHABET[usize::from(b % 32)] as char)
+        .collect();
+    chars
+        .chunks(5)
+        .map(|c| c.iter().collect::<String>())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// `POST /admin/players/{id}/reset-code` (floor, admin): a one-time code for the player
+/// to set a new password with (`POST /reset-password`), shown here once and kept only
+/// as its hash; it expires after `admin.reset_code_minutes` and replaces any earlier
+/// one. The player's password and sessions stand until the code is used: issuing one
+/// cannot throw a player out of a hand.
+pub(crate) async fn issue_reset_code(
+    State(state): State<Arc<AppState>>,
+    who: Admin,
+    Path(id): Path<String>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let player = floor_player(&state, &who, &id).await?;
+    let code = new_reset_code();
+    let expires_at =
+        poker_store::now_ms() + i64::from(state.config.admin.reset_code_minutes) * 60_000;
+    state
+        .store
+        .issue_reset_code(
+            player,
+            &crate::http::accounts::code_hash(&code),
+            &who.actor,
+            expires_at,
+        )
+        .await?;
+    who.audit(
+        &state,
+        "issue_reset_code",
+        &player.to_string(),
+        json!({ "expires_at": expires_at }),
+    )
+    .await;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "player_id": player.to_string(), "code": code, "expires_at": expires_at })),
+    ))
 }
 
 /// A player: wallet balance and the seats they hold, with their stacks.
@@ -201,7 +267,7 @@ pub(crate) async fn inspect_player(
     _: Admin,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let player = resolve_player(&state, &id).await?;
+    let player = resolve_player(&id)?;
     let p = state
         .store
         .players()
@@ -232,6 +298,7 @@ pub(crate) async fn inspect_player(
         "seats": seats,
         "locked": p.locked,
         "bot": crate::house::is_bot(&p),
+        "name_like_id": poker_store::names::looks_like_id(&p.name),
     })))
 }
 
@@ -257,7 +324,7 @@ pub(crate) async fn move_money(
     deposit: bool,
 ) -> ApiResult<Json<Value>> {
     who.may(Duty::Money)?;
-    let player = resolve_player(&state, &id).await?;
+    let player = resolve_player(&id)?;
     let Json(m) = body?;
     if !deposit && state.config.play_money() {
         // Play chips come from nothing (grants, reloads): none may leave as money.
@@ -306,7 +373,7 @@ pub(crate) async fn ledger(
     _: Admin,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let player = resolve_player(&state, &id).await?;
+    let player = resolve_player(&id)?;
     state.store.balance(player).await?;
     let entries = state.store.ledger(player, 200).await?;
     Ok(Json(

@@ -1,13 +1,22 @@
 //! The card room's staff: signing in to the console (`POST /admin/login`, guarded like
 //! players' logins), who is signed in, staff accounts with their roles (made by an admin),
-//! the audit log of every staff action, and the rake collected per day and table.
+//! revoking them (disable and enable, another role, a new password, signing them out
+//! everywhere: admins only, each audited), the audit log of every staff action, and the
+//! rake collected per day and table.
+//!
+//! A staff session ends when its account is disabled (at once: the next request is 401),
+//! after `admin.staff_idle_minutes` without a request (each request moves the limit on),
+//! and after `server.session_hours` in any case. The last enabled admin account cannot be
+//! disabled or demoted from a staff session (409 `last_admin`), so that no admin locks
+//! the room's staff out of staff management by mistake; the admin token may (whoever holds
+//! it can always make another admin).
 
 use crate::AppState;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{ConnectInfo, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
-use poker_store::{now_ms, Role, Store, StoreError};
+use poker_store::{now_ms, Role, Staff, Store, StoreError};
 use rand::RngCore;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -69,6 +78,13 @@ pub(crate) async fn login(
         )));
     };
     state.accounts.logged_in(&key, ip);
+    if staff.disabled {
+        return Err(e(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "disabled",
+            "this staff account is disabled: ask an admin",
+        )));
+    }
     let mut raw = [0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut raw);
     let token: String = raw.iter().map(|b| format!("{b:02x}")).collect();
@@ -156,6 +172,167 @@ pub(crate) async fn list_staff(
     who.may(Duty::Staff)?;
     Ok(Json(
         serde_json::to_value(state.store.staff().await?).expect("staff serialize"),
+    ))
+}
+
+/// The staff member of a session token, if the session stands: unexpired, used within
+/// `admin.staff_idle_minutes`, the account enabled. The session's last use becomes now.
+pub(crate) async fn live_session(
+    state: &AppState,
+    token: &str,
+) -> Result<Option<Staff>, StoreError> {
+    let idle_ms = i64::from(state.config.admin.staff_idle_minutes) * 60_000;
+    state
+        .store
+        .touch_staff_session(&token_hash(token), now_ms(), idle_ms)
+        .await
+}
+
+/// A staff account named in a path by its id (never by name); admins only.
+async fn staff_target(state: &AppState, who: &Admin, id: &str) -> ApiResult<Staff> {
+    who.may(Duty::Staff)?;
+    match state.store.staff_by_id(id).await {
+        Ok(staff) => Ok(staff),
+        Err(StoreError::NotFound(_)) => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "staff not found",
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Whether a change must leave an enabled admin: from a staff session it must; the admin
+/// token may leave none (whoever holds it can always make another admin).
+fn keep_admin(who: &Admin) -> bool {
+    who.actor != "token"
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Disable {
+    disabled: bool,
+}
+
+/// `POST /admin/staff/{id}/disable` (admins only): disables a staff account (no sign-in;
+/// every session of theirs ends at once) or enables it again.
+pub(crate) async fn disable_staff(
+    State(state): State<Arc<AppState>>,
+    who: Admin,
+    Path(id): Path<String>,
+    body: Result<Json<Disable>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    let staff = staff_target(&state, &who, &id).await?;
+    let Json(d) = body?;
+    state
+        .store
+        .set_staff_disabled(&staff.staff_id, d.disabled, keep_admin(&who))
+        .await?;
+    who.audit(
+        &state,
+        if d.disabled {
+            "disable_staff"
+        } else {
+            "enable_staff"
+        },
+        &staff.staff_id,
+        json!({ "name": staff.name }),
+    )
+    .await;
+    Ok(Json(
+        json!({ "staff_id": staff.staff_id, "name": staff.name, "disabled": d.disabled }),
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NewRole {
+    role: Role,
+}
+
+/// `POST /admin/staff/{id}/role` (admins only): another role, in force from their next
+/// request.
+pub(crate) async fn set_role(
+    State(state): State<Arc<AppState>>,
+    who: Admin,
+    Path(id): Path<String>,
+    body: Result<Json<NewRole>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    let staff = staff_target(&state, &who, &id).await?;
+    let Json(r) = body?;
+    let before = state
+        .store
+        .set_staff_role(&staff.staff_id, r.role, keep_admin(&who))
+        .await?;
+    who.audit(
+        &state,
+        "set_staff_role",
+        &staff.staff_id,
+        json!({ "name": staff.name, "from": before, "to": r.role }),
+    )
+    .await;
+    Ok(Json(
+        json!({ "staff_id": staff.staff_id, "name": staff.name, "role": r.role }),
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NewPassword {
+    password: String,
+}
+
+/// `POST /admin/staff/{id}/password` (admins only): a new password; every session of
+/// theirs ends.
+pub(crate) async fn set_password(
+    State(state): State<Arc<AppState>>,
+    who: Admin,
+    Path(id): Path<String>,
+    body: Result<Json<NewPassword>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    let staff = staff_target(&state, &who, &id).await?;
+    let Json(p) = body?;
+    if !poker_store::names::password_ok(&p.password) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_password",
+            crate::http::guard::PASSWORD_RULE,
+        ));
+    }
+    let hash = state.accounts.hash(p.password).await?;
+    state
+        .store
+        .set_staff_password(&staff.staff_id, &hash)
+        .await?;
+    who.audit(
+        &state,
+        "reset_staff_password",
+        &staff.staff_id,
+        json!({ "name": staff.name }),
+    )
+    .await;
+    Ok(Json(
+        json!({ "staff_id": staff.staff_id, "name": staff.name }),
+    ))
+}
+
+/// `POST /admin/staff/{id}/sign-out` (admins only): ends every session of theirs.
+pub(crate) async fn sign_out(
+    State(state): State<Arc<AppState>>,
+    who: Admin,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let staff = staff_target(&state, &who, &id).await?;
+    let ended = state.store.end_staff_sessions(&staff.staff_id).await?;
+    who.audit(
+        &state,
+        "sign_out_staff",
+        &staff.staff_id,
+        json!({ "name": staff.name, "sessions": ended }),
+    )
+    .await;
+    Ok(Json(
+        json!({ "staff_id": staff.staff_id, "name": staff.name, "sessions_ended": ended }),
     ))
 }
 
