@@ -2,6 +2,7 @@
 //! [`crate::http::guard`] (lockouts, registration limits, hashing off the async workers).
 
 use crate::http::error::*;
+use crate::sessions::SessionEnd;
 use crate::AppState;
 use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -200,8 +201,10 @@ pub(crate) async fn logout(State(state): State<Arc<AppState>>, headers: HeaderMa
     if let Some(token) = crate::http::auth::bearer(&headers) {
         let hash = token_hash(token);
         let _ = state.store.delete_session(&hash).await;
-        // Every WebSocket of the session is refused from now on and closed.
-        let _ = state.ended_sessions.send(hash);
+        // Every WebSocket of the session, on every node, is closed before the answer.
+        state
+            .end_sessions(SessionEnd::LoggedOut { token_hash: hash })
+            .await;
     }
     StatusCode::NO_CONTENT.into_response()
 }
