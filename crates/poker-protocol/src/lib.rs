@@ -171,6 +171,12 @@ pub enum ErrorCode {
     /// The table's server stopped or does not answer and another is taking the table over
     /// (several nodes): send the message again in a few seconds.
     TableMoving,
+    /// An `auth` for another player than the one this connection already speaks for: a
+    /// connection is one player's for its whole life (open another for another player).
+    AlreadyAuthenticated,
+    /// No `auth` within the server's `ws_auth_timeout_secs` of connecting: the connection
+    /// is closed.
+    AuthTimeout,
     /// Something failed on the server (details are logged, not shown).
     Internal,
 }

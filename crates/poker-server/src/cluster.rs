@@ -14,10 +14,13 @@
 //! requests on `pokerd.table.<id>`; the owner answers each, and sends the table's messages
 //! for a connection to that connection's inbox subject, one NATS message per batch. When
 //! the connection ends its node says so on `<inbox>.gone` and the owner stops sending.
-//! Lobby changes go to every node on `pokerd.lobby`.
+//! Lobby changes go to every node on `pokerd.lobby`. Sessions that ended (a logout, a
+//! staff action) go to every node on `pokerd.session.ended`, and each answers once its
+//! connections of them have stopped.
 //!
 //! Without `cluster.nats_url` none of this runs: one process owns every table.
 
+use crate::sessions::{SessionEnd, ACK_WAIT};
 use crate::table::{Batch, Command, Out, Outcome, Refusal, SeatRequest, TableHandle};
 use crate::AppState;
 use axum::extract::ws::Utf8Bytes;
@@ -85,6 +88,19 @@ enum RemoteReply {
     Unit(Result<(), Refusal>),
     Value(Option<serde_json::Value>),
     Chips(Option<Chips>),
+}
+
+/// Where nodes tell each other that sessions ended; each node answers the request once its
+/// connections of them have stopped writing for their player.
+const SESSION_ENDED: &str = "pokerd.session.ended";
+
+/// What goes on [`SESSION_ENDED`].
+#[derive(Debug, Serialize, Deserialize)]
+struct SessionEnded {
+    /// The node that ended them (it ends its own connections itself).
+    node: String,
+    /// Which sessions, and why.
+    end: SessionEnd,
 }
 
 /// This node's part of the cluster.
@@ -678,11 +694,86 @@ impl Cluster {
                 }
             }
         });
+        self.answer_session_ends(state).await?;
         // The others' tables, for this node's lobby.
         self.nats
             .publish("pokerd.lobby.hello", Bytes::new())
             .await?;
         Ok(())
+    }
+
+    /// Ends, here, the sessions other nodes say ended, answering each once done.
+    async fn answer_session_ends(self: &Arc<Cluster>, state: &Arc<AppState>) -> anyhow::Result<()> {
+        let mut ended = self.nats.subscribe(SESSION_ENDED).await?;
+        let weak = Arc::downgrade(state);
+        let cluster = self.clone();
+        tokio::spawn(async move {
+            while let Some(message) = ended.next().await {
+                let Some(state) = weak.upgrade() else { return };
+                let told = match serde_json::from_slice::<SessionEnded>(&message.payload) {
+                    Ok(told) => told,
+                    Err(e) => {
+                        tracing::error!("an unreadable session end: {e}");
+                        continue;
+                    }
+                };
+                if told.node == cluster.node {
+                    continue;
+                }
+                let nats = cluster.nats.clone();
+                tokio::spawn(async move {
+                    state.sessions.end_here(&told.end).await;
+                    if let Some(reply) = message.reply {
+                        let _ = nats.publish(reply, Bytes::new()).await;
+                    }
+                });
+            }
+        });
+        Ok(())
+    }
+
+    /// Tells every other node that sessions ended, and waits (at most [`ACK_WAIT`]) until
+    /// each live one (heard within a lease's lifetime) answers that its connections of them
+    /// have stopped.
+    pub(crate) async fn end_sessions(&self, end: &SessionEnd) {
+        let lifetime = Duration::from_millis(self.lease_ms);
+        let others = lock(&self.peers)
+            .values()
+            .filter(|heard| heard.elapsed() <= lifetime)
+            .count();
+        let inbox = self.nats.new_inbox();
+        let mut answers = match self.nats.subscribe(inbox.clone()).await {
+            Ok(answers) => Some(answers),
+            Err(e) => {
+                tracing::warn!("cannot wait for the nodes to end sessions: {e}");
+                None
+            }
+        };
+        let told = SessionEnded {
+            node: self.node.clone(),
+            end: end.clone(),
+        };
+        let payload = serde_json::to_vec(&told).expect("session ends serialize");
+        if let Err(e) = self
+            .nats
+            .publish_with_reply(SESSION_ENDED, inbox, payload.into())
+            .await
+        {
+            tracing::warn!("cannot tell the other nodes that sessions ended: {e}");
+            return;
+        }
+        if let Some(answers) = &mut answers {
+            let all = async {
+                for _ in 0..others {
+                    if answers.next().await.is_none() {
+                        break;
+                    }
+                }
+            };
+            if tokio::time::timeout(ACK_WAIT, all).await.is_err() {
+                tracing::warn!("a node did not say in time that it ended sessions");
+            }
+        }
     }
 
     async fn tell_lobby(&self, summary: &TableSummary) {

@@ -112,6 +112,13 @@ pub struct ServerConfig {
     /// Origins (`scheme://host:port`, comma-separated) whose pages may open `/ws`, besides
     /// the server's own; `*` allows any. Clients that send no `Origin` (bots) are let in.
     pub allowed_origins: String,
+    /// Seconds a WebSocket has to send `auth` after connecting; then it is told
+    /// `auth_timeout` and closed (it holds a socket and memory for nobody).
+    pub ws_auth_timeout_secs: u64,
+    /// Seconds an authenticated WebSocket may stay silent: the server pings it after half
+    /// of this, and closes it when nothing (not even the pong) came within all of it, or
+    /// when a write to it has not gone through in this long (a client that reads nothing).
+    pub ws_idle_secs: u64,
 }
 
 /// `[database]`.

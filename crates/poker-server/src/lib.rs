@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod pokerstars;
 pub mod presets;
 pub mod replay;
+pub mod sessions;
 pub mod table;
 pub mod web;
 pub mod ws;
@@ -48,8 +49,9 @@ pub struct AppState {
     pub metrics: Arc<metrics::Metrics>,
     /// Turns true when the server is shutting down; every connection watches it.
     pub shutting_down: tokio::sync::watch::Receiver<bool>,
-    /// The token hashes of sessions ended by logging out: their WebSockets close.
-    pub ended_sessions: tokio::sync::broadcast::Sender<String>,
+    /// The sessions this node's WebSockets speak for: [`AppState::end_sessions`] closes
+    /// them, here and on every node.
+    pub sessions: Arc<sessions::Sessions>,
     /// This node's part of a cluster of several (`None`: one process owns every table).
     pub cluster: Option<Arc<cluster::Cluster>>,
     /// Tables that moved to another node: connections that joined them subscribe again.
@@ -174,7 +176,7 @@ pub async fn run(
         ),
         metrics: Arc::new(metrics::Metrics::default()),
         shutting_down,
-        ended_sessions: tokio::sync::broadcast::channel(256).0,
+        sessions: Arc::default(),
         cluster: cluster.clone(),
         moved: tokio::sync::broadcast::channel(256).0,
     });

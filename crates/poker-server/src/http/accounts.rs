@@ -6,6 +6,7 @@
 //! their next login, once: the login's answer carries `password_reset` (who, when).
 
 use crate::http::error::*;
+use crate::sessions::SessionEnd;
 use crate::AppState;
 use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -214,8 +215,10 @@ pub(crate) async fn logout(State(state): State<Arc<AppState>>, headers: HeaderMa
     if let Some(token) = crate::http::auth::bearer(&headers) {
         let hash = token_hash(token);
         let _ = state.store.delete_session(&hash).await;
-        // Every WebSocket of the session is refused from now on and closed.
-        let _ = state.ended_sessions.send(hash);
+        // Every WebSocket of the session, on every node, is closed before the answer.
+        state
+            .end_sessions(SessionEnd::LoggedOut { token_hash: hash })
+            .await;
     }
     StatusCode::NO_CONTENT.into_response()
 }
@@ -324,9 +327,11 @@ pub(crate) async fn reset_with_code(
     };
     state.accounts.logged_in(&key, ip);
     // Every WebSocket of the player closes.
-    let _ = state
-        .ended_sessions
-        .send(format!("player:{}", player.player_id));
+    state
+        .end_sessions(crate::sessions::SessionEnd::PasswordReset {
+            player_id: player.player_id,
+        })
+        .await;
     let entry = poker_store::AuditEntry {
         at: now_ms(),
         actor: format!("address:{ip}"),

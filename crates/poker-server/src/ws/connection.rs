@@ -1,18 +1,26 @@
 //! One player's WebSocket: it `select!`s over the client's frames, the bounded queue the
-//! tables it joined send into, lobby updates, the session's end and shutdown; floods are
-//! rate limited (answers to decisions never are) and unread replies are bounded.
+//! tables it joined send into, lobby updates, the session's end, its clock and shutdown;
+//! floods are rate limited (answers to decisions never are) and unread replies are
+//! bounded.
+//!
+//! A connection speaks for one player for its whole life ([`Identity`]): a second `auth`
+//! may switch it to another session of the same player, never to another player, and the
+//! connection ends with its session. Every write of something addressed to the player goes
+//! through [`write_batch`], which first asks whether the session still stands
+//! ([`Conn::over`]), so nothing of theirs is written once it has ended.
 
+use crate::sessions::Registration;
 use crate::table::{Batch, Out};
 use crate::AppState;
 use axum::extract::ws::{Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{parse_client, ClientMsg, ErrorCode, ServerMsg};
-use poker_store::{Player, Store, TableId};
+use poker_store::{PlayerId, TableId};
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Instant;
-use tokio::sync::{broadcast, mpsc};
+use std::time::{Duration, Instant};
+use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::dispatch::*;
 
@@ -39,17 +47,72 @@ impl RateLimit {
     }
 }
 
+/// Who a connection speaks for.
+#[derive(Clone, Debug)]
+pub(crate) struct Me {
+    /// The player.
+    pub(crate) player_id: PlayerId,
+    /// Their name, as a seat shows it.
+    pub(crate) name: String,
+}
+
+/// A connection's identity: the player it speaks for and the session it holds, set by the
+/// first `auth` and never to another player. When the session ends the connection closes,
+/// and with it every subscription it made (they all send into its queue).
+pub(crate) struct Identity {
+    /// The player.
+    pub(crate) me: Me,
+    /// Its place among the live sessions, through which the session's end comes.
+    pub(crate) session: Registration,
+    /// When the session expires.
+    pub(crate) expires: tokio::time::Instant,
+}
+
 /// What one connection knows.
 pub(crate) struct Conn {
-    pub(crate) me: Option<Player>,
+    /// Who it speaks for (`None` until `auth`). Nothing joins a table before it is set,
+    /// so every table joined is this player's.
+    pub(crate) identity: Option<Identity>,
     pub(crate) joined: Vec<TableId>,
     pub(crate) out: mpsc::Sender<Batch>,
     pub(crate) lobby: Option<broadcast::Receiver<poker_protocol::TableSummary>>,
     /// The decisions this client was asked and has not answered, by table: an answer
     /// to one of them is never rate-limited.
     pub(crate) asked: Vec<(TableId, u64)>,
-    /// The session authenticated with (token hash) and when it expires.
-    pub(crate) session: Option<(String, tokio::time::Instant)>,
+}
+
+/// What a connection whose session expired is told.
+const EXPIRED: &str = "the session expired: log in again";
+
+impl Conn {
+    /// The player this connection speaks for, once authenticated.
+    pub(crate) fn me(&self) -> Option<Me> {
+        self.identity.as_ref().map(|i| i.me.clone())
+    }
+
+    /// Why the session is over, if it is (ended, or expired): then nothing more of the
+    /// player's may be written or done. Taking the session's end acknowledges it: the one
+    /// who ended it waits for that.
+    pub(crate) fn over(&mut self) -> Option<&'static str> {
+        let identity = self.identity.as_mut()?;
+        match identity.session.ended.try_recv() {
+            Ok(ending) => return Some(ending.why),
+            Err(oneshot::error::TryRecvError::Closed) => return Some("the session ended"),
+            Err(oneshot::error::TryRecvError::Empty) => {}
+        }
+        (identity.expires <= tokio::time::Instant::now()).then_some(EXPIRED)
+    }
+}
+
+/// The end of the connection's session, when it comes (never, before `auth`).
+async fn session_end(identity: &mut Option<Identity>) -> &'static str {
+    match identity {
+        Some(identity) => match (&mut identity.session.ended).await {
+            Ok(ending) => ending.why,
+            Err(_) => "the session ended",
+        },
+        None => std::future::pending().await,
+    }
 }
 
 /// Replies and lobby updates wait here for the socket, in order with the tables'
@@ -105,21 +168,19 @@ pub(crate) async fn next_lobby(
 /// One connection's task. Everything in it is held for the connection's whole life, idle or
 /// not, so what is rare stays out of it: the socket is not split (one `select!` reads it and
 /// the branches write to it; the caller owns it, so it is held once), the replies' queue
-/// lets its buffer go once emptied, and the futures of a client message's dispatch and of
-/// closing are boxed.
+/// lets its buffer go once emptied, and the futures of a client message's dispatch, of
+/// pings and of closing are boxed.
 pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
     state.metrics.connections.fetch_add(1, Ordering::Relaxed);
     let _gauge = Gauge(&state);
     let (out_tx, mut out_rx) = mpsc::channel::<Batch>(1024);
     let mut conn = Conn {
-        me: None,
+        identity: None,
         joined: Vec::new(),
         out: out_tx,
         lobby: None,
         asked: Vec::new(),
-        session: None,
     };
-    let mut ended_sessions = state.ended_sessions.subscribe();
     let mut moved = state.moved.subscribe();
     // Answers to this client's own messages and lobby updates. They never share the
     // tables' bounded queue, so a slow reader cannot lose them: the tables resync such a
@@ -133,42 +194,56 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
         burst: f64::from(server.rate_limit_burst),
         last: Instant::now(),
     };
+    let idle = Duration::from_secs(server.ws_idle_secs.max(1));
+    // The connection's clock: when it opened (until it authenticates), then when its
+    // client was last heard from; and whether it has been pinged since.
+    let mut heard = tokio::time::Instant::now();
+    let mut pinged = false;
     let mut shutting_down = state.shutting_down.clone();
     if *shutting_down.borrow_and_update() {
         return;
     }
     loop {
+        let deadline = match &conn.identity {
+            None => heard + Duration::from_secs(server.ws_auth_timeout_secs),
+            Some(identity) => identity
+                .expires
+                .min(heard + if pinged { idle } else { idle / 2 }),
+        };
         tokio::select! {
             _ = shutting_down.changed() => {
-                let _ = socket.send(Message::Close(None)).await;
+                let close = tokio::time::timeout(CLOSE_WAIT, socket.send(Message::Close(None)));
+                let _ = Box::pin(close).await;
                 break;
             }
-            ended = ended_sessions.recv(), if conn.session.is_some() => {
-                let mine = conn.session.as_ref().map(|(h, _)| h.as_str());
-                let over = match ended {
-                    // A session logged out, or every session of a player locked out or
-                    // given a new password (`player:ID`).
-                    Ok(hash) => {
-                        Some(hash.as_str()) == mine
-                            || conn
-                                .me
-                                .as_ref()
-                                .is_some_and(|p| hash == format!("player:{}", p.player_id))
-                    }
-                    // Missed some: ask the store whether this session still stands.
-                    Err(broadcast::error::RecvError::Lagged(_)) => {
-                        matches!(Box::pin(state.store.session_expiry(mine.unwrap_or_default())).await, Ok(None))
-                    }
-                    Err(broadcast::error::RecvError::Closed) => false,
+            why = session_end(&mut conn.identity) => {
+                // Taken: nothing more of the player's is written (the end is acknowledged).
+                Box::pin(session_over(socket, why)).await;
+                break;
+            }
+            _ = tokio::time::sleep_until(deadline) => {
+                let Some(identity) = &conn.identity else {
+                    let error = ServerMsg::error(
+                        ErrorCode::AuthTimeout,
+                        format!("authenticate within {} s of connecting", server.ws_auth_timeout_secs),
+                    );
+                    Box::pin(close_with(socket, Some(error), 1008, "no auth in time")).await;
+                    break;
                 };
-                if over {
-                    Box::pin(session_over(socket, "the session ended (logged out)")).await;
+                if identity.expires <= tokio::time::Instant::now() {
+                    Box::pin(session_over(socket, EXPIRED)).await;
                     break;
                 }
-            }
-            _ = sleep_until_expiry(&conn.session) => {
-                Box::pin(session_over(socket, "the session expired: log in again")).await;
-                break;
+                if pinged {
+                    // Nothing came, not even the pong: the client is gone or stuck.
+                    Box::pin(close_with(socket, None, 1008, "idle")).await;
+                    break;
+                }
+                pinged = true;
+                let ping = tokio::time::timeout(idle, socket.send(Message::Ping(Default::default())));
+                if !matches!(Box::pin(ping).await, Ok(Ok(()))) {
+                    break;
+                }
             }
             frame = socket.next() => {
                 let frame = match frame {
@@ -186,6 +261,12 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
                         break;
                     }
                 };
+                // Any frame counts (a pong too); before `auth` the clock runs from the
+                // connection's opening.
+                if conn.identity.is_some() {
+                    heard = tokio::time::Instant::now();
+                    pinged = false;
+                }
                 let text = match frame {
                     Message::Text(text) => text,
                     Message::Binary(_) => {
@@ -196,6 +277,12 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
                     _ => continue,
                 };
                 state.metrics.messages.fetch_add(1, Ordering::Relaxed);
+                // Nothing is done for a player whose session is over.
+                if let Some(why) = conn.over() {
+                    Box::pin(session_over(socket, why)).await;
+                    break;
+                }
+                let was_anonymous = conn.identity.is_none();
                 // Nothing the size of a `ServerMsg` is held across the dispatch: the
                 // connection's own future (what every idle connection holds) stays small.
                 let unread = {
@@ -211,6 +298,10 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
                         full
                     })
                 };
+                if was_anonymous && conn.identity.is_some() {
+                    // Authenticated: the idle clock starts.
+                    heard = tokio::time::Instant::now();
+                }
                 if unread {
                     // Sends and never reads: told so and closed.
                     Box::pin(close_with(socket, None, 1008, "too many unread replies")).await;
@@ -226,7 +317,7 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
                     Err(broadcast::error::RecvError::Lagged(_)) => conn.joined.clone(),
                     Err(broadcast::error::RecvError::Closed) => Vec::new(),
                 };
-                if let Some(me) = conn.me.clone() {
+                if let Some(me) = conn.me() {
                     for table in tables {
                         if let Some(handle) = Box::pin(state.table(table)).await {
                             Box::pin(join(&mut conn, &handle, me.player_id)).await;
@@ -251,7 +342,8 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
                         Err(_) => break,
                     }
                 }
-                if write_batch(socket, &mut conn.asked, batch).await.is_err() {
+                if let Err(stop) = tokio::time::timeout(idle, write_batch(socket, &mut conn, batch)).await.unwrap_or(Err(Stop::Stuck)) {
+                    Box::pin(stop.close(socket)).await;
                     break;
                 }
             }
@@ -267,7 +359,8 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
                         batch.push(Out::own(ServerMsg::Tables { tables: state.lobby.list() }));
                     }
                 }
-                if write_batch(socket, &mut conn.asked, batch).await.is_err() {
+                if let Err(stop) = tokio::time::timeout(idle, write_batch(socket, &mut conn, batch)).await.unwrap_or(Err(Stop::Stuck)) {
+                    Box::pin(stop.close(socket)).await;
                     break;
                 }
             }
@@ -281,10 +374,24 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
     }
 }
 
-pub(crate) async fn sleep_until_expiry(session: &Option<(String, tokio::time::Instant)>) {
-    match session {
-        Some((_, at)) => tokio::time::sleep_until(*at).await,
-        None => std::future::pending().await,
+/// Why a write did not happen or did not finish.
+pub(crate) enum Stop {
+    /// The session is over: nothing of the player's was written.
+    Over(&'static str),
+    /// The socket failed.
+    Broken,
+    /// The write did not go through within `ws_idle_secs`: the client reads nothing.
+    Stuck,
+}
+
+impl Stop {
+    /// Ends the connection as this calls for.
+    async fn close(self, socket: &mut WebSocket) {
+        match self {
+            Stop::Over(why) => session_over(socket, why).await,
+            // Nothing more can go through.
+            Stop::Broken | Stop::Stuck => {}
+        }
     }
 }
 
@@ -294,23 +401,30 @@ pub(crate) async fn session_over(socket: &mut WebSocket, why: &'static str) {
     close_with(socket, Some(error), 1008, "session over").await;
 }
 
-/// Ends the connection properly: the error saying why (if any), then a close frame.
+/// How long closing waits for a client to take the last frames.
+const CLOSE_WAIT: Duration = Duration::from_secs(5);
+
+/// Ends the connection properly: the error saying why (if any), then a close frame (a
+/// client that takes neither within [`CLOSE_WAIT`] is not waited for).
 pub(crate) async fn close_with(
     socket: &mut WebSocket,
     error: Option<ServerMsg>,
     code: u16,
     reason: &'static str,
 ) {
-    if let Some(error) = error {
-        let text = serde_json::to_string(&error).expect("messages serialize");
-        let _ = socket.send(Message::Text(text.into())).await;
-    }
-    let _ = socket
-        .send(Message::Close(Some(axum::extract::ws::CloseFrame {
-            code,
-            reason: reason.into(),
-        })))
-        .await;
+    let close = async {
+        if let Some(error) = error {
+            let text = serde_json::to_string(&error).expect("messages serialize");
+            let _ = socket.send(Message::Text(text.into())).await;
+        }
+        let _ = socket
+            .send(Message::Close(Some(axum::extract::ws::CloseFrame {
+                code,
+                reason: reason.into(),
+            })))
+            .await;
+    };
+    let _ = tokio::time::timeout(CLOSE_WAIT, close).await;
 }
 
 /// A client's text frame as the message to dispatch, or what it is refused with: a frame
@@ -372,23 +486,30 @@ pub(crate) fn limited(limit: &mut RateLimit, state: &AppState) -> Option<ServerM
 }
 
 /// Writes frames to the socket in one flush, noting the decisions they ask (shared
-/// frames never ask one).
+/// frames never ask one). Every write of the player's messages comes here, and nothing is
+/// written once their session is over.
 pub(crate) async fn write_batch(
     socket: &mut WebSocket,
-    asked: &mut Vec<(TableId, u64)>,
+    conn: &mut Conn,
     batch: Batch,
-) -> Result<(), axum::Error> {
+) -> Result<(), Stop> {
+    if let Some(why) = conn.over() {
+        return Err(Stop::Over(why));
+    }
     for out in batch {
         let text = match out {
             Out::Own(msg) => {
-                note_asked(asked, &msg);
+                note_asked(&mut conn.asked, &msg);
                 serde_json::to_string(&msg)
                     .expect("messages serialize")
                     .into()
             }
             Out::Shared(text) => text,
         };
-        socket.feed(Message::Text(text)).await?;
+        socket
+            .feed(Message::Text(text))
+            .await
+            .map_err(|_| Stop::Broken)?;
     }
-    socket.flush().await
+    socket.flush().await.map_err(|_| Stop::Broken)
 }

@@ -25,76 +25,100 @@ pub(crate) fn unknown_table() -> ServerMsg {
     ServerMsg::error(ErrorCode::UnknownTable, "no such table")
 }
 
+/// `auth`: the connection speaks for the token's player from now on. A connection that
+/// speaks for a player already is refused another (`already_authenticated`); another
+/// valid token of the same player switches it to that session (the old one's end no
+/// longer closes it). Registered before the session is checked again, so an end that
+/// comes meanwhile is not missed.
+async fn authenticate(state: &Arc<AppState>, conn: &mut Conn, token: &str) -> ServerMsg {
+    let hash = token_hash(token);
+    let player = match state.store.session(&hash).await {
+        Ok(Some(p)) => p,
+        Ok(None) => {
+            return ServerMsg::error(
+                ErrorCode::Unauthenticated,
+                "the token is unknown or expired",
+            )
+        }
+        Err(e) => {
+            tracing::error!("session lookup failed: {e}");
+            return ServerMsg::error(ErrorCode::Internal, "try again");
+        }
+    };
+    if conn
+        .identity
+        .as_ref()
+        .is_some_and(|i| i.me.player_id != player.player_id)
+    {
+        return ServerMsg::error(
+            ErrorCode::AlreadyAuthenticated,
+            "this connection speaks for another player: open another connection",
+        );
+    }
+    let session = state.sessions.register(&hash, player.player_id);
+    // The connection lives as long as the session: it closes when the session ends
+    // (logout, staff) or expires.
+    let expires = match state.store.session_expiry(&hash).await {
+        Ok(Some(at)) => at,
+        Ok(None) => return ServerMsg::error(ErrorCode::Unauthenticated, "the session has ended"),
+        Err(e) => {
+            tracing::error!("session lookup failed: {e}");
+            return ServerMsg::error(ErrorCode::Internal, "try again");
+        }
+    };
+    let left = u64::try_from(expires - now_ms()).unwrap_or(0);
+    let welcome = ServerMsg::Welcome {
+        player_id: player.player_id,
+        name: player.name.clone(),
+    };
+    conn.identity = Some(Identity {
+        me: Me {
+            player_id: player.player_id,
+            name: player.name,
+        },
+        session,
+        expires: tokio::time::Instant::now() + std::time::Duration::from_millis(left),
+    });
+    tracing::Span::current().record("player_id", tracing::field::display(player.player_id));
+    // The welcome is the reply; replies are written before the tables' queue, so it
+    // comes before the snapshot of every table the player sits at.
+    // The tables where the player holds a seat (one indexed query, not a question to
+    // every table), on this node or, among several, on any.
+    let mut tables = Vec::new();
+    for id in state
+        .store
+        .tables_of(player.player_id)
+        .await
+        .unwrap_or_default()
+    {
+        tables.extend(state.table(id).await);
+    }
+    for table in tables {
+        if conn.joined.contains(&table.table_id) {
+            continue;
+        }
+        if table
+            .subscribe_with(Some(player.player_id), conn.out.clone(), true)
+            .await
+        {
+            conn.joined.push(table.table_id);
+        }
+    }
+    welcome
+}
+
 pub(crate) async fn handle(
     state: &Arc<AppState>,
     conn: &mut Conn,
     msg: ClientMsg,
 ) -> Option<ServerMsg> {
     if let ClientMsg::Auth { token } = &msg {
-        let hash = token_hash(token);
-        let player = match state.store.session(&hash).await {
-            Ok(Some(p)) => p,
-            Ok(None) => {
-                return Some(ServerMsg::error(
-                    ErrorCode::Unauthenticated,
-                    "the token is unknown or expired",
-                ))
-            }
-            Err(e) => {
-                tracing::error!("session lookup failed: {e}");
-                return Some(ServerMsg::error(ErrorCode::Internal, "try again"));
-            }
-        };
-        let welcome = ServerMsg::Welcome {
-            player_id: player.player_id,
-            name: player.name.clone(),
-        };
-        // The welcome is the reply; replies are written before the tables' queue, so it
-        // comes before the snapshot of every table the player sits at.
-        // The tables where the player holds a seat (one indexed query, not a question to
-        // every table), on this node or, among several, on any.
-        let mut tables = Vec::new();
-        for id in state
-            .store
-            .tables_of(player.player_id)
-            .await
-            .unwrap_or_default()
-        {
-            tables.extend(state.table(id).await);
-        }
-        for table in tables {
-            if conn.joined.contains(&table.table_id) {
-                continue;
-            }
-            if table
-                .subscribe_with(Some(player.player_id), conn.out.clone(), true)
-                .await
-            {
-                conn.joined.push(table.table_id);
-            }
-        }
-        // The connection lives as long as the session: it closes when the session
-        // expires or logs out.
-        let expires = state
-            .store
-            .session_expiry(&hash)
-            .await
-            .ok()
-            .flatten()
-            .unwrap_or(0);
-        let left = u64::try_from(expires - now_ms()).unwrap_or(0);
-        conn.session = Some((
-            hash,
-            tokio::time::Instant::now() + std::time::Duration::from_millis(left),
-        ));
-        tracing::Span::current().record("player_id", tracing::field::display(player.player_id));
-        conn.me = Some(player);
-        return Some(welcome);
+        return Some(authenticate(state, conn, token).await);
     }
     if matches!(msg, ClientMsg::Ping) {
         return Some(ServerMsg::Pong);
     }
-    let Some(me) = conn.me.clone() else {
+    let Some(me) = conn.me() else {
         return Some(ServerMsg::error(
             ErrorCode::Unauthenticated,
             "authenticate first",

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod games;
+pub mod nats;
 
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};

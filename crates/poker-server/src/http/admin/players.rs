@@ -152,7 +152,9 @@ pub(crate) async fn lock_player(
     let Json(lock) = body?;
     state.store.set_player_locked(player, lock.locked).await?;
     if lock.locked {
-        let _ = state.ended_sessions.send(format!("player:{player}"));
+        state
+            .end_sessions(crate::sessions::SessionEnd::Locked { player_id: player })
+            .await;
     }
     who.audit(
         &state,
@@ -200,7 +202,9 @@ pub(crate) async fn reset_password(
         .store
         .staff_set_password(player, &hash, &who.actor, poker_store::now_ms())
         .await?;
-    let _ = state.ended_sessions.send(format!("player:{player}"));
+    state
+        .end_sessions(crate::sessions::SessionEnd::PasswordReset { player_id: player })
+        .await;
     who.audit(&state, "reset_password", &player.to_string(), json!({}))
         .await;
     Ok(Json(json!({ "player_id": player.to_string() })))

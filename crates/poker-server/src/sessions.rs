@@ -1,0 +1,269 @@
+//! Which player sessions this node's WebSockets speak for, and the one way a session ends
+//! for them.
+//!
+//! A connection that authenticates registers here under its session (the token's SHA-256)
+//! and player, and holds the [`Registration`] for as long as it speaks for them. Whatever
+//! ends sessions (a logout, staff locking an account or resetting its password) calls
+//! [`AppState::end_sessions`] once the store has let them go: every node's connections of
+//! those sessions are told, and it returns once each has stopped writing anything of the
+//! player (or after [`ACK_WAIT`], for one stuck writing to a client that reads nothing).
+//! A connection registers before it checks its session in the store, so an end that comes
+//! while it authenticates is never missed: it either finds the session gone or is told.
+
+use crate::AppState;
+use poker_store::PlayerId;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// How long ending sessions waits for each connection (on every node) to stop writing: a
+/// connection reading its client is told in microseconds; one blocked writing to a client
+/// that reads nothing closes once that write ends.
+pub const ACK_WAIT: Duration = Duration::from_secs(1);
+
+/// Which sessions ended, and why: what a logout or a staff action says, here and to the
+/// other nodes (`pokerd.session.ended`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SessionEnd {
+    /// One session logged out, named by its token's SHA-256 (the token never travels).
+    LoggedOut {
+        /// The SHA-256 of the session's token, as the store keeps it.
+        token_hash: String,
+    },
+    /// Staff locked the player out: every session of theirs.
+    Locked {
+        /// The player.
+        player_id: PlayerId,
+    },
+    /// Staff reset the player's password: every session of theirs.
+    PasswordReset {
+        /// The player.
+        player_id: PlayerId,
+    },
+}
+
+impl SessionEnd {
+    /// Whether a connection of this session and player is ended by it.
+    fn ends(&self, token_hash: &str, player: PlayerId) -> bool {
+        match self {
+            SessionEnd::LoggedOut { token_hash: h } => h == token_hash,
+            SessionEnd::Locked { player_id } | SessionEnd::PasswordReset { player_id } => {
+                *player_id == player
+            }
+        }
+    }
+
+    /// What the connection's client is told (with `unauthenticated`).
+    fn why(&self) -> &'static str {
+        match self {
+            SessionEnd::LoggedOut { .. } => "the session ended (logged out)",
+            SessionEnd::Locked { .. } => "the account was locked: the session ended",
+            SessionEnd::PasswordReset { .. } => {
+                "the password was reset: the session ended, log in again"
+            }
+        }
+    }
+}
+
+/// What a connection is sent when its session ends. Dropping it tells the one ending the
+/// session that the connection writes nothing more of its player.
+#[derive(Debug)]
+pub struct Ending {
+    /// What the client is told.
+    pub why: &'static str,
+    /// Dropped once the connection has stopped writing for the player.
+    _done: oneshot::Sender<()>,
+}
+
+/// A connection registered as speaking for a session.
+struct Live {
+    /// Tells the registrations apart (a connection may register the same session again).
+    id: u64,
+    player: PlayerId,
+    /// Where its end is sent.
+    end: oneshot::Sender<Ending>,
+}
+
+/// The sessions this node's connections speak for.
+#[derive(Default)]
+pub struct Sessions {
+    /// By token hash: the connections registered under it.
+    live: Mutex<HashMap<Arc<str>, Vec<Live>>>,
+    /// The next registration's id.
+    next: AtomicU64,
+}
+
+/// A connection's place among the live sessions, held while it speaks for the session;
+/// dropped, it leaves.
+pub struct Registration {
+    sessions: Arc<Sessions>,
+    token_hash: Arc<str>,
+    id: u64,
+    /// Its session's end, when it comes.
+    pub ended: oneshot::Receiver<Ending>,
+}
+
+impl std::fmt::Debug for Registration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registration")
+            .field("id", &self.id)
+            .finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Sessions {
+    /// Registers a connection as speaking for this session and player. Register first,
+    /// then check the session in the store: an end between the two is then not missed.
+    pub fn register(self: &Arc<Self>, token_hash: &str, player: PlayerId) -> Registration {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (end, ended) = oneshot::channel();
+        let mut live = lock(&self.live);
+        let token_hash = match live.get_key_value(token_hash) {
+            Some((key, _)) => key.clone(),
+            None => Arc::from(token_hash),
+        };
+        live.entry(token_hash.clone())
+            .or_default()
+            .push(Live { id, player, end });
+        Registration {
+            sessions: self.clone(),
+            token_hash,
+            id,
+            ended,
+        }
+    }
+
+    /// Tells this node's connections of the sessions `end` names that they ended, and waits
+    /// (at most [`ACK_WAIT`]) until each has stopped writing for its player. Returns how
+    /// many there were.
+    pub async fn end_here(&self, end: &SessionEnd) -> usize {
+        let mut done = Vec::new();
+        {
+            let mut live = lock(&self.live);
+            live.retain(|hash, conns| {
+                for c in std::mem::take(conns) {
+                    if !end.ends(hash, c.player) {
+                        conns.push(c);
+                        continue;
+                    }
+                    let (tx, rx) = oneshot::channel();
+                    let ending = Ending {
+                        why: end.why(),
+                        _done: tx,
+                    };
+                    // (A connection already gone has nothing to stop.)
+                    if c.end.send(ending).is_ok() {
+                        done.push(rx);
+                    }
+                }
+                !conns.is_empty()
+            });
+        }
+        let n = done.len();
+        let _ = tokio::time::timeout(ACK_WAIT, futures_util::future::join_all(done)).await;
+        n
+    }
+
+    /// How many connections are registered.
+    #[cfg(test)]
+    fn connections(&self) -> usize {
+        lock(&self.live).values().map(Vec::len).sum()
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let mut live = lock(&self.sessions.live);
+        if let Some(conns) = live.get_mut(&self.token_hash) {
+            conns.retain(|c| c.id != self.id);
+            if conns.is_empty() {
+                live.remove(&self.token_hash);
+            }
+        }
+    }
+}
+
+impl AppState {
+    /// Ends sessions the store has let go of (deleted, or their player locked out):
+    /// every connection of theirs, on every node, is told `unauthenticated` and closed.
+    /// Returns once each connection here and on the nodes that answer within [`ACK_WAIT`]
+    /// has stopped writing for its player, so nothing of theirs follows the answer of the
+    /// request that ended them.
+    pub async fn end_sessions(&self, end: SessionEnd) {
+        match &self.cluster {
+            Some(cluster) => {
+                tokio::join!(cluster.end_sessions(&end), self.sessions.end_here(&end));
+            }
+            None => {
+                self.sessions.end_here(&end).await;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_end_reaches_the_connections_it_names_and_no_other() {
+        let sessions = Arc::new(Sessions::default());
+        let (a, b) = (PlayerId::new(), PlayerId::new());
+        let mut a1 = sessions.register("a1", a);
+        let mut a2 = sessions.register("a2", a);
+        let mut b1 = sessions.register("b1", b);
+        assert_eq!(sessions.connections(), 3);
+
+        // The logout of a1 ends a1 only; its connection acknowledges by dropping the end.
+        let ending = tokio::spawn(async move {
+            let ending = (&mut a1.ended).await.unwrap();
+            assert_eq!(ending.why, "the session ended (logged out)");
+        });
+        let logout = SessionEnd::LoggedOut {
+            token_hash: "a1".into(),
+        };
+        assert_eq!(sessions.end_here(&logout).await, 1);
+        ending.await.unwrap();
+        assert!(a2.ended.try_recv().is_err());
+        assert_eq!(sessions.connections(), 2);
+
+        // Locking a ends every session of a, none of b.
+        let lock = SessionEnd::Locked { player_id: a };
+        assert_eq!(sessions.end_here(&lock).await, 1);
+        assert!(a2.ended.try_recv().is_ok());
+        assert!(b1.ended.try_recv().is_err());
+        drop(b1);
+        assert_eq!(sessions.connections(), 0);
+    }
+
+    #[tokio::test]
+    async fn ending_waits_for_the_connection_to_stop_writing_but_not_forever() {
+        let sessions = Arc::new(Sessions::default());
+        let a = PlayerId::new();
+        let mut stuck = sessions.register("a", a);
+        // A connection that does not take its end (blocked in a write): the end returns
+        // all the same (after ACK_WAIT), and the connection finds it when it looks.
+        let end = SessionEnd::PasswordReset { player_id: a };
+        assert_eq!(sessions.end_here(&end).await, 1);
+        let ending = stuck.ended.try_recv().expect("the end waits for it");
+        assert!(ending.why.contains("password"));
+    }
+
+    #[test]
+    fn a_session_end_crosses_the_wire_as_tagged_json() {
+        let end = SessionEnd::Locked {
+            player_id: PlayerId::new(),
+        };
+        let wire = serde_json::to_value(&end).unwrap();
+        assert_eq!(wire["kind"], "locked");
+        assert_eq!(serde_json::from_value::<SessionEnd>(wire).unwrap(), end);
+    }
+}
