@@ -61,7 +61,9 @@ pub struct Server {
     task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
 }
 
-pub const TOKEN: &str = "tok";
+/// The admin token of every test server: as long as pokerd demands (32 characters at
+/// least), and used by every test, e2e script and tool through this constant.
+pub const TOKEN: &str = "test-admin-token-5f0c2a9e17d84b36a1c7";
 
 impl Server {
     /// Starts the server on port 0 with these extra settings.
@@ -75,6 +77,24 @@ impl Server {
             (
                 "POKER__SERVER__SHUTDOWN_GRACE_MS".to_string(),
                 "500".to_string(),
+            ),
+            // Tests poll the API in tight loops from one address: the rate limit's own
+            // tests (tests/hardening.rs) set theirs.
+            (
+                "POKER__SERVER__API_RATE_PER_SEC".to_string(),
+                "100000".to_string(),
+            ),
+            (
+                "POKER__SERVER__API_RATE_BURST".to_string(),
+                "100000".to_string(),
+            ),
+            (
+                "POKER__SERVER__API_ADDRESS_RATE_PER_SEC".to_string(),
+                "100000".to_string(),
+            ),
+            (
+                "POKER__SERVER__API_ADDRESS_RATE_BURST".to_string(),
+                "100000".to_string(),
             ),
         ];
         env.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
@@ -321,6 +341,11 @@ impl Client {
         let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
             .await
             .unwrap();
+        Client::with_ws(ws, name)
+    }
+
+    /// A client on a WebSocket opened elsewhere (from another address, with headers).
+    pub fn with_ws(ws: Ws, name: &str) -> Client {
         Client {
             name: name.to_string(),
             ws,
