@@ -273,7 +273,7 @@ async fn fill_from(ip: &str, addr: SocketAddr, at_most: usize) -> (Vec<TcpStream
     let mut held = Vec::new();
     for _ in 0..at_most {
         let mut tcp = connect_from(ip, addr).await;
-        match closed_within(&mut tcp, Duration::from_millis(200)).await {
+        match closed_within(&mut tcp, Duration::from_millis(100)).await {
             Err(()) => held.push(tcp),
             Ok(seen) => return (held, seen),
         }
@@ -289,6 +289,8 @@ async fn near_the_limit_the_reserve_serves_health_logins_and_seated_players_and_
         ("POKER__SERVER__RESERVE_CONNECTIONS", "10"),
         ("POKER__SERVER__RESERVE_PER_ADDRESS", "2"),
         ("POKER__SERVER__CONNECTIONS_PER_ADDRESS", "100"),
+        // The attack's silent sockets stay for the whole test.
+        ("POKER__SERVER__HEADER_TIMEOUT_MS", "600000"),
     ])
     .await;
     let addr = server.addr;
@@ -414,16 +416,13 @@ async fn near_the_limit_the_reserve_serves_health_logins_and_seated_players_and_
     drop(reserve);
     let mut whole = false;
     for _ in 0..50 {
-        let (status, _) = request_from(
-            "127.0.0.5",
-            &server,
-            "GET",
-            "/api/me",
-            Some(&cat_token),
-            None,
-        )
-        .await;
-        if status == 200 {
+        // Until the server has seen them closed, a socket may still be refused.
+        let answered = reqwest::Client::new()
+            .get(format!("{}/api/me", server.base))
+            .bearer_auth(&cat_token)
+            .send()
+            .await;
+        if answered.is_ok_and(|r| r.status() == 200) {
             whole = true;
             break;
         }
@@ -431,4 +430,174 @@ async fn near_the_limit_the_reserve_serves_health_logins_and_seated_players_and_
     }
     assert!(whole, "served again once the attack's sockets are closed");
     server.stop().await;
+}
+
+/// `pokerd` run under `prlimit` with this open-file limit (`soft:hard`), logging JSON;
+/// its address and the lines it logged until it said how many connections it takes.
+fn pokerd_limited(
+    nofile: &str,
+    url: &str,
+    settings: &[(&str, &str)],
+) -> Option<(std::process::Child, SocketAddr, Vec<String>)> {
+    use std::io::{BufRead, BufReader};
+    if std::process::Command::new("prlimit")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: prlimit (util-linux) is not installed");
+        return None;
+    }
+    let mut command = std::process::Command::new("prlimit");
+    command
+        .arg(format!("--nofile={nofile}"))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_pokerd"))
+        .env_remove("RUST_LOG")
+        .env("DATABASE_URL", url)
+        .env("POKER__SERVER__ADDR", "127.0.0.1:0")
+        .env("POKER__ADMIN__TOKEN", common::TOKEN)
+        .env("POKER__ROOM__MONEY", "real")
+        .env("POKER__LOG__FORMAT", "json")
+        .envs(common::LOOSE_RATE_LIMITS)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in settings {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().expect("pokerd starts under prlimit");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut said = Vec::new();
+    let mut addr = None;
+    loop {
+        let line = lines.next().expect("pokerd logs its start").unwrap();
+        let event: Value = serde_json::from_str(&line).expect("a JSON log line");
+        let message = event["fields"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if let Some(rest) = message.split("listening on http://").nth(1) {
+            addr = Some(rest.split_whitespace().next().unwrap().parse().unwrap());
+        }
+        let done = message.starts_with("connections:");
+        said.push(message);
+        if done {
+            break;
+        }
+    }
+    std::thread::spawn(move || for _ in lines.by_ref() {});
+    Some((child, addr.expect("an address"), said))
+}
+
+#[test]
+fn pokerd_raises_its_open_file_soft_limit_to_the_hard_limit_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("p.db").display());
+    let Some((mut child, _, said)) = pokerd_limited("200:4096", &url, &[]) else {
+        return;
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        said.iter()
+            .any(|m| m == "open files: the soft limit raised from 200 to 4096"),
+        "{said:?}"
+    );
+    // The default 64 files kept for the rest, 64 connections of them the reserve.
+    assert!(
+        said.iter()
+            .any(|m| m == "connections: 4032 at most, the last 64 a reserve, 64 per address"),
+        "{said:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pokerd_at_its_open_file_limit_keeps_health_logins_and_seated_players_going() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("p.db").display());
+    // 256 files: 64 kept for the database and logs, 192 connections, the last 32 the
+    // reserve.
+    let Some((mut child, addr, said)) = pokerd_limited(
+        "256:256",
+        &url,
+        &[
+            ("POKER__SERVER__RESERVE_CONNECTIONS", "32"),
+            ("POKER__SERVER__HEADER_TIMEOUT_MS", "600000"),
+        ],
+    ) else {
+        return;
+    };
+    assert!(
+        said.iter()
+            .any(|m| m == "connections: 192 at most, the last 32 a reserve, 64 per address"),
+        "{said:?}"
+    );
+    let server = Server::external(addr, &url);
+    let table = server
+        .table(json!({ "action_ms": 30_000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 }))
+        .await;
+    server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    server.player("cat", 1000).await;
+    let mut ann = server.client("ann").await;
+    let mut ben = server.client("ben").await;
+    ann.send(&sit(&table, 0, 200)).await;
+    ben.send(&sit(&table, 1, 200)).await;
+    let mut players = [ann, ben];
+    play(&mut players, &table, 1, |_, _, legal| {
+        simple_action(legal, false)
+    })
+    .await;
+
+    // Addresses fill the room, 64 sockets each, until it is at its reserve.
+    let mut attack = Vec::new();
+    for i in 10..20 {
+        let (held, seen) = fill_from(&format!("127.0.0.{i}"), addr, 64).await;
+        attack.extend(held);
+        if seen.contains("\"busy\"") {
+            break;
+        }
+    }
+    assert!(attack.len() >= 150, "{} held", attack.len());
+    // Health, logins and the players at the table go on; the rest waits.
+    let (status, _) = request_from("127.0.0.100", &server, "GET", "/healthz", None, None).await;
+    assert_eq!(status, 200);
+    let (status, body) = request_from(
+        "127.0.0.101",
+        &server,
+        "POST",
+        "/login",
+        None,
+        Some(json!({ "name": "cat", "password": "password1" })),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let cat = body["token"].as_str().unwrap().to_string();
+    let (status, _) =
+        request_from("127.0.0.102", &server, "GET", "/api/me", Some(&cat), None).await;
+    assert_eq!(status, 503);
+    play(&mut players, &table, 2, |_, _, legal| {
+        simple_action(legal, false)
+    })
+    .await;
+    // The reserve taken too: new sockets are refused at once, the table plays on.
+    for i in 110..140 {
+        let (held, _) = fill_from(&format!("127.0.0.{i}"), addr, 3).await;
+        attack.extend(held);
+    }
+    let mut late = connect_from("127.0.0.200", addr).await;
+    let seen = closed_within(&mut late, Duration::from_secs(5))
+        .await
+        .expect("refused at once");
+    assert!(
+        seen.starts_with("HTTP/1.1 503") && seen.contains("\"busy\""),
+        "{seen}"
+    );
+    play(&mut players, &table, 2, |_, _, legal| {
+        simple_action(legal, false)
+    })
+    .await;
+    drop(attack);
+    let _ = child.kill();
+    let _ = child.wait();
 }

@@ -61,6 +61,16 @@ pub struct Server {
     task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
 }
 
+/// The API rate limits of test servers (in process or `pokerd` processes): tests poll
+/// the API in tight loops from one address. The rate limit's own tests
+/// (tests/hardening.rs) set theirs.
+pub const LOOSE_RATE_LIMITS: [(&str, &str); 4] = [
+    ("POKER__SERVER__API_RATE_PER_SEC", "100000"),
+    ("POKER__SERVER__API_RATE_BURST", "100000"),
+    ("POKER__SERVER__API_ADDRESS_RATE_PER_SEC", "100000"),
+    ("POKER__SERVER__API_ADDRESS_RATE_BURST", "100000"),
+];
+
 /// The admin token of every test server: as long as pokerd demands (32 characters at
 /// least), and used by every test, e2e script and tool through this constant.
 pub const TOKEN: &str = "test-admin-token-5f0c2a9e17d84b36a1c7";
@@ -78,25 +88,12 @@ impl Server {
                 "POKER__SERVER__SHUTDOWN_GRACE_MS".to_string(),
                 "500".to_string(),
             ),
-            // Tests poll the API in tight loops from one address: the rate limit's own
-            // tests (tests/hardening.rs) set theirs.
-            (
-                "POKER__SERVER__API_RATE_PER_SEC".to_string(),
-                "100000".to_string(),
-            ),
-            (
-                "POKER__SERVER__API_RATE_BURST".to_string(),
-                "100000".to_string(),
-            ),
-            (
-                "POKER__SERVER__API_ADDRESS_RATE_PER_SEC".to_string(),
-                "100000".to_string(),
-            ),
-            (
-                "POKER__SERVER__API_ADDRESS_RATE_BURST".to_string(),
-                "100000".to_string(),
-            ),
         ];
+        env.extend(
+            LOOSE_RATE_LIMITS
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
         env.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         let config = Config::from_layers(None, &env).unwrap();
         // The server's logs go to the test's output (shown when a test fails).
