@@ -9,7 +9,8 @@
 //!   (`ws/connection.rs`).
 //! - **Per address.** One client address (IPv6: its /64, as [`crate::http::guard`]
 //!   buckets) may hold `server.connections_per_address` open connections; more are
-//!   answered 503 and closed at once. Behind a proxy (`server.client_address_header`)
+//!   answered 503 and closed at once. The server's own host (127.0.0.1, ::1: its house
+//!   bots, a load generator) is not capped. Behind a proxy (`server.client_address_header`)
 //!   every connection comes from the proxy: the cap is then kept per forwarded address,
 //!   request by request ([`crate::http::shield`]).
 //! - **The open-file limit.** Raised to its hard limit at start; connections are counted
@@ -175,7 +176,10 @@ impl Tracker {
         let mut by_address = self.by_address.lock().expect("tracker lock");
         let open = self.open.load(Ordering::Relaxed);
         let (all, reserved) = by_address.get(&ip).copied().unwrap_or((0, 0));
-        if self.limits.per_address > 0 && all >= self.limits.per_address {
+        // The server's own host (its house bots, a load generator) is not capped.
+        let own_host = ip == IpAddr::from(std::net::Ipv4Addr::LOCALHOST)
+            || ip == IpAddr::from(std::net::Ipv6Addr::LOCALHOST);
+        if self.limits.per_address > 0 && !own_host && all >= self.limits.per_address {
             return Err(Refusal::Address);
         }
         if open >= self.limits.max {
@@ -537,6 +541,18 @@ mod tests {
         assert!(tracker.admit(d).unwrap().reserve);
         drop(held);
         assert_eq!(tracker.open(), 4, "b's three and c's one");
+    }
+
+    #[test]
+    fn the_servers_own_host_is_not_capped_per_address() {
+        let tracker = Tracker::new(limits(2, 100, 90));
+        let own: Vec<Slot> = (0..10)
+            .map(|_| tracker.admit("127.0.0.1".parse().unwrap()).unwrap())
+            .collect();
+        assert_eq!(own.len(), 10);
+        let other: IpAddr = "127.0.0.2".parse().unwrap();
+        let _two = [tracker.admit(other).unwrap(), tracker.admit(other).unwrap()];
+        assert_eq!(tracker.admit(other).err(), Some(Refusal::Address));
     }
 
     #[test]
