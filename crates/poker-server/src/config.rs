@@ -117,8 +117,9 @@ pub struct ServerConfig {
     pub header_timeout_ms: u64,
     /// How long a kept-alive connection may wait for its next request, in milliseconds.
     pub idle_timeout_ms: u64,
-    /// How long a request may take, its body included, in milliseconds (408 after).
-    pub request_timeout_ms: u64,
+    /// How long a request's body may take to arrive after its head, in milliseconds
+    /// (408 after).
+    pub body_timeout_ms: u64,
     /// Largest request body, in bytes (413 above).
     pub max_body_bytes: usize,
     /// Open connections one client address (IPv6: its /64) may hold; behind a proxy

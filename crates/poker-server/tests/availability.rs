@@ -117,7 +117,7 @@ async fn silent_sockets_half_sent_heads_trickled_heads_unsent_bodies_and_idle_ke
     let (_g, mut server) = server(&[
         ("POKER__SERVER__HEADER_TIMEOUT_MS", "500"),
         ("POKER__SERVER__IDLE_TIMEOUT_MS", "900"),
-        ("POKER__SERVER__REQUEST_TIMEOUT_MS", "700"),
+        ("POKER__SERVER__BODY_TIMEOUT_MS", "700"),
     ])
     .await;
     let addr = server.addr;

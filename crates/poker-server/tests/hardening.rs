@@ -187,6 +187,9 @@ async fn wrong_bearer_tokens_from_one_address_are_throttled_on_every_admin_route
         );
         assert!(retry.is_some_and(|s| s >= 1), "{path}: Retry-After");
     }
+    // A request without a token guesses nothing: the usual 401.
+    let (status, _, _) = from(&server, guesser, "GET", "/admin/players", None, None).await;
+    assert_eq!(status, 401);
     // Another address is heard.
     let (status, _, _) = from(
         &server,

@@ -9,8 +9,6 @@
 //!   served `/healthz`, `POST /login`, `POST /admin/login` and the WebSocket of a player
 //!   holding a seat (the session token offered on the upgrade, as `Authorization:
 //!   Bearer` or a `bearer.TOKEN` WebSocket protocol); anything else is 503 `busy`.
-//! - **Body size**: a body over `server.max_body_bytes` is 413 `payload_too_large` on
-//!   every endpoint (by its `Content-Length` here, by the extractors' limit otherwise).
 //! - **Per forwarded address**: behind a proxy (`server.client_address_header`), one
 //!   client address may have `server.connections_per_address` requests and WebSockets
 //!   in progress (429 `too_many_connections`).
@@ -18,8 +16,10 @@
 //!   second (bursts of `server.api_rate_burst`) per session or bearer token, and
 //!   `server.api_address_rate_per_sec` (`server.api_address_rate_burst`) per client
 //!   address; more are 429 `rate_limited` with `Retry-After`.
-//! - **Time**: a request, its body included, gets `server.request_timeout_ms` (408
-//!   `request_timeout`).
+//! - **Body**: read whole before the handler: over `server.max_body_bytes` it is 413
+//!   `payload_too_large` on every endpoint (by its `Content-Length` before reading, or
+//!   as it arrives), and not arrived `server.body_timeout_ms` after the head it is 408
+//!   `request_timeout`.
 
 use crate::connections::{Held, Reserve};
 use crate::http::ApiError;
@@ -233,12 +233,11 @@ pub async fn reserve(State(state): State<Arc<AppState>>, request: Request, next:
     .into_response()
 }
 
-/// 413 for a body announced over the limit, before anything reads it.
-pub async fn body_limit(
-    State(state): State<Arc<AppState>>,
-    request: Request,
-    next: Next,
-) -> Response {
+/// The body, read whole before the handler runs: 413 when it is announced over the limit
+/// (before anything reads it) or turns out to be (a chunked one), 408 when it has not
+/// arrived `server.body_timeout_ms` after the head. The handler's own work is not
+/// timed: cutting it could leave an operation half done.
+pub async fn body(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
     let max = state.config.server.max_body_bytes;
     let announced = request
         .headers()
@@ -248,7 +247,42 @@ pub async fn body_limit(
     if announced.is_some_and(|n| n > max as u64) {
         return too_large(max).into_response();
     }
-    next.run(request).await
+    let (parts, body) = request.into_parts();
+    let limit = Duration::from_millis(state.config.server.body_timeout_ms.max(1));
+    let bytes = match tokio::time::timeout(limit, axum::body::to_bytes(body, max)).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(e)) if over_limit(&e) => return too_large(max).into_response(),
+        Ok(Err(_)) => {
+            return ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                "the request's body could not be read",
+            )
+            .into_response()
+        }
+        Err(_) => {
+            return ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "request_timeout",
+                "the request's body took too long to arrive",
+            )
+            .into_response()
+        }
+    };
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await
+}
+
+/// Whether reading a body failed for its length.
+fn over_limit(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if err.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = err.source();
+    }
+    false
 }
 
 /// The answer to a body over the limit.
@@ -329,20 +363,6 @@ pub async fn rate_limit(
     next.run(Request::from_parts(parts, body)).await
 }
 
-/// A request, its body included, within `server.request_timeout_ms`.
-pub async fn timeout(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
-    let limit = Duration::from_millis(state.config.server.request_timeout_ms.max(1));
-    match tokio::time::timeout(limit, next.run(request)).await {
-        Ok(response) => response,
-        Err(_) => ApiError::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "request_timeout",
-            "the request took too long",
-        )
-        .into_response(),
-    }
-}
-
 /// No such endpoint: 404 in the API's shape.
 pub async fn not_found() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
@@ -368,10 +388,9 @@ pub fn wrap(
         .layer(axum::extract::DefaultBodyLimit::max(
             state.config.server.max_body_bytes,
         ))
-        .layer(from_fn_with_state(state.clone(), timeout))
+        .layer(from_fn_with_state(state.clone(), body))
         .layer(from_fn_with_state(state.clone(), rate_limit))
         .layer(from_fn_with_state(state.clone(), forwarded))
-        .layer(from_fn_with_state(state.clone(), body_limit))
         .layer(from_fn_with_state(state.clone(), reserve))
         .layer(from_fn(headers))
 }
