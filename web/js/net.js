@@ -10,7 +10,11 @@ export function connection({ token, onMessage, onDown, onUp }) {
     get ws() { return ws; },
     open() {
       want = true;
-      const sock = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+      // The session token is offered as a protocol too: when the server is near its
+      // connection limit it still lets in a player who holds a seat (docs/server.md).
+      const t = token();
+      const protocols = typeof t === "string" && /^[0-9a-f]{1,256}$/.test(t) ? ["poker", "bearer." + t] : ["poker"];
+      const sock = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws", protocols);
       ws = sock;
       sock.onopen = () => { sock.send(JSON.stringify({ type: "auth", token: token() })); };
       sock.onmessage = (m) => {

@@ -170,7 +170,12 @@ impl Cluster {
             .request_timeout(Some(Duration::from_secs(5)))
             .connect(config.nats_url.as_str())
             .await
-            .map_err(|e| anyhow::anyhow!("cannot reach NATS at {}: {e}", config.nats_url))?;
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot reach NATS at {}: {e}",
+                    crate::config::redact_url(&config.nats_url)
+                )
+            })?;
         Ok(Arc::new(Cluster {
             node,
             nats,

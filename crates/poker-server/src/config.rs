@@ -26,7 +26,7 @@ pub struct Config {
 }
 
 /// Several `pokerd` nodes sharing one PostgreSQL (`[cluster]`).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Deserialize)]
 pub struct ClusterConfig {
     /// The NATS server the nodes talk through (`nats://host:port`); empty: one process,
     /// no leases.
@@ -119,10 +119,42 @@ pub struct ServerConfig {
     /// of this, and closes it when nothing (not even the pong) came within all of it, or
     /// when a write to it has not gone through in this long (a client that reads nothing).
     pub ws_idle_secs: u64,
+    /// How long a connection may take to send a whole request head, from its opening
+    /// or its first byte after an answer, in milliseconds; then it is closed.
+    pub header_timeout_ms: u64,
+    /// How long a kept-alive connection may wait for its next request, in milliseconds.
+    pub idle_timeout_ms: u64,
+    /// How long a request's body may take to arrive after its head, in milliseconds
+    /// (408 after).
+    pub body_timeout_ms: u64,
+    /// Largest request body, in bytes (413 above).
+    pub max_body_bytes: usize,
+    /// Open connections one client address (IPv6: its /64) may hold; behind a proxy
+    /// (`client_address_header`), requests and WebSockets in progress per forwarded address.
+    pub connections_per_address: u32,
+    /// Open connections at most; 0: the open-file limit less `reserved_files`.
+    pub max_connections: u64,
+    /// Files kept for everything but clients' sockets (the database, logs, NATS).
+    pub reserved_files: u64,
+    /// The last connections before the most: a connection opened among them answers
+    /// one request, and only `/healthz`, the logins and a seated player's WebSocket.
+    pub reserve_connections: u64,
+    /// Connections of the reserve one client address may hold at once.
+    pub reserve_per_address: u32,
+    /// Requests to `/api` and `/admin` a session (or bearer token) may make per second
+    /// on average, and in a burst (429 after).
+    pub api_rate_per_sec: u32,
+    /// The burst of `api_rate_per_sec`.
+    pub api_rate_burst: u32,
+    /// Requests to `/api` and `/admin` one client address may make per second on
+    /// average, whatever the sessions, and in a burst.
+    pub api_address_rate_per_sec: u32,
+    /// The burst of `api_address_rate_per_sec`.
+    pub api_address_rate_burst: u32,
 }
 
 /// `[database]`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Deserialize)]
 pub struct DatabaseConfig {
     /// postgres:// or sqlite:// URL.
     pub url: String,
@@ -141,6 +173,13 @@ pub struct AdminConfig {
     pub staff_idle_minutes: u32,
     /// How long a player's password reset code works, in minutes.
     pub reset_code_minutes: u32,
+    /// Development only: lets pokerd start with a configured token under 32 characters.
+    pub allow_short_token: bool,
+    /// Wrong bearer tokens (and failed staff logins) from one address after which its
+    /// admin requests are refused for `bearer_lockout_secs`.
+    pub bearer_attempts: u32,
+    /// How long, in seconds.
+    pub bearer_lockout_secs: u64,
 }
 
 impl fmt::Debug for AdminConfig {
@@ -151,6 +190,9 @@ impl fmt::Debug for AdminConfig {
             .field("token_file", &self.token_file)
             .field("staff_idle_minutes", &self.staff_idle_minutes)
             .field("reset_code_minutes", &self.reset_code_minutes)
+            .field("allow_short_token", &self.allow_short_token)
+            .field("bearer_attempts", &self.bearer_attempts)
+            .field("bearer_lockout_secs", &self.bearer_lockout_secs)
             .finish()
     }
 }
@@ -169,16 +211,77 @@ impl fmt::Debug for Config {
     }
 }
 
-/// A database URL without its password.
-pub fn redact_url(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let creds = &url[scheme + 3..at];
-            let user = creds.split(':').next().unwrap_or("");
-            format!("{}{user}:***{}", &url[..scheme + 3], &url[at..])
-        }
-        _ => url.to_string(),
+impl fmt::Debug for DatabaseConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DatabaseConfig")
+            .field("url", &redact_url(&self.url))
+            .finish()
     }
+}
+
+impl fmt::Debug for ClusterConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClusterConfig")
+            .field("nats_url", &redact_url(&self.nats_url))
+            .field("node", &self.node)
+            .field("lease_ms", &self.lease_ms)
+            .field("heartbeat_ms", &self.heartbeat_ms)
+            .finish()
+    }
+}
+
+/// A URL, or a comma-separated list of them (as NATS takes), with every secret it can
+/// carry replaced by `***`: the password of its user information (`user:***@`), the
+/// whole user information when it has no colon (a NATS token, `nats://TOKEN@host`), and
+/// the value of every query parameter named like a secret (`password`, `sslpassword`,
+/// `token`, `auth_token`, `secret`, `key`, `credentials`...). What is not a URL is
+/// shown as is.
+pub fn redact_url(url: &str) -> String {
+    url.split(',').map(redact_one).collect::<Vec<_>>().join(",")
+}
+
+fn redact_one(url: &str) -> String {
+    let (head, query) = match url.split_once('?') {
+        Some((head, query)) => (head, Some(query)),
+        None => (url, None),
+    };
+    let mut out = match head.find("://") {
+        // The user information ends at the last `@` (a password may hold `/` or `@`).
+        Some(scheme) => match head[scheme + 3..].rfind('@') {
+            Some(at) => {
+                let at = scheme + 3 + at;
+                let shown = match head[scheme + 3..at].split_once(':') {
+                    Some((user, _)) => format!("{user}:***"),
+                    None => "***".to_string(),
+                };
+                format!("{}{shown}{}", &head[..scheme + 3], &head[at..])
+            }
+            None => head.to_string(),
+        },
+        None => head.to_string(),
+    };
+    if let Some(query) = query {
+        out.push('?');
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((name, _)) if secret_name(name) => format!("{name}=***"),
+                _ => pair.to_string(),
+            })
+            .collect();
+        out.push_str(&pairs.join("&"));
+    }
+    out
+}
+
+/// Whether a query parameter's name says it carries a secret.
+fn secret_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    [
+        "pass", "pwd", "token", "secret", "key", "auth", "cred", "nkey", "jwt",
+    ]
+    .iter()
+    .any(|s| name.contains(s))
 }
 
 impl Config {
@@ -294,6 +397,79 @@ mod tests {
             !shown.contains("s3cret") && !shown.contains("pw@"),
             "secrets never shown: {shown}"
         );
+    }
+
+    #[test]
+    fn every_form_of_secret_in_a_url_is_redacted() {
+        for (url, secrets, shown) in [
+            (
+                "postgres://poker:hunter2@db/poker",
+                &["hunter2"][..],
+                "postgres://poker:***@db/poker",
+            ),
+            (
+                "postgres://poker@db/poker?password=hunter2&sslmode=require",
+                &["hunter2"][..],
+                "postgres://***@db/poker?password=***&sslmode=require",
+            ),
+            (
+                "postgresql://db/poker?user=p&PassWord=a%40b&sslpassword=c",
+                &["a%40b", "=c"][..],
+                "postgresql://db/poker?user=p&PassWord=***&sslpassword=***",
+            ),
+            (
+                "postgres://u:p@ss/w@rd@db:5432/poker",
+                &["p@ss", "w@rd", "ss/w"][..],
+                "postgres://u:***@db:5432/poker",
+            ),
+            (
+                "nats://s3cr3ttoken@nats:4222",
+                &["s3cr3ttoken"][..],
+                "nats://***@nats:4222",
+            ),
+            (
+                "nats://user:pw1@a:4222,nats://user:pw2@b:4222,tls://c?auth_token=t0k",
+                &["pw1", "pw2", "t0k"][..],
+                "nats://user:***@a:4222,nats://user:***@b:4222,tls://c?auth_token=***",
+            ),
+            (
+                "sqlite://data/poker.db?password=x1&mode=rwc",
+                &["x1"][..],
+                "sqlite://data/poker.db?password=***&mode=rwc",
+            ),
+            ("sqlite://data/poker.db", &[][..], "sqlite://data/poker.db"),
+            ("", &[][..], ""),
+        ] {
+            let redacted = redact_url(url);
+            assert_eq!(redacted, shown, "{url}");
+            for secret in secrets {
+                assert!(!redacted.contains(secret), "{url} shows {secret}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_configuration_shows_no_secret_in_debug_output() {
+        let c = Config::from_layers(
+            None,
+            &env(&[
+                ("DATABASE_URL", "postgres://u@h/db?password=dbsecret"),
+                ("POKER__CLUSTER__NATS_URL", "nats://natssecret@n:4222"),
+                ("POKER__ADMIN__TOKEN", "adminsecretadminsecretadminsecret"),
+            ]),
+        )
+        .unwrap();
+        for shown in [
+            format!("{c:?}"),
+            format!("{:?}", c.database),
+            format!("{:?}", c.cluster),
+            format!("{:?}", c.admin),
+            format!("{c:#?}"),
+        ] {
+            for secret in ["dbsecret", "natssecret", "adminsecret"] {
+                assert!(!shown.contains(secret), "{secret} in {shown}");
+            }
+        }
     }
 
     #[test]

@@ -53,6 +53,25 @@ pub fn admin_token(config: &mut Config) -> anyhow::Result<TokenSource> {
     Ok(TokenSource::Made(token))
 }
 
+/// The fewest characters an admin token may have: a guess among 16^32 (a 128-bit
+/// secret) cannot be won by trying, throttled or not.
+pub const MIN_TOKEN_CHARS: usize = 32;
+
+/// Refuses an admin token under [`MIN_TOKEN_CHARS`] characters, unless the configuration
+/// says this is a development room (`admin.allow_short_token`).
+pub fn check_admin_token(config: &Config) -> anyhow::Result<()> {
+    let n = config.admin.token.chars().count();
+    if n < MIN_TOKEN_CHARS && !config.admin.allow_short_token {
+        anyhow::bail!(
+            "the admin token (admin.token or POKER__ADMIN__TOKEN) has {n} characters: it needs \
+             at least {MIN_TOKEN_CHARS} (make one with `openssl rand -hex 24`, or leave it \
+             empty and pokerd makes one); for development only, admin.allow_short_token = \
+             true lets a short one start"
+        );
+    }
+    Ok(())
+}
+
 /// A play-money room with no table at all gets the first-start presets: made once, even
 /// by several nodes starting together on one empty database (the store checks and
 /// creates in one transaction, under a lock), and opened by the node that made them.

@@ -268,7 +268,12 @@ impl House {
                     let key = format!("bot-grant:{player}:{:016x}", rand::random::<u64>());
                     self.state
                         .store
-                        .deposit(player, grant - balance, Some(&key))
+                        .credit(
+                            player,
+                            grant - balance,
+                            poker_store::Credit::Grant,
+                            Some(&key),
+                        )
                         .await?;
                 }
                 let token = self.session(player).await?;

@@ -6,6 +6,7 @@
 
 pub mod cluster;
 pub mod config;
+pub mod connections;
 pub mod first_run;
 pub mod house;
 pub mod http;
@@ -56,6 +57,8 @@ pub struct AppState {
     pub cluster: Option<Arc<cluster::Cluster>>,
     /// Tables that moved to another node: connections that joined them subscribe again.
     pub moved: tokio::sync::broadcast::Sender<TableId>,
+    /// The request limits' state: rate buckets, requests in progress per forwarded address.
+    pub shield: http::shield::Shield,
 }
 
 impl AppState {
@@ -140,6 +143,7 @@ pub async fn run(
     mut config: Config,
 ) -> anyhow::Result<()> {
     let token = first_run::admin_token(&mut config)?;
+    first_run::check_admin_token(&config)?;
     let addr = listener.local_addr()?;
     let store = Arc::new(SqlStore::connect(&config.database.url).await?);
     let cluster = if config.cluster.nats_url.is_empty() {
@@ -179,6 +183,7 @@ pub async fn run(
         sessions: Arc::default(),
         cluster: cluster.clone(),
         moved: tokio::sync::broadcast::channel(256).0,
+        shield: http::shield::Shield::default(),
     });
     if let Some(cluster) = &cluster {
         cluster.start_gossip(&state, state.lobby.forward()).await?;
@@ -209,10 +214,18 @@ pub async fn run(
     }
     print!("{}", first_run::banner(&state.config, addr, &token));
     let _house = house::spawn(state.clone(), addr);
-    let app = http::router()
-        .merge(web::router())
+    let app = http::shield::wrap(http::router().merge(web::router()), &state)
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state.clone());
+    let limits =
+        connections::Limits::new(&state.config.server, connections::raise_open_file_limit());
+    tracing::info!(
+        "connections: {} at most, the last {} a reserve, {} per address",
+        limits.max,
+        limits.max - limits.reserve_from,
+        limits.per_address
+    );
+    let server_config = state.config.server.clone();
     // On shutdown: no new hands; hands in progress finish within the grace period (the
     // clock keeps them moving, players still connected); then every connection is told
     // to close, so serving ends without waiting for clients to hang up.
@@ -230,17 +243,14 @@ pub async fn run(
             cluster.release_all(&state).await;
         }
     };
-    // Small messages go out at once (no Nagle delay behind an unacknowledged one).
-    use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(
+    connections::serve(
         listener,
-        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        app,
+        &server_config,
+        connections::Tracker::new(limits),
+        shutdown,
     )
-    .with_graceful_shutdown(shutdown)
-    .await?;
+    .await;
     store.close().await;
     Ok(())
 }

@@ -78,7 +78,21 @@ async fn operators_create_players_move_money_and_read_the_ledger() {
         (200, json!({ "balance": 500 })),
         "retried once"
     );
-    // The same key for another amount is refused; for a withdrawal it is another key.
+    // The same key for another amount is refused, and so is it for another kind of
+    // money move: a deposit's key on a withdrawal is not a new withdrawal.
+    let (status, body) = s
+        .call(
+            "POST",
+            &format!("/admin/players/{id}/withdraw"),
+            T,
+            Some(json!({ "amount": 100, "idempotency_key": "d1" })),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (409, Some("idempotency_conflict")),
+        "{body}"
+    );
     let (status, body) = s
         .call(
             "POST",

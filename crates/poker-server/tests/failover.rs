@@ -50,6 +50,7 @@ async fn pokerd(name: &'static str, url: &str, nats_url: &str) -> Node {
         .env("DATABASE_URL", url)
         .env("POKER__SERVER__ADDR", "127.0.0.1:0")
         .env("POKER__ADMIN__TOKEN", common::TOKEN)
+        .envs(common::LOOSE_RATE_LIMITS)
         .env("POKER__ROOM__MONEY", "real")
         .env("POKER__LOG__FORMAT", "json")
         .env("POKER__CLUSTER__NATS_URL", nats_url)

@@ -18,6 +18,7 @@ fn pokerd(url: &str) -> (Child, std::net::SocketAddr) {
         .env("DATABASE_URL", url)
         .env("POKER__SERVER__ADDR", "127.0.0.1:0")
         .env("POKER__ADMIN__TOKEN", common::TOKEN)
+        .envs(common::LOOSE_RATE_LIMITS)
         .env("POKER__ROOM__MONEY", "real")
         .env("POKER__LOG__FORMAT", "json")
         .stderr(Stdio::piped())

@@ -27,7 +27,9 @@
 //!   hand made beforehand (schemathesis dictionaries), so they get past 404;
 //! - the server allows many registrations and wrong passwords per address: every request
 //!   comes from 127.0.0.1, and the default limits would answer 429 (documented) to most
-//!   of them, leaving the endpoints untested. The limiter has its own tests.
+//!   of them, leaving the endpoints untested; so are wrong admin tokens (schemathesis
+//!   sends malformed `Authorization` headers), and the API's rate limits are the
+//!   harness's loose ones. The limiters have their own tests (tests/hardening.rs).
 
 mod common;
 
@@ -78,6 +80,7 @@ async fn start(guard: &DbGuard) -> (Server, Seed) {
         &[
             ("POKER__SERVER__REGISTER_PER_ADDRESS", "1000000"),
             ("POKER__SERVER__LOGIN_ADDRESS_ATTEMPTS", "1000000"),
+            ("POKER__ADMIN__BEARER_ATTEMPTS", "1000000"),
         ],
     )
     .await;

@@ -22,6 +22,29 @@ pub struct Player {
     pub locked: bool,
 }
 
+/// Why money comes into a wallet from outside the room ([`crate::Store::credit`]). Each
+/// is its own kind of request for idempotency: the key of one is refused on another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Credit {
+    /// A cashier's deposit (real money in).
+    Deposit,
+    /// Play chips a play-money room gives: a new account's, or a house bot's.
+    Grant,
+    /// Play chips a player asks for to refill their wallet.
+    Reload,
+}
+
+impl Credit {
+    /// The word the request is recorded under.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Credit::Deposit => "deposit",
+            Credit::Grant => "grant",
+            Credit::Reload => "reload",
+        }
+    }
+}
+
 /// What a staff member may do in the console and the admin API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -163,7 +163,25 @@ pub trait Store: Send + Sync + 'static {
         limit: u32,
         offset: u32,
     ) -> impl Future<Output = StoreResult<Vec<AuditEntry>>> + Send;
-    /// Adds money from outside; returns the new balance.
+    /// The names of these players, by id (an unknown id is left out): what a hand's
+    /// history needs, read without reading every account.
+    fn player_names(
+        &self,
+        players: &[PlayerId],
+    ) -> impl Future<Output = StoreResult<std::collections::HashMap<PlayerId, String>>> + Send;
+    /// Adds money from outside for this reason; returns the new balance. An idempotency
+    /// key names one request of the player: used again for the same request it gives the
+    /// first answer, for another (another amount, or another kind of money move: a
+    /// deposit's key on a withdrawal, a grant's on a deposit) it is
+    /// [`StoreError::IdempotencyConflict`].
+    fn credit(
+        &self,
+        player: PlayerId,
+        amount: Chips,
+        why: Credit,
+        key: Option<&str>,
+    ) -> impl Future<Output = StoreResult<Chips>> + Send;
+    /// Adds money from outside (a cashier's [`Credit::Deposit`]); returns the new balance.
     fn deposit(
         &self,
         player: PlayerId,

@@ -5,9 +5,9 @@
 
 use poker_store::testing::{TestPostgres, TestSqlite};
 use poker_store::{
-    hash_password, now_ms, verify_password, Backend, Chips, CompletedHand, HandId, HandPlayer,
-    HandRecord, HandStart, HandStatus, Lease, Persister, PlayerId, SqlStore, Store, StoreError,
-    TableId, TableStatus, TableWrite, MAX_MONEY,
+    hash_password, now_ms, verify_password, Backend, Chips, CompletedHand, Credit, HandId,
+    HandPlayer, HandRecord, HandStart, HandStatus, Lease, Persister, PlayerId, SqlStore, Store,
+    StoreError, TableId, TableStatus, TableWrite, MAX_MONEY,
 };
 use std::sync::Arc;
 
@@ -200,34 +200,102 @@ async fn retried_operations_with_an_idempotency_key_apply_once(store: &SqlStore)
     audit_holds(store).await;
 }
 
-async fn an_idempotency_key_is_scoped_to_its_player_and_kind_and_remembers_the_request(
+async fn an_idempotency_key_names_one_request_of_its_player_whatever_its_kind(
     store: &SqlStore,
+    url: &str,
 ) {
     let (a, b) = (
         player(store, "kurt", 0).await,
         player(store, "lena", 0).await,
     );
+    let conflict = |r: Result<Chips, StoreError>| matches!(r, Err(StoreError::IdempotencyConflict));
     assert_eq!(store.deposit(a, 100, Some("k1")).await.unwrap(), 100);
     assert_eq!(store.deposit(a, 100, Some("k1")).await.unwrap(), 100);
+    assert!(conflict(store.deposit(a, 5000, Some("k1")).await));
+    // A deposit's key on another kind of money move: refused like a changed amount, and
+    // nothing applied.
+    assert!(conflict(store.withdraw(a, 50, Some("k1")).await));
+    assert!(conflict(store.withdraw(a, 100, Some("k1")).await));
+    assert!(conflict(
+        store.credit(a, 100, Credit::Grant, Some("k1")).await
+    ));
+    assert!(conflict(
+        store.credit(a, 100, Credit::Reload, Some("k1")).await
+    ));
+    assert_eq!(store.balance(a).await.unwrap(), 100);
+    // A grant's key on a cashier's deposit or a reload, a reload's on a grant.
+    let grant = format!("grant:{a}");
+    assert_eq!(
+        store
+            .credit(a, 10, Credit::Grant, Some(&grant))
+            .await
+            .unwrap(),
+        110
+    );
+    assert!(conflict(store.deposit(a, 10, Some(&grant)).await));
+    assert!(conflict(
+        store.credit(a, 10, Credit::Reload, Some(&grant)).await
+    ));
+    assert_eq!(
+        store
+            .credit(a, 10, Credit::Grant, Some(&grant))
+            .await
+            .unwrap(),
+        110,
+        "the grant's retry gets its first answer"
+    );
+    assert_eq!(
+        store
+            .credit(a, 5, Credit::Reload, Some("reload:1"))
+            .await
+            .unwrap(),
+        115
+    );
+    assert!(conflict(
+        store.credit(a, 5, Credit::Grant, Some("reload:1")).await
+    ));
+    assert!(conflict(store.deposit(a, 5, Some("reload:1")).await));
+    assert_eq!(store.balance(a).await.unwrap(), 115);
+    // Another player: their own keys.
+    assert_eq!(store.deposit(b, 100, Some("k1")).await.unwrap(), 100);
+    let table = store.create_table("t-keys", "{}").await.unwrap();
     assert!(matches!(
-        store.deposit(a, 5000, Some("k1")).await,
+        store.buy_in(table, 0, b, 40, Some("k1"), None).await,
         Err(StoreError::IdempotencyConflict)
     ));
-    // Another kind or another player: another key.
-    assert_eq!(store.withdraw(a, 50, Some("k1")).await.unwrap(), 50);
-    assert_eq!(store.deposit(b, 100, Some("k1")).await.unwrap(), 100);
-    assert_eq!(store.balance(a).await.unwrap(), 50);
-    assert_eq!(store.balance(b).await.unwrap(), 100);
-    let table = store.create_table("t-keys", "{}").await.unwrap();
     store
-        .buy_in(table, 0, b, 40, Some("k1"), None)
+        .buy_in(table, 0, b, 40, Some("k2"), None)
         .await
         .unwrap();
     assert!(matches!(
-        store.buy_in(table, 0, b, 60, Some("k1"), None).await,
+        store.buy_in(table, 0, b, 60, Some("k2"), None).await,
         Err(StoreError::IdempotencyConflict)
     ));
+    assert!(conflict(store.top_up(table, b, 40, Some("k2"), None).await));
+    assert!(conflict(store.withdraw(b, 40, Some("k2")).await));
     assert_eq!(store.balance(b).await.unwrap(), 60);
+    // Keys stored before a key named one request were scoped by kind as well
+    // (KIND:PLAYER:KEY): a retry still gets its first answer, another kind is refused.
+    let raw = sqlx::AnyPool::connect(url).await.expect("raw pool");
+    let dollar = |sql: &str| match store.backend() {
+        poker_store::Backend::Postgres => sql.to_string(),
+        poker_store::Backend::Sqlite => sql.replace('$', "?"),
+    };
+    sqlx::query(&dollar(
+        "insert into idempotency_key (idempotency_key_id, operation, result, created_at) \
+         values ($1, 'deposit 7', '122', 0)",
+    ))
+    .bind(format!("deposit:{a}:old-1"))
+    .execute(&raw)
+    .await
+    .unwrap();
+    raw.close().await;
+    assert_eq!(store.deposit(a, 7, Some("old-1")).await.unwrap(), 122);
+    assert!(conflict(store.withdraw(a, 7, Some("old-1")).await));
+    assert!(conflict(
+        store.credit(a, 7, Credit::Grant, Some("old-1")).await
+    ));
+    assert_eq!(store.balance(a).await.unwrap(), 115);
     // Keys are bounded the same way on both databases.
     for bad in ["", "a\0b", "line\nbreak"] {
         assert!(matches!(
@@ -242,9 +310,27 @@ async fn an_idempotency_key_is_scoped_to_its_player_and_kind_and_remembers_the_r
     ));
     assert_eq!(
         store.deposit(a, 1, Some(&"é".repeat(128))).await.unwrap(),
-        51
+        116
     );
     audit_holds(store).await;
+}
+
+async fn a_hands_players_are_named_by_their_ids_alone(store: &SqlStore) {
+    let (a, b) = (
+        player(store, "Nadia", 0).await,
+        player(store, "omar", 0).await,
+    );
+    let stranger = PlayerId::new();
+    let names = store.player_names(&[a, b, a, stranger]).await.unwrap();
+    assert_eq!(names.len(), 2, "the unknown id is left out: {names:?}");
+    assert_eq!((names[&a].as_str(), names[&b].as_str()), ("Nadia", "omar"));
+    assert!(store.player_names(&[]).await.unwrap().is_empty());
+    // More ids than one statement binds.
+    let mut many: Vec<PlayerId> = (0..1200).map(|_| PlayerId::new()).collect();
+    many.push(b);
+    let names = store.player_names(&many).await.unwrap();
+    assert_eq!(names.len(), 1);
+    assert_eq!(names[&b], "omar");
 }
 
 async fn no_deposit_lets_the_money_in_the_room_pass_its_bound(store: &SqlStore) {
@@ -2073,7 +2159,8 @@ async fn run_all(url: &str) {
     deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records(&store).await;
     the_wallet_never_goes_negative_under_concurrent_requests(&store).await;
     retried_operations_with_an_idempotency_key_apply_once(&store).await;
-    an_idempotency_key_is_scoped_to_its_player_and_kind_and_remembers_the_request(&store).await;
+    an_idempotency_key_names_one_request_of_its_player_whatever_its_kind(&store, url).await;
+    a_hands_players_are_named_by_their_ids_alone(&store).await;
     no_deposit_lets_the_money_in_the_room_pass_its_bound(&store).await;
     a_committed_hand_changes_stacks_exactly_once(&store).await;
     missed_blinds_and_rathole_records_survive_reconnection(&store, url).await;

@@ -72,12 +72,19 @@ pub(crate) async fn login(
     headers: HeaderMap,
     body: Result<Json<Credentials>, axum::extract::rejection::JsonRejection>,
 ) -> Response {
-    let Ok(Json(body)) = body else {
-        return refused(
-            StatusCode::BAD_REQUEST,
-            "bad_request",
-            "send {\"name\", \"password\"}",
-        );
+    let body = match body {
+        Ok(Json(body)) => body,
+        // Over the size limit: 413, as on every endpoint.
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return crate::http::ApiError::from(e).into_response()
+        }
+        Err(_) => {
+            return refused(
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                "send {\"name\", \"password\"}",
+            )
+        }
     };
     let server = &state.config.server;
     let ip = crate::http::guard::client_address(server, peer, &headers);
@@ -150,12 +157,19 @@ pub(crate) async fn register(
             "ask the operator for an account",
         );
     }
-    let Ok(Json(body)) = body else {
-        return refused(
-            StatusCode::BAD_REQUEST,
-            "bad_request",
-            "send {\"name\", \"password\"}",
-        );
+    let body = match body {
+        Ok(Json(body)) => body,
+        // Over the size limit: 413, as on every endpoint.
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return crate::http::ApiError::from(e).into_response()
+        }
+        Err(_) => {
+            return refused(
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                "send {\"name\", \"password\"}",
+            )
+        }
     };
     let name = match names::player_name(&body.name) {
         Ok(name) => name,
@@ -182,7 +196,11 @@ pub(crate) async fn register(
             let grant = state.config.room.play_grant;
             let key = format!("grant:{player}");
             if grant > 0 {
-                if let Err(e) = state.store.deposit(player, grant, Some(&key)).await {
+                if let Err(e) = state
+                    .store
+                    .credit(player, grant, poker_store::Credit::Grant, Some(&key))
+                    .await
+                {
                     tracing::error!("cannot grant play chips: {e}");
                 }
             }

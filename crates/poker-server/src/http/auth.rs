@@ -87,6 +87,12 @@ impl FromRequestParts<Arc<AppState>> for Admin {
         parts: &mut Parts,
         state: &Arc<AppState>,
     ) -> Result<Self, Self::Rejection> {
+        // An address that guessed too often is not heard at all for a while (a request
+        // without a token guesses nothing: it is told 401 as ever).
+        let ip = super::guard::request_address(&state.config.server, parts);
+        if bearer(&parts.headers).is_some() {
+            state.accounts.may_bear(&state.config.admin, ip)?;
+        }
         if authorize(state, &parts.headers).is_ok() {
             return Ok(Admin {
                 actor: "token".into(),
@@ -103,6 +109,8 @@ impl FromRequestParts<Arc<AppState>> for Admin {
                     });
                 }
             }
+            // A token that is neither: a guess, counted against the address.
+            state.accounts.failed_bearer(ip);
         }
         Err(ApiError::new(
             StatusCode::UNAUTHORIZED,

@@ -15,6 +15,8 @@ pub struct ApiError {
     status: StatusCode,
     code: &'static str,
     pub(crate) message: String,
+    /// Seconds to wait before trying again, sent as `Retry-After` (429, 503).
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -27,17 +29,31 @@ impl ApiError {
             status,
             code,
             message: message.into(),
+            retry_after: None,
         }
+    }
+
+    /// The same error, telling the client to try again in `secs` seconds (at least 1).
+    pub(crate) fn retry_after(mut self, secs: u64) -> ApiError {
+        self.retry_after = Some(secs.max(1));
+        self
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (
+        let mut response = (
             self.status,
             Json(json!({ "error": self.code, "message": self.message })),
         )
-            .into_response()
+            .into_response();
+        if let Some(secs) = self.retry_after {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(secs),
+            );
+        }
+        response
     }
 }
 

@@ -14,9 +14,9 @@
 //!   `/healthz`. A login to an unknown name checks the password against a stand-in hash,
 //!   so it takes as long as a wrong password and does not tell which names exist.
 
-use crate::config::ServerConfig;
+use crate::config::{AdminConfig, ServerConfig};
 use crate::http::ApiError;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
@@ -42,6 +42,8 @@ pub struct Guard {
     by_address: Mutex<HashMap<IpAddr, Strikes>>,
     /// Registrations by address: how many, and when the window began.
     registrations: Mutex<HashMap<IpAddr, Strikes>>,
+    /// Wrong admin bearer tokens and failed staff logins by address.
+    bearer: Mutex<HashMap<IpAddr, Strikes>>,
     /// Password hashes computed at once.
     hashing: Semaphore,
     /// The hash an unknown name's password is checked against.
@@ -57,25 +59,26 @@ pub struct TooMany {
     pub message: &'static str,
 }
 
-impl IntoResponse for TooMany {
-    fn into_response(self) -> Response {
-        let mut response = ApiError::new(
+impl From<TooMany> for ApiError {
+    fn from(too_many: TooMany) -> ApiError {
+        ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             "too_many_attempts",
-            self.message,
+            too_many.message,
         )
-        .into_response();
-        response.headers_mut().insert(
-            axum::http::header::RETRY_AFTER,
-            HeaderValue::from(self.retry_after_secs.max(1)),
-        );
-        response
+        .retry_after(too_many.retry_after_secs)
+    }
+}
+
+impl IntoResponse for TooMany {
+    fn into_response(self) -> Response {
+        ApiError::from(self).into_response()
     }
 }
 
 /// The address a client's limits are counted by: IPv4 as is, IPv6 by its /64 (one
 /// subscriber usually holds a whole /64).
-fn bucket(ip: IpAddr) -> IpAddr {
+pub fn bucket(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
             Some(v4) => IpAddr::V4(v4),
@@ -105,6 +108,16 @@ pub fn client_address(config: &ServerConfig, peer: SocketAddr, headers: &HeaderM
     bucket(peer.ip())
 }
 
+/// The client address of a request (its connection's peer, or the proxy's header),
+/// unspecified when the request came through no connection (a test calling the router).
+pub fn request_address(config: &ServerConfig, parts: &axum::http::request::Parts) -> IpAddr {
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map_or(SocketAddr::from(([0, 0, 0, 0], 0)), |c| c.0);
+    client_address(config, peer, &parts.headers)
+}
+
 fn remaining(strikes: &Strikes, window: Duration) -> u64 {
     window.saturating_sub(strikes.last.elapsed()).as_secs() + 1
 }
@@ -116,6 +129,7 @@ impl Guard {
             by_name: Mutex::new(HashMap::new()),
             by_address: Mutex::new(HashMap::new()),
             registrations: Mutex::new(HashMap::new()),
+            bearer: Mutex::new(HashMap::new()),
             hashing: Semaphore::new(parallel.max(1)),
             stand_in: OnceLock::new(),
         }
@@ -171,6 +185,34 @@ impl Guard {
             .lock()
             .expect("guard lock")
             .remove(&(key.to_string(), ip));
+    }
+
+    /// Whether an admin request or a staff login from `ip` is heard: refused while the
+    /// address has used up its `admin.bearer_attempts` wrong tokens (a right token too,
+    /// so that its answer tells a guesser nothing).
+    pub fn may_bear(&self, config: &AdminConfig, ip: IpAddr) -> Result<(), TooMany> {
+        let window = Duration::from_secs(config.bearer_lockout_secs);
+        let mut bearer = self.bearer.lock().expect("guard lock");
+        bearer.retain(|_, s| s.last.elapsed() < window);
+        match bearer.get(&ip) {
+            Some(s) if s.count >= config.bearer_attempts => Err(TooMany {
+                retry_after_secs: remaining(s, window),
+                message: "too many wrong admin tokens or staff logins from this address: \
+                          try again later",
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts a wrong admin bearer token or a failed staff login from `ip`.
+    pub fn failed_bearer(&self, ip: IpAddr) {
+        let mut bearer = self.bearer.lock().expect("guard lock");
+        let s = bearer.entry(ip).or_insert(Strikes {
+            count: 0,
+            last: Instant::now(),
+        });
+        s.count += 1;
+        s.last = Instant::now();
     }
 
     /// Counts a registration from `ip`, or refuses it when the address has used up its

@@ -58,7 +58,10 @@ pub(crate) async fn reload(
         .first()
         .map_or_else(String::new, |e| e.movement_id.clone());
     let key = format!("reload:{last}");
-    let balance = state.store.deposit(me.player_id, added, Some(&key)).await?;
+    let balance = state
+        .store
+        .credit(me.player_id, added, poker_store::Credit::Reload, Some(&key))
+        .await?;
     Ok(Json(json!({ "balance": balance, "added": added })))
 }
 
@@ -95,12 +98,15 @@ pub(crate) async fn my_hands(
             );
         }
     };
-    let names: std::collections::HashMap<TableId, String> = state
-        .store
-        .tables()
-        .await
-        .map(|t| t.into_iter().map(|t| (t.table_id, t.name)).collect())
-        .unwrap_or_default();
+    // The names of these hands' tables only.
+    let mut names: std::collections::HashMap<TableId, String> = Default::default();
+    for row in &rows {
+        if let std::collections::hash_map::Entry::Vacant(entry) = names.entry(row.table_id) {
+            if let Ok(t) = state.store.table(row.table_id).await {
+                entry.insert(t.name);
+            }
+        }
+    }
     let hands: Vec<serde_json::Value> = rows
         .into_iter()
         .filter(|r| r.status == HandStatus::Complete)
@@ -164,7 +170,7 @@ pub(crate) async fn my_hand(
     let text = if format == "phh" {
         my_phh(&row, me.player_id)
     } else {
-        match crate::http::admin::hands::Names::load(&state).await {
+        match crate::http::admin::hands::Names::load(&state, [&row]).await {
             Ok(names) => {
                 crate::http::admin::hands::pokerstars_text(&names, &row, Some(me.player_id))
             }
@@ -204,7 +210,7 @@ async fn my_replay(
     };
     let phh = poker_rules::phh::PhhHand::parse(&text).map_err(unsupported)?;
     let played = poker_rules::phh::replay(&phh).map_err(unsupported)?;
-    let names = crate::http::admin::hands::Names::load(state).await?;
+    let names = crate::http::admin::hands::Names::load(state, [row]).await?;
     let config = played.hand.config();
     let big = config.big_blind();
     let small = config

@@ -152,15 +152,12 @@ pub async fn spawn(
     if let Some(last) = ctx.store.table_hands(table_id, 1, 0).await?.first() {
         table.continue_numbering(last.number);
     }
+    // The seated players' names only, not every account's.
+    let seated: Vec<PlayerId> = seats.iter().map(|s| s.player_id).collect();
     let names: HashMap<PlayerId, String> = if seats.is_empty() {
         HashMap::new()
     } else {
-        ctx.store
-            .players()
-            .await?
-            .into_iter()
-            .map(|p| (p.player_id, p.name))
-            .collect()
+        ctx.store.player_names(&seated).await?
     };
     let mut info = HashMap::new();
     let mut saved = HashMap::new();

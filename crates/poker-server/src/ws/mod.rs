@@ -58,7 +58,10 @@ pub(crate) async fn ws(
     // Clients' messages are small (an action is under 200 bytes): a 1 KiB read buffer
     // instead of the default 128 KiB, which the codec zero-fills on every read (a quarter
     // of the CPU under load, measured) and every idle connection would hold.
+    // A browser offers `poker` (and its session token as `bearer.TOKEN`, which the
+    // reserve of connections reads: http/shield.rs); `poker` is the answer.
     upgrade
+        .protocols(["poker"])
         .read_buffer_size(1024)
         .max_message_size(1 << 20)
         .on_upgrade(move |mut socket| {

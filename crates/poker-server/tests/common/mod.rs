@@ -62,7 +62,19 @@ pub struct Server {
     task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
 }
 
-pub const TOKEN: &str = "tok";
+/// The API rate limits of test servers (in process or `pokerd` processes): tests poll
+/// the API in tight loops from one address. The rate limit's own tests
+/// (tests/hardening.rs) set theirs.
+pub const LOOSE_RATE_LIMITS: [(&str, &str); 4] = [
+    ("POKER__SERVER__API_RATE_PER_SEC", "100000"),
+    ("POKER__SERVER__API_RATE_BURST", "100000"),
+    ("POKER__SERVER__API_ADDRESS_RATE_PER_SEC", "100000"),
+    ("POKER__SERVER__API_ADDRESS_RATE_BURST", "100000"),
+];
+
+/// The admin token of every test server: as long as pokerd demands (32 characters at
+/// least), and used by every test, e2e script and tool through this constant.
+pub const TOKEN: &str = "test-admin-token-5f0c2a9e17d84b36a1c7";
 
 impl Server {
     /// Starts the server on port 0 with these extra settings.
@@ -78,6 +90,11 @@ impl Server {
                 "500".to_string(),
             ),
         ];
+        env.extend(
+            LOOSE_RATE_LIMITS
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
         env.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         let config = Config::from_layers(None, &env).unwrap();
         // The server's logs go to the test's output (shown when a test fails).
@@ -322,6 +339,11 @@ impl Client {
         let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
             .await
             .unwrap();
+        Client::with_ws(ws, name)
+    }
+
+    /// A client on a WebSocket opened elsewhere (from another address, with headers).
+    pub fn with_ws(ws: Ws, name: &str) -> Client {
         Client {
             name: name.to_string(),
             ws,

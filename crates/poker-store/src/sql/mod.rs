@@ -134,8 +134,10 @@ impl SqlStore {
         } else if url.starts_with("sqlite:") {
             Backend::Sqlite
         } else {
+            // Only the scheme: the rest may hold a password.
+            let scheme = url.split(':').next().unwrap_or_default();
             return Err(StoreError::Config(format!(
-                "unsupported database URL {url:?}"
+                "unsupported database URL scheme {scheme:?}: postgres:// or sqlite://"
             )));
         };
         let pool = match backend {
@@ -349,13 +351,17 @@ impl SqlStore {
 
     /// Runs `op` in a transaction, applied at most once per idempotency key: a retry
     /// returns the first answer.
-    /// `kind` and `player` scope the key (the same key may serve a deposit and a
-    /// withdrawal, or two players); `request` describes the request exactly, and a key
-    /// already used for another request is refused.
+    /// A key names one request of `player` (two players may use the same key);
+    /// `request` describes it exactly, its kind included (`deposit 100`, `withdrawal
+    /// 100`, `grant 100`...), and a key already used for another request, of this kind
+    /// or another, is refused.
+    ///
+    /// Keys stored before were scoped by kind as well (`KIND:PLAYER:KEY`): those are
+    /// looked up too, so a retry of a request made then still gets its first answer, and
+    /// their key is refused for any other request.
     async fn once<T, F>(
         &self,
         key: Option<&str>,
-        kind: &str,
         player: PlayerId,
         request: String,
         op: F,
@@ -369,10 +375,11 @@ impl SqlStore {
                 -> std::pin::Pin<Box<dyn Future<Output = StoreResult<T>> + Send + 'a>>
             + Send,
     {
-        let key = match key {
-            Some(k) => Some(format!("{kind}:{player}:{}", check_key(k)?)),
+        let given = match key {
+            Some(k) => Some(check_key(k)?),
             None => None,
         };
+        let key = given.map(|k| format!("{player}:{k}"));
         let key = key.as_deref();
         // The answer stored with the key, if this very request made it.
         let answer = |row: sqlx::any::AnyRow| -> StoreResult<T> {
@@ -386,12 +393,31 @@ impl SqlStore {
         let select =
             self.sql("select operation, result from idempotency_key where idempotency_key_id = $1");
         let mut tx = self.begin().await?;
-        if let Some(key) = key {
-            let stored = sqlx::query(&select)
-                .bind(key)
-                .fetch_optional(&mut *tx)
-                .await?;
-            if let Some(row) = stored {
+        if let (Some(key), Some(given)) = (key, given) {
+            let legacy = ["deposit", "withdrawal", "buy_in", "top_up"]
+                .map(|kind| format!("{kind}:{player}:{given}"));
+            let stored = sqlx::query(&self.sql(
+                "select operation, result from idempotency_key \
+                 where idempotency_key_id in ($1, $2, $3, $4, $5)",
+            ))
+            .bind(key)
+            .bind(&legacy[0])
+            .bind(&legacy[1])
+            .bind(&legacy[2])
+            .bind(&legacy[3])
+            .fetch_all(&mut *tx)
+            .await?;
+            // The row of this very request if there is one (keys stored before could
+            // name two requests of different kinds), else the conflicting one.
+            let mut rows = stored.into_iter();
+            let mut conflicting = None;
+            for row in rows.by_ref() {
+                if row.try_get::<String, _>("operation")? == request {
+                    return answer(row);
+                }
+                conflicting = Some(row);
+            }
+            if let Some(row) = conflicting {
                 return answer(row);
             }
         }

@@ -2,6 +2,7 @@
 //! (one cohesive block: a trait implementation cannot be split across files).
 
 use sqlx::Row;
+use std::collections::HashMap;
 
 use super::*;
 
@@ -613,19 +614,56 @@ impl Store for SqlStore {
             .collect()
     }
 
+    async fn player_names(&self, players: &[PlayerId]) -> StoreResult<HashMap<PlayerId, String>> {
+        let mut ids: Vec<String> = players.iter().map(|p| p.to_string()).collect();
+        ids.sort();
+        ids.dedup();
+        let mut names = HashMap::new();
+        // A few hundred at a time: bind parameters are bounded on both databases.
+        for chunk in ids.chunks(500) {
+            let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+            let text = format!(
+                "select player_id, name from player where player_id in ({})",
+                marks.join(", ")
+            );
+            let text = self.sql(&text);
+            let mut query = sqlx::query(&text);
+            for id in chunk {
+                query = query.bind(id);
+            }
+            for row in query.fetch_all(&self.pool).await? {
+                let id: String = row.try_get("player_id")?;
+                let id: PlayerId = id
+                    .parse()
+                    .map_err(|_| StoreError::Corrupt(format!("player id {id:?}")))?;
+                names.insert(id, row.try_get("name")?);
+            }
+        }
+        Ok(names)
+    }
+
     async fn deposit(
         &self,
         player: PlayerId,
         amount: Chips,
         key: Option<&str>,
     ) -> StoreResult<Chips> {
+        self.credit(player, amount, Credit::Deposit, key).await
+    }
+
+    async fn credit(
+        &self,
+        player: PlayerId,
+        amount: Chips,
+        why: Credit,
+        key: Option<&str>,
+    ) -> StoreResult<Chips> {
         let amount = positive(amount)?;
         let key_owned = key.map(str::to_string);
         self.once(
             key,
-            "deposit",
             player,
-            format!("deposit {amount}"),
+            format!("{} {amount}", why.as_str()),
             move |s, tx| {
                 Box::pin(async move {
                     let held = sqlx::query(
@@ -668,31 +706,25 @@ impl Store for SqlStore {
     ) -> StoreResult<Chips> {
         let amount = positive(amount)?;
         let key_owned = key.map(str::to_string);
-        self.once(
-            key,
-            "withdrawal",
-            player,
-            format!("withdrawal {amount}"),
-            move |s, tx| {
-                Box::pin(async move {
-                    let balance = s.debit_wallet(tx, player, amount).await?;
-                    let entries = [
-                        (wallet_account(player), -amount),
-                        ("external".to_string(), amount),
-                    ];
-                    s.movement(
-                        tx,
-                        "withdrawal",
-                        key_owned.as_deref(),
-                        Some(player),
-                        None,
-                        &entries,
-                    )
-                    .await?;
-                    Ok(balance as Chips)
-                })
-            },
-        )
+        self.once(key, player, format!("withdrawal {amount}"), move |s, tx| {
+            Box::pin(async move {
+                let balance = s.debit_wallet(tx, player, amount).await?;
+                let entries = [
+                    (wallet_account(player), -amount),
+                    ("external".to_string(), amount),
+                ];
+                s.movement(
+                    tx,
+                    "withdrawal",
+                    key_owned.as_deref(),
+                    Some(player),
+                    None,
+                    &entries,
+                )
+                .await?;
+                Ok(balance as Chips)
+            })
+        })
         .await
     }
 
@@ -1029,7 +1061,7 @@ impl Store for SqlStore {
         let amount = positive(amount)?;
         let key_owned = key.map(str::to_string);
         let request = format!("buy_in {table} {seat_no} {amount}");
-        self.once(key, "buy_in", player, request, move |s, tx| {
+        self.once(key, player, request, move |s, tx| {
             Box::pin(async move {
                 s.check_fence(tx, table, fence).await?;
                 s.debit_wallet(tx, player, amount).await?;
@@ -1078,7 +1110,7 @@ impl Store for SqlStore {
         let amount = positive(amount)?;
         let key_owned = key.map(str::to_string);
         let request = format!("top_up {table} {amount}");
-        self.once(key, "top_up", player, request, move |s, tx| {
+        self.once(key, player, request, move |s, tx| {
             Box::pin(async move {
                 s.check_fence(tx, table, fence).await?;
                 s.debit_wallet(tx, player, amount).await?;

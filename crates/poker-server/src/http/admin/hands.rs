@@ -63,15 +63,7 @@ pub(crate) async fn table_hands(
 ) -> ApiResult<Response> {
     let Query(page) = page?;
     let table: TableId = parse_id(&id, "table")?;
-    if !state
-        .store
-        .tables()
-        .await?
-        .iter()
-        .any(|t| t.table_id == table)
-    {
-        return Err(StoreError::NotFound("table").into());
-    }
+    state.store.table(table).await?; // 404 for an unknown table
     let rows = state
         .store
         .table_hands(table, page.limit()?, page.offset.unwrap_or(0))
@@ -88,7 +80,7 @@ pub(crate) async fn hands_in(
     match page.format.as_deref().unwrap_or("json") {
         "json" => Ok(hand_list(rows).into_response()),
         "pokerstars" => {
-            let names = Names::load(state).await?;
+            let names = Names::load(state, &rows).await?;
             let mut out = String::new();
             for row in rows
                 .iter()
@@ -180,7 +172,7 @@ pub(crate) async fn hand(
             if row.phh.is_none() {
                 return Err(unfinished());
             }
-            let names = Names::load(&state).await?;
+            let names = Names::load(&state, [&row]).await?;
             Ok(text(pokerstars_text(&names, &row, None)?))
         }
         other => Err(ApiError::new(
@@ -191,19 +183,20 @@ pub(crate) async fn hand(
     }
 }
 
-/// A hand in PokerStars text, as the operator sees it (`viewer: None`) or as one of its
-/// players does (only their own hole cards, and those shown).
-/// Player and table names, loaded once for writing any number of hands.
+/// The names of the players and tables of some hands, read for those hands alone (what
+/// an export costs is what its hands cost, however many accounts the room has).
 pub(crate) struct Names {
-    players: std::collections::HashMap<String, String>,
+    players: std::collections::HashMap<PlayerId, String>,
     tables: std::collections::HashMap<TableId, String>,
 }
 
 impl Names {
     /// A player's name (their id if unknown).
     pub(crate) fn player(&self, id: PlayerId) -> String {
-        let id = id.to_string();
-        self.players.get(&id).cloned().unwrap_or(id)
+        self.players
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
     }
 
     /// A table's name (empty if unknown).
@@ -211,26 +204,40 @@ impl Names {
         self.tables.get(&id).cloned().unwrap_or_default()
     }
 
-    pub(crate) async fn load(state: &AppState) -> ApiResult<Names> {
-        Ok(Names {
-            players: state
-                .store
-                .players()
-                .await?
-                .into_iter()
-                .map(|p| (p.player_id.to_string(), p.name))
-                .collect(),
-            tables: state
-                .store
-                .tables()
-                .await?
-                .into_iter()
-                .map(|t| (t.table_id, t.name))
-                .collect(),
-        })
+    /// The names these hands show: their players' and their tables'.
+    pub(crate) async fn load<'a>(
+        state: &AppState,
+        rows: impl IntoIterator<Item = &'a HandRow>,
+    ) -> ApiResult<Names> {
+        let mut players = Vec::new();
+        let mut tables = Vec::new();
+        for row in rows {
+            if let Some(record) = &row.record {
+                players.extend_from_slice(&record.seat_players);
+            }
+            if !tables.contains(&row.table_id) {
+                tables.push(row.table_id);
+            }
+        }
+        let mut names = Names {
+            players: state.store.player_names(&players).await?,
+            tables: Default::default(),
+        };
+        for table in tables {
+            match state.store.table(table).await {
+                Ok(t) => {
+                    names.tables.insert(table, t.name);
+                }
+                Err(StoreError::NotFound(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(names)
     }
 }
 
+/// A hand in PokerStars text, as the operator sees it (`viewer: None`) or as one of its
+/// players does (only their own hole cards, and those shown).
 pub(crate) fn pokerstars_text(
     names: &Names,
     row: &HandRow,

@@ -47,6 +47,9 @@ pub(crate) async fn login(
     let server = &state.config.server;
     let ip = crate::http::guard::client_address(server, peer, &headers);
     let key = format!("staff:{}", poker_store::names::name_key(body.name.trim()));
+    if let Err(too_many) = state.accounts.may_bear(&state.config.admin, ip) {
+        return Err(too_many.into_response());
+    }
     if let Err(too_many) = state.accounts.may_login(server, &key, ip) {
         return Err(too_many.into_response());
     }
@@ -71,6 +74,7 @@ pub(crate) async fn login(
         .map_err(e)?;
     let Some(staff) = staff.filter(|_| right) else {
         state.accounts.failed_login(&key, ip);
+        state.accounts.failed_bearer(ip);
         return Err(e(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
