@@ -17,6 +17,11 @@ pub type Salt = Bytes<16>;
 pub type Seed = Bytes<32>;
 
 impl<const N: usize> Bytes<N> {
+    /// These bytes.
+    pub fn from_bytes(bytes: [u8; N]) -> Self {
+        Bytes(bytes)
+    }
+
     /// The bytes.
     pub fn as_bytes(&self) -> &[u8; N] {
         &self.0

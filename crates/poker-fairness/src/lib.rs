@@ -18,10 +18,13 @@
 pub mod bytes;
 pub mod deck;
 pub mod merkle;
+pub mod phh;
 pub mod proof;
 pub mod shuffle;
 
 pub use bytes::{Bytes, Digest, Salt, Seed};
 pub use deck::{Commitment, CommittedDeck, Dealing, DeckError, DeckRecord};
-pub use proof::{prove, verify, CardProof, HandProof, Record, Verified, VerifyError, Viewer};
+pub use proof::{
+    prove, prove_deck, verify, CardProof, HandProof, Record, Verified, VerifyError, Viewer,
+};
 pub use shuffle::SeatSeed;

@@ -14,7 +14,7 @@
 //! player downloads it: its events (others' down cards unknown) and its [`HandProof`].
 
 use crate::bytes::{Digest, Salt, Seed};
-use crate::deck::{commitment_digest, DeckError, DeckRecord};
+use crate::deck::{commitment_digest, CommittedDeck, Dealing, DeckError, DeckRecord};
 use crate::merkle::{leaf_hash, verify_path};
 use crate::shuffle::{deal_order, reshuffle_order, shuffle_key, SeatSeed};
 use poker_ids::HandId;
@@ -457,6 +457,16 @@ pub fn prove(
 ) -> Result<HandProof, VerifyError> {
     let deck = record.deck()?;
     let dealing = record.dealing(&deck);
+    prove_deck(&deck, &dealing, events, viewer)
+}
+
+/// [`prove`] from the committed deck and its dealing, as the table holds them.
+pub fn prove_deck(
+    deck: &CommittedDeck,
+    dealing: &Dealing,
+    events: &[Event],
+    viewer: Viewer,
+) -> Result<HandProof, VerifyError> {
     let commitment = deck.commitment();
     let walk = walk(events, deck.size(), &dealing.key, &dealing.reshuffles)?;
     for (place, slot) in walk.slots.iter().enumerate() {
@@ -508,8 +518,8 @@ pub fn prove(
         size: commitment.size,
         root: commitment.root,
         commitment: commitment.commitment,
-        seeds: dealing.seeds,
-        reshuffles: dealing.reshuffles,
+        seeds: dealing.seeds.clone(),
+        reshuffles: dealing.reshuffles.clone(),
         cards,
     })
 }

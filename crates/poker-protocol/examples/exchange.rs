@@ -90,6 +90,7 @@ fn main() {
         clock: None,
         decide: None,
         chat: Vec::new(),
+        next_deck: None,
     });
     server(ServerMsg::Done {
         table_id: table,

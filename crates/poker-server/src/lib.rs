@@ -16,6 +16,7 @@ pub mod pokerstars;
 pub mod presets;
 pub mod replay;
 pub mod table;
+pub mod verify;
 pub mod web;
 pub mod ws;
 
