@@ -21,6 +21,8 @@ pub mod merkle;
 pub mod phh;
 pub mod proof;
 pub mod shuffle;
+#[doc(hidden)]
+pub mod vectors;
 
 pub use bytes::{Bytes, Digest, Salt, Seed};
 pub use deck::{Commitment, CommittedDeck, Dealing, DeckError, DeckRecord};

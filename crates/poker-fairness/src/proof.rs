@@ -743,7 +743,18 @@ pub mod testing {
             cards.swap(i, mix.below(i as u64 + 1) as usize);
         }
         let salts = (0..cards.len()).map(|_| mix.bytes()).collect();
-        let deck = CommittedDeck::new(HandId::new(), cards, salts).expect("a deck");
+        let id: Bytes<16> = mix.bytes();
+        let hand_id = format!(
+            "{}-{}-4{}-8{}-{}",
+            &id.to_string()[..8],
+            &id.to_string()[8..12],
+            &id.to_string()[13..16],
+            &id.to_string()[17..20],
+            &id.to_string()[20..32]
+        )
+        .parse()
+        .expect("a UUID");
+        let deck = CommittedDeck::new(hand_id, cards, salts).expect("a deck");
         let mut seeds = Vec::new();
         for seat in 0..players as u8 {
             // Most players send a seed; some are late.
