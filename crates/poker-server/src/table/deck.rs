@@ -29,13 +29,12 @@ impl NextDeck {
     pub(super) fn draw(kind: DeckKind) -> NextDeck {
         let mut cards = kind.cards();
         cards.shuffle(&mut OsRng);
-        let salts = cards
-            .iter()
-            .map(|_| {
-                let mut salt = [0u8; 16];
-                OsRng.fill_bytes(&mut salt);
-                poker_fairness::Bytes(salt)
-            })
+        // Every salt in one read of the generator.
+        let mut bytes = vec![0u8; 16 * cards.len()];
+        OsRng.fill_bytes(&mut bytes);
+        let salts = bytes
+            .chunks(16)
+            .map(|s| poker_fairness::Bytes(s.try_into().expect("16 bytes")))
             .collect();
         let deck = CommittedDeck::new(HandId::new(), cards, salts)
             .expect("a game's deck holds distinct cards, each with a salt");
