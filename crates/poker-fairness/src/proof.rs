@@ -737,6 +737,13 @@ pub mod testing {
     /// legal decisions, reshuffles through the committed deck. Returns the server's record
     /// of the deck and every event (all cards known).
     pub fn play(game: Game, players: usize, seed: u64) -> (DeckRecord, Vec<Event>) {
+        play_config(config(game, players), seed)
+    }
+
+    /// [`play`] with this configuration.
+    pub fn play_config(config: HandConfig, seed: u64) -> (DeckRecord, Vec<Event>) {
+        let game = config.game;
+        let players = config.seats.len();
         let mut mix = Mix(seed);
         let mut cards = game.deck().cards();
         for i in (1..cards.len()).rev() {
@@ -766,11 +773,8 @@ pub mod testing {
             }
         }
         let mut dealing = deck.dealing(seeds);
-        let (mut hand, mut events) = Hand::new(
-            config(game, players),
-            CardSource::Deck(deck.dealt_cards(&dealing)),
-        )
-        .expect("a hand");
+        let (mut hand, mut events) =
+            Hand::new(config, CardSource::Deck(deck.dealt_cards(&dealing))).expect("a hand");
         for _ in 0..10_000 {
             if let Some(muck) = hand.needs_reshuffle() {
                 let cards = deck.reshuffle(&mut dealing, muck).expect("discards");
@@ -1092,6 +1096,56 @@ mod tests {
             let mut d = doc.clone();
             d.fairness.reshuffles.push(vec![0]);
             refused(&d, &format!("{name}: a reshuffle added"));
+        }
+    }
+
+    #[test]
+    fn records_made_from_the_phh_history_verify_for_every_viewer_run_twice_included() {
+        // As the server exports them: the viewer's events replayed from their PHH (others'
+        // cards unknown, no burn cards), the proofs made from the full history's replay.
+        use poker_rules::phh;
+        let mut hands = Vec::new();
+        for seed in 0..40 {
+            // Heads-up with short stacks: all in often, the board run twice sometimes.
+            let mut c = config(Game::Holdem, 2);
+            c.seats[0].stack = 9;
+            c.seats[1].stack = 7;
+            let (record, events) = play_config(c.clone(), seed);
+            hands.push((c, record, events));
+        }
+        for (game, n) in GAMES {
+            for seed in 0..5 {
+                let (record, events) = play(game, n, seed);
+                hands.push((config(game, n), record, events));
+            }
+        }
+        let twice = hands
+            .iter()
+            .filter(|(_, _, e)| {
+                e.iter()
+                    .any(|e| matches!(e, Event::SecondBoardDealt { .. }))
+            })
+            .count();
+        assert!(twice > 0, "a board was run twice");
+        for (config, record, events) in hands {
+            let n = config.seats.len();
+            let stacks = match events.last() {
+                Some(Event::HandEnded { stacks }) => stacks.clone(),
+                other => panic!("the hand ends: {other:?}"),
+            };
+            let full = phh::write(&config, &events, Some(&stacks)).expect("a history");
+            let replayed = phh::replay(&full).expect("it replays").events;
+            for v in 0..n {
+                let own = phh::for_viewer(&full, v).expect("the viewer's history");
+                let doc = Record {
+                    hand_id: record.hand_id,
+                    seats: (0..n as u32).collect(),
+                    me: Some(v),
+                    events: phh::replay(&own).expect("it replays").events,
+                    fairness: prove(&record, &replayed, Viewer::Player(v)).expect("proofs"),
+                };
+                verify(&doc, None).unwrap_or_else(|e| panic!("{:?} viewer {v}: {e}", config.game));
+            }
         }
     }
 

@@ -46,14 +46,19 @@ impl NextDeck {
 }
 
 impl Actor {
-    /// Commits the next hand's deck and tells everyone at the table.
+    /// Commits the next hand's deck and tells every seated player (who answer with their
+    /// seeds; spectators and whoever sits later find it in their snapshot).
     pub(super) fn commit_next_deck(&mut self) {
         let next = NextDeck::draw(self.table.rules().game.deck());
-        let commitment = next.deck.commitment();
-        self.next_deck = Some(next);
-        self.send_all(&ServerMsg::DeckCommitted {
+        let msg = ServerMsg::DeckCommitted {
             table_id: self.table_id,
-            commitment,
+            commitment: next.deck.commitment(),
+        };
+        self.next_deck = Some(next);
+        let seated = self.seated_players();
+        self.fan_out(|who| match who {
+            Some(p) if seated.contains(&p) => vec![Out::own(msg.clone())],
+            _ => Vec::new(),
         });
     }
 
