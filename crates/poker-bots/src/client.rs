@@ -355,9 +355,8 @@ impl Bot {
                 table_id: t,
                 commitment,
             } if *t == table_id => {
-                if !self.seed(ws, commitment).await {
-                    return Some(None);
-                }
+                // The connection is lost if the seed cannot be sent.
+                return (!self.seed(ws, commitment).await).then_some(None);
             }
             ServerMsg::Decide { table_id: t, .. }
             | ServerMsg::DecideDraw { table_id: t, .. }

@@ -100,7 +100,7 @@ fn main() {
         clock: None,
         decide: None,
         chat: Vec::new(),
-        next_deck: Some(first),
+        next_deck: Some(Box::new(first)),
     });
     client(ClientMsg::Seed {
         table_id: table,

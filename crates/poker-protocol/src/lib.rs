@@ -368,7 +368,7 @@ pub enum ServerMsg {
         chat: Vec<ChatLine>,
         /// The next hand's deck commitment, to answer with a `seed`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        next_deck: Option<Commitment>,
+        next_deck: Option<Box<Commitment>>,
     },
     /// The seats changed (someone sat, left, sat out, topped up, or a hand ended).
     Seats {

@@ -580,7 +580,7 @@ async fn a_seed_that_is_late_repeated_malformed_or_from_a_spectator_is_refused_a
     let next = sue
         .until(|m| match m {
             ServerMsg::Snapshot { next_deck, .. } => {
-                Some((*next_deck).expect("a deck is committed"))
+                Some(next_deck.as_deref().copied().expect("a deck is committed"))
             }
             _ => None,
         })
