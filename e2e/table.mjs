@@ -179,6 +179,26 @@ try {
   check(await ann.locator("#replay-seats .card:not(.back)").count() >= 2, "ann's own cards show");
   check(await ann.locator("#replay-next").isDisabled(), "nothing after the end");
   if (process.env.SCREENSHOT) await ann.screenshot({ path: process.env.SCREENSHOT.replace(/\.png$/, "-replay.png") });
+
+  step("ann verifies the hand's deck in the page, her own seed counted; a tampered record fails");
+  await ann.click("#history-list li .verify-open");
+  await ann.waitForFunction(() => ["yes", "no"].includes(document.querySelector("#history-text").dataset.verified));
+  const verified = await ann.locator("#history-text").textContent();
+  check(verified.includes("Verified:") && verified.includes("your seed was counted"), "the hand verifies with ann's seed: " + verified);
+  // The server (played here by the page's network) changes one card of the record.
+  await ann.route((url) => url.href.includes("format=replay"), async (route) => {
+    const response = await route.fetch();
+    const record = await response.json();
+    const c = record.fairness.cards[0];
+    c.card = c.card === "2c" ? "3c" : "2c";
+    await route.fulfill({ response, json: record });
+  });
+  await ann.evaluate(() => { delete document.querySelector("#history-text").dataset.verified; });
+  await ann.click("#history-list li .verify-open");
+  await ann.waitForFunction(() => document.querySelector("#history-text").dataset.verified);
+  const refused = await ann.locator("#history-text").textContent();
+  check(refused.includes("NOT VERIFIED"), "a changed card is caught: " + refused);
+  await ann.unrouteAll();
   await ann.click("#history-dialog button[value=close]");
 
   step("between hands: ann tops up, ben sits out and then leaves with his chips");

@@ -3,6 +3,7 @@
 
 import { $, el, mySeat, cardEl } from "./views.js";
 import { saveSettings, replayTo, replaySteps, potsOf } from "./state.js";
+import { verifyRecord, verdict, seedFor } from "./fairness.js";
 
 export async function api(S, path) {
   const r = await fetch(path, { headers: { authorization: "Bearer " + S.token } });
@@ -98,7 +99,26 @@ export async function openHistory(S) {
         try { openReplay(await api(S, "/api/me/hands/" + h.hand_id + "?format=replay")); }
         catch (e) { $("#history-text").classList.remove("hidden"); $("#history-text").textContent = "This hand could not be replayed: " + e.message; }
       };
-      li.append(b, r);
+      const v = el("button", "verify-open", "Verify");
+      v.type = "button";
+      v.setAttribute("aria-label", "Verify this hand: " + h.table_name + " hand #" + h.number);
+      v.onclick = async () => {
+        const text = $("#history-text");
+        stopReplay();
+        $("#replay").classList.add("hidden");
+        text.classList.remove("hidden");
+        text.textContent = "Checking the deck of " + h.table_name + ", hand #" + h.number + "\u2026";
+        try {
+          const record = await api(S, "/api/me/hands/" + h.hand_id + "?format=replay");
+          const result = await verifyRecord(record, seedFor(localStorage, h.hand_id));
+          text.textContent = h.table_name + ", hand #" + h.number + "\n\n" + verdict(result);
+          text.dataset.verified = "yes";
+        } catch (e) {
+          text.textContent = h.table_name + ", hand #" + h.number + "\n\nNOT VERIFIED: " + e.message;
+          text.dataset.verified = "no";
+        }
+      };
+      li.append(b, r, v);
       list.append(li);
     }
   } catch (e) { list.append(el("li", "error", e.message)); }

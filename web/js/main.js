@@ -12,6 +12,7 @@ import {
   mySeat, myPlayer, inHand, tick,
 } from "./views.js";
 import { openBuyIn, openTopUp, wireBuyIn, openHistory, openSettings, wireSettings, wireReplay, api } from "./dialogs.js";
+import { newSeed, seedFor, forgetSeed } from "./fairness.js";
 
 const S = {
   token: localStorage.getItem("pokerd.token"),
@@ -84,6 +85,12 @@ function onMessage(m) {
       break;
     case "error":
       if (m.code === "unauthenticated") { logout(); $("#login-error").textContent = "Please log in again."; break; }
+      if (m.code === "seed_refused") {
+        // A seed that came after its hand was dealt: it was not counted (nothing to show).
+        const id = (m.message.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/) || [])[0];
+        if (id) forgetSeed(localStorage, id);
+        break;
+      }
       toast(m.message);
       render();
       break;
@@ -155,6 +162,21 @@ function onMessage(m) {
       if (T.id !== S.current) openTable(T.id);
       openBuyIn(S, m.seat);
       break;
+    case "deck_committed":
+      if (T) seedDeck(T, m.commitment);
+      break;
+    case "deck_proof": {
+      if (!T) break;
+      // The proofs of the cards this player saw; the history dialog checks them.
+      const seat = mySeat(S, T);
+      const mine = seedFor(localStorage, m.proof.hand_id);
+      const listed = m.proof.seeds.find((x) => x.seat === seat);
+      const counted = mine && listed && listed.seed === mine;
+      T.log.push({ text: "Hand #" + m.hand_number + ": the deck's proofs of " + m.proof.cards.length + " cards came"
+        + (mine ? (counted ? "; your seed was counted." : "; your seed was NOT counted.") : ".") + " Verify it in the history." });
+      if (T.id === S.current) render();
+      break;
+    }
     case "rabbit":
       if (!T) break;
       T.rabbit = { hand: m.hand_number, cards: m.cards };
@@ -224,9 +246,19 @@ function onSnapshot(m) {
   T.clock = m.clock ? clockOf(m.clock, m.table) : null;
   // The server mucks beaten hands unless told to ask (per seat, so told on each join).
   if (seated && !S.settings.autoMuck) S.send({ type: "auto_muck", table_id: T.id, on: false });
+  if (m.next_deck) seedDeck(T, m.next_deck);
   if (T.id === S.current) { sessionStorage.setItem("pokerd.table", T.id); show("table"); }
   if (T.decide && T.id !== S.current) T.alert = true;
   render();
+}
+
+// Every seated player answers the next hand's deck commitment with a random seed
+// (docs/fairness.md), once per hand; the browser remembers it to check it was counted.
+function seedDeck(T, commitment) {
+  if (mySeat(S, T) === null || T.seeded === commitment.hand_id) return;
+  T.seeded = commitment.hand_id;
+  const seed = seedFor(localStorage, commitment.hand_id) || newSeed(localStorage, commitment.hand_id);
+  S.send({ type: "seed", table_id: T.id, hand_id: commitment.hand_id, seed });
 }
 
 function logCtx(T, handName) {

@@ -7,7 +7,7 @@ use crate::strategy::{Family, Strategy};
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{ClientMsg, PlayerId, ServerMsg, TableId, TableView};
 use poker_rules::{Action, Card, Chips, Event};
-use rand::Rng;
+use rand::{Rng, RngCore};
 use std::time::Duration;
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -71,6 +71,8 @@ struct Bot {
     pending: Option<(Instant, ClientMsg)>,
     leaving: bool,
     seated_once: bool,
+    /// The hand whose deck commitment the bot last sent a seed for.
+    seeded: Option<poker_protocol::HandId>,
 }
 
 async fn connect(plan: &BotPlan) -> anyhow::Result<Ws> {
@@ -97,6 +99,7 @@ pub async fn run(plan: BotPlan, mut leave: watch::Receiver<bool>) -> BotEnd {
         pending: None,
         leaving: false,
         seated_once: false,
+        seeded: None,
     };
     let mut drops = 0;
     loop {
@@ -148,6 +151,23 @@ impl Bot {
         };
         let at = Instant::now() + self.think();
         self.pending = Some((at, msg));
+    }
+
+    /// A seed for the next hand's deck, once per commitment, while seated: 32 bytes from
+    /// the operating system's generator, like a person's browser (docs/fairness.md).
+    async fn seed(&mut self, ws: &mut Ws, commitment: &poker_protocol::Commitment) -> bool {
+        if self.seat.is_none() || self.seeded == Some(commitment.hand_id) {
+            return true;
+        }
+        self.seeded = Some(commitment.hand_id);
+        let mut seed = [0u8; 32];
+        rand::rngs::OsRng.fill_bytes(&mut seed);
+        let msg = ClientMsg::Seed {
+            table_id: self.plan.table_id,
+            hand_id: commitment.hand_id,
+            seed: poker_protocol::Seed::from_bytes(seed),
+        };
+        send(ws, &msg).await.is_ok()
     }
 
     fn note_view(&mut self, table: &TableView) {
@@ -280,11 +300,17 @@ impl Bot {
                 table,
                 hand,
                 decide,
+                next_deck,
                 ..
             } if table.table_id == table_id => {
                 self.note_view(table);
                 if self.seat.is_some() {
                     self.seated_once = true;
+                }
+                if let Some(c) = next_deck {
+                    if !self.seed(ws, c).await {
+                        return Some(None);
+                    }
                 }
                 if let Some(h) = hand {
                     self.hand = HandState::default();
@@ -325,6 +351,13 @@ impl Bot {
                 event,
                 ..
             } if *t == table_id => self.note_event(*hand_number, seats, event),
+            ServerMsg::DeckCommitted {
+                table_id: t,
+                commitment,
+            } if *t == table_id => {
+                // The connection is lost if the seed cannot be sent.
+                return (!self.seed(ws, commitment).await).then_some(None);
+            }
             ServerMsg::Decide { table_id: t, .. }
             | ServerMsg::DecideDraw { table_id: t, .. }
             | ServerMsg::DecideRunTwice { table_id: t, .. }

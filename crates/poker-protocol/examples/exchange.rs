@@ -3,7 +3,7 @@
 //! `cargo run -p poker-protocol --example exchange`.
 
 use poker_protocol::{
-    ChatLine, ClientMsg, ClockView, ErrorCode, PlayerId, SeatView, ServerMsg, TableId,
+    ChatLine, ClientMsg, ClockView, ErrorCode, HandId, PlayerId, SeatView, ServerMsg, TableId,
     TableSummary, TableView,
 };
 use poker_rules::{Action, Card, Cards, Event, LegalActions, PotShare};
@@ -84,12 +84,30 @@ fn main() {
     };
     let ann = seat(0, "ann", "5d0c8a8e-3f0b-4a7e-b0a4-1c2d3e4f5a6b");
     let ben = seat(1, "ben", "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b");
+    // The decks committed for hands 1 and 2 (fixed salts here; the server draws them).
+    let committed = |id: &str| {
+        let salts = (0..52u8).map(|i| poker_fairness::Bytes([i; 16])).collect();
+        let hand_id: HandId = id.parse().expect("an id");
+        poker_fairness::CommittedDeck::new(hand_id, poker_rules::DeckKind::Standard.cards(), salts)
+            .expect("a deck")
+            .commitment()
+    };
+    let first = committed("3d2c1b0a-9f8e-4d7c-8b6a-5f4e3d2c1b0a");
+    let second = committed("a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d");
     server(ServerMsg::Snapshot {
         table: view(vec![ann.clone()], None),
         hand: None,
         clock: None,
         decide: None,
         chat: Vec::new(),
+        next_deck: Some(Box::new(first)),
+    });
+    client(ClientMsg::Seed {
+        table_id: table,
+        hand_id: first.hand_id,
+        seed: "7c1f0e9a4b3d2c5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6"
+            .parse()
+            .expect("64 hex digits"),
     });
     server(ServerMsg::Done {
         table_id: table,
@@ -137,6 +155,10 @@ fn main() {
             up: 0,
         },
     ));
+    server(ServerMsg::DeckCommitted {
+        table_id: table,
+        commitment: second,
+    });
     server(event(1, Event::RoundStarted { street: 0 }));
     server(event(
         1,

@@ -6,6 +6,7 @@
 //! or late action is refused instead of being applied twice. Hole cards appear only in
 //! their owner's messages until shown at showdown.
 
+pub use poker_fairness::{Commitment, HandProof, Seed};
 pub use poker_ids::{HandId, PlayerId, TableId};
 use poker_rules::{Action, Chips, Event, LegalActions};
 use serde::{Deserialize, Serialize};
@@ -115,6 +116,18 @@ pub enum ClientMsg {
         /// The line: 1 to [`CHAT_MAX_CHARS`] characters, no control characters.
         text: String,
     },
+    /// The player's random seed for the next hand's deck, answering `deck_committed`
+    /// (or a snapshot's `next_deck`): 32 random bytes as 64 hex digits. A seed that
+    /// arrives before the deal is mixed into its order; a late one is refused
+    /// (`seed_refused`) and the hand is dealt without it.
+    Seed {
+        /// The table.
+        table_id: TableId,
+        /// The hand the commitment is for.
+        hand_id: HandId,
+        /// The seed.
+        seed: Seed,
+    },
     /// Keeps the connection alive.
     Ping,
 }
@@ -177,6 +190,9 @@ pub enum ErrorCode {
     /// No `auth` within the server's `ws_auth_timeout_secs` of connecting: the connection
     /// is closed.
     AuthTimeout,
+    /// A seed refused: the commitment it answers is not the next hand's any more (the
+    /// hand was dealt without it), the player is not seated, or already sent one.
+    SeedRefused,
     /// Something failed on the server (details are logged, not shown).
     Internal,
 }
@@ -356,6 +372,9 @@ pub enum ServerMsg {
         /// The table's recent chat, oldest first.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         chat: Vec<ChatLine>,
+        /// The next hand's deck commitment, to answer with a `seed`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        next_deck: Option<Box<Commitment>>,
     },
     /// The seats changed (someone sat, left, sat out, topped up, or a hand ended).
     Seats {
@@ -504,6 +523,24 @@ pub enum ServerMsg {
         table_id: TableId,
         /// Whether chat is on now.
         enabled: bool,
+    },
+    /// The next hand's deck is committed (sent when a hand is dealt, for the one after
+    /// it): every seated client answers with a `seed` before that hand is dealt.
+    DeckCommitted {
+        /// The table.
+        table_id: TableId,
+        /// The commitment.
+        commitment: Commitment,
+    },
+    /// After a hand, to each player dealt in: the proofs of exactly the cards they saw,
+    /// with the commitment and the seeds used (docs/fairness.md says how to check them).
+    DeckProof {
+        /// The table.
+        table_id: TableId,
+        /// The hand's number at the table.
+        hand_number: u64,
+        /// The proofs.
+        proof: Box<HandProof>,
     },
     /// Answer to a ping.
     Pong,

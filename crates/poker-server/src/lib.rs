@@ -18,6 +18,7 @@ pub mod presets;
 pub mod replay;
 pub mod sessions;
 pub mod table;
+pub mod verify;
 pub mod web;
 pub mod ws;
 

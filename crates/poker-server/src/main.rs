@@ -5,6 +5,8 @@
 //!   `POKER_CONFIG`, `POKER__SECTION__KEY` variables, `DATABASE_URL`).
 //! - `pokerd replay PATH...` replays PHH hand histories (files or folders) and prints one
 //!   JSON line per hand; exits 1 if any hand fails to replay or disagrees with its record.
+//! - `pokerd verify FILE [--seed HEX]` checks the deck's proofs in a hand's record (the
+//!   JSON a player downloads); exits 1, saying what failed, if anything does.
 
 use poker_server::replay;
 
@@ -14,6 +16,7 @@ use std::process::ExitCode;
 fn usage() -> ExitCode {
     eprintln!("usage: pokerd [serve]           run the server");
     eprintln!("       pokerd replay PATH...   replay PHH hand histories (files or folders)");
+    eprintln!("       pokerd verify FILE [--seed HEX]   check a hand record's deck proofs");
     ExitCode::from(2)
 }
 
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("verify") if args.len() > 1 => poker_server::verify::run(&args[1..]),
         _ => usage(),
     }
 }

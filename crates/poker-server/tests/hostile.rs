@@ -392,12 +392,12 @@ async fn answers_to_decisions_are_never_rate_limited() {
     for _ in 0..10 {
         clients[0].send(&ClientMsg::Ping).await;
     }
-    for _ in 0..10 {
+    // The next hand's messages may come first (the table deals on at once).
+    while !limited {
         if let ServerMsg::Error { code, .. } = clients[0].recv().await {
             limited |= code == ErrorCode::RateLimited;
         }
     }
-    assert!(limited);
     server.stop().await;
     assert_conserved(&server.audit().await, 2000);
 }

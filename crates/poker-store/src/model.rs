@@ -331,6 +331,11 @@ pub struct HandRecord {
     pub starting_stacks: Vec<Chips>,
     /// Each player's stack as it ended.
     pub finishing_stacks: Vec<Chips>,
+    /// The deck the hand was dealt from: the commitment's cards and salts, the seeds used
+    /// and the reshuffles, from which every player's proofs are made again. The
+    /// operator's: never sent to a player whole (its `Debug` shows no card).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deck: Option<poker_fairness::DeckRecord>,
 }
 
 impl HandRecord {
@@ -507,6 +512,7 @@ mod tests {
             posts: Vec::new(),
             starting_stacks: vec![100, 200],
             finishing_stacks: vec![160, 138],
+            deck: None,
         };
         let back: HandRecord = serde_json::from_str(&record.to_json()).unwrap();
         assert_eq!(back, record);

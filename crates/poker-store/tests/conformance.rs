@@ -607,6 +607,29 @@ async fn hand_histories_are_queried_by_id_table_and_player_newest_first(store: &
     audit_holds(store).await;
 }
 
+async fn a_hands_deck_record_reads_back_whole(store: &SqlStore) {
+    let (a, b) = (
+        player(store, "dora", 1000).await,
+        player(store, "eli", 1000).await,
+    );
+    let table = store.create_table("t-deck", "{}").await.unwrap();
+    store.buy_in(table, 0, a, 300, None, None).await.unwrap();
+    store.buy_in(table, 1, b, 300, None, None).await.unwrap();
+    // A draw hand's deck: cards and salts, seeds, a reshuffle.
+    let (deck, _) = (0..)
+        .map(|s| {
+            poker_fairness::proof::testing::play(poker_rules::Game::DeuceToSevenTripleDraw, 6, s)
+        })
+        .find(|(d, _)| !d.reshuffles.is_empty())
+        .unwrap();
+    let mut h = hand(table, 1, &[(a, 0, 300, 300), (b, 1, 300, 300)], 0);
+    h.record.deck = Some(deck.clone());
+    store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
+    let back = store.hand(h.hand_id).await.unwrap().record.unwrap();
+    assert_eq!(back.deck, Some(deck));
+    audit_holds(store).await;
+}
+
 /// Four tables named from `prefix`, two players with 1,000 in their wallets bought in for
 /// 500 at each (seats 0 and 1).
 async fn heads_up_tables(store: &SqlStore, prefix: &str) -> Vec<(TableId, PlayerId, PlayerId)> {
@@ -2168,6 +2191,7 @@ async fn run_all(url: &str) {
     crash_recovery_voids_the_unfinished_hand_and_keeps_committed_stacks(&store, url).await;
     a_failed_tables_hand_is_voided_and_no_other(&store).await;
     hand_histories_are_queried_by_id_table_and_player_newest_first(&store).await;
+    a_hands_deck_record_reads_back_whole(&store).await;
     the_persister_commits_many_tables_hands_in_batches(&store).await;
     the_persister_writes_many_tables_starts_states_and_hands_together(&store).await;
     bad_requests_are_refused_without_moving_money(&store).await;

@@ -471,6 +471,16 @@ async fn bot(
                     }
                     continue;
                 }
+                // Every seated client seeds the next hand's deck (docs/fairness.md).
+                ServerMsg::DeckCommitted { commitment, .. } => {
+                    ws.send(send(&ClientMsg::Seed {
+                        table_id,
+                        hand_id: commitment.hand_id,
+                        seed: poker_protocol::Seed::from_bytes(rng.gen()),
+                    }))
+                    .await?;
+                    continue;
+                }
                 // Busted: buy back in.
                 ServerMsg::Seats { table }
                     if table

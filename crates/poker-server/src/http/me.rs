@@ -162,13 +162,18 @@ pub(crate) async fn my_hand(
         return not_found();
     };
     if format == "replay" {
-        return match my_replay(&state, &row, me.player_id).await {
+        return match my_replay(&state, &row, Some(me.player_id)).await {
             Ok(json) => axum::Json(json).into_response(),
             Err(e) => e.into_response(),
         };
     }
     let text = if format == "phh" {
-        my_phh(&row, me.player_id)
+        // With the deck's proofs of the cards the player saw, as user-defined fields.
+        my_phh(&row, me.player_id).and_then(|own| {
+            let index = row.record.as_ref().and_then(|r| r.index_of(me.player_id));
+            let proof = crate::http::proofs::hand_proof(&row, index)?;
+            Ok(crate::http::proofs::with_fields(own, proof.as_ref()))
+        })
     } else {
         match crate::http::admin::hands::Names::load(&state, [&row]).await {
             Ok(names) => {
@@ -192,15 +197,24 @@ pub(crate) async fn my_hand(
 
 /// A hand the player was dealt into, for the replayer: who sat where, their names and
 /// stacks, and every event as the player's client saw it live (others' down cards `??`
-/// until shown), replayed through the engine from the player's own PHH.
-async fn my_replay(
+/// until shown), replayed through the engine from the player's own PHH; with the deck's
+/// proofs of the cards they saw (`fairness`, docs/fairness.md). `None`: the operator's,
+/// every card and every proof.
+pub(crate) async fn my_replay(
     state: &AppState,
     row: &poker_store::HandRow,
-    me: poker_store::PlayerId,
+    me: Option<poker_store::PlayerId>,
 ) -> ApiResult<serde_json::Value> {
     let not_found = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found");
     let record = row.record.as_ref().ok_or_else(not_found)?;
-    let text = my_phh(row, me)?;
+    let (text, index) = match me {
+        Some(me) => (
+            my_phh(row, me)?,
+            Some(record.index_of(me).ok_or_else(not_found)?),
+        ),
+        None => (row.phh.clone().ok_or_else(not_found)?, None),
+    };
+    let fairness = crate::http::proofs::hand_proof(row, index)?;
     let unsupported = |e: poker_rules::phh::PhhError| {
         ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -229,13 +243,14 @@ async fn my_replay(
         "button": record.button,
         "seats": record.seats,
         "names": record.seat_players.iter().map(|p| names.player(*p)).collect::<Vec<_>>(),
-        "me": record.index_of(me),
+        "me": index,
         "starting_stacks": record.starting_stacks,
         "finishing_stacks": record.finishing_stacks,
         "game": crate::table::game_label(config.game, config.structure),
         "blinds": [small, big],
         "straddle": record.posts.iter().any(|p| matches!(p.kind, PostKind::Straddle | PostKind::Rock)),
         "events": played.events,
+        "fairness": fairness,
     }))
 }
 

@@ -13,6 +13,7 @@ pub mod error;
 pub mod guard;
 pub mod me;
 pub mod ops;
+pub(crate) mod proofs;
 pub mod shield;
 
 pub use error::{ApiError, ApiResult};

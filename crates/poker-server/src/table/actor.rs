@@ -30,6 +30,10 @@ pub(super) struct Current {
     /// The hand's span (`hand_id`, inside the table's): the actor's work runs in it while
     /// the hand lasts, so every event it logs names the hand.
     pub(super) span: tracing::Span,
+    /// The deck committed for the hand, dealt in the order its seeds made.
+    pub(super) deck: poker_fairness::CommittedDeck,
+    /// The seeds used, the shuffle key and the reshuffles so far.
+    pub(super) dealing: poker_fairness::Dealing,
 }
 
 /// The clock of the decision being asked.
@@ -104,6 +108,8 @@ pub(super) struct Actor {
     pub(super) urgent: Option<PlayerId>,
     /// When the batches held back for onlookers are due.
     pub(super) flush_at: Option<Instant>,
+    /// The next hand's committed deck and the seeds sent for it (docs/fairness.md).
+    pub(super) next_deck: Option<super::deck::NextDeck>,
 }
 
 /// The queues subscribed to a table, shared with its supervisor.
@@ -218,6 +224,8 @@ pub async fn spawn(
         listeners: listeners.clone(),
         urgent: None,
         flush_at: None,
+        // Committed before anyone sits, so the first hand's seeds can come in too.
+        next_deck: Some(super::deck::NextDeck::draw(spec.rules.game.deck())),
     };
     actor.publish_lobby();
     let failed = Failed {
@@ -451,7 +459,7 @@ impl Actor {
                 respond_to,
             } => {
                 let result = self.seat_request(player, request).await;
-                if result.is_ok() {
+                if result.is_ok() && request.changes_seats() {
                     self.seats_changed();
                 }
                 let _ = respond_to.send(result);

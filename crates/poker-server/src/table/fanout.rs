@@ -121,6 +121,10 @@ impl Actor {
             clock: self.clock.as_ref().map(|c| self.clock_view(c)),
             decide,
             chat: self.chat.lines.iter().cloned().collect(),
+            next_deck: self
+                .next_deck
+                .as_ref()
+                .map(|n| Box::new(n.deck.commitment())),
         }
     }
 

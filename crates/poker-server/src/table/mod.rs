@@ -29,6 +29,7 @@ use tokio::time::Instant;
 mod actor;
 mod chat;
 mod clock;
+mod deck;
 mod failed;
 mod fanout;
 mod play;
@@ -130,6 +131,9 @@ pub enum Refusal {
     /// A chat line refused (chat off, not seated, empty or too long).
     #[error("{0}")]
     Chat(String),
+    /// A seed refused (late, repeated, or not seated).
+    #[error("{0}")]
+    Seed(String),
     /// Chatting too fast.
     #[error("{0}")]
     RateLimited(String),
@@ -154,6 +158,7 @@ impl Refusal {
             Refusal::Stale(_) => ErrorCode::StaleDecision,
             Refusal::Illegal(_) => ErrorCode::IllegalAction,
             Refusal::Chat(_) => ErrorCode::ChatRefused,
+            Refusal::Seed(_) => ErrorCode::SeedRefused,
             Refusal::RateLimited(_) => ErrorCode::RateLimited,
             Refusal::TableGone => ErrorCode::UnknownTable,
             Refusal::Moving => ErrorCode::TableMoving,
@@ -384,6 +389,13 @@ pub enum SeatRequest {
         /// Straddle.
         on: bool,
     },
+    /// The player's seed for the next hand's deck (docs/fairness.md).
+    Seed {
+        /// The hand the commitment answered is for.
+        hand_id: poker_store::HandId,
+        /// The seed.
+        seed: poker_fairness::Seed,
+    },
 }
 
 impl SeatRequest {
@@ -396,7 +408,13 @@ impl SeatRequest {
             SeatRequest::Leave => "leave",
             SeatRequest::AutoMuck { .. } => "auto_muck",
             SeatRequest::Straddle { .. } => "straddle",
+            SeatRequest::Seed { .. } => "seed",
         }
+    }
+
+    /// Whether granting it changes what everyone sees of the seats (a seed does not).
+    pub fn changes_seats(&self) -> bool {
+        !matches!(self, SeatRequest::Seed { .. })
     }
 }
 

@@ -3,15 +3,13 @@
 
 use super::actor::*;
 use super::clock::default_action;
+use super::deck::NextDeck;
 use super::writer::*;
 use super::*;
+use poker_fairness::SeatSeed;
 use poker_protocol::ServerMsg;
 use poker_rules::{Action, Card, CardSource, Chips, Decision, Event, Hand};
-use poker_store::{
-    now_ms, CompletedHand, HandId, HandPlayer, HandRecord, PlayerId, Store, TableStatus,
-};
-use rand::rngs::OsRng;
-use rand::seq::SliceRandom;
+use poker_store::{now_ms, CompletedHand, HandPlayer, HandRecord, PlayerId, Store, TableStatus};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -52,10 +50,13 @@ impl Actor {
             }
             let cur = self.current.as_mut().expect("a hand");
             if let Some(muck) = cur.hand.needs_reshuffle() {
-                // A draw needs more cards than the stub holds: the discards are shuffled
-                // and go under it (the burn card and the last card are never dealt).
-                let mut cards = muck.to_vec();
-                cards.shuffle(&mut OsRng);
+                // A draw needs more cards than the stub holds: the discards go under it in
+                // the order the seeds make of their committed positions (docs/fairness.md).
+                let muck = muck.to_vec();
+                let cards = cur
+                    .deck
+                    .reshuffle(&mut cur.dealing, &muck)
+                    .expect("discards come from the committed deck");
                 let events = cur
                     .hand
                     .reshuffle(cards)
@@ -170,16 +171,6 @@ impl Actor {
             self.next_hand_at = None;
             return false;
         };
-        let mut deck = plan.config.game.deck().cards();
-        deck.shuffle(&mut OsRng);
-        let (hand, events) = match Hand::new(plan.config.clone(), CardSource::Deck(deck)) {
-            Ok(x) => x,
-            Err(e) => {
-                tracing::error!("cannot deal: {e}");
-                self.next_hand_at = None;
-                return false;
-            }
-        };
         let players: Vec<PlayerId> = plan
             .seats
             .iter()
@@ -190,7 +181,35 @@ impl Actor {
                     .player
             })
             .collect();
-        let hand_id = HandId::new();
+        // The deck committed before any seed was taken, in the order the seeds of the
+        // players dealt in make of it (those that came before now; none is waited for).
+        let next = match self.next_deck.take() {
+            Some(next) => next,
+            None => NextDeck::draw(plan.config.game.deck()),
+        };
+        let seeds = players
+            .iter()
+            .zip(&plan.seats)
+            .filter_map(|(p, &seat)| {
+                let seed = *next.seeds.get(p)?;
+                Some(SeatSeed {
+                    seat: seat as u8,
+                    seed,
+                })
+            })
+            .collect();
+        let dealing = next.deck.dealing(seeds);
+        let cards = next.deck.dealt_cards(&dealing);
+        let (hand, events) = match Hand::new(plan.config.clone(), CardSource::Deck(cards)) {
+            Ok(x) => x,
+            Err(e) => {
+                tracing::error!("cannot deal: {e}");
+                self.next_deck = Some(next);
+                self.next_hand_at = None;
+                return false;
+            }
+        };
+        let hand_id = next.deck.hand_id();
         // A child of the table's span, never of the last hand's.
         let span = tracing::info_span!(parent: &self.span, "hand", hand_id = %hand_id);
         let started_at = now_ms();
@@ -212,7 +231,9 @@ impl Actor {
                 return false;
             }
             tracing::error!("cannot record the hand start: {e}");
-            // Tried again after a pause.
+            // Tried again after a pause, with a deck committed anew (for a new hand id:
+            // the failed write may have kept this one).
+            self.commit_next_deck();
             self.next_hand_at = Some(Instant::now() + Duration::from_secs(1));
             return false;
         }
@@ -228,12 +249,16 @@ impl Actor {
             events: Vec::new(),
             ended: None,
             span,
+            deck: next.deck,
+            dealing,
         });
         // Everyone learns of the new hand with a snapshot of the table first.
         let view = self.table_view();
         self.send_all(&ServerMsg::Seats { table: view });
         self.current.as_mut().expect("dealt").events = events.clone();
         self.broadcast(&events);
+        // The next hand's deck, so its seeds come in while this one is played.
+        self.commit_next_deck();
         true
     }
 
@@ -295,6 +320,7 @@ impl Actor {
                 posts: cur.plan.posts.clone(),
                 starting_stacks: cur.plan.config.seats.iter().map(|s| s.stack).collect(),
                 finishing_stacks: stacks,
+                deck: Some(cur.deck.record(&cur.dealing)),
             },
             started_at: cur.started_at,
             ended_at: now_ms(),
@@ -321,6 +347,7 @@ impl Actor {
         self.ctx.metrics.hands.fetch_add(1, Ordering::Relaxed);
         let cur = self.current.take().expect("a hand");
         self.clock = None;
+        self.send_proofs(&cur);
         if self.rabbit_hunt {
             let cards = cur.hand.rabbit();
             if !cards.is_empty() {

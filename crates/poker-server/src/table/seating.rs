@@ -78,6 +78,10 @@ impl Actor {
         player: PlayerId,
         request: SeatRequest,
     ) -> Result<Outcome, Refusal> {
+        if let SeatRequest::Seed { hand_id, seed } = request {
+            // Refused with its own code when the player is not seated.
+            return self.take_seed(player, hand_id, seed);
+        }
         let seat = self
             .seat_of(player)
             .ok_or_else(|| Refusal::NotYourTurn("you are not seated at this table".into()))?;
@@ -145,6 +149,7 @@ impl Actor {
                 self.table.set_straddle(seat, on).map_err(table_error)?;
                 done(0, false)
             }
+            SeatRequest::Seed { hand_id, seed } => self.take_seed(player, hand_id, seed),
             SeatRequest::Leave => {
                 if self.in_hand(player) {
                     self.info.get_mut(&player).expect("seated").leaving = true;

@@ -145,7 +145,8 @@ pub(crate) async fn handle(
         | ClientMsg::Straddle { table_id, .. }
         | ClientMsg::Chat { table_id, .. }
         | ClientMsg::JoinWaitlist { table_id }
-        | ClientMsg::LeaveWaitlist { table_id } => *table_id,
+        | ClientMsg::LeaveWaitlist { table_id }
+        | ClientMsg::Seed { table_id, .. } => *table_id,
         ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => return None,
     };
     let Some(table) = state.table(table_id).await else {
@@ -234,6 +235,14 @@ pub(crate) async fn handle(
                 .await
                 .err()
                 .map(ServerMsg::from)
+        }
+        ClientMsg::Seed { hand_id, seed, .. } => {
+            // Taken silently; only a refusal (late, repeated, not seated) is answered.
+            return table
+                .seat(me.player_id, SeatRequest::Seed { hand_id, seed })
+                .await
+                .err()
+                .map(ServerMsg::from);
         }
         ClientMsg::SitOut { next_big_blind, .. } => SeatRequest::SitOut { next_big_blind },
         ClientMsg::SitIn { post_now, .. } => SeatRequest::SitIn { post_now },

@@ -138,7 +138,9 @@ pub(crate) struct Format {
     format: Option<String>,
 }
 
-/// A hand by id: `?format=json` (default), `phh`, or `pokerstars`.
+/// A hand by id: `?format=json` (default), `phh` (with the deck's proofs of every card
+/// dealt as user-defined fields), `pokerstars`, or `replay` (the record the replayer and
+/// `pokerd verify` read, every card shown, with every proof).
 pub(crate) async fn hand(
     State(state): State<Arc<AppState>>,
     _: Admin,
@@ -167,7 +169,20 @@ pub(crate) async fn hand(
     };
     match format.format.as_deref().unwrap_or("json") {
         "json" => Ok(Json(serde_json::to_value(row).expect("hands serialize")).into_response()),
-        "phh" => Ok(text(row.phh.ok_or_else(unfinished)?)),
+        "phh" => {
+            let proof = crate::http::proofs::hand_proof(&row, None)?;
+            let history = row.phh.clone().ok_or_else(unfinished)?;
+            Ok(text(crate::http::proofs::with_fields(
+                history,
+                proof.as_ref(),
+            )))
+        }
+        "replay" => {
+            if row.phh.is_none() {
+                return Err(unfinished());
+            }
+            Ok(Json(crate::http::me::my_replay(&state, &row, None).await?).into_response())
+        }
         "pokerstars" => {
             if row.phh.is_none() {
                 return Err(unfinished());
@@ -178,7 +193,7 @@ pub(crate) async fn hand(
         other => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "bad_request",
-            format!("unknown format {other:?}: json, phh or pokerstars"),
+            format!("unknown format {other:?}: json, phh, pokerstars or replay"),
         )),
     }
 }
