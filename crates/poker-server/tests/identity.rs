@@ -25,7 +25,8 @@ fn clock() -> Value {
 enum Ending {
     /// She logs out (`POST /logout`).
     Logout,
-    /// A floor member gives her a new password.
+    /// An admin gives her a new password (setting one directly is an admin's alone: the
+    /// floor issues reset codes, which end no session until she uses one).
     PasswordReset,
     /// A floor member locks her out.
     Lock,
@@ -193,7 +194,7 @@ async fn closed_within_a_second(client: &mut Client) {
 }
 
 /// A request that ends ann's session: through which node, how, with her token (a
-/// logout) or a floor member's (a reset, a lock).
+/// logout), an admin's (a password set) or a floor member's (a lock).
 #[derive(Clone)]
 struct EndRequest {
     base: String,
@@ -208,7 +209,8 @@ impl Room {
     fn end_request(&self, how: Ending, at: usize, ann_token: &str) -> EndRequest {
         let token = match how {
             Ending::Logout => ann_token,
-            Ending::PasswordReset | Ending::Lock => &self.floor,
+            Ending::PasswordReset => common::TOKEN,
+            Ending::Lock => &self.floor,
         };
         EndRequest {
             base: self.nodes[at].base.clone(),
@@ -360,12 +362,12 @@ async fn a_logout_closes_the_players_socket_and_nothing_of_theirs_follows_on_pos
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_floor_password_reset_closes_the_players_socket_and_nothing_follows_on_sqlite() {
+async fn a_password_reset_closes_the_players_socket_and_nothing_follows_on_sqlite() {
     ended_on_one_node(Db::Sqlite, Ending::PasswordReset).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_floor_password_reset_closes_the_players_socket_and_nothing_follows_on_postgres() {
+async fn a_password_reset_closes_the_players_socket_and_nothing_follows_on_postgres() {
     ended_on_one_node(Db::Postgres, Ending::PasswordReset).await;
 }
 
