@@ -6,6 +6,7 @@
 
 pub mod cluster;
 pub mod config;
+pub mod fairplay;
 pub mod first_run;
 pub mod house;
 pub mod http;
@@ -93,6 +94,7 @@ impl AppState {
             fence,
             lease,
             coalesce: std::time::Duration::from_millis(self.config.server.coalesce_ms),
+            same_address: self.config.same_address_seating(),
         };
         let handle = table::spawn(table_id, name.to_string(), spec, context).await?;
         self.tables.lock().await.insert(table_id, handle);

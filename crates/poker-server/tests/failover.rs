@@ -178,6 +178,8 @@ async fn pokerd(name: &'static str, url: &str, nats_url: &str) -> Node {
         .env("POKER__SERVER__ADDR", "127.0.0.1:0")
         .env("POKER__ADMIN__TOKEN", common::TOKEN)
         .env("POKER__ROOM__MONEY", "real")
+        // Every player connects from 127.0.0.1.
+        .env("POKER__ROOM__SAME_ADDRESS_SEATING", "allow")
         .env("POKER__LOG__FORMAT", "json")
         .env("POKER__CLUSTER__NATS_URL", nats_url)
         .env("POKER__CLUSTER__NODE", name)

@@ -19,6 +19,8 @@ fn pokerd(url: &str) -> (Child, std::net::SocketAddr) {
         .env("POKER__SERVER__ADDR", "127.0.0.1:0")
         .env("POKER__ADMIN__TOKEN", common::TOKEN)
         .env("POKER__ROOM__MONEY", "real")
+        // Every player connects from 127.0.0.1.
+        .env("POKER__ROOM__SAME_ADDRESS_SEATING", "allow")
         .env("POKER__LOG__FORMAT", "json")
         .stderr(Stdio::piped())
         .spawn()

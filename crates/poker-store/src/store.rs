@@ -330,16 +330,17 @@ pub trait Store: Send + Sync + 'static {
     // Fair play: same-address seating and the collusion report.
 
     /// Records the client address (see [`AddressFlag::address`]) a player has just sat
-    /// down from at a table, and the same-address pairs this sit made (`flags`, already
-    /// decided by the table), in one transaction. The seat's address replaces any older
-    /// one of that player at that table; the player's list of addresses counts the sit.
+    /// down from at a table and, for each player of `flagged_with` (seated there from that
+    /// address, as the table decided), an [`AddressFlag`], in one transaction. The seat's
+    /// address replaces any older one of that player at that table; the player's list of
+    /// addresses counts the sit.
     fn record_sit_address(
         &self,
         table: TableId,
         player: PlayerId,
         address: &str,
         at: i64,
-        flags: &[AddressFlag],
+        flagged_with: &[PlayerId],
     ) -> impl Future<Output = StoreResult<()>> + Send;
     /// The addresses the players seated at a table sat down from: only addresses recorded
     /// since the player took the seat they hold now.

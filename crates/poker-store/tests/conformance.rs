@@ -5,9 +5,9 @@
 
 use poker_store::testing::{TestPostgres, TestSqlite};
 use poker_store::{
-    hash_password, now_ms, verify_password, AddressFlag, Backend, Chips, CompletedHand, HandId,
-    HandPlayer, HandRecord, HandStart, HandStatus, Lease, Persister, PlayerId, SqlStore, Store,
-    StoreError, TableId, TableStatus, TableWrite, MAX_MONEY,
+    hash_password, now_ms, verify_password, Backend, Chips, CompletedHand, HandId, HandPlayer,
+    HandRecord, HandStart, HandStatus, Lease, Persister, PlayerId, SqlStore, Store, StoreError,
+    TableId, TableStatus, TableWrite, MAX_MONEY,
 };
 use std::sync::Arc;
 
@@ -1798,16 +1798,9 @@ async fn fair_play_sit_addresses_flags_shared_addresses_and_hands_of_a_window_or
         .await
         .unwrap();
     store.buy_in(table, 1, ben, 300, None, None).await.unwrap();
-    let flag = AddressFlag {
-        flag_id: uuid_like(1),
-        table_id: table,
-        player_id: ben,
-        other_id: ann,
-        address: home.into(),
-        at: now_ms(),
-    };
+    let at = now_ms();
     store
-        .record_sit_address(table, ben, home, now_ms(), std::slice::from_ref(&flag))
+        .record_sit_address(table, ben, home, at, &[ann])
         .await
         .unwrap();
     // Cid sits without an address (a house bot): nothing recorded.
@@ -1815,10 +1808,19 @@ async fn fair_play_sit_addresses_flags_shared_addresses_and_hands_of_a_window_or
     let mut expected = vec![(ann, home.to_string()), (ben, home.to_string())];
     expected.sort();
     assert_eq!(store.seat_addresses(table).await.unwrap(), expected);
+    let flags = store.address_flags(10, 0).await.unwrap();
+    assert_eq!(flags.len(), 1);
     assert_eq!(
-        store.address_flags(10, 0).await.unwrap(),
-        vec![flag.clone()]
+        (
+            flags[0].table_id,
+            flags[0].player_id,
+            flags[0].other_id,
+            flags[0].address.as_str(),
+            flags[0].at
+        ),
+        (table, ben, ann, home, at)
     );
+    assert!(flags[0].flag_id.parse::<uuid::Uuid>().is_ok());
     assert!(store.address_flags(10, 1).await.unwrap().is_empty());
     // Ben leaves and sits again without an address: the old one no longer counts for his
     // new seat; then from another address, which does.
@@ -1941,11 +1943,6 @@ async fn fair_play_sit_addresses_flags_shared_addresses_and_hands_of_a_window_or
         vec![]
     );
     audit_holds(store).await;
-}
-
-/// A UUID-shaped id for a test row.
-fn uuid_like(n: u128) -> String {
-    uuid::Uuid::from_u128(n).to_string()
 }
 
 async fn run_all(url: &str) {

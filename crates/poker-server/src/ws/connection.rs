@@ -50,6 +50,8 @@ pub(crate) struct Conn {
     pub(crate) asked: Vec<(TableId, u64)>,
     /// The session authenticated with (token hash) and when it expires.
     pub(crate) session: Option<(String, tokio::time::Instant)>,
+    /// The client's address bucket, carried by each sit (fair play).
+    pub(crate) address: std::net::IpAddr,
 }
 
 /// Replies and lobby updates wait here for the socket, in order with the tables'
@@ -107,7 +109,11 @@ pub(crate) async fn next_lobby(
 /// the branches write to it; the caller owns it, so it is held once), the replies' queue
 /// lets its buffer go once emptied, and the futures of a client message's dispatch and of
 /// closing are boxed.
-pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
+pub(crate) async fn connection(
+    state: Arc<AppState>,
+    socket: &mut WebSocket,
+    address: std::net::IpAddr,
+) {
     state.metrics.connections.fetch_add(1, Ordering::Relaxed);
     let _gauge = Gauge(&state);
     let (out_tx, mut out_rx) = mpsc::channel::<Batch>(1024);
@@ -118,6 +124,7 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
         lobby: None,
         asked: Vec::new(),
         session: None,
+        address,
     };
     let mut ended_sessions = state.ended_sessions.subscribe();
     let mut moved = state.moved.subscribe();

@@ -71,6 +71,12 @@ impl Server {
             ("POKER__ADMIN__TOKEN".to_string(), TOKEN.to_string()),
             // A real-money room unless a test says otherwise: no grants, bots or presets.
             ("POKER__ROOM__MONEY".to_string(), "real".to_string()),
+            // Every test client connects from 127.0.0.1: one address may seat many players
+            // unless a test is about that rule (tests/fair_play.rs).
+            (
+                "POKER__ROOM__SAME_ADDRESS_SEATING".to_string(),
+                "allow".to_string(),
+            ),
             // Tests stop the server with a hand in progress: it is void after this long.
             (
                 "POKER__SERVER__SHUTDOWN_GRACE_MS".to_string(),

@@ -34,12 +34,9 @@ impl SqlStore {
         player: PlayerId,
         address: &str,
         at: i64,
-        flags: &[AddressFlag],
+        flagged_with: &[PlayerId],
     ) -> StoreResult<()> {
         let address = check_address(address)?;
-        for flag in flags {
-            check_address(&flag.address)?;
-        }
         let now = now_ms();
         let mut tx = self.begin().await?;
         sqlx::query(&self.sql(
@@ -66,17 +63,17 @@ impl SqlStore {
         .bind(now)
         .execute(&mut *tx)
         .await?;
-        for flag in flags {
+        for other in flagged_with {
             sqlx::query(&self.sql(
                 "insert into address_flag (address_flag_id, poker_table_id, player_id, other_player_id, address, at, created_at) \
                  values ($1, $2, $3, $4, $5, $6, $7)",
             ))
-            .bind(&flag.flag_id)
-            .bind(flag.table_id.to_string())
-            .bind(flag.player_id.to_string())
-            .bind(flag.other_id.to_string())
-            .bind(&flag.address)
-            .bind(flag.at)
+            .bind(uuid::Uuid::new_v4().to_string())
+            .bind(table.to_string())
+            .bind(player.to_string())
+            .bind(other.to_string())
+            .bind(address)
+            .bind(at)
             .bind(now)
             .execute(&mut *tx)
             .await?;

@@ -1356,9 +1356,9 @@ impl Store for SqlStore {
         player: PlayerId,
         address: &str,
         at: i64,
-        flags: &[AddressFlag],
+        flagged_with: &[PlayerId],
     ) -> StoreResult<()> {
-        self.fair_record_sit_address(table, player, address, at, flags)
+        self.fair_record_sit_address(table, player, address, at, flagged_with)
             .await
     }
 
