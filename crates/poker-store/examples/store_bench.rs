@@ -157,6 +157,7 @@ fn realistic_hand(
             posts: Vec::new(),
             starting_stacks: before.to_vec(),
             finishing_stacks: stacks.to_vec(),
+            folds: Some(Vec::new()),
         },
         started_at: poker_store::now_ms(),
         ended_at: poker_store::now_ms(),

@@ -1854,6 +1854,24 @@ async fn fair_play_sit_addresses_flags_shared_addresses_and_hands_of_a_window_or
         .await
         .unwrap()
         .is_empty());
+    // Names of a few players, by id; an unknown id is left out.
+    let mut expected = vec![(ann, "fp-ann".to_string()), (cid, "fp-cid".to_string())];
+    expected.sort();
+    assert_eq!(
+        store
+            .player_names(&[cid, PlayerId::new(), ann])
+            .await
+            .unwrap(),
+        expected
+    );
+    assert!(store.player_names(&[]).await.unwrap().is_empty());
+    // More ids than one statement takes.
+    let mut many: Vec<PlayerId> = (0..1200).map(|_| PlayerId::new()).collect();
+    many.push(ben);
+    assert_eq!(
+        store.player_names(&many).await.unwrap(),
+        vec![(ben, "fp-ben".to_string())]
+    );
     // Addresses are checked, and a refused one writes nothing.
     for bad in ["", &"9".repeat(65), "1.2.3.4\n"] {
         assert!(matches!(

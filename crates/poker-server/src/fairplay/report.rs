@@ -1,8 +1,10 @@
 //! The collusion report: for every pair of players who were dealt into the same hands, how
 //! many hands they played together, the net chips that moved between them, and how often
 //! one folded to the other's bet while ahead. Pure functions of stored hands (the record
-//! and the house's PHH history, which holds every card), computed on demand over a bounded
-//! window of hands, off the tables' path (no write at commit time).
+//! and its folds, which the table works out from the cards as the hand ends), computed on
+//! demand over a bounded window of hands, off the tables' path (nothing more is written at
+//! commit time than those few facts in the record). A record older than them is replayed
+//! from the house's PHH history, which holds every card.
 //!
 //! Definitions (also in `docs/console.md`):
 //!
@@ -21,8 +23,8 @@
 //!   the pot). A fold the rule cannot judge counts as a fold, not as one when ahead.
 
 use poker_rules::phh::PhhHand;
-use poker_rules::{Card, Event};
-use poker_store::{HandRow, PlayerId};
+use poker_rules::{Card, Event, Game};
+use poker_store::{FoldFact, HandRecord, HandRow, PlayerId};
 use serde::Serialize;
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -125,17 +127,95 @@ impl Report {
     }
 }
 
+/// The order of the report's rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sort {
+    /// Folds to the other when ahead (either way), then net chips, then hands together:
+    /// soft play first.
+    FoldsAhead,
+    /// The share of folds to the other made when ahead, then their number.
+    FoldAheadRate,
+    /// Net chips between the two (chip dumping), then hands together.
+    Net,
+    /// Hands together, then net chips.
+    Hands,
+}
+
+/// One row of the report: the pair as the floor reads it, `a` being the player the net
+/// chips went to (the lower id when none moved).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// The player who received the net chips.
+    pub a: PlayerId,
+    /// The other.
+    pub b: PlayerId,
+    /// The figures, with `net` from `b` to `a` (never negative).
+    pub stats: PairStats,
+}
+
+impl Report {
+    /// The pairs as rows, in `sort` order, at most `limit`.
+    pub fn rows(&self, sort: Sort, limit: usize) -> Vec<Row> {
+        let mut rows: Vec<Row> = self
+            .pairs
+            .iter()
+            .map(|(&(a, b), stats)| {
+                if stats.net < 0 {
+                    Row {
+                        a: b,
+                        b: a,
+                        stats: PairStats {
+                            hands: stats.hands,
+                            net: -stats.net,
+                            a_to_b: stats.b_to_a,
+                            b_to_a: stats.a_to_b,
+                        },
+                    }
+                } else {
+                    Row {
+                        a,
+                        b,
+                        stats: stats.clone(),
+                    }
+                }
+            })
+            .collect();
+        let key = |r: &Row| {
+            let s = &r.stats;
+            (s.folds_ahead(), s.net, s.hands)
+        };
+        rows.sort_by(|x, y| {
+            let (a, b) = (&x.stats, &y.stats);
+            let order = match sort {
+                Sort::FoldsAhead => key(y).cmp(&key(x)),
+                Sort::FoldAheadRate => {
+                    // ahead/folds compared as fractions (0 when no fold).
+                    let rate = |s: &PairStats| (s.folds_ahead() as u128, s.folds().max(1) as u128);
+                    let ((an, ad), (bn, bd)) = (rate(a), rate(b));
+                    (bn * ad).cmp(&(an * bd)).then(key(y).cmp(&key(x)))
+                }
+                Sort::Net => (b.net, b.hands).cmp(&(a.net, a.hands)),
+                Sort::Hands => (b.hands, b.net).cmp(&(a.hands, a.net)),
+            };
+            // Ties in a stable order: by the players' ids.
+            order.then((x.a, x.b).cmp(&(y.a, y.b)))
+        });
+        rows.truncate(limit);
+        rows
+    }
+}
+
 /// Every pair of players of one complete hand, with what the hand moved between them and
 /// their folds to each other.
 pub fn analyze(row: &HandRow) -> Result<Vec<PairInHand>, String> {
     let record = row.record.as_ref().ok_or("no record")?;
-    let phh = row.phh.as_deref().ok_or("no history")?;
     let players = &record.seat_players;
     let n = players.len();
     if record.starting_stacks.len() != n || record.finishing_stacks.len() != n {
         return Err("the record's lists disagree".into());
     }
-    let folds = folds(phh, n)?;
+    let folds = folds(record, row.phh.as_deref())?;
     let transfers = transfers(&record.starting_stacks, &record.finishing_stacks);
     let mut pairs = Vec::with_capacity(n * n.saturating_sub(1) / 2);
     for i in 0..n {
@@ -177,40 +257,67 @@ fn transfers(start: &[u64], end: &[u64]) -> Vec<Vec<i64>> {
     t
 }
 
-/// `f[x][y]`: player `x`'s folds to `y`'s bets, replaying the hand's history.
-fn folds(phh: &str, n: usize) -> Result<Vec<Vec<Folds>>, String> {
-    let hand = PhhHand::parse(phh).map_err(|e| e.to_string())?;
-    let game = hand.variant.game();
-    let replay = poker_rules::phh::replay(&hand).map_err(|e| e.to_string())?;
-    if replay.hand.players().len() != n {
-        return Err("the history's players disagree with the record".into());
-    }
-    let mut f = vec![vec![Folds::default(); n]; n];
-    let mut cards: Vec<Vec<Card>> = vec![Vec::new(); n];
+/// Every fold of a hand made facing another player's bet or raise, with whether the
+/// folder was ahead then: from the hand's events as the engine made them (every card
+/// known). The table records them with the finished hand (`HandRecord::folds`).
+pub fn fold_facts(game: Game, players: usize, events: &[Event]) -> Vec<FoldFact> {
+    let mut facts = Vec::new();
+    let mut cards: Vec<Vec<Card>> = vec![Vec::new(); players];
     let mut board: Vec<Card> = Vec::new();
     let mut aggressor: Option<usize> = None;
-    for event in &replay.events {
+    for event in events {
         match event {
             Event::HoleDealt {
                 player, cards: c, ..
-            } => cards[*player].extend(c.iter()),
-            Event::Discarded { player, cards: c } => cards[*player].retain(|x| !c.contains(x)),
+            } if *player < players => cards[*player].extend(c.iter()),
+            Event::Discarded { player, cards: c } if *player < players => {
+                cards[*player].retain(|x| !c.contains(x))
+            }
             Event::BoardDealt { cards: c } => board.extend(c.iter()),
             Event::RoundStarted { .. } => aggressor = None,
             Event::BetTo { player, .. } => aggressor = Some(*player),
-            Event::Folded { player } => {
-                if let Some(bettor) = aggressor.filter(|b| b != player) {
-                    let fold = &mut f[*player][bettor];
-                    fold.folds += 1;
+            Event::Folded { player } if *player < players => {
+                if let Some(bettor) = aggressor.filter(|b| b != player && *b < players) {
                     let standing =
                         poker_rules::eval::ahead(game, &cards[*player], &cards[bettor], &board);
-                    if standing == Some(Ordering::Greater) {
-                        fold.ahead += 1;
-                    }
+                    facts.push(FoldFact {
+                        folder: *player,
+                        bettor,
+                        ahead: standing == Some(Ordering::Greater),
+                    });
                 }
             }
             _ => {}
         }
+    }
+    facts
+}
+
+/// `f[x][y]`: player `x`'s folds to `y`'s bets: as the record has them, or for a record
+/// written before it kept them, replaying the hand's history.
+fn folds(record: &HandRecord, phh: Option<&str>) -> Result<Vec<Vec<Folds>>, String> {
+    let n = record.seat_players.len();
+    let replayed;
+    let facts = match &record.folds {
+        Some(facts) => facts,
+        None => {
+            let hand = PhhHand::parse(phh.ok_or("no history")?).map_err(|e| e.to_string())?;
+            let replay = poker_rules::phh::replay(&hand).map_err(|e| e.to_string())?;
+            if replay.hand.players().len() != n {
+                return Err("the history's players disagree with the record".into());
+            }
+            replayed = fold_facts(hand.variant.game(), n, &replay.events);
+            &replayed
+        }
+    };
+    let mut f = vec![vec![Folds::default(); n]; n];
+    for fact in facts {
+        if fact.folder >= n || fact.bettor >= n {
+            return Err("a fold names no player of the hand".into());
+        }
+        let fold = &mut f[fact.folder][fact.bettor];
+        fold.folds += 1;
+        fold.ahead += u64::from(fact.ahead);
     }
     Ok(f)
 }
@@ -370,6 +477,53 @@ mod tests {
             }
         );
         assert_eq!(report.pairs.len(), 3);
+    }
+
+    #[test]
+    fn the_folds_a_table_records_give_the_same_report_without_a_replay() {
+        let [ann, ben, cid] = three();
+        let replayed = Report::of(&scripted(ann, ben, cid));
+        let recorded: Vec<HandRow> = scripted(ann, ben, cid)
+            .into_iter()
+            .map(|mut row| {
+                let hand = PhhHand::parse(row.phh.as_deref().unwrap()).unwrap();
+                let events = poker_rules::phh::replay(&hand).unwrap().events;
+                let record = row.record.as_mut().unwrap();
+                record.folds = Some(fold_facts(Game::Holdem, 3, &events));
+                // The history is not read again.
+                row.phh = None;
+                row
+            })
+            .collect();
+        let recorded = Report::of(&recorded);
+        assert_eq!(recorded.unreadable, 0);
+        assert_eq!(recorded.pairs, replayed.pairs);
+    }
+
+    #[test]
+    fn rows_name_first_who_the_chips_went_to_and_follow_the_sort() {
+        let [ann, ben, cid] = three();
+        let report = Report::of(&scripted(ann, ben, cid));
+        let rows = report.rows(Sort::FoldsAhead, 10);
+        // Ann and Cid folded to each other when ahead twice; Ben to Cid once.
+        assert_eq!(
+            rows.iter()
+                .map(|r| (r.a, r.b, r.stats.folds_ahead()))
+                .collect::<Vec<_>>(),
+            vec![(ann, cid, 2), (cid, ben, 1), (ann, ben, 0)]
+        );
+        assert!(rows.iter().all(|r| r.stats.net >= 0));
+        // Cid took 2 from Ben: his folds to Ben are Ben's to him, turned round.
+        assert_eq!(rows[1].stats.b_to_a, Folds { folds: 1, ahead: 1 });
+        let by_net: Vec<i64> = report
+            .rows(Sort::Net, 10)
+            .iter()
+            .map(|r| r.stats.net)
+            .collect();
+        assert_eq!(by_net, vec![3, 2, 1]);
+        let rate = report.rows(Sort::FoldAheadRate, 1);
+        assert_eq!((rate[0].a, rate[0].b), (ann, cid));
+        assert_eq!(report.rows(Sort::Hands, 2).len(), 2);
     }
 
     #[test]

@@ -327,6 +327,41 @@ impl Client {
         let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
             .await
             .unwrap();
+        Client::over(ws, name)
+    }
+
+    /// A connection from another loopback address (`from`: 127.0.0.2, say; Linux routes
+    /// all of 127/8 to the loopback) and with extra request headers (a proxy's
+    /// `x-forwarded-for`, say).
+    pub async fn connect_from(
+        addr: std::net::SocketAddr,
+        name: &str,
+        from: std::net::IpAddr,
+        headers: &[(&str, &str)],
+    ) -> Client {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
+        for (key, value) in headers {
+            request.headers_mut().insert(
+                tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(key.as_bytes())
+                    .unwrap(),
+                value.parse().unwrap(),
+            );
+        }
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(std::net::SocketAddr::new(from, 0)).unwrap();
+        let stream = socket.connect(addr).await.unwrap();
+        let (ws, _) = tokio_tungstenite::client_async(
+            request,
+            tokio_tungstenite::MaybeTlsStream::Plain(stream),
+        )
+        .await
+        .unwrap();
+        Client::over(ws, name)
+    }
+
+    /// A client on an open WebSocket.
+    fn over(ws: Ws, name: &str) -> Client {
         Client {
             name: name.to_string(),
             ws,
