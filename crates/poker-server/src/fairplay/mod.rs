@@ -60,6 +60,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_sit_from_an_older_node_without_an_address_still_reads() {
+        // Nodes are upgraded one at a time: a Sit request without the address field is
+        // read as one without an address (not checked), not refused.
+        let player = poker_store::PlayerId::new();
+        let older = serde_json::json!({"Sit": {
+            "player": player, "name": "ann", "seat": 1, "buy_in": 100,
+            "entry": "post_now", "inbox": null
+        }});
+        let cmd: crate::cluster::RemoteCmd = serde_json::from_value(older).unwrap();
+        assert!(matches!(
+            cmd,
+            crate::cluster::RemoteCmd::Sit { address: None, .. }
+        ));
+    }
+
+    #[test]
     fn addresses_are_labelled_as_their_buckets() {
         assert_eq!(address_label("203.0.113.7".parse().unwrap()), "203.0.113.7");
         assert_eq!(
