@@ -416,15 +416,15 @@ async function loadPairs(e) {
     const q = pairQuery();
     const r = await api("GET", "/admin/fair-play/pairs?" + q);
     $("#pair-summary").textContent = `${r.hands} hands from ${when(r.oldest_started_at || r.since)} to ${when(r.until)}` +
-      (r.complete ? "" : ` (the newest ${r.max_hands} of the window)`) + ` · ${r.pairs_total} pairs` +
-      (r.unreadable ? ` · ${r.unreadable} unreadable` : "");
+      (r.complete ? "" : ` (the newest ${r.max_hands} of the window)`) + ` \u00b7 ${r.pairs_total} ${r.pairs_total === 1 ? "pair" : "pairs"}` +
+      (r.unreadable ? ` \u00b7 ${r.unreadable} unreadable` : "");
     for (const th of document.querySelectorAll("#pair-list th[data-sort]")) {
       if (th.dataset.sort === C.pairSort) th.setAttribute("aria-sort", "descending"); else th.removeAttribute("aria-sort");
     }
     $("#pair-list tbody").replaceChildren(...r.pairs.map((p) => {
       const folded = p.a_folds_to_b.folds + p.b_folds_to_a.folds;
-      const rate = folded ? Math.round((100 * p.folds_ahead) / folded) + "%" : "–";
-      const tr = row([`${who(p.a)} ← ${who(p.b)}`, p.hands, p.net_chips,
+      const rate = folded ? Math.round((100 * p.folds_ahead) / folded) + "%" : "\u2013";
+      const tr = row([`${who(p.a)} \u2190 ${who(p.b)}`, p.hands, p.net_chips,
         `${p.a.name}: ${folds(p.a_folds_to_b)}; ${p.b.name}: ${folds(p.b_folds_to_a)}`, p.folds_ahead, rate,
         p.shared_addresses.join(", ")],
         button("Hands", () => openPair(p, q)));
