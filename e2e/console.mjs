@@ -7,7 +7,9 @@
 // on the player page (told at login who reset it); hands by table as PokerStars text and
 // PHH, downloaded; the room's audit, rake and metrics; the audit log; a cashier who may not
 // open tables, set passwords or issue codes, whose console is thrown out the moment an
-// admin disables her; and the staff list's revocations (role, disable, sign out).
+// admin disables her; the staff list's revocations (role, disable, sign out); and fair play (the pair seated
+// from one address with the hands they played together, the collusion report sorted by a
+// column, a row opening its hands).
 import { chromium } from "playwright-core";
 
 const BASE = process.env.BASE;
@@ -156,6 +158,34 @@ try {
   await page.waitForSelector("#rake tbody tr.total");
   check(Number((await page.locator("#metrics").textContent()).match(/Hands dealt(\d+)/)[1]) > 0, "metrics show hands dealt");
   await shot("room");
+
+  step("fair play: the pair seated from one address, with the hands they played together");
+  await section("fairplay");
+  await page.waitForSelector('#flag-list tbody tr:has-text("127.0.0.1")');
+  const flag = page.locator('#flag-list tbody tr:has-text("127.0.0.1")');
+  const flagText = await flag.textContent();
+  check(/ben \([0-9a-f]{8}\)/.test(flagText) && /ann \([0-9a-f]{8}\)/.test(flagText), "names beside short ids: " + flagText);
+  // Every hand of the table (two or more were played) had them both.
+  const together = Number((await flag.locator("td").allTextContents())[5]);
+  check(together >= 2, "hands together: " + flagText);
+  await flag.locator("button", { hasText: "Hands" }).click();
+  await page.waitForSelector("#pair-detail:not(.hidden) #pair-hands tbody tr");
+  check(await page.locator("#pair-hands tbody tr").count() === together, "the hands they played together");
+  await page.locator("#pair-hands tbody tr button").first().click();
+  await page.waitForFunction(() => document.querySelector("#fp-hand-text").textContent.includes("PokerStars Hand #"));
+
+  step("fair play: the collusion report, sorted by a column, a row opening its hands");
+  await page.waitForSelector('#pair-list tbody tr:has-text("ann")');
+  const pairRow = page.locator('#pair-list tbody tr:has-text("ann")').first();
+  const cells = await pairRow.locator("td").allTextContents();
+  check(cells[1] === String(together) && cells[6] === "127.0.0.1", "their hands together, one shared address: " + cells.join(" | "));
+  check((await page.locator("#pair-summary").textContent()).startsWith(`${together} hands`), "the window read");
+  await page.click('#pair-list th[data-sort="hands"] button');
+  await page.waitForSelector('#pair-list th[data-sort="hands"][aria-sort="descending"]');
+  await page.locator('#pair-list tbody tr:has-text("ann") button', { hasText: "Hands" }).first().click();
+  await page.waitForFunction((n) => document.querySelector("#pair-title").textContent.endsWith(`: ${n} hands`), together);
+  check(await page.locator("#pair-hands tbody tr").count() === together, "the pair's hands");
+  await shot("fairplay");
 
   step("the audit log names who did what");
   await section("audit");

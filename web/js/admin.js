@@ -4,7 +4,8 @@
 // (search by name, then everything by id: money with idempotency keys, ledger, lock, a
 // one-time reset code, a password set directly by admins, their hands), hands (by table,
 // player and date, as PokerStars text or PHH, downloadable), the room (ledger audit, rake
-// per day and table, metrics), staff (roles, disable and enable, new password, sign out)
+// per day and table, metrics), fair play (same-address pairs with the hands they played
+// together, the collusion report, sortable, each row opening its hands), staff (roles, disable and enable, new password, sign out)
 // and the audit log. A player appears everywhere as their name beside a short id, never
 // by name alone: a name can read like somebody else's id.
 
@@ -180,7 +181,7 @@ function show(section) {
     if (b.dataset.section === section) b.setAttribute("aria-current", "page"); else b.removeAttribute("aria-current");
   }
   clearInterval(C.live);
-  ({ tables: loadTables, players: searchPlayers, hands: loadHandTables, room: loadRoom, staff: loadStaff, audit: loadAudit })[section]();
+  ({ tables: loadTables, players: searchPlayers, hands: loadHandTables, room: loadRoom, fairplay: loadFairPlay, staff: loadStaff, audit: loadAudit })[section]();
 }
 for (const b of document.querySelectorAll("#sections button")) b.addEventListener("click", () => show(b.dataset.section));
 
@@ -454,6 +455,90 @@ async function loadRoom() {
   } catch (e) { fail(e); }
 }
 $("#refresh-room").addEventListener("click", loadRoom);
+
+// ---------------------------------------------------------------- fair play
+
+// A player as the console names one: the name beside a short id.
+const who = (p) => `${p.name} (${p.player_id.slice(0, 8)})`;
+const folds = (f) => `${f.folds} (${f.ahead} ahead)`;
+C.pairSort = "folds_ahead";
+
+async function loadFairPlay() {
+  try {
+    const [flags, tables] = await Promise.all([api("GET", "/admin/fair-play/flags"), api("GET", "/admin/tables")]);
+    tableNames = new Map(tables.map((t) => [t.table_id, t.name]));
+    $("#flag-list tbody").replaceChildren(...flags.map((f) =>
+      row([when(f.at), f.table_name, who(f.player), who(f.other), f.address, f.hands.length],
+        ...(f.hands.length ? [button("Hands", () => showHandList(`${f.player.name} and ${f.other.name} at ${f.table_name}`, f.hands.map((h) => ({ ...h })), f.player, f.other))] : []))));
+    if (!flags.length) $("#flag-list tbody").append(row(["No pair flagged", "", "", "", "", ""]));
+  } catch (e) { fail(e); }
+  await loadPairs();
+}
+$("#refresh-fairplay").addEventListener("click", loadFairPlay);
+
+function pairQuery() {
+  const q = new URLSearchParams({ sort: C.pairSort, max_hands: $("#pair-max").value || "20000" });
+  if ($("#pair-from").value) q.set("since", String(Date.parse($("#pair-from").value)));
+  if ($("#pair-to").value) q.set("until", String(Date.parse($("#pair-to").value) + 86_400_000));
+  return q;
+}
+
+async function loadPairs(e) {
+  if (e && e.preventDefault) e.preventDefault();
+  try {
+    const q = pairQuery();
+    const r = await api("GET", "/admin/fair-play/pairs?" + q);
+    $("#pair-summary").textContent = `${r.hands} hands from ${when(r.oldest_started_at || r.since)} to ${when(r.until)}` +
+      (r.complete ? "" : ` (the newest ${r.max_hands} of the window)`) + ` \u00b7 ${r.pairs_total} ${r.pairs_total === 1 ? "pair" : "pairs"}` +
+      (r.unreadable ? ` \u00b7 ${r.unreadable} unreadable` : "");
+    for (const th of document.querySelectorAll("#pair-list th[data-sort]")) {
+      if (th.dataset.sort === C.pairSort) th.setAttribute("aria-sort", "descending"); else th.removeAttribute("aria-sort");
+    }
+    $("#pair-list tbody").replaceChildren(...r.pairs.map((p) => {
+      const folded = p.a_folds_to_b.folds + p.b_folds_to_a.folds;
+      const rate = folded ? Math.round((100 * p.folds_ahead) / folded) + "%" : "\u2013";
+      const tr = row([`${who(p.a)} \u2190 ${who(p.b)}`, p.hands, p.net_chips,
+        `${p.a.name}: ${folds(p.a_folds_to_b)}; ${p.b.name}: ${folds(p.b_folds_to_a)}`, p.folds_ahead, rate,
+        p.shared_addresses.join(", ")],
+        button("Hands", () => openPair(p, q)));
+      if (p.shared_addresses.length) tr.classList.add("flagged");
+      return tr;
+    }));
+  } catch (err) { fail(err); }
+}
+$("#pair-search").addEventListener("submit", loadPairs);
+for (const th of document.querySelectorAll("#pair-list th[data-sort]")) {
+  th.querySelector("button").addEventListener("click", () => { C.pairSort = th.dataset.sort; loadPairs(); });
+}
+
+async function openPair(p, q) {
+  try {
+    const w = new URLSearchParams({ limit: "500" });
+    for (const k of ["since", "until"]) if (q.has(k)) w.set(k, q.get(k));
+    const hands = await api("GET", `/admin/fair-play/pairs/${p.a.player_id}/${p.b.player_id}/hands?` + w);
+    showHandList(`${who(p.a)} and ${who(p.b)}: ${hands.length} hands`, hands, p.a, p.b);
+  } catch (e) { fail(e); }
+}
+
+// A pair's hands, each opened as PokerStars text below the list.
+function showHandList(title, hands, a, b) {
+  $("#pair-detail").classList.remove("hidden");
+  $("#pair-title").textContent = title;
+  $("#fp-hand-text").classList.add("hidden");
+  $("#fp-hand-title").textContent = "";
+  $("#pair-hands tbody").replaceChildren(...hands.map((h) => row([
+    `#${h.number}`, h.table_name || tableNames.get(h.table_id) || h.table_id, when(h.started_at),
+    h.net_chips === undefined ? "" : `${h.net_chips} to ${a.name}`,
+    h.a_folds_to_b ? `${a.name}: ${folds(h.a_folds_to_b)}; ${b.name}: ${folds(h.b_folds_to_a)}` : ""],
+    button("View", async () => {
+      try {
+        const text = await api("GET", `/admin/hands/${h.hand_id}?format=pokerstars`);
+        $("#fp-hand-title").textContent = `Hand #${h.number}`;
+        $("#fp-hand-text").textContent = text;
+        $("#fp-hand-text").classList.remove("hidden");
+      } catch (e) { fail(e); }
+    }))));
+}
 
 // ---------------------------------------------------------------- staff and the audit log
 

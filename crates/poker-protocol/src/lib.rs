@@ -176,6 +176,9 @@ pub enum ErrorCode {
     SeatRefused,
     /// Not enough money in the wallet.
     InsufficientFunds,
+    /// A player seated at the table connects from the same address (an IPv4 address, or
+    /// an IPv6 /64), and the room refuses that (`room.same_address_seating`).
+    SameAddress,
     /// Too many messages: slow down.
     RateLimited,
     /// A chat line refused: chat is off at the table, the speaker is not seated, or the

@@ -46,6 +46,9 @@ pub(crate) enum RemoteCmd {
         buy_in: Chips,
         entry: Entry,
         inbox: Option<String>,
+        /// The client's address bucket (fair play); absent from an older node's request.
+        #[serde(default)]
+        address: Option<std::net::IpAddr>,
     },
     Act {
         player: PlayerId,
@@ -1000,6 +1003,7 @@ async fn answer(
             buy_in,
             entry,
             inbox,
+            address,
         } => {
             let queue = match inbox {
                 Some(inbox) => Some(forwarder(cluster, queues, inbox).await),
@@ -1007,7 +1011,7 @@ async fn answer(
             };
             RemoteReply::Outcome(
                 handle
-                    .sit_with(player, name, seat, buy_in, entry, queue)
+                    .sit_with(player, name, seat, buy_in, entry, queue, address)
                     .await,
             )
         }

@@ -49,6 +49,9 @@ pub struct RoomConfig {
     pub play_grant: u64,
     /// Play money: preset tables on a first start.
     pub presets: bool,
+    /// Two players at one table from one address: "refuse", "flag", "allow", or "auto"
+    /// (refuse with real money, flag with play money); see [`Config::same_address_seating`].
+    pub same_address_seating: String,
 }
 
 /// House bots (`[bots]`), at play-money rooms only.
@@ -295,6 +298,18 @@ impl Config {
         }
     }
 
+    /// What a table does when a player sits down from the address of one seated there:
+    /// `room.same_address_seating`, with "auto" meaning refuse for real money and flag for
+    /// play money.
+    pub fn same_address_seating(&self) -> crate::fairplay::SameAddressSeating {
+        use crate::fairplay::SameAddressSeating;
+        match SameAddressSeating::parse(&self.room.same_address_seating) {
+            Some(rule) => rule,
+            None if self.play_money() => SameAddressSeating::Flag,
+            None => SameAddressSeating::Refuse,
+        }
+    }
+
     /// Loads the layered configuration from the process environment.
     pub fn load() -> anyhow::Result<Config> {
         let vars: Vec<(String, String)> = std::env::vars().collect();
@@ -346,6 +361,10 @@ impl Config {
         let config: Config = toml::Value::Table(value).try_into()?;
         if !["play", "real", "auto"].contains(&config.room.money.as_str()) {
             anyhow::bail!("room.money is play, real or auto");
+        }
+        if !["refuse", "flag", "allow", "auto"].contains(&config.room.same_address_seating.as_str())
+        {
+            anyhow::bail!("room.same_address_seating is refuse, flag, allow or auto");
         }
         Ok(config)
     }
@@ -470,6 +489,36 @@ mod tests {
                 assert!(!shown.contains(secret), "{secret} in {shown}");
             }
         }
+    }
+
+    #[test]
+    fn same_address_seating_refuses_with_real_money_and_flags_with_play_money_unless_set() {
+        use crate::fairplay::SameAddressSeating::*;
+        let rule = |pairs: &[(&str, &str)]| {
+            Config::from_layers(None, &env(pairs))
+                .unwrap()
+                .same_address_seating()
+        };
+        assert_eq!(rule(&[("POKER__ROOM__MONEY", "real")]), Refuse);
+        assert_eq!(rule(&[("DATABASE_URL", "postgres://h/db")]), Refuse);
+        assert_eq!(rule(&[("POKER__ROOM__MONEY", "play")]), Flag);
+        assert_eq!(
+            rule(&[]),
+            Flag,
+            "the embedded database plays for play money"
+        );
+        assert_eq!(
+            rule(&[
+                ("POKER__ROOM__MONEY", "real"),
+                ("POKER__ROOM__SAME_ADDRESS_SEATING", "allow")
+            ]),
+            Allow
+        );
+        assert!(Config::from_layers(
+            None,
+            &env(&[("POKER__ROOM__SAME_ADDRESS_SEATING", "sometimes")])
+        )
+        .is_err());
     }
 
     #[test]

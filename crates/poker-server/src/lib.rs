@@ -7,6 +7,7 @@
 pub mod cluster;
 pub mod config;
 pub mod connections;
+pub mod fairplay;
 pub mod first_run;
 pub mod house;
 pub mod http;
@@ -99,6 +100,7 @@ impl AppState {
             fence,
             lease,
             coalesce: std::time::Duration::from_millis(self.config.server.coalesce_ms),
+            same_address: self.config.same_address_seating(),
         };
         let handle = table::spawn(table_id, name.to_string(), spec, context).await?;
         self.tables.lock().await.insert(table_id, handle);

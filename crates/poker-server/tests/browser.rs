@@ -392,11 +392,16 @@ async fn the_operators_console_runs_the_room_through_the_page_in_chromium() {
         return;
     };
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let mut server = Server::start(&guard.url(), &[]).await;
+    // Ann and Ben play from one address: the table seats them and flags the pair.
+    let mut server = Server::start(
+        &guard.url(),
+        &[("POKER__ROOM__SAME_ADDRESS_SEATING", "flag")],
+    )
+    .await;
     for name in ["ann", "ben"] {
         server.player(name, 500).await;
     }
-    // A table where two hands were played, for the console's hand search.
+    // A table where two hands were played, for the console's hand search and fair play.
     let clock =
         json!({ "action_ms": 5000, "warning_ms": 0, "time_bank_ms": 0, "between_hands_ms": 0 });
     let table_id = server.table(clock).await;

@@ -52,6 +52,8 @@ async fn pokerd(name: &'static str, url: &str, nats_url: &str) -> Node {
         .env("POKER__ADMIN__TOKEN", common::TOKEN)
         .envs(common::LOOSE_RATE_LIMITS)
         .env("POKER__ROOM__MONEY", "real")
+        // Every player connects from 127.0.0.1.
+        .env("POKER__ROOM__SAME_ADDRESS_SEATING", "allow")
         .env("POKER__LOG__FORMAT", "json")
         .env("POKER__CLUSTER__NATS_URL", nats_url)
         .env("POKER__CLUSTER__NODE", name)
@@ -1786,4 +1788,92 @@ async fn failover_a_slow_connection_to_a_remote_table_is_resynced_with_a_snapsho
         .unwrap();
     assert_eq!(texts(batch), [chat(false)]);
     assert!(rx.try_recv().is_err(), "nothing else");
+}
+
+/// A sit at a table another node owns carries the client's address in the request (the
+/// owner applies `room.same_address_seating`), and the owner's refusal comes back typed.
+/// The owner here is a bare NATS client that records the command and refuses it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failover_a_sit_at_a_table_on_another_node_carries_the_client_address() {
+    use futures_util::StreamExt;
+    use poker_server::table::Refusal;
+    let (_nats, nats_url) = nats().await;
+    let config = poker_server::config::ClusterConfig {
+        nats_url: nats_url.clone(),
+        node: "gateway".into(),
+        lease_ms: LEASE_MS,
+        heartbeat_ms: HEARTBEAT_MS,
+    };
+    let cluster = poker_server::cluster::Cluster::connect(&config)
+        .await
+        .unwrap();
+    let table = TableId::new();
+    let owner = async_nats::connect(nats_url.as_str()).await.unwrap();
+    let mut commands = owner
+        .subscribe(format!("pokerd.table.{table}"))
+        .await
+        .unwrap();
+    owner.flush().await.unwrap();
+    let (seen_tx, mut seen) = tokio::sync::mpsc::unbounded_channel();
+    let answering = owner.clone();
+    tokio::spawn(async move {
+        while let Some(request) = commands.next().await {
+            let cmd: serde_json::Value = serde_json::from_slice(&request.payload).unwrap();
+            let _ = seen_tx.send(cmd);
+            let reply = json!({"Outcome": {"Err": {"SameAddress": "a player at this table connects from your address"}}});
+            answering
+                .publish(
+                    request.reply.unwrap(),
+                    serde_json::to_vec(&reply).unwrap().into(),
+                )
+                .await
+                .unwrap();
+        }
+    });
+    let handle = cluster.remote(table);
+    let player = poker_protocol::PlayerId::new();
+    let address: std::net::IpAddr = "198.51.100.7".parse().unwrap();
+    // (Until the NATS server has the owner's subscription.)
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let refusal = loop {
+        let r = handle
+            .sit_with(
+                player,
+                "ann".into(),
+                2,
+                100,
+                poker_rules::table::Entry::PostNow,
+                None,
+                Some(address),
+            )
+            .await;
+        match r {
+            Err(Refusal::SameAddress(message)) => break message,
+            other => {
+                assert!(Instant::now() < deadline, "the owner answers: {other:?}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    assert!(refusal.contains("address"), "{refusal}");
+    let cmd = seen.recv().await.unwrap();
+    assert_eq!(cmd["Sit"]["address"], json!("198.51.100.7"), "{cmd}");
+    assert_eq!(cmd["Sit"]["player"], json!(player), "{cmd}");
+    // A house bot's sit carries none.
+    let _ = handle
+        .sit_with(
+            player,
+            "Ada (bot)".into(),
+            3,
+            100,
+            poker_rules::table::Entry::PostNow,
+            None,
+            None,
+        )
+        .await;
+    let mut cmd = seen.recv().await.unwrap();
+    while cmd["Sit"]["seat"] != 3 {
+        cmd = seen.recv().await.unwrap();
+    }
+    assert_eq!(cmd["Sit"]["address"], json!(null), "{cmd}");
 }

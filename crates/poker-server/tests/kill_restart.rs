@@ -20,6 +20,8 @@ fn pokerd(url: &str) -> (Child, std::net::SocketAddr) {
         .env("POKER__ADMIN__TOKEN", common::TOKEN)
         .envs(common::LOOSE_RATE_LIMITS)
         .env("POKER__ROOM__MONEY", "real")
+        // Every player connects from 127.0.0.1.
+        .env("POKER__ROOM__SAME_ADDRESS_SEATING", "allow")
         .env("POKER__LOG__FORMAT", "json")
         .stderr(Stdio::piped())
         .spawn()

@@ -82,6 +82,7 @@ async fn start(
         fence: None,
         lease: None,
         coalesce,
+        same_address: poker_server::fairplay::SameAddressSeating::Allow,
     };
     table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
         .await

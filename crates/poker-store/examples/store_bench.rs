@@ -158,6 +158,7 @@ fn realistic_hand(
             starting_stacks: before.to_vec(),
             finishing_stacks: stacks.to_vec(),
             deck: None,
+            folds: Some(Vec::new()),
         },
         started_at: poker_store::now_ms(),
         ended_at: poker_store::now_ms(),

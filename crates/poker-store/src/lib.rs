@@ -11,6 +11,7 @@
 //! [`Store::recover`] marks it void at start-up.
 
 mod error;
+mod fairplay;
 mod ids;
 mod model;
 pub mod names;
@@ -22,6 +23,7 @@ pub mod testing;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use error::*;
+pub use fairplay::*;
 pub use ids::*;
 pub use model::*;
 pub use persister::{Persister, PersisterHandle};

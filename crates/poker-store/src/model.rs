@@ -336,6 +336,25 @@ pub struct HandRecord {
     /// operator's: never sent to a player whole (its `Debug` shows no card).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deck: Option<poker_fairness::DeckRecord>,
+    /// Every fold made facing another player's bet or raise, for the collusion report:
+    /// worked out by the table from the hand's cards as it ends (a few microseconds), so
+    /// the report reads it instead of replaying the history. `None` in records written
+    /// before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folds: Option<Vec<FoldFact>>,
+}
+
+/// A fold facing another player's bet or raise (`HandRecord::folds`). Players are indexes
+/// in the hand's order, as in the record's lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoldFact {
+    /// Who folded.
+    pub folder: usize,
+    /// Whose bet or raise (the last of the betting round) they folded to.
+    pub bettor: usize,
+    /// Whether the folder's cards stood better than the bettor's then
+    /// (`poker_rules::eval::ahead`).
+    pub ahead: bool,
 }
 
 impl HandRecord {
@@ -513,6 +532,11 @@ mod tests {
             starting_stacks: vec![100, 200],
             finishing_stacks: vec![160, 138],
             deck: None,
+            folds: Some(vec![FoldFact {
+                folder: 1,
+                bettor: 0,
+                ahead: true,
+            }]),
         };
         let back: HandRecord = serde_json::from_str(&record.to_json()).unwrap();
         assert_eq!(back, record);
@@ -522,5 +546,11 @@ mod tests {
         assert_eq!(record.net(PlayerId::new()), None);
         // Ids are text in the JSON, as the admin API and older rows have them.
         assert!(record.to_json().contains(&format!("\"{ann}\"")));
+        // A record written before the folds were kept reads back without them.
+        let older = r#"{"board":"","button":0,"seats":[],"seat_players":[],"seat_count":6,"posts":[],"starting_stacks":[],"finishing_stacks":[]}"#;
+        assert_eq!(
+            serde_json::from_str::<HandRecord>(older).unwrap().folds,
+            None
+        );
     }
 }

@@ -419,4 +419,63 @@ pub trait Store: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<Vec<HandRow>>> + Send;
     /// The money totals and ledger consistency.
     fn audit(&self) -> impl Future<Output = StoreResult<Audit>> + Send;
+
+    // Fair play: same-address seating and the collusion report.
+
+    /// Records the client address (see [`AddressFlag::address`]) a player has just sat
+    /// down from at a table and, for each player of `flagged_with` (seated there from that
+    /// address, as the table decided), an [`AddressFlag`], in one transaction. The seat's
+    /// address replaces any older one of that player at that table; the player's list of
+    /// addresses counts the sit.
+    fn record_sit_address(
+        &self,
+        table: TableId,
+        player: PlayerId,
+        address: &str,
+        at: i64,
+        flagged_with: &[PlayerId],
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// The addresses the players seated at a table sat down from: only addresses recorded
+    /// since the player took the seat they hold now.
+    fn seat_addresses(
+        &self,
+        table: TableId,
+    ) -> impl Future<Output = StoreResult<Vec<(PlayerId, String)>>> + Send;
+    /// Same-address pairs, newest first.
+    fn address_flags(
+        &self,
+        limit: u32,
+        offset: u32,
+    ) -> impl Future<Output = StoreResult<Vec<AddressFlag>>> + Send;
+    /// Every address that more than one player has sat down from, with each such player,
+    /// among sits at or after `since` (unix milliseconds); by address, then player.
+    fn shared_addresses(
+        &self,
+        since: i64,
+    ) -> impl Future<Output = StoreResult<Vec<PlayerAddress>>> + Send;
+    /// Complete hands dealt from `since` to before `until` (unix milliseconds), at any
+    /// table, newest first, at most `limit`.
+    fn hands_between(
+        &self,
+        since: i64,
+        until: i64,
+        limit: u32,
+    ) -> impl Future<Output = StoreResult<Vec<HandRow>>> + Send;
+    /// The names of these players (those that exist), by id; for reports that name a few
+    /// players without reading every account.
+    fn player_names(
+        &self,
+        players: &[PlayerId],
+    ) -> impl Future<Output = StoreResult<Vec<(PlayerId, String)>>> + Send;
+    /// Complete hands both players were dealt in, dealt from `since` to before `until`
+    /// (at one table if given), newest first, at most `limit`.
+    fn hands_together(
+        &self,
+        a: PlayerId,
+        b: PlayerId,
+        table: Option<TableId>,
+        since: i64,
+        until: i64,
+        limit: u32,
+    ) -> impl Future<Output = StoreResult<Vec<HandRow>>> + Send;
 }

@@ -18,6 +18,9 @@
 //! idle, and reads it again; it reports kB per idle table and per idle connection (JSON
 //! keys `idle_table_kb`, `idle_connection_kb`).
 //!
+//! Every bot connects from this process's address, so the server must seat several players
+//! from one address at a table: start it with `POKER__ROOM__SAME_ADDRESS_SEATING=allow`.
+//!
 //! ```sh
 //! poker-load --url http://127.0.0.1:8080 --admin-token TOKEN --tables 20 --secs 15 \
 //!            --pace full --server-pid $(pgrep -n pokerd)

@@ -6,11 +6,13 @@
 //! half of the pot, so the showdown code compares hands the same way in every game.
 
 pub mod high;
+pub mod standing;
 
 use crate::card::Card;
 use serde::{Deserialize, Serialize};
 
 pub use high::HighRank;
+pub use standing::ahead;
 
 /// The kind of a five-card high hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

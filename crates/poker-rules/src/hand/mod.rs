@@ -544,7 +544,7 @@ fn action_name(action: &Action) -> &'static str {
 
 /// The strength of up cards for choosing who opens a stud street: quads, trips, two
 /// pair, pair, high cards (no straights or flushes); `ace_low` for razz.
-fn showing_value(up: &[Card], ace_low: bool) -> (u8, Vec<u8>) {
+pub(crate) fn showing_value(up: &[Card], ace_low: bool) -> (u8, Vec<u8>) {
     let mut counts = [0u8; 13];
     for c in up {
         let r = if ace_low {

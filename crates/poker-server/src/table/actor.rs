@@ -56,6 +56,9 @@ pub(super) struct SeatInfo {
     pub(super) pending_sit_out: bool,
     /// Beaten hands are mucked without asking (R33: they may be).
     pub(super) auto_muck: bool,
+    /// The client address (bucket label) the player sat down from; `None` for a house
+    /// bot, or a seat taken before addresses were recorded.
+    pub(super) address: Option<String>,
 }
 
 pub(super) struct Subscriber {
@@ -167,6 +170,16 @@ pub async fn spawn(
     };
     let mut info = HashMap::new();
     let mut saved = HashMap::new();
+    // The address each seated player sat down from, for the same-address rule.
+    let addresses: HashMap<PlayerId, String> = if seats.is_empty() {
+        HashMap::new()
+    } else {
+        ctx.store
+            .seat_addresses(table_id)
+            .await?
+            .into_iter()
+            .collect()
+    };
     for seat in seats {
         // Who was sitting out, and the blinds they owe (R14), survive a restart.
         let (small, big) = ctx.store.missed_blinds(table_id, seat.player_id).await?;
@@ -174,13 +187,12 @@ pub async fn spawn(
             .restore_state(seat.seat_no as usize, seat.sitting_out, small, big)
             .map_err(|e| anyhow::anyhow!("seat {}: {e}", seat.seat_no))?;
         saved.insert(seat.player_id, (seat.sitting_out, small, big));
-        info.insert(
-            seat.player_id,
-            SeatInfo::new(
-                names.get(&seat.player_id).cloned().unwrap_or_default(),
-                &spec.clock,
-            ),
+        let mut seat_info = SeatInfo::new(
+            names.get(&seat.player_id).cloned().unwrap_or_default(),
+            &spec.clock,
         );
+        seat_info.address = addresses.get(&seat.player_id).cloned();
+        info.insert(seat.player_id, seat_info);
     }
     // Every event the table's tasks log carries its id, and the hand's while one runs (a
     // span per hand inside this one: recording a field again would repeat it, not
@@ -350,6 +362,7 @@ impl SeatInfo {
             leaving: false,
             pending_sit_out: false,
             auto_muck: true,
+            address: None,
         }
     }
 }
@@ -421,10 +434,11 @@ impl Actor {
                 buy_in,
                 entry,
                 queue,
+                address,
                 respond_to,
             } => {
                 let result = match self.waitlist_allows(player, seat) {
-                    Ok(()) => self.sit(player, name, seat, buy_in, entry).await,
+                    Ok(()) => self.sit(player, name, seat, buy_in, entry, address).await,
                     Err(refusal) => Err(refusal),
                 };
                 if result.is_ok() {

@@ -22,6 +22,7 @@ use poker_rules::table::{Entry, TableRules};
 use poker_rules::{Action, Chips};
 use poker_store::{PersisterHandle, PlayerId, SqlStore, TableId};
 use serde::{Deserialize, Serialize};
+use std::net::IpAddr;
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
@@ -137,6 +138,10 @@ pub enum Refusal {
     /// Chatting too fast.
     #[error("{0}")]
     RateLimited(String),
+    /// Another player at the table connects from the same address (`room.same_address_seating`
+    /// = "refuse").
+    #[error("{0}")]
+    SameAddress(String),
     /// The table is closed or gone.
     #[error("the table is closed")]
     TableGone,
@@ -160,6 +165,7 @@ impl Refusal {
             Refusal::Chat(_) => ErrorCode::ChatRefused,
             Refusal::Seed(_) => ErrorCode::SeedRefused,
             Refusal::RateLimited(_) => ErrorCode::RateLimited,
+            Refusal::SameAddress(_) => ErrorCode::SameAddress,
             Refusal::TableGone => ErrorCode::UnknownTable,
             Refusal::Moving => ErrorCode::TableMoving,
             Refusal::Internal(_) => ErrorCode::Internal,
@@ -268,6 +274,9 @@ pub enum Command {
         entry: Entry,
         /// The connection's queue, subscribed (with a snapshot) only if the seat is taken.
         queue: Option<mpsc::Sender<Batch>>,
+        /// The client's address bucket (`None`: a house bot, or a caller without one),
+        /// for `room.same_address_seating`.
+        address: Option<IpAddr>,
         /// Answer.
         respond_to: Reply<Outcome>,
     },
@@ -438,6 +447,8 @@ pub struct TableContext {
     /// At most how long what concerns a subscriber only as an onlooker is held back to
     /// be written with what follows (`server.coalesce_ms`); zero: never.
     pub coalesce: std::time::Duration,
+    /// What a sit from the address of a seated player does (`room.same_address_seating`).
+    pub same_address: crate::fairplay::SameAddressSeating,
 }
 
 /// A handle to a table's actor: in this process, or on the node that owns it.
@@ -509,11 +520,14 @@ impl TableHandle {
         buy_in: Chips,
         entry: Entry,
     ) -> Result<Outcome, Refusal> {
-        self.sit_with(player, name, seat, buy_in, entry, None).await
+        self.sit_with(player, name, seat, buy_in, entry, None, None)
+            .await
     }
 
     /// Seats a player and, only if seated, subscribes the connection's queue (a snapshot
-    /// first, taken with the player in the seat).
+    /// first, taken with the player in the seat). `address` is the client's address bucket
+    /// for `room.same_address_seating` (`None`: not checked, as for a house bot).
+    #[allow(clippy::too_many_arguments)]
     pub async fn sit_with(
         &self,
         player: PlayerId,
@@ -522,6 +536,7 @@ impl TableHandle {
         buy_in: Chips,
         entry: Entry,
         queue: Option<mpsc::Sender<Batch>>,
+        address: Option<IpAddr>,
     ) -> Result<Outcome, Refusal> {
         if let Route::Remote(r) = &self.route {
             let inbox = r.inbox(queue).await;
@@ -532,6 +547,7 @@ impl TableHandle {
                 buy_in,
                 entry,
                 inbox,
+                address,
             };
             return r.outcome(cmd).await;
         }
@@ -542,6 +558,7 @@ impl TableHandle {
             buy_in,
             entry,
             queue,
+            address,
             respond_to,
         })
         .await

@@ -321,6 +321,13 @@ impl Actor {
                 starting_stacks: cur.plan.config.seats.iter().map(|s| s.stack).collect(),
                 finishing_stacks: stacks,
                 deck: Some(cur.deck.record(&cur.dealing)),
+                // Folds to a bet, and whether the folder was ahead: for the collusion
+                // report, from the cards the table knows (microseconds, no replay).
+                folds: Some(crate::fairplay::report::fold_facts(
+                    cur.plan.config.game,
+                    cur.players.len(),
+                    &cur.events,
+                )),
             },
             started_at: cur.started_at,
             ended_at: now_ms(),

@@ -5,6 +5,7 @@ use super::actor::*;
 use super::clock::default_action;
 use super::writer::*;
 use super::*;
+use crate::fairplay::SameAddressSeating;
 use poker_protocol::ServerMsg;
 use poker_rules::table::{Entry, SitOut};
 use poker_rules::{Chips, Decision};
@@ -18,6 +19,7 @@ impl Actor {
         seat: u32,
         buy_in: Chips,
         entry: Entry,
+        address: Option<std::net::IpAddr>,
     ) -> Result<Outcome, Refusal> {
         if !self.closing.is_empty() {
             return Err(Refusal::Seat("the table is closing".into()));
@@ -30,6 +32,17 @@ impl Actor {
         }
         if self.seat_of(player).is_some() {
             return Err(Refusal::Seat("already seated here".into()));
+        }
+        // Same address, same table: refused before any money moves.
+        let address = address.map(crate::fairplay::address_label);
+        let same = self.seated_from(address.as_deref(), player);
+        if !same.is_empty() && self.ctx.same_address == SameAddressSeating::Refuse {
+            tracing::info!(%player, "a sit from the address of a seated player is refused");
+            return Err(Refusal::SameAddress(
+                "a player at this table connects from your address: this room seats one player \
+                 per address at a table"
+                    .into(),
+            ));
         }
         let rathole = self
             .ctx
@@ -65,12 +78,54 @@ impl Actor {
         self.table
             .sit_down(seat_no, player, buy_in, entry, rathole.as_ref(), now)
             .map_err(|e| Refusal::Seat(e.to_string()))?;
-        self.info
-            .insert(player, SeatInfo::new(name, &self.clock_rules));
+        let mut info = SeatInfo::new(name, &self.clock_rules);
+        info.address = address.clone();
+        self.info.insert(player, info);
+        if let Some(address) = address {
+            self.record_sit_address(player, address, same).await;
+        }
         Ok(Outcome {
             amount: buy_in,
             pending: false,
         })
+    }
+
+    /// The seated players (other than `player`) who sat down from `address`.
+    fn seated_from(&self, address: Option<&str>, player: PlayerId) -> Vec<PlayerId> {
+        let Some(address) = address else {
+            return Vec::new();
+        };
+        let mut same: Vec<PlayerId> = self
+            .info
+            .iter()
+            .filter(|(p, i)| **p != player && i.address.as_deref() == Some(address))
+            .map(|(p, _)| *p)
+            .collect();
+        same.sort();
+        same
+    }
+
+    /// Records the address a player has just sat down from (a restart, or the node that
+    /// takes the table over, compares the next newcomers with it; the collusion report
+    /// lists the addresses players share) and, under "flag", the pairs it made with
+    /// players seated from it. The seat stands if this cannot be written: it is logged.
+    async fn record_sit_address(&mut self, player: PlayerId, address: String, same: Vec<PlayerId>) {
+        let flagged = if self.ctx.same_address == SameAddressSeating::Flag {
+            same
+        } else {
+            Vec::new()
+        };
+        if !flagged.is_empty() {
+            tracing::info!(%player, "seated from the address of {} seated player(s): flagged", flagged.len());
+        }
+        if let Err(e) = self
+            .ctx
+            .store
+            .record_sit_address(self.table_id, player, &address, now_ms(), &flagged)
+            .await
+        {
+            tracing::error!("cannot record the address of a sit: {e}");
+        }
     }
 
     pub(super) async fn seat_request(

@@ -79,6 +79,8 @@ pub(crate) struct Conn {
     /// The decisions this client was asked and has not answered, by table: an answer
     /// to one of them is never rate-limited.
     pub(crate) asked: Vec<(TableId, u64)>,
+    /// The client's address bucket, carried by each sit (fair play).
+    pub(crate) address: std::net::IpAddr,
 }
 
 /// What a connection whose session expired is told.
@@ -170,7 +172,11 @@ pub(crate) async fn next_lobby(
 /// the branches write to it; the caller owns it, so it is held once), the replies' queue
 /// lets its buffer go once emptied, and the futures of a client message's dispatch, of
 /// pings and of closing are boxed.
-pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
+pub(crate) async fn connection(
+    state: Arc<AppState>,
+    socket: &mut WebSocket,
+    address: std::net::IpAddr,
+) {
     state.metrics.connections.fetch_add(1, Ordering::Relaxed);
     let _gauge = Gauge(&state);
     let (out_tx, mut out_rx) = mpsc::channel::<Batch>(1024);
@@ -180,6 +186,7 @@ pub(crate) async fn connection(state: Arc<AppState>, socket: &mut WebSocket) {
         out: out_tx,
         lobby: None,
         asked: Vec::new(),
+        address,
     };
     let mut moved = state.moved.subscribe();
     // Answers to this client's own messages and lobby updates. They never share the

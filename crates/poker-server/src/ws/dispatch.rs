@@ -185,6 +185,7 @@ pub(crate) async fn handle(
                     buy_in,
                     entry,
                     Some(conn.out.clone()),
+                    crate::fairplay::sit_address(&me, conn.address),
                 )
                 .await;
             if result.is_ok() && !conn.joined.contains(&table_id) {

@@ -5,7 +5,7 @@
 use crate::http::error::*;
 use crate::AppState;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use std::sync::Arc;
@@ -43,6 +43,7 @@ pub(crate) fn origin_allowed(state: &AppState, headers: &HeaderMap) -> bool {
 
 pub(crate) async fn ws(
     State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
@@ -53,6 +54,8 @@ pub(crate) async fn ws(
             "pages from this origin may not open the WebSocket (server.allowed_origins)",
         );
     }
+    // The client's address (its bucket), which each sit carries to the table (fair play).
+    let address = crate::http::guard::client_address(&state.config.server, peer, &headers);
     // Frames up to 1 MiB are read and answered; the configured limit is enforced per
     // message with a typed error, so an oversized frame does not cost the connection.
     // Clients' messages are small (an action is under 200 bytes): a 1 KiB read buffer
@@ -69,6 +72,6 @@ pub(crate) async fn ws(
             let span = tracing::info_span!("connection", player_id = tracing::field::Empty);
             // The socket is held here once, and lent (an async fn's arguments are held
             // twice: as given, and moved to its locals).
-            async move { connection(state, &mut socket).await }.instrument(span)
+            async move { connection(state, &mut socket, address).await }.instrument(span)
         })
 }

@@ -84,6 +84,12 @@ impl Server {
             ("POKER__ADMIN__TOKEN".to_string(), TOKEN.to_string()),
             // A real-money room unless a test says otherwise: no grants, bots or presets.
             ("POKER__ROOM__MONEY".to_string(), "real".to_string()),
+            // Every test client connects from 127.0.0.1: one address may seat many players
+            // unless a test is about that rule (tests/fair_play.rs).
+            (
+                "POKER__ROOM__SAME_ADDRESS_SEATING".to_string(),
+                "allow".to_string(),
+            ),
             // Tests stop the server with a hand in progress: it is void after this long.
             (
                 "POKER__SERVER__SHUTDOWN_GRACE_MS".to_string(),
@@ -341,6 +347,37 @@ impl Client {
             .unwrap();
         Client::with_ws(ws, name)
     }
+
+    /// A connection from another loopback address (`from`: 127.0.0.2, say; Linux routes
+    /// all of 127/8 to the loopback) and with extra request headers (a proxy's
+    /// `x-forwarded-for`, say).
+    pub async fn connect_from(
+        addr: std::net::SocketAddr,
+        name: &str,
+        from: std::net::IpAddr,
+        headers: &[(&str, &str)],
+    ) -> Client {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
+        for (key, value) in headers {
+            request.headers_mut().insert(
+                tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(key.as_bytes())
+                    .unwrap(),
+                value.parse().unwrap(),
+            );
+        }
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(std::net::SocketAddr::new(from, 0)).unwrap();
+        let stream = socket.connect(addr).await.unwrap();
+        let (ws, _) = tokio_tungstenite::client_async(
+            request,
+            tokio_tungstenite::MaybeTlsStream::Plain(stream),
+        )
+        .await
+        .unwrap();
+        Client::with_ws(ws, name)
+    }
+
 
     /// A client on a WebSocket opened elsewhere (from another address, with headers).
     pub fn with_ws(ws: Ws, name: &str) -> Client {

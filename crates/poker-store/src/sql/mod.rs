@@ -11,6 +11,7 @@ use uuid::Uuid;
 use crate::*;
 
 mod commit;
+mod fairplay;
 mod operations;
 
 pub(crate) use commit::*;

@@ -1644,4 +1644,49 @@ impl Store for SqlStore {
             mismatched_accounts: mismatched,
         })
     }
+
+    async fn record_sit_address(
+        &self,
+        table: TableId,
+        player: PlayerId,
+        address: &str,
+        at: i64,
+        flagged_with: &[PlayerId],
+    ) -> StoreResult<()> {
+        self.fair_record_sit_address(table, player, address, at, flagged_with)
+            .await
+    }
+
+    async fn seat_addresses(&self, table: TableId) -> StoreResult<Vec<(PlayerId, String)>> {
+        self.fair_seat_addresses(table).await
+    }
+
+    async fn address_flags(&self, limit: u32, offset: u32) -> StoreResult<Vec<AddressFlag>> {
+        self.fair_address_flags(limit, offset).await
+    }
+
+    async fn shared_addresses(&self, since: i64) -> StoreResult<Vec<PlayerAddress>> {
+        self.fair_shared_addresses(since).await
+    }
+
+    async fn hands_between(&self, since: i64, until: i64, limit: u32) -> StoreResult<Vec<HandRow>> {
+        self.fair_hands_between(since, until, limit).await
+    }
+
+    async fn player_names(&self, players: &[PlayerId]) -> StoreResult<Vec<(PlayerId, String)>> {
+        self.fair_player_names(players).await
+    }
+
+    async fn hands_together(
+        &self,
+        a: PlayerId,
+        b: PlayerId,
+        table: Option<TableId>,
+        since: i64,
+        until: i64,
+        limit: u32,
+    ) -> StoreResult<Vec<HandRow>> {
+        self.fair_hands_together(a, b, table, since, until, limit)
+            .await
+    }
 }

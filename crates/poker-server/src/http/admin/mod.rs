@@ -1,9 +1,10 @@
 //! The operators' REST API under `/admin`, every route behind the admin bearer token or a
 //! staff session with a role ([`super::auth::Admin`]): players and money, tables, hand
-//! histories, the audit, staff and the audit log of their actions. Paths name players,
+//! histories, the audit, staff and the audit log of their actions, fair play. Paths name players,
 //! tables, hands and staff by id only, never by name: a name is found with a query
 //! (`GET /admin/players?q=`) that answers ids and names together.
 
+pub mod fairplay;
 pub mod hands;
 pub mod players;
 pub mod staff;
@@ -63,4 +64,10 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/admin/tables/{id}/hands", get(hands::table_hands))
         .route("/admin/hands/{id}", get(hands::hand))
         .route("/admin/audit", get(players::audit))
+        .route("/admin/fair-play/flags", get(fairplay::flags))
+        .route("/admin/fair-play/pairs", get(fairplay::pairs))
+        .route(
+            "/admin/fair-play/pairs/{a}/{b}/hands",
+            get(fairplay::pair_hands),
+        )
 }
