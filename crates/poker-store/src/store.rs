@@ -461,12 +461,6 @@ pub trait Store: Send + Sync + 'static {
         until: i64,
         limit: u32,
     ) -> impl Future<Output = StoreResult<Vec<HandRow>>> + Send;
-    /// The names of these players (those that exist), by id; for reports that name a few
-    /// players without reading every account.
-    fn player_names(
-        &self,
-        players: &[PlayerId],
-    ) -> impl Future<Output = StoreResult<Vec<(PlayerId, String)>>> + Send;
     /// Complete hands both players were dealt in, dealt from `since` to before `until`
     /// (at one table if given), newest first, at most `limit`.
     fn hands_together(

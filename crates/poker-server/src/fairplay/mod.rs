@@ -10,7 +10,6 @@
 
 pub mod report;
 
-use poker_store::Player;
 use serde::{Deserialize, Serialize};
 use std::net::IpAddr;
 
@@ -51,8 +50,8 @@ pub fn address_label(bucket: IpAddr) -> String {
 
 /// The address a sit carries to the table: the connection's, or none for a house bot
 /// (the room's own account, exempt from the rule; all of them connect from 127.0.0.1).
-pub fn sit_address(player: &Player, connection: IpAddr) -> Option<IpAddr> {
-    (!crate::house::is_bot(player)).then_some(connection)
+pub fn sit_address(bot: bool, connection: IpAddr) -> Option<IpAddr> {
+    (!bot).then_some(connection)
 }
 
 #[cfg(test)]

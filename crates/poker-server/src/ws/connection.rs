@@ -54,6 +54,8 @@ pub(crate) struct Me {
     pub(crate) player_id: PlayerId,
     /// Their name, as a seat shows it.
     pub(crate) name: String,
+    /// A house bot (the room's own account: exempt from the same-address rule).
+    pub(crate) bot: bool,
 }
 
 /// A connection's identity: the player it speaks for and the session it holds, set by the

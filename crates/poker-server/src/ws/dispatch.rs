@@ -74,6 +74,7 @@ async fn authenticate(state: &Arc<AppState>, conn: &mut Conn, token: &str) -> Se
     conn.identity = Some(Identity {
         me: Me {
             player_id: player.player_id,
+            bot: crate::house::is_bot(&player),
             name: player.name,
         },
         session,
@@ -185,7 +186,7 @@ pub(crate) async fn handle(
                     buy_in,
                     entry,
                     Some(conn.out.clone()),
-                    crate::fairplay::sit_address(&me, conn.address),
+                    crate::fairplay::sit_address(me.bot, conn.address),
                 )
                 .await;
             if result.is_ok() && !conn.joined.contains(&table_id) {

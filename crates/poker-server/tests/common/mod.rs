@@ -378,7 +378,6 @@ impl Client {
         Client::with_ws(ws, name)
     }
 
-
     /// A client on a WebSocket opened elsewhere (from another address, with headers).
     pub fn with_ws(ws: Ws, name: &str) -> Client {
         Client {

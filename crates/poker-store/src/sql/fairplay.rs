@@ -175,33 +175,6 @@ impl SqlStore {
         rows.iter().map(Self::hand_row).collect()
     }
 
-    pub(super) async fn fair_player_names(
-        &self,
-        players: &[PlayerId],
-    ) -> StoreResult<Vec<(PlayerId, String)>> {
-        let mut names = Vec::with_capacity(players.len());
-        // A few hundred ids per statement, well under both databases' parameter limits.
-        for chunk in players.chunks(500) {
-            let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
-            let sql = self.sql(&format!(
-                "select player_id, name from player where player_id in ({})",
-                marks.join(", ")
-            ));
-            let mut query = sqlx::query(&sql);
-            for p in chunk {
-                query = query.bind(p.to_string());
-            }
-            for r in query.fetch_all(&self.pool).await? {
-                names.push((
-                    PlayerId(Self::uuid(r.try_get("player_id")?)?),
-                    r.try_get("name")?,
-                ));
-            }
-        }
-        names.sort();
-        Ok(names)
-    }
-
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn fair_hands_together(
         &self,

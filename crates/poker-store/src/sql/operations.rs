@@ -1673,10 +1673,6 @@ impl Store for SqlStore {
         self.fair_hands_between(since, until, limit).await
     }
 
-    async fn player_names(&self, players: &[PlayerId]) -> StoreResult<Vec<(PlayerId, String)>> {
-        self.fair_player_names(players).await
-    }
-
     async fn hands_together(
         &self,
         a: PlayerId,
