@@ -459,7 +459,7 @@ $("#refresh-room").addEventListener("click", loadRoom);
 // ---------------------------------------------------------------- fair play
 
 // A player as the console names one: the name beside a short id.
-const who = (p) => `${p.name} (${p.player_id.slice(0, 8)})`;
+const named = (p) => `${p.name} (${p.player_id.slice(0, 8)})`;
 const folds = (f) => `${f.folds} (${f.ahead} ahead)`;
 C.pairSort = "folds_ahead";
 
@@ -468,7 +468,7 @@ async function loadFairPlay() {
     const [flags, tables] = await Promise.all([api("GET", "/admin/fair-play/flags"), api("GET", "/admin/tables")]);
     tableNames = new Map(tables.map((t) => [t.table_id, t.name]));
     $("#flag-list tbody").replaceChildren(...flags.map((f) =>
-      row([when(f.at), f.table_name, who(f.player), who(f.other), f.address, f.hands.length],
+      row([when(f.at), f.table_name, named(f.player), named(f.other), f.address, f.hands.length],
         ...(f.hands.length ? [button("Hands", () => showHandList(`${f.player.name} and ${f.other.name} at ${f.table_name}`, f.hands.map((h) => ({ ...h })), f.player, f.other))] : []))));
     if (!flags.length) $("#flag-list tbody").append(row(["No pair flagged", "", "", "", "", ""]));
   } catch (e) { fail(e); }
@@ -497,7 +497,7 @@ async function loadPairs(e) {
     $("#pair-list tbody").replaceChildren(...r.pairs.map((p) => {
       const folded = p.a_folds_to_b.folds + p.b_folds_to_a.folds;
       const rate = folded ? Math.round((100 * p.folds_ahead) / folded) + "%" : "\u2013";
-      const tr = row([`${who(p.a)} \u2190 ${who(p.b)}`, p.hands, p.net_chips,
+      const tr = row([`${named(p.a)} \u2190 ${named(p.b)}`, p.hands, p.net_chips,
         `${p.a.name}: ${folds(p.a_folds_to_b)}; ${p.b.name}: ${folds(p.b_folds_to_a)}`, p.folds_ahead, rate,
         p.shared_addresses.join(", ")],
         button("Hands", () => openPair(p, q)));
@@ -516,7 +516,7 @@ async function openPair(p, q) {
     const w = new URLSearchParams({ limit: "500" });
     for (const k of ["since", "until"]) if (q.has(k)) w.set(k, q.get(k));
     const hands = await api("GET", `/admin/fair-play/pairs/${p.a.player_id}/${p.b.player_id}/hands?` + w);
-    showHandList(`${who(p.a)} and ${who(p.b)}: ${hands.length} hands`, hands, p.a, p.b);
+    showHandList(`${named(p.a)} and ${named(p.b)}: ${hands.length} hands`, hands, p.a, p.b);
   } catch (e) { fail(e); }
 }
 

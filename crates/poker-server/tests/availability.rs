@@ -458,6 +458,7 @@ fn pokerd_limited(
         .env("POKER__SERVER__ADDR", "127.0.0.1:0")
         .env("POKER__ADMIN__TOKEN", common::TOKEN)
         .env("POKER__ROOM__MONEY", "real")
+        .env("POKER__ROOM__SAME_ADDRESS_SEATING", "allow")
         .env("POKER__LOG__FORMAT", "json")
         .envs(common::LOOSE_RATE_LIMITS)
         .stdout(std::process::Stdio::null())
