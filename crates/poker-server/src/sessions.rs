@@ -131,7 +131,7 @@ impl Sessions {
             None => Arc::from(token_hash),
         };
         live.entry(token_hash.clone())
-            .or_default()
+            .or_insert_with(|| Vec::with_capacity(1))
             .push(Live { id, player, end });
         Registration {
             sessions: self.clone(),
