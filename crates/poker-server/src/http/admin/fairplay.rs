@@ -175,14 +175,12 @@ pub(crate) struct ReportQuery {
     limit: Option<u32>,
 }
 
-/// The window asked: `until` now and `since` a week before unless given.
+/// The window asked: `until` now and `since` a week before unless given. A window that
+/// ends before it starts is empty (nothing in it), not an error.
 fn window(since: Option<i64>, until: Option<i64>) -> ApiResult<(i64, i64)> {
     let until = until.unwrap_or_else(|| now_ms() + 1);
     let since = since.unwrap_or(until.saturating_sub(DEFAULT_WINDOW_MS));
-    if since >= until {
-        return Err(bad("since must be before until"));
-    }
-    Ok((since, until))
+    Ok((since.min(until), until))
 }
 
 /// One row of the collusion report.
@@ -334,7 +332,12 @@ pub(crate) async fn pair_hands(
     let a: PlayerId = parse_id(&a, "player")?;
     let b: PlayerId = parse_id(&b, "player")?;
     if a == b {
-        return Err(bad("a pair is two players"));
+        // No player makes a pair with themselves: there is no such pair.
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "a pair is two players",
+        ));
     }
     let (since, until) = window(q.since, q.until)?;
     let limit = q.limit.unwrap_or(50);
