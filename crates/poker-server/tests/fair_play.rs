@@ -185,9 +185,13 @@ async fn flag_seats_both_and_the_floor_sees_the_pair_with_the_hands_they_played_
         &[("POKER__ROOM__SAME_ADDRESS_SEATING", "flag")],
     )
     .await;
-    let table = server
-        .table(json!({ "between_hands_ms": 0, "action_ms": 30000 }))
-        .await;
+    // A short clock (no time bank, never sat out) moves a hand nobody plays any more; no
+    // rathole rule, so a player who leaves may buy in for anything again.
+    let mut rules = common::nl_rules();
+    rules["rathole_secs"] = json!(0);
+    let clock = json!({ "between_hands_ms": 0, "action_ms": 1000, "warning_ms": 0,
+                        "time_bank_ms": 0, "max_timeouts": 0 });
+    let table = server.table_with(rules, clock).await;
     let mut ann = player_from(&server, "ann", "127.0.0.1", &[]).await;
     let mut ben = player_from(&server, "ben", "127.0.0.1", &[]).await;
     let mut cid = player_from(&server, "cid", "127.0.0.3", &[]).await;
@@ -198,7 +202,27 @@ async fn flag_seats_both_and_the_floor_sees_the_pair_with_the_hands_they_played_
     let mut clients = vec![ann, ben, cid];
     play_calling(&mut clients, &table, 3).await;
 
-    let flags = server.get_json("/admin/fair-play/flags").await;
+    // The clock may still be finishing a hand: the table's complete hands are read before
+    // and after the flags, until they agree.
+    let complete_hands = || async {
+        let hands = server
+            .get_json(&format!("/admin/tables/{table}/hands"))
+            .await;
+        hands
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["status"] == "complete")
+            .map(|h| h["hand_id"].as_str().unwrap().to_string())
+            .collect::<Vec<String>>()
+    };
+    let (flags, complete) = loop {
+        let before = complete_hands().await;
+        let flags = server.get_json("/admin/fair-play/flags").await;
+        if complete_hands().await == before {
+            break (flags, before);
+        }
+    };
     let flags = flags.as_array().unwrap();
     assert_eq!(flags.len(), 1, "one pair: {flags:?}");
     let f = &flags[0];
@@ -222,24 +246,40 @@ async fn flag_seats_both_and_the_floor_sees_the_pair_with_the_hands_they_played_
     );
     // The hands they played together: every complete hand of the table (both were dealt
     // into each), newest first.
-    let listed: Vec<&str> = f["hands"]
+    let listed: Vec<String> = f["hands"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|h| h["hand_id"].as_str().unwrap())
+        .map(|h| h["hand_id"].as_str().unwrap().to_string())
         .collect();
-    let table_hands = server
-        .get_json(&format!("/admin/tables/{table}/hands"))
-        .await;
-    let complete: Vec<&str> = table_hands
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|h| h["status"] == "complete")
-        .map(|h| h["hand_id"].as_str().unwrap())
-        .collect();
-    assert!(complete.len() >= 3, "{table_hands}");
+    assert!(complete.len() >= 3, "{complete:?}");
     assert_eq!(listed, complete);
+
+    // Ben leaves and sits down again, twice: the pair is not recorded again (a player
+    // could otherwise write rows as fast as they can sit).
+    let ben = &mut clients[1];
+    for _ in 0..2 {
+        ben.send(&ClientMsg::Leave {
+            table_id: tid(&table),
+        })
+        .await;
+        // (At the end of the hand in progress, which the clock finishes.)
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            assert!(tokio::time::Instant::now() < deadline, "ben leaves");
+            match ben.try_recv(Duration::from_millis(200)).await {
+                Some(ServerMsg::Done {
+                    request,
+                    pending: false,
+                    ..
+                }) if request == "leave" => break,
+                _ => {}
+            }
+        }
+        assert_eq!(try_sit(ben, &table, 1).await, Ok(100));
+    }
+    let flags = server.get_json("/admin/fair-play/flags").await;
+    assert_eq!(flags.as_array().unwrap().len(), 1, "{flags}");
     server.stop().await;
     assert_conserved(&server.audit().await, 3000);
 }
@@ -596,6 +636,30 @@ async fn colluders_who_soft_play_each_other_top_the_report_and_honest_players_do
         })
         .sum();
     assert_eq!(folds_ahead, soft_committed);
+
+    // What the house works out about folded hands is the floor's only: a player's own
+    // history of a hand (every form) says nothing of it.
+    let token = server.login("cid").await;
+    let hand = pair_hands[0]["hand_id"].as_str().unwrap();
+    for format in ["pokerstars", "phh", "replay"] {
+        let text = reqwest::Client::new()
+            .get(format!(
+                "{}/api/me/hands/{hand}?format={format}",
+                server.base
+            ))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(!text.is_empty());
+        assert!(
+            !text.contains("ahead") && !text.contains("\"folds\""),
+            "{format}: {text}"
+        );
+    }
     server.stop().await;
     assert_conserved(&server.audit().await, 4000);
 }

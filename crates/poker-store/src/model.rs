@@ -339,7 +339,8 @@ pub struct HandRecord {
     /// Every fold made facing another player's bet or raise, for the collusion report:
     /// worked out by the table from the hand's cards as it ends (a few microseconds), so
     /// the report reads it instead of replaying the history. `None` in records written
-    /// before it existed.
+    /// before it existed. For the house only: it tells how hands that were never shown
+    /// stood, so it is never sent to a player (`/api/me/hands` picks its fields).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folds: Option<Vec<FoldFact>>,
 }

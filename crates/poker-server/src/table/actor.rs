@@ -87,6 +87,9 @@ pub(super) struct Actor {
     pub(super) table: Table<PlayerId>,
     pub(super) ctx: TableContext,
     pub(super) info: HashMap<PlayerId, SeatInfo>,
+    /// Same-address pairs flagged here (lower id first): a pair is recorded once while
+    /// the table runs, however often its players sit down again.
+    pub(super) flagged: std::collections::HashSet<(PlayerId, PlayerId)>,
     pub(super) subscribers: Vec<Subscriber>,
     pub(super) current: Option<Current>,
     pub(super) clock: Option<TurnClock>,
@@ -215,6 +218,7 @@ pub async fn spawn(
         table,
         ctx,
         info,
+        flagged: Default::default(),
         subscribers: Vec::new(),
         current: None,
         clock: None,

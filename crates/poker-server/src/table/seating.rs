@@ -110,8 +110,11 @@ impl Actor {
     /// lists the addresses players share) and, under "flag", the pairs it made with
     /// players seated from it. The seat stands if this cannot be written: it is logged.
     async fn record_sit_address(&mut self, player: PlayerId, address: String, same: Vec<PlayerId>) {
-        let flagged = if self.ctx.same_address == SameAddressSeating::Flag {
-            same
+        let flagged: Vec<PlayerId> = if self.ctx.same_address == SameAddressSeating::Flag {
+            // Once per pair: sitting down again and again adds no row.
+            same.into_iter()
+                .filter(|&other| self.flagged.insert((player.min(other), player.max(other))))
+                .collect()
         } else {
             Vec::new()
         };
