@@ -197,14 +197,7 @@ impl House {
             }
         }
         let bots: HashSet<PlayerId> = self.accounts.iter().map(|(id, _)| *id).collect();
-        let tables: Vec<(TableId, crate::table::TableHandle)> = self
-            .state
-            .tables
-            .lock()
-            .await
-            .iter()
-            .map(|(id, h)| (*id, h.clone()))
-            .collect();
+        let tables: Vec<(TableId, crate::table::TableHandle)> = self.state.tables.handles();
         for (table_id, handle) in tables {
             let Some(inspect) = handle.inspect().await else {
                 continue;

@@ -16,6 +16,7 @@ pub mod logging;
 pub mod metrics;
 pub mod pokerstars;
 pub mod presets;
+pub mod registry;
 pub mod replay;
 pub mod sessions;
 pub mod table;
@@ -24,13 +25,10 @@ pub mod web;
 pub mod ws;
 
 use poker_store::{Persister, PersisterHandle, SqlStore, Store, TableId};
-use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
-use table::{TableContext, TableSpec};
 use tokio::net::TcpListener;
-use tokio::sync::Mutex;
 
 pub use config::Config;
 
@@ -42,8 +40,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Commits finished hands in batches.
     pub persister: PersisterHandle,
-    /// The running tables.
-    pub tables: Mutex<HashMap<TableId, table::TableHandle>>,
+    /// The tables running here.
+    pub tables: registry::Registry,
     /// The lobby, kept up to date by the tables.
     pub lobby: Arc<lobby::Lobby>,
     /// Lockouts, registration limits and password hashing of the account endpoints.
@@ -57,10 +55,20 @@ pub struct AppState {
     pub sessions: Arc<sessions::Sessions>,
     /// This node's part of a cluster of several (`None`: one process owns every table).
     pub cluster: Option<Arc<cluster::Cluster>>,
-    /// Tables that moved to another node: connections that joined them subscribe again.
-    pub moved: tokio::sync::broadcast::Sender<TableId>,
+    /// Tables that moved between nodes, or NATS back after an outage: connections that
+    /// follow them subscribe again.
+    pub moved: tokio::sync::broadcast::Sender<Resubscribe>,
     /// The request limits' state: rate buckets, requests in progress per forwarded address.
     pub shield: http::shield::Shield,
+}
+
+/// What makes the connections here subscribe again to the tables they follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resubscribe {
+    /// This table moved (another node runs it now, or it came back here).
+    Table(TableId),
+    /// Every table: NATS came back after an outage, and what was sent meanwhile is lost.
+    All,
 }
 
 impl AppState {
@@ -73,68 +81,30 @@ impl AppState {
         config_json: &str,
     ) -> anyhow::Result<()> {
         match &self.cluster {
-            Some(cluster) => cluster.open(self, table_id, name, config_json, false).await,
-            None => self.start_table(table_id, name, config_json, None).await,
+            Some(cluster) => cluster.open(self, table_id).await,
+            None => self.tables.open(self, table_id, name, config_json).await,
         }
-    }
-
-    /// Starts the actor of a table (among several nodes: under this lease token, acting
-    /// only while the lease is known to hold).
-    pub async fn start_table(
-        self: &Arc<Self>,
-        table_id: TableId,
-        name: &str,
-        config_json: &str,
-        owner: Option<(u64, tokio::sync::watch::Receiver<tokio::time::Instant>)>,
-    ) -> anyhow::Result<()> {
-        let (fence, lease) = match owner {
-            Some((token, lease)) => (Some(token), Some(lease)),
-            None => (None, None),
-        };
-        let spec: TableSpec = serde_json::from_str(config_json)?;
-        let context = TableContext {
-            store: self.store.clone(),
-            persister: self.persister.clone(),
-            lobby: self.lobby.clone(),
-            metrics: self.metrics.clone(),
-            fence,
-            lease,
-            coalesce: std::time::Duration::from_millis(self.config.server.coalesce_ms),
-            same_address: self.config.same_address_seating(),
-        };
-        let handle = table::spawn(table_id, name.to_string(), spec, context).await?;
-        self.tables.lock().await.insert(table_id, handle);
-        if let (Some(cluster), Some(token)) = (&self.cluster, fence) {
-            if let Err(e) = cluster.serve(self, table_id, token).await {
-                // Not reachable from the other nodes: stopped, and its lease let go.
-                if let Some(handle) = self.tables.lock().await.remove(&table_id) {
-                    let _ = handle.command(table::Command::Abandon).await;
-                }
-                let _ = self
-                    .store
-                    .release_lease(table_id, &cluster.node, token)
-                    .await;
-                return Err(e);
-            }
-        }
-        Ok(())
     }
 
     /// The handle of a table: its actor here, or (among several nodes) the node that
-    /// owns an open table.
+    /// owns an open table. `None` for a table that is not open (closed, or no such
+    /// table).
     pub async fn table(&self, table_id: TableId) -> Option<table::TableHandle> {
-        if let Some(handle) = self.tables.lock().await.get(&table_id).cloned() {
+        if let Some(handle) = self.tables.get(table_id) {
             return Some(handle);
         }
         let cluster = self.cluster.as_ref()?;
-        // Not in the lobby yet (this node just started): the table's own row, by its key.
-        let known = self.lobby.get(table_id).is_some()
-            || self
+        // Open by the lobby's word (which every node keeps), else by the table's own row
+        // (this node just started: its lobby is not filled yet).
+        let open = match self.lobby.get(table_id) {
+            Some(summary) => summary.status != "closed",
+            None => self
                 .store
                 .table(table_id)
                 .await
-                .is_ok_and(|t| t.status == poker_store::TableStatus::Open);
-        known.then(|| cluster.remote(table_id))
+                .is_ok_and(|t| t.status == poker_store::TableStatus::Open),
+        };
+        open.then(|| cluster.remote(table_id))
     }
 }
 
@@ -175,7 +145,7 @@ pub async fn run(
         store: store.clone(),
         config: Arc::new(config),
         persister: Persister::spawn(store.clone(), 512),
-        tables: Mutex::new(HashMap::new()),
+        tables: registry::Registry::new(cluster.is_some()),
         lobby: Arc::new(lobby::Lobby::default()),
         // Argon2 on one core in two at most, so tables and health checks keep the rest.
         accounts: http::guard::Guard::new(
@@ -235,8 +205,8 @@ pub async fn run(
     let grace = Duration::from_millis(state.config.server.shutdown_grace_ms);
     let shutdown = async move {
         shutdown.await;
-        let tables: Vec<_> = state.tables.lock().await.values().cloned().collect();
-        let drained = futures_util::future::join_all(tables.iter().map(|t| t.drain()));
+        let tables = state.tables.handles();
+        let drained = futures_util::future::join_all(tables.iter().map(|(_, t)| t.drain()));
         if tokio::time::timeout(grace, drained).await.is_err() {
             tracing::info!("hands still running after the grace period are void");
         }

@@ -1708,14 +1708,14 @@ async fn failover_a_slow_connection_to_a_remote_table_is_resynced_with_a_snapsho
     let answering = owner.clone();
     tokio::spawn(async move {
         while let Some(request) = commands.next().await {
-            let cmd: serde_json::Value = serde_json::from_slice(&request.payload).unwrap();
-            let sub = &cmd["Subscribe"];
+            let envelope: serde_json::Value = serde_json::from_slice(&request.payload).unwrap();
+            let sub = &envelope["request"]["Subscribe"];
             let _ = subscribed_tx.send((
-                sub["inbox"].as_str().unwrap().to_string(),
+                envelope["inbox"].as_str().unwrap().to_string(),
                 sub["player"].clone(),
                 sub["only_if_seated"].clone(),
             ));
-            let reply = serde_json::to_vec(&json!({"Unit": {"Ok": null}})).unwrap();
+            let reply = serde_json::to_vec(&json!({"Ok": {"Subscribed": true}})).unwrap();
             answering
                 .publish(request.reply.unwrap(), reply.into())
                 .await
@@ -1820,7 +1820,7 @@ async fn failover_a_sit_at_a_table_on_another_node_carries_the_client_address() 
         while let Some(request) = commands.next().await {
             let cmd: serde_json::Value = serde_json::from_slice(&request.payload).unwrap();
             let _ = seen_tx.send(cmd);
-            let reply = json!({"Outcome": {"Err": {"SameAddress": "a player at this table connects from your address"}}});
+            let reply = json!({"Err": {"SameAddress": "a player at this table connects from your address"}});
             answering
                 .publish(
                     request.reply.unwrap(),
@@ -1857,8 +1857,12 @@ async fn failover_a_sit_at_a_table_on_another_node_carries_the_client_address() 
     };
     assert!(refusal.contains("address"), "{refusal}");
     let cmd = seen.recv().await.unwrap();
-    assert_eq!(cmd["Sit"]["address"], json!("198.51.100.7"), "{cmd}");
-    assert_eq!(cmd["Sit"]["player"], json!(player), "{cmd}");
+    assert_eq!(
+        cmd["request"]["Sit"]["address"],
+        json!("198.51.100.7"),
+        "{cmd}"
+    );
+    assert_eq!(cmd["request"]["Sit"]["player"], json!(player), "{cmd}");
     // A house bot's sit carries none.
     let _ = handle
         .sit_with(
@@ -1872,8 +1876,8 @@ async fn failover_a_sit_at_a_table_on_another_node_carries_the_client_address() 
         )
         .await;
     let mut cmd = seen.recv().await.unwrap();
-    while cmd["Sit"]["seat"] != 3 {
+    while cmd["request"]["Sit"]["seat"] != 3 {
         cmd = seen.recv().await.unwrap();
     }
-    assert_eq!(cmd["Sit"]["address"], json!(null), "{cmd}");
+    assert_eq!(cmd["request"]["Sit"]["address"], json!(null), "{cmd}");
 }

@@ -65,12 +65,12 @@ mod tests {
         let player = poker_store::PlayerId::new();
         let older = serde_json::json!({"Sit": {
             "player": player, "name": "ann", "seat": 1, "buy_in": 100,
-            "entry": "post_now", "inbox": null
+            "entry": "post_now"
         }});
-        let cmd: crate::cluster::RemoteCmd = serde_json::from_value(older).unwrap();
+        let request: crate::table::Request = serde_json::from_value(older).unwrap();
         assert!(matches!(
-            cmd,
-            crate::cluster::RemoteCmd::Sit { address: None, .. }
+            request,
+            crate::table::Request::Sit { address: None, .. }
         ));
     }
 

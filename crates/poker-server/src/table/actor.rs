@@ -373,73 +373,72 @@ impl SeatInfo {
 
 impl Actor {
     pub(super) async fn handle(&mut self, command: Command) {
-        // What answers a player's own command reaches them at once.
-        self.urgent = match &command {
-            Command::Act { player, .. }
-            | Command::Chat { player, .. }
-            | Command::Waitlist { player, .. }
-            | Command::Sit { player, .. }
-            | Command::Seat { player, .. } => Some(*player),
-            _ => None,
+        let (request, queue, received, respond_to) = match command {
+            Command::Request {
+                request,
+                queue,
+                received,
+                respond_to,
+            } => (request, queue, received, respond_to),
+            Command::InjectFault => panic!("injected fault"),
+            Command::Abandon => {
+                tracing::info!("stopping here: another node owns the table now, or takes it over");
+                self.abandon();
+                return;
+            }
         };
-        match command {
-            Command::Subscribe {
+        // What answers a player's own command reaches them at once.
+        self.urgent = request.player();
+        if let Some(answer) = self.answer(request, queue, received, respond_to).await {
+            let _ = answer.0.send(answer.1);
+        }
+    }
+
+    /// Does what is asked; the answer, unless it comes later (draining and closing answer
+    /// once the hand in progress has ended).
+    async fn answer(
+        &mut self,
+        request: Request,
+        queue: Option<mpsc::Sender<Batch>>,
+        received: Instant,
+        respond_to: oneshot::Sender<Answer>,
+    ) -> Option<(oneshot::Sender<Answer>, Answer)> {
+        let answer = match request {
+            Request::Subscribe {
                 player,
                 only_if_seated,
-                queue,
-                respond_to,
             } => {
                 let seated = player.is_some_and(|p| self.seat_of(p).is_some());
-                let ok = !only_if_seated || seated;
-                if ok {
+                let ok = (!only_if_seated || seated) && queue.is_some();
+                if let (true, Some(queue)) = (ok, queue) {
                     let snapshot = self.snapshot(player);
                     // A connection subscribes once per table; a spectator who sits down
                     // becomes that player.
                     self.add_subscriber(player, queue, snapshot);
                 }
-                let _ = respond_to.send(ok);
+                Ok(Reply::Subscribed(ok))
             }
-            Command::InjectFault => panic!("injected fault"),
-            Command::Abandon => {
-                tracing::info!("stopping here: another node owns the table now, or takes it over");
-                self.abandon();
-            }
-            Command::Chat {
-                player,
-                text,
-                respond_to,
-            } => {
-                let _ = respond_to.send(self.chat(player, &text));
-            }
-            Command::Waitlist {
-                player,
-                join,
-                respond_to,
-            } => {
+            Request::Chat { player, text } => self.chat(player, &text).map(|()| Reply::Ok),
+            Request::Waitlist { player, join } => {
                 let result = if join {
                     self.join_waitlist(player)
                 } else {
                     self.leave_waitlist(player);
                     Ok(())
                 };
-                let _ = respond_to.send(result);
+                result.map(|()| Reply::Ok)
             }
-            Command::SwitchChat {
-                enabled,
-                respond_to,
-            } => {
+            Request::SwitchChat { enabled } => {
                 self.switch_chat(enabled);
-                let _ = respond_to.send(());
+                Ok(Reply::Ok)
             }
-            Command::Sit {
+            Request::Sit {
                 player,
                 name,
                 seat,
                 buy_in,
                 entry,
-                queue,
                 address,
-                respond_to,
             } => {
                 let result = match self.waitlist_allows(player, seat) {
                     Ok(()) => self.sit(player, name, seat, buy_in, entry, address).await,
@@ -455,71 +454,77 @@ impl Actor {
                     }
                     self.seats_changed();
                 }
-                let _ = respond_to.send(result);
+                result.map(Reply::Done)
             }
-            Command::Act {
+            Request::Act {
                 player,
                 decision_id,
                 action,
-                received,
-                respond_to,
             } => {
                 let result = self.act(player, decision_id, action);
                 if result.is_ok() {
                     self.ctx.metrics.actions.fetch_add(1, Ordering::Relaxed);
                     self.ctx.metrics.action_latency.observe(received.elapsed());
                 }
-                let _ = respond_to.send(result);
+                result.map(|()| Reply::Ok)
             }
-            Command::Seat {
-                player,
-                request,
-                respond_to,
-            } => {
+            Request::Seat { player, request } => {
                 let result = self.seat_request(player, request).await;
                 if result.is_ok() && request.changes_seats() {
                     self.seats_changed();
                 }
-                let _ = respond_to.send(result);
+                result.map(Reply::Done)
             }
-            Command::Unsubscribe { queue } => {
-                let seated = self.seated_players();
-                self.subscribers.retain(|s| {
-                    !s.queue.same_channel(&queue) || s.who.is_some_and(|p| seated.contains(&p))
-                });
-                self.mirror_listeners();
+            Request::Unsubscribe => {
+                if let Some(queue) = queue {
+                    let seated = self.seated_players();
+                    self.subscribers.retain(|s| {
+                        !s.queue.same_channel(&queue) || s.who.is_some_and(|p| seated.contains(&p))
+                    });
+                    self.mirror_listeners();
+                }
+                Ok(Reply::Ok)
             }
-            Command::Inspect { respond_to } => {
-                let view = self.table_view();
-                // The hand in progress as a spectator sees it: the board, the pot, whose
-                // turn it is and their clock; never a hole card.
-                let hand = self.current.as_ref().map(|c| {
-                    serde_json::json!({
-                        "number": c.plan.number,
-                        "board": poker_rules::Card::format_many(c.hand.board()),
-                        "pot": c.hand.players().iter().map(|p| p.committed).sum::<poker_rules::Chips>(),
-                        "in_hand": c.plan.seats.iter().zip(c.hand.players())
-                            .filter(|(_, p)| !p.folded).map(|(&s, _)| s).collect::<Vec<_>>(),
-                    })
-                });
-                let _ = respond_to.send(serde_json::json!({
-                    "table": view,
-                    "hand_number": self.current.as_ref().map(|c| c.plan.number),
-                    "hands_dealt": self.table.hands_dealt(),
-                    "status": self.status(),
-                    "hand": hand,
-                    "clock": self.clock.as_ref().map(|c| self.clock_view(c)),
-                }));
-            }
-            Command::Drain { respond_to } => {
+            Request::Inspect => Ok(Reply::View(self.inspect())),
+            Request::Drain => {
                 self.drain = true;
-                self.draining.push(respond_to);
+                let (done, idle) = oneshot::channel();
+                self.draining.push(done);
+                later(idle, respond_to, |()| Reply::Ok);
+                return None;
             }
-            Command::Close { respond_to } => {
-                self.closing.push(respond_to);
+            Request::Close => {
+                let (done, closed) = oneshot::channel();
+                self.closing.push(done);
+                later(closed, respond_to, Reply::Closed);
                 self.publish_lobby();
+                return None;
             }
-        }
+        };
+        Some((respond_to, answer))
+    }
+
+    /// The table as a spectator sees it, for operators: the seats, and the hand in
+    /// progress (the board, the pot, whose turn it is and their clock; never a hole card).
+    fn inspect(&self) -> serde_json::Value {
+        let view = self.table_view();
+        let hand = self.current.as_ref().map(|c| {
+            serde_json::json!({
+                "number": c.plan.number,
+                "board": poker_rules::Card::format_many(c.hand.board()),
+                "pot": c.hand.players().iter().map(|p| p.committed).sum::<poker_rules::Chips>(),
+                "in_hand": c.plan.seats.iter().zip(c.hand.players())
+                    .filter(|(_, p)| !p.folded).map(|(&s, _)| s).collect::<Vec<_>>(),
+            })
+        });
+        serde_json::json!({
+            "table": view,
+            "hand_number": self.current.as_ref().map(|c| c.plan.number),
+            "hands_dealt": self.table.hands_dealt(),
+            "status": self.status(),
+            "hand": hand,
+            "clock": self.clock.as_ref().map(|c| self.clock_view(c)),
+        })
     }
 
     /// Subscribes a queue (once per connection: a spectator who sits down becomes that
@@ -616,4 +621,18 @@ impl Actor {
             .as_ref()
             .is_some_and(|c| c.ended.is_none() && c.players.contains(&player))
     }
+}
+
+/// Answers a request once the actor says it is done (draining and closing wait for the
+/// hand in progress), without holding the actor up meanwhile.
+fn later<T: Send + 'static>(
+    done: oneshot::Receiver<T>,
+    respond_to: oneshot::Sender<Answer>,
+    reply: impl FnOnce(T) -> Reply + Send + 'static,
+) {
+    tokio::spawn(async move {
+        if let Ok(value) = done.await {
+            let _ = respond_to.send(Ok(reply(value)));
+        }
+    });
 }

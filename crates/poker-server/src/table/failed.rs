@@ -4,7 +4,8 @@
 use super::actor::*;
 use super::*;
 use poker_protocol::ServerMsg;
-use poker_store::{now_ms, Store, StoreError, TableId, TableStatus};
+use poker_rules::Chips;
+use poker_store::{now_ms, PlayerId, Store, StoreError, TableId, TableStatus};
 use std::sync::atomic::Ordering;
 use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
@@ -60,137 +61,148 @@ impl Failed {
                 .into(),
         };
         self.tell(&failed_msg);
-        let stopped = || Refusal::Seat("the table has failed: leave to cash out".into());
         while let Some(command) = rx.recv().await {
-            match command {
-                Command::Sit { respond_to, .. } => {
-                    let _ = respond_to.send(Err(stopped()));
-                }
-                Command::Act { respond_to, .. } => {
-                    let _ = respond_to.send(Err(Refusal::Illegal(
-                        "the table has failed: the hand is void".into(),
-                    )));
-                }
-                Command::Seat {
-                    player,
-                    request: SeatRequest::Leave,
-                    respond_to,
-                } => {
-                    let cashed = self
-                        .ctx
-                        .store
-                        .cash_out(table_id, player, now_ms(), self.ctx.fence)
-                        .await;
-                    let result = match cashed {
-                        Ok(amount) => Ok(Outcome {
-                            amount,
-                            pending: false,
-                        }),
-                        Err(e @ StoreError::Fenced { .. }) => {
-                            // Another node owns the table now: stop here, writing nothing.
-                            tracing::warn!("{e}: another node owns the table now");
-                            let _ = respond_to.send(Err(Refusal::Moving));
-                            break;
-                        }
-                        Err(StoreError::NotFound(_)) => Err(Refusal::NotYourTurn(
-                            "you are not seated at this table".into(),
-                        )),
-                        Err(e) => {
-                            tracing::error!("cash-out failed: {e}");
-                            Err(Refusal::Internal("the cash-out failed".into()))
-                        }
-                    };
-                    let _ = respond_to.send(result);
-                }
-                Command::Seat { respond_to, .. } => {
-                    let _ = respond_to.send(Err(stopped()));
-                }
-                Command::Chat { respond_to, .. } => {
-                    let _ = respond_to.send(Err(Refusal::Chat(
-                        "the table has failed: leave to cash out".into(),
-                    )));
-                }
-                Command::Waitlist { respond_to, .. } => {
-                    let _ = respond_to.send(Err(stopped()));
-                }
-                Command::SwitchChat { respond_to, .. } => {
-                    // Saved with the table's configuration; a restart reopens it so.
-                    let _ = respond_to.send(());
-                }
-                Command::Subscribe {
-                    player,
-                    only_if_seated,
+            let (request, queue, respond_to) = match command {
+                Command::Request {
+                    request,
                     queue,
                     respond_to,
+                    ..
+                } => (request, queue, respond_to),
+                Command::InjectFault => continue,
+                // Another node owns the table now.
+                Command::Abandon => break,
+            };
+            let answer = match request {
+                Request::Seat {
+                    player,
+                    request: SeatRequest::Leave,
+                } => match self.leave(player).await {
+                    Some(answer) => answer,
+                    None => {
+                        // Another node owns the table now: stop here, writing nothing.
+                        let _ = respond_to.send(Err(Refusal::Moving));
+                        break;
+                    }
+                },
+                Request::Act { .. } => Err(Refusal::Illegal(
+                    "the table has failed: the hand is void".into(),
+                )),
+                Request::Chat { .. } => Err(Refusal::Chat(
+                    "the table has failed: leave to cash out".into(),
+                )),
+                // Saved with the table's configuration; a restart reopens it so.
+                Request::SwitchChat { .. } | Request::Drain => Ok(Reply::Ok),
+                Request::Subscribe {
+                    player,
+                    only_if_seated,
                 } => {
                     let seated = match (player, self.ctx.store.seats(table_id).await) {
                         (Some(p), Ok(seats)) => seats.iter().any(|s| s.player_id == p),
                         _ => false,
                     };
-                    let ok = !only_if_seated || seated;
-                    if ok {
+                    let ok = (!only_if_seated || seated) && queue.is_some();
+                    if let (true, Some(queue)) = (ok, queue) {
                         let _ = queue.try_send(vec![Out::own(failed_msg.clone())]);
                         self.listeners
                             .lock()
                             .unwrap_or_else(|e| e.into_inner())
                             .push((player, queue));
                     }
-                    let _ = respond_to.send(ok);
+                    Ok(Reply::Subscribed(ok))
                 }
-                Command::Unsubscribe { queue } => {
-                    self.listeners
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .retain(|(_, q)| !q.same_channel(&queue));
+                Request::Unsubscribe => {
+                    if let Some(queue) = queue {
+                        self.listeners
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .retain(|(_, q)| !q.same_channel(&queue));
+                    }
+                    Ok(Reply::Ok)
                 }
-                Command::Inspect { respond_to } => {
+                Request::Inspect => {
                     let seats = self.ctx.store.seats(table_id).await.unwrap_or_default();
-                    let _ = respond_to.send(serde_json::json!({
+                    Ok(Reply::View(serde_json::json!({
                         "table": { "table_id": table_id.to_string(), "name": self.name, "seats": seats },
                         "hand_number": null,
                         "status": "failed",
                         "reason": reason,
-                    }));
+                    })))
                 }
-                Command::Drain { respond_to } => {
-                    let _ = respond_to.send(());
-                }
-                Command::Close { respond_to } => {
-                    let mut total = 0;
-                    for seat in self.ctx.store.seats(table_id).await.unwrap_or_default() {
-                        match self
-                            .ctx
-                            .store
-                            .cash_out(table_id, seat.player_id, now_ms(), self.ctx.fence)
-                            .await
-                        {
-                            Ok(amount) => total += amount,
-                            Err(e @ StoreError::Fenced { .. }) => {
-                                // Another node owns the table now: not closed here, and
-                                // the operator hears nothing (the answer is dropped).
-                                tracing::warn!("closing: {e}: another node owns the table now");
-                                return;
-                            }
-                            Err(e) => tracing::warn!("closing: {e}"),
-                        }
+                Request::Close => match self.close().await {
+                    Some(total) => {
+                        let _ = respond_to.send(Ok(Reply::Closed(total)));
+                        return;
                     }
-                    if let Err(e) = self
-                        .ctx
-                        .store
-                        .set_table_status(table_id, TableStatus::Closed)
-                        .await
-                    {
-                        tracing::error!("cannot mark closed: {e}");
-                    }
-                    self.lobby("closed");
-                    self.tell(&ServerMsg::TableClosed { table_id });
-                    let _ = respond_to.send(total);
-                    return;
+                    // Another node owns the table now: not closed here, and the operator
+                    // hears nothing (the answer is dropped).
+                    None => return,
+                },
+                // Nothing else is done at a failed table.
+                Request::Sit { .. } | Request::Seat { .. } | Request::Waitlist { .. } => Err(
+                    Refusal::Seat("the table has failed: leave to cash out".into()),
+                ),
+            };
+            let _ = respond_to.send(answer);
+        }
+    }
+
+    /// Cashes a player out of the failed table; `None` if another node owns it now.
+    async fn leave(&self, player: PlayerId) -> Option<Answer> {
+        let cashed = self
+            .ctx
+            .store
+            .cash_out(self.table_id, player, now_ms(), self.ctx.fence)
+            .await;
+        Some(match cashed {
+            Ok(amount) => Ok(Reply::Done(Outcome {
+                amount,
+                pending: false,
+            })),
+            Err(e @ StoreError::Fenced { .. }) => {
+                tracing::warn!("{e}: another node owns the table now");
+                return None;
+            }
+            Err(StoreError::NotFound(_)) => Err(Refusal::NotYourTurn(
+                "you are not seated at this table".into(),
+            )),
+            Err(e) => {
+                tracing::error!("cash-out failed: {e}");
+                Err(Refusal::Internal("the cash-out failed".into()))
+            }
+        })
+    }
+
+    /// Cashes everyone out and marks the table closed; the chips cashed out, or `None` if
+    /// another node owns the table now.
+    async fn close(&self) -> Option<Chips> {
+        let table_id = self.table_id;
+        let mut total = 0;
+        for seat in self.ctx.store.seats(table_id).await.unwrap_or_default() {
+            match self
+                .ctx
+                .store
+                .cash_out(table_id, seat.player_id, now_ms(), self.ctx.fence)
+                .await
+            {
+                Ok(amount) => total += amount,
+                Err(e @ StoreError::Fenced { .. }) => {
+                    tracing::warn!("closing: {e}: another node owns the table now");
+                    return None;
                 }
-                Command::InjectFault => {}
-                // Another node owns the table now.
-                Command::Abandon => break,
+                Err(e) => tracing::warn!("closing: {e}"),
             }
         }
+        if let Err(e) = self
+            .ctx
+            .store
+            .set_table_status(table_id, TableStatus::Closed)
+            .await
+        {
+            tracing::error!("cannot mark closed: {e}");
+        }
+        self.lobby("closed");
+        self.tell(&ServerMsg::TableClosed { table_id });
+        Some(total)
     }
 }

@@ -14,7 +14,6 @@
 //! it is durable. Top-ups and leaving asked during a hand wait for its end. Closing the
 //! table lets the hand in progress finish, then cashes everyone out.
 
-use crate::cluster::RemoteCmd;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
 use poker_protocol::{ErrorCode, ServerMsg};
@@ -34,12 +33,15 @@ mod deck;
 mod failed;
 mod fanout;
 mod play;
+mod request;
 mod seating;
 mod waitlist;
 mod writer;
 
 pub use actor::spawn;
 pub use fanout::game_label;
+use request::expect;
+pub use request::{Answer, Reply, Request};
 
 /// One frame a table sends a subscriber.
 #[derive(Clone, Debug)]
@@ -256,109 +258,19 @@ pub struct Outcome {
     pub pending: bool,
 }
 
-type Reply<T> = oneshot::Sender<Result<T, Refusal>>;
-
-/// What the actor is asked.
+/// What the actor is sent: a request with what answers it, or one of the controls that
+/// only this process uses.
 pub enum Command {
-    /// Seat a player with a buy-in.
-    Sit {
-        /// Who.
-        player: PlayerId,
-        /// Their name, as others see it.
-        name: String,
-        /// Where.
-        seat: u32,
-        /// Chips from the wallet.
-        buy_in: Chips,
-        /// Post now or wait for the big blind.
-        entry: Entry,
-        /// The connection's queue, subscribed (with a snapshot) only if the seat is taken.
+    /// A [`Request`], with the subscriber's queue when the request takes one.
+    Request {
+        /// What is asked.
+        request: Request,
+        /// The subscriber's queue (a sit's or a subscription's).
         queue: Option<mpsc::Sender<Batch>>,
-        /// The client's address bucket (`None`: a house bot, or a caller without one),
-        /// for `room.same_address_seating`.
-        address: Option<IpAddr>,
-        /// Answer.
-        respond_to: Reply<Outcome>,
-    },
-    /// Answer a decision.
-    Act {
-        /// Who.
-        player: PlayerId,
-        /// The decision answered.
-        decision_id: u64,
-        /// The action.
-        action: Action,
         /// When the gateway received it.
         received: Instant,
         /// Answer.
-        respond_to: Reply<()>,
-    },
-    /// Sit out, sit in, top up or leave.
-    Seat {
-        /// Who.
-        player: PlayerId,
-        /// What.
-        request: SeatRequest,
-        /// Answer.
-        respond_to: Reply<Outcome>,
-    },
-    /// Say something in the table's chat.
-    Chat {
-        /// Who.
-        player: PlayerId,
-        /// What (checked by the actor).
-        text: String,
-        /// Answer.
-        respond_to: Reply<()>,
-    },
-    /// Join or leave the waiting list.
-    Waitlist {
-        /// Who.
-        player: PlayerId,
-        /// Join (true) or leave.
-        join: bool,
-        /// Answer.
-        respond_to: Reply<()>,
-    },
-    /// Turn the chat on or off.
-    SwitchChat {
-        /// On or off.
-        enabled: bool,
-        /// Answer.
-        respond_to: oneshot::Sender<()>,
-    },
-    /// Receive this table's messages (as this player, or as a spectator), starting with
-    /// a snapshot.
-    Subscribe {
-        /// Who listens (`None`: a spectator, who never sees hole cards).
-        player: Option<PlayerId>,
-        /// Subscribe only if this player is seated here.
-        only_if_seated: bool,
-        /// The queue to send to.
-        queue: mpsc::Sender<Batch>,
-        /// Whether it subscribed.
-        respond_to: oneshot::Sender<bool>,
-    },
-    /// Stop sending to this queue, unless its player is seated here.
-    Unsubscribe {
-        /// The queue.
-        queue: mpsc::Sender<Batch>,
-    },
-    /// The table as a spectator sees it, for the admin API.
-    Inspect {
-        /// Answer.
-        respond_to: oneshot::Sender<serde_json::Value>,
-    },
-    /// Finish the hand in progress, deal no more; answered once idle.
-    Drain {
-        /// Answer.
-        respond_to: oneshot::Sender<()>,
-    },
-    /// Finish the hand in progress, cash everyone out and close; answered with the chips
-    /// cashed out.
-    Close {
-        /// Answer.
-        respond_to: oneshot::Sender<Chips>,
+        respond_to: oneshot::Sender<Answer>,
     },
     /// Makes the task fail at once, as a bug would (fault-injection tests).
     InjectFault,
@@ -457,16 +369,27 @@ pub struct TableHandle {
     route: Route,
     /// The table.
     pub table_id: TableId,
+    /// What a request is refused with once the actor here has stopped: the table is gone
+    /// (one process), or moving to another node (several).
+    stopped: Refusal,
 }
 
 #[derive(Clone)]
 enum Route {
     Local(mpsc::Sender<Command>),
-    Remote(crate::cluster::RemoteTable),
+    Remote(Arc<dyn RemoteRoute>),
 }
 
-fn gone() -> Refusal {
-    Refusal::TableGone
+/// How a handle reaches a table another node owns (the cluster's RPC implements it, so the
+/// tables never depend on the cluster).
+pub trait RemoteRoute: Send + Sync {
+    /// Asks the table's owner; the queue becomes the connection's inbox there.
+    fn request(
+        &self,
+        table: TableId,
+        request: Request,
+        queue: Option<mpsc::Sender<Batch>>,
+    ) -> futures_util::future::BoxFuture<'_, Answer>;
 }
 
 impl TableHandle {
@@ -475,15 +398,24 @@ impl TableHandle {
         TableHandle {
             route: Route::Local(commands),
             table_id,
+            stopped: Refusal::TableGone,
         }
     }
 
     /// A handle to a table another node owns.
-    pub(crate) fn remote(remote: crate::cluster::RemoteTable) -> TableHandle {
+    pub fn remote(route: Arc<dyn RemoteRoute>, table_id: TableId) -> TableHandle {
         TableHandle {
-            table_id: remote.table_id,
-            route: Route::Remote(remote),
+            route: Route::Remote(route),
+            table_id,
+            stopped: Refusal::Moving,
         }
+    }
+
+    /// The same handle, for a table among several nodes: once its actor here has
+    /// stopped, the table is moving (its next owner answers), not gone.
+    pub(crate) fn among_nodes(mut self) -> TableHandle {
+        self.stopped = Refusal::Moving;
+        self
     }
 
     /// Whether the actor runs in this process.
@@ -491,24 +423,34 @@ impl TableHandle {
         matches!(self.route, Route::Local(_))
     }
 
-    /// Sends a command to the local actor.
+    /// Sends a control to the local actor.
     pub(crate) async fn command(&self, command: Command) -> Result<(), Refusal> {
         match &self.route {
-            Route::Local(commands) => commands.send(command).await.map_err(|_| gone()),
+            Route::Local(commands) => commands
+                .send(command)
+                .await
+                .map_err(|_| self.stopped.clone()),
             Route::Remote(_) => Err(Refusal::Internal("not a local table".into())),
         }
     }
 
-    async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Command) -> Result<T, Refusal> {
-        let (tx, rx) = oneshot::channel();
-        self.command(make(tx)).await?;
-        rx.await.map_err(|_| gone())?
-    }
-
-    async fn query<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> Command) -> Option<T> {
-        let (tx, rx) = oneshot::channel();
-        self.command(make(tx)).await.ok()?;
-        rx.await.ok()
+    /// Asks the table, here or on its node; `queue` is the subscriber's for requests that
+    /// take one ([`Request::takes_queue`]).
+    pub async fn request(&self, request: Request, queue: Option<mpsc::Sender<Batch>>) -> Answer {
+        match &self.route {
+            Route::Remote(remote) => remote.request(self.table_id, request, queue).await,
+            Route::Local(_) => {
+                let (respond_to, answer) = oneshot::channel();
+                self.command(Command::Request {
+                    request,
+                    queue,
+                    received: Instant::now(),
+                    respond_to,
+                })
+                .await?;
+                answer.await.map_err(|_| self.stopped.clone())?
+            }
+        }
     }
 
     /// Seats a player.
@@ -538,30 +480,15 @@ impl TableHandle {
         queue: Option<mpsc::Sender<Batch>>,
         address: Option<IpAddr>,
     ) -> Result<Outcome, Refusal> {
-        if let Route::Remote(r) = &self.route {
-            let inbox = r.inbox(queue).await;
-            let cmd = RemoteCmd::Sit {
-                player,
-                name,
-                seat,
-                buy_in,
-                entry,
-                inbox,
-                address,
-            };
-            return r.outcome(cmd).await;
-        }
-        self.ask(|respond_to| Command::Sit {
+        let request = Request::Sit {
             player,
             name,
             seat,
             buy_in,
             entry,
-            queue,
             address,
-            respond_to,
-        })
-        .await
+        };
+        expect(self.request(request, queue).await, Reply::done)
     }
 
     /// Answers a decision.
@@ -571,75 +498,41 @@ impl TableHandle {
         decision_id: u64,
         action: Action,
     ) -> Result<(), Refusal> {
-        if let Route::Remote(r) = &self.route {
-            let cmd = RemoteCmd::Act {
-                player,
-                decision_id,
-                action,
-            };
-            return r.unit(cmd).await;
-        }
-        let received = Instant::now();
-        self.ask(|respond_to| Command::Act {
+        let request = Request::Act {
             player,
             decision_id,
             action,
-            received,
-            respond_to,
-        })
-        .await
+        };
+        expect(self.request(request, None).await, Reply::ok)
     }
 
     /// Sits out, sits in, tops up or leaves.
     pub async fn seat(&self, player: PlayerId, request: SeatRequest) -> Result<Outcome, Refusal> {
-        if let Route::Remote(r) = &self.route {
-            return r.outcome(RemoteCmd::Seat { player, request }).await;
-        }
-        self.ask(|respond_to| Command::Seat {
-            player,
-            request,
-            respond_to,
-        })
-        .await
+        let request = Request::Seat { player, request };
+        expect(self.request(request, None).await, Reply::done)
     }
 
     /// Says a line in the table's chat.
     pub async fn chat(&self, player: PlayerId, text: String) -> Result<(), Refusal> {
-        if let Route::Remote(r) = &self.route {
-            return r.unit(RemoteCmd::Chat { player, text }).await;
-        }
-        self.ask(|respond_to| Command::Chat {
-            player,
-            text,
-            respond_to,
-        })
-        .await
+        expect(
+            self.request(Request::Chat { player, text }, None).await,
+            Reply::ok,
+        )
     }
 
     /// Joins (or leaves) the table's waiting list.
     pub async fn waitlist(&self, player: PlayerId, join: bool) -> Result<(), Refusal> {
-        if let Route::Remote(r) = &self.route {
-            return r.unit(RemoteCmd::Waitlist { player, join }).await;
-        }
-        self.ask(|respond_to| Command::Waitlist {
-            player,
-            join,
-            respond_to,
-        })
-        .await
+        expect(
+            self.request(Request::Waitlist { player, join }, None).await,
+            Reply::ok,
+        )
     }
 
     /// Turns the table's chat on or off (every listener is told).
     pub async fn switch_chat(&self, enabled: bool) -> bool {
-        if let Route::Remote(r) = &self.route {
-            return r.unit(RemoteCmd::SwitchChat { enabled }).await.is_ok();
-        }
-        self.query(|respond_to| Command::SwitchChat {
-            enabled,
-            respond_to,
-        })
-        .await
-        .is_some()
+        self.request(Request::SwitchChat { enabled }, None)
+            .await
+            .is_ok()
     }
 
     /// Subscribes a bounded queue (of `capacity` batches) to the table's messages.
@@ -661,59 +554,45 @@ impl TableHandle {
         queue: mpsc::Sender<Batch>,
         only_if_seated: bool,
     ) -> bool {
-        if let Route::Remote(r) = &self.route {
-            let Some(inbox) = r.inbox(Some(queue)).await else {
-                return false;
-            };
-            let cmd = RemoteCmd::Subscribe {
-                player,
-                only_if_seated,
-                inbox,
-            };
-            return r.unit(cmd).await.is_ok();
-        }
-        self.query(|respond_to| Command::Subscribe {
+        self.try_subscribe(player, queue, only_if_seated)
+            .await
+            .unwrap_or(false)
+    }
+
+    /// [`TableHandle::subscribe_with`], saying why it could not ask (the table is moving,
+    /// gone...) apart from a refusal (`Ok(false)`: not seated here).
+    pub async fn try_subscribe(
+        &self,
+        player: Option<PlayerId>,
+        queue: mpsc::Sender<Batch>,
+        only_if_seated: bool,
+    ) -> Result<bool, Refusal> {
+        let request = Request::Subscribe {
             player,
             only_if_seated,
-            queue,
-            respond_to,
-        })
-        .await
-        .unwrap_or(false)
+        };
+        expect(self.request(request, Some(queue)).await, Reply::subscribed)
     }
 
     /// Stops sending to a connection's queue (not while its player is seated here).
     pub async fn unsubscribe(&self, queue: mpsc::Sender<Batch>) {
-        if let Route::Remote(r) = &self.route {
-            if let Some(inbox) = r.inbox(Some(queue)).await {
-                let _ = r.unit(RemoteCmd::Unsubscribe { inbox }).await;
-            }
-            return;
-        }
-        let _ = self.command(Command::Unsubscribe { queue }).await;
+        let _ = self.request(Request::Unsubscribe, Some(queue)).await;
     }
 
     /// The table's state, for operators.
     pub async fn inspect(&self) -> Option<serde_json::Value> {
-        if let Route::Remote(r) = &self.route {
-            return r.value(RemoteCmd::Inspect).await;
-        }
-        self.query(|respond_to| Command::Inspect { respond_to })
-            .await
+        expect(self.request(Request::Inspect, None).await, Reply::view).ok()
     }
 
     /// Lets the hand in progress finish and deals no more.
     pub async fn drain(&self) {
-        self.query(|respond_to| Command::Drain { respond_to }).await;
+        let _ = self.request(Request::Drain, None).await;
     }
 
     /// Finishes the hand in progress, cashes everyone out and closes the table; returns
     /// the chips cashed out (`None` if it was already closed).
     pub async fn close(&self) -> Option<Chips> {
-        if let Route::Remote(r) = &self.route {
-            return r.chips(RemoteCmd::Close).await;
-        }
-        self.query(|respond_to| Command::Close { respond_to }).await
+        expect(self.request(Request::Close, None).await, Reply::closed).ok()
     }
 
     /// Makes the table's task fail as a bug would, to test that the server contains it
@@ -722,5 +601,39 @@ impl TableHandle {
     #[doc(hidden)]
     pub async fn inject_fault(&self) {
         let _ = self.command(Command::InjectFault).await;
+    }
+}
+
+impl Reply {
+    fn done(self) -> Option<Outcome> {
+        match self {
+            Reply::Done(outcome) => Some(outcome),
+            _ => None,
+        }
+    }
+
+    fn ok(self) -> Option<()> {
+        matches!(self, Reply::Ok).then_some(())
+    }
+
+    fn subscribed(self) -> Option<bool> {
+        match self {
+            Reply::Subscribed(yes) => Some(yes),
+            _ => None,
+        }
+    }
+
+    fn view(self) -> Option<serde_json::Value> {
+        match self {
+            Reply::View(view) => Some(view),
+            _ => None,
+        }
+    }
+
+    fn closed(self) -> Option<Chips> {
+        match self {
+            Reply::Closed(chips) => Some(chips),
+            _ => None,
+        }
     }
 }

@@ -10,9 +10,11 @@
 //! ([`Conn::over`]), so nothing of theirs is written once it has ended.
 
 use crate::sessions::Registration;
-use crate::table::{Batch, Out};
-use crate::AppState;
+use crate::table::{Batch, Out, Refusal};
+use crate::{AppState, Resubscribe};
 use axum::extract::ws::{Message, WebSocket};
+use futures_util::future::BoxFuture;
+use futures_util::stream::{FuturesOrdered, FuturesUnordered};
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{parse_client, ClientMsg, ErrorCode, ServerMsg};
 use poker_store::{PlayerId, TableId};
@@ -75,7 +77,8 @@ pub(crate) struct Conn {
     /// Who it speaks for (`None` until `auth`). Nothing joins a table before it is set,
     /// so every table joined is this player's.
     pub(crate) identity: Option<Identity>,
-    pub(crate) joined: Vec<TableId>,
+    /// The tables it follows (joined, watched, or the player's own).
+    pub(crate) follows: super::follows::Follows,
     pub(crate) out: mpsc::Sender<Batch>,
     pub(crate) lobby: Option<broadcast::Receiver<poker_protocol::TableSummary>>,
     /// The decisions this client was asked and has not answered, by table: an answer
@@ -122,6 +125,10 @@ async fn session_end(identity: &mut Option<Identity>) -> &'static str {
 /// Replies and lobby updates wait here for the socket, in order with the tables'
 /// messages; a client that reads nothing while sending this many requests is closed.
 pub(crate) const MAX_UNREAD_REPLIES: usize = 256;
+
+/// At most this many of a client's requests wait for their tables at once; past it, the
+/// connection reads nothing more from the client until one is answered.
+pub(crate) const MAX_IN_FLIGHT: usize = 32;
 
 /// Notes the decisions a message asks of this client.
 pub(crate) fn note_asked(asked: &mut Vec<(TableId, u64)>, msg: &ServerMsg) {
@@ -184,13 +191,20 @@ pub(crate) async fn connection(
     let (out_tx, mut out_rx) = mpsc::channel::<Batch>(1024);
     let mut conn = Conn {
         identity: None,
-        joined: Vec::new(),
+        follows: Default::default(),
         out: out_tx,
         lobby: None,
         asked: Vec::new(),
         address,
     };
     let mut moved = state.moved.subscribe();
+    // The client's requests waiting for their tables (answered in the order asked), and
+    // the subscriptions of the tables it follows being asked again.
+    // (Each with when it was asked: a snapshot that came since answers a subscription.)
+    let mut requests: FuturesOrdered<BoxFuture<'static, (tokio::time::Instant, Finished)>> =
+        FuturesOrdered::new();
+    let mut resubscribing: FuturesUnordered<BoxFuture<'static, (TableId, Result<bool, Refusal>)>> =
+        FuturesUnordered::new();
     // Answers to this client's own messages and lobby updates. They never share the
     // tables' bounded queue, so a slow reader cannot lose them: the tables resync such a
     // client with a snapshot instead (a lobby that fell behind is sent whole).
@@ -254,7 +268,7 @@ pub(crate) async fn connection(
                     break;
                 }
             }
-            frame = socket.next() => {
+            frame = socket.next(), if requests.len() < MAX_IN_FLIGHT => {
                 let frame = match frame {
                     None => break,
                     Some(Ok(frame)) => frame,
@@ -296,7 +310,14 @@ pub(crate) async fn connection(
                 // connection's own future (what every idle connection holds) stays small.
                 let unread = {
                     let reply = match admit(&state, &mut conn.asked, &mut limit, &text) {
-                        Ok(msg) => Box::pin(handle(&state, &mut conn, msg)).await,
+                        Ok(msg) => match Box::pin(handle(&state, &mut conn, msg)).await {
+                            Handled::Now(reply) => reply,
+                            Handled::Later(answer) => {
+                                let asked = tokio::time::Instant::now();
+                                requests.push_back(Box::pin(async move { (asked, answer.await) }));
+                                None
+                            }
+                        },
                         Err(refusal) => Some(*refusal),
                     };
                     reply.is_some_and(|reply| {
@@ -317,21 +338,45 @@ pub(crate) async fn connection(
                     break;
                 }
             }
-            table = moved.recv() => {
-                // A table moved to another node (its last one stopped): subscribed again
-                // there, with a snapshot. Having missed some, every joined table again.
-                let tables = match table {
-                    Ok(table) if conn.joined.contains(&table) => vec![table],
-                    Ok(_) => Vec::new(),
-                    Err(broadcast::error::RecvError::Lagged(_)) => conn.joined.clone(),
-                    Err(broadcast::error::RecvError::Closed) => Vec::new(),
-                };
-                if let Some(me) = conn.me() {
-                    for table in tables {
-                        if let Some(handle) = Box::pin(state.table(table)).await {
-                            Box::pin(join(&mut conn, &handle, me.player_id)).await;
-                        }
+            Some((asked, finished)) = requests.next(), if !requests.is_empty() => {
+                match finished.follow {
+                    Follow::Same => {}
+                    Follow::Subscribed => conn.follows.subscribed(finished.table, false, asked),
+                    // The table's owner changed: its stream is subscribed again.
+                    Follow::Moving => conn.follows.resync(finished.table),
+                    Follow::Retry => {
+                        conn.follows.follow(finished.table, false);
+                        conn.follows.answered(finished.table, Err(Refusal::Moving));
                     }
+                }
+                if let Some(reply) = finished.reply {
+                    if replies.len() >= MAX_UNREAD_REPLIES {
+                        Box::pin(close_with(socket, None, 1008, "too many unread replies")).await;
+                        break;
+                    }
+                    replies.push_back(Out::own(reply));
+                }
+            }
+            Some((table, answer)) = resubscribing.next(), if !resubscribing.is_empty() => {
+                conn.follows.answered(table, answer);
+            }
+            _ = sleep_until(conn.follows.next_due()), if conn.identity.is_some() && conn.follows.next_due().is_some() => {
+                for (table, only_if_seated) in conn.follows.due(tokio::time::Instant::now()) {
+                    match resubscribe(&state, &conn, table, only_if_seated) {
+                        Some(asked) => resubscribing.push(asked),
+                        None => conn.follows.answered(table, Err(Refusal::TableGone)),
+                    }
+                }
+            }
+            moved_table = moved.recv() => {
+                // A table moved to another node (its last one stopped), or NATS came back:
+                // the tables followed are subscribed again there, until a snapshot comes.
+                match moved_table {
+                    Ok(Resubscribe::Table(table)) => conn.follows.resync(table),
+                    Ok(Resubscribe::All) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                        conn.follows.resync_all()
+                    }
+                    Err(broadcast::error::RecvError::Closed) => {}
                 }
             }
             update = next_lobby(&mut conn.lobby) => {
@@ -351,6 +396,7 @@ pub(crate) async fn connection(
                         Err(_) => break,
                     }
                 }
+                follow_frames(&mut conn.follows, &batch);
                 if let Err(stop) = tokio::time::timeout(idle, write_batch(socket, &mut conn, batch)).await.unwrap_or(Err(Stop::Stuck)) {
                     Box::pin(stop.close(socket)).await;
                     break;
@@ -380,6 +426,29 @@ pub(crate) async fn connection(
                 tables: state.lobby.list(),
             }));
         }
+    }
+}
+
+/// Notes what the tables' frames say of the tables followed: a snapshot makes a table's
+/// stream whole again (a failed table's notice stands for one); a closed table is no
+/// longer followed.
+fn follow_frames(follows: &mut super::follows::Follows, batch: &Batch) {
+    for out in batch {
+        if let Out::Own(msg) = out {
+            match &**msg {
+                ServerMsg::Snapshot { table, .. } => follows.snapshot(table.table_id),
+                ServerMsg::TableFailed { table_id, .. } => follows.snapshot(*table_id),
+                ServerMsg::TableClosed { table_id } => follows.unfollow(*table_id),
+                _ => {}
+            }
+        }
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
     }
 }
 

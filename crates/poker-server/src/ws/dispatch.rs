@@ -1,23 +1,63 @@
 //! What each client message does: authenticate, list tables, join, sit, act, top up, sit
 //! out or in, leave; every refusal is a typed protocol error.
+//!
+//! A connection never waits on a table: what a table is asked runs beside the connection
+//! ([`Handled::Later`]), which goes on answering its client meanwhile (a table on a frozen
+//! node answers `table_moving` after about a heartbeat, and only that request waits).
 
-use crate::table::SeatRequest;
+use crate::table::{Refusal, SeatRequest, TableHandle};
 use crate::AppState;
+use futures_util::future::BoxFuture;
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::table::Entry;
-use poker_store::{now_ms, PlayerId, Store};
+use poker_store::{now_ms, Store, TableId};
 use std::sync::Arc;
 
 use super::connection::*;
 use crate::http::auth::*;
 
-/// Subscribes the connection to a table's messages as this player (a snapshot first).
-pub(crate) async fn join(conn: &mut Conn, table: &crate::table::TableHandle, player: PlayerId) {
-    table
-        .subscribe_with(Some(player), conn.out.clone(), false)
-        .await;
-    if !conn.joined.contains(&table.table_id) {
-        conn.joined.push(table.table_id);
+/// How a client's message is answered.
+pub(crate) enum Handled {
+    /// At once (or not at all).
+    Now(Option<ServerMsg>),
+    /// Once its table has answered, in the order the client asked.
+    Later(BoxFuture<'static, Finished>),
+}
+
+/// A table's answer to a client's request: the reply, and what it changes in the tables
+/// the connection follows.
+pub(crate) struct Finished {
+    pub(crate) reply: Option<ServerMsg>,
+    pub(crate) table: TableId,
+    pub(crate) follow: Follow,
+}
+
+/// What a request changed in the tables a connection follows.
+pub(crate) enum Follow {
+    /// Nothing.
+    Same,
+    /// Subscribed (a sit, a watch): followed, its snapshot on the way.
+    Subscribed,
+    /// The table is moving (or its node does not answer): subscribed again once it has
+    /// an owner.
+    Moving,
+    /// Watched while it was moving: followed, and subscribed once it has an owner.
+    Retry,
+}
+
+impl Finished {
+    fn reply(table: TableId, reply: Option<ServerMsg>) -> Finished {
+        let follow = match &reply {
+            Some(ServerMsg::Error { code, .. }) if *code == ErrorCode::TableMoving => {
+                Follow::Moving
+            }
+            _ => Follow::Same,
+        };
+        Finished {
+            reply,
+            table,
+            follow,
+        }
     }
 }
 
@@ -82,56 +122,43 @@ async fn authenticate(state: &Arc<AppState>, conn: &mut Conn, token: &str) -> Se
     });
     tracing::Span::current().record("player_id", tracing::field::display(player.player_id));
     // The welcome is the reply; replies are written before the tables' queue, so it
-    // comes before the snapshot of every table the player sits at.
-    // The tables where the player holds a seat (one indexed query, not a question to
-    // every table), on this node or, among several, on any.
-    let mut tables = Vec::new();
-    for id in state
+    // comes before the snapshot of every table the player sits at. The tables where the
+    // player holds a seat (one indexed query, not a question to every table), on this node
+    // or, among several, on any, are followed: subscribed to beside the connection, again
+    // and again while one has no owner, until each has sent its snapshot.
+    for table in state
         .store
         .tables_of(player.player_id)
         .await
         .unwrap_or_default()
     {
-        tables.extend(state.table(id).await);
-    }
-    for table in tables {
-        if conn.joined.contains(&table.table_id) {
-            continue;
-        }
-        if table
-            .subscribe_with(Some(player.player_id), conn.out.clone(), true)
-            .await
-        {
-            conn.joined.push(table.table_id);
+        if !conn.follows.contains(table) {
+            conn.follows.follow(table, true);
         }
     }
     welcome
 }
 
-pub(crate) async fn handle(
-    state: &Arc<AppState>,
-    conn: &mut Conn,
-    msg: ClientMsg,
-) -> Option<ServerMsg> {
+pub(crate) async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Handled {
     if let ClientMsg::Auth { token } = &msg {
-        return Some(authenticate(state, conn, token).await);
+        return Handled::Now(Some(authenticate(state, conn, token).await));
     }
     if matches!(msg, ClientMsg::Ping) {
-        return Some(ServerMsg::Pong);
+        return Handled::Now(Some(ServerMsg::Pong));
     }
     let Some(me) = conn.me() else {
-        return Some(ServerMsg::error(
+        return Handled::Now(Some(ServerMsg::error(
             ErrorCode::Unauthenticated,
             "authenticate first",
-        ));
+        )));
     };
     if matches!(msg, ClientMsg::ListTables) {
         if conn.lobby.is_none() {
             conn.lobby = Some(state.lobby.subscribe());
         }
-        return Some(ServerMsg::Tables {
+        return Handled::Now(Some(ServerMsg::Tables {
             tables: state.lobby.list(),
-        });
+        }));
     }
     let table_id = match &msg {
         ClientMsg::Sit { table_id, .. }
@@ -148,12 +175,35 @@ pub(crate) async fn handle(
         | ClientMsg::JoinWaitlist { table_id }
         | ClientMsg::LeaveWaitlist { table_id }
         | ClientMsg::Seed { table_id, .. } => *table_id,
-        ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => return None,
+        ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => {
+            return Handled::Now(None)
+        }
     };
-    let Some(table) = state.table(table_id).await else {
-        return Some(unknown_table());
-    };
-    let done = |request: &str, r: Result<crate::table::Outcome, crate::table::Refusal>| {
+    if matches!(msg, ClientMsg::Unwatch { .. }) {
+        // No longer followed, whatever the table answers.
+        conn.follows.unfollow(table_id);
+    }
+    let state = state.clone();
+    let queue = conn.out.clone();
+    let address = crate::fairplay::sit_address(me.bot, conn.address);
+    Handled::Later(Box::pin(async move {
+        let Some(table) = state.table(table_id).await else {
+            return Finished::reply(table_id, Some(unknown_table()));
+        };
+        ask(&table, me, msg, queue, address).await
+    }))
+}
+
+/// Asks the table what the client's message asks.
+async fn ask(
+    table: &TableHandle,
+    me: Me,
+    msg: ClientMsg,
+    queue: tokio::sync::mpsc::Sender<crate::table::Batch>,
+    address: Option<std::net::IpAddr>,
+) -> Finished {
+    let table_id = table.table_id;
+    let done = |request: &str, r: Result<crate::table::Outcome, Refusal>| {
         Some(match r {
             Ok(o) => ServerMsg::Done {
                 table_id,
@@ -163,6 +213,12 @@ pub(crate) async fn handle(
             },
             Err(refusal) => refusal.into(),
         })
+    };
+    let refused = |r: Result<(), Refusal>| r.err().map(ServerMsg::from);
+    let subscribed = |reply: Option<ServerMsg>| Finished {
+        reply,
+        table: table_id,
+        follow: Follow::Subscribed,
     };
     let request = match msg {
         ClientMsg::Sit {
@@ -181,70 +237,68 @@ pub(crate) async fn handle(
             let result = table
                 .sit_with(
                     me.player_id,
-                    me.name.clone(),
+                    me.name,
                     seat,
                     buy_in,
                     entry,
-                    Some(conn.out.clone()),
-                    crate::fairplay::sit_address(me.bot, conn.address),
+                    Some(queue),
+                    address,
                 )
                 .await;
-            if result.is_ok() && !conn.joined.contains(&table_id) {
-                conn.joined.push(table_id);
-            }
-            return done("sit", result);
+            return match result {
+                Ok(_) => subscribed(done("sit", result)),
+                Err(_) => Finished::reply(table_id, done("sit", result)),
+            };
         }
         ClientMsg::Watch { .. } => {
             // As this player: a spectator sees no hole cards but their own, and a seated
             // player watching again keeps theirs.
-            join(conn, &table, me.player_id).await;
-            return None;
+            return match table.try_subscribe(Some(me.player_id), queue, false).await {
+                Ok(_) => subscribed(None),
+                // Followed all the same: subscribed as soon as it has an owner.
+                Err(Refusal::Moving) => Finished {
+                    reply: None,
+                    table: table_id,
+                    follow: Follow::Retry,
+                },
+                Err(refusal) => Finished::reply(table_id, Some(refusal.into())),
+            };
         }
         ClientMsg::Unwatch { .. } => {
-            table.unsubscribe(conn.out.clone()).await;
-            conn.joined.retain(|t| *t != table_id);
-            return None;
+            table.unsubscribe(queue).await;
+            return Finished::reply(table_id, None);
         }
         ClientMsg::Act {
             decision_id,
             action,
             ..
         } => {
-            return match table.act(me.player_id, decision_id, action).await {
-                Ok(()) => None,
-                Err(refusal) => Some(refusal.into()),
-            }
+            let result = table.act(me.player_id, decision_id, action).await;
+            return Finished::reply(table_id, refused(result));
         }
         ClientMsg::JoinWaitlist { .. } => {
             // Watching the table, so the offer of a seat reaches this connection.
-            join(conn, &table, me.player_id).await;
-            return table
-                .waitlist(me.player_id, true)
-                .await
-                .err()
-                .map(ServerMsg::from);
+            let watching = table.try_subscribe(Some(me.player_id), queue, false).await;
+            let result = table.waitlist(me.player_id, true).await;
+            return match watching {
+                Ok(_) => subscribed(refused(result)),
+                Err(refusal) => Finished::reply(table_id, Some(refusal.into())),
+            };
         }
         ClientMsg::LeaveWaitlist { .. } => {
-            return table
-                .waitlist(me.player_id, false)
-                .await
-                .err()
-                .map(ServerMsg::from);
+            let result = table.waitlist(me.player_id, false).await;
+            return Finished::reply(table_id, refused(result));
         }
         ClientMsg::Chat { text, .. } => {
-            return table
-                .chat(me.player_id, text)
-                .await
-                .err()
-                .map(ServerMsg::from)
+            let result = table.chat(me.player_id, text).await;
+            return Finished::reply(table_id, refused(result));
         }
         ClientMsg::Seed { hand_id, seed, .. } => {
             // Taken silently; only a refusal (late, repeated, not seated) is answered.
-            return table
+            let result = table
                 .seat(me.player_id, SeatRequest::Seed { hand_id, seed })
-                .await
-                .err()
-                .map(ServerMsg::from);
+                .await;
+            return Finished::reply(table_id, refused(result.map(|_| ())));
         }
         ClientMsg::SitOut { next_big_blind, .. } => SeatRequest::SitOut { next_big_blind },
         ClientMsg::SitIn { post_now, .. } => SeatRequest::SitIn { post_now },
@@ -252,8 +306,34 @@ pub(crate) async fn handle(
         ClientMsg::Leave { .. } => SeatRequest::Leave,
         ClientMsg::AutoMuck { on, .. } => SeatRequest::AutoMuck { on },
         ClientMsg::Straddle { on, .. } => SeatRequest::Straddle { on },
-        ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => return None,
+        ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => {
+            return Finished::reply(table_id, None)
+        }
     };
     let result = table.seat(me.player_id, request).await;
-    done(request.name(), result)
+    Finished::reply(table_id, done(request.name(), result))
+}
+
+/// Subscribes to a followed table again (see [`super::follows`]): granted, refused (not
+/// seated there), or why it could not be asked.
+pub(crate) fn resubscribe(
+    state: &Arc<AppState>,
+    conn: &Conn,
+    table_id: TableId,
+    only_if_seated: bool,
+) -> Option<BoxFuture<'static, (TableId, Result<bool, Refusal>)>> {
+    let player = conn.me()?.player_id;
+    let state = state.clone();
+    let queue = conn.out.clone();
+    Some(Box::pin(async move {
+        let answer = match state.table(table_id).await {
+            Some(table) => {
+                table
+                    .try_subscribe(Some(player), queue, only_if_seated)
+                    .await
+            }
+            None => Err(Refusal::TableGone),
+        };
+        (table_id, answer)
+    }))
 }

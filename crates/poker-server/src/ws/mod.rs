@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 mod connection;
 mod dispatch;
+mod follows;
 
 use connection::connection;
 

@@ -294,11 +294,10 @@ pub(crate) async fn close_table(
             "the table is already closed",
         )
     })?;
-    match (&state.cluster, handle.is_local()) {
-        (Some(cluster), true) => cluster.forget(&state, table, true).await,
-        _ => {
-            state.tables.lock().await.remove(&table);
-        }
+    // Closed here (the owner forgets a table closed through another node itself).
+    if handle.is_local() {
+        let node = state.cluster.as_ref().map(|c| c.node.as_str());
+        state.tables.closed(&state, table, node).await;
     }
     who.audit(
         &state,

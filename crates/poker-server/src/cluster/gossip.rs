@@ -1,0 +1,194 @@
+//! What the nodes tell each other besides requests: lobby changes, which nodes are up,
+//! which tables moved, NATS coming back, and sessions that ended.
+
+use super::subjects::{self, LobbyChange, Moved, NodeHeard, SessionEnded};
+use super::{lock, Cluster};
+use crate::sessions::{SessionEnd, ACK_WAIT};
+use crate::{AppState, Resubscribe};
+use bytes::Bytes;
+use futures_util::StreamExt;
+use poker_protocol::TableSummary;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+impl Cluster {
+    /// Sends this node's lobby changes to the others and applies theirs; tells the
+    /// connections here about tables that moved, and to subscribe again to every table
+    /// they follow when NATS comes back (what was sent meanwhile is lost).
+    pub async fn start_gossip(
+        self: &Arc<Cluster>,
+        state: &Arc<AppState>,
+        mut changes: mpsc::UnboundedReceiver<TableSummary>,
+    ) -> anyhow::Result<()> {
+        let mut lobby = self.nats.subscribe(subjects::LOBBY).await?;
+        let mut hello = self.nats.subscribe(subjects::LOBBY_HELLO).await?;
+        let mut moved = self.nats.subscribe(subjects::MOVED).await?;
+        let mut nodes = self.nats.subscribe(subjects::NODE).await?;
+        let mut alive = self.nats.subscribe(subjects::alive(&self.node)).await?;
+        // Answered on its own, never behind the lobby: the heartbeat's own check of NATS
+        // waits for it.
+        let nats = self.nats.clone();
+        tokio::spawn(async move {
+            while let Some(message) = alive.next().await {
+                if let Some(reply) = message.reply {
+                    let _ = nats.publish(reply, Bytes::new()).await;
+                }
+            }
+        });
+        let weak = Arc::downgrade(state);
+        let cluster = self.clone();
+        let mut connected = self.connected.clone();
+        connected.borrow_and_update();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    change = changes.recv() => {
+                        let Some(summary) = change else { return };
+                        cluster.tell_lobby(&summary).await;
+                    }
+                    Ok(()) = connected.changed() => {
+                        let Some(state) = weak.upgrade() else { return };
+                        // Back: the others' batches and moves sent meanwhile are lost, and
+                        // this node's forwarders may have stopped.
+                        tracing::info!("NATS is back: every connection here subscribes again");
+                        cluster.unsettle();
+                        let _ = state.moved.send(Resubscribe::All);
+                        let _ = cluster.nats.publish(subjects::LOBBY_HELLO, Bytes::new()).await;
+                    }
+                    Some(message) = lobby.next() => {
+                        let Some(state) = weak.upgrade() else { return };
+                        if let Ok(change) = serde_json::from_slice::<LobbyChange>(&message.payload) {
+                            if change.node != cluster.node {
+                                state.lobby.apply(change.summary.table_id, change.summary);
+                            }
+                        }
+                    }
+                    Some(_) = hello.next() => {
+                        let Some(state) = weak.upgrade() else { return };
+                        for summary in state.lobby.list() {
+                            if state.tables.token(summary.table_id).is_some() {
+                                cluster.tell_lobby(&summary).await;
+                            }
+                        }
+                    }
+                    Some(message) = moved.next() => {
+                        let Some(state) = weak.upgrade() else { return };
+                        let Ok(Moved { node, table }) = serde_json::from_slice(&message.payload) else {
+                            continue;
+                        };
+                        if node != cluster.node && state.tables.token(table).is_some() {
+                            // Another node took a table this one still runs: its lease
+                            // was lost (the fence would refuse its next hand anyway).
+                            tracing::warn!("table {table}: now owned by {node}; stopping it here");
+                            state.tables.lost(table).await;
+                        }
+                        let _ = state.moved.send(Resubscribe::Table(table));
+                    }
+                    Some(message) = nodes.next() => {
+                        let Ok(NodeHeard { node, up }) = serde_json::from_slice(&message.payload) else {
+                            continue;
+                        };
+                        let mut peers = lock(&cluster.peers);
+                        if up && node != cluster.node {
+                            peers.insert(node, tokio::time::Instant::now());
+                        } else {
+                            peers.remove(&node);
+                        }
+                    }
+                    else => return,
+                }
+            }
+        });
+        self.answer_session_ends(state).await?;
+        // The others' tables, for this node's lobby.
+        self.nats
+            .publish(subjects::LOBBY_HELLO, Bytes::new())
+            .await?;
+        Ok(())
+    }
+
+    /// Ends, here, the sessions other nodes say ended, answering each once done.
+    async fn answer_session_ends(self: &Arc<Cluster>, state: &Arc<AppState>) -> anyhow::Result<()> {
+        let mut ended = self.nats.subscribe(subjects::SESSION_ENDED).await?;
+        let weak = Arc::downgrade(state);
+        let cluster = self.clone();
+        tokio::spawn(async move {
+            while let Some(message) = ended.next().await {
+                let Some(state) = weak.upgrade() else { return };
+                let told = match serde_json::from_slice::<SessionEnded>(&message.payload) {
+                    Ok(told) => told,
+                    Err(e) => {
+                        tracing::error!("an unreadable session end: {e}");
+                        continue;
+                    }
+                };
+                if told.node == cluster.node {
+                    continue;
+                }
+                let nats = cluster.nats.clone();
+                tokio::spawn(async move {
+                    state.sessions.end_here(&told.end).await;
+                    if let Some(reply) = message.reply {
+                        let _ = nats.publish(reply, Bytes::new()).await;
+                    }
+                });
+            }
+        });
+        Ok(())
+    }
+
+    /// Tells every other node that sessions ended, and waits (at most [`ACK_WAIT`]) until
+    /// each live one (heard within a lease's lifetime) answers that its connections of them
+    /// have stopped.
+    pub(crate) async fn end_sessions(&self, end: &SessionEnd) {
+        let lifetime = Duration::from_millis(self.lease_ms);
+        let others = lock(&self.peers)
+            .values()
+            .filter(|heard| heard.elapsed() <= lifetime)
+            .count();
+        let inbox = self.nats.new_inbox();
+        let mut answers = match self.nats.subscribe(inbox.clone()).await {
+            Ok(answers) => Some(answers),
+            Err(e) => {
+                tracing::warn!("cannot wait for the nodes to end sessions: {e}");
+                None
+            }
+        };
+        let told = SessionEnded {
+            node: self.node.clone(),
+            end: end.clone(),
+        };
+        if let Err(e) = self
+            .nats
+            .publish_with_reply(subjects::SESSION_ENDED, inbox, subjects::json(&told))
+            .await
+        {
+            tracing::warn!("cannot tell the other nodes that sessions ended: {e}");
+            return;
+        }
+        if let Some(answers) = &mut answers {
+            let all = async {
+                for _ in 0..others {
+                    if answers.next().await.is_none() {
+                        break;
+                    }
+                }
+            };
+            if tokio::time::timeout(ACK_WAIT, all).await.is_err() {
+                tracing::warn!("a node did not say in time that it ended sessions");
+            }
+        }
+    }
+
+    async fn tell_lobby(&self, summary: &TableSummary) {
+        let change = LobbyChange {
+            node: self.node.clone(),
+            summary: summary.clone(),
+        };
+        let _ = self
+            .nats
+            .publish(subjects::LOBBY, subjects::json(&change))
+            .await;
+    }
+}

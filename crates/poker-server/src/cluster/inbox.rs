@@ -1,0 +1,372 @@
+//! The inboxes of this node's connections that joined tables on other nodes, and the
+//! forwarders on an owner that send a table's batches to them: one NATS message per batch,
+//! dropped (never queued) for a connection that falls behind, which is then subscribed
+//! again for a snapshot.
+
+use super::subjects::{self, Envelope};
+use super::{lock, Cluster};
+use crate::table::{Batch, Out, Request};
+use axum::extract::ws::Utf8Bytes;
+use bytes::{BufMut, Bytes, BytesMut};
+use futures_util::StreamExt;
+use poker_protocol::ServerMsg;
+use poker_store::{PlayerId, TableId};
+use serde::Deserialize;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// A connection queue's inbox: where the owners of the tables it joined on other nodes
+/// send their batches.
+pub(super) struct Inbox {
+    queue: mpsc::Sender<Batch>,
+    subject: String,
+    /// The tables subscribed through it, each with its player and whether to subscribe
+    /// again only if that player is seated (after an unsubscription, which the owner
+    /// refuses while the player is seated): what a resync subscribes again.
+    joined: HashMap<TableId, (Option<PlayerId>, bool)>,
+}
+
+impl Cluster {
+    /// The inbox of a connection's queue, made (with the task forwarding what arrives
+    /// in it) on first use.
+    pub(super) async fn inbox(
+        self: &Arc<Cluster>,
+        queue: mpsc::Sender<Batch>,
+    ) -> anyhow::Result<String> {
+        if let Some(inbox) = lock(&self.inboxes)
+            .iter()
+            .find(|i| i.queue.same_channel(&queue))
+        {
+            return Ok(inbox.subject.clone());
+        }
+        let subject = subjects::new_inbox(&self.node);
+        let mut subscriber = self.nats.subscribe(subject.clone()).await?;
+        lock(&self.inboxes).push(Inbox {
+            queue: queue.clone(),
+            subject: subject.clone(),
+            joined: HashMap::new(),
+        });
+        let cluster = self.clone();
+        let inbox = subject.clone();
+        tokio::spawn(async move {
+            // Like a table's own subscribers, a connection whose queue is full never
+            // stalls this reader (nor piles batches up in the NATS client): what it cannot
+            // take is dropped, and once it has room again every table it joined is
+            // subscribed to again, whose owner sends a fresh snapshot. Until a table's
+            // snapshot comes, what else comes of it is dropped too.
+            let mut stale = false;
+            let mut behind: HashSet<TableId> = HashSet::new();
+            let (failed_tx, mut failed) = mpsc::unbounded_channel::<Vec<TableId>>();
+            loop {
+                tokio::select! {
+                    message = subscriber.next() => {
+                        let Some(message) = message else { break };
+                        let Some(mut batch) = decode(message.payload) else {
+                            tracing::error!("an unreadable batch on {inbox}");
+                            continue;
+                        };
+                        if !behind.is_empty() {
+                            batch.retain(|frame| admit(frame, &mut behind));
+                            if batch.is_empty() {
+                                continue;
+                            }
+                        }
+                        match queue.try_send(batch) {
+                            Ok(()) => {}
+                            Err(mpsc::error::TrySendError::Full(_)) => {
+                                if !stale {
+                                    stale = true;
+                                    behind = cluster.joined(&inbox).keys().copied().collect();
+                                }
+                            }
+                            Err(mpsc::error::TrySendError::Closed(_)) => break,
+                        }
+                    }
+                    room = queue.reserve(), if stale => {
+                        let Ok(room) = room else { break };
+                        drop(room);
+                        stale = false;
+                        let joined: Vec<_> = cluster
+                            .joined(&inbox)
+                            .into_iter()
+                            .filter(|(table, _)| behind.contains(table))
+                            .collect();
+                        tokio::spawn(resubscribe(cluster.clone(), inbox.clone(), joined, failed_tx.clone()));
+                    }
+                    Some(tables) = failed.recv() => {
+                        // No snapshot is coming for these: what comes of them passes again.
+                        for table in tables {
+                            behind.remove(&table);
+                        }
+                    }
+                    _ = queue.closed() => break,
+                }
+            }
+            lock(&cluster.inboxes).retain(|i| i.subject != inbox);
+            let _ = subscriber.unsubscribe().await;
+            let _ = cluster
+                .nats
+                .publish(subjects::gone(&inbox), Bytes::new())
+                .await;
+        });
+        Ok(subject)
+    }
+
+    /// The tables subscribed through an inbox, with their players.
+    fn joined(&self, inbox: &str) -> HashMap<TableId, (Option<PlayerId>, bool)> {
+        lock(&self.inboxes)
+            .iter()
+            .find(|i| i.subject == inbox)
+            .map(|i| i.joined.clone())
+            .unwrap_or_default()
+    }
+
+    /// Notes what a request that succeeded did to an inbox's subscriptions.
+    pub(super) fn note(&self, table: TableId, envelope: &Envelope) {
+        let Some(subject) = &envelope.inbox else {
+            return;
+        };
+        let (player, subscribed) = match &envelope.request {
+            Request::Sit { player, .. } => (Some(*player), true),
+            Request::Subscribe { player, .. } => (*player, true),
+            Request::Unsubscribe => (None, false),
+            _ => return,
+        };
+        let mut inboxes = lock(&self.inboxes);
+        let Some(inbox) = inboxes.iter_mut().find(|i| i.subject == *subject) else {
+            return;
+        };
+        if subscribed {
+            inbox.joined.insert(table, (player, false));
+        } else if let Some((Some(_), only_if_seated)) = inbox.joined.get_mut(&table) {
+            // Still subscribed if its player is seated there.
+            *only_if_seated = true;
+        } else {
+            inbox.joined.remove(&table);
+        }
+    }
+}
+
+/// Subscribes an inbox again to the tables it joined (its connection fell behind), so
+/// their owners send a snapshot; reports those where it could not.
+async fn resubscribe(
+    cluster: Arc<Cluster>,
+    inbox: String,
+    joined: Vec<(TableId, (Option<PlayerId>, bool))>,
+    failed: mpsc::UnboundedSender<Vec<TableId>>,
+) {
+    let mut refused = Vec::new();
+    for (table_id, (player, only_if_seated)) in joined {
+        let request = Request::Subscribe {
+            player,
+            only_if_seated,
+        };
+        let answer = cluster.call(table_id, request, Some(inbox.clone())).await;
+        if let Err(e) = answer {
+            tracing::info!("table {table_id}: {inbox} not subscribed again: {e}");
+            refused.push(table_id);
+        }
+    }
+    if !refused.is_empty() {
+        let _ = failed.send(refused);
+    }
+}
+
+/// Whether a frame goes to a connection that fell behind: not while its table's snapshot
+/// has not come (`behind`), which it takes off the list.
+fn admit(frame: &Out, behind: &mut HashSet<TableId>) -> bool {
+    /// The fields that say which table a message is about.
+    #[derive(Deserialize)]
+    struct Peek {
+        #[serde(rename = "type")]
+        kind: String,
+        table_id: Option<TableId>,
+        table: Option<PeekTable>,
+    }
+    #[derive(Deserialize)]
+    struct PeekTable {
+        table_id: TableId,
+    }
+    let (table, snapshot) = match frame {
+        Out::Own(msg) => match &**msg {
+            ServerMsg::Snapshot { table, .. } => (Some(table.table_id), true),
+            other => {
+                let value = serde_json::to_value(other).unwrap_or_default();
+                let table = value
+                    .get("table_id")
+                    .or_else(|| value.get("table").and_then(|t| t.get("table_id")))
+                    .and_then(|t| serde_json::from_value(t.clone()).ok());
+                (table, false)
+            }
+        },
+        Out::Shared(text) => match serde_json::from_str::<Peek>(text.as_str()) {
+            Ok(peek) => (
+                peek.table_id.or(peek.table.map(|t| t.table_id)),
+                peek.kind == "snapshot",
+            ),
+            Err(_) => (None, false),
+        },
+    };
+    match table {
+        Some(table) if behind.contains(&table) => {
+            if snapshot {
+                behind.remove(&table);
+            }
+            snapshot
+        }
+        _ => true,
+    }
+}
+
+/// The queues made for remote inboxes, by inbox.
+pub(super) type Queues = Arc<Mutex<HashMap<String, mpsc::WeakSender<Batch>>>>;
+
+/// How often a forwarder checks that its inbox's node is still there.
+const ALIVE_EVERY: Duration = Duration::from_secs(20);
+
+/// The queue whose batches go to a remote inbox (made with its forwarding task on first
+/// use). The task ends when the actor drops the queue (a refused subscription, a table
+/// that stopped), when the connection is gone (`<inbox>.gone`), or when the inbox's node
+/// no longer answers (killed: nobody said gone).
+impl Cluster {
+    pub(super) async fn forwarder(
+        self: &Arc<Cluster>,
+        queues: &Queues,
+        inbox: String,
+    ) -> mpsc::Sender<Batch> {
+        let cluster = self;
+        if let Some(queue) = lock(queues).get(&inbox).and_then(|q| q.upgrade()) {
+            return queue;
+        }
+        let (queue, mut rx) = mpsc::channel::<Batch>(1024);
+        lock(queues).insert(inbox.clone(), queue.downgrade());
+        let gone = cluster.nats.subscribe(subjects::gone(&inbox)).await.ok();
+        let nats = cluster.nats.clone();
+        let queues = queues.clone();
+        let node = subjects::inbox_node(&inbox).unwrap_or_default().to_string();
+        tokio::spawn(async move {
+            let gone = async {
+                match gone {
+                    Some(mut gone) => {
+                        gone.next().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::pin!(gone);
+            let mut alive = tokio::time::interval(ALIVE_EVERY);
+            alive.tick().await;
+            loop {
+                tokio::select! {
+                    batch = rx.recv() => {
+                        let Some(batch) = batch else { break };
+                        if nats.publish(inbox.clone(), encode(batch)).await.is_err() {
+                            break;
+                        }
+                    }
+                    _ = &mut gone => break,
+                    _ = alive.tick() => {
+                        let ping = async_nats::Request::new()
+                            .payload(Bytes::new())
+                            .timeout(Some(Duration::from_secs(5)));
+                        let answer = nats.send_request(subjects::alive(&node), ping).await;
+                        if matches!(&answer, Err(e) if e.kind() == async_nats::client::RequestErrorKind::NoResponders) {
+                            break;
+                        }
+                    }
+                }
+            }
+            // Ours is closed now; a newer queue for the same inbox stays.
+            drop(rx);
+            let mut queues = lock(&queues);
+            if queues.get(&inbox).is_some_and(|q| q.upgrade().is_none()) {
+                queues.remove(&inbox);
+            }
+        });
+        queue
+    }
+}
+
+/// A batch as one NATS message: per frame, 1 if it is the subscriber's own, its length
+/// (4 bytes, little-endian) and its JSON text.
+fn encode(batch: Batch) -> Bytes {
+    let mut out = BytesMut::new();
+    for frame in batch {
+        let (own, text): (u8, Bytes) = match frame {
+            Out::Own(msg) => (
+                1,
+                serde_json::to_vec(&*msg)
+                    .expect("messages serialize")
+                    .into(),
+            ),
+            Out::Shared(text) => (0, text.into()),
+        };
+        out.put_u8(own);
+        out.put_u32_le(text.len() as u32);
+        out.put_slice(&text);
+    }
+    out.freeze()
+}
+
+/// The batch again; shared frames stay shared (no copy).
+fn decode(mut payload: Bytes) -> Option<Batch> {
+    let mut batch = Vec::new();
+    while !payload.is_empty() {
+        if payload.len() < 5 {
+            return None;
+        }
+        let own = payload[0] == 1;
+        let len = u32::from_le_bytes(payload[1..5].try_into().ok()?) as usize;
+        if payload.len() < 5 + len {
+            return None;
+        }
+        let text = payload.slice(5..5 + len);
+        payload = payload.slice(5 + len..);
+        batch.push(if own {
+            Out::own(serde_json::from_slice::<ServerMsg>(&text).ok()?)
+        } else {
+            Out::Shared(Utf8Bytes::try_from(text).ok()?)
+        });
+    }
+    Some(batch)
+}
+
+/// Stops a table's actor and waits until it has (at most 10 s), before its lease is let go:
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_crosses_nats_unchanged() {
+        let batch = vec![
+            Out::own(ServerMsg::Pong),
+            Out::Shared(Utf8Bytes::from(
+                serde_json::to_string(&ServerMsg::Pong).unwrap(),
+            )),
+        ];
+        let back = decode(encode(batch)).unwrap();
+        assert_eq!(back.len(), 2);
+        assert!(matches!(&back[0], Out::Own(m) if **m == ServerMsg::Pong));
+        assert!(matches!(&back[1], Out::Shared(t) if t.as_str() == r#"{"type":"pong"}"#));
+        assert!(decode(Bytes::from_static(&[1, 9, 0, 0, 0, b'{'])).is_none());
+    }
+
+    #[test]
+    fn a_table_moving_to_another_node_is_refused_with_its_own_retryable_code() {
+        use crate::table::Refusal;
+        assert_eq!(
+            Refusal::Moving.code(),
+            poker_protocol::ErrorCode::TableMoving
+        );
+        let wire = serde_json::to_value(ServerMsg::from(Refusal::Moving)).unwrap();
+        assert_eq!(wire["type"], "error");
+        assert_eq!(wire["code"], "table_moving");
+        assert!(wire["message"]
+            .as_str()
+            .unwrap()
+            .contains("try again in a few seconds"));
+    }
+}

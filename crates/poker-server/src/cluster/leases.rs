@@ -1,0 +1,277 @@
+//! Leases and placement: every heartbeat a node renews its leases (a table whose lease
+//! passed on stops here at once), hands a table over when it holds more than its fair share,
+//! and takes free tables up to its share.
+//!
+//! An outage shorter than the lease changes no owner. A node cut off from NATS renews
+//! nothing (nobody could reach its tables, so they must be free to move), and the database
+//! refuses every renewal while it is down; either way the leases lapse by the database's
+//! clock, but nobody took them, so their owner renews them (same token: the store allows
+//! it) as soon as both are back, and its tables play on without a void. Meanwhile the others
+//! leave them alone: a node takes nothing for two heartbeats after it starts or NATS comes
+//! back (it first hears who is up), and a lapsed lease of a node still heard on NATS only
+//! once that node has had a lease's lifetime to renew it.
+
+use super::subjects::{self, NodeHeard};
+use super::{lock, Cluster};
+use crate::AppState;
+use bytes::Bytes;
+use poker_store::{Lease, Store, TableId};
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// A node's fair share of `tables` among `nodes` live nodes (rounded up).
+pub(super) fn fair_share(tables: usize, nodes: usize) -> usize {
+    tables.div_ceil(nodes.max(1))
+}
+
+impl Cluster {
+    /// Renews this node's leases and takes free tables up to a fair share, every
+    /// heartbeat, until the process ends.
+    pub async fn run(self: Arc<Cluster>, state: Weak<AppState>) {
+        let mut tick = tokio::time::interval(self.heartbeat);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let Some(state) = state.upgrade() else { return };
+            if *state.shutting_down.borrow() {
+                return;
+            }
+            if let Err(e) = self.heartbeat(&state).await {
+                tracing::warn!("lease heartbeat: {e:#}");
+            }
+        }
+    }
+
+    async fn heartbeat(self: &Arc<Cluster>, state: &Arc<AppState>) -> anyhow::Result<()> {
+        // Cut off from NATS, a node renews nothing (nor takes anything): nobody can reach
+        // its tables, so its leases must lapse for another node to take them.
+        if !self.nats_up().await {
+            tracing::warn!("NATS is unreachable: no lease renewed or taken until it is back");
+            self.unsettle();
+            return Ok(());
+        }
+        self.announce(true).await;
+        self.renew(state).await;
+        // A fair share: the open tables over the live nodes, this one included: those
+        // holding live leases (by the database's clock: the nodes' clocks may disagree)
+        // and those heard on NATS lately (a node that just started holds none yet). So
+        // the survivors of a dead node split its tables, and a node that joins gets its
+        // share handed over.
+        let candidates = state.store.lease_candidates(&self.node).await?;
+        let leases = state.store.leases().await?;
+        let nodes = self.live_nodes(&leases);
+        let live = leases.iter().filter(|l| l.live).count();
+        let share = fair_share(live + candidates.len(), nodes.len());
+        // Tables being handed over still count as this node's: it takes none in their
+        // place, nor takes back what it has just let go.
+        let (mine, shedding) = state.tables.counts();
+        if mine.saturating_sub(shedding) > share {
+            self.shed(state, mine, share);
+        }
+        let takeable = self.takeable(&candidates, &leases, &nodes);
+        if takeable.is_empty() || Instant::now() < *lock(&self.settling) {
+            return Ok(());
+        }
+        let mut takeable = takeable;
+        use rand::seq::SliceRandom;
+        takeable.shuffle(&mut rand::thread_rng());
+        for table in takeable.into_iter().take(share.saturating_sub(mine)) {
+            if let Err(e) = self.take(state, table, true).await {
+                tracing::warn!("table {table}: cannot take it over: {e:#}");
+            }
+        }
+        Ok(())
+    }
+
+    /// Renews every lease held here in one statement; a table whose lease passed on stops
+    /// here at once (connections here follow it to its new owner).
+    async fn renew(&self, state: &Arc<AppState>) {
+        let held = state.tables.leases();
+        if held.is_empty() {
+            return;
+        }
+        let asked = Instant::now();
+        match state
+            .store
+            .renew_leases(&self.node, &held, self.lease_ms as i64)
+            .await
+        {
+            Ok(kept) => {
+                for (table, token) in held {
+                    if kept.binary_search(&table).is_ok() {
+                        state.tables.renewed(table, token, asked + self.hold());
+                    } else if state.tables.token(table) == Some(token) {
+                        // (Not one let go, or opened again, meanwhile.)
+                        tracing::warn!(
+                            "table {table}: lease lost to another node; stopping it here"
+                        );
+                        state.tables.lost(table).await;
+                        let _ = state.moved.send(crate::Resubscribe::Table(table));
+                    }
+                }
+            }
+            // Nothing renewed this time: the actors wait past their hold, and the fence
+            // guards the rest.
+            Err(e) => tracing::warn!("cannot renew this node's leases: {e}"),
+        }
+    }
+
+    /// The candidates this node may take now: free and released tables at once; lapsed
+    /// leases of nodes no longer heard at once; lapsed leases of live nodes only once this
+    /// node has seen them lapsed for a lease's lifetime (their owner renews them after a
+    /// short outage).
+    fn takeable(&self, candidates: &[TableId], leases: &[Lease], nodes: &[String]) -> Vec<TableId> {
+        let lifetime = Duration::from_millis(self.lease_ms);
+        let now = Instant::now();
+        let mut lapsed = lock(&self.lapsed);
+        let candidate_set: HashSet<TableId> = candidates.iter().copied().collect();
+        lapsed.retain(|t, _| candidate_set.contains(t));
+        let leases: HashMap<TableId, &Lease> = leases.iter().map(|l| (l.table_id, l)).collect();
+        candidates
+            .iter()
+            .copied()
+            .filter(|table| {
+                let Some(lease) = leases.get(table) else {
+                    return true;
+                };
+                let released = lease.expires_at == 0;
+                let owner_live = lease.node != self.node && nodes.contains(&lease.node);
+                if released || !owner_live {
+                    return true;
+                }
+                let seen = *lapsed.entry(*table).or_insert(now);
+                now.duration_since(seen) >= lifetime
+            })
+            .collect()
+    }
+
+    /// Takes a table's lease and runs it here, answering the other nodes for it.
+    pub(super) async fn take(
+        self: &Arc<Cluster>,
+        state: &Arc<AppState>,
+        table: TableId,
+        takeover: bool,
+    ) -> anyhow::Result<()> {
+        let Some(token) = state
+            .tables
+            .take_over(
+                state,
+                table,
+                &self.node,
+                self.lease_ms,
+                self.hold(),
+                takeover,
+            )
+            .await?
+        else {
+            return Ok(());
+        };
+        if let Err(e) = self.serve(state, table, token).await {
+            // Not reachable from the other nodes: stopped, and its lease let go.
+            if let Some(gone) = state.tables.let_go(table, Some(token)) {
+                let _ = gone.handle.command(crate::table::Command::Abandon).await;
+            }
+            let _ = state.store.release_lease(table, &self.node, token).await;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Opens a table an operator created (through this node): here if its lease can be
+    /// had.
+    pub async fn open(
+        self: &Arc<Cluster>,
+        state: &Arc<AppState>,
+        table: TableId,
+    ) -> anyhow::Result<()> {
+        self.take(state, table, false).await
+    }
+
+    /// Whether NATS reaches this node now: the client is connected and a request to this
+    /// node itself is answered within a heartbeat (a connection that broke without a word
+    /// is noticed by the client only after missed pings, minutes later).
+    async fn nats_up(&self) -> bool {
+        if self.nats.connection_state() != async_nats::connection::State::Connected {
+            return false;
+        }
+        let ping = async_nats::Request::new()
+            .payload(Bytes::new())
+            .timeout(Some(self.heartbeat));
+        self.nats
+            .send_request(subjects::alive(&self.node), ping)
+            .await
+            .is_ok()
+    }
+
+    /// The live nodes, by name: those holding a live lease, those heard within a lease's
+    /// lifetime, and this one.
+    fn live_nodes(&self, leases: &[Lease]) -> Vec<String> {
+        let lifetime = Duration::from_millis(self.lease_ms);
+        let mut peers = lock(&self.peers);
+        peers.retain(|_, heard| heard.elapsed() <= lifetime);
+        let mut nodes: Vec<String> = leases
+            .iter()
+            .filter(|l| l.live)
+            .map(|l| l.node.clone())
+            .chain(peers.keys().cloned())
+            .chain([self.node.clone()])
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes
+    }
+
+    /// Over its fair share (strictly: a share is rounded up, so shares that add up to
+    /// more than the tables never make nodes trade tables back and forth), this node
+    /// hands one more table over, at most one per heartbeat.
+    fn shed(self: &Arc<Cluster>, state: &Arc<AppState>, mine: usize, share: usize) {
+        let Some((table, token)) = state.tables.pick_to_shed() else {
+            return;
+        };
+        tracing::info!(
+            "table {table}: {mine} tables here, over a fair share of {share}; handing it over"
+        );
+        let state = state.clone();
+        let node = self.node.clone();
+        tokio::spawn(async move { state.tables.hand_over(&state, table, &node, token).await });
+    }
+
+    /// Tells the other nodes this one is up (every heartbeat), or leaving.
+    pub(super) async fn announce(&self, up: bool) {
+        let heard = NodeHeard {
+            node: self.node.clone(),
+            up,
+        };
+        let _ = self
+            .nats
+            .publish(subjects::NODE, subjects::json(&heard))
+            .await;
+    }
+
+    /// Lets go of every table on shutdown (after their hands finished), so the other
+    /// nodes take them at once.
+    pub async fn release_all(&self, state: &AppState) {
+        self.announce(false).await;
+        for (table, token) in state.tables.leases() {
+            state
+                .tables
+                .hand_over(state, table, &self.node, token)
+                .await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fair_share_is_rounded_up_and_never_divides_by_zero() {
+        assert_eq!(fair_share(12, 3), 4);
+        assert_eq!(fair_share(13, 3), 5);
+        assert_eq!(fair_share(5, 0), 5);
+        assert_eq!(fair_share(0, 2), 0);
+    }
+}

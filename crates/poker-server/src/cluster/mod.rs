@@ -1,0 +1,147 @@
+//! Several `pokerd` nodes sharing one PostgreSQL, talking through NATS: the transport
+//! between the nodes' registries ([`crate::registry`]), in files by job.
+//!
+//! - `subjects`: the subjects and their payloads, typed.
+//! - `leases`: each table is owned by one node through a lease row (`table_lease`: node,
+//!   fencing token, expiry). The owner renews its leases every heartbeat; a node that stops
+//!   (killed, cut off) stops renewing, and once a lease has expired another node takes the
+//!   table by fair share: it voids the hand that was cut (stacks as it began), reseats
+//!   everyone from the store and says the table moved. An owner whose lease lapsed while
+//!   the database or NATS was out, and nobody took it, renews it and plays on: an outage
+//!   shorter than the lease changes no owner and voids nothing. Every finished hand carries
+//!   its lease's token and the store refuses it once the lease has passed on, so a stale
+//!   owner never commits a hand. A node over its fair share hands a table over between two
+//!   hands (drained, then released).
+//! - `rpc`: any node accepts any player; a request for a table another node owns goes to it
+//!   on `pokerd.table.<id>` and is answered there, within about a heartbeat (else the
+//!   client hears `table_moving`).
+//! - `inbox`: the owner sends the table's messages for a connection of another node to that
+//!   connection's inbox subject, one NATS message per batch; when the connection ends its
+//!   node says so on `<inbox>.gone` and the owner stops sending.
+//! - `gossip`: lobby changes, nodes heard, tables moved, and sessions that ended (a logout,
+//!   a staff action), which each node answers once its connections of them have stopped.
+//!
+//! Without `cluster.nats_url` none of this runs: one process owns every table.
+
+use crate::table::TableHandle;
+use poker_store::TableId;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::watch;
+
+mod gossip;
+mod inbox;
+mod leases;
+mod rpc;
+mod subjects;
+
+/// This node's part of the cluster.
+pub struct Cluster {
+    /// The node's name.
+    pub node: String,
+    nats: async_nats::Client,
+    lease_ms: u64,
+    heartbeat: Duration,
+    /// The inbox of each connection queue subscribed to a table on another node.
+    inboxes: Mutex<Vec<inbox::Inbox>>,
+    /// The other nodes heard on `pokerd.node`, and when: a node that holds no lease yet
+    /// (it just started) counts in the fair share as soon as it is heard.
+    peers: Mutex<HashMap<String, tokio::time::Instant>>,
+    /// The lapsed leases of live nodes, and since when this node has seen each lapsed:
+    /// their owner gets a lease's lifetime to renew them before another node takes them.
+    lapsed: Mutex<HashMap<TableId, tokio::time::Instant>>,
+    /// Until when this node takes no table: just started, or NATS just came back, it first
+    /// hears which nodes are up (and their owners renew what lapsed meanwhile).
+    settling: Mutex<tokio::time::Instant>,
+    /// Counts the NATS client's (re)connections: each one, every connection here
+    /// subscribes again to the tables it follows.
+    connected: watch::Receiver<u64>,
+    /// The RPC route of remote table handles.
+    route: Mutex<Option<Arc<rpc::Rpc>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Cluster {
+    /// Connects to NATS as this node.
+    pub async fn connect(config: &crate::config::ClusterConfig) -> anyhow::Result<Arc<Cluster>> {
+        let node = if config.node.is_empty() {
+            let host = std::fs::read_to_string("/etc/hostname")
+                .map(|h| h.trim().to_string())
+                .unwrap_or_else(|_| "node".into());
+            format!("{host}-{}", std::process::id())
+        } else {
+            config.node.clone()
+        };
+        let heartbeat = Duration::from_millis(config.heartbeat_ms.max(1));
+        let (connections, connected) = watch::channel(0u64);
+        let nats = async_nats::ConnectOptions::new()
+            .name(format!("pokerd {node}"))
+            .request_timeout(Some(Duration::from_secs(5)))
+            // Back within a heartbeat of the server's return, not after the client's
+            // default backoff (seconds): an outage shorter than the lease must stay so.
+            .reconnect_delay_callback(move |attempts| {
+                (Duration::from_millis(50) * attempts as u32).min(heartbeat / 2)
+            })
+            .event_callback(move |event| {
+                let connections = connections.clone();
+                async move {
+                    match event {
+                        async_nats::Event::Connected => {
+                            connections.send_modify(|n| *n += 1);
+                            tracing::info!("NATS connected");
+                        }
+                        async_nats::Event::Disconnected => tracing::warn!("NATS disconnected"),
+                        other => tracing::info!("NATS: {other}"),
+                    }
+                }
+            })
+            .connect(config.nats_url.as_str())
+            .await
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot reach NATS at {}: {e}",
+                    crate::config::redact_url(&config.nats_url)
+                )
+            })?;
+        let cluster = Arc::new(Cluster {
+            node,
+            nats,
+            lease_ms: config.lease_ms.max(1),
+            heartbeat,
+            inboxes: Mutex::new(Vec::new()),
+            peers: Mutex::new(HashMap::new()),
+            lapsed: Mutex::new(HashMap::new()),
+            settling: Mutex::new(tokio::time::Instant::now()),
+            connected,
+            route: Mutex::new(None),
+        });
+        cluster.unsettle();
+        *lock(&cluster.route) = Some(Arc::new(rpc::Rpc::new(&cluster)));
+        Ok(cluster)
+    }
+
+    /// A handle to a table another node owns.
+    pub fn remote(self: &Arc<Cluster>, table_id: TableId) -> TableHandle {
+        let route = lock(&self.route)
+            .clone()
+            .unwrap_or_else(|| Arc::new(rpc::Rpc::new(self)));
+        TableHandle::remote(route, table_id)
+    }
+
+    /// How long after a renewal began the actor may act on it: the lease's lifetime less
+    /// one heartbeat, for the clocks' drift and the renewal's own time.
+    fn hold(&self) -> Duration {
+        let lease = Duration::from_millis(self.lease_ms);
+        lease.saturating_sub(self.heartbeat).max(lease / 2)
+    }
+
+    /// Takes no table for the next two heartbeats (every live node announces itself
+    /// meanwhile).
+    fn unsettle(&self) {
+        *lock(&self.settling) = tokio::time::Instant::now() + self.heartbeat * 2;
+    }
+}

@@ -1,0 +1,191 @@
+//! Requests for tables another node owns: sent on the table's subject and answered by its
+//! owner, within about a heartbeat. A request nobody receives (the table is between two
+//! owners) is sent again for a moment; one not answered in time is `table_moving` for the
+//! client, whose connection follows the table to its next owner.
+
+use super::subjects::{self, Envelope};
+use super::{lock, Cluster};
+use crate::table::{Answer, Batch, Refusal, RemoteRoute, Request};
+use crate::AppState;
+use futures_util::future::BoxFuture;
+use futures_util::StreamExt;
+use poker_store::TableId;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// How often a request that reached nobody is sent again before the client is told the
+/// table is moving.
+const UNHEARD_RETRIES: u32 = 3;
+
+/// The route of remote table handles: this node's NATS client.
+pub(super) struct Rpc {
+    cluster: Weak<Cluster>,
+}
+
+impl Rpc {
+    pub(super) fn new(cluster: &Arc<Cluster>) -> Rpc {
+        Rpc {
+            cluster: Arc::downgrade(cluster),
+        }
+    }
+}
+
+impl RemoteRoute for Rpc {
+    fn request(
+        &self,
+        table: TableId,
+        request: Request,
+        queue: Option<mpsc::Sender<Batch>>,
+    ) -> BoxFuture<'_, Answer> {
+        Box::pin(async move {
+            let Some(cluster) = self.cluster.upgrade() else {
+                return Err(Refusal::Moving);
+            };
+            let inbox = match (request.takes_queue(), queue) {
+                (true, Some(queue)) => match cluster.inbox(queue).await {
+                    Ok(inbox) => Some(inbox),
+                    Err(e) => {
+                        tracing::error!("cannot make an inbox: {e}");
+                        return Err(Refusal::Internal("try again".into()));
+                    }
+                },
+                _ => None,
+            };
+            cluster.call(table, request, inbox).await
+        })
+    }
+}
+
+impl Cluster {
+    /// Asks a table's owner, the connection's queue standing as `inbox`.
+    pub(super) async fn call(
+        &self,
+        table: TableId,
+        request: Request,
+        inbox: Option<String>,
+    ) -> Answer {
+        let patience = request.patience(self.heartbeat);
+        let envelope = Envelope { request, inbox };
+        let payload = subjects::json(&envelope);
+        let mut unheard = 0;
+        loop {
+            let ask = async_nats::Request::new()
+                .payload(payload.clone())
+                .timeout(Some(patience));
+            match self.nats.send_request(subjects::table(table), ask).await {
+                Ok(message) => {
+                    let answer =
+                        serde_json::from_slice::<Answer>(&message.payload).unwrap_or_else(|e| {
+                            Err(Refusal::Internal(format!("an unreadable answer: {e}")))
+                        });
+                    if answer.is_ok() {
+                        self.note(table, &envelope);
+                    }
+                    return answer;
+                }
+                // Nobody serves it this moment (its new owner is starting): once more,
+                // shortly. Nothing was delivered, so nothing can be done twice.
+                Err(e)
+                    if e.kind() == async_nats::client::RequestErrorKind::NoResponders
+                        && unheard < UNHEARD_RETRIES =>
+                {
+                    unheard += 1;
+                    tokio::time::sleep(Duration::from_millis(100) * unheard).await;
+                }
+                // Nobody owns it right now (its node stopped and the lease has not expired
+                // yet), or its node does not answer in time.
+                Err(e) => {
+                    tracing::info!("table {table}: {e}");
+                    return Err(Refusal::Moving);
+                }
+            }
+        }
+    }
+
+    /// Starts answering a table's requests (its actor runs here, under this token), and
+    /// tells every node it moved here, so connections that joined it subscribe here.
+    pub(crate) async fn serve(
+        self: &Arc<Cluster>,
+        state: &Arc<AppState>,
+        table: TableId,
+        token: u64,
+    ) -> anyhow::Result<()> {
+        let subscriber = self.nats.subscribe(subjects::table(table)).await?;
+        let task = tokio::spawn(serve_table(
+            Arc::downgrade(state),
+            self.clone(),
+            table,
+            subscriber,
+        ));
+        if !state.tables.serving(table, token, task.abort_handle()) {
+            return Ok(());
+        }
+        let moved = subjects::Moved {
+            node: self.node.clone(),
+            table,
+        };
+        let _ = self
+            .nats
+            .publish(subjects::MOVED, subjects::json(&moved))
+            .await;
+        Ok(())
+    }
+}
+
+/// Answers the requests of one table this node owns, each in its own task (the actor
+/// orders them).
+async fn serve_table(
+    state: Weak<AppState>,
+    cluster: Arc<Cluster>,
+    table: TableId,
+    mut requests: async_nats::Subscriber,
+) {
+    // The queue made for each remote inbox, so a connection subscribing again replaces
+    // its subscription instead of adding one (weak: the actor holds the queue).
+    let queues: super::inbox::Queues = Arc::default();
+    while let Some(message) = requests.next().await {
+        let Some(reply) = message.reply.clone() else {
+            continue;
+        };
+        let Some(state) = state.upgrade() else { return };
+        let cluster = cluster.clone();
+        let queues = queues.clone();
+        tokio::spawn(async move {
+            let answer = match serde_json::from_slice::<Envelope>(&message.payload) {
+                Ok(envelope) => answer(&state, &cluster, table, &queues, envelope).await,
+                Err(e) => Err(Refusal::Internal(format!("an unreadable request: {e}"))),
+            };
+            let _ = cluster.nats.publish(reply, subjects::json(&answer)).await;
+        });
+    }
+}
+
+/// Asks the table here, the inbox standing for the remote connection's queue.
+async fn answer(
+    state: &Arc<AppState>,
+    cluster: &Arc<Cluster>,
+    table: TableId,
+    queues: &super::inbox::Queues,
+    envelope: Envelope,
+) -> Answer {
+    let Some(handle) = state.tables.get(table) else {
+        return Err(Refusal::Moving);
+    };
+    let Envelope { request, inbox } = envelope;
+    let queue = match (inbox, &request) {
+        // Only a queue made already can be unsubscribed.
+        (Some(inbox), Request::Unsubscribe) => lock(queues).get(&inbox).and_then(|q| q.upgrade()),
+        (Some(inbox), _) => Some(cluster.forwarder(queues, inbox).await),
+        (None, _) => None,
+    };
+    if matches!(request, Request::Unsubscribe) && queue.is_none() {
+        return Ok(crate::table::Reply::Ok);
+    }
+    let closing = matches!(request, Request::Close);
+    let answer = handle.request(request, queue).await;
+    if closing && answer.is_ok() {
+        state.tables.closed(state, table, Some(&cluster.node)).await;
+    }
+    answer
+}
