@@ -25,7 +25,8 @@ fn hand_columns() -> String {
 }
 
 impl SqlStore {
-    pub(super) async fn fair_record_sit_address(
+    /// [`Store::record_sit_address`] on both backends.
+    pub(super) async fn record_sit_address_impl(
         &self,
         table: TableId,
         player: PlayerId,
@@ -79,7 +80,8 @@ impl SqlStore {
         Ok(())
     }
 
-    pub(super) async fn fair_seat_addresses(
+    /// [`Store::seat_addresses`] on both backends.
+    pub(super) async fn seat_addresses_impl(
         &self,
         table: TableId,
     ) -> StoreResult<Vec<(PlayerId, String)>> {
@@ -96,7 +98,8 @@ impl SqlStore {
             .collect()
     }
 
-    pub(super) async fn fair_address_flags(
+    /// [`Store::address_flags`] on both backends.
+    pub(super) async fn address_flags_impl(
         &self,
         limit: u32,
         offset: u32,
@@ -112,7 +115,8 @@ impl SqlStore {
         convert(rows)
     }
 
-    pub(super) async fn fair_shared_addresses(
+    /// [`Store::shared_addresses`] on both backends.
+    pub(super) async fn shared_addresses_impl(
         &self,
         since: i64,
     ) -> StoreResult<Vec<PlayerAddress>> {
@@ -128,7 +132,8 @@ impl SqlStore {
         convert(rows)
     }
 
-    pub(super) async fn fair_hands_between(
+    /// [`Store::hands_between`] on both backends.
+    pub(super) async fn hands_between_impl(
         &self,
         since: i64,
         until: i64,
@@ -146,8 +151,9 @@ impl SqlStore {
         convert(rows)
     }
 
+    /// [`Store::hands_together`] on both backends.
     #[allow(clippy::too_many_arguments)]
-    pub(super) async fn fair_hands_together(
+    pub(super) async fn hands_together_impl(
         &self,
         a: PlayerId,
         b: PlayerId,

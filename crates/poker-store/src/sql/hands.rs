@@ -39,6 +39,7 @@ impl SqlStore {
         Ok(ids)
     }
 
+    /// [`Store::rake_by_day`] on both backends.
     pub(super) async fn rake_by_day_impl(&self, since: i64) -> StoreResult<Vec<RakeDay>> {
         let rows: Vec<SqlRakeDay> = sqlx::query_as(&self.sql(
             "select ended_at / 86400000 as day, poker_table_id, cast(sum(rake) as bigint) as rake, cast(count(*) as bigint) as hands \
@@ -51,6 +52,7 @@ impl SqlStore {
         convert(rows)
     }
 
+    /// [`Store::start_hands`] on both backends.
     pub(super) async fn start_hands_impl(&self, starts: &[HandStart]) -> StoreResult<()> {
         if starts.is_empty() {
             return Ok(());
@@ -85,6 +87,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::commit_hands`] on both backends.
     pub(super) async fn commit_hands_impl(&self, hands: &[CompletedHand]) -> StoreResult<usize> {
         if let Some(pg) = &self.pg {
             return commit_hands_pg(pg, hands).await;
@@ -231,6 +234,7 @@ impl SqlStore {
         Ok(plan.hands())
     }
 
+    /// [`Store::hand`] on both backends.
     pub(super) async fn hand_impl(&self, hand: HandId) -> StoreResult<HandRow> {
         let row: SqlHand = sqlx::query_as(&self.sql(&format!(
             "select {HAND_COLUMNS} from hand where hand_id = $1"
@@ -242,6 +246,7 @@ impl SqlStore {
         HandRow::try_from(row)
     }
 
+    /// [`Store::table_hands`] on both backends.
     pub(super) async fn table_hands_impl(
         &self,
         table: TableId,
@@ -259,6 +264,7 @@ impl SqlStore {
         convert(rows)
     }
 
+    /// [`Store::player_hands`] on both backends.
     pub(super) async fn player_hands_impl(
         &self,
         player: PlayerId,

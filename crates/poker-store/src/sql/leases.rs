@@ -23,6 +23,7 @@ fn lease_ttl(ttl_ms: i64) -> i64 {
 }
 
 impl SqlStore {
+    /// [`Store::acquire_lease`] on both backends.
     pub(super) async fn acquire_lease_impl(
         &self,
         table: TableId,
@@ -60,6 +61,7 @@ impl SqlStore {
         Ok(token.map(|t| t as u64))
     }
 
+    /// [`Store::renew_leases`] on both backends.
     pub(super) async fn renew_leases_impl(
         &self,
         node: &str,
@@ -120,6 +122,7 @@ impl SqlStore {
         Ok(kept)
     }
 
+    /// [`Store::release_lease`] on both backends.
     pub(super) async fn release_lease_impl(
         &self,
         table: TableId,
@@ -141,6 +144,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::leases`] on both backends.
     pub(super) async fn leases_impl(&self) -> StoreResult<Vec<Lease>> {
         let rows: Vec<SqlLease> = sqlx::query_as(&format!(
             "select poker_table_id, node, token, expires_at, \
@@ -153,6 +157,7 @@ impl SqlStore {
         convert(rows)
     }
 
+    /// [`Store::lease_candidates`] on both backends.
     pub(super) async fn lease_candidates_impl(&self, node: &str) -> StoreResult<Vec<TableId>> {
         check_node(node)?;
         let rows = sqlx::query_scalar(&self.sql(&format!(

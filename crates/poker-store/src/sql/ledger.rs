@@ -196,6 +196,7 @@ impl SqlStore {
         Ok(balance)
     }
 
+    /// [`Store::credit`] on both backends.
     pub(super) async fn credit_impl(
         &self,
         player: PlayerId,
@@ -242,6 +243,7 @@ impl SqlStore {
         .await
     }
 
+    /// [`Store::withdraw`] on both backends.
     pub(super) async fn withdraw_impl(
         &self,
         player: PlayerId,
@@ -272,6 +274,7 @@ impl SqlStore {
         .await
     }
 
+    /// [`Store::balance`] on both backends.
     pub(super) async fn balance_impl(&self, player: PlayerId) -> StoreResult<Chips> {
         let balance: i64 =
             sqlx::query_scalar(&self.sql("select balance from wallet where player_id = $1"))
@@ -282,6 +285,7 @@ impl SqlStore {
         Ok(balance as Chips)
     }
 
+    /// [`Store::ledger`] on both backends.
     pub(super) async fn ledger_impl(
         &self,
         player: PlayerId,
@@ -298,6 +302,7 @@ impl SqlStore {
         convert(rows)
     }
 
+    /// [`Store::audit`] on both backends.
     pub(super) async fn audit_impl(&self) -> StoreResult<Audit> {
         let mut tx = self.begin().await?;
         // Every query below reads the same snapshot, so hands committed meanwhile cannot

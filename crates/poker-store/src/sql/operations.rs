@@ -446,24 +446,24 @@ impl Store for SqlStore {
         at: i64,
         flagged_with: &[PlayerId],
     ) -> StoreResult<()> {
-        self.fair_record_sit_address(table, player, address, at, flagged_with)
+        self.record_sit_address_impl(table, player, address, at, flagged_with)
             .await
     }
 
     async fn seat_addresses(&self, table: TableId) -> StoreResult<Vec<(PlayerId, String)>> {
-        self.fair_seat_addresses(table).await
+        self.seat_addresses_impl(table).await
     }
 
     async fn address_flags(&self, limit: u32, offset: u32) -> StoreResult<Vec<AddressFlag>> {
-        self.fair_address_flags(limit, offset).await
+        self.address_flags_impl(limit, offset).await
     }
 
     async fn shared_addresses(&self, since: i64) -> StoreResult<Vec<PlayerAddress>> {
-        self.fair_shared_addresses(since).await
+        self.shared_addresses_impl(since).await
     }
 
     async fn hands_between(&self, since: i64, until: i64, limit: u32) -> StoreResult<Vec<HandRow>> {
-        self.fair_hands_between(since, until, limit).await
+        self.hands_between_impl(since, until, limit).await
     }
 
     async fn hands_together(
@@ -475,7 +475,7 @@ impl Store for SqlStore {
         until: i64,
         limit: u32,
     ) -> StoreResult<Vec<HandRow>> {
-        self.fair_hands_together(a, b, table, since, until, limit)
+        self.hands_together_impl(a, b, table, since, until, limit)
             .await
     }
 }

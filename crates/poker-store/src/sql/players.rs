@@ -44,6 +44,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::create_player`] on both backends.
     pub(super) async fn create_player_impl(
         &self,
         name: &str,
@@ -80,6 +81,7 @@ impl SqlStore {
         Ok(id)
     }
 
+    /// [`Store::player_by_name`] on both backends.
     pub(super) async fn player_by_name_impl(&self, name: &str) -> StoreResult<Player> {
         // By key, so any case finds the account; a row from before keys whose key
         // collided with another's (see `fill_name_keys`) is found by its exact name.
@@ -101,6 +103,7 @@ impl SqlStore {
         Player::try_from(row)
     }
 
+    /// [`Store::create_session`] on both backends.
     pub(super) async fn create_session_impl(
         &self,
         token_hash: &str,
@@ -119,6 +122,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::session_expiry`] on both backends.
     pub(super) async fn session_expiry_impl(&self, token_hash: &str) -> StoreResult<Option<i64>> {
         let expiry = sqlx::query_scalar(
             &self.sql("select expires_at from session where token_hash = $1 and expires_at > $2"),
@@ -130,6 +134,7 @@ impl SqlStore {
         Ok(expiry)
     }
 
+    /// [`Store::session`] on both backends.
     pub(super) async fn session_impl(&self, token_hash: &str) -> StoreResult<Option<Player>> {
         let row: Option<SqlPlayer> = sqlx::query_as(&self.sql(
             "select p.player_id, p.name, p.password_hash, p.created_at, p.locked from session s join player p on p.player_id = s.player_id where s.token_hash = $1 and s.expires_at > $2 and p.locked = 0",
@@ -141,6 +146,7 @@ impl SqlStore {
         row.map(Player::try_from).transpose()
     }
 
+    /// [`Store::delete_session`] on both backends.
     pub(super) async fn delete_session_impl(&self, token_hash: &str) -> StoreResult<()> {
         sqlx::query(&self.sql("delete from session where token_hash = $1 or expires_at <= $2"))
             .bind(token_hash)
@@ -150,6 +156,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::players`] on both backends.
     pub(super) async fn players_impl(&self) -> StoreResult<Vec<Player>> {
         let rows: Vec<SqlPlayer> = sqlx::query_as(
             "select player_id, name, password_hash, created_at, locked from player order by name",
@@ -159,6 +166,7 @@ impl SqlStore {
         convert(rows)
     }
 
+    /// [`Store::set_player_locked`] on both backends.
     pub(super) async fn set_player_locked_impl(
         &self,
         player: PlayerId,
@@ -183,6 +191,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::set_password`] on both backends.
     pub(super) async fn set_password_impl(
         &self,
         player: PlayerId,
@@ -206,6 +215,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::issue_reset_code`] on both backends.
     pub(super) async fn issue_reset_code_impl(
         &self,
         player: PlayerId,
@@ -239,6 +249,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::use_reset_code`] on both backends.
     pub(super) async fn use_reset_code_impl(
         &self,
         player: PlayerId,
@@ -275,6 +286,7 @@ impl SqlStore {
         Ok(Some(code))
     }
 
+    /// [`Store::staff_set_password`] on both backends.
     pub(super) async fn staff_set_password_impl(
         &self,
         player: PlayerId,
@@ -293,6 +305,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::take_password_notice`] on both backends.
     pub(super) async fn take_password_notice_impl(
         &self,
         player: PlayerId,
@@ -306,6 +319,7 @@ impl SqlStore {
         row.map(PasswordNotice::try_from).transpose()
     }
 
+    /// [`Store::player_names`] on both backends.
     pub(super) async fn player_names_impl(
         &self,
         players: &[PlayerId],

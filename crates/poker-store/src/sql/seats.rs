@@ -4,6 +4,7 @@
 use super::*;
 
 impl SqlStore {
+    /// [`Store::buy_in`] on both backends.
     pub(super) async fn buy_in_impl(
         &self,
         table: TableId,
@@ -54,6 +55,7 @@ impl SqlStore {
         .await
     }
 
+    /// [`Store::top_up`] on both backends.
     pub(super) async fn top_up_impl(
         &self,
         table: TableId,
@@ -86,6 +88,7 @@ impl SqlStore {
         .await
     }
 
+    /// [`Store::cash_out`] on both backends.
     pub(super) async fn cash_out_impl(
         &self,
         table: TableId,
@@ -139,6 +142,7 @@ impl SqlStore {
         Ok(stack as Chips)
     }
 
+    /// [`Store::seats`] on both backends.
     pub(super) async fn seats_impl(&self, table: TableId) -> StoreResult<Vec<SeatRow>> {
         let rows: Vec<SqlSeat> = sqlx::query_as(&self.sql(
             "select seat_no, player_id, stack, sitting_out from seat where poker_table_id = $1 order by seat_no",
@@ -149,6 +153,7 @@ impl SqlStore {
         convert(rows)
     }
 
+    /// [`Store::tables_of`] on both backends.
     pub(super) async fn tables_of_impl(&self, player: PlayerId) -> StoreResult<Vec<TableId>> {
         let rows =
             sqlx::query_scalar(&self.sql(
@@ -160,6 +165,7 @@ impl SqlStore {
         table_ids(rows)
     }
 
+    /// [`Store::rathole`] on both backends.
     pub(super) async fn rathole_impl(
         &self,
         table: TableId,
@@ -175,6 +181,7 @@ impl SqlStore {
         row.map(RatholeRow::try_from).transpose()
     }
 
+    /// [`Store::save_table_writes`] on both backends.
     pub(super) async fn save_table_writes_impl(&self, writes: &[TableWrite]) -> StoreResult<()> {
         if writes.is_empty() {
             return Ok(());
@@ -187,6 +194,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::missed_blinds`] on both backends.
     pub(super) async fn missed_blinds_impl(
         &self,
         table: TableId,

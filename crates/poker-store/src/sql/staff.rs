@@ -41,6 +41,7 @@ impl SqlStore {
         }
     }
 
+    /// [`Store::create_staff`] on both backends.
     pub(super) async fn create_staff_impl(
         &self,
         name: &str,
@@ -69,6 +70,7 @@ impl SqlStore {
         }
     }
 
+    /// [`Store::staff_by_name`] on both backends.
     pub(super) async fn staff_by_name_impl(&self, name: &str) -> StoreResult<Staff> {
         let Some(key) = names::lookup_key(name).filter(|_| !name.contains('\0')) else {
             return Err(StoreError::NotFound("staff"));
@@ -83,6 +85,7 @@ impl SqlStore {
         Staff::try_from(row)
     }
 
+    /// [`Store::staff`] on both backends.
     pub(super) async fn staff_impl(&self) -> StoreResult<Vec<Staff>> {
         let rows: Vec<SqlStaff> = sqlx::query_as(&format!(
             "select {STAFF_COLUMNS} from staff s order by s.name"
@@ -92,6 +95,7 @@ impl SqlStore {
         convert(rows)
     }
 
+    /// [`Store::staff_by_id`] on both backends.
     pub(super) async fn staff_by_id_impl(&self, staff_id: &str) -> StoreResult<Staff> {
         if staff_id.contains('\0') {
             return Err(StoreError::NotFound("staff"));
@@ -106,6 +110,7 @@ impl SqlStore {
         Staff::try_from(row)
     }
 
+    /// [`Store::touch_staff_session`] on both backends.
     pub(super) async fn touch_staff_session_impl(
         &self,
         token_hash: &str,
@@ -158,6 +163,7 @@ impl SqlStore {
         row.map(Staff::try_from).transpose()
     }
 
+    /// [`Store::set_staff_disabled`] on both backends.
     pub(super) async fn set_staff_disabled_impl(
         &self,
         staff_id: &str,
@@ -188,6 +194,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::set_staff_role`] on both backends.
     pub(super) async fn set_staff_role_impl(
         &self,
         staff_id: &str,
@@ -213,6 +220,7 @@ impl SqlStore {
         Ok(before.role)
     }
 
+    /// [`Store::set_staff_password`] on both backends.
     pub(super) async fn set_staff_password_impl(
         &self,
         staff_id: &str,
@@ -236,6 +244,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::end_staff_sessions`] on both backends.
     pub(super) async fn end_staff_sessions_impl(&self, staff_id: &str) -> StoreResult<u64> {
         let mut tx = self.begin().await?;
         self.staff_in(&mut tx, staff_id).await?;
@@ -254,6 +263,7 @@ impl SqlStore {
         Ok(live as u64)
     }
 
+    /// [`Store::create_staff_session`] on both backends.
     pub(super) async fn create_staff_session_impl(
         &self,
         token_hash: &str,
@@ -273,6 +283,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::delete_staff_session`] on both backends.
     pub(super) async fn delete_staff_session_impl(&self, token_hash: &str) -> StoreResult<()> {
         sqlx::query(
             &self.sql("delete from staff_session where token_hash = $1 or expires_at <= $2"),
@@ -284,6 +295,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::staff_session`] on both backends.
     pub(super) async fn staff_session_impl(&self, token_hash: &str) -> StoreResult<Option<Staff>> {
         if token_hash.contains('\0') {
             return Ok(None);
@@ -299,6 +311,7 @@ impl SqlStore {
         row.map(Staff::try_from).transpose()
     }
 
+    /// [`Store::record_audit`] on both backends.
     pub(super) async fn record_audit_impl(&self, entry: &AuditEntry) -> StoreResult<()> {
         sqlx::query(&self.sql(
             "insert into audit_log (audit_id, at, actor, action, target, detail, created_at) values ($1, $2, $3, $4, $5, $6, $7)",
@@ -315,6 +328,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::audit_log`] on both backends.
     pub(super) async fn audit_log_impl(
         &self,
         limit: u32,

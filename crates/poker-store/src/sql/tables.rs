@@ -3,6 +3,7 @@
 use super::*;
 
 impl SqlStore {
+    /// [`Store::create_table`] on both backends.
     pub(super) async fn create_table_impl(&self, name: &str, config: &str) -> StoreResult<TableId> {
         let name = names::table_name(name)?;
         let id = TableId::new();
@@ -18,6 +19,7 @@ impl SqlStore {
         Ok(id)
     }
 
+    /// [`Store::create_tables_if_none`] on both backends.
     pub(super) async fn create_tables_if_none_impl(
         &self,
         tables: &[(String, String)],
@@ -60,6 +62,7 @@ impl SqlStore {
         Ok(ids)
     }
 
+    /// [`Store::tables`] on both backends.
     pub(super) async fn tables_impl(&self) -> StoreResult<Vec<TableRow>> {
         let rows: Vec<SqlTable> = sqlx::query_as("select poker_table_id, name, config, status, created_at from poker_table order by created_at")
             .fetch_all(&self.pool)
@@ -67,6 +70,7 @@ impl SqlStore {
         convert(rows)
     }
 
+    /// [`Store::table`] on both backends.
     pub(super) async fn table_impl(&self, table: TableId) -> StoreResult<TableRow> {
         let row: SqlTable = sqlx::query_as(&self.sql(
             "select poker_table_id, name, config, status, created_at from poker_table where poker_table_id = $1",
@@ -78,6 +82,7 @@ impl SqlStore {
         TableRow::try_from(row)
     }
 
+    /// [`Store::table_state`] on both backends.
     pub(super) async fn table_state_impl(&self, table: TableId) -> StoreResult<Option<String>> {
         let state: Option<String> = sqlx::query_scalar(
             &self.sql("select state from poker_table where poker_table_id = $1"),
@@ -89,6 +94,7 @@ impl SqlStore {
         Ok(state)
     }
 
+    /// [`Store::set_table_config`] on both backends.
     pub(super) async fn set_table_config_impl(
         &self,
         table: TableId,
@@ -106,6 +112,7 @@ impl SqlStore {
         Ok(())
     }
 
+    /// [`Store::set_table_status`] on both backends.
     pub(super) async fn set_table_status_impl(
         &self,
         table: TableId,
