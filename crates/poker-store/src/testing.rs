@@ -6,6 +6,8 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod shared;
+
 /// A PostgreSQL database for one test: stopped and removed when dropped.
 pub struct TestPostgres {
     /// URL of the database to use.
@@ -15,6 +17,8 @@ pub struct TestPostgres {
     /// The server's options and log file, to start it again after [`TestPostgres::stop`].
     options: String,
     log: String,
+    /// A database of the cluster shared by the tests running at once, dropped with this.
+    _shared: Option<shared::SharedUse>,
 }
 
 fn find(binary: &str) -> Option<PathBuf> {
@@ -166,6 +170,7 @@ impl TestPostgres {
                     runner: Vec::new(),
                     options: String::new(),
                     log: String::new(),
+                    _shared: None,
                 });
             }
         }
@@ -222,6 +227,32 @@ impl TestPostgres {
             runner,
             options,
             log,
+            _shared: None,
+        })
+    }
+
+    /// A fresh schema for `what` (a test's name) in the cluster shared by the tests
+    /// running at the same time (its URL sets `search_path`), or a fresh database in the
+    /// server `DATABASE_URL` names, or `None` as [`TestPostgres::start_or_skip`]. Cheaper
+    /// than a cluster of its own, for tests that never stop the server
+    /// ([`TestPostgres::stop`] refuses).
+    pub async fn shared_or_skip(what: &str) -> Option<TestPostgres> {
+        let url = std::env::var("DATABASE_URL").unwrap_or_default();
+        if url.starts_with("postgres") || !TestPostgres::available() {
+            return TestPostgres::start_or_skip(what).await;
+        }
+        let name = format!("test_{}", uuid::Uuid::new_v4().simple());
+        let joined = tokio::task::spawn_blocking(move || shared::join(&name))
+            .await
+            .expect("joining the shared cluster does not panic");
+        let (url, used) = joined.expect("the shared Postgres cluster");
+        Some(TestPostgres {
+            url,
+            cluster: None,
+            runner: Vec::new(),
+            options: String::new(),
+            log: String::new(),
+            _shared: Some(used),
         })
     }
 

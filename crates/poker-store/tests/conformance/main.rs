@@ -92,7 +92,7 @@ async fn on_postgres(what: &str) -> Option<(TestPostgres, SqlStore)> {
     if std::env::var_os(skew::SKEWED_NODE_ENV).is_some() {
         return None;
     }
-    let db = TestPostgres::start_or_skip(what).await?;
+    let db = TestPostgres::shared_or_skip(what).await?;
     let store = SqlStore::connect(&db.url)
         .await
         .expect("connect and migrate");
