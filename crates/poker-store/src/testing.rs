@@ -238,7 +238,7 @@ impl TestPostgres {
     /// ([`TestPostgres::stop`] refuses).
     pub async fn shared_or_skip(what: &str) -> Option<TestPostgres> {
         let url = std::env::var("DATABASE_URL").unwrap_or_default();
-        if url.starts_with("postgres") || !TestPostgres::available() {
+        if url.starts_with("postgres") || !TestPostgres::available() || find("psql").is_none() {
             return TestPostgres::start_or_skip(what).await;
         }
         let name = format!("test_{}", uuid::Uuid::new_v4().simple());

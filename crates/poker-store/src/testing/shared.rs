@@ -86,7 +86,7 @@ pub(super) struct SharedUse {
 
 impl Drop for SharedUse {
     fn drop(&mut self) {
-        let _ = Command::new("psql")
+        let _ = Command::new(find("psql").unwrap_or_else(|| "psql".into()))
             .arg(&self.admin_url)
             .args(["-q", "-c"])
             .arg(format!("drop schema if exists {} cascade", self.schema))
@@ -121,7 +121,7 @@ pub(super) fn join(schema: &str) -> anyhow::Result<(String, SharedUse)> {
     drop(held);
     let (port, user_file) = joined?;
     let admin_url = format!("postgres://postgres@127.0.0.1:{port}/postgres");
-    let out = Command::new("psql")
+    let out = Command::new(find("psql").unwrap_or_else(|| "psql".into()))
         .arg(&admin_url)
         .args(["-q", "-c"])
         .arg(format!("create schema {schema}"))
