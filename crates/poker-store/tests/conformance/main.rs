@@ -4,9 +4,9 @@
 //! account's ledger equal to its balance.
 //!
 //! Each scenario is its own test on each backend (`sqlite::NAME`, `postgres::NAME`), on a
-//! fresh database of its own (a SQLite file; a PostgreSQL cluster copied from a cached
-//! `initdb`, or a new database in the server `DATABASE_URL` names), so a failure names its
-//! scenario and the scenarios run in parallel.
+//! fresh database of its own (a SQLite file; a schema of its own in the PostgreSQL cluster
+//! the tests running at once share, or a new database in the server `DATABASE_URL` names),
+//! so a failure names its scenario and the scenarios run in parallel.
 
 mod accounts;
 mod fair_play;
