@@ -6,7 +6,7 @@ use std::future::Future;
 use crate::*;
 
 /// Everything the server persists. Implemented by [`SqlStore`] on both backends; the
-/// conformance suite (tests/conformance.rs) runs against both.
+/// conformance suite (tests/conformance/) runs against both, one test per scenario.
 pub trait Store: Send + Sync + 'static {
     /// Which database.
     fn backend(&self) -> Backend;

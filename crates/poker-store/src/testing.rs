@@ -6,6 +6,8 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod shared;
+
 /// A PostgreSQL database for one test: stopped and removed when dropped.
 pub struct TestPostgres {
     /// URL of the database to use.
@@ -15,6 +17,8 @@ pub struct TestPostgres {
     /// The server's options and log file, to start it again after [`TestPostgres::stop`].
     options: String,
     log: String,
+    /// A database of the cluster shared by the tests running at once, dropped with this.
+    _shared: Option<shared::SharedUse>,
 }
 
 fn find(binary: &str) -> Option<PathBuf> {
@@ -61,6 +65,67 @@ fn run(runner: &[String], program: &Path, args: &[&str]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A freshly initialised cluster's data folder, made once per PostgreSQL version and user
+/// in the temporary folder and copied by every [`TestPostgres::start`]: `initdb` takes
+/// seconds, a copy a fraction of one, so a suite can give each test a cluster of its own.
+/// Made aside and renamed into place, so concurrent tests (nextest runs each in its own
+/// process) never see half of one.
+fn template(runner: &[String], initdb: &Path) -> anyhow::Result<PathBuf> {
+    let version = Command::new(initdb).arg("--version").output()?;
+    let key = format!(
+        "{}|{}|{}",
+        initdb.display(),
+        String::from_utf8_lossy(&version.stdout).trim(),
+        runner.join(" ")
+    );
+    // FNV-1a: a stable name for the key (std's hasher is seeded per process).
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let template = std::env::temp_dir().join(format!("poker-pg-template-{hash:016x}"));
+    if template.join("PG_VERSION").is_file() {
+        return Ok(template);
+    }
+    let scratch = std::env::temp_dir().join(format!(
+        "poker-pg-template-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    std::fs::create_dir_all(&scratch)?;
+    if !runner.is_empty() {
+        let status = Command::new("chown")
+            .args(["-R", "postgres:postgres"])
+            .arg(&scratch)
+            .status()?;
+        anyhow::ensure!(status.success(), "chown of {} failed", scratch.display());
+    }
+    let data = scratch.join("data");
+    let made = run(
+        runner,
+        initdb,
+        &[
+            "-D",
+            &data.display().to_string(),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "--no-sync",
+            "--locale=C",
+            "--encoding=UTF8",
+        ],
+    )
+    .and_then(|()| {
+        // Another test may have put its template in place first: then this one goes.
+        if std::fs::rename(&data, &template).is_err() && !template.join("PG_VERSION").is_file() {
+            anyhow::bail!("cannot put the template at {}", template.display());
+        }
+        Ok(())
+    });
+    let _ = std::fs::remove_dir_all(&scratch);
+    made?;
+    Ok(template)
+}
+
 impl TestPostgres {
     /// Whether a PostgreSQL is available: `DATABASE_URL` is a postgres URL, or `initdb`
     /// and `pg_ctl` are installed.
@@ -105,6 +170,7 @@ impl TestPostgres {
                     runner: Vec::new(),
                     options: String::new(),
                     log: String::new(),
+                    _shared: None,
                 });
             }
         }
@@ -130,21 +196,19 @@ impl TestPostgres {
         };
         let data = dir.join("data");
         let data_s = data.display().to_string();
-        run(
-            &runner,
-            &initdb,
-            &[
-                "-D",
-                &data_s,
-                "-A",
-                "trust",
-                "-U",
-                "postgres",
-                "--no-sync",
-                "--locale=C",
-                "--encoding=UTF8",
-            ],
-        )?;
+        let template = template(&runner, &initdb)?;
+        // `cp -a` keeps the files' owner (the postgres user when run as root) and modes.
+        let out = Command::new("cp")
+            .arg("-a")
+            .arg(&template)
+            .arg(&data)
+            .output()?;
+        anyhow::ensure!(
+            out.status.success(),
+            "copying {} failed: {}",
+            template.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let options = format!(
             "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync={} -c max_connections=200",
@@ -163,6 +227,32 @@ impl TestPostgres {
             runner,
             options,
             log,
+            _shared: None,
+        })
+    }
+
+    /// A fresh schema for `what` (a test's name) in the cluster shared by the tests
+    /// running at the same time (its URL sets `search_path`), or a fresh database in the
+    /// server `DATABASE_URL` names, or `None` as [`TestPostgres::start_or_skip`]. Cheaper
+    /// than a cluster of its own, for tests that never stop the server
+    /// ([`TestPostgres::stop`] refuses).
+    pub async fn shared_or_skip(what: &str) -> Option<TestPostgres> {
+        let url = std::env::var("DATABASE_URL").unwrap_or_default();
+        if url.starts_with("postgres") || !TestPostgres::available() || find("psql").is_none() {
+            return TestPostgres::start_or_skip(what).await;
+        }
+        let name = format!("test_{}", uuid::Uuid::new_v4().simple());
+        let joined = tokio::task::spawn_blocking(move || shared::join(&name))
+            .await
+            .expect("joining the shared cluster does not panic");
+        let (url, used) = joined.expect("the shared Postgres cluster");
+        Some(TestPostgres {
+            url,
+            cluster: None,
+            runner: Vec::new(),
+            options: String::new(),
+            log: String::new(),
+            _shared: Some(used),
         })
     }
 

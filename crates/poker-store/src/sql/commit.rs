@@ -6,7 +6,6 @@
 //! anything is written, [`check_fences`] refuses the batch if a hand's fencing token is
 //! no longer its table lease's.
 
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::*;
@@ -107,13 +106,11 @@ impl SqlStore {
                 "select poker_table_id, token from table_lease where poker_table_id in ({})",
                 &list[1..list.len() - 1].replace("),(", ",")
             ));
-            let mut q = sqlx::query(&text);
+            let mut q = sqlx::query_as::<_, (String, i64)>(&text);
             for t in chunk {
                 q = q.bind(t.clone());
             }
-            for row in q.fetch_all(&mut **tx).await? {
-                leases.push((row.try_get("poker_table_id")?, row.try_get("token")?));
-            }
+            leases.extend(q.fetch_all(&mut **tx).await?);
         }
         check_fences(hands, &leases)
     }
@@ -137,14 +134,12 @@ impl SqlStore {
             Backend::Postgres => " for share",
             Backend::Sqlite => "",
         };
-        let current: Option<i64> = sqlx::query(&self.sql(&format!(
+        let current: Option<i64> = sqlx::query_scalar(&self.sql(&format!(
             "select token from table_lease where poker_table_id = $1{lock}"
         )))
         .bind(table.to_string())
         .fetch_optional(&mut **tx)
-        .await?
-        .map(|r| r.try_get("token"))
-        .transpose()?;
+        .await?;
         if current.is_none() || current != i64::try_from(token).ok() {
             return Err(StoreError::Fenced { table, token });
         }
@@ -298,28 +293,21 @@ pub(crate) async fn commit_hands_pg(
     // table has passed to another owner.
     let tables = fenced_tables(hands);
     if !tables.is_empty() {
-        let rows = sqlx::query(
+        let leases: Vec<(String, i64)> = sqlx::query_as(
             "select poker_table_id, token from table_lease where poker_table_id = any($1) \
              order by poker_table_id for share",
         )
         .bind(&tables)
         .fetch_all(&mut *tx)
         .await?;
-        let leases: Vec<(String, i64)> = rows
-            .iter()
-            .map(|r| Ok((r.try_get("poker_table_id")?, r.try_get("token")?)))
-            .collect::<StoreResult<_>>()?;
         check_fences(hands, &leases)?;
     }
     let ids: Vec<String> = hands.iter().map(|h| h.hand_id.to_string()).collect();
-    let rows = sqlx::query("select hand_id, status from hand where hand_id = any($1)")
-        .bind(&ids)
-        .fetch_all(&mut *tx)
-        .await?;
-    let found: Vec<(String, String)> = rows
-        .iter()
-        .map(|r| Ok((r.try_get("hand_id")?, r.try_get("status")?)))
-        .collect::<StoreResult<_>>()?;
+    let found: Vec<(String, String)> =
+        sqlx::query_as("select hand_id, status from hand where hand_id = any($1)")
+            .bind(&ids)
+            .fetch_all(&mut *tx)
+            .await?;
     let Some(plan) = plan(hands, &found)? else {
         return Ok(0);
     };

@@ -1,9 +1,6 @@
 //! The fair-play operations of [`Store`] on both backends: sit addresses, same-address
 //! flags and the reads of the collusion report (the trait's methods call these).
 
-use sqlx::Row;
-
-use super::operations::HAND_COLUMNS;
 use super::*;
 
 /// An address as the store keeps it: 1 to [`MAX_ADDRESS_LEN`] characters, no control
@@ -28,7 +25,8 @@ fn hand_columns() -> String {
 }
 
 impl SqlStore {
-    pub(super) async fn fair_record_sit_address(
+    /// [`Store::record_sit_address`] on both backends.
+    pub(super) async fn record_sit_address_impl(
         &self,
         table: TableId,
         player: PlayerId,
@@ -82,11 +80,12 @@ impl SqlStore {
         Ok(())
     }
 
-    pub(super) async fn fair_seat_addresses(
+    /// [`Store::seat_addresses`] on both backends.
+    pub(super) async fn seat_addresses_impl(
         &self,
         table: TableId,
     ) -> StoreResult<Vec<(PlayerId, String)>> {
-        let rows = sqlx::query(&self.sql(
+        let rows: Vec<(String, String)> = sqlx::query_as(&self.sql(
             "select a.player_id, a.address from seat_address a join seat s \
              on s.poker_table_id = a.poker_table_id and s.player_id = a.player_id \
              where a.poker_table_id = $1 and a.at >= s.created_at order by a.player_id",
@@ -94,22 +93,18 @@ impl SqlStore {
         .bind(table.to_string())
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| {
-                Ok((
-                    PlayerId(Self::uuid(r.try_get("player_id")?)?),
-                    r.try_get("address")?,
-                ))
-            })
+        rows.into_iter()
+            .map(|(player, address)| Ok((PlayerId(uuid(&player)?), address)))
             .collect()
     }
 
-    pub(super) async fn fair_address_flags(
+    /// [`Store::address_flags`] on both backends.
+    pub(super) async fn address_flags_impl(
         &self,
         limit: u32,
         offset: u32,
     ) -> StoreResult<Vec<AddressFlag>> {
-        let rows = sqlx::query(&self.sql(
+        let rows: Vec<SqlAddressFlag> = sqlx::query_as(&self.sql(
             "select address_flag_id, poker_table_id, player_id, other_player_id, address, at \
              from address_flag order by at desc, address_flag_id limit $1 offset $2",
         ))
@@ -117,25 +112,15 @@ impl SqlStore {
         .bind(i64::from(offset))
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(AddressFlag {
-                    flag_id: r.try_get("address_flag_id")?,
-                    table_id: TableId(Self::uuid(r.try_get("poker_table_id")?)?),
-                    player_id: PlayerId(Self::uuid(r.try_get("player_id")?)?),
-                    other_id: PlayerId(Self::uuid(r.try_get("other_player_id")?)?),
-                    address: r.try_get("address")?,
-                    at: r.try_get("at")?,
-                })
-            })
-            .collect()
+        convert(rows)
     }
 
-    pub(super) async fn fair_shared_addresses(
+    /// [`Store::shared_addresses`] on both backends.
+    pub(super) async fn shared_addresses_impl(
         &self,
         since: i64,
     ) -> StoreResult<Vec<PlayerAddress>> {
-        let rows = sqlx::query(&self.sql(
+        let rows: Vec<SqlPlayerAddress> = sqlx::query_as(&self.sql(
             "select player_id, address, first_at, last_at, sits from player_address \
              where last_at >= $1 and address in (select address from player_address \
              where last_at >= $1 group by address having count(*) > 1) \
@@ -144,26 +129,17 @@ impl SqlStore {
         .bind(since)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(PlayerAddress {
-                    player_id: PlayerId(Self::uuid(r.try_get("player_id")?)?),
-                    address: r.try_get("address")?,
-                    first_at: r.try_get("first_at")?,
-                    last_at: r.try_get("last_at")?,
-                    sits: r.try_get::<i64, _>("sits")? as u64,
-                })
-            })
-            .collect()
+        convert(rows)
     }
 
-    pub(super) async fn fair_hands_between(
+    /// [`Store::hands_between`] on both backends.
+    pub(super) async fn hands_between_impl(
         &self,
         since: i64,
         until: i64,
         limit: u32,
     ) -> StoreResult<Vec<HandRow>> {
-        let rows = sqlx::query(&self.sql(&format!(
+        let rows: Vec<SqlHand> = sqlx::query_as(&self.sql(&format!(
             "select {HAND_COLUMNS} from hand where started_at >= $1 and started_at < $2 \
              and status = 'complete' order by started_at desc, hand_id limit $3"
         )))
@@ -172,11 +148,12 @@ impl SqlStore {
         .bind(i64::from(limit))
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(Self::hand_row).collect()
+        convert(rows)
     }
 
+    /// [`Store::hands_together`] on both backends.
     #[allow(clippy::too_many_arguments)]
-    pub(super) async fn fair_hands_together(
+    pub(super) async fn hands_together_impl(
         &self,
         a: PlayerId,
         b: PlayerId,
@@ -200,7 +177,7 @@ impl SqlStore {
              order by h.started_at desc, h.hand_id limit $5",
             hand_columns()
         ));
-        let mut query = sqlx::query(&sql)
+        let mut query = sqlx::query_as::<_, SqlHand>(&sql)
             .bind(a.to_string())
             .bind(b.to_string())
             .bind(since)
@@ -210,6 +187,6 @@ impl SqlStore {
             query = query.bind(t.to_string());
         }
         let rows = query.fetch_all(&self.pool).await?;
-        rows.iter().map(Self::hand_row).collect()
+        convert(rows)
     }
 }

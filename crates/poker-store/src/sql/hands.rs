@@ -1,0 +1,290 @@
+//! Hands: recording a hand dealt, committing completed hands with their stacks and
+//! ledger rows exactly once, voiding unfinished ones, and reading histories and rake.
+
+use super::*;
+
+/// The columns of a `hand` row, as [`SqlHand`] reads them.
+pub(crate) const HAND_COLUMNS: &str =
+    "hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at";
+
+impl SqlStore {
+    /// Marks void the hands started and never committed, of one table or all; returns
+    /// them.
+    pub(super) async fn void_started(&self, table: Option<TableId>) -> StoreResult<Vec<HandId>> {
+        let table = table.map(|t| t.to_string());
+        let one = if table.is_some() {
+            " and poker_table_id = $2"
+        } else {
+            ""
+        };
+        let select_sql = self.sql(&format!(
+            "select hand_id from hand where status = 'started'{}",
+            one.replace("$2", "$1")
+        ));
+        let update_sql = self.sql(&format!(
+            "update hand set status = 'void', ended_at = $1 where status = 'started'{one}"
+        ));
+        let mut tx = self.begin().await?;
+        let mut select = sqlx::query_scalar::<_, String>(&select_sql);
+        if let Some(t) = &table {
+            select = select.bind(t.clone());
+        }
+        let ids = hand_ids(select.fetch_all(&mut *tx).await?)?;
+        let mut update = sqlx::query(&update_sql).bind(now_ms());
+        if let Some(t) = table {
+            update = update.bind(t);
+        }
+        update.execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(ids)
+    }
+
+    /// [`Store::rake_by_day`] on both backends.
+    pub(super) async fn rake_by_day_impl(&self, since: i64) -> StoreResult<Vec<RakeDay>> {
+        let rows: Vec<SqlRakeDay> = sqlx::query_as(&self.sql(
+            "select ended_at / 86400000 as day, poker_table_id, cast(sum(rake) as bigint) as rake, cast(count(*) as bigint) as hands \
+             from hand where status = 'complete' and ended_at >= $1 \
+             group by ended_at / 86400000, poker_table_id order by day desc, poker_table_id",
+        ))
+        .bind(since)
+        .fetch_all(&self.pool)
+        .await?;
+        convert(rows)
+    }
+
+    /// [`Store::start_hands`] on both backends.
+    pub(super) async fn start_hands_impl(&self, starts: &[HandStart]) -> StoreResult<()> {
+        if starts.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.begin().await?;
+        let mut checked: Vec<TableId> = Vec::new();
+        for start in starts {
+            if start.fence.is_some() && !checked.contains(&start.table) {
+                self.check_fence(&mut tx, start.table, start.fence).await?;
+                checked.push(start.table);
+            }
+        }
+        let now = now_ms();
+        for chunk in starts.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "insert into hand (hand_id, poker_table_id, number, status, rake, started_at, created_at) values {} on conflict (hand_id) do nothing",
+                placeholders_with(chunk.len(), &["", "", "", "'started'", "0", "", ""], 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for start in chunk {
+                q = q
+                    .bind(start.hand.to_string())
+                    .bind(start.table.to_string())
+                    .bind(to_i64(start.number)?)
+                    .bind(start.at)
+                    .bind(now);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// [`Store::commit_hands`] on both backends.
+    pub(super) async fn commit_hands_impl(&self, hands: &[CompletedHand]) -> StoreResult<usize> {
+        if let Some(pg) = &self.pg {
+            return commit_hands_pg(pg, hands).await;
+        }
+        check_conserved(hands)?;
+        let mut tx = self.begin().await?;
+        self.check_fences_in(&mut tx, hands).await?;
+        // Exactly once: only hands never recorded, or started and not yet committed.
+        let mut found: Vec<(String, String)> = Vec::new();
+        for chunk in hands.chunks(CHUNK_ROWS) {
+            let list = placeholders(chunk.len(), 1, 1);
+            let text = self.sql(&format!(
+                "select hand_id, status from hand where hand_id in ({})",
+                &list[1..list.len() - 1].replace("),(", ",")
+            ));
+            let mut q = sqlx::query_as::<_, (String, String)>(&text);
+            for h in chunk {
+                q = q.bind(h.hand_id.to_string());
+            }
+            found.extend(q.fetch_all(&mut *tx).await?);
+        }
+        let Some(plan) = plan(hands, &found)? else {
+            return Ok(0);
+        };
+        let now = now_ms();
+        for chunk in plan.started.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "with v (id, phh, record, rake, ended) as (values {}) \
+                 update hand set status = 'complete', phh = v.phh, record = v.record, rake = v.rake, ended_at = v.ended \
+                 from v where hand.hand_id = v.id and hand.status = 'started'",
+                placeholders(chunk.len(), 5, 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for h in chunk {
+                q = q
+                    .bind(h.hand_id.to_string())
+                    .bind(h.phh.clone())
+                    .bind(h.record.to_json())
+                    .bind(to_i64(h.rake)?)
+                    .bind(h.ended_at);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        for chunk in plan.fresh.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at, created_at) \
+                 values {}",
+                placeholders_with(chunk.len(), &["", "", "", "'complete'", "", "", "", "", "", ""], 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for h in chunk {
+                q = q
+                    .bind(h.hand_id.to_string())
+                    .bind(h.table_id.to_string())
+                    .bind(to_i64(h.number)?)
+                    .bind(h.phh.clone())
+                    .bind(h.record.to_json())
+                    .bind(to_i64(h.rake)?)
+                    .bind(h.started_at)
+                    .bind(h.ended_at)
+                    .bind(now);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        // The stacks: each seat must still hold the hand's starting stack.
+        for chunk in plan.seats.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "with v (t, p, s, f) as (values {}) \
+                 update seat set stack = v.f from v \
+                 where seat.poker_table_id = v.t and seat.player_id = v.p and seat.stack = v.s",
+                placeholders(chunk.len(), 4, 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for s in chunk {
+                q = q
+                    .bind(s.table_id.clone())
+                    .bind(s.player_id.clone())
+                    .bind(s.start)
+                    .bind(s.end);
+            }
+            let updated = q.execute(&mut *tx).await?;
+            if updated.rows_affected() != chunk.len() as u64 {
+                let stale: HandId = chunk[0]
+                    .hand_id
+                    .parse()
+                    .map_err(|_| StoreError::Corrupt("a hand id".into()))?;
+                return Err(StoreError::StaleHand(stale));
+            }
+            let sql = format!(
+                "insert into hand_player (hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at) values {}",
+                placeholders(chunk.len(), 6, 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for s in chunk {
+                q = q
+                    .bind(s.hand_id.clone())
+                    .bind(s.player_id.clone())
+                    .bind(s.seat_no)
+                    .bind(s.start)
+                    .bind(s.end)
+                    .bind(s.at);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        // The ledger: one movement per hand, the seats' changes and the rake.
+        for chunk in plan.ledger.chunks(CHUNK_ROWS) {
+            let sql = format!(
+                "insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, reference, created_at) values {}",
+                placeholders_with(chunk.len(), &["", "", "", "'hand'", "", "", ""], 1)
+            );
+            let text = self.sql(&sql);
+            let mut q = sqlx::query(&text);
+            for (movement, account, table, amount, hand) in chunk {
+                q = q
+                    .bind(movement.clone())
+                    .bind(account.clone())
+                    .bind(table.clone())
+                    .bind(*amount)
+                    .bind(hand.clone())
+                    .bind(now);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        if plan.rake > 0 {
+            let updated = sqlx::query(&self.sql(
+                "update house_account set balance = balance + $1 where house_account_id = 'rake'",
+            ))
+            .bind(plan.rake)
+            .execute(&mut *tx)
+            .await?;
+            if updated.rows_affected() == 0 {
+                sqlx::query(&self.sql("insert into house_account (house_account_id, balance, created_at) values ('rake', $1, $2)"))
+                    .bind(plan.rake)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(plan.hands())
+    }
+
+    /// [`Store::hand`] on both backends.
+    pub(super) async fn hand_impl(&self, hand: HandId) -> StoreResult<HandRow> {
+        let row: SqlHand = sqlx::query_as(&self.sql(&format!(
+            "select {HAND_COLUMNS} from hand where hand_id = $1"
+        )))
+        .bind(hand.to_string())
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound("hand"))?;
+        HandRow::try_from(row)
+    }
+
+    /// [`Store::table_hands`] on both backends.
+    pub(super) async fn table_hands_impl(
+        &self,
+        table: TableId,
+        limit: u32,
+        offset: u32,
+    ) -> StoreResult<Vec<HandRow>> {
+        let rows: Vec<SqlHand> = sqlx::query_as(&self.sql(&format!(
+            "select {HAND_COLUMNS} from hand where poker_table_id = $1 order by started_at desc, number desc limit $2 offset $3"
+        )))
+        .bind(table.to_string())
+        .bind(i64::from(limit))
+        .bind(i64::from(offset))
+        .fetch_all(&self.pool)
+        .await?;
+        convert(rows)
+    }
+
+    /// [`Store::player_hands`] on both backends.
+    pub(super) async fn player_hands_impl(
+        &self,
+        player: PlayerId,
+        limit: u32,
+        offset: u32,
+    ) -> StoreResult<Vec<HandRow>> {
+        let columns = HAND_COLUMNS
+            .split(", ")
+            .map(|c| format!("h.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let rows: Vec<SqlHand> = sqlx::query_as(&self.sql(&format!(
+            "select {columns} from hand h join hand_player hp on hp.hand_id = h.hand_id \
+             where hp.player_id = $1 order by h.started_at desc, h.number desc limit $2 offset $3"
+        )))
+        .bind(player.to_string())
+        .bind(i64::from(limit))
+        .bind(i64::from(offset))
+        .fetch_all(&self.pool)
+        .await?;
+        convert(rows)
+    }
+}

@@ -1,0 +1,442 @@
+//! Hands: committing exactly once, crash recovery and voiding, histories, and the
+//! persister's batches.
+
+use super::*;
+
+pub(crate) async fn a_committed_hand_changes_stacks_exactly_once(store: &SqlStore) {
+    let (d, e) = (
+        player(store, "dave", 1000).await,
+        player(store, "erin", 1000).await,
+    );
+    let table = store.create_table("t4", "{}").await.unwrap();
+    store.buy_in(table, 0, d, 500, None, None).await.unwrap();
+    store.buy_in(table, 1, e, 500, None, None).await.unwrap();
+    let h = hand(table, 1, &[(d, 0, 500, 650), (e, 1, 500, 347)], 3);
+    store
+        .start_hand(h.hand_id, table, 1, h.started_at, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.commit_hands(std::slice::from_ref(&h)).await.unwrap(),
+        1
+    );
+    assert_eq!(
+        store.commit_hands(std::slice::from_ref(&h)).await.unwrap(),
+        0,
+        "a second commit changes nothing"
+    );
+    let stacks: Vec<Chips> = store
+        .seats(table)
+        .await
+        .unwrap()
+        .iter()
+        .map(|s| s.stack)
+        .collect();
+    assert_eq!(stacks, vec![650, 347]);
+    // A start recorded twice, or after the commit (a retried write), changes nothing.
+    store
+        .start_hand(h.hand_id, table, 1, h.started_at, None)
+        .await
+        .unwrap();
+    let row = store.hand(h.hand_id).await.unwrap();
+    assert_eq!((row.status.as_str(), row.rake), ("complete", 3));
+    assert!(row.phh.unwrap().contains("variant"));
+    let late = hand(table, 2, &[(d, 0, 650, 640), (e, 1, 347, 357)], 0);
+    assert_eq!(
+        store
+            .commit_hands(std::slice::from_ref(&late))
+            .await
+            .unwrap(),
+        1
+    );
+    store
+        .start_hand(late.hand_id, table, 2, late.started_at, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.hand(late.hand_id).await.unwrap().status.as_str(),
+        "complete"
+    );
+    let back = hand(table, 3, &[(d, 0, 640, 650), (e, 1, 357, 347)], 0);
+    store
+        .commit_hands(std::slice::from_ref(&back))
+        .await
+        .unwrap();
+    // A hand from stale stacks, or one that creates chips, is refused whole.
+    let stale = hand(table, 4, &[(d, 0, 500, 600), (e, 1, 347, 247)], 0);
+    assert!(matches!(
+        store.commit_hands(&[stale]).await,
+        Err(StoreError::StaleHand(_))
+    ));
+    let minted = hand(table, 5, &[(d, 0, 650, 700), (e, 1, 347, 347)], 0);
+    assert!(matches!(
+        store.commit_hands(&[minted]).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(
+        store
+            .seats(table)
+            .await
+            .unwrap()
+            .iter()
+            .map(|s| s.stack)
+            .collect::<Vec<_>>(),
+        vec![650, 347]
+    );
+    audit_holds(store).await;
+}
+
+pub(crate) async fn missed_blinds_and_rathole_records_survive_reconnection(
+    store: &SqlStore,
+    url: &str,
+) {
+    let f = player(store, "frank", 1000).await;
+    let table = store.create_table("t5", "{}").await.unwrap();
+    store.buy_in(table, 2, f, 300, None, None).await.unwrap();
+    store.set_missed_blinds(table, f, true, true).await.unwrap();
+    assert_eq!(store.table_state(table).await.unwrap(), None);
+    store
+        .set_table_state(table, r#"{"button":2}"#)
+        .await
+        .unwrap();
+    store.set_sitting_out(table, f, true).await.unwrap();
+    let seat = &store.seats(table).await.unwrap()[0];
+    assert!(seat.sitting_out, "sitting out is remembered");
+    store.set_sitting_out(table, f, false).await.unwrap();
+    assert!(!store.seats(table).await.unwrap()[0].sitting_out);
+    store.set_sitting_out(table, f, true).await.unwrap();
+    store.cash_out(table, f, 77, None).await.unwrap();
+    assert!(matches!(
+        store.set_sitting_out(table, f, true).await,
+        Err(StoreError::NotSeated)
+    ));
+    let again = SqlStore::connect(url).await.unwrap();
+    assert_eq!(again.missed_blinds(table, f).await.unwrap(), (true, true));
+    assert_eq!(
+        again.table_state(table).await.unwrap().as_deref(),
+        Some(r#"{"button":2}"#)
+    );
+    assert!(matches!(
+        again.table_state(TableId::new()).await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert_eq!(
+        again.rathole(table, f).await.unwrap().map(|r| r.stack),
+        Some(300)
+    );
+    again
+        .set_missed_blinds(table, f, false, false)
+        .await
+        .unwrap();
+    assert_eq!(again.missed_blinds(table, f).await.unwrap(), (false, false));
+    again.close().await;
+    audit_holds(store).await;
+}
+
+pub(crate) async fn crash_recovery_voids_the_unfinished_hand_and_keeps_committed_stacks(
+    store: &SqlStore,
+    url: &str,
+) {
+    let (g, h2) = (
+        player(store, "gina", 1000).await,
+        player(store, "hank", 1000).await,
+    );
+    let table = store.create_table("t6", "{}").await.unwrap();
+    store.buy_in(table, 0, g, 400, None, None).await.unwrap();
+    store.buy_in(table, 1, h2, 400, None, None).await.unwrap();
+    let first = hand(table, 1, &[(g, 0, 400, 420), (h2, 1, 400, 380)], 0);
+    store
+        .start_hand(first.hand_id, table, 1, 1, None)
+        .await
+        .unwrap();
+    store
+        .commit_hands(std::slice::from_ref(&first))
+        .await
+        .unwrap();
+    // The second hand is dealt, then the server dies before committing it.
+    let second = hand(table, 2, &[(g, 0, 420, 0), (h2, 1, 380, 800)], 0);
+    store
+        .start_hand(second.hand_id, table, 2, 2, None)
+        .await
+        .unwrap();
+    let restarted = SqlStore::connect(url).await.unwrap();
+    let voided = restarted.recover().await.unwrap();
+    assert!(voided.contains(&second.hand_id));
+    assert_eq!(restarted.hand(second.hand_id).await.unwrap().status, "void");
+    assert_eq!(
+        restarted.hand(first.hand_id).await.unwrap().status,
+        "complete"
+    );
+    let stacks: Vec<Chips> = restarted
+        .seats(table)
+        .await
+        .unwrap()
+        .iter()
+        .map(|s| s.stack)
+        .collect();
+    assert_eq!(stacks, vec![420, 380], "the last committed hand's stacks");
+    // A void hand can never be committed afterwards.
+    assert_eq!(restarted.commit_hands(&[second]).await.unwrap(), 0);
+    restarted.close().await;
+    audit_holds(store).await;
+}
+
+pub(crate) async fn hand_histories_are_queried_by_id_table_and_player_newest_first(
+    store: &SqlStore,
+) {
+    let (i, j, k) = (
+        player(store, "ivy", 1000).await,
+        player(store, "jack", 1000).await,
+        player(store, "kim", 1000).await,
+    );
+    let table = store.create_table("t7", "{}").await.unwrap();
+    for (seat, p) in [i, j, k].into_iter().enumerate() {
+        store
+            .buy_in(table, seat as u32, p, 300, None, None)
+            .await
+            .unwrap();
+    }
+    let mut stacks = [300u64, 300, 300];
+    let mut ids = Vec::new();
+    for n in 1..=6u64 {
+        // Ivy and Jack play every hand; Kim only the odd ones.
+        let mut players = vec![
+            (i, 0, stacks[0], stacks[0] + 2),
+            (j, 1, stacks[1], stacks[1] - 2),
+        ];
+        if n % 2 == 1 {
+            players.push((k, 2, stacks[2], stacks[2]));
+        }
+        let h = hand(table, n, &players, 0);
+        store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
+        stacks[0] += 2;
+        stacks[1] -= 2;
+        ids.push(h.hand_id);
+    }
+    let page1: Vec<HandId> = store
+        .table_hands(table, 4, 0)
+        .await
+        .unwrap()
+        .iter()
+        .map(|h| h.hand_id)
+        .collect();
+    let page2: Vec<HandId> = store
+        .table_hands(table, 4, 4)
+        .await
+        .unwrap()
+        .iter()
+        .map(|h| h.hand_id)
+        .collect();
+    assert_eq!(page1, vec![ids[5], ids[4], ids[3], ids[2]]);
+    assert_eq!(page2, vec![ids[1], ids[0]]);
+    let kims: Vec<u64> = store
+        .player_hands(k, 10, 0)
+        .await
+        .unwrap()
+        .iter()
+        .map(|h| h.number)
+        .collect();
+    assert_eq!(kims, vec![5, 3, 1]);
+    assert_eq!(
+        store.hand(ids[2]).await.unwrap().record,
+        Some(HandRecord {
+            button: 3,
+            ..HandRecord::default()
+        })
+    );
+    assert!(matches!(
+        store.hand(HandId::new()).await,
+        Err(StoreError::NotFound(_))
+    ));
+    audit_holds(store).await;
+}
+
+pub(crate) async fn a_hands_deck_record_reads_back_whole(store: &SqlStore) {
+    let (a, b) = (
+        player(store, "dora", 1000).await,
+        player(store, "eli", 1000).await,
+    );
+    let table = store.create_table("t-deck", "{}").await.unwrap();
+    store.buy_in(table, 0, a, 300, None, None).await.unwrap();
+    store.buy_in(table, 1, b, 300, None, None).await.unwrap();
+    // A draw hand's deck: cards and salts, seeds, a reshuffle.
+    let (deck, _) = (0..)
+        .map(|s| {
+            poker_fairness::proof::testing::play(poker_rules::Game::DeuceToSevenTripleDraw, 6, s)
+        })
+        .find(|(d, _)| !d.reshuffles.is_empty())
+        .unwrap();
+    let mut h = hand(table, 1, &[(a, 0, 300, 300), (b, 1, 300, 300)], 0);
+    h.record.deck = Some(deck.clone());
+    store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
+    let back = store.hand(h.hand_id).await.unwrap().record.unwrap();
+    assert_eq!(back.deck, Some(deck));
+    audit_holds(store).await;
+}
+
+/// Four tables named from `prefix`, two players with 1,000 in their wallets bought in for
+/// 500 at each (seats 0 and 1).
+pub(crate) async fn heads_up_tables(
+    store: &SqlStore,
+    prefix: &str,
+) -> Vec<(TableId, PlayerId, PlayerId)> {
+    let mut tables = Vec::new();
+    for t in 0..4 {
+        let (a, b) = (
+            player(store, &format!("{prefix}{t}a"), 1000).await,
+            player(store, &format!("{prefix}{t}b"), 1000).await,
+        );
+        let table = store
+            .create_table(&format!("{prefix}{t}"), "{}")
+            .await
+            .unwrap();
+        store.buy_in(table, 0, a, 500, None, None).await.unwrap();
+        store.buy_in(table, 1, b, 500, None, None).await.unwrap();
+        tables.push((table, a, b));
+    }
+    tables
+}
+
+pub(crate) async fn the_persister_commits_many_tables_hands_in_batches(store: &SqlStore) {
+    let store = Arc::new(store.clone());
+    let persister = Persister::spawn(store.clone(), 64);
+    let tables = heads_up_tables(&store, "batch").await;
+    let mut tasks = Vec::new();
+    for (table, a, b) in tables.clone() {
+        let persister = persister.clone();
+        tasks.push(tokio::spawn(async move {
+            let (mut sa, mut sb) = (500u64, 500u64);
+            for n in 1..=25u64 {
+                let h = hand(table, n, &[(a, 0, sa, sa + 1), (b, 1, sb, sb - 2)], 1);
+                persister.commit(h).await.expect("durable");
+                sa += 1;
+                sb -= 2;
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    for (table, _, _) in tables {
+        let stacks: Vec<Chips> = store
+            .seats(table)
+            .await
+            .unwrap()
+            .iter()
+            .map(|s| s.stack)
+            .collect();
+        assert_eq!(stacks, vec![525, 450]);
+        assert_eq!(store.table_hands(table, 100, 0).await.unwrap().len(), 25);
+    }
+    assert_eq!(persister.lag(), 0);
+    let audit = store.audit().await.unwrap();
+    assert!(audit.rake >= 100);
+    assert!(audit.holds(), "{audit:?}");
+}
+
+/// Hands dealt, writes that move no money and finished hands of many tables go through the
+/// persister together; a write that finds nothing fails alone.
+pub(crate) async fn the_persister_writes_many_tables_starts_states_and_hands_together(
+    store: &SqlStore,
+) {
+    let store = Arc::new(store.clone());
+    let persister = Persister::spawn(store.clone(), 64);
+    let tables = heads_up_tables(&store, "together").await;
+    let stranger = player(&store, "wstranger", 0).await;
+    let mut tasks = Vec::new();
+    for (table, a, b) in tables.clone() {
+        let persister = persister.clone();
+        tasks.push(tokio::spawn(async move {
+            let (mut sa, mut sb) = (500u64, 500u64);
+            for n in 1..=10u64 {
+                let h = hand(table, n, &[(a, 0, sa, sa + 2), (b, 1, sb, sb - 2)], 0);
+                let start = HandStart {
+                    hand: h.hand_id,
+                    table,
+                    number: n,
+                    at: h.started_at,
+                    fence: None,
+                };
+                persister.start(start).await.expect("recorded");
+                let started = persister.save(vec![
+                    TableWrite::State {
+                        table,
+                        state: format!(r#"{{"hand":{n}}}"#),
+                    },
+                    TableWrite::SittingOut {
+                        table,
+                        player: b,
+                        out: n % 2 == 0,
+                    },
+                    TableWrite::MissedBlinds {
+                        table,
+                        player: a,
+                        small: n % 3 == 0,
+                        big: true,
+                    },
+                ]);
+                // A write for somebody not seated here, beside the others: refused alone.
+                let bad = persister.save(vec![TableWrite::SittingOut {
+                    table,
+                    player: stranger,
+                    out: true,
+                }]);
+                let (started, bad) = tokio::join!(started, bad);
+                started.expect("saved");
+                assert!(matches!(bad, Err(StoreError::NotSeated)), "{bad:?}");
+                persister.commit(h).await.expect("durable");
+                sa += 2;
+                sb -= 2;
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    for (table, a, b) in tables {
+        let seats = store.seats(table).await.unwrap();
+        let stacks: Vec<Chips> = seats.iter().map(|s| s.stack).collect();
+        assert_eq!(stacks, vec![520, 480]);
+        assert!(seats[1].sitting_out, "the last write stands (hand 10: out)");
+        assert_eq!(
+            store.table_state(table).await.unwrap().as_deref(),
+            Some(r#"{"hand":10}"#)
+        );
+        assert_eq!(store.missed_blinds(table, a).await.unwrap(), (false, true));
+        assert_eq!(store.missed_blinds(table, b).await.unwrap(), (false, false));
+        let hands = store.table_hands(table, 100, 0).await.unwrap();
+        assert_eq!(hands.len(), 10);
+    }
+    assert_eq!(persister.lag(), 0);
+    audit_holds(&store).await;
+}
+
+pub(crate) async fn a_failed_tables_hand_is_voided_and_no_other(store: &SqlStore) {
+    let (a, b) = (
+        player(store, "vera", 1000).await,
+        player(store, "walt", 1000).await,
+    );
+    let failed = store.create_table("t-failed", "{}").await.unwrap();
+    let other = store.create_table("t-other", "{}").await.unwrap();
+    store.buy_in(failed, 0, a, 300, None, None).await.unwrap();
+    store.buy_in(other, 0, b, 300, None, None).await.unwrap();
+    let dead = hand(failed, 1, &[(a, 0, 300, 300)], 0);
+    let live = hand(other, 1, &[(b, 0, 300, 300)], 0);
+    store
+        .start_hand(dead.hand_id, failed, 1, 1, None)
+        .await
+        .unwrap();
+    store
+        .start_hand(live.hand_id, other, 1, 1, None)
+        .await
+        .unwrap();
+    assert_eq!(store.void_hands(failed).await.unwrap(), vec![dead.hand_id]);
+    assert_eq!(store.hand(dead.hand_id).await.unwrap().status, "void");
+    assert_eq!(store.hand(live.hand_id).await.unwrap().status, "started");
+    assert!(store.void_hands(failed).await.unwrap().is_empty());
+    // The void hand can never be committed; the stack is as the hand began.
+    assert_eq!(store.commit_hands(&[dead]).await.unwrap(), 0);
+    assert_eq!(store.seats(failed).await.unwrap()[0].stack, 300);
+    assert_eq!(store.commit_hands(&[live]).await.unwrap(), 1);
+    audit_holds(store).await;
+}

@@ -1,0 +1,186 @@
+//! The store's conformance suite, run against a real PostgreSQL (a throwaway cluster, or
+//! `DATABASE_URL`) and a real SQLite file. Every scenario ends with the ledger audit:
+//! wallets + table stacks + rake = deposits - withdrawals, every movement balanced, every
+//! account's ledger equal to its balance.
+//!
+//! Each scenario is its own test on each backend (`sqlite::NAME`, `postgres::NAME`), on a
+//! fresh database of its own (a SQLite file; a schema of its own in the PostgreSQL cluster
+//! the tests running at once share, or a new database in the server `DATABASE_URL` names),
+//! so a failure names its scenario and the scenarios run in parallel.
+
+mod accounts;
+mod fair_play;
+mod fences;
+mod hands;
+mod leases;
+mod money;
+mod skew;
+
+use poker_store::testing::{TestPostgres, TestSqlite};
+use poker_store::{
+    hash_password, now_ms, verify_password, Backend, Chips, CompletedHand, Credit, HandId,
+    HandPlayer, HandRecord, HandStart, HandStatus, Lease, Persister, PlayerId, SqlStore, Store,
+    StoreError, TableId, TableStatus, TableWrite, MAX_MONEY,
+};
+use std::sync::Arc;
+
+async fn audit_holds(store: &SqlStore) {
+    let audit = store.audit().await.expect("audit");
+    assert!(audit.holds(), "the ledger invariant broke: {audit:?}");
+}
+
+async fn player(store: &SqlStore, name: &str, deposit: Chips) -> PlayerId {
+    let id = store
+        .create_player(name, &hash_password("secret"))
+        .await
+        .expect("player");
+    if deposit > 0 {
+        store.deposit(id, deposit, None).await.expect("deposit");
+    }
+    id
+}
+
+fn hand(
+    table: TableId,
+    number: u64,
+    players: &[(PlayerId, u32, Chips, Chips)],
+    rake: Chips,
+) -> CompletedHand {
+    CompletedHand {
+        hand_id: HandId::new(),
+        table_id: table,
+        number,
+        players: players
+            .iter()
+            .map(
+                |&(player_id, seat_no, starting_stack, finishing_stack)| HandPlayer {
+                    player_id,
+                    seat_no,
+                    starting_stack,
+                    finishing_stack,
+                },
+            )
+            .collect(),
+        rake,
+        phh: format!("variant = 'NT'\n# hand {number}\n"),
+        record: HandRecord {
+            button: number as usize,
+            ..HandRecord::default()
+        },
+        started_at: 1_000 + number as i64,
+        ended_at: 2_000 + number as i64,
+        fence: None,
+    }
+}
+
+/// A fresh SQLite file and the store on it, unless this process is a child of
+/// [`skew`] (which runs its own role alone).
+async fn on_sqlite() -> Option<(TestSqlite, SqlStore)> {
+    if std::env::var_os(skew::SKEWED_NODE_ENV).is_some() {
+        return None;
+    }
+    let db = TestSqlite::new();
+    let store = SqlStore::connect(&db.url)
+        .await
+        .expect("connect and migrate");
+    Some((db, store))
+}
+
+/// A fresh PostgreSQL database and the store on it (`None` when PostgreSQL is not
+/// installed, outside CI, or in a child of [`skew`]).
+async fn on_postgres(what: &str) -> Option<(TestPostgres, SqlStore)> {
+    if std::env::var_os(skew::SKEWED_NODE_ENV).is_some() {
+        return None;
+    }
+    let db = TestPostgres::shared_or_skip(what).await?;
+    let store = SqlStore::connect(&db.url)
+        .await
+        .expect("connect and migrate");
+    Some((db, store))
+}
+
+/// Calls a scenario with the store, and with its URL when the scenario takes one
+/// (`, url` after its name).
+macro_rules! call {
+    ($scenario:path, $store:expr, $url:expr) => {{
+        let _ = $url;
+        $scenario($store).await
+    }};
+    ($scenario:path, $store:expr, $url:expr, url) => {
+        $scenario($store, $url).await
+    };
+}
+
+/// One test per scenario and backend: `sqlite::NAME` and `postgres::NAME`.
+macro_rules! scenarios {
+    ($($module:ident :: $name:ident $(, $url:ident)?;)*) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $name() {
+                    let Some((db, store)) = super::on_sqlite().await else {
+                        return;
+                    };
+                    call!(super::$module::$name, &store, &db.url $(, $url)?);
+                    store.close().await;
+                }
+            )*
+        }
+
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $name() {
+                    let Some((db, store)) = super::on_postgres(stringify!($name)).await else {
+                        return;
+                    };
+                    call!(super::$module::$name, &store, &db.url $(, $url)?);
+                    store.close().await;
+                }
+            )*
+        }
+    };
+}
+
+scenarios! {
+    money::deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledger_records;
+    money::the_wallet_never_goes_negative_under_concurrent_requests;
+    money::retried_operations_with_an_idempotency_key_apply_once;
+    money::an_idempotency_key_names_one_request_of_its_player_whatever_its_kind, url;
+    money::no_deposit_lets_the_money_in_the_room_pass_its_bound;
+    hands::a_committed_hand_changes_stacks_exactly_once;
+    hands::missed_blinds_and_rathole_records_survive_reconnection, url;
+    hands::crash_recovery_voids_the_unfinished_hand_and_keeps_committed_stacks, url;
+    hands::a_failed_tables_hand_is_voided_and_no_other;
+    hands::hand_histories_are_queried_by_id_table_and_player_newest_first;
+    hands::a_hands_deck_record_reads_back_whole;
+    hands::the_persister_commits_many_tables_hands_in_batches;
+    hands::the_persister_writes_many_tables_starts_states_and_hands_together;
+    accounts::a_hands_players_are_named_by_their_ids_alone;
+    accounts::bad_requests_are_refused_without_moving_money;
+    accounts::sessions_survive_reconnection_and_expire, url;
+    accounts::names_are_checked_before_the_database_and_unique_regardless_of_case, url;
+    accounts::staff_accounts_sessions_the_audit_log_locks_and_rake_by_day;
+    accounts::staff_are_revoked_and_passwords_reset_with_one_time_codes;
+    leases::lease_first_tables_are_made_once_by_nodes_starting_together;
+    leases::lease_a_table_is_held_by_one_node_until_it_expires_or_is_released;
+    leases::a_table_is_found_by_its_id_whatever_its_status;
+    leases::lease_renewing_many_at_once_keeps_only_those_still_held;
+    leases::lease_candidates_are_the_open_tables_without_a_live_lease;
+    leases::lease_two_nodes_racing_for_a_table_never_both_win;
+    fences::lease_a_hand_with_a_stale_fence_is_refused_and_moves_no_chip;
+    fences::lease_money_moves_with_a_stale_fence_are_refused_and_move_nothing;
+    fair_play::fair_play_sit_addresses_flags_shared_addresses_and_hands_of_a_window_or_a_pair;
+}
+
+/// Several nodes' clocks (Postgres only: an embedded SQLite has one process's clock).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_lease_no_nodes_clock_decides_whether_a_lease_is_live() {
+    let Some((db, store)) =
+        on_postgres("lease_no_nodes_clock_decides_whether_a_lease_is_live").await
+    else {
+        return;
+    };
+    skew::lease_no_nodes_clock_decides_whether_a_lease_is_live(&store, &db.url).await;
+    store.close().await;
+}
