@@ -31,7 +31,7 @@
 
 mod common;
 
-use common::cluster::{pokerd, Node, Stopped};
+use common::cluster::{pokerd_with, Node, Stopped};
 use common::nats::{free_port, nats_on, nats_server_binary, Proc};
 use common::{nl_rules, sit, tid, Client, Db, DbGuard, Received};
 use futures_util::SinkExt;
@@ -68,11 +68,20 @@ const SNAPSHOT_DEADLINE: Duration = Duration::from_millis(LEASE_MS + 2000);
 const ANSWER_DEADLINE: Duration = Duration::from_secs(1);
 /// How long past the snapshot deadline the soak keeps waiting to measure a late snapshot
 /// before it calls it missing (and goes on to the next fault).
-const MEASURE_PAST_DEADLINE: Duration = Duration::from_secs(2);
+const MEASURE_PAST_DEADLINE: Duration = Duration::from_secs(1);
+/// The longest the soak waits after a fault for the tables to spread evenly again.
+const SETTLE: Duration = Duration::from_secs(5);
 /// How long a long outage or a stop lasts: past the lease.
 const LONG_DOWN: Duration = Duration::from_millis(LEASE_MS + 1000);
 /// How long a short outage lasts: about half the lease.
 const SHORT_DOWN: Duration = Duration::from_millis(LEASE_MS / 2);
+/// The nodes' settings beyond the cluster's: a bot sends five pings a second besides its
+/// actions, and a connection held up by the server gets them all at once when it frees up;
+/// the room's message rate limit is not what this test measures.
+const SETTINGS: [(&str, &str); 2] = [
+    ("POKER__SERVER__RATE_LIMIT_PER_SEC", "1000"),
+    ("POKER__SERVER__RATE_LIMIT_BURST", "1000"),
+];
 /// The longest the test waits for the store when it is up (its pool's own timeout is 30 s).
 const STORE_WAIT: Duration = Duration::from_secs(2);
 
@@ -157,8 +166,9 @@ struct Shared {
     players: Mutex<Vec<Seen>>,
     /// Per table: hand numbers whose result (a pot awarded, the hand's end) a player saw.
     results: Mutex<Vec<BTreeSet<u64>>>,
-    /// Errors received, by code.
+    /// Errors received, by code, and the first message of each code.
     errors: Mutex<BTreeMap<String, usize>>,
+    error_examples: Mutex<BTreeMap<String, String>>,
     /// The longest wait for an answer on a running node, and every wait over the deadline.
     longest_wait: Mutex<Duration>,
     long_waits: Mutex<Vec<LongWait>>,
@@ -234,7 +244,9 @@ struct Bot {
     act_sent: Option<Instant>,
     /// The decision to answer, and when (a bot thinks for a moment).
     decide: Option<(Instant, u64, LegalActions)>,
-    topping_up: bool,
+    /// When it last asked to top up (asked again only after a while: the seats it sees
+    /// may not show the top-up yet).
+    topped_up_at: Option<Instant>,
     sat_in_at: Option<Instant>,
     left: bool,
     leave_sent: Option<Instant>,
@@ -444,15 +456,27 @@ impl Bot {
             ServerMsg::TimedOut { table_id, .. } if mine(&table_id) => self.act_answered(),
             ServerMsg::Seats { table } if mine(&table.table_id) => self.seats(&table),
             ServerMsg::Done { request, .. } => match request.as_str() {
-                "top_up" => self.topping_up = false,
                 "leave" => self.left = true,
                 _ => {}
             },
-            ServerMsg::Error { code, .. } => {
+            ServerMsg::Error { code, message } => {
+                // A refused ping is answered too (pings are the only requests that come
+                // in a steady stream).
+                if code == poker_protocol::ErrorCode::RateLimited {
+                    if let Some(sent) = self.pings.pop_front() {
+                        self.answered(sent, "ping");
+                    }
+                }
                 self.act_answered();
-                self.topping_up = false;
                 let code = serde_json::to_value(code).unwrap();
                 let code = code.as_str().unwrap_or("?").to_string();
+                let phase = self.shared.phase_of(Instant::now()).0;
+                self.shared
+                    .error_examples
+                    .lock()
+                    .unwrap()
+                    .entry(code.clone())
+                    .or_insert_with(|| format!("{}, {phase}: {message}", self.name()));
                 *self.shared.errors.lock().unwrap().entry(code).or_default() += 1;
             }
             _ => {}
@@ -485,8 +509,13 @@ impl Bot {
         if self.shared.leave.load(Ordering::SeqCst) {
             return;
         }
-        if seat.stack == 0 && seat.pending_top_up == 0 && !self.topping_up {
-            self.topping_up = true;
+        if seat.stack > 0 || seat.pending_top_up > 0 {
+            self.topped_up_at = None;
+        } else if self
+            .topped_up_at
+            .is_none_or(|at| at.elapsed() > Duration::from_secs(5))
+        {
+            self.topped_up_at = Some(Instant::now());
             let msg = ClientMsg::TopUp {
                 table_id: self.table_id,
                 amount: BUY_IN,
@@ -508,7 +537,7 @@ impl Bot {
         self.pings.clear();
         self.act_sent = None;
         self.decide = None;
-        self.topping_up = false;
+        self.topped_up_at = None;
         self.outbox.clear();
         loop {
             if self.shared.stop.load(Ordering::SeqCst) {
@@ -675,6 +704,11 @@ struct FaultRecord {
     voided: Vec<(String, u64)>,
     /// Tables whose owner changed.
     moved: usize,
+    /// Hands whose result players saw that were found void after this fault.
+    shown_void: usize,
+    /// How long the tables took to spread evenly again after the fault (`None`: not
+    /// within [`SETTLE`]).
+    settled: Option<Duration>,
 }
 
 impl FaultRecord {
@@ -725,7 +759,7 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
     let mut nats: Proc = nats_on(nats_port).await;
     let mut nodes: Vec<Node> = Vec::new();
     for name in NODES {
-        nodes.push(pokerd(name, &url, &nats_url, LEASE_MS, HEARTBEAT_MS).await);
+        nodes.push(pokerd_with(name, &url, &nats_url, LEASE_MS, HEARTBEAT_MS, &SETTINGS).await);
     }
     eprintln!("{:?}: three nodes up", started.elapsed());
 
@@ -769,6 +803,7 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
         players: Mutex::new(Vec::new()),
         results: Mutex::new(vec![BTreeSet::new(); TABLES]),
         errors: Mutex::default(),
+        error_examples: Mutex::default(),
         longest_wait: Mutex::default(),
         long_waits: Mutex::default(),
         answers: Mutex::default(),
@@ -820,7 +855,7 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
             pings: VecDeque::new(),
             act_sent: None,
             decide: None,
-            topping_up: false,
+            topped_up_at: None,
             sat_in_at: None,
             left: false,
             leave_sent: None,
@@ -998,9 +1033,35 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
 
         // A killed node comes back (its players have reconnected elsewhere).
         if kind == Kind::Kill {
-            nodes[target] = pokerd(NODES[target], &url, &nats_url, LEASE_MS, HEARTBEAT_MS).await;
+            nodes[target] = pokerd_with(
+                NODES[target],
+                &url,
+                &nats_url,
+                LEASE_MS,
+                HEARTBEAT_MS,
+                &SETTINGS,
+            )
+            .await;
             shared.node_up(target, nodes[target].server.addr);
         }
+
+        // The tables spread again (a node back from a kill or a stop is handed its share,
+        // between hands), so that the next fault starts from a balanced room, as far as
+        // [`SETTLE`] allows.
+        let settling = Instant::now();
+        let mut balanced_room = false;
+        while settling.elapsed() < SETTLE {
+            if let Some(now) = leases(&store, &table_ids).await {
+                balanced_room = NODES.iter().all(|n| {
+                    now.iter().filter(|(node, _)| node == n).count() == TABLES / NODES.len()
+                });
+                if balanced_room {
+                    break;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let settled = settling.elapsed();
 
         // The checks: chips conserved, no hand number used twice, voids.
         let audit: Audit = retry("audit", || within(store.audit())).await;
@@ -1020,6 +1081,7 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
         let voided: Vec<(String, u64)> =
             now_hands.void.difference(&voids_before).cloned().collect();
         void_seen.extend(now_hands.void.iter().cloned());
+        let shown_before = shown_void.len();
         {
             let results = shared.results.lock().unwrap();
             for (t, r) in results.iter().enumerate() {
@@ -1038,6 +1100,8 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
             resync: record_resync,
             voided,
             moved: moved.len(),
+            settled: balanced_room.then_some(settled),
+            shown_void: shown_void.len() - shown_before,
         };
         eprintln!(
             "{:?}: {label}: {} affected, all resynced {}, {} tables moved, {} hands voided",
@@ -1051,7 +1115,7 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
         );
         records.push(record);
         shared.phase(format!("after fault {k}"), Some(kind));
-        tokio::time::sleep(Duration::from_millis(rng.gen_range(300..900))).await;
+        tokio::time::sleep(Duration::from_millis(rng.gen_range(200..500))).await;
     }
 
     // Everyone leaves (after the hand in progress): nobody is seated, and every chip is in
@@ -1098,6 +1162,7 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
     // The figures.
     let seen = shared.players.lock().unwrap().clone();
     let errors = shared.errors.lock().unwrap().clone();
+    let error_examples = shared.error_examples.lock().unwrap().clone();
     let unknown_table = errors.get("unknown_table").copied().unwrap_or(0);
     let longest_wait = *shared.longest_wait.lock().unwrap();
     let answers = *shared.answers.lock().unwrap();
@@ -1139,8 +1204,20 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
         if of.is_empty() {
             continue;
         }
-        let measured: Vec<u64> = of.iter().filter_map(|r| r.all_resynced()).map(ms).collect();
+        // Per fault (with someone affected): until every affected player had one.
+        let measured: Vec<u64> = of
+            .iter()
+            .filter(|r| !r.resync.is_empty())
+            .filter_map(|r| r.all_resynced())
+            .map(ms)
+            .collect();
         let never = of.iter().filter(|r| r.all_resynced().is_none()).count();
+        let nobody = of.iter().filter(|r| r.resync.is_empty()).count();
+        // Per affected player that had one.
+        let each: Vec<u64> = of
+            .iter()
+            .flat_map(|r| r.resync.iter().filter_map(|(_, t)| t.map(ms)))
+            .collect();
         let players: usize = of.iter().map(|r| r.resync.len()).sum();
         let missing: usize = of
             .iter()
@@ -1149,6 +1226,7 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
         let voided: usize = of.iter().map(|r| r.voided.len()).sum();
         let moved: usize = of.iter().map(|r| r.moved).sum();
         let downs: Vec<u64> = of.iter().map(|r| ms(r.down)).collect();
+        let settled: Vec<u64> = of.iter().filter_map(|r| r.settled).map(ms).collect();
         for r in &of {
             for (who, t) in &r.resync {
                 match t {
@@ -1177,11 +1255,19 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
                 "p50": p50(measured.clone()),
                 "max": measured.iter().max(),
                 "faults_with_a_player_never_resynced": never,
+                "faults_affecting_nobody": nobody,
             },
+            "player_resynced_ms": { "p50": p50(each.clone()), "max": each.iter().max() },
             "affected_players": players,
             "affected_players_without_snapshot": missing,
             "tables_moved": moved,
+            "rebalanced_after_ms": {
+                "p50": p50(settled.clone()),
+                "max": settled.iter().max(),
+                "not_within_settle": of.len() - settled.len(),
+            },
             "hands_voided": voided,
+            "results_shown_then_voided": of.iter().map(|r| r.shown_void).sum::<usize>(),
             "longest_answer_wait_ms": waits_by_phase.get(kind.label()),
         }));
     }
@@ -1214,6 +1300,19 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
         "lease_ms": LEASE_MS, "heartbeat_ms": HEARTBEAT_MS,
         "snapshot_deadline_ms": ms(SNAPSHOT_DEADLINE),
         "per_kind": per_kind,
+        "per_fault": records.iter().map(|r| json!({
+            "fault": r.index,
+            "kind": r.kind.label(),
+            "node": r.node.map(|n| NODES[n]),
+            "down_ms": ms(r.down),
+            "affected": r.resync.len(),
+            "without_snapshot": r.resync.iter().filter(|(_, t)| t.is_none()).count(),
+            "all_resynced_ms": r.all_resynced().map(ms),
+            "tables_moved": r.moved,
+            "hands_voided": r.voided.len(),
+            "results_shown_then_voided": r.shown_void,
+            "rebalanced_after_ms": r.settled.map(ms),
+        })).collect::<Vec<_>>(),
         "answers_measured": answers,
         "longest_answer_wait_ms_on_running_nodes": ms(longest_wait),
         "answers_over_1s": long_waits.len(),
@@ -1223,6 +1322,7 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
         "results_shown_then_voided": shown_void.len(),
         "unknown_table_errors": unknown_table,
         "errors": errors,
+        "error_examples": error_examples,
         "reconnects": reconnects,
         "players_without_snapshot_at_end": lost_at_end,
         "seated_after_leaving": seated,
@@ -1239,61 +1339,94 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
         path.display()
     );
 
-    // The asserts: the issue's invariants, then its deadlines.
-    assert!(panicked.is_empty(), "bots failed: {panicked:#?}");
-    assert!(
+    // The asserts: the issue's invariants, then its deadlines; every one that fails is
+    // told, with its figures.
+    let mut failed: Vec<String> = Vec::new();
+    let mut check = |ok: bool, what: String| {
+        if !ok {
+            failed.push(what);
+        }
+    };
+    check(panicked.is_empty(), format!("bots failed: {panicked:#?}"));
+    check(
         violations.is_empty(),
-        "chips conserved and no hand number reused after each fault: {violations:#?}"
+        format!("chips conserved and no hand number reused after each fault: {violations:#?}"),
     );
-    assert!(
+    check(
         repeated.is_empty(),
-        "players saw one hand number end twice: {repeated:#?}"
+        format!("players saw one hand number end twice: {repeated:#?}"),
     );
-    assert!(
+    check(
         final_audit.holds()
             && final_audit.wallets + final_audit.stacks + final_audit.rake == deposited,
-        "at the end, chips in play + wallets + rake = deposits {deposited}: {final_audit:?}"
+        format!(
+            "at the end, chips in play + wallets + rake = deposits {deposited}: {final_audit:?}"
+        ),
     );
-    assert_eq!(
-        unknown_table, 0,
-        "commands during moves are answered table_moving, never unknown_table: {errors:?}"
+    check(
+        unknown_table == 0,
+        format!(
+            "commands during moves are answered table_moving, never unknown_table: {unknown_table} \
+             unknown_table errors ({errors:?}; first: {:?})",
+            error_examples.get("unknown_table")
+        ),
     );
-    assert!(
+    check(
         shown_void.is_empty(),
-        "players saw the result of {} hands the store then voided (table, hand): {:?}",
-        shown_void.len(),
-        shown_void.iter().take(20).collect::<Vec<_>>()
+        format!(
+            "no player sees the result of a hand that is then voided: {} were (table, hand): {:?}",
+            shown_void.len(),
+            shown_void.iter().take(20).collect::<Vec<_>>()
+        ),
     );
-    assert!(
+    check(
         short_voids.is_empty(),
-        "outages shorter than the lease voided {} hands: {short_voids:#?}",
-        short_voids.len()
+        format!(
+            "outages shorter than the lease void no hand: they voided {}: {short_voids:#?}",
+            short_voids.len()
+        ),
     );
-    assert!(
+    check(
         late.is_empty(),
-        "every affected player has a snapshot within lease + 2 s ({} ms) of the fault; \
-         {} did not: {:#?}",
-        ms(SNAPSHOT_DEADLINE),
-        late.len(),
-        late.iter().take(30).collect::<Vec<_>>()
+        format!(
+            "every affected player has a snapshot within lease + 2 s ({} ms) of the fault; {} \
+             did not (first 30): {:#?}",
+            ms(SNAPSHOT_DEADLINE),
+            late.len(),
+            late.iter().take(30).collect::<Vec<_>>()
+        ),
     );
-    assert!(
+    check(
         longest_wait <= ANSWER_DEADLINE,
-        "players on running nodes wait at most {} ms for an answer; the longest waited {} ms \
-         ({} answers over): {:#?}",
-        ms(ANSWER_DEADLINE),
-        ms(longest_wait),
-        long_waits.len(),
-        long_waits
-            .iter()
-            .take(15)
-            .map(|(_, w)| w)
-            .collect::<Vec<_>>()
+        format!(
+            "players on running nodes wait at most {} ms for an answer; the longest waited {} \
+             ms ({} answers over; the longest by fault kind {waits_by_phase:?}): {:#?}",
+            ms(ANSWER_DEADLINE),
+            ms(longest_wait),
+            long_waits.len(),
+            long_waits
+                .iter()
+                .take(10)
+                .map(|(_, w)| w)
+                .collect::<Vec<_>>()
+        ),
     );
-    assert_eq!(seated, 0, "everyone has left within 30 s of asking");
-    assert!(
+    check(
+        seated == 0,
+        format!("everyone has left within 30 s of asking: {seated} still seated"),
+    );
+    check(
         lost_at_end.is_empty(),
-        "every connected player has a snapshot of its table by the end: {lost_at_end:?}"
+        format!(
+            "every connected player has a snapshot of its table by the end; these have none on \
+             their connection: {lost_at_end:?}"
+        ),
+    );
+    assert!(
+        failed.is_empty(),
+        "{} of the soak's checks failed:\n- {}",
+        failed.len(),
+        failed.join("\n- ")
     );
     store.close().await;
     drop(nats);

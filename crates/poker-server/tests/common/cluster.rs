@@ -30,6 +30,18 @@ pub async fn pokerd(
     lease_ms: u64,
     heartbeat_ms: u64,
 ) -> Node {
+    pokerd_with(name, url, nats_url, lease_ms, heartbeat_ms, &[]).await
+}
+
+/// [`pokerd`] with extra settings (`POKER__...` variables).
+pub async fn pokerd_with(
+    name: &'static str,
+    url: &str,
+    nats_url: &str,
+    lease_ms: u64,
+    heartbeat_ms: u64,
+    settings: &[(&str, &str)],
+) -> Node {
     let mut command = Command::new(env!("CARGO_BIN_EXE_pokerd"));
     command
         .env("DATABASE_URL", url)
@@ -43,7 +55,8 @@ pub async fn pokerd(
         .env("POKER__CLUSTER__NATS_URL", nats_url)
         .env("POKER__CLUSTER__NODE", name)
         .env("POKER__CLUSTER__LEASE_MS", lease_ms.to_string())
-        .env("POKER__CLUSTER__HEARTBEAT_MS", heartbeat_ms.to_string());
+        .env("POKER__CLUSTER__HEARTBEAT_MS", heartbeat_ms.to_string())
+        .envs(settings.iter().copied());
     let (tx, rx) = mpsc::channel::<SocketAddr>();
     let mut told = false;
     let warnings = Arc::new(Mutex::new(Vec::new()));
