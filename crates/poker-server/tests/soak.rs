@@ -148,6 +148,8 @@ struct Seen {
     since: Instant,
     /// The last snapshot of its table on the current connection.
     snapshot: Option<Instant>,
+    /// The last message of its table it received (any connection).
+    heard: Instant,
     reconnects: usize,
 }
 
@@ -166,6 +168,8 @@ struct Shared {
     players: Mutex<Vec<Seen>>,
     /// Per table: hand numbers whose result (a pot awarded, the hand's end) a player saw.
     results: Mutex<Vec<BTreeSet<u64>>>,
+    /// Per table: when a player last saw a hand of it end.
+    last_result: Mutex<Vec<Instant>>,
     /// Errors received, by code, and the first message of each code.
     errors: Mutex<BTreeMap<String, usize>>,
     error_examples: Mutex<BTreeMap<String, String>>,
@@ -411,6 +415,17 @@ impl Bot {
 
     fn handle(&mut self, msg: ServerMsg) {
         let mine = |id: &TableId| *id == self.table_id;
+        let of_table = match &msg {
+            ServerMsg::Snapshot { table, .. } | ServerMsg::Seats { table } => Some(table.table_id),
+            ServerMsg::Event { table_id, .. }
+            | ServerMsg::Turn { table_id, .. }
+            | ServerMsg::Decide { table_id, .. }
+            | ServerMsg::TimedOut { table_id, .. } => Some(*table_id),
+            _ => None,
+        };
+        if of_table.is_some_and(|t| mine(&t)) {
+            self.shared.players.lock().unwrap()[self.index].heard = Instant::now();
+        }
         match msg {
             ServerMsg::Pong => {
                 if let Some(sent) = self.pings.pop_front() {
@@ -436,6 +451,7 @@ impl Bot {
                 self.act_answered();
                 let result = match event {
                     Event::HandEnded { .. } => {
+                        self.shared.last_result.lock().unwrap()[self.table] = Instant::now();
                         if !self.ended.insert(hand_number) {
                             let mut repeated = self.shared.repeated.lock().unwrap();
                             repeated.push(format!(
@@ -802,6 +818,7 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
         ),
         players: Mutex::new(Vec::new()),
         results: Mutex::new(vec![BTreeSet::new(); TABLES]),
+        last_result: Mutex::new(vec![Instant::now(); TABLES]),
         errors: Mutex::default(),
         error_examples: Mutex::default(),
         longest_wait: Mutex::default(),
@@ -841,6 +858,7 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
             connected: true,
             since: Instant::now(),
             snapshot: snapshot.then(Instant::now),
+            heard: Instant::now(),
             reconnects: 0,
         });
         bots.push(Bot {
@@ -867,6 +885,25 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
         .into_iter()
         .map(|bot| tokio::spawn(bot.run()))
         .collect();
+    // Silence: how long a connected player heard nothing of its table while others saw
+    // hands end there (a stream lost with the connection open), looked at every 100 ms.
+    let silence = {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let mut longest: BTreeMap<String, Duration> = BTreeMap::new();
+            while !shared.leave.load(Ordering::SeqCst) {
+                let ended = shared.last_result.lock().unwrap().clone();
+                let seen = shared.players.lock().unwrap().clone();
+                for p in seen.iter().filter(|p| p.connected) {
+                    let quiet = ended[p.table].saturating_duration_since(p.heard);
+                    let e = longest.entry(p.name.clone()).or_default();
+                    *e = (*e).max(quiet);
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            longest
+        })
+    };
     shared.phase("warm-up".into(), None);
     let deadline = Instant::now() + Duration::from_secs(60);
     while !shared.results.lock().unwrap().iter().all(|r| r.len() >= 2) {
@@ -1150,6 +1187,13 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
     }
     void_seen.extend(final_hands.void.iter().cloned());
     shared.stop.store(true, Ordering::SeqCst);
+    let silence = silence.await.unwrap();
+    let mut silent: Vec<(u64, &str)> = silence
+        .iter()
+        .filter(|(_, d)| **d > Duration::from_secs(5))
+        .map(|(p, d)| (ms(*d), p.as_str()))
+        .collect();
+    silent.sort_unstable_by(|a, b| b.cmp(a));
     let mut panicked = Vec::new();
     for (i, task) in tasks.into_iter().enumerate() {
         match tokio::time::timeout(Duration::from_secs(5), task).await {
@@ -1324,6 +1368,8 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
         "errors": errors,
         "error_examples": error_examples,
         "reconnects": reconnects,
+        "players_silent_over_5s_while_their_table_played": silent.len(),
+        "longest_silences_ms": silent.iter().take(10).map(|(d, p)| format!("{p}: {d} ms")).collect::<Vec<_>>(),
         "players_without_snapshot_at_end": lost_at_end,
         "seated_after_leaving": seated,
         "violations": violations,
