@@ -471,10 +471,7 @@ impl Bot {
             }
             ServerMsg::TimedOut { table_id, .. } if mine(&table_id) => self.act_answered(),
             ServerMsg::Seats { table } if mine(&table.table_id) => self.seats(&table),
-            ServerMsg::Done { request, .. } => match request.as_str() {
-                "leave" => self.left = true,
-                _ => {}
-            },
+            ServerMsg::Done { request, .. } if request == "leave" => self.left = true,
             ServerMsg::Error { code, message } => {
                 // A refused ping is answered too (pings are the only requests that come
                 // in a steady stream).
@@ -1228,7 +1225,7 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
                 )
             })
             .collect();
-        v.sort_by(|a, b| b.0.cmp(&a.0));
+        v.sort_by_key(|w| std::cmp::Reverse(w.0));
         v
     };
     let mut waits_by_phase: BTreeMap<String, u64> = BTreeMap::new();
