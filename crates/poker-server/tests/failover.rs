@@ -7,19 +7,18 @@
 
 mod common;
 
+use common::cluster::{Node, Stopped};
 use common::nats::{nats, nats_server_binary, Proc};
 use common::{
     act, assert_conserved, nl_rules, reconnect, simple_action, sit, tid, Client, Db, DbGuard,
-    Received, Server,
+    Received,
 };
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg, TableId};
 use poker_rules::{Action, Event, LegalActions};
 use poker_store::{SqlStore, Store};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
-use std::net::SocketAddr;
-use std::process::Command;
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a node's table leases last, and how often it renews them.
@@ -33,89 +32,9 @@ const NODES: [&str; 3] = ["n1", "n2", "n3"];
 /// The node killed, and the table it owns (table `i` is created through node `i`).
 const KILLED: usize = 0;
 
-/// A `pokerd` node of the cluster.
-struct Node {
-    name: &'static str,
-    proc: Proc,
-    server: Server,
-    /// The messages it logged at WARN level.
-    warnings: Arc<Mutex<Vec<String>>>,
-}
-
-/// Starts `pokerd` as a cluster node on a free port, logging JSON, and waits until its
-/// `/healthz` answers 200.
+/// Starts `pokerd` as a cluster node with this test's lease and heartbeat.
 async fn pokerd(name: &'static str, url: &str, nats_url: &str) -> Node {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_pokerd"));
-    command
-        .env("DATABASE_URL", url)
-        .env("POKER__SERVER__ADDR", "127.0.0.1:0")
-        .env("POKER__ADMIN__TOKEN", common::TOKEN)
-        .envs(common::LOOSE_RATE_LIMITS)
-        .env("POKER__ROOM__MONEY", "real")
-        // Every player connects from 127.0.0.1.
-        .env("POKER__ROOM__SAME_ADDRESS_SEATING", "allow")
-        .env("POKER__LOG__FORMAT", "json")
-        .env("POKER__CLUSTER__NATS_URL", nats_url)
-        .env("POKER__CLUSTER__NODE", name)
-        .env("POKER__CLUSTER__LEASE_MS", LEASE_MS.to_string())
-        .env("POKER__CLUSTER__HEARTBEAT_MS", HEARTBEAT_MS.to_string());
-    let (tx, rx) = mpsc::channel::<SocketAddr>();
-    let mut told = false;
-    let warnings = Arc::new(Mutex::new(Vec::new()));
-    let warned = warnings.clone();
-    let mut proc = Proc::spawn(name, command, move |line| {
-        let Ok(event) = serde_json::from_str::<serde_json::Value>(line) else {
-            return;
-        };
-        let message = event["fields"]["message"].as_str().unwrap_or_default();
-        if event["level"] == "WARN" {
-            let mut warned = warned.lock().unwrap_or_else(|e| e.into_inner());
-            warned.push(message.to_string());
-        }
-        if told {
-            return;
-        }
-        if let Some(rest) = message.split("listening on http://").nth(1) {
-            if let Some(addr) = rest.split_whitespace().next().and_then(|a| a.parse().ok()) {
-                told = tx.send(addr).is_ok();
-            }
-        }
-    })
-    .expect("pokerd starts");
-    let addr = match rx.recv_timeout(Duration::from_secs(30)) {
-        Ok(addr) => addr,
-        Err(why) => {
-            // Its output may still be arriving.
-            std::thread::sleep(Duration::from_millis(200));
-            panic!(
-                "pokerd {name} never said where it listens ({why:?}; exit status {:?}); \
-                 does it know the POKER__CLUSTER__* settings? Its output:\n{}",
-                proc.exited(),
-                proc.tail()
-            )
-        }
-    };
-    let server = Server::external(addr, url);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let status = reqwest::get(format!("{}/healthz", server.base))
-            .await
-            .map(|r| r.status().as_u16());
-        if matches!(status, Ok(200)) {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "pokerd {name}: /healthz is not 200 within 10 s (last: {status:?})"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    Node {
-        name,
-        proc,
-        server,
-        warnings,
-    }
+    common::cluster::pokerd(name, url, nats_url, LEASE_MS, HEARTBEAT_MS).await
 }
 
 /// A TCP relay to NATS that can be cut: its connections close, and new ones are closed
@@ -914,46 +833,6 @@ async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_els
         node.proc.kill();
     }
     eprintln!("{:?}: done", started.elapsed());
-}
-
-/// A process stopped with SIGSTOP: sent SIGCONT when dropped, so a failing test never
-/// leaves a stopped process behind (its `Proc`, dropped after, then kills it).
-struct Stopped {
-    pid: Option<u32>,
-}
-
-impl Stopped {
-    fn signal(pid: u32, signal: &str) {
-        let status = Command::new("kill")
-            .args([signal, &pid.to_string()])
-            .status()
-            .expect("kill runs");
-        assert!(status.success(), "kill {signal} {pid}: {status}");
-    }
-
-    /// SIGSTOP.
-    fn stop(proc: &Proc) -> Stopped {
-        let pid = proc.child.as_ref().expect("the process runs").id();
-        Stopped::signal(pid, "-STOP");
-        Stopped { pid: Some(pid) }
-    }
-
-    /// SIGCONT.
-    fn wake(&mut self) {
-        if let Some(pid) = self.pid.take() {
-            Stopped::signal(pid, "-CONT");
-        }
-    }
-}
-
-impl Drop for Stopped {
-    fn drop(&mut self) {
-        if let Some(pid) = self.pid.take() {
-            let _ = Command::new("kill")
-                .args(["-CONT", &pid.to_string()])
-                .status();
-        }
-    }
 }
 
 /// Each hand row of a table: number -> (id, status, end), as text to compare.

@@ -4,6 +4,7 @@
 //! cards that are not its own and not shown.
 #![allow(dead_code)]
 
+pub mod cluster;
 pub mod games;
 pub mod nats;
 

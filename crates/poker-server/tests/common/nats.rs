@@ -117,8 +117,14 @@ pub fn free_port() -> u16 {
 
 /// Starts `nats-server` on a free loopback port; returns it and its URL once it accepts.
 pub async fn nats() -> (Proc, String) {
-    let binary = nats_server_binary();
     let port = free_port();
+    (nats_on(port).await, format!("nats://127.0.0.1:{port}"))
+}
+
+/// Starts `nats-server` on this loopback port (again, after it was stopped: the nodes'
+/// NATS URL stays good); returns it once it accepts.
+pub async fn nats_on(port: u16) -> Proc {
+    let binary = nats_server_binary();
     let mut command = Command::new(&binary);
     command.args(["-a", "127.0.0.1", "-p", &port.to_string()]);
     let mut proc = Proc::spawn("nats-server", command, |_| {})
@@ -134,5 +140,5 @@ pub async fn nats() -> (Proc, String) {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    (proc, format!("nats://127.0.0.1:{port}"))
+    proc
 }
