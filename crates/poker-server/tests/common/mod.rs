@@ -6,6 +6,7 @@
 
 pub mod games;
 pub mod nats;
+pub mod pokerd;
 
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
