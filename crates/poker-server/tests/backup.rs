@@ -370,3 +370,80 @@ async fn a_backup_into_a_folder_that_does_not_exist_is_refused_and_leaves_nothin
     assert!(said.contains("cannot write the backup"), "{said}");
     assert!(!folder.join("no-such-folder").exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_backup_endpoint_copies_into_the_configured_folder_for_admins_only_and_is_audited()
+{
+    let db = TestSqlite::new();
+    let folder = file_of(&db.url).with_file_name("backups");
+    let folder_setting = folder.to_str().unwrap();
+    let mut server = Server::start(
+        &db.url,
+        &[("POKER__DATABASE__BACKUP_DIR", folder_setting)],
+    )
+    .await;
+    server.player("ann", 700).await;
+    let token = Some(common::TOKEN);
+
+    // Nobody without a token; no staff role but admin.
+    let (status, _) = server.call("POST", "/admin/backup", None, None).await;
+    assert_eq!(status, 401);
+    for role in ["floor", "cashier"] {
+        let name = format!("{role}-one");
+        let (status, made) = server
+            .call(
+                "POST",
+                "/admin/staff",
+                token,
+                Some(json!({ "name": name, "password": "staffpass1", "role": role })),
+            )
+            .await;
+        assert_eq!(status, 201, "{made}");
+        let (_, login) = server
+            .call(
+                "POST",
+                "/admin/login",
+                None,
+                Some(json!({ "name": name, "password": "staffpass1" })),
+            )
+            .await;
+        let staff_token = login["token"].as_str().unwrap();
+        let (status, body) = server
+            .call("POST", "/admin/backup", Some(staff_token), None)
+            .await;
+        assert_eq!(status, 403, "a {role} may not copy the database: {body}");
+    }
+    assert!(!folder.exists(), "nothing was written");
+
+    // An admin: a copy in the folder, named by the server, that opens as the room.
+    let (status, made) = server.call("POST", "/admin/backup", token, None).await;
+    assert_eq!(status, 201, "{made}");
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    assert_eq!(path.parent().unwrap(), folder);
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().len(),
+        made["bytes"].as_u64().unwrap()
+    );
+    let copy = SqlStore::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    assert_conserved(&copy.audit().await.unwrap(), 700);
+    copy.close().await;
+    let (_, log) = server
+        .call("GET", "/admin/audit-log?limit=50", token, None)
+        .await;
+    assert!(
+        log.as_array().unwrap().iter().any(|e| e["action"] == "backup"
+            && e["target"] == made["path"]),
+        "the backup is in the audit log: {log}"
+    );
+    server.stop().await;
+
+    // Without a folder configured, the endpoint is off and says how to copy instead.
+    let mut server = Server::start(&db.url, &[]).await;
+    let (status, body) = server.call("POST", "/admin/backup", token, None).await;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["error"], "backups_off");
+    assert!(body["message"].as_str().unwrap().contains("pokerd backup"));
+    server.stop().await;
+}

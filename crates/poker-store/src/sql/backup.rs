@@ -120,13 +120,12 @@ pub async fn backup_database(url: &str, to: &Path) -> Result<Backup, BackupError
     let partial = Partial(to.with_file_name(format!(
         ".{}.partial-{}",
         name.to_string_lossy(),
-        std::process::id()
+        uuid::Uuid::new_v4().simple()
     )));
     let write_error = |reason: String| BackupError::Write {
         path: to.to_path_buf(),
         reason,
     };
-    let _ = std::fs::remove_file(&partial.0);
 
     let mut db = read_only(&source)
         .await
@@ -151,7 +150,29 @@ pub async fn backup_database(url: &str, to: &Path) -> Result<Backup, BackupError
     let _ = copy.close().await;
     let (complete_hands, hands_in_flight) = checked?;
 
-    // Durable before it has its name: the file's data, then (after the link) the folder.
+    // Flushing and linking block on the disk: off the async workers (a pokerd serving
+    // its tables runs this too).
+    let target = to.to_path_buf();
+    let bytes = tokio::task::spawn_blocking(move || publish(partial, &target))
+        .await
+        .map_err(|e| write_error(e.to_string()))??;
+    Ok(Backup {
+        path: to.to_path_buf(),
+        bytes,
+        complete_hands,
+        hands_in_flight,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Makes the checked copy durable and gives it its name: its data flushed, linked to
+/// `to` (which fails if `to` exists), the temporary name removed, the folder flushed.
+/// Returns its size.
+fn publish(partial: Partial, to: &Path) -> Result<u64, BackupError> {
+    let write_error = |reason: String| BackupError::Write {
+        path: to.to_path_buf(),
+        reason,
+    };
     let bytes = std::fs::File::open(&partial.0)
         .and_then(|f| {
             f.sync_all()?;
@@ -174,13 +195,7 @@ pub async fn backup_database(url: &str, to: &Path) -> Result<Backup, BackupError
     std::fs::File::open(folder)
         .and_then(|f| f.sync_all())
         .map_err(|e| write_error(format!("the copy is written but its folder: {e}")))?;
-    Ok(Backup {
-        path: to.to_path_buf(),
-        bytes,
-        complete_hands,
-        hands_in_flight,
-        elapsed: started.elapsed(),
-    })
+    Ok(bytes)
 }
 
 /// The temporary copy, removed when dropped (after it has been linked to its name, or
