@@ -37,8 +37,7 @@ fn min_bets(legal: &poker_rules::LegalActions) -> Action {
 async fn until_a_decision_waits(clients: &mut [Client]) {
     for _ in 0..2000 {
         for c in clients.iter_mut() {
-            if c
-                .last_decide
+            if c.last_decide
                 .is_some_and(|(id, _)| !c.answered.contains(&id))
             {
                 return;
@@ -108,7 +107,11 @@ async fn tables_in(store: &SqlStore, tables: &[TableId]) -> Tables {
 fn assert_numbers_unique(tables: &Tables) {
     for (t, hands) in &tables.hands {
         let numbers: HashSet<u64> = hands.iter().map(|h| h.0).collect();
-        assert_eq!(numbers.len(), hands.len(), "table {t}: a hand number is reused");
+        assert_eq!(
+            numbers.len(),
+            hands.len(),
+            "table {t}: a hand number is reused"
+        );
     }
 }
 
@@ -207,7 +210,11 @@ async fn a_backup_taken_while_hands_are_in_flight_restores_into_a_pokerd_that_vo
         .collect();
     let held_hands = &before.hands[&tables[0]];
     assert_eq!(held_hands.len(), 4, "three hands played and one held");
-    assert_eq!(held_hands[3].1, HandStatus::Started, "the held hand is in flight");
+    assert_eq!(
+        held_hands[3].1,
+        HandStatus::Started,
+        "the held hand is in flight"
+    );
     assert!(
         backup
             .stdout
@@ -224,7 +231,10 @@ async fn a_backup_taken_while_hands_are_in_flight_restores_into_a_pokerd_that_vo
     let server = Server::external(addr, &restored_url);
     let store = SqlStore::connect(&restored_url).await.unwrap();
     let after = tables_in(&store, &tables).await;
-    assert_eq!(after.seats, before.seats, "stacks are as the cut hands began");
+    assert_eq!(
+        after.seats, before.seats,
+        "stacks are as the cut hands began"
+    );
     for id in &in_flight {
         assert_eq!(store.hand(*id).await.unwrap().status, HandStatus::Void);
     }
@@ -263,7 +273,10 @@ async fn a_backup_taken_while_hands_are_in_flight_restores_into_a_pokerd_that_vo
     assert_numbers_unique(&end);
     for t in &tables {
         let restored_hands = &end.hands[t][before.hands[t].len()..];
-        let complete = restored_hands.iter().filter(|h| h.1 == HandStatus::Complete).count();
+        let complete = restored_hands
+            .iter()
+            .filter(|h| h.1 == HandStatus::Complete)
+            .count();
         assert!(complete >= 3, "table {t} played on: {restored_hands:?}");
         assert_eq!(
             &end.hands[t][..before.hands[t].len()]
@@ -318,7 +331,10 @@ async fn a_backup_never_overwrites_a_file_that_exists() {
     let fresh = folder.join("today.db");
     let ran = run(&db.url, &["backup", fresh.to_str().unwrap()]).await;
     assert_eq!(ran.code, Some(0), "{ran:?}");
-    assert!(ran.stdout.contains("0 complete hands, 0 in flight"), "{ran:?}");
+    assert!(
+        ran.stdout.contains("0 complete hands, 0 in flight"),
+        "{ran:?}"
+    );
     let store = SqlStore::connect(&format!("sqlite://{}", fresh.display()))
         .await
         .unwrap();
@@ -333,7 +349,10 @@ async fn a_backup_of_a_postgres_database_is_refused_with_the_postgres_way() {
     // Never connected to: the scheme is enough, and the password is never repeated.
     let said = refused("postgres://poker:s3cret@127.0.0.1:1/poker", &target).await;
     assert!(said.contains("PostgreSQL"), "{said}");
-    assert!(said.contains("pg_dump") && said.contains("pg_basebackup"), "{said}");
+    assert!(
+        said.contains("pg_dump") && said.contains("pg_basebackup"),
+        "{said}"
+    );
     assert!(!said.contains("s3cret"), "{said}");
     assert!(!target.exists());
 }
@@ -372,16 +391,12 @@ async fn a_backup_into_a_folder_that_does_not_exist_is_refused_and_leaves_nothin
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_backup_endpoint_copies_into_the_configured_folder_for_admins_only_and_is_audited()
-{
+async fn the_backup_endpoint_copies_into_the_configured_folder_for_admins_only_and_is_audited() {
     let db = TestSqlite::new();
     let folder = file_of(&db.url).with_file_name("backups");
     let folder_setting = folder.to_str().unwrap();
-    let mut server = Server::start(
-        &db.url,
-        &[("POKER__DATABASE__BACKUP_DIR", folder_setting)],
-    )
-    .await;
+    let mut server =
+        Server::start(&db.url, &[("POKER__DATABASE__BACKUP_DIR", folder_setting)]).await;
     server.player("ann", 700).await;
     let token = Some(common::TOKEN);
 
@@ -433,8 +448,10 @@ async fn the_backup_endpoint_copies_into_the_configured_folder_for_admins_only_a
         .call("GET", "/admin/audit-log?limit=50", token, None)
         .await;
     assert!(
-        log.as_array().unwrap().iter().any(|e| e["action"] == "backup"
-            && e["target"] == made["path"]),
+        log.as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["action"] == "backup" && e["target"] == made["path"]),
         "the backup is in the audit log: {log}"
     );
     server.stop().await;

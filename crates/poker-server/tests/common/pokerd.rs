@@ -47,7 +47,10 @@ pub async fn serve(name: &str, url: &str) -> (Proc, SocketAddr) {
             Ok(addr) => break addr,
             Err(mpsc::TryRecvError::Empty) => {
                 if let Some(status) = proc.exited() {
-                    panic!("{name} exited ({status}) before listening:\n{}", proc.tail());
+                    panic!(
+                        "{name} exited ({status}) before listening:\n{}",
+                        proc.tail()
+                    );
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }

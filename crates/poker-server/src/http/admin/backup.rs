@@ -57,7 +57,11 @@ pub(crate) async fn backup(
     let copy = match poker_store::backup_database(&state.config.database.url, &path).await {
         Ok(copy) => copy,
         Err(e @ BackupError::Postgres) => {
-            return Err(ApiError::new(StatusCode::CONFLICT, "postgres", e.to_string()))
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "postgres",
+                e.to_string(),
+            ))
         }
         Err(BackupError::Exists(_)) => {
             return Err(ApiError::new(
