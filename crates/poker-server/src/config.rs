@@ -161,6 +161,8 @@ pub struct ServerConfig {
 pub struct DatabaseConfig {
     /// postgres:// or sqlite:// URL.
     pub url: String,
+    /// The folder `POST /admin/backup` writes copies to; empty: that endpoint is off.
+    pub backup_dir: String,
 }
 
 /// `[admin]`.
@@ -218,6 +220,7 @@ impl fmt::Debug for DatabaseConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("DatabaseConfig")
             .field("url", &redact_url(&self.url))
+            .field("backup_dir", &self.backup_dir)
             .finish()
     }
 }

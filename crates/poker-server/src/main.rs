@@ -7,6 +7,9 @@
 //!   JSON line per hand; exits 1 if any hand fails to replay or disagrees with its record.
 //! - `pokerd verify FILE [--seed HEX]` checks the deck's proofs in a hand's record (the
 //!   JSON a player downloads); exits 1, saying what failed, if anything does.
+//! - `pokerd backup PATH` writes a consistent copy of the configured SQLite database to
+//!   the new file PATH while a pokerd runs on it; exits 1, saying why, if PATH exists, the
+//!   database cannot be opened, or it is PostgreSQL (then it says how to back that up).
 
 use poker_server::replay;
 
@@ -17,6 +20,7 @@ fn usage() -> ExitCode {
     eprintln!("usage: pokerd [serve]           run the server");
     eprintln!("       pokerd replay PATH...   replay PHH hand histories (files or folders)");
     eprintln!("       pokerd verify FILE [--seed HEX]   check a hand record's deck proofs");
+    eprintln!("       pokerd backup PATH      copy the SQLite database, online, to a new file");
     ExitCode::from(2)
 }
 
@@ -53,6 +57,40 @@ fn serve() -> ExitCode {
     }
 }
 
+/// `pokerd backup PATH`: the configured database (as `serve` would read it) copied to
+/// PATH; one line on stdout says what the copy holds.
+fn backup(path: &str) -> ExitCode {
+    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+    let result = runtime.block_on(async {
+        let config = poker_server::Config::load()?;
+        Ok::<_, anyhow::Error>(
+            poker_store::backup_database(&config.database.url, std::path::Path::new(path)).await,
+        )
+    });
+    match result {
+        Ok(Ok(copy)) => {
+            println!(
+                "pokerd backup: wrote {} ({} bytes) in {} ms: {} complete hands, {} in flight \
+                 (void, their stacks as they began, once a pokerd starts on the copy)",
+                copy.path.display(),
+                copy.bytes,
+                copy.elapsed.as_millis(),
+                copy.complete_hands,
+                copy.hands_in_flight
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(Err(e)) => {
+            eprintln!("pokerd backup: {e}");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("pokerd backup: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
@@ -78,6 +116,7 @@ fn main() -> ExitCode {
             }
         }
         Some("verify") if args.len() > 1 => poker_server::verify::run(&args[1..]),
+        Some("backup") if args.len() == 2 => backup(&args[1]),
         _ => usage(),
     }
 }

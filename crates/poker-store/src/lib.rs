@@ -27,6 +27,7 @@ pub use fairplay::*;
 pub use ids::*;
 pub use model::*;
 pub use persister::{Persister, PersisterHandle};
+pub use sql::backup::{backup_database, Backup, BackupError, POSTGRES_WAY};
 pub use sql::SqlStore;
 pub use store::*;
 

@@ -35,6 +35,8 @@ pub enum Duty {
     Staff,
     /// Sets a player's password directly (admin); the floor issues reset codes instead.
     SetPassword,
+    /// Copies the whole database, every account and hand in it (admin).
+    Backup,
 }
 
 impl Admin {

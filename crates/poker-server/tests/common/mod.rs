@@ -7,6 +7,7 @@
 pub mod cluster;
 pub mod games;
 pub mod nats;
+pub mod pokerd;
 
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};

@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use crate::*;
 
+pub(crate) mod backup;
 mod commit;
 mod fairplay;
 mod hands;
@@ -163,10 +164,7 @@ impl SqlStore {
                     .await?
             }
             Backend::Sqlite => {
-                let path = url
-                    .trim_start_matches("sqlite://")
-                    .trim_start_matches("sqlite:");
-                let path = path.split('?').next().unwrap_or(path);
+                let path = backup::sqlite_file(url).unwrap_or_default();
                 if let Some(dir) = std::path::Path::new(path).parent() {
                     if !dir.as_os_str().is_empty() {
                         std::fs::create_dir_all(dir).map_err(|e| {

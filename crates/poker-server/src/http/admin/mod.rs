@@ -4,6 +4,7 @@
 //! tables, hands and staff by id only, never by name: a name is found with a query
 //! (`GET /admin/players?q=`) that answers ids and names together.
 
+pub mod backup;
 pub mod fairplay;
 pub mod hands;
 pub mod players;
@@ -64,6 +65,7 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/admin/tables/{id}/hands", get(hands::table_hands))
         .route("/admin/hands/{id}", get(hands::hand))
         .route("/admin/audit", get(players::audit))
+        .route("/admin/backup", post(backup::backup))
         .route("/admin/fair-play/flags", get(fairplay::flags))
         .route("/admin/fair-play/pairs", get(fairplay::pairs))
         .route(
