@@ -56,10 +56,7 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let postgres = args.iter().any(|a| a == "--postgres");
-    let hands: usize = args
-        .iter()
-        .find_map(|a| a.parse().ok())
-        .unwrap_or(200);
+    let hands: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(200);
     // Kept alive to the end: dropping them removes the database.
     let (_pg, _sqlite, url) = if postgres {
         let pg = TestPostgres::start(true).await?;

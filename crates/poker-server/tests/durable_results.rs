@@ -77,19 +77,18 @@ async fn read_all(clients: &mut [Client], wait: Duration) {
     }
 }
 
-/// Plays hand 1 heads-up, calling and checking (eight decisions: two on each street);
-/// `before_last` runs just before the river's last check, which ends the hand.
-async fn play_to_the_last_action(
+/// Plays hand 1 heads-up, calling and checking, up to its last decision (eight in all:
+/// two on each street): the river's second check, which ends the hand. Returns who is
+/// asked, the decision's id and what is legal, unanswered.
+async fn to_the_last_decision(
     table_id: &str,
     clients: &mut [Client],
-    before_last: impl FnOnce(),
-) {
+) -> (usize, u64, poker_rules::LegalActions) {
     let mut decisions = 0;
-    let mut before_last = Some(before_last);
     let deadline = Instant::now() + Duration::from_secs(30);
-    while decisions < 8 {
+    loop {
         assert!(Instant::now() < deadline, "hand 1 was not played out");
-        for c in clients.iter_mut().take(2) {
+        for (i, c) in clients.iter_mut().enumerate().take(2) {
             let Some(ServerMsg::Decide {
                 decision_id, legal, ..
             }) = c.try_recv(Duration::from_millis(10)).await
@@ -98,7 +97,7 @@ async fn play_to_the_last_action(
             };
             decisions += 1;
             if decisions == 8 {
-                (before_last.take().expect("once"))();
+                return (i, decision_id, legal);
             }
             let action = common::simple_action(&legal, false);
             c.send(&common::act(table_id, decision_id, action)).await;
@@ -106,42 +105,24 @@ async fn play_to_the_last_action(
     }
 }
 
-/// The status of a table's hand `number` in the store.
-async fn hand_status(store: &SqlStore, table_id: &str, number: u64) -> String {
-    let hands = store
-        .table_hands(table_id.parse().expect("a table id"), 10, 0)
-        .await
-        .unwrap();
-    hands
-        .iter()
-        .find(|h| h.number == number)
-        .map(|h| h.status.to_string())
-        .unwrap_or_default()
+/// Answers the last decision: a check, which ends the hand.
+async fn last_action(
+    table_id: &str,
+    clients: &mut [Client],
+    (i, decision_id, legal): (usize, u64, poker_rules::LegalActions),
+) {
+    let action = common::simple_action(&legal, false);
+    clients[i]
+        .send(&common::act(table_id, decision_id, action))
+        .await;
 }
 
-/// PostgreSQL stops just before the last action of a hand and comes back five seconds
-/// later: meanwhile the last action is seen live but no subscriber receives any of the
-/// hand's result, nobody is timed out (on a 2 s clock) or cut off; once the database is
-/// back, the hand is committed before its result arrives, the result arrives exactly once
-/// at every subscriber, the chips are all there, and the next hand is dealt.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hand_ending_while_postgres_restarts_shows_its_result_only_once_committed() {
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
-        return;
-    };
-    let DbGuard::Postgres(pg) = &guard else {
-        unreachable!("asked for Postgres")
-    };
-    if !pg.is_throwaway() {
-        eprintln!("SKIPPED: DATABASE_URL names a server this test must not stop");
-        return;
-    }
-    let mut server = Server::start(&guard.url(), &[]).await;
-    let (table_id, mut clients) = table_of_three(&server).await;
-    play_to_the_last_action(&table_id, &mut clients, || pg.stop().unwrap()).await;
-    // The outage: longer than the action clock.
-    read_all(&mut clients, Duration::from_secs(5)).await;
-    for c in &clients {
+/// Reads every subscriber for `wait` after the last action, while the hand cannot be
+/// committed: the check is seen live, but none of the hand's result; no connection is
+/// closed and nobody is timed out.
+async fn nothing_of_the_result(clients: &mut [Client], wait: Duration) {
+    read_all(clients, wait).await;
+    for c in clients.iter() {
         assert_eq!(
             results_of(&c.log, 1),
             vec![],
@@ -149,7 +130,9 @@ async fn a_hand_ending_while_postgres_restarts_shows_its_result_only_once_commit
             c.name
         );
         assert!(
-            !c.log.iter().any(|m| matches!(m, ServerMsg::TimedOut { .. })),
+            !c.log
+                .iter()
+                .any(|m| matches!(m, ServerMsg::TimedOut { .. })),
             "{}: nobody is timed out while the commit waits",
             c.name
         );
@@ -178,9 +161,18 @@ async fn a_hand_ending_while_postgres_restarts_shows_its_result_only_once_commit
             .count();
         assert_eq!(checks_on_river, 2, "{}: the last action is live", c.name);
     }
-    pg.restart().unwrap();
-    let store = SqlStore::connect(&guard.url()).await.unwrap();
-    // Until the first result arrives anywhere: the hand is committed by then.
+}
+
+/// Once the database can commit again: the first result any subscriber receives finds
+/// the hand committed; the next hand is dealt to the same connections; every subscriber
+/// received the result exactly once, showdown included; the chips are all there.
+async fn result_once_after_the_commit(
+    server: &Server,
+    url: &str,
+    table_id: &str,
+    clients: &mut [Client],
+) {
+    let store = SqlStore::connect(url).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     'first: loop {
         assert!(Instant::now() < deadline, "the result never came");
@@ -198,11 +190,10 @@ async fn a_hand_ending_while_postgres_restarts_shows_its_result_only_once_commit
         }
     }
     assert_eq!(
-        hand_status(&store, &table_id, 1).await,
+        hand_status(&store, table_id, 1).await,
         "complete",
         "the result is sent only once the hand is committed"
     );
-    // Play goes on: hand 2 is dealt to the same connections.
     let deadline = Instant::now() + Duration::from_secs(30);
     'next: loop {
         assert!(Instant::now() < deadline, "no next hand");
@@ -214,8 +205,8 @@ async fn a_hand_ending_while_postgres_restarts_shows_its_result_only_once_commit
             }
         }
     }
-    read_all(&mut clients, Duration::from_millis(300)).await;
-    for c in &clients {
+    read_all(clients, Duration::from_millis(300)).await;
+    for c in clients.iter() {
         let result = results_of(&c.log, 1);
         let ends = result
             .iter()
@@ -230,6 +221,94 @@ async fn a_hand_ending_while_postgres_restarts_shows_its_result_only_once_commit
     }
     assert_conserved(&server.audit().await, 2000);
     store.close().await;
+}
+
+/// The status of a table's hand `number` in the store.
+async fn hand_status(store: &SqlStore, table_id: &str, number: u64) -> String {
+    let hands = store
+        .table_hands(table_id.parse().expect("a table id"), 10, 0)
+        .await
+        .unwrap();
+    hands
+        .iter()
+        .find(|h| h.number == number)
+        .map(|h| h.status.to_string())
+        .unwrap_or_default()
+}
+
+/// PostgreSQL stops just before the last action of a hand and comes back five seconds
+/// later: meanwhile the last action is seen live but no subscriber receives any of the
+/// hand's result, nobody is timed out (on a 2 s clock) or cut off; once the database is
+/// back, the hand is committed before its result arrives, the result arrives exactly once
+/// at every subscriber, the chips are all there, and the next hand is dealt. (The commit
+/// waits inside the pool, which keeps trying to connect for up to 30 s.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hand_ending_while_postgres_restarts_shows_its_result_only_once_committed() {
+    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+        return;
+    };
+    let DbGuard::Postgres(pg) = &guard else {
+        unreachable!("asked for Postgres")
+    };
+    if !pg.is_throwaway() {
+        eprintln!("SKIPPED: DATABASE_URL names a server this test must not stop");
+        return;
+    }
+    let mut server = Server::start(&guard.url(), &[]).await;
+    let (table_id, mut clients) = table_of_three(&server).await;
+    let last = to_the_last_decision(&table_id, &mut clients).await;
+    pg.stop().unwrap();
+    last_action(&table_id, &mut clients, last).await;
+    // The outage: longer than the action clock.
+    nothing_of_the_result(&mut clients, Duration::from_secs(5)).await;
+    pg.restart().unwrap();
+    result_once_after_the_commit(&server, &guard.url(), &table_id, &mut clients).await;
+    server.stop().await;
+}
+
+/// The hand's commit is cut off again and again (its connection killed by the database
+/// while it waits for a row lock the test holds, as a restart or a failover does): each
+/// failure is transient, so the table tries again (more often than the persister's own
+/// second try) instead of voiding the hand; once the lock goes, the hand commits and only
+/// then is its result shown, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_cut_off_by_the_database_is_tried_again_until_durable() {
+    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+        return;
+    };
+    let url = guard.url();
+    let mut server = Server::start(&url, &[]).await;
+    let (table_id, mut clients) = table_of_three(&server).await;
+    let last = to_the_last_decision(&table_id, &mut clients).await;
+    // Hand 1's row is locked: its commit waits on it.
+    let holder = SqlStore::connect_admin(&url).await.unwrap();
+    let killer = SqlStore::connect_admin(&url).await.unwrap();
+    let mut lock = holder.begin().await.unwrap();
+    sqlx::query("select hand_id from hand where poker_table_id = $1 and number = 1 for update")
+        .bind(&table_id)
+        .fetch_one(&mut *lock)
+        .await
+        .unwrap();
+    last_action(&table_id, &mut clients, last).await;
+    // Three commits cut off: the persister tries a failed hand once more by itself, so
+    // the third is the table's own try again.
+    let mut cut = 0;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while cut < 3 {
+        assert!(Instant::now() < deadline, "the commit was not tried again");
+        let killed: Vec<(bool,)> = sqlx::query_as(
+            "select pg_terminate_backend(pid) from pg_stat_activity \
+             where wait_event_type = 'Lock' and pid <> pg_backend_pid()",
+        )
+        .fetch_all(&killer)
+        .await
+        .unwrap();
+        cut += killed.len();
+        read_all(&mut clients, Duration::from_millis(50)).await;
+    }
+    nothing_of_the_result(&mut clients, Duration::from_millis(500)).await;
+    lock.rollback().await.unwrap();
+    result_once_after_the_commit(&server, &url, &table_id, &mut clients).await;
     server.stop().await;
 }
 
@@ -305,7 +384,11 @@ async fn refused_commit(db: Db) {
                 _ => None,
             })
             .await;
-        assert_eq!(amount, 200, "{}: the stack the void hand began with", c.name);
+        assert_eq!(
+            amount, 200,
+            "{}: the stack the void hand began with",
+            c.name
+        );
     }
     assert_conserved(&server.audit().await, 2000);
     store.close().await;

@@ -114,8 +114,7 @@ fn transient_code(code: &str) -> bool {
         return true;
     }
     // SQLite's extended codes keep the primary code in their low byte.
-    code.parse::<u32>()
-        .is_ok_and(|n| matches!(n & 0xff, 5 | 6))
+    code.parse::<u32>().is_ok_and(|n| matches!(n & 0xff, 5 | 6))
 }
 
 #[cfg(test)]
@@ -127,7 +126,9 @@ mod tests {
         let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
         assert!(StoreError::Database(sqlx::Error::Io(refused)).is_transient());
         assert!(StoreError::Database(sqlx::Error::PoolTimedOut).is_transient());
-        for code in ["08006", "08001", "57P01", "57P03", "53300", "40001", "5", "517", "6"] {
+        for code in [
+            "08006", "08001", "57P01", "57P03", "53300", "40001", "5", "517", "6",
+        ] {
             assert!(transient_code(code), "{code}");
         }
         // A unique violation, a raised exception, SQLite's constraint failure (19) and
@@ -137,7 +138,11 @@ mod tests {
         }
         assert!(!StoreError::StaleHand(HandId::new()).is_transient());
         assert!(!StoreError::Invalid("chips not conserved".into()).is_transient());
-        assert!(!StoreError::Fenced { table: TableId::new(), token: 1 }.is_transient());
+        assert!(!StoreError::Fenced {
+            table: TableId::new(),
+            token: 1
+        }
+        .is_transient());
         assert!(!StoreError::Stopped.is_transient());
     }
 }
