@@ -794,8 +794,14 @@ async fn a_table_fenced_out_as_its_hand_ends_stops_and_never_shows_the_result() 
     let mut rx_a = table.subscribe(Some(a), 1024).await;
     let mut rx_b = table.subscribe(Some(b), 1024).await;
     let mut rx_watch = table.subscribe(None, 1024).await;
-    table.sit(a, "ann".into(), 0, 200, Entry::PostNow).await.unwrap();
-    table.sit(b, "ben".into(), 1, 200, Entry::PostNow).await.unwrap();
+    table
+        .sit(a, "ann".into(), 0, 200, Entry::PostNow)
+        .await
+        .unwrap();
+    table
+        .sit(b, "ben".into(), 1, 200, Entry::PostNow)
+        .await
+        .unwrap();
     // Hand 1 is dealt (its start passed the fence); then the lease lapses and another
     // node takes it, with the next token.
     let (me, decision_id) = loop {
@@ -808,7 +814,10 @@ async fn a_table_fenced_out_as_its_hand_ends_stops_and_never_shows_the_result() 
         }
     };
     tokio::time::sleep(Duration::from_millis(400)).await;
-    let taken = store.acquire_lease(table_id, "node-b", 60_000).await.unwrap();
+    let taken = store
+        .acquire_lease(table_id, "node-b", 60_000)
+        .await
+        .unwrap();
     assert_eq!(taken, Some(token + 1), "the other node has the table");
     // The fold ends the hand; its commit is fenced.
     table.act(me, decision_id, Action::Fold).await.unwrap();
@@ -848,7 +857,10 @@ async fn a_table_fenced_out_as_its_hand_ends_stops_and_never_shows_the_result() 
             )
         })
         .collect();
-    assert!(results.is_empty(), "no result of a fenced hand: {results:?}");
+    assert!(
+        results.is_empty(),
+        "no result of a fenced hand: {results:?}"
+    );
     // The new owner voids the cut hand: the stacks are as it began.
     let void = store.void_hands(table_id).await.unwrap();
     assert_eq!(void.len(), 1);
