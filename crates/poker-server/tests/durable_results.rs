@@ -70,8 +70,13 @@ async fn read_all(clients: &mut [Client], wait: Duration) {
     let end = Instant::now() + wait;
     while Instant::now() < end {
         for c in clients.iter_mut() {
-            if let Received::Closed = c.recv_or_closed(Duration::from_millis(10)).await {
-                panic!("{}: the connection was closed", c.name);
+            // Everything waiting, then on to the next.
+            loop {
+                match c.recv_or_closed(Duration::from_millis(10)).await {
+                    Received::Closed => panic!("{}: the connection was closed", c.name),
+                    Received::Quiet => break,
+                    Received::Msg(_) => {}
+                }
             }
         }
     }
@@ -309,6 +314,75 @@ async fn a_commit_cut_off_by_the_database_is_tried_again_until_durable() {
     nothing_of_the_result(&mut clients, Duration::from_millis(500)).await;
     lock.rollback().await.unwrap();
     result_once_after_the_commit(&server, &url, &table_id, &mut clients).await;
+    server.stop().await;
+}
+
+/// A player who leaves while the finished hand waits for its commit (its row locked by
+/// the test) is told the leave waits for the hand, like a leave asked during play; once
+/// the hand is committed the player has its result, then is cashed out with the stack it
+/// left them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_leaving_while_the_hand_waits_for_its_commit_leaves_once_it_is_committed() {
+    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+        return;
+    };
+    let url = guard.url();
+    let mut server = Server::start(&url, &[]).await;
+    let (table_id, mut clients) = table_of_three(&server).await;
+    let last = to_the_last_decision(&table_id, &mut clients).await;
+    let holder = SqlStore::connect_admin(&url).await.unwrap();
+    let mut lock = holder.begin().await.unwrap();
+    sqlx::query("select hand_id from hand where poker_table_id = $1 and number = 1 for update")
+        .bind(&table_id)
+        .fetch_one(&mut *lock)
+        .await
+        .unwrap();
+    last_action(&table_id, &mut clients, last).await;
+    nothing_of_the_result(&mut clients, Duration::from_millis(300)).await;
+    let ann = &mut clients[0];
+    ann.send(&ClientMsg::Leave {
+        table_id: tid(&table_id),
+    })
+    .await;
+    let pending = ann
+        .until(|m| match m {
+            ServerMsg::Done {
+                request, pending, ..
+            } if request == "leave" => Some(*pending),
+            _ => None,
+        })
+        .await;
+    assert!(pending, "the leave waits for the hand's commit");
+    nothing_of_the_result(&mut clients, Duration::from_millis(300)).await;
+    lock.rollback().await.unwrap();
+    let ann = &mut clients[0];
+    let amount = ann
+        .until(|m| match m {
+            ServerMsg::Done {
+                request,
+                amount,
+                pending: false,
+                ..
+            } if request == "leave" => Some(*amount),
+            _ => None,
+        })
+        .await;
+    let stacks = ann
+        .log
+        .iter()
+        .find_map(|m| match m {
+            ServerMsg::Event {
+                hand_number: 1,
+                event: Event::HandEnded { stacks },
+                seats,
+                ..
+            } => Some((stacks.clone(), seats.clone())),
+            _ => None,
+        })
+        .expect("the result before the cash-out");
+    let mine = stacks.1.iter().position(|&s| s == 0).expect("ann in seat 0");
+    assert_eq!(amount, stacks.0[mine], "cashed out with the hand's final stack");
+    assert_conserved(&server.audit().await, 2000);
     server.stop().await;
 }
 

@@ -646,10 +646,12 @@ impl Actor {
             .position(|o| o.as_ref().is_some_and(|o| o.player == player))
     }
 
-    /// Whether the player is dealt into the hand in progress.
+    /// Whether the player is dealt into the hand in progress: one that has ended but
+    /// waits for its commit is still in progress (the table has not absorbed it), so a
+    /// leave or a top-up asked meanwhile waits for it like one asked during play.
     pub(super) fn in_hand(&self, player: PlayerId) -> bool {
         self.current
             .as_ref()
-            .is_some_and(|c| c.ended.is_none() && c.players.contains(&player))
+            .is_some_and(|c| c.players.contains(&player))
     }
 }
