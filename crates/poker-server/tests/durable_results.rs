@@ -380,8 +380,15 @@ async fn a_player_leaving_while_the_hand_waits_for_its_commit_leaves_once_it_is_
             _ => None,
         })
         .expect("the result before the cash-out");
-    let mine = stacks.1.iter().position(|&s| s == 0).expect("ann in seat 0");
-    assert_eq!(amount, stacks.0[mine], "cashed out with the hand's final stack");
+    let mine = stacks
+        .1
+        .iter()
+        .position(|&s| s == 0)
+        .expect("ann in seat 0");
+    assert_eq!(
+        amount, stacks.0[mine],
+        "cashed out with the hand's final stack"
+    );
     assert_conserved(&server.audit().await, 2000);
     server.stop().await;
 }
