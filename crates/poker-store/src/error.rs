@@ -79,3 +79,70 @@ pub enum StoreError {
 
 /// A result of the store.
 pub type StoreResult<T> = Result<T, StoreError>;
+
+impl StoreError {
+    /// Whether the failure is the database being out of reach for a while (a connection
+    /// refused or reset, the pool timing out, PostgreSQL shutting down or starting up, a
+    /// serialization conflict, SQLite busy) rather than a refusal of what was asked: the
+    /// same write may succeed if tried again later. A table tries a finished hand's commit
+    /// again after such a failure instead of voiding the hand.
+    pub fn is_transient(&self) -> bool {
+        let StoreError::Database(e) = self else {
+            return false;
+        };
+        match e {
+            sqlx::Error::Io(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::Protocol(_)
+            | sqlx::Error::WorkerCrashed => true,
+            sqlx::Error::Database(db) => db.code().is_some_and(|code| transient_code(&code)),
+            _ => false,
+        }
+    }
+}
+
+/// Database error codes that mean "try again later": PostgreSQL's connection exceptions
+/// (class 08), insufficient resources (class 53, such as too many connections), operator
+/// intervention (57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now),
+/// serialization failures and deadlocks (40001, 40P01); SQLite's busy and locked (primary
+/// codes 5 and 6, and their extended codes).
+fn transient_code(code: &str) -> bool {
+    if code.starts_with("08") || code.starts_with("53") {
+        return true;
+    }
+    if matches!(code, "57P01" | "57P02" | "57P03" | "40001" | "40P01") {
+        return true;
+    }
+    // SQLite's extended codes keep the primary code in their low byte.
+    code.parse::<u32>().is_ok_and(|n| matches!(n & 0xff, 5 | 6))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreachable_database_is_transient_and_a_refusal_is_not() {
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert!(StoreError::Database(sqlx::Error::Io(refused)).is_transient());
+        assert!(StoreError::Database(sqlx::Error::PoolTimedOut).is_transient());
+        for code in [
+            "08006", "08001", "57P01", "57P03", "53300", "40001", "5", "517", "6",
+        ] {
+            assert!(transient_code(code), "{code}");
+        }
+        // A unique violation, a raised exception, SQLite's constraint failure (19) and
+        // its corrupt database (11) are refusals: trying again changes nothing.
+        for code in ["23505", "P0001", "42P01", "19", "2067", "11"] {
+            assert!(!transient_code(code), "{code}");
+        }
+        assert!(!StoreError::StaleHand(HandId::new()).is_transient());
+        assert!(!StoreError::Invalid("chips not conserved".into()).is_transient());
+        assert!(!StoreError::Fenced {
+            table: TableId::new(),
+            token: 1
+        }
+        .is_transient());
+        assert!(!StoreError::Stopped.is_transient());
+    }
+}

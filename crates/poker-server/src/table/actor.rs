@@ -26,6 +26,11 @@ pub(super) struct Current {
     /// How many events the hand had when the current decision was asked.
     pub(super) asked_at: usize,
     pub(super) events: Vec<Event>,
+    /// How many of `events` have been sent to subscribers (the rest are held back).
+    pub(super) told: usize,
+    /// The hand's end has begun (showdown, awards): what follows is held back until the
+    /// hand is committed, or a player must decide with it in view.
+    pub(super) holding: bool,
     pub(super) ended: Option<Instant>,
     /// The hand's span (`hand_id`, inside the table's): the actor's work runs in it while
     /// the hand lasts, so every event it logs names the hand.
@@ -116,6 +121,12 @@ pub(super) struct Actor {
     pub(super) flush_at: Option<Instant>,
     /// The next hand's committed deck and the seeds sent for it (docs/fairness.md).
     pub(super) next_deck: Option<super::deck::NextDeck>,
+    /// The finished hand's commit under way: its outcome wakes the actor, which shows the
+    /// hand's result only once it is durable.
+    pub(super) committing: Option<oneshot::Receiver<super::commit::Outcome>>,
+    /// Why the table stops for good (a hand's commit refused): its supervisor then voids
+    /// the hand, tells the players and serves the table as failed.
+    pub(super) failure: Option<String>,
 }
 
 /// The queues subscribed to a table, shared with its supervisor.
@@ -242,6 +253,8 @@ pub async fn spawn(
         flush_at: None,
         // Committed before anyone sits, so the first hand's seeds can come in too.
         next_deck: Some(super::deck::NextDeck::draw(spec.rules.game.deck())),
+        committing: None,
+        failure: None,
     };
     actor.publish_lobby();
     let failed = Failed {
@@ -269,6 +282,12 @@ pub async fn spawn(
                             }
                             actor.flush_out();
                             return true;
+                        }
+                        // The finished hand's commit ended: its result is shown, or the
+                        // table stops. No lease check: a durable commit passed the fence.
+                        outcome = commit_outcome(&mut actor.committing), if actor.committing.is_some() => {
+                            actor.committing = None;
+                            Box::pin(actor.on_commit(outcome)).await;
                         }
                         command = rx.recv() => match command {
                             Some(command) => {
@@ -310,13 +329,19 @@ pub async fn spawn(
             }
             // Closed: nothing held back stays behind.
             actor.flush_everything();
+            actor.failure.take()
         }
         .instrument(span.clone()),
     );
     tokio::spawn(
         async move {
             match task.await {
-                Ok(()) => {}
+                Ok(None) => {}
+                // Stopped for good on purpose: served as failed, like a panic.
+                Ok(Some(reason)) => {
+                    let mut rx = rx.lock().await;
+                    failed.serve(&reason, &mut rx).await;
+                }
                 Err(e) if e.is_cancelled() => {}
                 Err(e) => {
                     let reason = match e.try_into_panic() {
@@ -343,6 +368,16 @@ impl Actor {
         self.current
             .as_ref()
             .map_or_else(tracing::Span::none, |c| c.span.clone())
+    }
+}
+
+/// The outcome of the commit under way (never ready when there is none).
+async fn commit_outcome(
+    committing: &mut Option<oneshot::Receiver<super::commit::Outcome>>,
+) -> super::commit::Outcome {
+    match committing {
+        Some(outcome) => outcome.await.unwrap_or(super::commit::Outcome::Stopped),
+        None => std::future::pending().await,
     }
 }
 
@@ -585,6 +620,7 @@ impl Actor {
     pub(super) fn abandon(&mut self) {
         self.closed = true;
         self.current = None;
+        self.committing = None;
         self.clock = None;
         self.subscribers.clear();
         self.mirror_listeners();
@@ -615,11 +651,13 @@ impl Actor {
             .position(|o| o.as_ref().is_some_and(|o| o.player == player))
     }
 
-    /// Whether the player is dealt into the hand in progress.
+    /// Whether the player is dealt into the hand in progress: one that has ended but
+    /// waits for its commit is still in progress (the table has not absorbed it), so a
+    /// leave or a top-up asked meanwhile waits for it like one asked during play.
     pub(super) fn in_hand(&self, player: PlayerId) -> bool {
         self.current
             .as_ref()
-            .is_some_and(|c| c.ended.is_none() && c.players.contains(&player))
+            .is_some_and(|c| c.players.contains(&player))
     }
 }
 

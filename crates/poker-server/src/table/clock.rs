@@ -16,9 +16,10 @@ impl Actor {
             Some(self.clock_deadline(clock))
         } else {
             match &self.current {
-                // Between hands, or a finished hand whose commit is to be tried again.
+                // Between hands (the next one, or a hand start to be tried again).
                 None => self.next_hand_at,
-                Some(c) if c.hand.is_complete() => self.next_hand_at,
+                // In a hand with no clock running, or a finished hand waiting for its
+                // commit (whose outcome wakes the actor): nobody's time runs out.
                 Some(_) => None,
             }
         };

@@ -103,8 +103,8 @@ impl Actor {
             seats: cur.plan.seats.iter().map(|&s| s as u32).collect(),
             starting_stacks: cur.plan.config.seats.iter().map(|s| s.stack).collect(),
             button: cur.plan.button as u32,
-            events: cur
-                .events
+            // What was sent so far: never a result held back until the commit.
+            events: cur.events[..cur.told]
                 .iter()
                 .map(|e| redact(e, who, &cur.players))
                 .collect(),
@@ -200,20 +200,61 @@ impl Actor {
         self.fan_out(|_| vec![Out::Shared(text.clone())]);
     }
 
-    /// Sends events to every subscriber, hole cards hidden from all but their owner:
-    /// each event is serialized once as everyone but its owner sees it.
-    pub(super) fn broadcast(&mut self, events: &[Event]) {
-        let Some(cur) = self.current.as_ref() else {
+    /// Sends the hand's events not sent yet to every subscriber, up to where the hand's
+    /// end begins: a hand shown or mucked at showdown, the rake, a pot awarded, the hand's
+    /// end, and everything after them, are held back until the hand is committed
+    /// ([`Actor::release`]), so that nobody sees the result of a hand that could still be
+    /// void. The actions before (bets, folds, cards dealt) go at once.
+    ///
+    /// Cards shown are held back too: once the board is out they tell who won as surely
+    /// as the award does. They go earlier only when a player must decide with them in
+    /// view (show or muck, run it twice after an all-in shows the hands): then
+    /// [`Actor::release`] is called before the question.
+    pub(super) fn broadcast(&mut self) {
+        let Some(cur) = self.current.as_mut() else {
             return;
         };
+        if cur.holding {
+            return;
+        }
+        let from = cur.told;
+        let to = cur.events[from..]
+            .iter()
+            .position(ends_hand)
+            .map_or(cur.events.len(), |i| from + i);
+        cur.holding = to < cur.events.len();
+        self.send_events(from, to);
+    }
+
+    /// Sends every event of the hand held back so far: the hand is committed, or a
+    /// player must decide with them in view.
+    pub(super) fn release(&mut self) {
+        let Some(cur) = self.current.as_mut() else {
+            return;
+        };
+        cur.holding = false;
+        let (from, to) = (cur.told, cur.events.len());
+        self.send_events(from, to);
+    }
+
+    /// Sends the hand's events `from..to` to every subscriber, hole cards hidden from all
+    /// but their owner: each event is serialized once as everyone but its owner sees it.
+    fn send_events(&mut self, from: usize, to: usize) {
+        let Some(cur) = self.current.as_mut() else {
+            return;
+        };
+        cur.told = to;
+        if from >= to {
+            return;
+        }
+        let events = cur.events[from..to].to_vec();
         let seats: Vec<u32> = cur.plan.seats.iter().map(|&s| s as u32).collect();
         let number = cur.plan.number;
         let players = cur.players.clone();
         let table_id = self.table_id;
         // A shown hand is named once for everyone.
         let game = self.table.rules().game;
-        let board: Vec<Card> = cur
-            .events
+        let board: Vec<Card> = cur.events[..to]
             .iter()
             .filter_map(|e| match e {
                 Event::BoardDealt { cards } => Some(cards.iter().copied()),
@@ -370,6 +411,19 @@ pub(super) fn stakes_name(rules: &poker_rules::table::TableRules) -> String {
 /// A message serialized once, to be shared by every subscriber it goes to.
 fn shared(msg: &ServerMsg) -> Utf8Bytes {
     Utf8Bytes::from(serde_json::to_string(msg).expect("messages serialize"))
+}
+
+/// Whether the event is part of a hand's end (the showdown and what follows it), held
+/// back until the hand is committed.
+fn ends_hand(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::Shown { .. }
+            | Event::Mucked { .. }
+            | Event::Raked { .. }
+            | Event::PotAwarded { .. }
+            | Event::HandEnded { .. }
+    )
 }
 
 /// The player who sees this event otherwise than everyone else (their own cards).

@@ -29,6 +29,7 @@ use tokio::time::Instant;
 mod actor;
 mod chat;
 mod clock;
+mod commit;
 mod deck;
 mod failed;
 mod fanout;

@@ -61,8 +61,8 @@ impl Actor {
                     .hand
                     .reshuffle(cards)
                     .expect("the discards asked for are handed back");
-                cur.events.extend(events.iter().cloned());
-                self.broadcast(&events);
+                cur.events.extend(events);
+                self.broadcast();
                 continue;
             }
             if let Some(p) = cur.hand.to_act() {
@@ -97,6 +97,10 @@ impl Actor {
                             self.auto(p, default_action(&decision, true));
                             continue;
                         }
+                        // Asked with everything so far in view (the hands an all-in
+                        // showed, those shown before a show-or-muck question).
+                        self.release();
+                        let cur = self.current.as_mut().expect("a hand");
                         cur.decision_id = self.next_decision;
                         cur.asked_at = cur.events.len();
                         self.next_decision += 1;
@@ -125,13 +129,11 @@ impl Actor {
                 continue;
             }
             if cur.hand.is_complete() {
-                if cur.ended.is_some() && self.next_hand_at.is_some_and(|t| Instant::now() < t) {
-                    return; // a failed commit is tried again after a pause
+                // Committed off the loop; its outcome wakes the actor ([`Actor::on_commit`]).
+                if self.committing.is_none() {
+                    self.finish();
                 }
-                if !self.finish().await {
-                    return;
-                }
-                continue;
+                return;
             }
             return;
         }
@@ -247,6 +249,8 @@ impl Actor {
             decision_id: 0,
             asked_at: usize::MAX,
             events: Vec::new(),
+            told: 0,
+            holding: false,
             ended: None,
             span,
             deck: next.deck,
@@ -255,8 +259,8 @@ impl Actor {
         // Everyone learns of the new hand with a snapshot of the table first.
         let view = self.table_view();
         self.send_all(&ServerMsg::Seats { table: view });
-        self.current.as_mut().expect("dealt").events = events.clone();
-        self.broadcast(&events);
+        self.current.as_mut().expect("dealt").events = events;
+        self.broadcast();
         // The next hand's deck, so its seeds come in while this one is played.
         self.commit_next_deck();
         true
@@ -269,31 +273,24 @@ impl Actor {
         let cur = self.current.as_mut().expect("a hand");
         match cur.hand.apply(p, action) {
             Ok(events) => {
-                cur.events.extend(events.iter().cloned());
-                self.broadcast(&events);
+                cur.events.extend(events);
+                self.broadcast();
             }
             Err(e) => panic!("automatic action {action:?} refused: {e}"),
         }
     }
 
-    /// Commits the finished hand (waiting until durable), lets the table absorb it, then
-    /// applies what waited for the hand's end.
-    pub(super) async fn finish(&mut self) -> bool {
+    /// Hands the finished hand to its committer ([`super::commit`]), which tries until it
+    /// is durable; the outcome comes back to the actor's loop ([`Actor::on_commit`]). The
+    /// table answers commands meanwhile, with the hand's result held back, and deals
+    /// nothing.
+    pub(super) fn finish(&mut self) {
         let cur = self.current.as_mut().expect("a hand");
-        let ended = *cur.ended.get_or_insert_with(Instant::now);
+        cur.ended.get_or_insert_with(Instant::now);
         let stacks = cur.hand.final_stacks().expect("complete");
         let phh = poker_rules::phh::write(&cur.plan.config, &cur.events, Some(&stacks))
             .map(|h| h.to_toml())
             .unwrap_or_default();
-        // What the pot came to: every pot awarded, and the rake taken from it.
-        let pot: Chips = cur
-            .events
-            .iter()
-            .map(|e| match e {
-                Event::PotAwarded { amount, .. } | Event::Raked { amount } => *amount,
-                _ => 0,
-            })
-            .sum();
         let completed = CompletedHand {
             hand_id: cur.hand_id,
             table_id: self.table_id,
@@ -333,25 +330,61 @@ impl Actor {
             ended_at: now_ms(),
             fence: self.ctx.fence,
         };
-        // Players see the end of the hand while it is written.
-        self.flush_out();
-        if let Err(e) = self.ctx.persister.commit(completed).await {
-            if matches!(e, poker_store::StoreError::Fenced { .. }) {
+        self.committing = Some(super::commit::spawn(
+            self.ctx.persister.clone(),
+            completed,
+            self.ctx.lease.clone(),
+            cur.span.clone(),
+        ));
+    }
+
+    /// The finished hand's commit ended: durable, the result is shown and the table
+    /// absorbs the hand; fenced or let go, another node owns the table and this one stops
+    /// showing nothing; refused for good, the table stops and its supervisor voids the
+    /// hand and tells the players, who never saw its result.
+    pub(super) async fn on_commit(&mut self, outcome: super::commit::Outcome) {
+        use super::commit::Outcome;
+        match outcome {
+            Outcome::Durable => self.committed().await,
+            Outcome::Fenced(e) => {
                 // The lease passed to another node, which voids this hand and deals on.
                 tracing::warn!("{e}: stopping here");
                 self.abandon();
-                return false;
             }
-            tracing::warn!(
-                "table {}: the hand could not be committed: {e}",
-                self.table_id
-            );
-            // Try again after a pause; the table waits rather than lose the hand.
-            self.next_hand_at = Some(Instant::now() + Duration::from_secs(1));
-            return false;
+            Outcome::LetGo => {
+                tracing::warn!("the lease was let go while the hand waited for its commit");
+                self.abandon();
+            }
+            Outcome::Stopped => self.abandon(),
+            Outcome::Refused(e) => {
+                tracing::error!("the hand's commit was refused: {e}");
+                self.failure = Some(format!("the hand's commit was refused: {e}"));
+                // Its result is dropped unseen; the listeners stay, to be told.
+                self.closed = true;
+                self.current = None;
+                self.clock = None;
+            }
         }
-        self.ctx.metrics.persist_lag.observe(ended.elapsed());
+    }
+
+    /// The hand is durable: its result goes out (what was held back, the proofs, the
+    /// stacks), the table absorbs it, then what waited for the hand's end is applied.
+    async fn committed(&mut self) {
+        let cur = self.current.as_ref().expect("a hand");
+        if let Some(ended) = cur.ended {
+            self.ctx.metrics.persist_lag.observe(ended.elapsed());
+        }
         self.ctx.metrics.hands.fetch_add(1, Ordering::Relaxed);
+        // What the pot came to: every pot awarded, and the rake taken from it.
+        let pot: Chips = cur
+            .events
+            .iter()
+            .map(|e| match e {
+                Event::PotAwarded { amount, .. } | Event::Raked { amount } => *amount,
+                _ => 0,
+            })
+            .sum();
+        self.release();
         let cur = self.current.take().expect("a hand");
         self.clock = None;
         self.send_proofs(&cur);
@@ -367,7 +400,7 @@ impl Actor {
         }
         if let Err(e) = self.table.finish_hand(&cur.hand) {
             tracing::warn!("{e}");
-            return false;
+            return;
         }
         self.recent_pots.push_back(pot);
         if self.recent_pots.len() > 50 {
@@ -377,13 +410,12 @@ impl Actor {
         self.apply_pending().await;
         if self.closed {
             // A cash-out or top-up was fenced: another node owns the table now.
-            return false;
+            return;
         }
         self.seats_changed();
         self.save_table();
         self.next_hand_at =
             Some(Instant::now() + Duration::from_millis(self.clock_rules.between_hands_ms));
-        true
     }
 
     pub(super) fn act(
@@ -413,7 +445,7 @@ impl Actor {
             .hand
             .apply(to_act, action)
             .map_err(|e| Refusal::Illegal(e.to_string()))?;
-        cur.events.extend(events.iter().cloned());
+        cur.events.extend(events);
         if let Some(clock) = self.clock.take() {
             if let (Some(b), Some(info)) = (clock.bank_started, self.info.get_mut(&player)) {
                 info.time_bank_ms = info.time_bank_ms.saturating_sub(ms(b.elapsed()));
@@ -422,7 +454,7 @@ impl Actor {
         if let Some(info) = self.info.get_mut(&player) {
             info.timeouts = 0;
         }
-        self.broadcast(&events);
+        self.broadcast();
         Ok(())
     }
 
