@@ -237,11 +237,18 @@ impl Cluster {
         inbox: String,
     ) -> mpsc::Sender<Batch> {
         let cluster = self;
-        if let Some(queue) = lock(queues).get(&inbox).and_then(|q| q.upgrade()) {
-            return queue;
-        }
-        let (queue, mut rx) = mpsc::channel::<Batch>(1024);
-        lock(queues).insert(inbox.clone(), queue.downgrade());
+        // Looked up and made under one lock: two requests of one connection answered at
+        // once (a sit and a resubscription) must find one queue, or the actor would hold
+        // two subscribers sending the connection everything twice.
+        let (queue, mut rx) = {
+            let mut made = lock(queues);
+            if let Some(queue) = made.get(&inbox).and_then(|q| q.upgrade()) {
+                return queue;
+            }
+            let (queue, rx) = mpsc::channel::<Batch>(1024);
+            made.insert(inbox.clone(), queue.downgrade());
+            (queue, rx)
+        };
         let gone = cluster.nats.subscribe(subjects::gone(&inbox)).await.ok();
         let nats = cluster.nats.clone();
         let queues = queues.clone();

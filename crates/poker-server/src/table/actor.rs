@@ -270,6 +270,16 @@ pub async fn spawn(
             Box::pin(actor.progress()).await;
             actor.flush_out();
             while !actor.closed {
+                // Among several nodes, past its hold (its lease not renewed: the database
+                // or NATS out, or this node frozen), the table acts on nothing and answers
+                // every request with `table_moving` at once, until the lease is renewed
+                // or let go.
+                if !actor.lease_holds() {
+                    if Box::pin(actor.paused(&mut rx)).await {
+                        continue;
+                    }
+                    break;
+                }
                 let deadline = actor.next_deadline();
                 let flush_at = actor.flush_at;
                 let hand = actor.hand_span();
@@ -611,6 +621,53 @@ impl Actor {
                 self.abandon();
                 return false;
             }
+        }
+    }
+
+    /// Whether the lease is known to hold now (always, for one process).
+    pub(super) fn lease_holds(&mut self) -> bool {
+        match self.ctx.lease.as_mut() {
+            Some(lease) => Instant::now() < *lease.borrow_and_update(),
+            None => true,
+        }
+    }
+
+    /// Waits for the lease's next renewal, answering what comes meanwhile: a request with
+    /// `table_moving` (nothing of a hand that may be void is shown, nothing is done),
+    /// draining and closing noted for later. False, after abandoning the table, if it was
+    /// let go or must stop.
+    pub(super) async fn paused(&mut self, rx: &mut mpsc::Receiver<Command>) -> bool {
+        let Some(lease) = self.ctx.lease.as_mut() else {
+            return true;
+        };
+        tokio::select! {
+            renewed = lease.changed() => {
+                if renewed.is_err() {
+                    tracing::warn!("the lease was let go while waiting for its renewal");
+                    self.abandon();
+                    return false;
+                }
+                true
+            }
+            command = rx.recv() => match command {
+                Some(Command::Request { request, queue, received, respond_to }) => {
+                    if matches!(request, Request::Drain | Request::Close) {
+                        if let Some((respond_to, answer)) =
+                            self.answer(request, queue, received, respond_to).await
+                        {
+                            let _ = respond_to.send(answer);
+                        }
+                    } else {
+                        let _ = respond_to.send(Err(Refusal::Moving));
+                    }
+                    true
+                }
+                Some(command @ (Command::Abandon | Command::InjectFault)) => {
+                    self.handle(command).await;
+                    !self.closed
+                }
+                None => false,
+            },
         }
     }
 

@@ -132,13 +132,13 @@ impl Request {
         )
     }
 
-    /// How long a node waits for another's answer: a heartbeat or so for a player's
-    /// command (then the table is moving, or its node frozen, and the client is told
-    /// `table_moving`), the length of a hand for draining and closing.
+    /// How long a node waits for another's answer: a heartbeat, at most 0.8 s, for a
+    /// player's command (then the table is moving, or its node frozen, and the client is
+    /// told `table_moving` within a second), the length of a hand for draining and closing.
     pub fn patience(&self, heartbeat: Duration) -> Duration {
         match self {
             Request::Drain | Request::Close => Duration::from_secs(600),
-            _ => heartbeat.clamp(Duration::from_secs(1), Duration::from_secs(3)),
+            _ => heartbeat.clamp(Duration::from_millis(300), Duration::from_millis(800)),
         }
     }
 
