@@ -114,6 +114,14 @@ impl Cluster {
         Ok(subject)
     }
 
+    /// The queue of a connection of this node whose inbox this is.
+    pub(super) fn local_queue(&self, inbox: &str) -> Option<mpsc::Sender<Batch>> {
+        lock(&self.inboxes)
+            .iter()
+            .find(|i| i.subject == inbox)
+            .map(|i| i.queue.clone())
+    }
+
     /// The tables subscribed through an inbox, with their players.
     fn joined(&self, inbox: &str) -> HashMap<TableId, (Option<PlayerId>, bool)> {
         lock(&self.inboxes)

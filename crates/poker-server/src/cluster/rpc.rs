@@ -174,6 +174,10 @@ async fn answer(
     };
     let Envelope { request, inbox } = envelope;
     let queue = match (inbox, &request) {
+        // A connection of this node (it asked while the table was between owners, and
+        // the answer came from here): its own queue, which the actor knows as such, so
+        // that subscribing it again here never adds a second subscriber.
+        (Some(inbox), _) if cluster.local_queue(&inbox).is_some() => cluster.local_queue(&inbox),
         // Only a queue made already can be unsubscribed.
         (Some(inbox), Request::Unsubscribe) => lock(queues).get(&inbox).and_then(|q| q.upgrade()),
         (Some(inbox), _) => Some(cluster.forwarder(queues, inbox).await),

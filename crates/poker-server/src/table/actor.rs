@@ -282,6 +282,7 @@ pub async fn spawn(
                 }
                 let deadline = actor.next_deadline();
                 let flush_at = actor.flush_at;
+                let lease_until = actor.lease_until();
                 let hand = actor.hand_span();
                 let go_on = async {
                     tokio::select! {
@@ -299,11 +300,14 @@ pub async fn spawn(
                             actor.committing = None;
                             Box::pin(actor.on_commit(outcome)).await;
                         }
+                        // The lease's hold runs out: paused (at the loop's top).
+                        _ = sleep_until(lease_until), if lease_until.is_some() => return true,
                         command = rx.recv() => match command {
                             Some(command) => {
-                                // Among several nodes, only while the lease holds.
-                                if !actor.hold_lease().await {
-                                    return false;
+                                // Among several nodes, only while the lease holds; past it,
+                                // answered at once (`table_moving`), never held.
+                                if !actor.lease_holds() {
+                                    return actor.while_paused(command).await;
                                 }
                                 // Boxed, like `progress`: the store's futures inside are
                                 // large, and an idle table should not hold room for them.
@@ -650,25 +654,44 @@ impl Actor {
                 true
             }
             command = rx.recv() => match command {
-                Some(Command::Request { request, queue, received, respond_to }) => {
-                    if matches!(request, Request::Drain | Request::Close) {
-                        if let Some((respond_to, answer)) =
-                            self.answer(request, queue, received, respond_to).await
-                        {
-                            let _ = respond_to.send(answer);
-                        }
-                    } else {
-                        let _ = respond_to.send(Err(Refusal::Moving));
-                    }
-                    true
-                }
-                Some(command @ (Command::Abandon | Command::InjectFault)) => {
-                    self.handle(command).await;
-                    !self.closed
-                }
+                Some(command) => self.while_paused(command).await,
                 None => false,
             },
         }
+    }
+
+    /// Answers a command while the lease is not known to hold: a request with
+    /// `table_moving`, draining and closing noted for later, the controls done. False if
+    /// the table stopped.
+    pub(super) async fn while_paused(&mut self, command: Command) -> bool {
+        match command {
+            Command::Request {
+                request,
+                queue,
+                received,
+                respond_to,
+            } => {
+                if matches!(request, Request::Drain | Request::Close) {
+                    if let Some((respond_to, answer)) =
+                        self.answer(request, queue, received, respond_to).await
+                    {
+                        let _ = respond_to.send(answer);
+                    }
+                } else {
+                    let _ = respond_to.send(Err(Refusal::Moving));
+                }
+                true
+            }
+            command @ (Command::Abandon | Command::InjectFault) => {
+                self.handle(command).await;
+                !self.closed
+            }
+        }
+    }
+
+    /// When the lease stops being known to hold (never, for one process).
+    pub(super) fn lease_until(&self) -> Option<Instant> {
+        self.ctx.lease.as_ref().map(|lease| *lease.borrow())
     }
 
     /// Stops at once without writing anything: another node owns the table now. The

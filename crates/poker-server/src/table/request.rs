@@ -141,12 +141,6 @@ impl Request {
             _ => heartbeat.clamp(Duration::from_millis(300), Duration::from_millis(800)),
         }
     }
-
-    /// Whether asking again cannot do it twice: anything but seating and seat requests
-    /// (an action names its decision, so a repeated one is refused as stale).
-    pub fn repeatable(&self) -> bool {
-        !matches!(self, Request::Sit { .. } | Request::Seat { .. })
-    }
 }
 
 /// The answer as what the caller expects, or the refusal that a wrong kind of answer is.
@@ -229,18 +223,16 @@ mod tests {
         };
         assert_eq!(
             act.patience(Duration::from_millis(500)),
-            Duration::from_secs(1)
+            Duration::from_millis(500)
         );
         assert_eq!(
             act.patience(Duration::from_millis(2000)),
-            Duration::from_secs(2)
+            Duration::from_millis(800)
+        );
+        assert_eq!(
+            act.patience(Duration::from_millis(50)),
+            Duration::from_millis(300)
         );
         assert!(Request::Close.patience(Duration::from_millis(500)) >= Duration::from_secs(60));
-        assert!(act.repeatable());
-        assert!(!Request::Seat {
-            player: PlayerId::new(),
-            request: SeatRequest::Leave
-        }
-        .repeatable());
     }
 }
