@@ -5,8 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::*;
 
-/// A player account.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A player account. Its `Debug` leaves the password's hash out (an account in a log line
+/// or a panic message must not carry it).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Player {
     /// The id.
     pub player_id: PlayerId,
@@ -20,6 +21,18 @@ pub struct Player {
     /// Locked by staff: no login, no session.
     #[serde(default)]
     pub locked: bool,
+}
+
+impl std::fmt::Debug for Player {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Player")
+            .field("player_id", &self.player_id)
+            .field("name", &self.name)
+            .field("password_hash", &"(hidden)")
+            .field("created_at", &self.created_at)
+            .field("locked", &self.locked)
+            .finish()
+    }
 }
 
 /// Why money comes into a wallet from outside the room ([`crate::Store::credit`]). Each
@@ -78,8 +91,8 @@ impl Role {
     }
 }
 
-/// A staff account.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A staff account. Its `Debug` leaves the password's hash out, as [`Player`]'s does.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Staff {
     /// The id (a UUID).
     pub staff_id: String,
@@ -95,6 +108,19 @@ pub struct Staff {
     /// Disabled by an admin: no sign-in, no session.
     #[serde(default)]
     pub disabled: bool,
+}
+
+impl std::fmt::Debug for Staff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Staff")
+            .field("staff_id", &self.staff_id)
+            .field("name", &self.name)
+            .field("password_hash", &"(hidden)")
+            .field("role", &self.role)
+            .field("created_at", &self.created_at)
+            .field("disabled", &self.disabled)
+            .finish()
+    }
 }
 
 /// A player's live password reset code, as the store keeps it (the code itself only as
@@ -519,6 +545,35 @@ mod day_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_accounts_debug_never_shows_its_password_hash() {
+        let player = Player {
+            player_id: PlayerId::new(),
+            name: "ann".into(),
+            password_hash: "$argon2id$v=19$secret".into(),
+            created_at: 1,
+            locked: false,
+        };
+        let shown = format!("{player:?}");
+        assert!(
+            shown.contains("ann") && !shown.contains("argon2"),
+            "{shown}"
+        );
+        let staff = Staff {
+            staff_id: "s1".into(),
+            name: "bob".into(),
+            password_hash: "$argon2id$v=19$secret".into(),
+            role: Role::Admin,
+            created_at: 1,
+            disabled: false,
+        };
+        let shown = format!("{staff:?}");
+        assert!(
+            shown.contains("bob") && !shown.contains("argon2"),
+            "{shown}"
+        );
+    }
 
     #[test]
     fn a_hand_record_reads_back_from_its_json_and_tells_each_players_result() {

@@ -53,14 +53,32 @@ impl Cluster {
             return Ok(());
         }
         self.announce(true).await;
-        self.renew(state).await;
+        // Each question to the database waits a heartbeat at most: while it is out, the
+        // heartbeat goes on announcing this node (or the others would think it dead and
+        // take its tables the moment the database is back), and a renewal that went
+        // through unseen only lengthens this node's own lease.
+        let patience = self.heartbeat;
+        if tokio::time::timeout(patience, self.renew(state))
+            .await
+            .is_err()
+        {
+            tracing::warn!("cannot renew this node's leases: the database does not answer");
+            return Ok(());
+        }
         // A fair share: the open tables over the live nodes, this one included: those
         // holding live leases (by the database's clock: the nodes' clocks may disagree)
         // and those heard on NATS lately (a node that just started holds none yet). So
         // the survivors of a dead node split its tables, and a node that joins gets its
         // share handed over.
-        let candidates = state.store.lease_candidates(&self.node).await?;
-        let leases = state.store.leases().await?;
+        let asked = async {
+            let candidates = state.store.lease_candidates(&self.node).await?;
+            let leases = state.store.leases().await?;
+            anyhow::Ok((candidates, leases))
+        };
+        let Ok(read) = tokio::time::timeout(patience, asked).await else {
+            anyhow::bail!("the database does not answer");
+        };
+        let (candidates, leases) = read?;
         let nodes = self.live_nodes(&leases);
         let live = leases.iter().filter(|l| l.live).count();
         let share = fair_share(live + candidates.len(), nodes.len());
