@@ -348,8 +348,6 @@ fn decode(mut payload: Bytes) -> Option<Batch> {
     Some(batch)
 }
 
-/// Stops a table's actor and waits until it has (at most 10 s), before its lease is let go:
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -311,7 +311,7 @@ pub(crate) async fn connection(
                 let unread = {
                     let reply = match admit(&state, &mut conn.asked, &mut limit, &text) {
                         Ok(msg) => match Box::pin(handle(&state, &mut conn, msg)).await {
-                            Handled::Now(reply) => reply,
+                            Handled::Now(reply) => reply.map(|reply| *reply),
                             Handled::Later(answer) => {
                                 let asked = tokio::time::Instant::now();
                                 requests.push_back(Box::pin(async move { (asked, answer.await) }));

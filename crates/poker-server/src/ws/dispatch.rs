@@ -18,8 +18,9 @@ use crate::http::auth::*;
 
 /// How a client's message is answered.
 pub(crate) enum Handled {
-    /// At once (or not at all).
-    Now(Option<ServerMsg>),
+    /// At once (or not at all); boxed, as the dispatch's result is held while the
+    /// connection's future is (it stays small for idle connections).
+    Now(Option<Box<ServerMsg>>),
     /// Once its table has answered, in the order the client asked.
     Later(BoxFuture<'static, Finished>),
 }
@@ -141,24 +142,24 @@ async fn authenticate(state: &Arc<AppState>, conn: &mut Conn, token: &str) -> Se
 
 pub(crate) async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Handled {
     if let ClientMsg::Auth { token } = &msg {
-        return Handled::Now(Some(authenticate(state, conn, token).await));
+        return Handled::Now(Some(Box::new(authenticate(state, conn, token).await)));
     }
     if matches!(msg, ClientMsg::Ping) {
-        return Handled::Now(Some(ServerMsg::Pong));
+        return Handled::Now(Some(Box::new(ServerMsg::Pong)));
     }
     let Some(me) = conn.me() else {
-        return Handled::Now(Some(ServerMsg::error(
+        return Handled::Now(Some(Box::new(ServerMsg::error(
             ErrorCode::Unauthenticated,
             "authenticate first",
-        )));
+        ))));
     };
     if matches!(msg, ClientMsg::ListTables) {
         if conn.lobby.is_none() {
             conn.lobby = Some(state.lobby.subscribe());
         }
-        return Handled::Now(Some(ServerMsg::Tables {
+        return Handled::Now(Some(Box::new(ServerMsg::Tables {
             tables: state.lobby.list(),
-        }));
+        })));
     }
     let table_id = match &msg {
         ClientMsg::Sit { table_id, .. }
