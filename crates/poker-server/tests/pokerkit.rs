@@ -344,7 +344,7 @@ fn departure(name: &str, rules: &Value, phh: &str, stars: &str, rake: u64) -> Op
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
-    let Some(venv) = common::python_venv(
+    let Some(venv) = common::python::python_venv(
         "pokerkit",
         POKERKIT,
         "pokerkit",

@@ -53,7 +53,7 @@ const RUN_LIMIT: Duration = Duration::from_secs(480);
 
 /// The schemathesis executable, or `None` (skipped) when it cannot be installed here.
 fn schemathesis() -> Option<PathBuf> {
-    let venv = common::python_venv(
+    let venv = common::python::python_venv(
         "schemathesis",
         &format!("schemathesis=={VERSION}"),
         "schemathesis",

@@ -1,0 +1,356 @@
+//! Tests of the PokerStars writer: every game family, side pots, uncalled bets, rake and posts.
+
+use super::*;
+
+/// Fails unless every line is in the history.
+fn has(out: &str, lines: &[&str]) {
+    for line in lines {
+        assert!(out.contains(line), "missing {line:?} in\n{out}");
+    }
+}
+
+fn meta<'a>(phh: &'a str, players: &'a [String], seats: &'a [u32]) -> Meta<'a> {
+    Meta {
+        hand_number: 42,
+        table_name: "Alpha",
+        started_at_ms: 1_795_344_309_000,
+        players,
+        seats,
+        seat_count: 6,
+        button_seat: None,
+        posts: &[],
+        phh,
+        viewer: None,
+    }
+}
+
+#[test]
+fn side_pots_uncalled_bets_and_rake_add_up() {
+    // p1 (SB) 100, p2 (BB) 300, p3 (button) 1000. p3 shoves, both call all in:
+    // main pot 300 (3 x 100), side pot 400 (2 x 200); p3's 700 over p2 is returned.
+    let phh = r#"
+variant = "NT"
+antes = [0, 0, 0]
+blinds_or_straddles = [5, 10, 0]
+min_bet = 10
+starting_stacks = [100, 300, 1000]
+actions = [
+  "d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd",
+  "p3 cbr 1000", "p1 cc", "p2 cc",
+  "d db 2h3h4s", "d db 9c", "d db Ts",
+  "p1 sm AcAd", "p2 sm KcKd", "p3 sm QcQd",
+]
+"#;
+    let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+    let out = write(&meta(phh, &players, &[2, 4, 6])).unwrap();
+    has(
+        &out,
+        &[
+            "PokerStars Hand #42:  Hold'em No Limit (5/10) - 2026/11/22 5:45:09 ET",
+            "Table 'Alpha' 6-max Seat #6 is the button",
+            "Seat 2: ann (100 in chips)",
+            "ann: posts small blind 5",
+            "bob: posts big blind 10",
+            "Dealt to cat [Qc Qd]",
+            "cat: raises 990 to 1000",
+            "ann: calls 95 and is all-in",
+            "bob: calls 290 and is all-in",
+            "Uncalled bet (700) returned to cat",
+            "*** FLOP *** [2h 3h 4s]",
+            "*** TURN *** [2h 3h 4s] [9c]",
+            "*** RIVER *** [2h 3h 4s 9c] [Ts]",
+            "ann collected 300 from main pot",
+            "bob collected 400 from side pot",
+            "Total pot 700 Main pot 300. Side pot 400. | Rake 0",
+            "Seat 2: ann (small blind) showed [Ac Ad] and won (300)",
+            "Seat 6: cat (button) showed [Qc Qd] and lost",
+        ],
+    );
+}
+
+#[test]
+fn a_bet_nobody_calls_is_returned_and_other_games_are_refused() {
+    let phh = r#"
+variant = "NT"
+antes = [0, 0]
+blinds_or_straddles = [10, 5]
+min_bet = 10
+starting_stacks = [200, 200]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 cbr 30", "p2 f"]
+"#;
+    let players: Vec<String> = ["ann", "bob"].map(String::from).to_vec();
+    let out = write(&meta(phh, &players, &[1, 2])).unwrap();
+    has(
+        &out,
+        &[
+            "Table 'Alpha' 6-max Seat #1 is the button",
+            "ann: raises 20 to 30",
+            "Uncalled bet (20) returned to ann",
+            "ann collected 20 from pot",
+            "Seat 2: bob (big blind) folded before Flop",
+            "Seat 1: ann (button) (small blind) collected (20)",
+        ],
+    );
+    assert!(out.contains("Total pot 20 | Rake 0"), "{out}");
+    let mine = write(&Meta {
+        viewer: Some(1),
+        ..meta(phh, &players, &[1, 2])
+    })
+    .unwrap();
+    assert!(
+        mine.contains("Dealt to bob [Kc Kd]") && !mine.contains("AcAd") && !mine.contains("Ac Ad")
+    );
+    // A name stored before names were checked cannot add lines to the history.
+    let sneaky: Vec<String> = ["ann\n*** SUMMARY ***\nSeat 9: x", "bob"]
+        .map(String::from)
+        .to_vec();
+    let out = write(&Meta {
+        table_name: "T\r\nable",
+        ..meta(phh, &sneaky, &[1, 2])
+    })
+    .unwrap();
+    let summaries = out.lines().filter(|l| l.starts_with("*** SUMMARY ***"));
+    assert_eq!(summaries.count(), 1, "{out}");
+    assert!(!out.lines().any(|l| l.starts_with("Seat 9")), "{out}");
+    assert!(out.contains("Table 'T\u{FFFD}\u{FFFD}able'"), "{out}");
+    let broken = phh.replace("\"NT\"", "\"F7S\"");
+    assert!(
+        write(&meta(&broken, &players, &[1, 2])).is_err(),
+        "no bring-in"
+    );
+}
+
+#[test]
+fn fixed_limit_is_named_by_its_bets_and_quiet_folds_did_not_bet() {
+    let phh = r#"
+variant = "FT"
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+small_bet = 2
+big_bet = 4
+starting_stacks = [100, 100, 100]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p3 f", "p1 cbr 4", "p2 f"]
+"#;
+    let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+    let out = write(&meta(phh, &players, &[1, 2, 3])).unwrap();
+    has(
+        &out,
+        &[
+            "Hold'em Limit (2/4) - ",
+            "Seat 3: cat (button) folded before Flop (didn't bet)",
+            "Seat 2: bob (big blind) folded before Flop\n",
+        ],
+    );
+}
+
+const STUD: &str = r#"
+variant = "F7S"
+antes = [1, 1, 1]
+bring_in = 2
+small_bet = 5
+big_bet = 10
+starting_stacks = [100, 100, 100]
+actions = [
+  "d dh p1 AcAdKh", "d dh p2 2c7d3s", "d dh p3 9h9sQd",
+  "p2 pb", "p3 cbr 5", "p1 cc", "p2 f",
+  "d dh p1 4c", "d dh p3 Jc", "p1 cc", "p3 cc",
+  "d dh p1 5c", "d dh p3 2h", "p1 cbr 10", "p3 cc",
+  "d dh p1 6d", "d dh p3 3h", "p1 cc", "p3 cc",
+  "d dh p1 7s", "d dh p3 8s", "p1 cc", "p3 cc",
+  "p1 sm AcAdKh4c5c6d7s", "p3 sm 9h9sQdJc2h3h8s",
+]
+"#;
+
+#[test]
+fn stud_is_written_street_by_street_with_up_cards_and_the_viewers_down_cards() {
+    let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+    let mine = write(&Meta {
+        viewer: Some(0),
+        ..meta(STUD, &players, &[1, 2, 3])
+    })
+    .unwrap();
+    has(
+        &mine,
+        &[
+            "PokerStars Hand #42:  7 Card Stud Limit (5/10) - ",
+            "Table 'Alpha' 6-max\n",
+            "ann: posts the ante 1",
+            "*** 3rd STREET ***\nDealt to ann [Ac Ad Kh]\nDealt to bob [3s]\nDealt to cat [Qd]",
+            "bob: brings in for 2",
+            "cat: raises 3 to 5",
+            "*** 4th STREET ***\nDealt to ann [Ac Ad Kh] [4c]\nDealt to cat [Qd] [Jc]",
+            "*** 6th STREET ***\nDealt to ann [Ac Ad Kh 4c 5c] [6d]\nDealt to cat [Qd Jc 2h] [3h]",
+            "*** RIVER ***\nDealt to ann [Ac Ad Kh 4c 5c 6d] [7s]\nann: checks",
+            "ann: shows [Ac Ad Kh 4c 5c 6d 7s] (a pair of Aces)",
+            "cat: shows [9h 9s Qd Jc 2h 3h 8s] (a pair of Nines)",
+            "Seat 1: ann showed [Ac Ad Kh 4c 5c 6d 7s] and won (35) with a pair of Aces",
+            "Seat 2: bob folded on the 3rd Street\n",
+            "Seat 3: cat showed [9h 9s Qd Jc 2h 3h 8s] and lost with a pair of Nines",
+        ],
+    );
+    // Nobody's down cards but the viewer's before the showdown; no board, no button.
+    let before_showdown = mine.split("*** SHOW DOWN ***").next().unwrap();
+    for secret in ["9h", "9s", "8s", "2c", "7d"] {
+        assert!(
+            !before_showdown.contains(secret),
+            "{secret} leaked:\n{mine}"
+        );
+    }
+    assert!(
+        !mine.contains("Board [") && !mine.contains("button"),
+        "{mine}"
+    );
+    // The operator sees every card as dealt.
+    let all = write(&meta(STUD, &players, &[1, 2, 3])).unwrap();
+    assert!(all.contains("Dealt to bob [2c 7d 3s]"), "{all}");
+    assert!(
+        all.contains("Dealt to cat [9h 9s Qd Jc 2h 3h] [8s]"),
+        "{all}"
+    );
+}
+
+const TRIPLE_DRAW: &str = r#"
+variant = "F2L3D"
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+small_bet = 2
+big_bet = 4
+starting_stacks = [100, 100, 100]
+actions = [
+  "d dh p1 7c5d4h3s2c", "d dh p2 KdKc8c7d7h", "d dh p3 AcTd7s3d2s",
+  "p3 cbr 4", "p1 f", "p2 cc",
+  "p2 sd KdKc", "p3 sd AcTd", "d dh p2 9h4s", "d dh p3 Qc5c",
+  "p2 cc", "p3 cbr 2", "p2 cc",
+  "p2 sd", "p3 sd Qc", "d dh p3 6h",
+  "p2 cc", "p3 cc",
+  "p2 sd", "p3 sd",
+  "p2 cc", "p3 cc",
+  "p2 sm 8c7d7h9h4s", "p3 sm 7s3d2s5c6h",
+]
+"#;
+
+#[test]
+fn draw_games_are_written_with_each_draw_and_only_the_viewers_discards() {
+    let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+    let mine = write(&Meta {
+        viewer: Some(2),
+        ..meta(TRIPLE_DRAW, &players, &[1, 2, 3])
+    })
+    .unwrap();
+    has(
+            &mine,
+            &[
+            "PokerStars Hand #42:  Triple Draw 2-7 Lowball Limit (2/4) - ",
+            "Table 'Alpha' 6-max Seat #3 is the button",
+            "ann: posts small blind 1\nbob: posts big blind 2\n*** DEALING HANDS ***\nDealt to cat [Ac Td 7s 3d 2s]\n",
+            "*** FIRST DRAW ***\nbob: discards 2 cards\ncat: discards 2 cards [Ac Td]\nDealt to cat [7s 3d 2s] [Qc 5c]\n",
+            "*** SECOND DRAW ***\nbob: stands pat\ncat: discards 1 card [Qc]\nDealt to cat [7s 3d 2s 5c] [6h]\n",
+            "*** THIRD DRAW ***\nbob: stands pat\ncat: stands pat on [7s 3d 2s 5c 6h]\n",
+            "cat: shows [7s 3d 2s 5c 6h] (Lo: 7,6,5,3,2)",
+            "bob: shows [8c 7d 7h 9h 4s] (a pair of Sevens)",
+            "Seat 1: ann (small blind) folded before the Draw\n",
+            "Seat 3: cat (button) showed [7s 3d 2s 5c 6h] and won (13) with Lo: 7,6,5,3,2",
+            ],
+        );
+    let before_showdown = mine.split("*** SHOW DOWN ***").next().unwrap();
+    for secret in ["Kd", "Kc", "9h", "4s", "7c"] {
+        assert!(
+            !before_showdown.contains(secret),
+            "{secret} leaked:\n{mine}"
+        );
+    }
+}
+
+#[test]
+fn two_players_dealt_with_the_button_on_a_third_seat_are_not_heads_up() {
+    // A player waiting on the (dead) button is not dealt in: the small and big blinds
+    // play alone, the small blind first in every round (R19 does not apply).
+    let phh = r#"
+variant = "NT"
+antes = [0, 0]
+blinds_or_straddles = [2, 1]
+min_bet = 2
+starting_stacks = [200, 200]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 cbr 6", "p2 f"]
+"#;
+    let players: Vec<String> = ["ann", "bob"].map(String::from).to_vec();
+    let out = write(&Meta {
+        button_seat: Some(4),
+        ..meta(phh, &players, &[1, 2])
+    })
+    .unwrap();
+    has(
+        &out,
+        &[
+            "Table 'Alpha' 6-max Seat #4 is the button",
+            "Seat 1: ann (small blind) collected (4)",
+            "Seat 2: bob (big blind) folded before Flop",
+        ],
+    );
+    assert!(!out.contains("(button)"), "{out}");
+}
+
+#[test]
+fn posts_are_written_as_pokerstars_writes_them() {
+    // ann and bob post the blinds; cat comes back owing both (the small dead, the big
+    // live, R14); dan is new and posts a big blind (R13); eve's ante puts her all in.
+    let phh = r#"
+variant = "NT"
+antes = [0, 0, 1, 0, 0]
+blinds_or_straddles = [1, 2, 2, 2, 0]
+min_bet = 2
+starting_stacks = [100, 100, 100, 100, 100]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "d dh p4 JcJd", "d dh p5 TcTd",
+  "p3 cc", "p4 cc", "p5 f", "p1 cc", "p2 cc",
+  "d db 2h3h4s", "p1 cc", "p2 cc", "p3 cc", "p4 cc",
+  "d db 9c", "p1 cc", "p2 cc", "p3 cc", "p4 cc",
+  "d db Ts", "p1 cc", "p2 cc", "p3 cc", "p4 cc",
+  "p1 sm AcAd", "p2 sm KcKd", "p3 sm QcQd", "p4 sm JcJd"]
+_blind_kinds = ['blind', 'blind', 'post', 'post', 'blind']
+"#;
+    let post = |seat: usize, kind: PostKind, amount: Chips, live: bool| Post {
+        seat,
+        kind,
+        amount,
+        live,
+    };
+    let posts = [
+        post(0, PostKind::SmallBlind, 1, true),
+        post(1, PostKind::BigBlind, 2, true),
+        post(2, PostKind::MissedBig, 2, true),
+        post(2, PostKind::MissedSmall, 1, false),
+        post(3, PostKind::NewPlayer, 2, true),
+    ];
+    let players: Vec<String> = ["ann", "bob", "cat", "dan", "eve"]
+        .map(String::from)
+        .to_vec();
+    let out = write(&Meta {
+        posts: &posts,
+        ..meta(phh, &players, &[1, 2, 3, 4, 5])
+    })
+    .unwrap();
+    has(
+        &out,
+        &[
+            "ann: posts small blind 1\n",
+            "bob: posts big blind 2\n",
+            "cat: posts small & big blinds 3\n",
+            "dan: posts big blind 2\n",
+        ],
+    );
+    assert!(!out.contains("cat: posts the ante"), "{out}");
+    // An ante that takes the whole stack says so.
+    let short = phh
+        .replace("antes = [0, 0, 1, 0, 0]", "antes = [0, 0, 1, 0, 1]")
+        .replace(
+            "starting_stacks = [100, 100, 100, 100, 100]",
+            "starting_stacks = [100, 100, 100, 100, 1]",
+        )
+        .replace("\"p5 f\", ", "");
+    let out = write(&Meta {
+        posts: &posts,
+        ..meta(&short, &players, &[1, 2, 3, 4, 5])
+    })
+    .unwrap();
+    assert!(out.contains("eve: posts the ante 1 and is all-in"), "{out}");
+}
