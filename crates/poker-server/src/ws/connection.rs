@@ -387,7 +387,10 @@ pub(crate) async fn connection(
                     Err(broadcast::error::RecvError::Closed) => conn.lobby = None,
                 }
             }
-            out = out_rx.recv(), if replies.is_empty() => {
+            // A request's answer comes before what its table queued meanwhile (a sit's
+            // `done` before the snapshot that follows it, as when requests were answered
+            // inline): the tables' queue waits while one is in flight.
+            out = out_rx.recv(), if replies.is_empty() && requests.is_empty() => {
                 let Some(mut batch) = out else { break };
                 // Whatever else is already queued goes out in the same write.
                 for _ in 0..16 {
