@@ -46,14 +46,6 @@ struct Held {
     shedding: bool,
 }
 
-/// Where a table is, as this node sees it.
-pub enum Place {
-    /// Its actor runs here.
-    Here(TableHandle),
-    /// Not here: another node owns it, or it is moving between nodes.
-    Elsewhere,
-}
-
 /// What letting a table go hands back: its actor's handle and its lease token.
 pub struct LetGo {
     /// The actor (still running: the caller stops it as the case needs).
@@ -76,20 +68,10 @@ impl Registry {
         }
     }
 
-    /// Where the table is.
-    pub fn place(&self, table: TableId) -> Place {
-        match lock(&self.entries).get(&table) {
-            Some(entry) => Place::Here(entry.handle.clone()),
-            None => Place::Elsewhere,
-        }
-    }
-
-    /// The handle of a table running here.
+    /// The handle of a table running here (`None`: another node owns it, or it is
+    /// moving between nodes).
     pub fn get(&self, table: TableId) -> Option<TableHandle> {
-        match self.place(table) {
-            Place::Here(handle) => Some(handle),
-            Place::Elsewhere => None,
-        }
+        lock(&self.entries).get(&table).map(|e| e.handle.clone())
     }
 
     /// Every table running here, with its handle.
