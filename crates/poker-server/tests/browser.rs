@@ -34,6 +34,7 @@ fn browser_tools() -> Option<String> {
     let installed = || {
         e2e.join("node_modules/playwright-core/package.json")
             .exists()
+            && e2e.join("node_modules/axe-core/axe.min.js").exists()
     };
     if !installed() {
         // The browser tests run at once, each in its own process: one installs while the
