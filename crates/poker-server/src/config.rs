@@ -28,8 +28,9 @@ pub struct Config {
 /// Several `pokerd` nodes sharing one PostgreSQL (`[cluster]`).
 #[derive(Clone, Deserialize)]
 pub struct ClusterConfig {
-    /// The NATS server the nodes talk through (`nats://host:port`); empty: one process,
-    /// no leases.
+    /// The NATS server the nodes talk through (`nats://host:port`, with `TOKEN@` or
+    /// `USER:PASSWORD@` when nats-server asks for credentials); empty: one process, no
+    /// leases.
     pub nats_url: String,
     /// This node's name, unique in the cluster; empty: the host name and process id.
     pub node: String,

@@ -14,7 +14,7 @@ mod rebalance;
 mod remote;
 
 use common::cluster::Stopped;
-use common::nats::{nats, nats_server_binary};
+use common::nats::{nats, nats_server_binary, nats_with_token};
 use common::{assert_conserved, nl_rules, reconnect, tid, Db, DbGuard};
 use poker_protocol::ClientMsg;
 use poker_store::{SqlStore, Store};
@@ -757,4 +757,108 @@ async fn failover_a_node_cut_off_from_nats_renews_no_lease_and_its_table_moves()
         node.proc.kill();
     }
     eprintln!("{:?}: done", started.elapsed());
+}
+
+/// Whoever can publish on NATS can speak for any node, so a deployment runs nats-server
+/// with a token (docker-compose.yml does) and the nodes carry it in their NATS URL
+/// (`nats://TOKEN@host`, percent-encoded). nats-server refuses a client without it; a
+/// node given a wrong one stops at once saying NATS refused it, without showing the
+/// token; two nodes with it play a table across NATS (a player on n2, the table at n1)
+/// and every chip is accounted for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failover_nodes_speak_through_a_nats_server_that_requires_a_token() {
+    nats_server_binary();
+    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+        return;
+    };
+    let url = guard.url();
+    let token = "s3cr@t/token-4f1c9e";
+    let (_nats, bare) = nats_with_token(token).await;
+    let with = |t: &str| bare.replacen("nats://", &format!("nats://{t}@"), 1);
+
+    assert!(
+        async_nats::connect(bare.as_str()).await.is_err(),
+        "nats-server accepted a client without its token"
+    );
+    let wrong = std::process::Command::new(env!("CARGO_BIN_EXE_pokerd"))
+        .env("DATABASE_URL", &url)
+        .env("POKER__SERVER__ADDR", "127.0.0.1:0")
+        .env("POKER__ADMIN__TOKEN", common::TOKEN)
+        .env("POKER__ROOM__MONEY", "real")
+        .env("POKER__CLUSTER__NATS_URL", with("wrong-token-7d2a"))
+        .env("POKER__CLUSTER__NODE", "n9")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("pokerd runs");
+    let said = String::from_utf8_lossy(&wrong.stderr).to_string()
+        + &String::from_utf8_lossy(&wrong.stdout);
+    assert!(!wrong.status.success(), "a node with a wrong token started: {said}");
+    assert!(
+        said.contains("cannot reach NATS") && !said.contains("wrong-token-7d2a"),
+        "the node says NATS refused it, without the token: {said}"
+    );
+
+    let encoded = "s3cr%40t%2Ftoken-4f1c9e";
+    let mut nodes = vec![
+        pokerd(NODES[0], &url, &with(encoded)).await,
+        pokerd(NODES[1], &url, &with(encoded)).await,
+    ];
+    for node in &nodes {
+        let tail = node.proc.tail();
+        assert!(
+            !tail.contains("4f1c9e"),
+            "{} shows the NATS token in its output:\n{tail}",
+            node.name
+        );
+    }
+    let clock = json!({ "action_ms": 10000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
+    let plan = ["ann", "amy", "abe"];
+    for name in plan {
+        nodes[1].server.player(name, DEPOSIT).await;
+    }
+    let deposited = (DEPOSIT * plan.len() as u64) as i64;
+    let id = nodes[0].server.table_with(nl_rules(), clock).await;
+    let table_a: poker_store::TableId = id.parse().unwrap();
+    let tables = vec![Table {
+        tid: tid(&id),
+        id,
+        owner: 0,
+        ended: BTreeSet::new(),
+        latest: 0,
+        mode: Mode::Play,
+        raised_in: None,
+        held_by: None,
+    }];
+    await_lobbies(&nodes, &tables).await;
+    let mut game = Game {
+        players: Vec::new(),
+        tables,
+        after_kill: false,
+        killed_at: None,
+        stale_refusals: 0,
+        leaving: false,
+        void_up_to: None,
+        stale: Vec::new(),
+    };
+    for (seat, name) in plan.iter().enumerate() {
+        game.join(&nodes[1], 1, name, 0, seat as u32).await;
+    }
+    let played = game
+        .drive(Duration::from_secs(20), |g| g.tables[0].ended.len() >= 3)
+        .await;
+    assert!(played, "3 hands at n1's table, played from n2: {}", game.state());
+    let store = SqlStore::connect(&url).await.unwrap();
+    let lease = store
+        .leases()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|l| l.table_id == table_a)
+        .expect("the table has a lease");
+    assert_eq!(lease.node, "n1", "n1 owns the table the players of n2 played");
+    game.everyone_leaves(&store, &[table_a], deposited).await;
+    store.close().await;
+    for node in nodes.iter_mut() {
+        node.proc.kill();
+    }
 }

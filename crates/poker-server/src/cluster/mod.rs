@@ -61,6 +61,68 @@ pub struct Cluster {
     route: Mutex<Option<Arc<rpc::Rpc>>>,
 }
 
+/// How a node proves itself to NATS: the user information of `cluster.nats_url`
+/// (`nats://TOKEN@host:4222`, or `nats://USER:PASSWORD@host:4222`, percent-encoded as in
+/// any URL). The NATS client reads no credentials from the URL itself, and whoever can
+/// publish on the cluster's subjects can speak for any node, so a deployment beyond one
+/// machine runs nats-server with `--auth` (docker-compose.yml does).
+#[derive(Debug, PartialEq, Eq)]
+enum NatsAuth {
+    Token(String),
+    User(String, String),
+}
+
+/// The server list without user information, and the credentials of the first server
+/// that has some (one cluster, one set of credentials).
+fn nats_credentials(urls: &str) -> (String, Option<NatsAuth>) {
+    let mut auth = None;
+    let servers: Vec<String> = urls
+        .split(',')
+        .map(|url| {
+            let url = url.trim();
+            let Some(scheme) = url.find("://") else {
+                return url.to_string();
+            };
+            let rest = &url[scheme + 3..];
+            let authority_end = rest.find('/').unwrap_or(rest.len());
+            // The user information ends at the last `@` of the authority.
+            let Some(at) = rest[..authority_end].rfind('@') else {
+                return url.to_string();
+            };
+            if auth.is_none() {
+                auth = Some(match rest[..at].split_once(':') {
+                    Some((user, password)) => {
+                        NatsAuth::User(percent_decoded(user), percent_decoded(password))
+                    }
+                    None => NatsAuth::Token(percent_decoded(&rest[..at])),
+                });
+            }
+            format!("{}{}", &url[..scheme + 3], &rest[at + 1..])
+        })
+        .collect();
+    (servers.join(","), auth)
+}
+
+/// `%XX` escapes decoded (anything else, including a malformed escape, kept as is).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -78,7 +140,15 @@ impl Cluster {
         };
         let heartbeat = Duration::from_millis(config.heartbeat_ms.max(1));
         let (connections, connected) = watch::channel(0u64);
-        let nats = async_nats::ConnectOptions::new()
+        let (servers, auth) = nats_credentials(&config.nats_url);
+        let options = match auth {
+            Some(NatsAuth::Token(token)) => async_nats::ConnectOptions::with_token(token),
+            Some(NatsAuth::User(user, password)) => {
+                async_nats::ConnectOptions::with_user_and_password(user, password)
+            }
+            None => async_nats::ConnectOptions::new(),
+        };
+        let nats = options
             .name(format!("pokerd {node}"))
             .request_timeout(Some(Duration::from_secs(5)))
             // Back within a heartbeat of the server's return, not after the client's
@@ -99,7 +169,7 @@ impl Cluster {
                     }
                 }
             })
-            .connect(config.nats_url.as_str())
+            .connect(servers.as_str())
             .await
             .map_err(|e| {
                 anyhow::anyhow!(
@@ -143,5 +213,34 @@ impl Cluster {
     /// meanwhile).
     fn unsettle(&self) {
         *lock(&self.settling) = tokio::time::Instant::now() + self.heartbeat * 2;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nats_urls_credentials_are_taken_out_and_given_to_the_client() {
+        assert_eq!(
+            nats_credentials("nats://127.0.0.1:4222"),
+            ("nats://127.0.0.1:4222".to_string(), None)
+        );
+        assert_eq!(
+            nats_credentials("nats://s3cr%40t@nats:4222"),
+            (
+                "nats://nats:4222".to_string(),
+                Some(NatsAuth::Token("s3cr@t".into()))
+            )
+        );
+        assert_eq!(
+            nats_credentials("nats://pokerd:p%3Ass@a:4222, nats://pokerd:p%3Ass@b:4222"),
+            (
+                "nats://a:4222,nats://b:4222".to_string(),
+                Some(NatsAuth::User("pokerd".into(), "p:ss".into()))
+            )
+        );
+        // A malformed escape is kept as written, not dropped.
+        assert_eq!(percent_decoded("a%zz%4"), "a%zz%4");
     }
 }

@@ -121,12 +121,27 @@ pub async fn nats() -> (Proc, String) {
     (nats_on(port).await, format!("nats://127.0.0.1:{port}"))
 }
 
+/// Starts `nats-server` on a free loopback port requiring `token` of every client
+/// (`--auth`); returns it and its URL without the token, once it accepts.
+pub async fn nats_with_token(token: &str) -> (Proc, String) {
+    let port = free_port();
+    (
+        nats_serving(port, &["--auth", token]).await,
+        format!("nats://127.0.0.1:{port}"),
+    )
+}
+
 /// Starts `nats-server` on this loopback port (again, after it was stopped: the nodes'
 /// NATS URL stays good); returns it once it accepts.
 pub async fn nats_on(port: u16) -> Proc {
+    nats_serving(port, &[]).await
+}
+
+async fn nats_serving(port: u16, extra: &[&str]) -> Proc {
     let binary = nats_server_binary();
     let mut command = Command::new(&binary);
     command.args(["-a", "127.0.0.1", "-p", &port.to_string()]);
+    command.args(extra);
     let mut proc = Proc::spawn("nats-server", command, |_| {})
         .unwrap_or_else(|e| panic!("{} does not start: {e}", binary.display()));
     let deadline = Instant::now() + Duration::from_secs(10);
