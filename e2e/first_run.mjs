@@ -5,6 +5,7 @@
 // bots, all through the page: no curl, no admin call. Each step is timed; the last line
 // is JSON with the times in milliseconds since the page was opened.
 import { chromium } from "playwright-core";
+import { checkAxe, checkNoOverflow } from "./checks.mjs";
 
 const BASE = process.env.BASE;
 const SHOTS = process.env.SHOTS;
@@ -24,13 +25,15 @@ try {
   const page = await context.newPage();
   page.on("pageerror", (e) => errors.push("page error: " + e.message));
   page.on("console", (m) => { if (m.type() === "error") errors.push("console error: " + m.text()); });
-  page.on("dialog", (d) => d.accept());
+  page.on("dialog", (d) => { errors.push("a native dialog: " + d.message()); d.dismiss(); });
   const t0 = Date.now();
   const mark = (what) => { times[what] = Date.now() - t0; step(`${what} at ${times[what]} ms`); };
 
   await page.goto(BASE + "/");
   await page.waitForSelector("#login-view:not(.hidden)");
   mark("page_open");
+  await checkAxe(page, "the login page");
+  await checkNoOverflow(page, "the login page");
 
   await page.fill("#login-name", "newcomer");
   await page.fill("#login-password", "first-time-here");
@@ -45,12 +48,15 @@ try {
   await page.waitForFunction(() => /Wallet 10,000 play chips/.test(document.querySelector("#wallet").textContent));
   check(await page.locator("#reload:not(.hidden)").count() === 1, "a reload button in a play-money room");
   if (SHOTS) await page.screenshot({ path: `${SHOTS}/first-run-lobby.png` });
+  await checkAxe(page, "the lobby of a fresh room");
+  await checkNoOverflow(page, "the lobby of a fresh room");
 
   const row = page.locator("#lobby tbody tr", { hasText: "NL Hold'em" }).first();
   await row.locator("button").click();
   await page.waitForSelector("#table-view:not(.hidden) .seat.empty");
   await page.locator(".seat.empty").first().click();
   await page.waitForSelector("#buy-in-dialog[open]");
+  await checkAxe(page, "the buy-in dialog");
   await page.click("#buy-in-confirm");
   await page.waitForSelector(".seat.me");
   mark("seated");
@@ -59,6 +65,8 @@ try {
   await page.waitForFunction(() => [...document.querySelectorAll(".seat:not(.empty)")].length >= 2, null, { timeout: 20000 });
   await page.waitForFunction(() => document.querySelectorAll(".seat.me .hole .card[data-card]").length === 2, null, { timeout: 20000 });
   mark("first_hand_dealt");
+  await checkAxe(page, "the table in a hand");
+  await checkNoOverflow(page, "the table in a hand");
   const bots = await page.locator(".seat:not(.empty):not(.me)").allTextContents();
   check(bots.length >= 1 && bots.every((b) => b.includes("(bot)")), "house bots sit with the newcomer: " + bots.join(" | "));
 

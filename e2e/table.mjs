@@ -3,8 +3,12 @@
 // TABLE_ID and ADMIN_TOKEN). Two players in two browser contexts log in, sit, buy in and
 // play a hand to showdown through the page; a third context watches and never sees a
 // hole card before the showdown; reloading a player's page mid-hand restores the hand;
-// afterwards every page shows the stacks the server has.
+// afterwards every page shows the stacks the server has. A silent network drop is seen
+// within seconds and no action is sent unseen. axe-core finds no violation on the login
+// page, the lobby, the table and the dialogs; no page scrolls sideways at 390x844,
+// 1366x768 or 1920x1080; stud/draw-sized cards grow with the screen.
 import { chromium } from "playwright-core";
+import { checkAxe, checkNoOverflow } from "./checks.mjs";
 
 const BASE = process.env.BASE;
 const TABLE_ID = process.env.TABLE_ID;
@@ -19,28 +23,65 @@ const browser = await chromium.launch({
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
 });
 try {
-  async function player(name, viewport) {
+  // Each page's WebSockets go through the test, which can make them go silent (a network
+  // that drops without closing anything): `silence(name)` stops every frame both ways on
+  // the sockets open now; a new connection works again.
+  const sockets = new Map();
+  function silence(name) {
+    for (const s of sockets.get(name) || []) s.dead = true;
+  }
+  const SIZES = [[390, 844], [1366, 768], [1920, 1080]];
+  // No sideways scrolling at a phone's, a laptop's and a desktop's size.
+  async function noOverflowAtEverySize(page, label) {
+    const before = page.viewportSize();
+    for (const [width, height] of SIZES) {
+      await page.setViewportSize({ width, height });
+      await page.waitForTimeout(100);
+      await checkNoOverflow(page, `${label} at ${width}x${height}`);
+    }
+    await page.setViewportSize(before);
+  }
+
+  async function player(name, viewport, { axe = false } = {}) {
     const context = await browser.newContext({ viewport });
+    sockets.set(name, []);
+    await context.routeWebSocket(/\/ws$/, (ws) => {
+      const link = { dead: false };
+      sockets.get(name).push(link);
+      const server = ws.connectToServer();
+      ws.onMessage((m) => { if (!link.dead) server.send(m); });
+      server.onMessage((m) => { if (!link.dead) ws.send(m); });
+    });
     const page = await context.newPage();
     page.on("pageerror", (e) => { throw new Error(name + ": page error: " + e.message); });
     await page.goto(BASE + "/");
+    if (axe) {
+      await checkAxe(page, "the login page");
+      await noOverflowAtEverySize(page, "the login page");
+    }
     await page.fill("#login-name", name);
     await page.fill("#login-password", "password1");
     await page.click("#login-submit");
     await page.waitForSelector(`#lobby tr[data-table="${TABLE_ID}"]`);
+    if (axe) {
+      await checkAxe(page, "the lobby");
+      await noOverflowAtEverySize(page, "the lobby");
+    }
     await page.click(`#lobby tr[data-table="${TABLE_ID}"] button`);
     await page.waitForSelector("#table-view:not(.hidden) .seat");
     return page;
   }
 
   step("log in: ann on a desktop, ben on a phone, sue watching");
-  const ann = await player("ann", { width: 1280, height: 800 });
+  const ann = await player("ann", { width: 1280, height: 800 }, { axe: true });
+  await checkAxe(ann, "the table, watching");
   const ben = await player("ben", { width: 390, height: 844 });
   const sue = await player("sue", { width: 1024, height: 768 });
 
   async function sit(page, seat, amount) {
     await page.click(`.seat.empty[data-seat="${seat}"]`);
     await page.waitForSelector("#buy-in-dialog[open]");
+    if (seat === 0) await checkAxe(page, "the buy-in dialog");
     await page.fill("#buy-in-amount", String(amount));
     await page.click("#buy-in-confirm");
     await page.waitForSelector(`.seat.me[data-seat="${seat}"]`);
@@ -63,12 +104,30 @@ try {
   await sue.waitForFunction(() => document.querySelectorAll(".seat .hole .card.back").length === 4);
   check(await sue.locator(".seat .hole .card[data-card]").count() === 0, "sue sees no hole card");
 
-  step("ann reloads her page mid-hand and gets the hand back");
+  step("the table at every size: no sideways scrolling, no axe violation");
+  await noOverflowAtEverySize(ann, "the table");
+  await noOverflowAtEverySize(ben, "the table (ben's phone)");
+  await checkAxe(ann, "the table, seated in a hand");
+  await checkAxe(ben, "the table on a phone");
+
+  step("ann reloads her page mid-hand and gets the hand back, told once in the log");
   await ann.reload();
   await ann.waitForSelector("#table-view:not(.hidden) .seat.me");
   await ann.waitForFunction(() => document.querySelectorAll('.seat[data-seat="0"] .hole .card[data-card]').length === 2);
   const again = await faceUp(ann, 0).evaluateAll((cs) => cs.map((c) => c.dataset.card).join(""));
   check(again === annCards, `the same cards after reload (${annCards} vs ${again})`);
+  // The seated table's snapshot and the watch's both came: the hand is in the log once.
+  await ann.waitForTimeout(300);
+  const starts = await ann.locator("#log .hand-start").count();
+  check(starts === 1, `the hand starts once in the log after a reload (${starts})`);
+
+  step("after a visit to the chat, the hand log still follows the hand");
+  // A short log box, so that the hand's lines overflow it and following them shows.
+  await ann.addStyleTag({ content: "#log { max-height: 5em; }" });
+  await ann.click("#tab-chat");
+  await ann.click("#tab-log");
+  check(await ann.evaluate(() => { const b = document.querySelector("#log"); return b.scrollHeight > b.clientHeight; }), "the log overflows its box");
+  const logAtEnd = () => ann.evaluate(() => { const b = document.querySelector("#log"); return b.scrollTop + b.clientHeight >= b.scrollHeight - 8; });
 
   step("they check and call down to the showdown: ann with the keyboard, ben with 'call any' pre-selected");
   const over = (page) => page.locator("#message", { hasText: "is over" });
@@ -76,6 +135,9 @@ try {
   let preselected = 0;
   let presetChecked = false;
   let foldAsked = false;
+  let dropped = false;
+  let droppedSeenMs = 0;
+  let followed = 0;
   for (let i = 0; i < 300 && (await over(ann).count()) === 0; i++) {
     if (await ann.locator("#actions:not(.hidden)").count()) {
       // While ann thinks, ben ticks 'call any' (the box shows when it is not his turn).
@@ -96,18 +158,36 @@ try {
         presetChecked = true;
       }
       if (!foldAsked && (await ann.locator("#act-check:not(.hidden)").count())) {
-        // F when checking is free asks first; saying no keeps her in the hand.
-        let asked = "";
-        ann.once("dialog", async (d) => { asked = d.message(); await d.dismiss(); });
+        // F when checking is free asks first, in the page's own dialog (a native one
+        // would stop every table); saying no keeps her in the hand.
         await ann.keyboard.press("f");
-        await ann.waitForTimeout(200);
+        await ann.waitForSelector("#ask-dialog[open]");
+        const asked = await ann.locator("#ask-text").textContent();
         check(asked.includes("check for free"), `folding for free is confirmed first (${asked})`);
+        await checkAxe(ann, "the page's question dialog");
+        await ann.click("#ask-no");
         check(await ann.locator("#actions:not(.hidden)").count() === 1, "declining keeps the decision open");
         foldAsked = true;
       }
       await ann.keyboard.press("c");
     }
     if (await ben.locator("#actions:not(.hidden)").count()) {
+      if (!dropped) {
+        // ben's network goes silent on his turn: within seconds the page says so, his
+        // buttons are off and a key press sends nothing; the connection comes back and
+        // his decision with it.
+        dropped = true;
+        const at = Date.now();
+        silence("ben");
+        await ben.waitForSelector("#banner:not(.hidden)", { timeout: 10000 });
+        droppedSeenMs = Date.now() - at;
+        check(await ben.locator("#actions button:not(.hidden):not([disabled])").count() === 0, "no action button works while disconnected");
+        await ben.keyboard.press("c");
+        await ben.waitForSelector("#toast:not(.hidden)");
+        check((await ben.locator("#toast").textContent()).includes("not sent"), "a key press while disconnected is refused aloud");
+        await ben.waitForSelector("#banner.hidden", { state: "attached", timeout: 15000 });
+        await ben.waitForSelector("#actions:not(.hidden) button:not(.hidden):not([disabled])", { timeout: 10000 });
+      }
       if (await ben.locator("#act-check:not(.hidden)").count()) await ben.click("#act-check");
       else if (await ben.locator("#act-call:not(.hidden)").count()) await ben.click("#act-call");
     }
@@ -115,8 +195,12 @@ try {
       check(await sue.locator(".seat .hole .card[data-card]").count() === 0, "sue sees no hole card on the flop");
       spectatorChecked = true;
     }
+    if (await logAtEnd()) followed++;
     await ann.waitForTimeout(50);
   }
+  check(dropped, "ben's connection was dropped on his turn");
+  console.log(`a silent drop was shown after ${droppedSeenMs} ms`);
+  check(followed > 0 && (await logAtEnd()), "the hand log follows the hand to its end");
   check(preselected > 0, "ben pre-selected an action");
   check(presetChecked, "ann tried a bet-sizing preset");
   check(foldAsked, "ann was asked before folding for free");
@@ -156,6 +240,12 @@ try {
   step("ann's hand history has the hand");
   await ann.click("#history-open");
   await ann.waitForSelector("#history-list li");
+  await checkAxe(ann, "the history dialog");
+  check(await ann.locator("#history-older").isDisabled(), "one hand: no older page");
+  const [download] = await Promise.all([ann.waitForEvent("download"), ann.click("#history-download")]);
+  const saved = await download.path();
+  const { readFileSync } = await import("node:fs");
+  check(readFileSync(saved, "utf8").includes("PokerStars Hand #"), "the download holds the listed hands' histories");
   await ann.click("#history-list li");
   await ann.waitForFunction(() => document.querySelector("#history-text").textContent.includes("PokerStars Hand #"));
   const text = await ann.locator("#history-text").textContent();
@@ -219,6 +309,8 @@ try {
   check((await ben.locator("#sit-toggle").textContent()) === "Sit in", "ben can sit back in");
   await ben.click("#leave");
   await ben.waitForSelector("#lobby-view:not(.hidden)");
+  await checkNoOverflow(ben, "the lobby on a phone");
+  await checkAxe(ben, "the lobby on a phone");
   await ann.waitForSelector('.seat.empty[data-seat="1"]');
   const players = await (await fetch(`${BASE}/admin/players`, { headers: { authorization: "Bearer " + ADMIN_TOKEN } })).json();
   const benWallet = players.find((p) => p.name === "ben").balance;

@@ -1,14 +1,27 @@
 // Dialogs: buying in, topping up and rebuying (bounded by the table and the wallet),
 // the hand history, and the player's settings.
 
-import { $, el, mySeat, cardEl } from "./views.js";
-import { saveSettings, replayTo, replaySteps, potsOf } from "./state.js";
+import { $, el, api } from "./dom.js";
+import { cardEl } from "./views.js";
+import { replayTo, replaySteps, potsOf, mySeat } from "./state.js";
 import { verifyRecord, verdict, seedFor } from "./fairness.js";
 
-export async function api(S, path) {
-  const r = await fetch(path, { headers: { authorization: "Bearer " + S.token } });
-  if (!r.ok) throw new Error((await r.json().catch(() => ({}))).message || r.statusText);
-  return (r.headers.get("content-type") || "").includes("json") ? r.json() : r.text();
+export { api };
+
+/**
+ * The page's own yes-or-no question (a native `confirm()` would stop every table's
+ * clock on the page): resolves true when the player chooses `yes`.
+ */
+export function ask(question, yes = "Yes", no = "Cancel") {
+  const d = $("#ask-dialog");
+  $("#ask-text").textContent = question;
+  $("#ask-yes").textContent = yes;
+  $("#ask-no").textContent = no;
+  d.returnValue = "";
+  return new Promise((resolve) => {
+    d.addEventListener("close", () => resolve(d.returnValue === "yes"), { once: true });
+    d.showModal();
+  });
 }
 
 let mode = { kind: "sit", seat: null, table: null };
@@ -68,14 +81,59 @@ export function wireBuyIn(S) {
   });
 }
 
+/** Hands per page of the history. */
+export const HISTORY_PAGE = 20;
+const H = { offset: 0, hands: [] };
+
+/** Opens the history at its newest page. */
 export async function openHistory(S) {
+  H.offset = 0;
+  await showHistory(S);
+  if (!$("#history-dialog").open) $("#history-dialog").showModal();
+}
+
+/** Wires the history's paging and its download of the hands listed. */
+export function wireHistory(S) {
+  $("#history-newer").addEventListener("click", () => { H.offset = Math.max(0, H.offset - HISTORY_PAGE); showHistory(S); });
+  $("#history-older").addEventListener("click", () => { H.offset += HISTORY_PAGE; showHistory(S); });
+  $("#history-download").addEventListener("click", () => downloadHistory(S));
+}
+
+// The hands listed, as one text file: each hand's history, as the per-hand export gives it.
+async function downloadHistory(S) {
+  const status = $("#history-status");
+  status.textContent = "Preparing " + H.hands.length + " hands\u2026";
+  try {
+    const texts = [];
+    for (const h of H.hands) texts.push(await api(S, "/api/me/hands/" + h.hand_id));
+    const a = el("a");
+    a.href = URL.createObjectURL(new Blob([texts.join("\n\n\n")], { type: "text/plain" }));
+    const day = (h) => String(h.started_at || "").slice(0, 10);
+    a.download = "pokerd-hands-" + (H.hands.length ? day(H.hands[H.hands.length - 1]) + "-to-" + day(H.hands[0]) : "none") + ".txt";
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    status.textContent = "Downloaded " + H.hands.length + " hands.";
+  } catch (e) { status.textContent = "The download failed: " + e.message; }
+}
+
+async function showHistory(S) {
   const list = $("#history-list");
   list.replaceChildren();
   $("#history-text").textContent = "";
+  $("#history-status").textContent = "";
   stopReplay();
   $("#replay").classList.add("hidden");
   try {
-    const hands = await api(S, "/api/me/hands?limit=20");
+    // One more than a page: whether there are older hands to page to.
+    const got = await api(S, "/api/me/hands?limit=" + (HISTORY_PAGE + 1) + "&offset=" + H.offset);
+    const hands = got.slice(0, HISTORY_PAGE);
+    H.hands = hands;
+    $("#history-older").disabled = got.length <= HISTORY_PAGE;
+    $("#history-newer").disabled = H.offset === 0;
+    $("#history-download").disabled = !hands.length;
+    $("#history-page").textContent = hands.length ? "Hands " + (H.offset + 1) + "\u2013" + (H.offset + hands.length) : "";
     if (!hands.length) list.append(el("li", "muted", "No hands yet."));
     for (const h of hands) {
       const li = el("li");
@@ -122,7 +180,6 @@ export async function openHistory(S) {
       list.append(li);
     }
   } catch (e) { list.append(el("li", "error", e.message)); }
-  $("#history-dialog").showModal();
 }
 
 // ---------------------------------------------------------------- the replayer
@@ -193,15 +250,15 @@ export function openSettings(S) {
   $("#settings-dialog").showModal();
 }
 
+/** Wires the settings' boxes: `changed(key, value)` saves and applies one. */
 export function wireSettings(S, changed) {
   for (const k of KEYS) {
     $("#set-" + k).addEventListener("change", async (e) => {
-      S.settings[k] = e.target.checked;
-      if (k === "notify" && e.target.checked && "Notification" in window && Notification.permission === "default") {
+      const on = e.target.checked;
+      if (k === "notify" && on && "Notification" in window && Notification.permission === "default") {
         try { await Notification.requestPermission(); } catch (_) { /* declined */ }
       }
-      if (S.me) saveSettings(localStorage, S.me.player_id, S.settings);
-      changed();
+      changed(k, on);
     });
   }
 }

@@ -22,12 +22,39 @@ export function cardName(code) {
   return RANK_NAMES[code[0]] + " of " + SUIT_NAMES[code[1]];
 }
 
-/** The game family of a table's game name: `board`, `stud` or `draw`. */
+const STUD_GAMES = ["stud", "stud_hi_lo", "razz"];
+const DRAW_GAMES = ["deuce_to_seven_single_draw", "deuce_to_seven_triple_draw", "badugi"];
+
+/**
+ * The game family, `board`, `stud` or `draw`, of the protocol's typed game (`game_kind`
+ * of a table view, a lobby line or a replay: `holdem`, `razz`, `badugi`...), or of an
+ * object carrying it.
+ */
 export function family(game) {
-  const g = game || "";
-  if (/Stud|Razz/.test(g)) return "stud";
-  if (/Draw|Badugi/.test(g)) return "draw";
+  const kind = game && typeof game === "object" ? game.game_kind : game;
+  if (STUD_GAMES.includes(kind)) return "stud";
+  if (DRAW_GAMES.includes(kind)) return "draw";
   return "board";
+}
+
+/** The seat of the player `S.me` at table state `T`, or null when not seated there. */
+export function mySeat(S, T) {
+  if (!T || !T.table || !S.me) return null;
+  const s = T.table.seats.find((x) => x.player_id === S.me.player_id);
+  return s ? s.seat : null;
+}
+
+/** The player's own entry in the hand in progress at `T`, or null. */
+export function myPlayer(S, T) {
+  if (!T || !T.hand) return null;
+  const seat = mySeat(S, T);
+  return seat === null ? null : T.hand.players.find((p) => p.seat === seat) || null;
+}
+
+/** Whether the player still has cards in a hand in progress at `T`. */
+export function inHand(S, T) {
+  const me = myPlayer(S, T);
+  return !!me && !T.hand.ended && !me.folded;
 }
 
 // ---------------------------------------------------------------- one hand
@@ -54,13 +81,13 @@ function list(names) {
 
 /**
  * Applies one event to the hand and returns its line for the hand log (or "" for none).
- * `ctx`: { name(seat) -> string, me: my seat or null, blinds: [small, big], game,
- * handName: the server's name of a shown hand }.
+ * `ctx`: { name(seat) -> string, me: my seat or null, blinds: [small, big], family
+ * (`board`, `stud` or `draw`, see `family`), handName: the server's name of a shown hand }.
  */
 export function applyEvent(h, e, ctx = {}) {
   const p = e.player !== undefined ? h.players[e.player] : null;
   const who = p ? (ctx.me === p.seat ? "You" : (ctx.name ? ctx.name(p.seat) : "Seat " + (p.seat + 1))) : "";
-  const fam = family(ctx.game);
+  const fam = ctx.family || "board";
   switch (e.type) {
     case "ante_posted":
       p.stack -= e.amount; p.committed += e.amount; h.pot += e.amount; p.last = "Ante " + e.amount;
@@ -132,7 +159,7 @@ export function applyEvent(h, e, ctx = {}) {
       return "";
     case "shown":
       p.cards = splitCards(e.cards); p.up = p.cards.map(() => true); p.shown = true;
-      p.handName = ctx.handName || "";
+      p.handName = spokenHand(ctx.handName);
       return who + " show" + s(who) + " " + p.cards.join(" ") + (p.handName ? " (" + p.handName + ")" : "");
     case "mucked": p.last = "Muck"; return who + " muck" + s(who);
     case "run_it_twice_answered":
@@ -163,6 +190,20 @@ export function applyEvent(h, e, ctx = {}) {
       return "";
   }
   return "";
+}
+
+/**
+ * A shown hand's name as players say it: the server's lows (`Lo: 8,5,4,3,2`, the hand
+ * history's words) read `8-5 low` (its two highest cards), `7-5 low` for the best 2-7
+ * hand ("number one"); other names are kept.
+ */
+export function spokenHand(name) {
+  return (name || "").replace(/\b(Lo|LO): ([2-9TJQKA](?:,[2-9TJQKA]){4})/g, (_, lo, list) => {
+    const r = list.split(",").map((c) => (c === "T" ? "10" : c));
+    const words = r[0] + "-" + r[1] + " low";
+    const label = lo === "LO" ? "LO: " : "";
+    return label + (list === "7,5,4,3,2" ? words + " (number one)" : words);
+  });
 }
 
 function s(who) {
@@ -251,15 +292,30 @@ export function callLabel(legal, myStack) {
 
 /**
  * Where seat `index` of `count` sits, in percent of the felt: the player's own seat at
- * the bottom, the others clockwise. A portrait felt (phones) is taller than wide.
+ * the bottom, the others clockwise, spaced evenly along the oval as drawn. `aspect` is
+ * the felt's width over its height in pixels: equal angles on a wide oval would crowd
+ * the seats at its two ends (two of six a few centimetres apart, the top and bottom
+ * empty), so the seats are placed at equal distances along its rim instead. A portrait
+ * felt (phones) is taller than wide.
  */
-export function seatPosition(index, count, mine, portrait = false) {
+export function seatPosition(index, count, mine, portrait = false, aspect = portrait ? 0.6 : 2.3) {
   const offset = mine === null || mine === undefined ? 0 : mine;
   const k = (index - offset + count) % count;
-  const angle = Math.PI / 2 + (2 * Math.PI * k) / count;
   const rx = portrait ? 40 : 46;
   const ry = portrait ? 45 : 47;
-  return { left: 50 + rx * Math.cos(angle), top: 50 + ry * Math.sin(angle) };
+  const at = (t) => ({ left: 50 + rx * Math.cos(t), top: 50 + ry * Math.sin(t) });
+  // The rim's length in pixels (the felt `aspect` wide and 1 high), from the bottom.
+  const STEPS = 720;
+  const lengths = [0];
+  for (let i = 1; i <= STEPS; i++) {
+    const a = at(Math.PI / 2 + (2 * Math.PI * (i - 1)) / STEPS), b = at(Math.PI / 2 + (2 * Math.PI * i) / STEPS);
+    lengths.push(lengths[i - 1] + Math.hypot((b.left - a.left) * aspect, b.top - a.top));
+  }
+  const want = (lengths[STEPS] * k) / count;
+  let i = 0;
+  while (i < STEPS && lengths[i + 1] < want) i++;
+  const f = lengths[i + 1] > lengths[i] ? (want - lengths[i]) / (lengths[i + 1] - lengths[i]) : 0;
+  return at(Math.PI / 2 + (2 * Math.PI * (i + f)) / STEPS);
 }
 
 // ---------------------------------------------------------------- settings
@@ -309,7 +365,7 @@ export function replayTo(replay, step) {
     me,
     name: (seat) => replay.names[replay.seats.indexOf(seat)] || "Seat " + (seat + 1),
     blinds: replay.blinds || [0, 0],
-    game: replay.game || "",
+    family: family(replay.game_kind),
     straddle: !!replay.straddle,
   };
   const lines = [];
@@ -330,7 +386,7 @@ export function replaySteps(replay) {
   const all = replayTo(replay, replay.events.length);
   let count = 0;
   const h = newHand(replay);
-  const ctx = { name: () => "", blinds: replay.blinds || [0, 0], game: replay.game || "", straddle: !!replay.straddle };
+  const ctx = { name: () => "", blinds: replay.blinds || [0, 0], family: family(replay.game_kind), straddle: !!replay.straddle };
   replay.events.forEach((e, i) => {
     if (applyEvent(h, e, ctx)) { count++; stops.push(i + 1); }
   });

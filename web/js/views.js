@@ -3,29 +3,76 @@
 // log and the chat. Everything is redrawn from the state; nothing here changes it
 // except through the callbacks in `ui`.
 
-import { SUITS, cardName, family, potsOf, raiseLabel, callLabel, sizing, legalAmount, seatPosition } from "./state.js";
+import { SUITS, cardName, family, potsOf, raiseLabel, callLabel, sizing, legalAmount, seatPosition, mySeat, myPlayer, inHand } from "./state.js";
+import { $, el } from "./dom.js";
+import { canShowHand } from "./reduce.js";
 
-export const $ = (sel) => document.querySelector(sel);
-export const el = (tag, cls, text) => {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-};
+export { $, el, mySeat, myPlayer, inHand };
 
-export function mySeat(S, T) {
-  if (!T || !T.table || !S.me) return null;
-  const s = T.table.seats.find((x) => x.player_id === S.me.player_id);
-  return s ? s.seat : null;
+// What the views remember between draws, per table: the cards already drawn (new ones
+// are animated), the amount box's decision (it starts at the minimum once per decision)
+// and the sizing shown. Drawing state only; the game's state is the reducer's.
+const memo = new Map();
+function memoOf(id) {
+  if (!memo.has(id)) memo.set(id, { seenCards: {}, seenBoard: 0, hand: null, sizedFor: null, sizing: null });
+  return memo.get(id);
 }
-export function myPlayer(S, T) {
-  if (!T || !T.hand) return null;
-  const seat = mySeat(S, T);
-  return seat === null ? null : T.hand.players.find((p) => p.seat === seat) || null;
+
+/**
+ * Draws everything from the state: which view is shown, the top bar, the connection
+ * banner, the wallet, the tabs, the lobby or the table, the page's title.
+ */
+export function render(S, ui) {
+  for (const v of ["login", "lobby", "table"]) $("#" + v + "-view").classList.toggle("hidden", S.view !== v);
+  const inside = S.view !== "login";
+  for (const id of ["#logout", "#history-open", "#settings-open"]) $(id).classList.toggle("hidden", !inside);
+  $("#to-lobby").classList.toggle("hidden", S.view !== "table");
+  $("#who").textContent = S.me ? S.me.name : "";
+  $("#banner").classList.toggle("hidden", S.online || S.view === "login");
+  document.body.classList.toggle("offline", !S.online);
+  const w = S.wallet;
+  $("#wallet").textContent = w ? "Wallet " + w.balance.toLocaleString("en") + (w.play_money ? " play chips" : "") : "";
+  $("#reload").classList.toggle("hidden", !(w && w.play_money));
+  $("#reload").disabled = !!(w && w.play_money && w.balance >= w.play_grant);
+  renderTabs(S, ui);
+  if (S.view === "lobby") renderLobby(S, ui);
+  if (S.view === "table") renderTable(S, ui);
+  renderTitle(S);
 }
-export function inHand(S, T) {
-  const me = myPlayer(S, T);
-  return !!me && !T.hand.ended && !me.folded;
+
+/** The page's title: whose turn it is first, else the table on screen. */
+export function renderTitle(S) {
+  const waiting = [...S.tables.values()].filter((T) => T.decide && T.table);
+  const cur = S.tables.get(S.current);
+  if (waiting.length) {
+    const first = waiting.find((T) => T.id !== S.current) || waiting[0];
+    document.title = "\u25B6 Your turn at " + first.table.name + " \u2013 pokerd";
+  } else {
+    document.title = S.view === "table" && cur && cur.table ? cur.table.name + " \u2013 pokerd" : "pokerd";
+  }
+}
+
+let toastTimer = null;
+/** A short word about the table on screen, at the top of the page, for `ms`. */
+export function showToast(text, ms = 2500) {
+  const t = $("#toast");
+  t.textContent = text;
+  t.classList.remove("hidden");
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => t.classList.add("hidden"), ms);
+}
+
+/** A word about another table: kept quietly in the notices line, the last three. */
+export function showNotice(text) {
+  const box = $("#notices");
+  box.append(el("p", "", text));
+  while (box.childElementCount > 3) box.firstChild.remove();
+  box.classList.remove("hidden");
+}
+
+/** What a screen reader says now (the player's turn). */
+export function announce(text) {
+  $("#announce").textContent = text;
 }
 
 export function cardEl(code, { down = false, fresh = false } = {}) {
@@ -55,7 +102,9 @@ export function renderLobby(S, ui) {
     const tr = el("tr", t.status + (mine ? " mine" : ""));
     tr.dataset.table = t.table_id;
     const seats = t.players + "/" + t.seats + (t.waiting ? " +" + t.waiting + " waiting" : "");
-    for (const v of [t.name, t.game, t.stakes, seats, t.avg_pot, t.hands_per_hour]) tr.append(el("td", "", String(v)));
+    // Nobody playing: the last hour's figures say nothing about the table now.
+    const idle = t.players < 2;
+    for (const v of [t.name, t.game, t.stakes, seats, idle ? "\u2014" : t.avg_pot, idle ? "\u2014" : t.hands_per_hour]) tr.append(el("td", "", String(v)));
     const td = el("td");
     const b = el("button", "primary", mine ? "Return" : "Open");
     b.setAttribute("aria-label", (mine ? "Return to " : "Open ") + t.name);
@@ -110,15 +159,21 @@ export function renderTable(S, ui) {
   if (meSeat) {
     $("#sit-toggle").textContent = meSeat.sitting_out ? "Sit in" : "Sit out";
     $("#sit-second").textContent = meSeat.sitting_out ? "Wait for BB" : "Sit out next BB";
-    $("#sit-second").classList.toggle("hidden", family(t.game) === "stud");
+    $("#sit-second").classList.toggle("hidden", family(t) === "stud");
   }
   const h = T.hand;
+  const M = memoOf(T.id);
+  // A new hand (or none) starts the animation memory over.
+  if (!h || M.hand !== h.number) { M.seenCards = {}; M.seenBoard = 0; M.hand = h ? h.number : null; }
   const portrait = window.matchMedia("(max-width: 640px)").matches;
+  const felt = $("#felt");
+  // The felt's shape as drawn, for spacing the seats evenly along its rim.
+  const aspect = felt.clientWidth && felt.clientHeight ? felt.clientWidth / felt.clientHeight : (portrait ? 0.6 : 2.3);
   const seatsEl = $("#seats");
   seatsEl.replaceChildren();
-  seatsEl.className = "fam-" + family(t.game);
+  seatsEl.className = "fam-" + family(t);
   for (let i = 0; i < t.seat_count; i++) {
-    const pos = seatPosition(i, t.seat_count, mine, portrait);
+    const pos = seatPosition(i, t.seat_count, mine, portrait, aspect);
     const view = t.seats.find((x) => x.seat === i);
     const p = h ? h.players.find((x) => x.seat === i) : null;
     const d = el("div", "seat");
@@ -130,7 +185,7 @@ export function renderTable(S, ui) {
       if (mine === null) {
         d.tabIndex = 0;
         d.setAttribute("role", "button");
-        d.setAttribute("aria-label", "Sit at seat " + (i + 1));
+        d.setAttribute("aria-label", "Sit here, seat " + (i + 1));
         d.onclick = () => ui.openBuyIn(i);
         d.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); ui.openBuyIn(i); } };
       }
@@ -146,6 +201,7 @@ export function renderTable(S, ui) {
     const toAct = T.clock && T.clock.seat === i && h && !h.ended;
     if (toAct) d.classList.add("to-act");
     d.dataset.player = view.name;
+    d.setAttribute("role", "group");
     d.tabIndex = 0;
     d.append(el("div", "name", view.name));
     const stack = p ? p.stack : view.stack;
@@ -157,22 +213,22 @@ export function renderTable(S, ui) {
     if (drawing) d.classList.add("drawing");
     if (p && !p.folded) {
       p.cards.forEach((c, k) => {
-        const fresh = S.settings.animations && (T.seenCards[i] || 0) <= k;
-        const ce = cardEl(c, { down: i === mine && !p.up[k] && !p.shown && family(t.game) === "stud", fresh });
+        const fresh = S.settings.animations && (M.seenCards[i] || 0) <= k;
+        const ce = cardEl(c, { down: i === mine && !p.up[k] && !p.shown && family(t) === "stud", fresh });
         if (drawing) {
           ce.tabIndex = 0;
           ce.setAttribute("role", "checkbox");
-          ce.setAttribute("aria-checked", String(T.discards.has(c)));
-          if (T.discards.has(c)) ce.classList.add("selected");
-          const flip = () => { if (T.discards.has(c)) T.discards.delete(c); else T.discards.add(c); ui.render(); };
+          ce.setAttribute("aria-checked", String(T.discards.includes(c)));
+          if (T.discards.includes(c)) ce.classList.add("selected");
+          const flip = () => ui.discard(c);
           ce.onclick = flip;
           ce.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); flip(); } };
         }
         hole.append(ce);
       });
-      T.seenCards[i] = p.cards.length;
+      M.seenCards[i] = p.cards.length;
     } else {
-      T.seenCards[i] = 0;
+      M.seenCards[i] = 0;
     }
     d.append(hole);
     let lastText = view.leaving ? "Leaving" : p ? p.last : (view.sitting_out ? "Sitting out" : h && !h.ended ? "Next hand" : "");
@@ -192,18 +248,18 @@ export function renderTable(S, ui) {
       b.style.top = pos.top > 50 ? "-1.6em" : "calc(100% + .3em)";
       d.append(b);
     }
-    if (h && h.button === i && family(t.game) !== "stud") d.append(el("div", "dealer", "D"));
+    if (h && h.button === i && family(t) !== "stud") d.append(el("div", "dealer", "D"));
     const label = [view.name, stack + " chips", i === mine ? "you" : "", lastText, p && p.won && h.ended ? "wins " + p.won : "",
       toAct ? "to act" : "", h && h.button === i ? "dealer" : "", p && p.bet ? "bet " + p.bet : ""].filter(Boolean).join(", ");
     d.setAttribute("aria-label", "Seat " + (i + 1) + ": " + label);
     seatsEl.append(d);
   }
-  const fresh = (n) => S.settings.animations && n >= (T.seenBoard || 0);
+  const fresh = (n) => S.settings.animations && n >= (M.seenBoard || 0);
   // The rabbit hunt: the cards a hand that ended early would have dealt, set apart.
   const rabbit = h && T.rabbit && T.rabbit.hand === h.number ? T.rabbit.cards : [];
   $("#board").replaceChildren(...(h ? h.board.map((c, k) => cardEl(c, { fresh: fresh(k) })) : []),
     ...rabbit.map((c) => { const e = cardEl(c); e.classList.add("rabbit"); e.title = "Rabbit hunt: not dealt"; return e; }));
-  T.seenBoard = h ? h.board.length : 0;
+  M.seenBoard = h ? h.board.length : 0;
   const b2 = $("#board2");
   b2.classList.toggle("hidden", !(h && h.board2));
   if (h && h.board2) b2.replaceChildren(...h.board2.map((c) => cardEl(c)));
@@ -214,20 +270,39 @@ export function renderTable(S, ui) {
   if (h && h.ended) message = "Hand #" + h.number + " is over" + (h.rake ? " (rake " + h.rake + ")" : "");
   else if (!h && t.seats.filter((x) => !x.sitting_out).length < 2) message = mine !== null ? "Waiting for another player\u2026" : "Waiting for players";
   $("#message").textContent = message;
-  renderLog(T);
+  $("#show-hand").classList.toggle("hidden", !canShowHand(S, T));
+  $("#tab-log").setAttribute("aria-selected", String(S.pane === "log"));
+  $("#tab-chat").setAttribute("aria-selected", String(S.pane === "chat"));
+  $("#log").classList.toggle("hidden", S.pane !== "log");
+  $("#chat").classList.toggle("hidden", S.pane !== "chat");
+  renderLog(S, T);
   renderChat(S, T, ui);
   renderActions(S, ui);
   tick(S);
 }
 
-export function renderLog(T) {
+// Whether the hand log follows new lines, per table: it does until the reader scrolls
+// back, and again once they scroll to the end. Kept while the log is hidden (a hidden
+// box has no height, so its scroll position says nothing).
+const following = new Map();
+
+export function renderLog(S, T) {
   const box = $("#log");
-  const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - 8;
-  const fresh = box.dataset.table !== T.id || box.childElementCount > T.log.length;
+  if (!box.dataset.wired) {
+    box.dataset.wired = "yes";
+    box.addEventListener("scroll", () => {
+      if (!box.clientHeight || !box.dataset.table) return;
+      following.set(box.dataset.table, box.scrollTop + box.clientHeight >= box.scrollHeight - 8);
+    });
+  }
+  // Redrawn whole when the table or the lines changed other than by growing at the end.
+  const first = T.log.length ? T.log[0] : null;
+  const fresh = box.dataset.table !== T.id || box.childElementCount > T.log.length ||
+    (first && box.firstChild && box.firstChild.textContent !== first.text);
   if (fresh) { box.replaceChildren(); box.dataset.table = T.id; }
   for (let k = box.childElementCount; k < T.log.length; k++) box.append(el("p", T.log[k].cls || "", T.log[k].text));
-  // Follows new lines unless the reader scrolled back.
-  if (atEnd || fresh) box.scrollTop = box.scrollHeight;
+  if (fresh && !following.has(T.id)) following.set(T.id, true);
+  if (S.pane === "log" && following.get(T.id) !== false) box.scrollTop = box.scrollHeight;
 }
 
 export function renderChat(S, T, ui) {
@@ -261,13 +336,17 @@ export function renderActions(S, ui) {
   const me = myPlayer(S, T);
   $("#actions").classList.toggle("hidden", !T.decide);
   $("#preselect").classList.toggle("hidden", !!T.decide || !inHand(S, T) || !seated || (me && me.allIn));
+  document.querySelectorAll("#preselect input").forEach((i) => { i.checked = T.pre === i.dataset.pre; });
+  // While the connection is down nothing can be sent: the buttons say so by being off.
+  document.querySelectorAll("#actions button, #actions input, #preselect input").forEach((b) => { b.disabled = !S.online; });
+  $("#actions").classList.toggle("offline", !S.online);
   if (!T.decide) return;
   const kind = T.decide.kind;
   const show = (id, on) => $(id).classList.toggle("hidden", !on);
   show("#act-pat", kind === "draw");
   show("#act-draw", kind === "draw");
-  if (kind === "draw") $("#act-draw").textContent = T.discards.size ? "Draw " + T.discards.size : "Draw";
-  $("#act-draw").disabled = T.discards.size === 0;
+  if (kind === "draw") $("#act-draw").textContent = T.discards.length ? "Draw " + T.discards.length : "Draw";
+  $("#act-draw").disabled = T.discards.length === 0 || !S.online;
   show("#act-rit-yes", kind === "run_twice");
   show("#act-rit-no", kind === "run_twice");
   show("#act-show", kind === "show");
@@ -289,7 +368,8 @@ export function renderActions(S, ui) {
   if (l.bring_in !== null && l.bring_in !== undefined) $("#act-bring-in").textContent = "Bring in " + l.bring_in;
   if (!l.bet_or_raise) return;
   const sz = sizing(l, { structure: T.table.structure, myBet: me ? me.bet : 0, myStack: stack, pot: totalPot(T) });
-  T.sizing = sz;
+  const M = memoOf(T.id);
+  M.sizing = sz;
   show("#sizing", !sz.fixed);
   const presets = $("#presets");
   if (presets.dataset.decision !== String(T.decide.id)) {
@@ -305,8 +385,8 @@ export function renderActions(S, ui) {
   const slider = $("#amount-slider");
   slider.min = sz.min; slider.max = sz.max; slider.step = l.unit || 1;
   // The amount starts at the minimum once per decision; later redraws keep the choice.
-  if (T.sizedFor !== T.decide.id) {
-    T.sizedFor = T.decide.id;
+  if (M.sizedFor !== T.decide.id) {
+    M.sizedFor = T.decide.id;
     slider.value = sz.min; $("#amount").value = sz.min;
   }
   $("#amount").min = sz.min; $("#amount").max = sz.max; $("#amount").step = l.unit || 1;
@@ -320,7 +400,8 @@ export function totalPot(T) {
 export function chosenAmount(S) {
   const T = S.tables.get(S.current);
   const l = T.decide.legal;
-  return T.sizing && T.sizing.fixed ? l.bet_or_raise[0] : legalAmount(l, $("#amount").value);
+  const M = memoOf(T.id);
+  return M.sizing && M.sizing.fixed ? l.bet_or_raise[0] : legalAmount(l, $("#amount").value);
 }
 
 export function updateRaiseLabel(S) {
@@ -330,7 +411,7 @@ export function updateRaiseLabel(S) {
   const h = T.hand;
   const facing = l.call !== null || (h && h.players.some((p) => p.bet > 0));
   const completing = h && h.bringIn && !h.completed;
-  $("#act-raise").firstChild.textContent = raiseLabel(chosenAmount(S), { facing, completing, allIn: T.sizing ? T.sizing.allIn : -1 });
+  $("#act-raise").firstChild.textContent = raiseLabel(chosenAmount(S), { facing, completing, allIn: memoOf(T.id).sizing ? memoOf(T.id).sizing.allIn : -1 });
 }
 
 export function tick(S) {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
   applyEvent, newHand, potsOf, sizing, raiseLabel, callLabel, legalAmount, seatPosition,
-  loadSettings, saveSettings, DEFAULT_SETTINGS, contrast, family, cardName,
+  loadSettings, saveSettings, DEFAULT_SETTINGS, contrast, family, cardName, spokenHand,
 } from "../js/state.js";
 
 const names = ["ann", "ben", "cat"];
@@ -68,7 +68,7 @@ test("side pots while all-ins are pending, and results by run", () => {
 
 test("stud: up and down cards are told apart, the bring-in is completed", () => {
   const h = newHand({ hand_number: 1, seats: [0, 1], starting_stacks: [100, 100], button: 0 });
-  const c = ctx(0, { game: "FL 7 Card Stud" });
+  const c = ctx(0, { family: family("stud") });
   applyEvent(h, { type: "hole_dealt", player: 0, cards: "AsKd7c", up: 4 }, c);
   applyEvent(h, { type: "hole_dealt", player: 1, cards: "????2h", up: 4 }, c);
   assert.deepEqual(h.players[0].up, [false, false, true]);
@@ -81,7 +81,7 @@ test("stud: up and down cards are told apart, the bring-in is completed", () => 
 
 test("draw: discards leave the hand, others' are counted only", () => {
   const h = newHand({ hand_number: 1, seats: [0, 1], starting_stacks: [100, 100], button: 0 });
-  const c = ctx(0, { game: "FL 2-7 Triple Draw" });
+  const c = ctx(0, { family: family({ game_kind: "deuce_to_seven_triple_draw" }) });
   applyEvent(h, { type: "hole_dealt", player: 0, cards: "2c3d4h8sKs", up: 0 }, c);
   applyEvent(h, { type: "hole_dealt", player: 1, cards: "??????????", up: 0 }, c);
   assert.equal(applyEvent(h, { type: "discarded", player: 0, cards: "Ks8s" }, c), "You draw 2 (throwing Ks 8s)");
@@ -90,8 +90,11 @@ test("draw: discards leave the hand, others' are counted only", () => {
   assert.equal(h.players[1].cards.length, 3);
   assert.equal(applyEvent(h, { type: "discarded", player: 1, cards: "" }, c), "ben stands pat");
   assert.equal(applyEvent(h, { type: "round_started", street: 1 }, c), "\u2014 After the first draw \u2014");
-  assert.equal(family("FL Badugi"), "draw");
-  assert.equal(family("PL Omaha"), "board");
+  assert.equal(family("badugi"), "draw");
+  assert.equal(family("razz"), "stud");
+  assert.equal(family({ game_kind: "omaha_hi_lo" }), "board");
+  // A label is for people: it is never parsed (a table named "Stud night" plays hold'em).
+  assert.equal(family("FL 7 Card Stud"), "board");
 });
 
 test("sizing: fixed limit has one amount, no presets, and is not all in", () => {
@@ -135,6 +138,26 @@ test("seats: mine at the bottom, every layout from 2 to 10 seats apart and on th
           assert.ok(d > 15, `${n} seats: ${i} and ${j} are ${d.toFixed(1)} apart`);
         }
       }
+    }
+  }
+});
+
+test("seats are spaced evenly along a wide oval, not bunched at its ends", () => {
+  const spread = (positions, aspect) => {
+    const px = positions.map((p) => [p.left * aspect, p.top]);
+    const gaps = px.map((p, i) => { const q = px[(i + 1) % px.length]; return Math.hypot(p[0] - q[0], p[1] - q[1]); });
+    return Math.max(...gaps) / Math.min(...gaps);
+  };
+  const byAngle = (n, aspect) => [...Array(n).keys()].map((k) => {
+    const t = Math.PI / 2 + (2 * Math.PI * k) / n;
+    return { left: 50 + 46 * Math.cos(t), top: 50 + 47 * Math.sin(t) };
+  });
+  for (const aspect of [1.6, 2.3, 3]) {
+    for (const n of [6, 8, 9]) {
+      const along = spread([...Array(n).keys()].map((i) => seatPosition(i, n, 0, false, aspect)), aspect);
+      const old = spread(byAngle(n, aspect), aspect);
+      // Neighbours' distances differ by under 70% (equal angles: up to 2.6 times).
+      assert.ok(along < 1.7 && along < old, `${n} seats on a ${aspect}:1 felt: ${along.toFixed(2)} (by angle ${old.toFixed(2)})`);
     }
   }
 });
@@ -184,7 +207,7 @@ test("the replayer plays a hand from the server's events, step by step, to its e
   const { replayTo, replaySteps } = await import("../js/state.js");
   const replay = {
     hand_number: 12, seats: [3, 5], names: ["ann", "ben"], me: 0, button: 5,
-    starting_stacks: [100, 100], finishing_stacks: [102, 98], blinds: [1, 2], game: "NL Hold'em", straddle: false,
+    starting_stacks: [100, 100], finishing_stacks: [102, 98], blinds: [1, 2], game: "NL Hold'em", game_kind: "holdem", straddle: false,
     events: [
       { type: "blind_posted", player: 1, amount: 1 },
       { type: "blind_posted", player: 0, amount: 2 },
@@ -214,4 +237,16 @@ test("the replayer plays a hand from the server's events, step by step, to its e
   // Beyond the end is the end; before the start is the start.
   assert.equal(replayTo(replay, 99).step, replay.events.length);
   assert.equal(replayTo(replay, -3).step, 0);
+});
+
+test("lows read as players say them: 8-5 low, not the history's list of ranks", () => {
+  assert.equal(spokenHand("Lo: 8,5,4,3,2"), "8-5 low");
+  assert.equal(spokenHand("Lo: 7,5,4,3,2"), "7-5 low (number one)");
+  assert.equal(spokenHand("Lo: 7,5,3,2,A"), "7-5 low");
+  assert.equal(spokenHand("Lo: T,8,6,4,3"), "10-8 low");
+  assert.equal(spokenHand("HI: a flush, Ace high; LO: 8,6,3,2,A"), "HI: a flush, Ace high; LO: 8-6 low");
+  assert.equal(spokenHand("a pair of Sevens"), "a pair of Sevens");
+  const h = newHand({ hand_number: 1, seats: [0, 1], starting_stacks: [100, 100], button: 0 });
+  const line = applyEvent(h, { type: "shown", player: 1, cards: "8h5d4c3s2h" }, ctx(0, { family: "draw", handName: "Lo: 8,5,4,3,2" }));
+  assert.equal(line, "ben shows 8h 5d 4c 3s 2h (8-5 low)");
 });

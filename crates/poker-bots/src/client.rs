@@ -171,7 +171,7 @@ impl Bot {
     }
 
     fn note_view(&mut self, table: &TableView) {
-        self.family = Family::from_label(&table.game);
+        self.family = Family::of(table.game_kind);
         if let Some(me) = self.me {
             let mine = table.seats.iter().find(|s| s.player_id == me);
             self.seat = mine.map(|s| s.seat);

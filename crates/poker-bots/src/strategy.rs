@@ -6,7 +6,7 @@
 
 use poker_rules::eval::high::{category, evaluate};
 use poker_rules::eval::Category;
-use poker_rules::{Action, Card, Cards, Chips, LegalActions};
+use poker_rules::{Action, Card, Cards, Chips, Game, LegalActions};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -28,22 +28,15 @@ pub enum Family {
 }
 
 impl Family {
-    /// The family of a game as the table view names it (`NL Hold'em`, `FL Razz`,
-    /// `FL 2-7 Triple Draw`, `PL Omaha Hi/Lo`).
-    pub fn from_label(label: &str) -> Family {
-        let l = label.to_ascii_lowercase();
-        if l.contains("omaha") {
-            Family::Omaha
-        } else if l.contains("razz") {
-            Family::Razz
-        } else if l.contains("stud") {
-            Family::Stud
-        } else if l.contains("2-7") {
-            Family::Lowball
-        } else if l.contains("badugi") {
-            Family::Badugi
-        } else {
-            Family::Holdem
+    /// The family of a game, from the table view's typed game.
+    pub fn of(game: Game) -> Family {
+        match game {
+            Game::Holdem | Game::ShortDeckHoldem => Family::Holdem,
+            Game::Omaha | Game::OmahaHiLo => Family::Omaha,
+            Game::Stud | Game::StudHiLo => Family::Stud,
+            Game::Razz => Family::Razz,
+            Game::DeuceToSevenSingleDraw | Game::DeuceToSevenTripleDraw => Family::Lowball,
+            Game::Badugi => Family::Badugi,
         }
     }
 }

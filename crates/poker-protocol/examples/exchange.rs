@@ -3,8 +3,8 @@
 //! `cargo run -p poker-protocol --example exchange`.
 
 use poker_protocol::{
-    ChatLine, ClientMsg, ClockView, ErrorCode, HandId, PlayerId, SeatView, ServerMsg, TableId,
-    TableSummary, TableView,
+    ChatLine, ClientMsg, ClockView, ErrorCode, Game, HandId, PlayerId, SeatView, ServerMsg,
+    Structure, TableId, TableStatus, TableSummary, TableView,
 };
 use poker_rules::{Action, Card, Cards, Event, LegalActions, PotShare};
 
@@ -31,6 +31,8 @@ fn main() {
         table_id: table,
         name: "NL 1/2".into(),
         game: "NL Hold'em".into(),
+        game_kind: Game::Holdem,
+        structure: Structure::NoLimit,
         stakes: "1/2".into(),
         players,
         seats: 6,
@@ -38,7 +40,7 @@ fn main() {
         max_buy_in: 200,
         avg_pot: 23,
         hands_per_hour: 85,
-        status: "open".into(),
+        status: TableStatus::Open,
         waiting: 0,
     };
     client(ClientMsg::ListTables);
@@ -74,7 +76,8 @@ fn main() {
         action_ms: 30000,
         time_bank_ms: 60000,
         game: "NL Hold'em".into(),
-        structure: "no_limit".into(),
+        game_kind: Game::Holdem,
+        structure: Structure::NoLimit,
         stakes: "1/2".into(),
         cap: None,
         chat: true,

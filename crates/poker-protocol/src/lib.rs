@@ -9,6 +9,7 @@
 pub use poker_fairness::{Commitment, HandProof, Seed};
 pub use poker_ids::{HandId, PlayerId, TableId};
 use poker_rules::{Action, Chips, Event, LegalActions};
+pub use poker_rules::{Game, Structure};
 use serde::{Deserialize, Serialize};
 
 /// What a client sends.
@@ -127,6 +128,13 @@ pub enum ClientMsg {
         hand_id: HandId,
         /// The seed.
         seed: Seed,
+    },
+    /// Shows the cards of the hand the player just won without a showdown (everyone
+    /// else folded) to the table: a `shown` event of that hand follows, to everyone.
+    /// Allowed to that hand's winner only, once, until the next hand is dealt.
+    ShowHand {
+        /// The table.
+        table_id: TableId,
     },
     /// Keeps the connection alive.
     Ping,
@@ -247,13 +255,15 @@ pub struct TableView {
     pub action_ms: u64,
     /// Time bank given on sitting down, in milliseconds.
     pub time_bank_ms: u64,
-    /// The game as players read it: `NL Hold'em`, `FL 7 Card Stud`.
+    /// The game as players read it: `NL Hold'em`, `FL 7 Card Stud` (a label for people:
+    /// programs read `game_kind` and `structure`).
     #[serde(default)]
     pub game: String,
+    /// The game dealt, typed: `holdem`, `omaha_hi_lo`, `razz`, `badugi`...
+    pub game_kind: Game,
     /// The betting structure: `no_limit`, `pot_limit`, `fixed_limit` or `spread_limit`
     /// (a cap limit game is one of those with `cap` set).
-    #[serde(default)]
-    pub structure: String,
+    pub structure: Structure,
     /// The stakes as the lobby shows them: `1/2`, `4/8 ante 1`.
     #[serde(default)]
     pub stakes: String,
@@ -310,8 +320,13 @@ pub struct TableSummary {
     pub table_id: TableId,
     /// Name.
     pub name: String,
-    /// Game and structure, e.g. "NT" or "PO".
+    /// Game and structure as players read them, e.g. `NL Hold'em` (a label for people:
+    /// programs read `game_kind` and `structure`).
     pub game: String,
+    /// The game dealt, typed.
+    pub game_kind: Game,
+    /// The betting structure, typed.
+    pub structure: Structure,
     /// Blinds or stakes, e.g. "1/2".
     pub stakes: String,
     /// Seats taken.
@@ -326,11 +341,25 @@ pub struct TableSummary {
     pub avg_pot: Chips,
     /// Hands dealt in the last hour.
     pub hands_per_hour: u32,
-    /// `open`, `closing` or `closed`.
-    pub status: String,
+    /// Whether the table deals, is closing, closed or stopped on a fault.
+    pub status: TableStatus,
     /// Players on the waiting list.
     #[serde(default)]
     pub waiting: u32,
+}
+
+/// Where a table is in its life, as the lobby shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TableStatus {
+    /// Dealing (or waiting for players).
+    Open,
+    /// Closing: the hand in progress finishes, then everyone is cashed out.
+    Closing,
+    /// Closed: gone from the lobby.
+    Closed,
+    /// Stopped on a server fault: nothing more is dealt; players may leave with their chips.
+    Failed,
 }
 
 /// What the server sends.

@@ -97,7 +97,7 @@ impl AppState {
         // Open by the lobby's word (which every node keeps), else by the table's own row
         // (this node just started: its lobby is not filled yet).
         let open = match self.lobby.get(table_id) {
-            Some(summary) => summary.status != "closed",
+            Some(summary) => summary.status != poker_protocol::TableStatus::Closed,
             None => self
                 .store
                 .table(table_id)

@@ -1,7 +1,7 @@
 //! The lobby: every table's summary, kept up to date by the table actors, and a broadcast
 //! of changes for connections that asked for the lobby.
 
-use poker_protocol::TableSummary;
+use poker_protocol::{TableStatus, TableSummary};
 use poker_store::TableId;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
@@ -64,7 +64,7 @@ impl Lobby {
                     || now.duration_since(*told) >= AVERAGES_EVERY
             }
         };
-        if summary.status == "closed" {
+        if summary.status == TableStatus::Closed {
             tables.remove(&table);
         } else {
             let told = if tell {
@@ -120,6 +120,8 @@ mod tests {
             table_id: TableId::new(),
             name: "T".into(),
             game: "NL Hold'em".into(),
+            game_kind: poker_protocol::Game::Holdem,
+            structure: poker_protocol::Structure::NoLimit,
             stakes: "1/2".into(),
             players,
             seats: 6,
@@ -127,7 +129,7 @@ mod tests {
             max_buy_in: 200,
             avg_pot,
             hands_per_hour: 0,
-            status: "open".into(),
+            status: TableStatus::Open,
             waiting: 0,
         }
     }
@@ -147,9 +149,9 @@ mod tests {
         lobby.publish(id, summary(2, 30));
         assert_eq!(rx.try_recv().unwrap().players, 2, "seats are told at once");
         let mut closed = summary(0, 30);
-        closed.status = "closed".into();
+        closed.status = TableStatus::Closed;
         lobby.publish(id, closed);
-        assert_eq!(rx.try_recv().unwrap().status, "closed");
+        assert_eq!(rx.try_recv().unwrap().status, TableStatus::Closed);
         assert!(lobby.list().is_empty());
     }
 }

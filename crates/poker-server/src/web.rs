@@ -38,6 +38,16 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../../web/js/state.js"),
     ),
     (
+        "js/reduce.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/reduce.js"),
+    ),
+    (
+        "js/dom.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/dom.js"),
+    ),
+    (
         "js/net.js",
         "text/javascript; charset=utf-8",
         include_str!("../../../web/js/net.js"),

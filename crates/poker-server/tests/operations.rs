@@ -6,7 +6,7 @@
 mod common;
 
 use common::{assert_conserved, play, simple_action, sit, Db, DbGuard, Server};
-use poker_protocol::{ClientMsg, ServerMsg};
+use poker_protocol::{ClientMsg, ServerMsg, TableStatus};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -85,7 +85,7 @@ async fn operators_close_a_table_mid_hand_and_read_its_hands_in_every_format() {
                     .await
                 }
                 Some(ServerMsg::TableClosed { .. }) => closed[i] = true,
-                Some(ServerMsg::TableUpdate { table }) if table.status == "closed" => {
+                Some(ServerMsg::TableUpdate { table }) if table.status == TableStatus::Closed => {
                     lobby_saw_closed = true
                 }
                 _ => {}
@@ -102,7 +102,7 @@ async fn operators_close_a_table_mid_hand_and_read_its_hands_in_every_format() {
     for c in clients.iter_mut() {
         while !lobby_saw_closed {
             match c.try_recv(Duration::from_secs(2)).await {
-                Some(ServerMsg::TableUpdate { table }) if table.status == "closed" => {
+                Some(ServerMsg::TableUpdate { table }) if table.status == TableStatus::Closed => {
                     lobby_saw_closed = true
                 }
                 None => break,

@@ -494,7 +494,10 @@ async fn a_table_whose_task_fails_voids_the_hand_and_lets_its_players_leave_with
     );
     let view = table.inspect().await.expect("still answers");
     assert_eq!(view["status"], "failed");
-    assert_eq!(lobby.get(table_id).unwrap().status, "failed");
+    assert_eq!(
+        lobby.get(table_id).unwrap().status,
+        poker_protocol::TableStatus::Failed
+    );
     let hands = store.table_hands(table_id, 10, 0).await.unwrap();
     assert_eq!(hands.len(), 1);
     assert_eq!(hands[0].status, "void");

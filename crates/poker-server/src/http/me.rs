@@ -70,24 +70,31 @@ pub(crate) async fn reload(
 pub(crate) struct MyPage {
     /// How many hands, 1 to 100 (20 unless asked).
     limit: Option<u32>,
+    /// How many of the newest hands to pass over first (paging back), 0 unless asked.
+    #[serde(default)]
+    offset: u32,
 }
 
-/// `GET /api/me/hands?limit=N`: the player's recent hands, newest first, with their
-/// result.
+/// `GET /api/me/hands?limit=N&offset=M`: the player's recent hands, newest first, with
+/// their result; `offset` pages back through older ones.
 pub(crate) async fn my_hands(
     State(state): State<Arc<AppState>>,
     Session(me): Session,
     q: Result<axum::extract::Query<MyPage>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    let limit = match q {
-        Ok(axum::extract::Query(MyPage { limit: None })) => 20,
+    let (limit, offset) = match q {
+        Ok(axum::extract::Query(MyPage {
+            limit: None,
+            offset,
+        })) => (20, offset),
         Ok(axum::extract::Query(MyPage {
             limit: Some(n @ 1..=100),
-        })) => n,
+            offset,
+        })) => (n, offset),
         Ok(_) => return refused(StatusCode::BAD_REQUEST, "bad_request", "limit is 1 to 100"),
         Err(e) => return ApiError::from(e).into_response(),
     };
-    let rows = match state.store.player_hands(me.player_id, limit, 0).await {
+    let rows = match state.store.player_hands(me.player_id, limit, offset).await {
         Ok(rows) => rows,
         Err(e) => {
             tracing::warn!("hands of a player: {e}");
@@ -247,6 +254,8 @@ pub(crate) async fn my_replay(
         "starting_stacks": record.starting_stacks,
         "finishing_stacks": record.finishing_stacks,
         "game": crate::table::game_label(config.game, config.structure),
+        "game_kind": config.game,
+        "structure": config.structure,
         "blinds": [small, big],
         "straddle": record.posts.iter().any(|p| matches!(p.kind, PostKind::Straddle | PostKind::Rock)),
         "events": played.events,

@@ -87,6 +87,8 @@ pub(super) struct Actor {
     pub(super) span: tracing::Span,
     /// Show the cards a hand that ended early would have dealt.
     pub(super) rabbit_hunt: bool,
+    /// The last hand, won without a showdown, until the next is dealt: its winner may show.
+    pub(super) uncontested: Option<super::show::Uncontested>,
     pub(super) chat: super::chat::Chat,
     pub(super) waitlist: super::waitlist::Waitlist,
     pub(super) table: Table<PlayerId>,
@@ -224,6 +226,7 @@ pub async fn spawn(
         chat_rules: spec.chat,
         span: span.clone(),
         rabbit_hunt: spec.rabbit_hunt,
+        uncontested: None,
         chat: Default::default(),
         waitlist: Default::default(),
         table,

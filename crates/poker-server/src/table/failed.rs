@@ -29,9 +29,9 @@ impl Failed {
         });
     }
 
-    pub(super) fn lobby(&self, status: &str) {
+    pub(super) fn lobby(&self, status: poker_protocol::TableStatus) {
         if let Some(mut summary) = self.ctx.lobby.get(self.table_id) {
-            summary.status = status.to_string();
+            summary.status = status;
             self.ctx.lobby.publish(self.table_id, summary);
         }
     }
@@ -53,7 +53,7 @@ impl Failed {
             Ok(_) => {}
             Err(e) => tracing::error!("cannot void its hand: {e}"),
         }
-        self.lobby("failed");
+        self.lobby(poker_protocol::TableStatus::Failed);
         let failed_msg = ServerMsg::TableFailed {
             table_id,
             message: "the table stopped on a server fault: the hand in progress is void \
@@ -201,7 +201,7 @@ impl Failed {
         {
             tracing::error!("cannot mark closed: {e}");
         }
-        self.lobby("closed");
+        self.lobby(poker_protocol::TableStatus::Closed);
         self.tell(&ServerMsg::TableClosed { table_id });
         Some(total)
     }

@@ -4,7 +4,7 @@
 use super::actor::*;
 use super::Out;
 use axum::extract::ws::Utf8Bytes;
-use poker_protocol::{HandView, SeatView, ServerMsg, TableSummary, TableView};
+use poker_protocol::{HandView, SeatView, ServerMsg, TableStatus, TableSummary, TableView};
 use poker_rules::{Card, Cards, Chips, Decision, Event};
 use poker_store::PlayerId;
 use std::sync::atomic::Ordering;
@@ -13,13 +13,13 @@ use tokio::sync::mpsc::error::TrySendError;
 use tokio::time::Instant;
 
 impl Actor {
-    pub(super) fn status(&self) -> &'static str {
+    pub(super) fn status(&self) -> TableStatus {
         if self.closed {
-            "closed"
+            TableStatus::Closed
         } else if !self.closing.is_empty() {
-            "closing"
+            TableStatus::Closing
         } else {
-            "open"
+            TableStatus::Open
         }
     }
 
@@ -57,7 +57,8 @@ impl Actor {
             action_ms: self.clock_rules.action_ms,
             time_bank_ms: self.clock_rules.time_bank_ms,
             game: game_name(rules),
-            structure: structure_name(rules.structure).to_string(),
+            game_kind: rules.game,
+            structure: rules.structure,
             stakes: stakes_name(rules),
             cap: rules.options.cap,
             chat: self.chat_rules.enabled,
@@ -332,6 +333,8 @@ impl Actor {
             table_id: self.table_id,
             name: self.name.clone(),
             game: game_name(rules),
+            game_kind: rules.game,
+            structure: rules.structure,
             stakes: stakes_name(rules),
             players: self.table.seats().iter().flatten().count() as u32,
             seats: rules.seat_count as u32,
@@ -339,7 +342,7 @@ impl Actor {
             max_buy_in: rules.max_buy_in,
             avg_pot,
             hands_per_hour: self.hand_times.len() as u32,
-            status: self.status().to_string(),
+            status: self.status(),
             waiting: self.waitlist.queue.len() as u32,
         };
         self.ctx.lobby.publish(self.table_id, summary);
@@ -373,17 +376,6 @@ pub fn game_label(game: poker_rules::Game, structure: poker_rules::Structure) ->
         Badugi => "Badugi",
     };
     format!("{structure} {game}")
-}
-
-/// The protocol's name of a betting structure.
-fn structure_name(structure: poker_rules::Structure) -> &'static str {
-    use poker_rules::Structure::*;
-    match structure {
-        NoLimit => "no_limit",
-        PotLimit => "pot_limit",
-        FixedLimit => "fixed_limit",
-        SpreadLimit => "spread_limit",
-    }
 }
 
 /// The lobby's stakes: the blinds, or the small and big bet in fixed limit and in stud,

@@ -36,6 +36,7 @@ mod fanout;
 mod play;
 mod request;
 mod seating;
+mod show;
 mod waitlist;
 mod writer;
 
@@ -311,6 +312,8 @@ pub enum SeatRequest {
         /// Straddle.
         on: bool,
     },
+    /// Show the cards of the hand just won without a showdown (until the next hand).
+    ShowHand,
     /// The player's seed for the next hand's deck (docs/fairness.md).
     Seed {
         /// The hand the commitment answered is for.
@@ -331,12 +334,13 @@ impl SeatRequest {
             SeatRequest::AutoMuck { .. } => "auto_muck",
             SeatRequest::Straddle { .. } => "straddle",
             SeatRequest::Seed { .. } => "seed",
+            SeatRequest::ShowHand => "show_hand",
         }
     }
 
     /// Whether granting it changes what everyone sees of the seats (a seed does not).
     pub fn changes_seats(&self) -> bool {
-        !matches!(self, SeatRequest::Seed { .. })
+        !matches!(self, SeatRequest::Seed { .. } | SeatRequest::ShowHand)
     }
 }
 

@@ -240,6 +240,7 @@ impl Actor {
             return false;
         }
         self.button = Some(plan.button as u32);
+        self.uncontested = None;
         self.current = Some(Current {
             plan,
             hand,
@@ -387,6 +388,7 @@ impl Actor {
         self.release();
         let cur = self.current.take().expect("a hand");
         self.clock = None;
+        self.uncontested = super::show::Uncontested::of(&cur);
         self.send_proofs(&cur);
         if self.rabbit_hunt {
             let cards = cur.hand.rabbit();

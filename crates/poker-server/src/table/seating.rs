@@ -208,6 +208,7 @@ impl Actor {
                 done(0, false)
             }
             SeatRequest::Seed { hand_id, seed } => self.take_seed(player, hand_id, seed),
+            SeatRequest::ShowHand => self.show_uncontested(player),
             SeatRequest::Leave => {
                 if self.in_hand(player) {
                     self.info.get_mut(&player).expect("seated").leaving = true;

@@ -172,6 +172,7 @@ pub(crate) async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMs
         | ClientMsg::Leave { table_id }
         | ClientMsg::AutoMuck { table_id, .. }
         | ClientMsg::Straddle { table_id, .. }
+        | ClientMsg::ShowHand { table_id }
         | ClientMsg::Chat { table_id, .. }
         | ClientMsg::JoinWaitlist { table_id }
         | ClientMsg::LeaveWaitlist { table_id }
@@ -307,6 +308,7 @@ async fn ask(
         ClientMsg::Leave { .. } => SeatRequest::Leave,
         ClientMsg::AutoMuck { on, .. } => SeatRequest::AutoMuck { on },
         ClientMsg::Straddle { on, .. } => SeatRequest::Straddle { on },
+        ClientMsg::ShowHand { .. } => SeatRequest::ShowHand,
         ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => {
             return Finished::reply(table_id, None)
         }

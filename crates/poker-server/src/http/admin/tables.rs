@@ -223,8 +223,8 @@ pub(crate) async fn list_tables(
             "status": state
                 .lobby
                 .get(t.table_id)
-                .filter(|l| l.status == "failed")
-                .map_or(t.status.to_string(), |l| l.status),
+                .filter(|l| l.status == poker_protocol::TableStatus::Failed)
+                .map_or(t.status.to_string(), |_| "failed".to_string()),
             "rules": rules,
             "seats": seats,
         }));

@@ -1,0 +1,454 @@
+// The client's state machine: `reduce(state, message)` takes the state and one message
+// (a server message of docs/protocol.md, or a local one saying what the player did or
+// what the connection did) and returns `{ state, effects }`: the next state, and what
+// the page must do about it (send a message, show a toast, beep, open a dialog). It
+// never touches the DOM, the network, storage or the clock, so `node --test web/test/`
+// checks every message's handling; main.js runs the effects and the views draw the
+// state. The state given is never changed: what a message touches is copied first.
+//
+// Local messages (`type` with a `ui_` or `conn_` prefix) are listed in `LOCAL` below.
+
+import { applyEvent, newHand, DEFAULT_SETTINGS, mySeat, myPlayer, inHand, family } from "./state.js";
+
+/** The state before the server has said anything; `current` is the table last looked at. */
+export function initialState({ current = null, token = false } = {}) {
+  return {
+    me: null, // { player_id, name }
+    lobby: new Map(), // table_id -> the lobby's summary
+    view: token ? (current ? "table" : "lobby") : "login",
+    current, // the table on screen
+    tables: new Map(), // table_id -> the state of one table (see newTable)
+    settings: { ...DEFAULT_SETTINGS, muted: [] },
+    pane: "log", // the side pane shown: the hand log or the chat
+    online: true, // false while the connection is down or silent: no action can be sent
+    wallet: null, // the answer of /api/me, once asked
+  };
+}
+
+/** One table's state before its snapshot. */
+export function newTable(id) {
+  return {
+    id, table: null, hand: null, decide: null, clock: null, pre: null, discards: [],
+    log: [], chat: [], unread: 0, alert: false, rebuyFor: null, waitPlace: null, seeded: null, rabbit: null,
+  };
+}
+
+const DECIDE_KIND = { decide: "bet", decide_draw: "draw", decide_run_twice: "run_twice", decide_show: "show" };
+const ACTED = ["folded", "checked", "called", "bet_to", "bring_in_posted", "discarded", "run_it_twice_answered", "shown", "mucked"];
+/** The hand log keeps this many lines per table. */
+export const LOG_LINES = 400;
+
+/**
+ * The messages the page itself feeds to `reduce`, besides the server's:
+ * `ui_open_table {table_id}`, `ui_lobby`, `ui_act {action}`, `ui_show_hand`, `ui_pane {pane}`,
+ * `ui_preselect {pre}`, `ui_discard {card}`, `ui_settings {settings}`, `ui_wallet {wallet}`,
+ * `ui_log {table_id, text}`, `ui_logout`, `conn_down`, `conn_up`.
+ */
+export const LOCAL = ["ui_open_table", "ui_lobby", "ui_act", "ui_show_hand", "ui_pane", "ui_preselect", "ui_discard", "ui_settings",
+  "ui_wallet", "ui_log", "ui_logout", "conn_down", "conn_up"];
+
+/**
+ * The next state after `m`, and the effects to run: `{ type: "send", msg }`,
+ * `{ type: "toast", text, table_id }` (a table's word: shown loudly only when that table
+ * is on screen), `{ type: "beep", freq, secs }`, `{ type: "announce", text }`,
+ * `{ type: "notify", title, body, table_id }`, `{ type: "buy_in", seat }`,
+ * `{ type: "top_up", rebuy }`, `{ type: "seed", table_id, hand_id }`,
+ * `{ type: "forget_seed", hand_id }`, `{ type: "proof", table_id, hand_number, proof, seat }`,
+ * `{ type: "remember_table", table_id }` (null: none), `{ type: "wallet" }` (ask again),
+ * `{ type: "your_turn", table_id }` (clear the table of what covers it),
+ * `{ type: "settings" }` (load the player's saved settings), `{ type: "logout", message }`.
+ */
+export function reduce(state, m) {
+  const r = { state: { ...state, tables: new Map(state.tables) }, effects: [] };
+  const id = m.table_id || (m.table && m.table.table_id) || null;
+  const handler = HANDLERS[m.type];
+  if (handler) handler(r, m, id);
+  return r;
+}
+
+// A copy of one table's state that this message may change (null: not followed).
+function table(r, id) {
+  const T = r.state.tables.get(id);
+  if (!T) return null;
+  const copy = structuredClone(T);
+  r.state.tables.set(id, copy);
+  return copy;
+}
+
+function tableName(T, fallback = "A table") {
+  return T && T.table ? T.table.name : fallback;
+}
+
+/** A table stays while the player sits there or waits for a seat. */
+export function keep(S, T) {
+  return mySeat(S, T) !== null || !!T.waitPlace;
+}
+
+function clockOf(c, table, at) {
+  return {
+    seat: c.seat, deadline: (at || 0) + c.remaining_ms,
+    total: c.in_time_bank ? c.time_bank_ms : (table ? table.action_ms : c.remaining_ms),
+    bankMs: c.time_bank_ms, inBank: c.in_time_bank,
+  };
+}
+
+/** What `applyEvent` needs to word a table's log lines. */
+export function logCtx(S, T, handName) {
+  return {
+    me: mySeat(S, T),
+    name: (seat) => { const v = T.table && T.table.seats.find((x) => x.seat === seat); return v ? v.name : "Seat " + (seat + 1); },
+    blinds: T.table ? T.table.blinds : [0, 0],
+    straddle: !!(T.table && T.table.straddle),
+    game: T.table ? T.table.game : "",
+    family: T.table ? family(T.table) : "board",
+    handName,
+  };
+}
+
+function log(T, text, hand, cls) {
+  T.log.push(cls ? { text, hand, cls } : { text, hand });
+  if (T.log.length > LOG_LINES) T.log.splice(0, T.log.length - LOG_LINES);
+}
+
+function toast(r, text, T = null) {
+  r.effects.push({ type: "toast", text, table_id: T ? T.id : null });
+}
+
+// The player leaves the table on screen for the lobby.
+function goLobby(r) {
+  const S = r.state;
+  const T = S.tables.get(S.current);
+  if (T && !keep(S, T)) { r.effects.push({ type: "send", msg: { type: "unwatch", table_id: T.id } }); S.tables.delete(T.id); }
+  S.current = null;
+  S.view = "lobby";
+  r.effects.push({ type: "remember_table", table_id: null }, { type: "send", msg: { type: "list_tables" } }, { type: "wallet" });
+}
+
+function openTable(r, id) {
+  const S = r.state;
+  const prev = S.tables.get(S.current);
+  // A spectator of another table stops receiving it.
+  if (prev && prev.id !== id && !keep(S, prev)) {
+    r.effects.push({ type: "send", msg: { type: "unwatch", table_id: prev.id } });
+    S.tables.delete(prev.id);
+  }
+  S.current = id;
+  r.effects.push({ type: "remember_table", table_id: id });
+  const T = table(r, id);
+  if (T && T.table) {
+    T.alert = false;
+    applyPreselect(r, T);
+    S.view = "table";
+  } else {
+    r.effects.push({ type: "send", msg: { type: "watch", table_id: id } });
+  }
+}
+
+// Sends the player's action at the table on screen; nothing is sent (and the player is
+// told) while the connection is down.
+function act(r, T, action) {
+  if (!T || !T.decide) return;
+  if (!r.state.online) { toast(r, "Not connected: your action was not sent."); return; }
+  r.effects.push({ type: "send", msg: { type: "act", table_id: T.id, decision_id: T.decide.id, action } });
+  T.decide = null;
+  T.alert = false;
+}
+
+// Pre-selected actions are held until the turn and re-validated then (R2).
+function applyPreselect(r, T) {
+  const pre = T.pre;
+  if (!pre || !T.decide || T.decide.kind !== "bet" || T.id !== r.state.current || !r.state.online) return false;
+  const l = T.decide.legal;
+  T.pre = null;
+  if (pre === "check_fold") { act(r, T, l.check ? { type: "check" } : { type: "fold" }); return true; }
+  if (pre === "check" && l.check) { act(r, T, { type: "check" }); return true; }
+  if (pre === "call_any") { act(r, T, l.call !== null ? { type: "call" } : { type: "check" }); return true; }
+  return false;
+}
+
+function yourTurn(r, T) {
+  const name = tableName(T, "a table");
+  const l = T.decide.legal;
+  const k = T.decide.kind;
+  const what = k === "draw" ? "choose your discards" : k === "run_twice" ? "run it twice?" : k === "show" ? "show or muck?" :
+    l.call !== null ? "call " + l.call + (l.bet_or_raise ? " or raise" : "") + ", or fold" : l.check ? "check" + (l.bet_or_raise ? " or bet" : "") : "act";
+  r.effects.push({ type: "announce", text: "Your turn at " + name + ": " + what + "." }, { type: "beep", freq: 660, secs: 0.12 });
+  if (T.id !== r.state.current) {
+    T.alert = true;
+    toast(r, "Your turn at " + name, T);
+  }
+  r.effects.push({ type: "notify", title: "Your turn at " + name, body: what, table_id: T.id }, { type: "your_turn", table_id: T.id });
+}
+
+// Every seated player answers the next hand's deck commitment with a seed, once a hand.
+function seedDeck(r, T, commitment) {
+  if (mySeat(r.state, T) === null || T.seeded === commitment.hand_id) return;
+  T.seeded = commitment.hand_id;
+  r.effects.push({ type: "seed", table_id: T.id, hand_id: commitment.hand_id });
+}
+
+// Busted after a hand at the table on screen: offer a rebuy once per hand.
+function maybeRebuy(r, T) {
+  const S = r.state;
+  if (T.id !== S.current || !T.hand || !T.hand.ended || T.rebuyFor === T.hand.number) return;
+  const me = T.table.seats.find((x) => S.me && x.player_id === S.me.player_id);
+  if (!me || me.stack > 0 || me.pending_top_up > 0 || me.leaving) return;
+  T.rebuyFor = T.hand.number;
+  r.effects.push({ type: "top_up", rebuy: true });
+}
+
+const HANDLERS = {
+  welcome(r, m) {
+    const S = r.state;
+    S.me = { player_id: m.player_id, name: m.name };
+    S.online = true;
+    r.effects.push({ type: "settings" }, { type: "send", msg: { type: "list_tables" } });
+    // Seated tables come as snapshots by themselves; a watched one is asked again.
+    if (S.current) r.effects.push({ type: "send", msg: { type: "watch", table_id: S.current } });
+    else S.view = "lobby";
+    r.effects.push({ type: "wallet" });
+  },
+  error(r, m) {
+    if (m.code === "unauthenticated") { r.effects.push({ type: "logout", message: "Please log in again." }); return; }
+    if (m.code === "seed_refused") {
+      // A seed that came after its hand was dealt: it was not counted (nothing to show).
+      const hand = (m.message.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/) || [])[0];
+      if (hand) r.effects.push({ type: "forget_seed", hand_id: hand });
+      return;
+    }
+    toast(r, m.message);
+  },
+  tables(r, m) {
+    r.state.lobby = new Map(m.tables.map((t) => [t.table_id, t]));
+  },
+  table_update(r, m) {
+    r.state.lobby = new Map(r.state.lobby);
+    if (m.table.status === "closed") r.state.lobby.delete(m.table.table_id);
+    else r.state.lobby.set(m.table.table_id, m.table);
+  },
+  snapshot(r, m, id) {
+    const S = r.state;
+    if (!S.tables.has(id)) S.tables.set(id, newTable(id));
+    const T = table(r, id);
+    const seated = m.table.seats.some((x) => S.me && x.player_id === S.me.player_id);
+    // A table the player neither sits at, waits for, nor looks at is not kept.
+    if (!seated && !T.waitPlace && id !== S.current) { S.tables.delete(id); return; }
+    T.table = m.table;
+    T.hand = null;
+    if (m.hand) {
+      const n = m.hand.hand_number;
+      // A snapshot of a hand already in the log (a reload, a second snapshot after
+      // sitting down or joining the waiting list) replaces its lines, never repeats them.
+      const had = T.log.some((l) => l.hand === n);
+      T.log = T.log.filter((l) => l.hand !== n);
+      T.hand = newHand(m.hand);
+      log(T, "Hand #" + n + (had ? "" : " (joined)"), n, "hand-start");
+      for (const e of m.hand.events) {
+        const line = applyEvent(T.hand, e, logCtx(S, T));
+        if (line) log(T, line, n);
+      }
+    }
+    T.chat = (m.chat || []).slice();
+    T.decide = m.decide ? { id: m.decide.decision_id, kind: DECIDE_KIND[m.decide.type], legal: m.decide.legal || null } : null;
+    T.clock = m.clock ? clockOf(m.clock, m.table, m.at) : null;
+    // The server mucks beaten hands unless told to ask (per seat, so told on each join).
+    if (seated && !S.settings.autoMuck) r.effects.push({ type: "send", msg: { type: "auto_muck", table_id: id, on: false } });
+    if (m.next_deck) seedDeck(r, T, m.next_deck);
+    if (id === S.current) { S.view = "table"; r.effects.push({ type: "remember_table", table_id: id }); }
+    if (T.decide && id !== S.current) T.alert = true;
+  },
+  seats(r, m, id) {
+    const S = r.state;
+    const T = table(r, id);
+    if (!T) return;
+    T.table = m.table;
+    if (T.hand && T.hand.ended) {
+      // After the hand, the seats are the truth (top-ups included).
+      for (const p of T.hand.players) {
+        const v = m.table.seats.find((x) => x.seat === p.seat);
+        if (v) p.stack = v.stack;
+      }
+    }
+    if (!keep(S, T) && T.id !== S.current) { S.tables.delete(T.id); return; }
+    maybeRebuy(r, T);
+  },
+  event(r, m, id) {
+    const S = r.state;
+    const T = table(r, id);
+    if (!T) return;
+    if (!T.hand || T.hand.number !== m.hand_number) {
+      // A new hand: its stacks come from the seats message sent just before it.
+      const stacks = m.seats.map((seat) => {
+        const x = T.table && T.table.seats.find((v) => v.seat === seat);
+        return x ? x.stack : 0;
+      });
+      T.hand = newHand({ hand_number: m.hand_number, seats: m.seats, starting_stacks: stacks, button: T.table ? T.table.button : null });
+      log(T, "Hand #" + m.hand_number, m.hand_number, "hand-start");
+    }
+    const line = applyEvent(T.hand, m.event, logCtx(S, T, m.hand_name));
+    if (line) log(T, line, m.hand_number);
+    const e = m.event;
+    const p = e.player !== undefined ? T.hand.players[e.player] : null;
+    if (p && p.seat === mySeat(S, T) && ACTED.includes(e.type)) { T.decide = null; T.alert = false; }
+    if (ACTED.includes(e.type)) T.clock = null;
+    if (e.type === "board_dealt" || e.type === "hole_dealt") r.effects.push({ type: "beep", freq: 520, secs: 0.04 });
+    if (e.type === "hand_ended") { T.decide = null; T.clock = null; T.pre = null; T.alert = false; }
+  },
+  decide(r, m, id) {
+    const T = table(r, id);
+    if (!T) return;
+    T.decide = { id: m.decision_id, kind: "bet", legal: m.legal };
+    if (!applyPreselect(r, T)) yourTurn(r, T);
+  },
+  decide_draw(r, m, id) { decideOther(r, m, id); },
+  decide_run_twice(r, m, id) { decideOther(r, m, id); },
+  decide_show(r, m, id) { decideOther(r, m, id); },
+  turn(r, m, id) {
+    const T = table(r, id);
+    if (T) T.clock = clockOf(m.clock, T.table, m.at);
+  },
+  clock_warning(r, m, id) {
+    const T = r.state.tables.get(id);
+    if (T) toast(r, tableName(T) + ": time is running out, " + Math.ceil(m.remaining_ms / 1000) + " s left", T);
+    r.effects.push({ type: "beep", freq: 880, secs: 0.15 });
+  },
+  timed_out(r, m, id) {
+    const T = r.state.tables.get(id);
+    if (T && mySeat(r.state, T) === m.seat) toast(r, tableName(T) + ": " + (m.sat_out ? "you timed out and are sitting out." : "you timed out."), T);
+  },
+  done(r, m, id) {
+    const S = r.state;
+    const T = S.tables.get(id);
+    const what = {
+      sit: "Seated with " + m.amount,
+      top_up: m.pending ? "Adding " + m.amount + " after this hand" : "Added " + m.amount,
+      leave: m.pending ? "Leaving after this hand" : "Cashed out " + m.amount,
+      sit_out: m.pending ? "Sitting out after this hand" : "Sitting out",
+      sit_in: "Back in",
+      straddle: "Straddle setting saved",
+    }[m.request];
+    if (what) toast(r, (T && T.table && T.id !== S.current ? T.table.name + ": " : "") + what, T);
+    if (m.request === "leave" && !m.pending) {
+      S.tables.delete(id);
+      if (id === S.current) goLobby(r);
+    }
+  },
+  chat(r, m, id) {
+    const S = r.state;
+    const T = table(r, id);
+    if (!T) return;
+    T.chat.push(m.line);
+    if (T.chat.length > 200) T.chat.shift();
+    if ((S.pane !== "chat" || T.id !== S.current) && !S.settings.muted.includes(m.line.player_id)) T.unread++;
+  },
+  waitlist(r, m, id) {
+    const T = table(r, id);
+    if (!T) return;
+    T.waitPlace = m.position;
+    if (T.table) T.table = { ...T.table, waitlist: m.length };
+  },
+  seat_offered(r, m, id) {
+    const T = r.state.tables.get(id);
+    if (!T) return;
+    toast(r, tableName(T) + ": seat " + (m.seat + 1) + " is yours for " + Math.round(m.expires_ms / 1000) + " s");
+    r.effects.push({ type: "beep", freq: 660, secs: 0.2 });
+    if (T.id !== r.state.current) openTable(r, T.id);
+    r.effects.push({ type: "buy_in", seat: m.seat });
+  },
+  deck_committed(r, m, id) {
+    const T = table(r, id);
+    if (T) seedDeck(r, T, m.commitment);
+  },
+  deck_proof(r, m, id) {
+    const T = r.state.tables.get(id);
+    // The proofs of the cards this player saw: main.js compares the seed it remembers
+    // and logs the outcome (`ui_log`); the history dialog checks the proofs.
+    if (T) r.effects.push({ type: "proof", table_id: id, hand_number: m.hand_number, proof: m.proof, seat: mySeat(r.state, T) });
+  },
+  rabbit(r, m, id) {
+    const T = table(r, id);
+    if (!T) return;
+    T.rabbit = { hand: m.hand_number, cards: m.cards };
+    log(T, "Rabbit hunt: " + m.cards.join(" ") + " (not dealt)", m.hand_number);
+  },
+  chat_switched(r, m, id) {
+    const T = table(r, id);
+    if (!T) return;
+    T.table = { ...T.table, chat: m.enabled };
+    T.chat.push({ off: m.enabled ? "The chat is on again." : "An operator turned the chat off." });
+  },
+  table_closed(r, m, id) {
+    const S = r.state;
+    const T = S.tables.get(id);
+    if (!T) return;
+    toast(r, tableName(T, "The table") + " was closed; your chips are back in your wallet.");
+    S.tables.delete(id);
+    if (id === S.current) goLobby(r);
+  },
+  table_failed(r, m, id) {
+    // The hand in progress is void and nothing more is dealt: leaving cashes out.
+    const T = table(r, id);
+    if (T) T.decide = null;
+    toast(r, "This table stopped on a server fault: " + m.message);
+  },
+
+  // ------------------------------------------------------------ local messages
+
+  ui_open_table(r, m) { openTable(r, m.table_id); },
+  ui_lobby(r) { goLobby(r); },
+  ui_act(r, m) { act(r, table(r, r.state.current), m.action); },
+  ui_show_hand(r) {
+    // The winner of a hand nobody called may show it, once, until the next hand.
+    const T = table(r, r.state.current);
+    if (!T || !canShowHand(r.state, T) || !r.state.online) return;
+    T.showSent = T.hand.number;
+    r.effects.push({ type: "send", msg: { type: "show_hand", table_id: T.id } });
+  },
+  ui_pane(r, m) {
+    r.state.pane = m.pane;
+    const T = table(r, r.state.current);
+    if (T && m.pane === "chat") T.unread = 0;
+  },
+  ui_preselect(r, m) {
+    const T = table(r, r.state.current);
+    if (T) T.pre = m.pre || null;
+  },
+  ui_discard(r, m) {
+    const T = table(r, r.state.current);
+    if (!T) return;
+    T.discards = T.discards.includes(m.card) ? T.discards.filter((c) => c !== m.card) : T.discards.concat([m.card]);
+  },
+  ui_settings(r, m) { r.state.settings = m.settings; },
+  ui_wallet(r, m) { r.state.wallet = m.wallet; },
+  ui_log(r, m) {
+    const T = table(r, m.table_id);
+    if (T) log(T, m.text, m.hand_number);
+  },
+  ui_logout(r) {
+    const keepLobby = r.state.lobby;
+    r.state = { ...initialState(), lobby: keepLobby, view: "login" };
+  },
+  conn_down(r) { r.state.online = false; },
+  conn_up(r) { r.state.online = true; },
+};
+
+function decideOther(r, m, id) {
+  const T = table(r, id);
+  if (!T) return;
+  T.decide = { id: m.decision_id, kind: DECIDE_KIND[m.type], legal: null };
+  T.discards = [];
+  yourTurn(r, T);
+}
+
+/**
+ * Whether the player may show the hand just ended at `T`: they won it without a
+ * showdown (everyone else folded) and have not shown it or asked to.
+ */
+export function canShowHand(S, T) {
+  const h = T && T.hand;
+  const me = myPlayer(S, T);
+  if (!h || !h.ended || !me || me.folded || me.shown || T.showSent === h.number) return false;
+  return h.players.every((p) => p === me || p.folded) && me.cards.some((c) => c !== "??");
+}
+
+export { mySeat, myPlayer, inHand };

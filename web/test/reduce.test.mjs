@@ -1,0 +1,164 @@
+// The client's state machine under node: each server message and each local one (what
+// the player did, what the connection did) gives the next state and the effects the
+// page must run; the state given is never changed.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { reduce, initialState, newTable } from "../js/reduce.js";
+
+const ME = "11111111-1111-4111-8111-111111111111";
+const BEN = "22222222-2222-4222-8222-222222222222";
+const T1 = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa";
+const T2 = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb";
+
+const view = (id, seats, extra = {}) => ({
+  table_id: id, name: id === T1 ? "Main" : "Second", seat_count: 6, button: 0, seats,
+  min_buy_in: 40, max_buy_in: 200, blinds: [1, 2], action_ms: 30000, time_bank_ms: 60000,
+  game: "NL Hold'em", game_kind: "holdem", structure: "no_limit", stakes: "1/2", cap: null, chat: true,
+  waitlist: 0, straddle: false, rabbit_hunt: false, ...extra,
+});
+const seat = (n, player_id, name, stack = 100) => ({ seat: n, player_id, name, stack, sitting_out: false, pending_top_up: 0, leaving: false, straddle: false });
+const seated = (id) => view(id, [seat(0, ME, "ann"), seat(1, BEN, "ben")]);
+const LEGAL = { fold: true, check: false, call: 2, bring_in: null, bet_or_raise: [4, 100], unit: 0 };
+
+/** Feeds messages in order; returns the last state and every effect. */
+function play(state, ...messages) {
+  const effects = [];
+  for (const m of messages) {
+    const before = JSON.stringify(state, (k, v) => (v instanceof Map ? [...v] : v));
+    const r = reduce(state, m);
+    // The state given is never changed.
+    assert.equal(JSON.stringify(state, (k, v) => (v instanceof Map ? [...v] : v)), before, "reduce changed its input on " + m.type);
+    state = r.state;
+    effects.push(...r.effects);
+  }
+  return { state, effects };
+}
+const sent = (effects) => effects.filter((e) => e.type === "send").map((e) => e.msg);
+const welcome = { type: "welcome", player_id: ME, name: "ann" };
+const hand = (n, events) => ({ hand_number: n, seats: [0, 1], starting_stacks: [100, 100], button: 0, events });
+const BLINDS = [{ type: "blind_posted", player: 0, amount: 1 }, { type: "blind_posted", player: 1, amount: 2 }];
+
+test("welcome: the player is known, the lobby is asked, a table looked at before a reload is watched again", () => {
+  const { state, effects } = play(initialState({ current: T1, token: true }), welcome);
+  assert.deepEqual(state.me, { player_id: ME, name: "ann" });
+  assert.equal(state.view, "table");
+  assert.deepEqual(sent(effects), [{ type: "list_tables" }, { type: "watch", table_id: T1 }]);
+  assert.ok(effects.some((e) => e.type === "settings") && effects.some((e) => e.type === "wallet"));
+  const fresh = play(initialState({ token: true }), welcome);
+  assert.equal(fresh.state.view, "lobby");
+});
+
+test("a snapshot of a hand already in the log replaces its lines instead of repeating them", () => {
+  const snap = { type: "snapshot", table: seated(T1), hand: hand(7, BLINDS), chat: [] };
+  const { state } = play(initialState({ current: T1, token: true }), welcome, snap);
+  const T = state.tables.get(T1);
+  assert.deepEqual(T.log.map((l) => l.text), ["Hand #7 (joined)", "You post the small blind of 1", "ben posts the big blind of 2"]);
+  // A reload, sitting down where one watched, joining the waiting list: a second snapshot.
+  const again = play(state, { ...snap, hand: hand(7, BLINDS.concat([{ type: "folded", player: 0 }])) }).state.tables.get(T1);
+  assert.deepEqual(again.log.map((l) => l.text), ["Hand #7", "You post the small blind of 1", "ben posts the big blind of 2", "You fold"]);
+  // The next hand's events start a new hand in the log, after the old one.
+  const next = play(play(state, snap).state, { type: "event", table_id: T1, hand_number: 8, seats: [0, 1], event: BLINDS[0] }).state.tables.get(T1);
+  assert.deepEqual(next.log.slice(-2).map((l) => l.text), ["Hand #8", "You post the small blind of 1"]);
+});
+
+test("a decision: announced, and a pre-selected action answers it at once", () => {
+  const base = play(initialState({ current: T1, token: true }), welcome, { type: "snapshot", table: seated(T1), hand: hand(3, BLINDS), chat: [] }).state;
+  const asked = play(base, { type: "decide", table_id: T1, decision_id: 9, legal: LEGAL });
+  assert.equal(asked.state.tables.get(T1).decide.id, 9);
+  assert.ok(asked.effects.some((e) => e.type === "announce" && /Your turn at Main: call 2 or raise, or fold/.test(e.text)));
+  assert.ok(asked.effects.some((e) => e.type === "your_turn" && e.table_id === T1));
+  const pre = play(base, { type: "ui_preselect", pre: "check_fold" }, { type: "decide", table_id: T1, decision_id: 9, legal: LEGAL });
+  assert.deepEqual(sent(pre.effects), [{ type: "act", table_id: T1, decision_id: 9, action: { type: "fold" } }]);
+  assert.equal(pre.state.tables.get(T1).decide, null);
+  assert.equal(pre.state.tables.get(T1).pre, null);
+});
+
+test("while the connection is down an action is never queued unseen: nothing is sent and the player is told", () => {
+  const base = play(initialState({ current: T1, token: true }), welcome, { type: "snapshot", table: seated(T1), hand: hand(3, BLINDS), chat: [] },
+    { type: "decide", table_id: T1, decision_id: 9, legal: LEGAL }).state;
+  const down = play(base, { type: "conn_down" }, { type: "ui_act", action: { type: "call" } });
+  assert.equal(down.state.online, false);
+  assert.deepEqual(sent(down.effects), []);
+  assert.ok(down.effects.some((e) => e.type === "toast" && /not sent/.test(e.text)));
+  assert.equal(down.state.tables.get(T1).decide.id, 9, "the decision stays open");
+  const up = play(down.state, { type: "conn_up" }, { type: "ui_act", action: { type: "call" } });
+  assert.deepEqual(sent(up.effects), [{ type: "act", table_id: T1, decision_id: 9, action: { type: "call" } }]);
+});
+
+test("a turn at another table is a quiet word and a tab alert; the table on screen's words are its own", () => {
+  const base = play(initialState({ current: T1, token: true }), welcome,
+    { type: "snapshot", table: seated(T1), chat: [] }, { type: "snapshot", table: seated(T2), hand: hand(1, BLINDS), chat: [] }).state;
+  const r = play(base, { type: "decide", table_id: T2, decision_id: 1, legal: LEGAL });
+  const toast = r.effects.find((e) => e.type === "toast");
+  assert.equal(toast.table_id, T2);
+  assert.equal(r.state.tables.get(T2).alert, true);
+  const warn = play(base, { type: "clock_warning", table_id: T1, remaining_ms: 5000 });
+  assert.equal(warn.effects.find((e) => e.type === "toast").table_id, T1);
+});
+
+test("opening another table stops watching one only watched; leaving goes back to the lobby", () => {
+  const watched = play(initialState({ current: T2, token: true }), welcome, { type: "snapshot", table: view(T2, [seat(1, BEN, "ben")]), chat: [] }).state;
+  assert.ok(watched.tables.has(T2));
+  const r = play(watched, { type: "ui_open_table", table_id: T1 });
+  assert.deepEqual(sent(r.effects), [{ type: "unwatch", table_id: T2 }, { type: "watch", table_id: T1 }]);
+  assert.ok(!r.state.tables.has(T2));
+  const at = play(initialState({ current: T1, token: true }), welcome, { type: "snapshot", table: seated(T1), chat: [] }).state;
+  const left = play(at, { type: "done", table_id: T1, request: "leave", amount: 100, pending: false });
+  assert.equal(left.state.view, "lobby");
+  assert.equal(left.state.current, null);
+  assert.ok(!left.state.tables.has(T1));
+  assert.ok(left.effects.some((e) => e.type === "remember_table" && e.table_id === null));
+});
+
+test("the lobby follows its updates; a closed table leaves it", () => {
+  const line = { table_id: T1, name: "Main", game: "NL Hold'em", game_kind: "holdem", structure: "no_limit", status: "open" };
+  const { state } = play(initialState(), { type: "tables", tables: [line] }, { type: "table_update", table: { ...line, table_id: T2 } });
+  assert.deepEqual([...state.lobby.keys()], [T1, T2]);
+  assert.deepEqual([...play(state, { type: "table_update", table: { ...line, status: "closed" } }).state.lobby.keys()], [T2]);
+});
+
+test("chat counts unread lines until the chat pane is opened; draw discards toggle", () => {
+  const base = play(initialState({ current: T1, token: true }), welcome, { type: "snapshot", table: seated(T1), chat: [] }).state;
+  const line = { player_id: BEN, name: "ben", text: "hi" };
+  const r = play(base, { type: "chat", table_id: T1, line }, { type: "chat", table_id: T1, line });
+  assert.equal(r.state.tables.get(T1).unread, 2);
+  assert.equal(play(r.state, { type: "ui_pane", pane: "chat" }).state.tables.get(T1).unread, 0);
+  const d = play(base, { type: "ui_discard", card: "Ks" }, { type: "ui_discard", card: "2c" }, { type: "ui_discard", card: "Ks" });
+  assert.deepEqual(d.state.tables.get(T1).discards, ["2c"]);
+  assert.deepEqual(newTable(T1).discards, []);
+});
+
+test("the deck's commitment is answered with a seed once per hand, only when seated", () => {
+  const base = play(initialState({ current: T1, token: true }), welcome, { type: "snapshot", table: seated(T1), chat: [] }).state;
+  const c = { type: "deck_committed", table_id: T1, commitment: { hand_id: "h1" } };
+  const r = play(base, c, c);
+  assert.deepEqual(r.effects.filter((e) => e.type === "seed"), [{ type: "seed", table_id: T1, hand_id: "h1" }]);
+  const watching = play(initialState({ current: T2, token: true }), welcome, { type: "snapshot", table: view(T2, [seat(1, BEN, "ben")]), chat: [] }).state;
+  assert.deepEqual(play(watching, { ...c, table_id: T2 }).effects.filter((e) => e.type === "seed"), []);
+});
+
+test("the winner of a hand nobody called may show it once; a folded player may not", async () => {
+  const { canShowHand } = await import("../js/reduce.js");
+  const events = [
+    ...BLINDS,
+    { type: "hole_dealt", player: 0, cards: "AsKd", up: 0 },
+    { type: "hole_dealt", player: 1, cards: "????", up: 0 },
+    { type: "bet_to", player: 0, to: 6, amount: 5, all_in: false, full: true },
+    { type: "folded", player: 1 },
+    { type: "uncalled_returned", player: 0, amount: 4 },
+    { type: "pot_awarded", pot: 0, share: "all", amount: 4, winners: [[0, 4]] },
+    { type: "hand_ended", stacks: [102, 98] },
+  ];
+  const won = play(initialState({ current: T1, token: true }), welcome, { type: "snapshot", table: seated(T1), hand: hand(5, events), chat: [] }).state;
+  assert.equal(canShowHand(won, won.tables.get(T1)), true);
+  const asked = play(won, { type: "ui_show_hand" });
+  assert.deepEqual(sent(asked.effects), [{ type: "show_hand", table_id: T1 }]);
+  assert.equal(canShowHand(asked.state, asked.state.tables.get(T1)), false, "asked once");
+  const shown = play(asked.state, { type: "event", table_id: T1, hand_number: 5, seats: [0, 1], event: { type: "shown", player: 0, cards: "AsKd" }, hand_name: "high card, Ace" });
+  assert.match(shown.state.tables.get(T1).log.at(-1).text, /^You show As Kd/);
+  // Ben, who folded, sees no such button.
+  const benView = play(initialState({ current: T1, token: true }), { ...welcome, player_id: BEN, name: "ben" },
+    { type: "snapshot", table: seated(T1), hand: hand(5, events), chat: [] }).state;
+  assert.equal(canShowHand(benView, benView.tables.get(T1)), false);
+  assert.deepEqual(sent(play(benView, { type: "ui_show_hand" }).effects), []);
+});
