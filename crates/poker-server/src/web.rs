@@ -58,6 +58,16 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../../web/js/fairness.js"),
     ),
     (
+        "js/table_form.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/table_form.js"),
+    ),
+    (
+        "js/audit_text.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/audit_text.js"),
+    ),
+    (
         "style.css",
         "text/css; charset=utf-8",
         include_str!("../../../web/style.css"),
