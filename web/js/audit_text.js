@@ -42,6 +42,10 @@ export function describe(e) {
     case "lock_player": return `lock ${t} out (their sessions end)`;
     case "unlock_player": return `unlock ${t}`;
     case "reset_password": return `set a new password for ${t}`;
+    case "use_reset_code": {
+      const by = String(d.issued_by || "");
+      return `${t} set a new password with a reset code` + (by ? ` issued by ${by === "token" ? "the admin token" : by.replace(/^staff:/, "")}` : "");
+    }
     case "issue_reset_code": return `issue a password reset code for ${t}` + (d.expires_at ? `, valid until ${minute(d.expires_at)} UTC` : "");
     case "create_table": {
       const r = (d.spec && d.spec.rules) || {};

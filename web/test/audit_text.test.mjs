@@ -29,6 +29,8 @@ test("tables, staff and other actions read in words, with names for every id", (
   const staff = { target: "Fred", target_kind: "staff", target_name: "Fred" };
   assert.equal(describe(entry("create_staff", { staff_id: "x", role: "floor" }, staff)), "add staff Fred as floor");
   assert.equal(describe(entry("set_staff_role", { name: "Fred", from: "floor", to: "admin" }, staff)), "make Fred admin (was floor)");
+  assert.equal(describe(entry("use_reset_code", { issued_by: "staff:Fred", issued_at: 0 }, { actor: "address:10.0.0.1", actor_kind: "address" })),
+    "ann (3f2a9c1e) set a new password with a reset code issued by Fred");
   assert.equal(describe(entry("lock_player", {})), "lock ann (3f2a9c1e) out (their sessions end)");
   // An action the console does not know: its words and details as they are, ids named.
   assert.equal(describe(entry("grant_chips", { amount: 5, by: original }, { names: { [original]: "Main 1/2" } })), "grant chips ann (3f2a9c1e): amount 5, by Main 1/2 (11111111)");

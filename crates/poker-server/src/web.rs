@@ -72,6 +72,11 @@ const FILES: &[(&str, &str, &str)] = &[
         "text/css; charset=utf-8",
         include_str!("../../../web/style.css"),
     ),
+    (
+        "console.css",
+        "text/css; charset=utf-8",
+        include_str!("../../../web/console.css"),
+    ),
 ];
 
 /// The client's routes.
@@ -80,6 +85,7 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/", get(|s| file(s, "index.html")))
         .route("/admin", get(|s| file(s, "admin.html")))
         .route("/style.css", get(|s| file(s, "style.css")))
+        .route("/console.css", get(|s| file(s, "console.css")))
         .route("/js/{name}", get(module))
 }
 
