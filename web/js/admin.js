@@ -283,7 +283,7 @@ function showProblems(problems) {
   let first = null;
   for (const p of problems) {
     const id = fieldFor(p.field, v);
-    if (!id) { list.append(el("li", "", `${p.field}: ${p.message}`)); continue; }
+    if (!id) { list.append(el("li", "", p.field ? `${p.field}: ${p.message}` : p.message)); continue; }
     const box = fieldBox(id);
     const error = box.querySelector(".field-error");
     error.textContent = error.textContent ? error.textContent + "; " + p.message : p.message;
