@@ -48,7 +48,8 @@ export function describe(e) {
     }
     case "issue_reset_code": return `issue a password reset code for ${t}` + (d.expires_at ? `, valid until ${minute(d.expires_at)} UTC` : "");
     case "create_table": {
-      const r = (d.spec && d.spec.rules) || {};
+      // The table's configuration as stored: the rules flattened beside the clock.
+      const r = (d.spec && (d.spec.rules || d.spec)) || {};
       const stakes = r.structure === "fixed_limit" ? `${r.stakes.small_bet}/${r.stakes.big_bet}` : r.big_blind ? `${r.small_blind}/${r.big_blind}` : "";
       return `open table ${t}` + (r.game ? `: ${r.game.replace(/_/g, " ")} ${r.structure.replace(/_/g, " ")}${stakes ? " " + stakes : ""}, ${r.seat_count} seats` : "");
     }

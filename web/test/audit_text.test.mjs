@@ -20,7 +20,8 @@ test("a deposit reads with the amount, the player's name and the key", () => {
 
 test("tables, staff and other actions read in words, with names for every id", () => {
   const t = { target: table, target_kind: "table", target_name: "Main 1/2" };
-  const spec = { rules: { game: "holdem", structure: "no_limit", stakes: { min_bet: 2 }, small_blind: 1, big_blind: 2, seat_count: 6 } };
+  // As the server logs it: TableSpec, the rules flattened beside the clock.
+  const spec = { game: "holdem", structure: "no_limit", stakes: { min_bet: 2 }, small_blind: 1, big_blind: 2, seat_count: 6, clock: { action_ms: 1 } };
   assert.equal(describe(entry("create_table", { name: "Main 1/2", spec }, t)), "open table Main 1/2 (7b1d0e55): holdem no limit 1/2, 6 seats");
   const original = "11111111-2222-4333-8444-555555555555";
   const clone = entry("clone_table", { from: original, name: "Main 1/2 (2)" }, { ...t, target_name: "Main 1/2 (2)", names: { [original]: "Main 1/2" } });
