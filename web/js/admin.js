@@ -182,7 +182,7 @@ async function loadTables() {
       const r = t.rules || {};
       const stakes = r.structure === "fixed_limit" || (r.stakes && r.stakes.bring_in) ? `${r.stakes.small_bet}/${r.stakes.big_bet}` : `${r.small_blind}/${r.big_blind}`;
       const open = t.status !== "closed";
-      return row([t.name, `${r.game} ${r.structure}`, stakes, `${t.seats.length}/${r.seat_count}`, t.status],
+      return row([t.name, `${choiceText("rules.game", r.game)} \u00b7 ${choiceText("rules.structure", r.structure)}`, stakes, `${t.seats.length}/${r.seat_count}`, t.status],
         ...(open ? [button("View", () => liveView(t.table_id))] : []),
         button("Clone", () => cloneTable(t)),
         ...(open ? [button("Close", () => closeTable(t), "danger")] : []));
@@ -198,6 +198,12 @@ async function loadTables() {
 }
 
 // ---------------------------------------------------------------- the new-table form
+
+/// A choice of the form (a game, a structure) in words, as the form offers it.
+function choiceText(id, value) {
+  const choice = (FIELDS.get(id).options || []).find(([k]) => k === value);
+  return choice ? choice[1] : String(value ?? "");
+}
 
 // The body the form started from (a preset, or the JSON loaded): what the form does not
 // show is kept from it.

@@ -499,7 +499,11 @@ async fn names_beside_ids(server: &Server, ann_id: &str, ben_id: &str, first: &s
     );
     let made = entry("create_staff");
     assert_eq!(
-        (&made["actor_kind"], &made["actor_name"], &made["target_kind"]),
+        (
+            &made["actor_kind"],
+            &made["actor_name"],
+            &made["target_kind"]
+        ),
         (&json!("token"), &json!("admin token"), &json!("staff"))
     );
     let sign_in = entry("sign_in");

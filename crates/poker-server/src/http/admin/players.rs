@@ -383,7 +383,9 @@ pub(crate) async fn ledger(
     state.store.balance(player).await?;
     let entries = state.store.ledger(player, 200).await?;
     let named = super::names::name_ledger(&state, entries).await?;
-    Ok(Json(serde_json::to_value(named).expect("entries serialize")))
+    Ok(Json(
+        serde_json::to_value(named).expect("entries serialize"),
+    ))
 }
 
 pub(crate) async fn audit(State(state): State<Arc<AppState>>, _: Admin) -> ApiResult<Json<Value>> {

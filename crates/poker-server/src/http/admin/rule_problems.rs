@@ -60,7 +60,9 @@ pub(crate) fn table_problem(rules: &TableRules, e: &TableError) -> Problem {
 pub(crate) fn config_problem(rules: &TableRules, e: &ConfigError) -> Problem {
     let message = e.to_string();
     let field = match e {
-        ConfigError::MissingStake(stake) => return problem(&format!("rules.stakes.{stake}"), message),
+        ConfigError::MissingStake(stake) => {
+            return problem(&format!("rules.stakes.{stake}"), message)
+        }
         ConfigError::SpreadRange { .. } => "rules.options.spread",
         ConfigError::CapBelowBlind { .. } => "rules.options.cap",
         ConfigError::EmptyStack(_) | ConfigError::PlayerCount { .. } => "rules.max_buy_in",
@@ -140,19 +142,25 @@ mod tests {
         err.problems()[0].field.clone()
     }
 
+    /// A field, and a change to the preset's rules that the engine refuses because of it.
+    type Case = (&'static str, fn(&mut Value));
+
     #[test]
     fn each_engine_refusal_names_the_rule_that_causes_it() {
-        let cases: [(&str, fn(&mut Value)); 12] = [
+        let cases: [Case; 12] = [
             ("rules.seat_count", |r| r["seat_count"] = json!(11)),
             ("rules.min_buy_in", |r| r["min_buy_in"] = json!(0)),
             ("rules.max_buy_in", |r| r["max_buy_in"] = json!(10)),
             ("rules.big_blind", |r| r["big_blind"] = json!(0)),
             ("rules.small_blind", |r| r["small_blind"] = json!(5)),
             ("rules.straddle", |r| r["rock"] = json!(true)),
-            ("rules.kill", |r| {
-                r["kill"] = json!({ "trigger": { "kind": "consecutive_wins", "value": 2 }, "percent": 100 })
+            (
+                "rules.kill",
+                |r| r["kill"] = json!({ "trigger": { "kind": "consecutive_wins", "value": 2 }, "percent": 100 }),
+            ),
+            ("rules.stakes.min_bet", |r| {
+                r["stakes"] = json!({ "min_bet": 0 })
             }),
-            ("rules.stakes.min_bet", |r| r["stakes"] = json!({ "min_bet": 0 })),
             ("rules.stakes.min_bet", |r| {
                 r["stakes"] = json!({ "min_bet": 3 });
                 r["options"] = json!({ "unit": 2 });
@@ -163,7 +171,9 @@ mod tests {
             ("rules.options.half_bet_rule", |r| {
                 r["options"] = json!({ "half_bet_rule": true })
             }),
-            ("rules.max_buy_in", |r| r["max_buy_in"] = json!(4_000_000_000_000_000u64)),
+            ("rules.max_buy_in", |r| {
+                r["max_buy_in"] = json!(4_000_000_000_000_000u64)
+            }),
         ];
         for (field, change) in cases {
             assert_eq!(refused_field(change), field);
@@ -172,7 +182,10 @@ mod tests {
 
     #[test]
     fn shape_problems_keep_their_field() {
-        assert_eq!(shape_problem("rules.game: unknown variant").field, "rules.game");
+        assert_eq!(
+            shape_problem("rules.game: unknown variant").field,
+            "rules.game"
+        );
         assert_eq!(
             shape_problem("the body must be a JSON object with name and rules").field,
             "body"

@@ -368,7 +368,9 @@ pub(crate) async fn audit_log(
         .audit_log(limit, q.offset.unwrap_or(0).min(1_000_000))
         .await?;
     let named = super::names::name_audit_log(&state, entries).await?;
-    Ok(Json(serde_json::to_value(named).expect("entries serialize")))
+    Ok(Json(
+        serde_json::to_value(named).expect("entries serialize"),
+    ))
 }
 
 /// The query of the rake report: how many days back (1 to 366, 30 by default).

@@ -75,12 +75,12 @@ pub(crate) fn check_new_table(t: NewTable) -> ApiResult<(String, TableSpec)> {
     if t.clock.action_ms == 0 {
         let message = "the action clock must give some time";
         return Err(
-            ApiError::new(StatusCode::BAD_REQUEST, "invalid_rules", message).with_problems(
-                vec![Problem {
+            ApiError::new(StatusCode::BAD_REQUEST, "invalid_rules", message).with_problems(vec![
+                Problem {
                     field: "clock.action_ms".into(),
                     message: message.into(),
-                }],
-            ),
+                },
+            ]),
         );
     }
     let name = checked_name(&t.name)?;
@@ -116,7 +116,12 @@ fn new_table_from(value: Value) -> ApiResult<(String, TableSpec)> {
             "invalid_rules",
             problems.join("; "),
         )
-        .with_problems(problems.iter().map(|p| rule_problems::shape_problem(p)).collect()));
+        .with_problems(
+            problems
+                .iter()
+                .map(|p| rule_problems::shape_problem(p))
+                .collect(),
+        ));
     }
     check_new_table(serde_json::from_value(value).map_err(body_error)?)
 }
