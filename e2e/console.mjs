@@ -54,6 +54,8 @@ try {
   await page.waitForSelector("#preset option", { state: "attached" });
   await page.selectOption("#preset", "stud");
   await page.click("#table-json summary");
+  // Filled when the view opens (the details' toggle event comes just after the click).
+  await page.waitForFunction(() => document.querySelector("#table-body").value.length > 0);
   const broken = JSON.parse(await page.locator("#table-body").inputValue());
   delete broken.name;
   broken.rules.game = "stood";

@@ -149,7 +149,9 @@ try {
       return cell && Number(cell.children[1].textContent.replace(/\D/g, "")) === want.balance;
     }, { name: PLAYER, balance: before + 1000 });
     timings.push(`${at}: deposit to the list refreshed in ${Date.now() - t0} ms`);
-    check((await page.locator("#player-summary").textContent()).includes(`Wallet ${before + 1000}`), "the wallet");
+    // The player's own panel is read again alongside the list.
+    await page.waitForFunction((want) => document.querySelector("#player-summary").textContent.includes(want), `Wallet ${before + 1000}`);
+    await page.waitForFunction(() => (document.querySelector("#ledger tbody tr") || {}).textContent?.includes("+1,000"));
     const first = await page.locator("#ledger tbody tr").first().textContent();
     check(first.includes("deposit") && first.includes("+1,000") && first.includes("wallet"), `the ledger's newest line: ${first}`);
     check(!UUID.test(await page.locator("#ledger").textContent()), "no id standing alone in the ledger");
