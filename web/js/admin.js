@@ -312,8 +312,11 @@ function choosePreset() {
 $("#preset").addEventListener("change", choosePreset);
 $("#refresh-tables").addEventListener("click", loadTables);
 
-/// Sends a create-table body; the server's problems go on their fields.
-async function createTable(body) {
+/// Sends a create-table body. The server's problems go on their fields when the form
+/// made the body, and are listed under the JSON (each with its field's path) when the
+/// JSON did: the form's fields do not hold that body.
+async function createTable(body, fromJson = false) {
+  $("#json-problems").replaceChildren();
   try {
     const t = await api("POST", "/admin/tables", body);
     showProblems([]);
@@ -321,8 +324,11 @@ async function createTable(body) {
     await loadTables();
     liveView(t.table_id);
   } catch (e) {
-    // Every problem at once, each on its field (a server without field names: one per line).
-    showProblems(e.problems.length ? e.problems : e.message.split("; ").map((m) => ({ field: "", message: m })));
+    // Every problem at once (a refusal without fields, such as a role's: one per line).
+    const problems = e.problems.length ? e.problems : e.message.split("; ").map((m) => ({ field: "", message: m }));
+    if (!fromJson) { showProblems(problems); return; }
+    showProblems([]);
+    $("#json-problems").replaceChildren(...problems.map((p) => el("li", "", p.field ? `${p.field}: ${p.message}` : p.message)));
   }
 }
 
@@ -339,7 +345,7 @@ $("#table-json").addEventListener("toggle", () => {
 });
 function jsonBody() {
   try { return JSON.parse($("#table-body").value); } catch (e) {
-    showProblems([{ field: "", message: "not valid JSON: " + e.message }]);
+    $("#json-problems").replaceChildren(el("li", "", "not valid JSON: " + e.message));
     return null;
   }
 }
@@ -349,10 +355,11 @@ $("#json-to-form").addEventListener("click", () => {
   formBase = body;
   setFormValues(valuesFrom(body));
   showProblems([]);
+  $("#json-problems").replaceChildren();
 });
 $("#create-json").addEventListener("click", async () => {
   const body = jsonBody();
-  if (body) await createTable(body);
+  if (body) await createTable(body, true);
 });
 
 async function cloneTable(t) {
