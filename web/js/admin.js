@@ -7,7 +7,14 @@
 // per day and table, metrics), fair play (same-address pairs with the hands they played
 // together, the collusion report, sortable, each row opening its hands), staff (roles, disable and enable, new password, sign out)
 // and the audit log. A player appears everywhere as their name beside a short id, never
-// by name alone: a name can read like somebody else's id.
+// by name alone: a name can read like somebody else's id. A new table is made with a
+// form (web/js/table_form.js: each rule a field with what it means, checked as the server
+// checks it, the server's problems shown on their fields) or, in "Advanced: JSON", as the
+// request body; the audit log reads in words (web/js/audit_text.js). Every list a change
+// touches is read again after it; every list scrolls inside its own box on a narrow screen.
+
+import { GROUPS, FIELDS, valuesFrom, bodyFrom, check, fieldFor, shown as fieldShown } from "./table_form.js";
+import { describe, actorText, accountText, chips } from "./audit_text.js";
 
 const $ = (sel) => document.querySelector(sel);
 const el = (tag, cls, text) => {
@@ -18,29 +25,6 @@ const el = (tag, cls, text) => {
 };
 const C = { token: sessionStorage.getItem("pokerd.admin"), role: null, actor: null, section: "tables", live: null };
 window.pokerdConsole = C;
-
-// What each rule of a table means (docs/rules-engine.md has the whole story).
-const RULE_HELP = {
-  game: "holdem, short_deck_holdem, omaha, omaha_hi_lo, stud, stud_hi_lo, razz, deuce_to_seven_single_draw, deuce_to_seven_triple_draw, badugi",
-  structure: "no_limit, pot_limit, fixed_limit or spread_limit (a cap game: any structure with options.cap)",
-  stakes: "no and pot limit: {min_bet}; fixed limit and stud: {small_bet, big_bet} (stud also bring_in)",
-  max_raises: "fixed limit: raises allowed after the opening bet (null: no cap)",
-  uncapped_heads_up: "fixed limit: no raise cap when two players are left",
-  seat_count: "2 to 10 seats",
-  small_blind: "the small blind (0 in stud)", big_blind: "the big blind; also what a new or returning player posts",
-  ante: "{kind: none} or {kind: each | big_blind | button, amount}",
-  button: "dead (live games), moving or simplified_moving (online)",
-  missed_blinds: "dead_small_live_big (both at once) or one_per_hand",
-  min_buy_in: "smallest buy-in", max_buy_in: "largest buy-in, and the most a top-up may bring a stack to",
-  rathole_secs: "a player who leaves and returns within this many seconds brings back at least the stack they left with",
-  max_missed_big_blinds: "big blinds missed in a row sitting out before the seat is freed (0: never)",
-  kill: "null, or {trigger: {kind: pot_over | consecutive_wins, value}, percent: 150 | 200}",
-  rock: "the rock: a mandatory straddle that passes to the pot's winner",
-  straddle: "players may choose a live straddle of twice the big blind under the gun",
-  options: "{run_it_twice, rake: {basis_points, cap}, cap, unit, spread, ...} (house options)",
-  clock: "{action_ms, warning_ms, time_bank_ms, max_timeouts, between_hands_ms}",
-  chat: "{enabled, lines_per_10s}", rabbit_hunt: "show the cards a hand that ended early would have dealt",
-};
 
 async function api(method, path, body) {
   const r = await fetch(path, {
@@ -57,6 +41,7 @@ async function api(method, path, body) {
   if (!r.ok) {
     const err = new Error((data && data.message) || r.statusText);
     err.code = data && data.error; err.status = r.status;
+    err.problems = (data && data.problems) || [];
     throw err;
   }
   return data;
@@ -197,42 +182,184 @@ async function loadTables() {
       const r = t.rules || {};
       const stakes = r.structure === "fixed_limit" || (r.stakes && r.stakes.bring_in) ? `${r.stakes.small_bet}/${r.stakes.big_bet}` : `${r.small_blind}/${r.big_blind}`;
       const open = t.status !== "closed";
-      return row([t.name, `${r.game} ${r.structure}`, stakes, `${t.seats.length}/${r.seat_count}`, t.status],
+      return row([t.name, `${choiceText("rules.game", r.game)} \u00b7 ${choiceText("rules.structure", r.structure)}`, stakes, `${t.seats.length}/${r.seat_count}`, t.status],
         ...(open ? [button("View", () => liveView(t.table_id))] : []),
         button("Clone", () => cloneTable(t)),
         ...(open ? [button("Close", () => closeTable(t), "danger")] : []));
     }));
+    tableNames = new Map(tables.map((t) => [t.table_id, t.name]));
     if (!presets.length) {
       presets = await api("GET", "/admin/presets");
       $("#preset").replaceChildren(...presets.map((p) => { const o = el("option", "", p.body.name); o.value = p.key; return o; }));
+      buildTableForm();
       choosePreset();
-      $("#rule-help").replaceChildren(...Object.entries(RULE_HELP).flatMap(([k, v]) => [el("dt", "", k), el("dd", "", v)]));
     }
   } catch (e) { fail(e); }
 }
 
+// ---------------------------------------------------------------- the new-table form
+
+/// A choice of the form (a game, a structure) in words, as the form offers it.
+function choiceText(id, value) {
+  const choice = (FIELDS.get(id).options || []).find(([k]) => k === value);
+  return choice ? choice[1] : String(value ?? "");
+}
+
+// The body the form started from (a preset, or the JSON loaded): what the form does not
+// show is kept from it.
+let formBase = null;
+const inputId = (id) => "f-" + id.replace(/\./g, "-");
+const fieldBox = (id) => document.querySelector(`#table-fields [data-field="${id}"]`);
+
+/// The form's fields, in groups, each with its explanation and a place for its problem.
+function buildTableForm() {
+  $("#table-fields").replaceChildren(...GROUPS.map((g) => {
+    const set = el("fieldset");
+    set.append(el("legend", "", g.title));
+    for (const f of g.fields) {
+      const box = el("div", "field" + (f.kind === "check" ? " check" : ""));
+      box.dataset.field = f.id;
+      const id = inputId(f.id);
+      let input;
+      if (f.kind === "select") {
+        input = el("select");
+        for (const [value, text] of f.options) { const o = el("option", "", text); o.value = value; input.append(o); }
+      } else {
+        input = el("input");
+        input.type = f.kind === "check" ? "checkbox" : "text";
+        if (f.kind === "number") { input.inputMode = f.step === "any" ? "decimal" : "numeric"; input.autocomplete = "off"; }
+        if (f.id === "name") { input.maxLength = 64; input.autocomplete = "off"; }
+      }
+      input.id = id;
+      input.name = f.id;
+      const label = el("label", "", f.label + (f.optional ? " (optional)" : ""));
+      label.htmlFor = id;
+      const help = el("p", "help", f.help);
+      help.id = id + "-help";
+      const error = el("p", "field-error");
+      error.id = id + "-error";
+      input.setAttribute("aria-describedby", `${help.id} ${error.id}`);
+      if (f.kind === "check") box.append(input, label, help, error); else box.append(label, input, help, error);
+      set.append(box);
+    }
+    return set;
+  }));
+  $("#table-fields").addEventListener("input", (e) => { clearProblem(e.target.name); showFields(); });
+  $("#table-fields").addEventListener("change", showFields);
+}
+
+function formValues() {
+  const v = {};
+  for (const f of FIELDS.values()) {
+    const input = document.getElementById(inputId(f.id));
+    v[f.id] = f.kind === "check" ? input.checked : input.value;
+  }
+  return v;
+}
+
+function setFormValues(v) {
+  for (const f of FIELDS.values()) {
+    const input = document.getElementById(inputId(f.id));
+    if (f.kind === "check") input.checked = Boolean(v[f.id]); else input.value = v[f.id] ?? "";
+  }
+  showFields();
+}
+
+/// Shows the fields that apply to the game and structure chosen, hides the others.
+function showFields() {
+  const v = formValues();
+  for (const f of FIELDS.values()) fieldBox(f.id).classList.toggle("hidden", !fieldShown(f, v));
+}
+
+function clearProblem(id) {
+  const box = id && fieldBox(id);
+  if (!box) return;
+  box.classList.remove("invalid");
+  box.querySelector(".field-error").textContent = "";
+  document.getElementById(inputId(id)).removeAttribute("aria-invalid");
+}
+
+/// Shows each problem on its field (or, when no field shown is to blame, under the form)
+/// and moves the focus to the first field with a problem.
+function showProblems(problems) {
+  for (const f of FIELDS.values()) clearProblem(f.id);
+  const list = $("#table-problems");
+  list.replaceChildren();
+  const v = formValues();
+  let first = null;
+  for (const p of problems) {
+    const id = fieldFor(p.field, v);
+    if (!id) { list.append(el("li", "", p.field ? `${p.field}: ${p.message}` : p.message)); continue; }
+    const box = fieldBox(id);
+    const error = box.querySelector(".field-error");
+    error.textContent = error.textContent ? error.textContent + "; " + p.message : p.message;
+    box.classList.add("invalid");
+    const input = document.getElementById(inputId(id));
+    input.setAttribute("aria-invalid", "true");
+    first = first || input;
+  }
+  if (first) first.focus();
+}
+
 function choosePreset() {
   const p = presets.find((x) => x.key === $("#preset").value) || presets[0];
-  if (p) $("#table-body").value = JSON.stringify(p.body, null, 2);
-  $("#table-problems").replaceChildren();
+  if (!p) return;
+  formBase = p.body;
+  setFormValues(valuesFrom(p.body));
+  showProblems([]);
+  if ($("#table-json").open) $("#table-body").value = JSON.stringify(p.body, null, 2);
 }
 $("#preset").addEventListener("change", choosePreset);
 $("#refresh-tables").addEventListener("click", loadTables);
 
-$("#create-table").addEventListener("click", async () => {
-  const problems = $("#table-problems");
-  problems.replaceChildren();
-  let body;
-  try { body = JSON.parse($("#table-body").value); } catch (e) { problems.append(el("li", "", "Not valid JSON: " + e.message)); return; }
+/// Sends a create-table body. The server's problems go on their fields when the form
+/// made the body, and are listed under the JSON (each with its field's path) when the
+/// JSON did: the form's fields do not hold that body.
+async function createTable(body, fromJson = false) {
+  $("#json-problems").replaceChildren();
   try {
     const t = await api("POST", "/admin/tables", body);
+    showProblems([]);
     notice("Table opened: " + body.name);
     await loadTables();
     liveView(t.table_id);
   } catch (e) {
-    // Every problem at once, one per line.
-    problems.replaceChildren(...e.message.split("; ").map((m) => el("li", "", m)));
+    // Every problem at once (a refusal without fields, such as a role's: one per line).
+    const problems = e.problems.length ? e.problems : e.message.split("; ").map((m) => ({ field: "", message: m }));
+    if (!fromJson) { showProblems(problems); return; }
+    showProblems([]);
+    $("#json-problems").replaceChildren(...problems.map((p) => el("li", "", p.field ? `${p.field}: ${p.message}` : p.message)));
   }
+}
+
+$("#table-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const { body, problems } = bodyFrom(formValues(), formBase);
+  const all = [...problems, ...check(body).filter((p) => !problems.some((q) => q.field === p.field))];
+  if (all.length) { showProblems(all); return; }
+  await createTable(body);
+});
+
+$("#table-json").addEventListener("toggle", () => {
+  if ($("#table-json").open) $("#table-body").value = JSON.stringify(bodyFrom(formValues(), formBase).body, null, 2);
+});
+function jsonBody() {
+  try { return JSON.parse($("#table-body").value); } catch (e) {
+    $("#json-problems").replaceChildren(el("li", "", "not valid JSON: " + e.message));
+    return null;
+  }
+}
+$("#json-to-form").addEventListener("click", () => {
+  const body = jsonBody();
+  if (!body) return;
+  formBase = body;
+  setFormValues(valuesFrom(body));
+  showProblems([]);
+  $("#json-problems").replaceChildren();
+});
+$("#create-json").addEventListener("click", async () => {
+  const body = jsonBody();
+  if (body) await createTable(body, true);
 });
 
 async function cloneTable(t) {
@@ -271,6 +398,7 @@ async function liveView(id) {
       }
       list.append(tb);
       panel.append(list);
+      boxed(list, `Seats at ${t.name}`);
       if (v.status === "closed") clearInterval(C.live);
     } catch (e) { clearInterval(C.live); fail(e); }
   };
@@ -288,7 +416,7 @@ async function searchPlayers(e) {
     const q = $("#player-q").value.trim();
     const list = await api("GET", "/admin/players" + (q ? "?q=" + encodeURIComponent(q) : ""));
     $("#player-list tbody").replaceChildren(...list.map((p) =>
-      cellRow([who(p.name, p.player_id, p.name_like_id), p.balance, [p.locked ? "locked" : "", p.bot ? "house bot" : ""].filter(Boolean).join(", ") || "active"],
+      cellRow([who(p.name, p.player_id, p.name_like_id), chips(p.balance), [p.locked ? "locked" : "", p.bot ? "house bot" : ""].filter(Boolean).join(", ") || "active"],
         button("Open", () => openPlayer(p.player_id)))));
   } catch (err) { fail(err); }
 }
@@ -309,10 +437,20 @@ async function openPlayer(id) {
     const ledger = await api("GET", `/admin/players/${p.player_id}/ledger`);
     $("#ledger tbody").replaceChildren(...ledger.slice(0, 50).map((l) => {
       const tr = el("tr");
-      for (const c of [when(l.created_at), l.account, l.amount, l.kind]) tr.append(el("td", "", String(c ?? "")));
+      const amount = el("td", "num", (l.amount > 0 ? "+" : "") + chips(l.amount));
+      for (const c of [when(l.created_at), accountText(l)]) tr.append(el("td", "", c));
+      tr.append(amount, el("td", "", l.kind.replace(/_/g, " ")), el("td", "", reference(l)));
       return tr;
     }));
   } catch (e) { fail(e); }
+}
+
+// A ledger line's reference in words: a hand by its number at its table when the hand
+// is one the console listed, an idempotency key as it is.
+function reference(l) {
+  if (!l.reference) return "";
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(l.reference)) return "hand " + l.reference.slice(0, 8);
+  return "key " + l.reference;
 }
 
 async function money(kind) {
@@ -322,9 +460,11 @@ async function money(kind) {
   try {
     // One key per intent: a double click or a retry applies once.
     const r = await api("POST", `/admin/players/${player.player_id}/${kind}`, { amount, idempotency_key: form.dataset.key });
-    notice(`${kind === "deposit" ? "Deposited" : "Withdrew"} ${amount} for ${whoText(player.name, player.player_id)}: wallet ${r.balance}`);
+    notice(`${kind === "deposit" ? "Deposited" : "Withdrew"} ${chips(amount)} for ${whoText(player.name, player.player_id)}: wallet ${chips(r.balance)}`);
     $("#money-amount").value = "";
-    await openPlayer(player.player_id);
+    // The player's wallet, ledger and the list's wallet column, read again (a new key for
+    // the next intent comes with the player).
+    await Promise.all([openPlayer(player.player_id), searchPlayers()]);
   } catch (e) { fail(e); }
 }
 $("#deposit").addEventListener("click", () => money("deposit"));
@@ -584,17 +724,36 @@ $("#staff-create").addEventListener("submit", async (e) => {
 async function loadAudit() {
   try {
     const log = await api("GET", "/admin/audit-log?limit=200");
-    // Targets are ids: shown with the name they belong to.
-    const names = new Map((await api("GET", "/admin/players")).map((p) => [p.player_id, p.name]));
-    if (C.role === "admin") for (const s of await api("GET", "/admin/staff")) names.set(s.staff_id, s.name);
-    for (const t of tableNames.size ? [] : await api("GET", "/admin/tables")) tableNames.set(t.table_id, t.name);
-    for (const [id, name] of tableNames) names.set(id, name);
     $("#audit-log tbody").replaceChildren(...log.map((l) => {
-      const target = names.has(l.target) ? who(names.get(l.target), l.target) : l.target;
-      return cellRow([when(l.at), l.actor, l.action, target, l.detail]);
+      const tr = el("tr");
+      tr.dataset.action = l.action;
+      tr.append(el("td", "", when(l.at)), el("td", "", actorText(l)), el("td", "", describe(l)));
+      return tr;
     }));
   } catch (e) { fail(e); }
 }
 $("#refresh-audit").addEventListener("click", loadAudit);
+
+// ---------------------------------------------------------------- narrow screens
+
+/// Puts a list in a box of its own that scrolls sideways when the list is wider than the
+/// screen (a tablet held upright), so the page itself never does; the box is a region
+/// the keyboard reaches, named after the heading above the list.
+function boxed(table, label) {
+  const box = el("div", "table-box");
+  box.tabIndex = 0;
+  box.setAttribute("role", "region");
+  if (!label) {
+    let h = table.previousElementSibling;
+    while (h && !/^H[2-4]$/.test(h.tagName) && !h.classList.contains("section-head")) h = h.previousElementSibling;
+    const heading = h ? (h.matches("h2, h3, h4") ? h : h.querySelector("h2")) : table.closest("section, .panel").querySelector("h2, h3");
+    label = heading ? heading.textContent : table.id;
+  }
+  box.setAttribute("aria-label", label);
+  table.replaceWith(box);
+  box.append(table);
+  return box;
+}
+for (const t of document.querySelectorAll("table.list")) boxed(t);
 
 if (C.token) signedIn();

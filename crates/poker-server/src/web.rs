@@ -68,9 +68,24 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../../web/js/fairness.js"),
     ),
     (
+        "js/table_form.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/table_form.js"),
+    ),
+    (
+        "js/audit_text.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/audit_text.js"),
+    ),
+    (
         "style.css",
         "text/css; charset=utf-8",
         include_str!("../../../web/style.css"),
+    ),
+    (
+        "console.css",
+        "text/css; charset=utf-8",
+        include_str!("../../../web/console.css"),
     ),
 ];
 
@@ -80,6 +95,7 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/", get(|s| file(s, "index.html")))
         .route("/admin", get(|s| file(s, "admin.html")))
         .route("/style.css", get(|s| file(s, "style.css")))
+        .route("/console.css", get(|s| file(s, "console.css")))
         .route("/js/{name}", get(module))
 }
 

@@ -442,3 +442,37 @@ async fn the_operators_console_runs_the_room_through_the_page_in_chromium() {
     // Deposited: 500 each, and the console's 250 to ann.
     assert_conserved(&server.audit().await, 1250);
 }
+
+/// The console as a card-room manager uses it (`e2e/console_manager.mjs`), at 1366x768
+/// and on a tablet both ways: a table made with the form (a rule refused on its field
+/// before sending, a name the server refuses on the name field, then the table), a
+/// deposit the lists show at once, the audit log in words with names; axe-core and no
+/// sideways scrolling on every page at every size, touch-sized controls on the tablet.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_room_manager_runs_the_console_on_a_laptop_and_a_tablet_in_chromium() {
+    let Some(chromium) = browser_tools() else {
+        return;
+    };
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    server.player("ann", 500).await;
+    let shots = std::env::var("SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
+    std::fs::create_dir_all(&shots).unwrap();
+    run_script(
+        "console_manager.mjs",
+        &[
+            ("BASE", server.base.clone()),
+            ("ADMIN_TOKEN", common::TOKEN.to_string()),
+            ("PLAYER", "ann".to_string()),
+            ("CHROMIUM", chromium),
+            ("SHOTS", shots.display().to_string()),
+        ],
+        "console manager: ok",
+    )
+    .await;
+    server.stop().await;
+    // Ann's 500, and the console's deposit of 1,000 at each of the three sizes.
+    assert_conserved(&server.audit().await, 3500);
+}

@@ -4,7 +4,9 @@
 //! the audit log with who did it; players found by name (paths take ids only), locked out
 //! (their WebSocket closes), given a reset code (floor) or a new password (admins only);
 //! tables from presets and clones; a create-table body with several mistakes refused
-//! naming them all; the rake report.
+//! naming them all, each on its field, as is a rule the engine refuses; the audit log and
+//! the ledger with the names of players, staff and tables beside their ids; the rake
+//! report.
 
 mod common;
 
@@ -62,7 +64,7 @@ async fn scenario(db: Db) {
     let mut server = Server::start(&guard.url(), &[]).await;
     let admin = Some(common::TOKEN);
     let ann_id = server.player("ann", 0).await;
-    server.player("ben", 0).await;
+    let ben_id = server.player("ben", 0).await;
 
     // Staff accounts and their sessions.
     let cashier = staff_session(&server, "Carla", "cashier").await;
@@ -230,6 +232,36 @@ async fn scenario(db: Db) {
     ] {
         assert!(message.contains(problem), "{problem} in {message}");
     }
+    // Each problem also on its own, with the field it concerns (what the console shows
+    // beside that field).
+    let fields: Vec<&str> = body["problems"]
+        .as_array()
+        .expect("problems")
+        .iter()
+        .map(|p| p["field"].as_str().unwrap())
+        .collect();
+    for field in [
+        "name",
+        "rules.game",
+        "rules.small_blind",
+        "rules.bogus",
+        "rules.max_buy_in",
+        "clok",
+    ] {
+        assert!(fields.contains(&field), "{field} in {fields:?}");
+    }
+    // A rule the engine refuses (well formed, but a buy-in range upside down) names its field.
+    let mut body = presets[0]["body"].clone();
+    body["rules"]["max_buy_in"] = json!(20);
+    let (status, refused) = call(&server, admin, "POST", "/admin/tables", body).await;
+    assert_eq!(
+        (status, refused["error"].clone()),
+        (400, json!("invalid_rules"))
+    );
+    assert_eq!(
+        refused["problems"],
+        json!([{ "field": "rules.max_buy_in", "message": refused["message"] }])
+    );
 
     // Players: search, lock (the socket closes, logins are refused), unlock, new password.
     let (_, found) = call(
@@ -387,6 +419,8 @@ async fn scenario(db: Db) {
         "refused requests change nothing and are not logged"
     );
 
+    names_beside_ids(&server, &ann_id, &ben_id, &first).await;
+
     // Signing out ends a staff session.
     let (status, _) = call(&server, Some(&boss), "POST", "/admin/logout", json!({})).await;
     assert_eq!(status, 204);
@@ -408,7 +442,125 @@ async fn scenario(db: Db) {
     server.stop().await;
     let audit = server.audit().await;
     assert!(audit.holds(), "{audit:?}");
-    assert_eq!(audit.deposits, 500, "one deposit, applied once");
+    assert_eq!(audit.deposits, 800, "ann's deposit applied once, and ben's");
+}
+
+/// The audit log and the ledger name who acted and what it was done to: staff and the
+/// token, players, tables (also those a detail mentions, as a clone's original), and the
+/// table of a seat account.
+async fn names_beside_ids(server: &Server, ann_id: &str, ben_id: &str, first: &str) {
+    let (status, log) = call(
+        server,
+        Some(common::TOKEN),
+        "GET",
+        "/admin/audit-log?limit=200",
+        json!(null),
+    )
+    .await;
+    assert_eq!(status, 200, "{log}");
+    let log = log.as_array().unwrap();
+    let entry = |action: &str| {
+        log.iter()
+            .find(|e| e["action"] == action)
+            .unwrap_or_else(|| panic!("{action} in the log"))
+            .clone()
+    };
+    let deposit = entry("deposit");
+    assert_eq!(
+        [
+            &deposit["actor_kind"],
+            &deposit["actor_name"],
+            &deposit["target"],
+            &deposit["target_kind"],
+            &deposit["target_name"]
+        ],
+        [
+            &json!("staff"),
+            &json!("Carla"),
+            &json!(ann_id),
+            &json!("player"),
+            &json!("ann")
+        ]
+    );
+    let created = log
+        .iter()
+        .find(|e| e["action"] == "create_table" && e["target"] == first)
+        .expect("the first table's creation");
+    assert_eq!(
+        (&created["target_kind"], &created["target_name"]),
+        (&json!("table"), &json!("NL Hold'em 1/2"))
+    );
+    let clone = entry("clone_table");
+    assert_eq!(clone["target_name"], "NL Hold'em 1/2 (2)");
+    assert_eq!(
+        clone["names"],
+        json!({ first: "NL Hold'em 1/2" }),
+        "the original, named"
+    );
+    let made = entry("create_staff");
+    assert_eq!(
+        (
+            &made["actor_kind"],
+            &made["actor_name"],
+            &made["target_kind"]
+        ),
+        (&json!("token"), &json!("admin token"), &json!("staff"))
+    );
+    let sign_in = entry("sign_in");
+    assert_eq!(
+        (&sign_in["target_kind"], &sign_in["target_name"]),
+        (&json!("staff"), &sign_in["target"])
+    );
+
+    // The ledger: a seat account names its table.
+    let (status, _) = call(
+        server,
+        Some(common::TOKEN),
+        "POST",
+        &format!("/admin/players/{ben_id}/deposit"),
+        json!({ "amount": 300, "idempotency_key": "ben-1" }),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let mut ben = server.client("ben").await;
+    ben.send(&common::sit(first, 0, 100)).await;
+    let started = std::time::Instant::now();
+    let buy_in = loop {
+        let (_, ledger) = call(
+            server,
+            Some(common::TOKEN),
+            "GET",
+            &format!("/admin/players/{ben_id}/ledger"),
+            json!(null),
+        )
+        .await;
+        let lines = ledger.as_array().unwrap().clone();
+        if let Some(line) = lines
+            .iter()
+            .find(|l| l["kind"] == "buy_in" && l["account"].as_str().unwrap().starts_with("seat:"))
+        {
+            let wallet = lines
+                .iter()
+                .find(|l| l["kind"] == "deposit")
+                .expect("the deposit");
+            assert_eq!(
+                (&wallet["table_id"], &wallet["table_name"]),
+                (&Value::Null, &Value::Null),
+                "a wallet line has no table"
+            );
+            break line.clone();
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(15),
+            "ben's buy-in in {ledger}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(
+        (&buy_in["table_id"], &buy_in["table_name"]),
+        (&json!(first), &json!("NL Hold'em 1/2"))
+    );
+    drop(ben);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,5 +1,6 @@
 //! The one error type of the HTTP API: JSON `{"error": code, "message": text}` with its
-//! status. Store, name and body errors convert into it; internal failures are logged
+//! status, and, when a request body has problems that each concern one field, a
+//! `problems` list naming the field of each (what the console shows beside its field). Store, name and body errors convert into it; internal failures are logged
 //! and answered 500 without their text.
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
@@ -17,6 +18,18 @@ pub struct ApiError {
     pub(crate) message: String,
     /// Seconds to wait before trying again, sent as `Retry-After` (429, 503).
     retry_after: Option<u64>,
+    /// The problems of a request body, each with the field it concerns (empty: none sent).
+    problems: Vec<Problem>,
+}
+
+/// One problem of a request body: the field it concerns, as a dotted path from the body's
+/// top (`rules.max_buy_in`, `rules.stakes.min_bet`, `name`), and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    /// The field, a dotted path (`rules` alone when no one field is to blame).
+    pub field: String,
+    /// What is wrong, in words.
+    pub message: String,
 }
 
 impl ApiError {
@@ -30,7 +43,19 @@ impl ApiError {
             code,
             message: message.into(),
             retry_after: None,
+            problems: Vec::new(),
         }
+    }
+
+    /// The same error, with the problems that each concern one field of the body.
+    pub(crate) fn with_problems(mut self, problems: Vec<Problem>) -> ApiError {
+        self.problems = problems;
+        self
+    }
+
+    /// The problems of the body, field by field (empty when the error names none).
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
     }
 
     /// The same error, telling the client to try again in `secs` seconds (at least 1).
@@ -42,11 +67,11 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut response = (
-            self.status,
-            Json(json!({ "error": self.code, "message": self.message })),
-        )
-            .into_response();
+        let mut body = json!({ "error": self.code, "message": self.message });
+        if !self.problems.is_empty() {
+            body["problems"] = serde_json::to_value(&self.problems).expect("problems serialize");
+        }
+        let mut response = (self.status, Json(body)).into_response();
         if let Some(secs) = self.retry_after {
             response.headers_mut().insert(
                 axum::http::header::RETRY_AFTER,

@@ -7,7 +7,9 @@
 pub mod backup;
 pub mod fairplay;
 pub mod hands;
+mod names;
 pub mod players;
+mod rule_problems;
 pub mod staff;
 pub mod tables;
 

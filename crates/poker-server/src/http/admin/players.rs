@@ -372,6 +372,8 @@ pub(crate) async fn withdraw(
     move_money(state, who, id, body, false).await
 }
 
+/// `GET /admin/players/{id}/ledger`: the player's newest 200 ledger lines, each seat
+/// account's with the name of its table.
 pub(crate) async fn ledger(
     State(state): State<Arc<AppState>>,
     _: Admin,
@@ -380,8 +382,9 @@ pub(crate) async fn ledger(
     let player = resolve_player(&id)?;
     state.store.balance(player).await?;
     let entries = state.store.ledger(player, 200).await?;
+    let named = super::names::name_ledger(&state, entries).await?;
     Ok(Json(
-        serde_json::to_value(entries).expect("entries serialize"),
+        serde_json::to_value(named).expect("entries serialize"),
     ))
 }
 

@@ -347,7 +347,8 @@ pub(crate) struct Page {
     offset: Option<u32>,
 }
 
-/// `GET /admin/audit-log`: who did what, newest first.
+/// `GET /admin/audit-log`: who did what, newest first, with the names of who acted and of
+/// what it was done to.
 pub(crate) async fn audit_log(
     State(state): State<Arc<AppState>>,
     _: Admin,
@@ -366,8 +367,9 @@ pub(crate) async fn audit_log(
         .store
         .audit_log(limit, q.offset.unwrap_or(0).min(1_000_000))
         .await?;
+    let named = super::names::name_audit_log(&state, entries).await?;
     Ok(Json(
-        serde_json::to_value(entries).expect("entries serialize"),
+        serde_json::to_value(named).expect("entries serialize"),
     ))
 }
 

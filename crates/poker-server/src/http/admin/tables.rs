@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
+use super::rule_problems;
 use crate::http::auth::*;
 use crate::http::error::*;
 
@@ -30,10 +31,14 @@ pub(crate) struct NewTable {
     rabbit_hunt: bool,
 }
 
-/// Checks table rules the way the table and its hands will use them.
+/// Checks table rules the way the table and its hands will use them; a refusal names the
+/// rule it concerns (its `problems`).
 pub(crate) fn check_rules(rules: &TableRules) -> ApiResult<()> {
-    let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, "invalid_rules", m);
-    Table::<u32>::new(rules.clone()).map_err(|e| bad(e.to_string()))?;
+    let bad = |p: Problem| {
+        ApiError::new(StatusCode::BAD_REQUEST, "invalid_rules", p.message.clone())
+            .with_problems(vec![p])
+    };
+    Table::<u32>::new(rules.clone()).map_err(|e| bad(rule_problems::table_problem(rules, &e)))?;
     let blinds = rules.game.opening() == poker_rules::game::Opening::Position;
     let seat = |blind| SeatConfig {
         stack: rules.max_buy_in,
@@ -49,19 +54,36 @@ pub(crate) fn check_rules(rules: &TableRules) -> ApiResult<()> {
     probe.max_raises = rules.max_raises;
     probe.uncapped_heads_up = rules.uncapped_heads_up;
     probe.options = rules.options.clone();
-    probe.validate().map_err(|e| bad(e.to_string()))
+    probe
+        .validate()
+        .map_err(|e| bad(rule_problems::config_problem(rules, &e)))
+}
+
+/// A table name as stored, or its refusal naming the field `name`.
+fn checked_name(raw: &str) -> ApiResult<String> {
+    poker_store::names::table_name(raw).map_err(|e| {
+        let message = e.to_string();
+        ApiError::from(e).with_problems(vec![Problem {
+            field: "name".into(),
+            message,
+        }])
+    })
 }
 
 pub(crate) fn check_new_table(t: NewTable) -> ApiResult<(String, TableSpec)> {
     check_rules(&t.rules)?;
     if t.clock.action_ms == 0 {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_rules",
-            "the action clock must give some time",
-        ));
+        let message = "the action clock must give some time";
+        return Err(
+            ApiError::new(StatusCode::BAD_REQUEST, "invalid_rules", message).with_problems(vec![
+                Problem {
+                    field: "clock.action_ms".into(),
+                    message: message.into(),
+                },
+            ]),
+        );
     }
-    let name = poker_store::names::table_name(&t.name)?;
+    let name = checked_name(&t.name)?;
     Ok((
         name,
         TableSpec {
@@ -87,12 +109,18 @@ fn new_table_from(value: Value) -> ApiResult<(String, TableSpec)> {
     if !problems.is_empty() {
         // A bad name alone keeps its own code (invalid_name).
         if let (1, Some(Value::String(name))) = (problems.len(), value.get("name")) {
-            poker_store::names::table_name(name)?;
+            checked_name(name)?;
         }
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "invalid_rules",
             problems.join("; "),
+        )
+        .with_problems(
+            problems
+                .iter()
+                .map(|p| rule_problems::shape_problem(p))
+                .collect(),
         ));
     }
     check_new_table(serde_json::from_value(value).map_err(body_error)?)
