@@ -11,6 +11,7 @@ import {
   $, renderLobby, renderTabs, renderTable, renderActions, updateRaiseLabel, chosenAmount,
   mySeat, myPlayer, inHand, tick,
 } from "./views.js";
+import { onBuyInRange } from "./buyin.js";
 import { openBuyIn, openTopUp, wireBuyIn, openHistory, openSettings, wireSettings, wireReplay, api } from "./dialogs.js";
 import { newSeed, seedFor, forgetSeed } from "./fairness.js";
 
@@ -142,6 +143,7 @@ function onMessage(m) {
       if (T && mySeat(S, T) === m.seat) toast((T.table ? T.table.name + ": " : "") + (m.sat_out ? "you timed out and are sitting out." : "you timed out."));
       break;
     case "done": onDone(T, m); break;
+    case "buy_in_range": onBuyInRange(m); break; // buyin.js: the buy-in dialog awaits it
     case "chat":
       if (!T) break;
       T.chat.push(m.line);
