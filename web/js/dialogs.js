@@ -5,6 +5,7 @@ import { $, el, api } from "./dom.js";
 import { cardEl } from "./views.js";
 import { replayTo, replaySteps, potsOf, mySeat } from "./state.js";
 import { verifyRecord, verdict, seedFor } from "./fairness.js";
+import { askRange, buyInChoice } from "./buyin.js";
 
 export { api };
 
@@ -30,10 +31,12 @@ export async function openBuyIn(S, seat) {
   const T = S.tables.get(S.current);
   const t = T.table;
   mode = { kind: "sit", seat, table: T.id };
+  // The player's own range (the rathole rule may raise it), asked while the wallet is read.
+  const asked = askRange(S, T.id);
   let balance = null;
   try { balance = (await api(S, "/api/me")).balance; } catch (_) { /* shown as unknown */ }
-  const max = balance === null ? t.max_buy_in : Math.min(t.max_buy_in, balance);
-  setup("Buy in at seat " + (seat + 1), t.min_buy_in, max, balance, true, "Sit down");
+  const c = buyInChoice(await asked, t, balance);
+  setup("Buy in at seat " + (seat + 1), c.min, c.max, balance, true, "Sit down", c);
 }
 
 /** Top up, or rebuy when busted: at least enough to reach the minimum buy-in. */
@@ -53,10 +56,11 @@ export async function openTopUp(S, rebuy = false) {
   if (room <= 0) $("#buy-in-error").textContent = "Your stack is at the table's maximum.";
 }
 
-function setup(title, min, max, balance, showWait, confirm) {
+function setup(title, min, max, balance, showWait, confirm, choice = null) {
   $("#buy-in-title").textContent = title;
-  $("#buy-in-range").textContent = "Between " + min + " and " + Math.max(max, 0) + (balance !== null ? " \u00b7 wallet " + balance : "");
-  for (const inp of [$("#buy-in-slider"), $("#buy-in-amount")]) { inp.min = min; inp.max = max; inp.value = max; }
+  $("#buy-in-range").textContent = choice ? choice.text + (choice.note ? " \u00b7 " + choice.note : "")
+    : "Between " + min + " and " + Math.max(max, 0) + (balance !== null ? " \u00b7 wallet " + balance : "");
+  for (const inp of [$("#buy-in-slider"), $("#buy-in-amount")]) { inp.min = min; inp.max = max; inp.value = choice ? choice.value : max; }
   $("#buy-in-wait").parentElement.classList.toggle("hidden", !showWait);
   $("#buy-in-error").textContent = max < min ? "Not enough in your wallet." : "";
   $("#buy-in-confirm").disabled = max < min || max <= 0;

@@ -14,6 +14,7 @@ import { connection } from "./net.js";
 import { $ } from "./dom.js";
 import { render as draw, updateRaiseLabel, chosenAmount, tick, showToast, showNotice, announce } from "./views.js";
 import { openBuyIn, openTopUp, wireBuyIn, openHistory, wireHistory, openSettings, wireSettings, wireReplay, ask, api } from "./dialogs.js";
+import { onBuyInRange } from "./buyin.js";
 import { newSeed, seedFor, forgetSeed } from "./fairness.js";
 
 let state = initialState({ current: sessionStorage.getItem("pokerd.table"), token: !!localStorage.getItem("pokerd.token") });
@@ -208,6 +209,8 @@ function start() {
     onMessage: (m) => {
       // The clock's deadline is counted from when its message came.
       if (m.type === "turn" || m.type === "snapshot") m.at = performance.now();
+      // A player's own buy-in range answers the buy-in dialog's question (buyin.js).
+      if (m.type === "buy_in_range") { onBuyInRange(m); return; }
       dispatch(m);
     },
     onDown: () => dispatch({ type: "conn_down" }),

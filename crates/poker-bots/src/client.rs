@@ -385,10 +385,15 @@ impl Bot {
                     // Not seated (any more): nothing to leave.
                     return Some(Some(BotEnd::Left));
                 }
+                // Before its seat is confirmed the bot has asked nothing but the seat:
+                // any refusal (the rathole rule, no money, the table moving or gone, too
+                // many requests) ends the run, so that the room can seat another bot
+                // instead of counting this one as on its way for ever.
+                let sitting = self.plan.sit.is_some() && !matches!(code, SeedRefused);
                 if !self.seated_once
-                    && matches!(code, SeatRefused | InsufficientFunds | UnknownTable)
+                    && (sitting || matches!(code, SeatRefused | InsufficientFunds | UnknownTable))
                 {
-                    return Some(Some(BotEnd::Refused(message.clone())));
+                    return Some(Some(BotEnd::Refused(format!("{code:?}: {message}"))));
                 }
                 if matches!(code, Unauthenticated) {
                     return Some(Some(BotEnd::Disconnected(message.clone())));

@@ -129,15 +129,50 @@ pub enum ClientMsg {
         /// The seed.
         seed: Seed,
     },
+<<<<<<< HEAD
     /// Shows the cards of the hand the player just won without a showdown (everyone
     /// else folded) to the table: a `shown` event of that hand follows, to everyone.
     /// Allowed to that hand's winner only, once, until the next hand is dealt.
     ShowHand {
+=======
+    /// Asks what this player may buy in for at a table now, before choosing: answered
+    /// with `buy_in_range` (the table's range, or the rathole rule's when the player left
+    /// this table lately with more than its minimum).
+    BuyInRange {
+>>>>>>> house
         /// The table.
         table_id: TableId,
     },
     /// Keeps the connection alive.
     Ping,
+}
+
+/// What one player may buy in for at one table now (the answer to `buy_in_range`, and
+/// what a sit is checked against).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuyInRange {
+    /// The least the player may bring.
+    pub min: Chips,
+    /// The most the player may bring (the table's maximum, or the stack the rathole rule
+    /// asks for when that is larger).
+    pub max: Chips,
+    /// Set when the rathole rule raised the minimum: the player left this table a short
+    /// while ago with more than the table's minimum and must bring at least that back
+    /// (R26: no part of a stack may be taken off the table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rathole: Option<RatholeNote>,
+}
+
+/// Why the rathole rule applies to a returning player, for the words a client shows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatholeNote {
+    /// The stack the player left with, now the least they may bring.
+    pub stack: Chips,
+    /// How long ago they left, in seconds.
+    pub left_secs_ago: u64,
+    /// The table's rathole window, in seconds: coming back later than this after
+    /// leaving, the table's own range applies again.
+    pub window_secs: u64,
 }
 
 /// The longest chat line, in characters.
@@ -522,6 +557,14 @@ pub enum ServerMsg {
         /// Players on the list.
         length: u32,
     },
+    /// What this player may buy in for at the table now, answering `buy_in_range`.
+    BuyInRange {
+        /// The table.
+        table_id: TableId,
+        /// The range.
+        #[serde(flatten)]
+        range: BuyInRange,
+    },
     /// A seat is free and held for this player, first on the waiting list: `sit` in it
     /// before `expires_ms` (milliseconds from now) or the offer goes to the next.
     SeatOffered {
@@ -622,6 +665,7 @@ mod tests {
                 decision_id: 7,
                 action: Action::BetOrRaiseTo { to: 40 },
             },
+            ClientMsg::BuyInRange { table_id: table },
             ClientMsg::Ping,
         ];
         for m in msgs {

@@ -53,6 +53,16 @@ pub struct RoomConfig {
     /// Two players at one table from one address: "refuse", "flag", "allow", or "auto"
     /// (refuse with real money, flag with play money); see [`Config::same_address_seating`].
     pub same_address_seating: String,
+    /// How many times faster than the wall clock the room's clock runs for rules that
+    /// span hours (the rathole window); 1 in a real room. Tests and demonstrations live
+    /// through hours of a room in minutes with more.
+    #[serde(default = "one")]
+    pub clock_scale: u32,
+}
+
+/// The default of settings that are 1 unless set.
+fn one() -> u32 {
+    1
 }
 
 /// House bots (`[bots]`), at play-money rooms only.

@@ -18,6 +18,7 @@ pub mod pokerstars;
 pub mod presets;
 pub mod registry;
 pub mod replay;
+pub mod room_clock;
 pub mod sessions;
 pub mod table;
 pub mod verify;
@@ -60,6 +61,9 @@ pub struct AppState {
     pub moved: tokio::sync::broadcast::Sender<Resubscribe>,
     /// The request limits' state: rate buckets, requests in progress per forwarded address.
     pub shield: http::shield::Shield,
+    /// The room's clock for rules that span hours (the rathole window): the wall clock
+    /// unless `room.clock_scale` makes it run faster.
+    pub clock: room_clock::RoomClock,
 }
 
 /// What makes the connections here subscribe again to the tables they follow.
@@ -141,6 +145,7 @@ pub async fn run(
         }
     }
     let (shutdown_tx, shutting_down) = tokio::sync::watch::channel(false);
+    let clock = room_clock::RoomClock::new(config.room.clock_scale);
     let state = Arc::new(AppState {
         store: store.clone(),
         config: Arc::new(config),
@@ -157,6 +162,7 @@ pub async fn run(
         cluster: cluster.clone(),
         moved: tokio::sync::broadcast::channel(256).0,
         shield: http::shield::Shield::default(),
+        clock,
     });
     if let Some(cluster) = &cluster {
         cluster.start_gossip(&state, state.lobby.forward()).await?;

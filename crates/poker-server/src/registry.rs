@@ -216,6 +216,7 @@ impl Registry {
             lease: lease.as_ref().map(|(_, valid)| valid.subscribe()),
             coalesce: Duration::from_millis(state.config.server.coalesce_ms),
             same_address: state.config.same_address_seating(),
+            clock: state.clock,
         };
         let mut handle = table::spawn(table, name.to_string(), spec, context).await?;
         if self.among_nodes {

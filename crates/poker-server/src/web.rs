@@ -63,6 +63,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../../web/js/dialogs.js"),
     ),
     (
+        "js/buyin.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/buyin.js"),
+    ),
+    (
         "js/fairness.js",
         "text/javascript; charset=utf-8",
         include_str!("../../../web/js/fairness.js"),

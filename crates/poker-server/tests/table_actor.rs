@@ -680,6 +680,7 @@ async fn a_table_fenced_out_as_its_hand_ends_stops_and_never_shows_the_result() 
         lease: Some(lease),
         coalesce: Duration::ZERO,
         same_address: poker_server::fairplay::SameAddressSeating::Allow,
+        clock: poker_server::room_clock::RoomClock::default(),
     };
     let table = table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
         .await

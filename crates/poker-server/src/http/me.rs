@@ -43,26 +43,35 @@ pub(crate) async fn reload(
             "this room plays for real money: ask the cashier",
         ));
     }
-    let grant = state.config.room.play_grant;
-    let balance = state.store.balance(me.player_id).await?;
-    if balance >= grant {
-        return Ok(Json(json!({ "balance": balance, "added": 0 })));
+    let (balance, added) = refill(&*state.store, me.player_id, state.config.room.play_grant).await?;
+    Ok(Json(json!({ "balance": balance, "added": added })))
+}
+
+/// Refills a play-money wallet to `level` (nothing when it holds that much already): a
+/// reload with its ledger record, as a player's `POST /api/me/reload` and a house bot
+/// short of its buy-in do. Keyed by the wallet's newest movement: two reloads at once
+/// see the same one, so only one applies (the other is answered as its repeat). Returns
+/// the balance and what was added.
+pub(crate) async fn refill(
+    store: &poker_store::SqlStore,
+    player: poker_store::PlayerId,
+    level: poker_rules::Chips,
+) -> Result<(poker_rules::Chips, poker_rules::Chips), poker_store::StoreError> {
+    let balance = store.balance(player).await?;
+    if balance >= level {
+        return Ok((balance, 0));
     }
-    let added = grant - balance;
-    // Keyed by the wallet's newest movement: two reloads at once see the same one, so
-    // only one applies (the other is answered as its repeat).
-    let last = state
-        .store
-        .ledger(me.player_id, 1)
+    let added = level - balance;
+    let last = store
+        .ledger(player, 1)
         .await?
         .first()
         .map_or_else(String::new, |e| e.movement_id.clone());
     let key = format!("reload:{last}");
-    let balance = state
-        .store
-        .credit(me.player_id, added, poker_store::Credit::Reload, Some(&key))
+    let balance = store
+        .credit(player, added, poker_store::Credit::Reload, Some(&key))
         .await?;
-    Ok(Json(json!({ "balance": balance, "added": added })))
+    Ok((balance, added))
 }
 
 /// The query of `GET /api/me/hands`.

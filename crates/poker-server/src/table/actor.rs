@@ -537,6 +537,10 @@ impl Actor {
                 }
                 Ok(Reply::Ok)
             }
+            Request::BuyInRange { player } => {
+                let now = self.ctx.clock.now_secs();
+                Ok(Reply::BuyInRange(self.range_for(player, now).await.0))
+            }
             Request::Inspect => Ok(Reply::View(self.inspect())),
             Request::Drain => {
                 self.drain = true;

@@ -5,7 +5,7 @@ use super::actor::*;
 use super::*;
 use poker_protocol::ServerMsg;
 use poker_rules::Chips;
-use poker_store::{now_ms, PlayerId, Store, StoreError, TableId, TableStatus};
+use poker_store::{PlayerId, Store, StoreError, TableId, TableStatus};
 use std::sync::atomic::Ordering;
 use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
@@ -139,7 +139,10 @@ impl Failed {
                     None => return,
                 },
                 // Nothing else is done at a failed table.
-                Request::Sit { .. } | Request::Seat { .. } | Request::Waitlist { .. } => Err(
+                Request::Sit { .. }
+                | Request::BuyInRange { .. }
+                | Request::Seat { .. }
+                | Request::Waitlist { .. } => Err(
                     Refusal::Seat("the table has failed: leave to cash out".into()),
                 ),
             };
@@ -152,7 +155,7 @@ impl Failed {
         let cashed = self
             .ctx
             .store
-            .cash_out(self.table_id, player, now_ms(), self.ctx.fence)
+            .cash_out(self.table_id, player, self.ctx.clock.now_ms(), self.ctx.fence)
             .await;
         Some(match cashed {
             Ok(amount) => Ok(Reply::Done(Outcome {
@@ -182,7 +185,7 @@ impl Failed {
             match self
                 .ctx
                 .store
-                .cash_out(table_id, seat.player_id, now_ms(), self.ctx.fence)
+                .cash_out(table_id, seat.player_id, self.ctx.clock.now_ms(), self.ctx.fence)
                 .await
             {
                 Ok(amount) => total += amount,

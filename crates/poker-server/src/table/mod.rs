@@ -366,6 +366,8 @@ pub struct TableContext {
     pub coalesce: std::time::Duration,
     /// What a sit from the address of a seated player does (`room.same_address_seating`).
     pub same_address: crate::fairplay::SameAddressSeating,
+    /// The room's clock, by which the rathole window is measured.
+    pub clock: crate::room_clock::RoomClock,
 }
 
 /// A handle to a table's actor: in this process, or on the node that owns it.
@@ -584,7 +586,18 @@ impl TableHandle {
         let _ = self.request(Request::Unsubscribe, Some(queue)).await;
     }
 
-    /// The table's state, for operators.
+    /// What `player` may buy in for here now (see [`Request::BuyInRange`]).
+    pub async fn buy_in_range(
+        &self,
+        player: PlayerId,
+    ) -> Result<poker_protocol::BuyInRange, Refusal> {
+        expect(
+            self.request(Request::BuyInRange { player }, None).await,
+            Reply::buy_in_range,
+        )
+    }
+
+    /// The table's state, for operators (`None` when it is gone).
     pub async fn inspect(&self) -> Option<serde_json::Value> {
         expect(self.request(Request::Inspect, None).await, Reply::view).ok()
     }
@@ -613,6 +626,13 @@ impl Reply {
     fn done(self) -> Option<Outcome> {
         match self {
             Reply::Done(outcome) => Some(outcome),
+            _ => None,
+        }
+    }
+
+    fn buy_in_range(self) -> Option<poker_protocol::BuyInRange> {
+        match self {
+            Reply::BuyInRange(range) => Some(range),
             _ => None,
         }
     }

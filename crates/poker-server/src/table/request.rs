@@ -36,6 +36,12 @@ pub enum Request {
         #[serde(default)]
         address: Option<IpAddr>,
     },
+    /// What a player may buy in for here now (the table's range, or the rathole rule's),
+    /// asked before they choose, and by the house before it seats a bot.
+    BuyInRange {
+        /// Who.
+        player: PlayerId,
+    },
     /// Answer a decision.
     Act {
         /// Who.
@@ -102,6 +108,8 @@ pub enum Reply {
     Subscribed(bool),
     /// The table as a spectator sees it.
     View(serde_json::Value),
+    /// What a player may buy in for.
+    BuyInRange(poker_protocol::BuyInRange),
     /// The table closed; the chips cashed out.
     Closed(Chips),
 }
@@ -183,6 +191,7 @@ mod tests {
                 text: "gl".into(),
             },
             Request::Waitlist { player, join: true },
+            Request::BuyInRange { player },
             Request::SwitchChat { enabled: false },
             Request::Subscribe {
                 player: None,
@@ -206,6 +215,15 @@ mod tests {
             Ok(Reply::Subscribed(false)),
             Ok(Reply::View(serde_json::json!({"a": 1}))),
             Ok(Reply::Closed(300)),
+            Ok(Reply::BuyInRange(poker_protocol::BuyInRange {
+                min: 400,
+                max: 400,
+                rathole: Some(poker_protocol::RatholeNote {
+                    stack: 400,
+                    left_secs_ago: 60,
+                    window_secs: 3600,
+                }),
+            })),
             Err(Refusal::Moving),
         ];
         for answer in answers {

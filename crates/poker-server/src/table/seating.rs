@@ -6,7 +6,7 @@ use super::clock::default_action;
 use super::writer::*;
 use super::*;
 use crate::fairplay::SameAddressSeating;
-use poker_protocol::ServerMsg;
+use poker_protocol::{BuyInRange, RatholeNote, ServerMsg};
 use poker_rules::table::{Entry, SitOut};
 use poker_rules::{Chips, Decision};
 use poker_store::{now_ms, PlayerId, Store, StoreError};
@@ -44,22 +44,11 @@ impl Actor {
                     .into(),
             ));
         }
-        let rathole = self
-            .ctx
-            .store
-            .rathole(self.table_id, player)
-            .await
-            .ok()
-            .flatten()
-            .map(|r| poker_rules::table::Rathole {
-                player,
-                stack: r.stack,
-                left_at: (r.left_at / 1000).max(0) as u64,
-            });
-        let now = (now_ms() / 1000) as u64;
-        let (min, max) = self.table.buy_in_range(rathole.as_ref(), now);
-        if buy_in < min || buy_in > max {
-            return Err(Refusal::Seat(format!("buy in between {min} and {max}")));
+        // One moment for the check here and the rules' own below.
+        let now = self.ctx.clock.now_secs();
+        let (range, rathole) = self.range_for(player, now).await;
+        if buy_in < range.min || buy_in > range.max {
+            return Err(Refusal::Seat(out_of_range(&range)));
         }
         // The money moves first, in its own transaction with its ledger rows.
         let bought = self
@@ -88,6 +77,46 @@ impl Actor {
             amount: buy_in,
             pending: false,
         })
+    }
+
+    /// What `player` may buy in for here at `now` (room seconds): the table's range, or
+    /// the rathole rule's (R26) when they left this table within its window with more
+    /// than its minimum; with the store's rathole record the rules' table checks the sit
+    /// against.
+    pub(super) async fn range_for(
+        &self,
+        player: PlayerId,
+        now: u64,
+    ) -> (BuyInRange, Option<poker_rules::table::Rathole<PlayerId>>) {
+        let rathole = self
+            .ctx
+            .store
+            .rathole(self.table_id, player)
+            .await
+            .ok()
+            .flatten()
+            .map(|r| poker_rules::table::Rathole {
+                player,
+                stack: r.stack,
+                left_at: (r.left_at / 1000).max(0) as u64,
+            });
+        let (min, max) = self.table.buy_in_range(rathole.as_ref(), now);
+        let rules = self.table.rules();
+        // The rules raised the minimum: the rathole rule applies.
+        let note = rathole
+            .as_ref()
+            .filter(|_| min > rules.min_buy_in)
+            .map(|r| RatholeNote {
+                stack: r.stack,
+                left_secs_ago: now.saturating_sub(r.left_at),
+                window_secs: rules.rathole_secs,
+            });
+        let range = BuyInRange {
+            min,
+            max,
+            rathole: note,
+        };
+        (range, rathole)
     }
 
     /// The seated players (other than `player`) who sat down from `address`.
@@ -278,7 +307,7 @@ impl Actor {
         let amount = match self
             .ctx
             .store
-            .cash_out(self.table_id, player, now_ms(), self.ctx.fence)
+            .cash_out(self.table_id, player, self.ctx.clock.now_ms(), self.ctx.fence)
             .await
         {
             Ok(amount) => amount,
@@ -288,7 +317,7 @@ impl Actor {
                 return Err(Refusal::Internal("the cash-out failed".into()));
             }
         };
-        let now = (now_ms() / 1000) as u64;
+        let now = self.ctx.clock.now_secs();
         self.table
             .leave(seat, now)
             .map_err(|e| Refusal::Seat(e.to_string()))?;
@@ -436,5 +465,72 @@ impl Actor {
             };
             self.send_to(player, msg);
         }
+    }
+}
+
+/// Why a buy-in outside `range` is refused, in the words of the rules: the rathole rule
+/// (R26: "a player may not take a portion of their stake off the table, unless they opt
+/// to leave the game and remove their entire stake from play", betting-encyclopedia.txt)
+/// names what the player left with and when, else the table's range.
+pub(crate) fn out_of_range(range: &BuyInRange) -> String {
+    match &range.rathole {
+        Some(r) => {
+            let ago = minutes(r.left_secs_ago);
+            let window = minutes(r.window_secs);
+            let most = if range.max > range.min {
+                format!(" (at most {})", range.max)
+            } else {
+                String::new()
+            };
+            format!(
+                "you left this table {ago} ago with {}: coming back within {window} of \
+                 leaving, you bring back at least what you left with, {}{most} (no \
+                 ratholing: R26, no part of a stack may be taken off the table)",
+                r.stack, range.min
+            )
+        }
+        None => format!("buy in between {} and {}", range.min, range.max),
+    }
+}
+
+/// A duration in whole minutes for people ("1 minute", "12 minutes"; under a minute
+/// is "less than a minute").
+fn minutes(secs: u64) -> String {
+    match secs / 60 {
+        0 => "less than a minute".into(),
+        1 => "1 minute".into(),
+        n => format!("{n} minutes"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn r26_a_refused_return_names_the_stack_left_with_and_the_window() {
+        let range = BuyInRange {
+            min: 400,
+            max: 400,
+            rathole: Some(RatholeNote {
+                stack: 400,
+                left_secs_ago: 12 * 60 + 5,
+                window_secs: 3600,
+            }),
+        };
+        assert_eq!(
+            out_of_range(&range),
+            "you left this table 12 minutes ago with 400: coming back within 60 minutes of \
+             leaving, you bring back at least what you left with, 400 (no ratholing: R26, \
+             no part of a stack may be taken off the table)"
+        );
+        let plain = BuyInRange {
+            min: 40,
+            max: 200,
+            rathole: None,
+        };
+        assert_eq!(out_of_range(&plain), "buy in between 40 and 200");
+        assert_eq!(minutes(30), "less than a minute");
+        assert_eq!(minutes(61), "1 minute");
     }
 }

@@ -176,7 +176,8 @@ pub(crate) async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMs
         | ClientMsg::Chat { table_id, .. }
         | ClientMsg::JoinWaitlist { table_id }
         | ClientMsg::LeaveWaitlist { table_id }
-        | ClientMsg::Seed { table_id, .. } => *table_id,
+        | ClientMsg::Seed { table_id, .. }
+        | ClientMsg::BuyInRange { table_id } => *table_id,
         ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => {
             return Handled::Now(None)
         }
@@ -301,6 +302,13 @@ async fn ask(
                 .seat(me.player_id, SeatRequest::Seed { hand_id, seed })
                 .await;
             return Finished::reply(table_id, refused(result.map(|_| ())));
+        }
+        ClientMsg::BuyInRange { .. } => {
+            let reply = match table.buy_in_range(me.player_id).await {
+                Ok(range) => ServerMsg::BuyInRange { table_id, range },
+                Err(refusal) => refusal.into(),
+            };
+            return Finished::reply(table_id, Some(reply));
         }
         ClientMsg::SitOut { next_big_blind, .. } => SeatRequest::SitOut { next_big_blind },
         ClientMsg::SitIn { post_now, .. } => SeatRequest::SitIn { post_now },

@@ -71,6 +71,7 @@ pub(super) async fn start(
         lease: None,
         coalesce,
         same_address: poker_server::fairplay::SameAddressSeating::Allow,
+        clock: poker_server::room_clock::RoomClock::default(),
     };
     table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
         .await
