@@ -68,21 +68,61 @@ pub(crate) async fn reload(
 /// The query of `GET /api/me/hands`.
 #[derive(serde::Deserialize)]
 pub(crate) struct MyPage {
-    /// How many hands, 1 to 100 (20 unless asked).
+    /// How many hands, 1 to 100 (20 unless asked), in the JSON list.
     limit: Option<u32>,
+    /// A download of the range's hands as one file: `phh` or `pokerstars`.
+    format: Option<String>,
+    /// The download's range: unix milliseconds, from (inclusive)...
+    from: Option<i64>,
+    /// ...to (exclusive).
+    to: Option<i64>,
 }
 
 /// `GET /api/me/hands?limit=N`: the player's recent hands, newest first, with their
-/// result.
+/// result. With `format=phh|pokerstars` (and `from`, `to`): every hand of the range as
+/// one file to download, as the player may see them ([`super::history::download`]).
 pub(crate) async fn my_hands(
     State(state): State<Arc<AppState>>,
     Session(me): Session,
     q: Result<axum::extract::Query<MyPage>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
     let limit = match q {
-        Ok(axum::extract::Query(MyPage { limit: None })) => 20,
+        Ok(axum::extract::Query(MyPage {
+            format: Some(format),
+            from,
+            to,
+            limit: None,
+        })) => {
+            let range = super::history::Range { from, to };
+            if format != "phh" && format != "pokerstars" {
+                return refused(
+                    StatusCode::BAD_REQUEST,
+                    "bad_request",
+                    "a download's format is phh or pokerstars",
+                );
+            }
+            return super::history::download(&state, me.player_id, &format, &range)
+                .await
+                .into_response();
+        }
+        Ok(axum::extract::Query(MyPage { format: Some(_), .. })) => {
+            return refused(
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                "a download takes from and to, not limit",
+            )
+        }
+        Ok(axum::extract::Query(MyPage { from, to, .. })) if from.is_some() || to.is_some() => {
+            return refused(
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                "from and to go with format (a download)",
+            )
+        }
+        Ok(axum::extract::Query(MyPage { limit: None, .. })) => 20,
         Ok(axum::extract::Query(MyPage {
             limit: Some(n @ 1..=100),
+            ..
         })) => n,
         Ok(_) => return refused(StatusCode::BAD_REQUEST, "bad_request", "limit is 1 to 100"),
         Err(e) => return ApiError::from(e).into_response(),
@@ -255,7 +295,7 @@ pub(crate) async fn my_replay(
 }
 
 /// The PHH of a hand the player was dealt into, as they may see it.
-fn my_phh(row: &poker_store::HandRow, me: poker_store::PlayerId) -> ApiResult<String> {
+pub(crate) fn my_phh(row: &poker_store::HandRow, me: poker_store::PlayerId) -> ApiResult<String> {
     let not_found = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found");
     let text = row.phh.as_deref().ok_or_else(not_found)?;
     let index = row
