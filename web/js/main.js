@@ -13,6 +13,7 @@ import {
 } from "./views.js";
 import { openBuyIn, openTopUp, wireBuyIn, openHistory, openSettings, wireSettings, wireReplay, api } from "./dialogs.js";
 import { newSeed, seedFor, forgetSeed } from "./fairness.js";
+import { wireFeatures, afterRender } from "./features.js"; // issue 26: theme, filters, stats, notes, emoji, chips
 
 const S = {
   token: localStorage.getItem("pokerd.token"),
@@ -64,6 +65,7 @@ function render() {
   renderTabs(S, ui);
   if (S.view === "lobby") renderLobby(S, ui);
   if (S.view === "table") renderTable(S, ui);
+  afterRender(S, render); // issue 26 (features.js)
   updateTitle();
 }
 
@@ -649,3 +651,4 @@ window.matchMedia("(max-width: 640px)").addEventListener("change", render);
 setInterval(() => tick(S), 200);
 
 if (S.token) { show(S.current ? "table" : "lobby"); start(); } else show("login");
+wireFeatures(S, render); // issue 26 (features.js)

@@ -62,6 +62,46 @@ const FILES: &[(&str, &str, &str)] = &[
         "text/css; charset=utf-8",
         include_str!("../../../web/style.css"),
     ),
+    (
+        "features.css",
+        "text/css; charset=utf-8",
+        include_str!("../../../web/features.css"),
+    ),
+    (
+        "js/features.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/features.js"),
+    ),
+    (
+        "js/theme.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/theme.js"),
+    ),
+    (
+        "js/lobbyfilter.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/lobbyfilter.js"),
+    ),
+    (
+        "js/stats.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/stats.js"),
+    ),
+    (
+        "js/notes.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/notes.js"),
+    ),
+    (
+        "js/emoji.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/emoji.js"),
+    ),
+    (
+        "js/chips.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/chips.js"),
+    ),
 ];
 
 /// The client's routes.
@@ -70,6 +110,7 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/", get(|s| file(s, "index.html")))
         .route("/admin", get(|s| file(s, "admin.html")))
         .route("/style.css", get(|s| file(s, "style.css")))
+        .route("/features.css", get(|s| file(s, "features.css")))
         .route("/js/{name}", get(module))
 }
 

@@ -28,10 +28,10 @@ async fn get(server: &Server, path: &str, token: &str) -> (u16, String, String) 
     (r.status().as_u16(), disposition, r.text().await.unwrap())
 }
 
-/// A PUT of a note with a player's session (or none): status and JSON answer.
+/// A POST of a note with a player's session (or none): status and JSON answer.
 async fn put_note(server: &Server, subject: &str, note: &str, token: Option<&str>) -> (u16, Value) {
     let mut req = reqwest::Client::new()
-        .put(format!("{}/api/me/notes/{subject}", server.base))
+        .post(format!("{}/api/me/notes/{subject}", server.base))
         .json(&json!({ "note": note }));
     if let Some(t) = token {
         req = req.bearer_auth(t);
@@ -138,11 +138,14 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
         json!(in_range.iter().map(|h| h["net"].as_i64().unwrap()).sum::<i64>())
     );
     assert_eq!((ranged["from"].as_i64(), ranged["to"].as_i64()), (Some(from), Some(to)));
-    // An empty range has no bb/100; a backward one and bad values are refused.
-    let (_, _, body) = get(&server, "/api/me/stats?from=1&to=2", &ann).await;
-    let empty: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!((empty["hands"].as_u64(), empty["bb_per_100"].clone()), (Some(0), Value::Null));
-    for bad in ["from=5&to=5", "from=-1", "from=x", "to=0"] {
+    // An empty range (or one that ends before it starts) has no bb/100; bad values are
+    // refused.
+    for empty in ["from=1&to=2", &format!("from={to}&to={from}")] {
+        let (_, _, body) = get(&server, &format!("/api/me/stats?{empty}"), &ann).await;
+        let empty: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!((empty["hands"].as_u64(), empty["bb_per_100"].clone()), (Some(0), Value::Null));
+    }
+    for bad in ["from=-1", "from=x", "to=-5"] {
         let (status, _, body) = get(&server, &format!("/api/me/stats?{bad}"), &ann).await;
         assert_eq!(status, 400, "{bad}: {body}");
     }
@@ -212,7 +215,7 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
             }
         }
         // The PokerStars text of this hand (oldest first in the file).
-        let section = sections[in_range.len() - 1 - k];
+        let section = sections[k];
         assert!(section.contains("Dealt to ann ["), "{section}");
         assert!(!section.contains("Dealt to ben"), "{section}");
         let pair = bens.join(" ");
@@ -228,8 +231,13 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
         }
     }
     assert!(unshown > 0, "a hand of the range where ben's cards stayed hidden");
-    // Another player's download holds their own hands; a bad format or mixing limit in
-    // is refused; from and to alone are refused.
+    // The JSON list of the range: its newest hands first.
+    let (status, _, body) = get(&server, &format!("/api/me/hands?from={from}&to={to}&limit=2"), &ann).await;
+    assert_eq!(status, 200, "{body}");
+    let newest: Vec<Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(newest.len(), 2.min(in_range.len()));
+    assert_eq!(newest[0]["hand_id"], in_range[0]["hand_id"]);
+    // Another player's download holds their own hands; a bad format is refused.
     let (status, _, bens_file) = get(&server, "/api/me/hands?format=pokerstars", &ben).await;
     assert_eq!(status, 200);
     assert_eq!(bens_file.matches("Dealt to ben [").count(), list.len());
@@ -237,7 +245,7 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
     let cy = server.login("cy").await;
     let (status, _, nothing) = get(&server, "/api/me/hands?format=phh", &cy).await;
     assert_eq!((status, nothing.as_str()), (200, ""));
-    for bad in ["format=xml", "format=phh&limit=5", "from=1&to=2", "format=phh&from=9&to=3"] {
+    for bad in ["format=xml", "format=phh&from=-9", "limit=0"] {
         let (status, _, body) = get(&server, &format!("/api/me/hands?{bad}"), &ann).await;
         assert_eq!(status, 400, "{bad}: {body}");
     }

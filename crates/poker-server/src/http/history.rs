@@ -24,7 +24,7 @@ use super::auth::*;
 pub const MAX_RANGE_HANDS: u32 = 10_000;
 
 /// A range of time, `from` (inclusive) to `to` (exclusive), in unix milliseconds; the
-/// whole history when absent.
+/// whole history when absent. One that ends before it starts is empty.
 #[derive(serde::Deserialize)]
 pub(crate) struct Range {
     pub(crate) from: Option<i64>,
@@ -36,20 +36,21 @@ impl Range {
     fn bounds(&self) -> ApiResult<(i64, i64)> {
         let from = self.from.unwrap_or(0);
         let to = self.to.unwrap_or(i64::MAX);
-        if from < 0 || to <= from {
+        if from < 0 || to < 0 {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "bad_request",
-                "from and to are unix milliseconds, from before to",
+                "from and to are unix milliseconds",
             ));
         }
-        Ok((from, to))
+        // A range that ends before it starts holds no hand.
+        Ok((from, to.max(from)))
     }
 }
 
 /// The player's complete hands in the range, oldest first; refused when there are more
 /// than [`MAX_RANGE_HANDS`].
-async fn hands_in_range(state: &AppState, me: PlayerId, range: &Range) -> ApiResult<Vec<HandRow>> {
+pub(crate) async fn hands_in_range(state: &AppState, me: PlayerId, range: &Range) -> ApiResult<Vec<HandRow>> {
     let (from, to) = range.bounds()?;
     let rows = state
         .store
@@ -225,14 +226,14 @@ pub(crate) async fn my_notes(
     )))
 }
 
-/// The body of `PUT /api/me/notes/{player_id}`.
+/// The body of `POST /api/me/notes/{id}`.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct NoteBody {
     note: String,
 }
 
-/// `PUT /api/me/notes/{player_id}`: writes the player's private note on another player
+/// `POST /api/me/notes/{id}`: writes the player's private note on another player
 /// (an empty note deletes it). Seen by its owner alone.
 pub(crate) async fn put_note(
     State(state): State<Arc<AppState>>,

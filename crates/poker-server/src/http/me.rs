@@ -72,71 +72,61 @@ pub(crate) struct MyPage {
     limit: Option<u32>,
     /// A download of the range's hands as one file: `phh` or `pokerstars`.
     format: Option<String>,
-    /// The download's range: unix milliseconds, from (inclusive)...
+    /// The range: unix milliseconds, from (inclusive)...
     from: Option<i64>,
     /// ...to (exclusive).
     to: Option<i64>,
 }
 
-/// `GET /api/me/hands?limit=N`: the player's recent hands, newest first, with their
-/// result. With `format=phh|pokerstars` (and `from`, `to`): every hand of the range as
-/// one file to download, as the player may see them ([`super::history::download`]).
+/// `GET /api/me/hands?limit=N&from=&to=`: the player's recent hands (in the range, when
+/// given), newest first, with their result. With `format=phh|pokerstars`: every hand of
+/// the range as one file to download, as the player may see them
+/// ([`super::history::download`]; `limit` is the list's alone).
 pub(crate) async fn my_hands(
     State(state): State<Arc<AppState>>,
     Session(me): Session,
     q: Result<axum::extract::Query<MyPage>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    let limit = match q {
-        Ok(axum::extract::Query(MyPage {
-            format: Some(format),
-            from,
-            to,
-            limit: None,
-        })) => {
-            let range = super::history::Range { from, to };
-            if format != "phh" && format != "pokerstars" {
-                return refused(
-                    StatusCode::BAD_REQUEST,
-                    "bad_request",
-                    "a download's format is phh or pokerstars",
-                );
-            }
-            return super::history::download(&state, me.player_id, &format, &range)
-                .await
-                .into_response();
-        }
-        Ok(axum::extract::Query(MyPage { format: Some(_), .. })) => {
-            return refused(
-                StatusCode::BAD_REQUEST,
-                "bad_request",
-                "a download takes from and to, not limit",
-            )
-        }
-        Ok(axum::extract::Query(MyPage { from, to, .. })) if from.is_some() || to.is_some() => {
-            return refused(
-                StatusCode::BAD_REQUEST,
-                "bad_request",
-                "from and to go with format (a download)",
-            )
-        }
-        Ok(axum::extract::Query(MyPage { limit: None, .. })) => 20,
-        Ok(axum::extract::Query(MyPage {
-            limit: Some(n @ 1..=100),
-            ..
-        })) => n,
-        Ok(_) => return refused(StatusCode::BAD_REQUEST, "bad_request", "limit is 1 to 100"),
+    let page = match q {
+        Ok(axum::extract::Query(page)) => page,
         Err(e) => return ApiError::from(e).into_response(),
     };
-    let rows = match state.store.player_hands(me.player_id, limit, 0).await {
-        Ok(rows) => rows,
-        Err(e) => {
-            tracing::warn!("hands of a player: {e}");
+    let range = super::history::Range {
+        from: page.from,
+        to: page.to,
+    };
+    if let Some(format) = page.format {
+        if format != "phh" && format != "pokerstars" {
             return refused(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                "internal error",
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                "a download's format is phh or pokerstars",
             );
         }
+        return super::history::download(&state, me.player_id, &format, &range)
+            .await
+            .into_response();
+    }
+    let limit = match page.limit {
+        None => 20,
+        Some(n @ 1..=100) => n,
+        Some(_) => return refused(StatusCode::BAD_REQUEST, "bad_request", "limit is 1 to 100"),
+    };
+    let rows = if page.from.is_some() || page.to.is_some() {
+        // The range's newest hands.
+        super::history::hands_in_range(&state, me.player_id, &range)
+            .await
+            .map(|rows| rows.into_iter().rev().take(limit as usize).collect())
+    } else {
+        state
+            .store
+            .player_hands(me.player_id, limit, 0)
+            .await
+            .map_err(ApiError::from)
+    };
+    let rows: Vec<poker_store::HandRow> = match rows {
+        Ok(rows) => rows,
+        Err(e) => return e.into_response(),
     };
     // The names of these hands' tables only.
     let mut names: std::collections::HashMap<TableId, String> = Default::default();

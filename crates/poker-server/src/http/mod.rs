@@ -40,7 +40,7 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/api/me/hands/{id}", get(me::my_hand))
         .route("/api/me/stats", get(history::my_stats))
         .route("/api/me/notes", get(history::my_notes))
-        .route("/api/me/notes/{player_id}", axum::routing::put(history::put_note))
+        .route("/api/me/notes/{id}", post(history::put_note))
         .route("/ws", get(crate::ws::ws))
         .merge(admin::router())
 }
