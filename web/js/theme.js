@@ -20,8 +20,10 @@ export function applyTheme(doc, theme) {
   doc.documentElement.dataset.theme = theme;
   const b = doc.querySelector("#theme-toggle");
   if (b) {
-    b.textContent = theme === "light" ? "Dark theme" : "Light theme";
+    // A sun or a moon; the name stays "Light theme", pressed when it shows.
+    b.textContent = theme === "light" ? "\u263e" : "\u2600";
     b.setAttribute("aria-pressed", String(theme === "light"));
+    b.title = theme === "light" ? "Switch to the dark theme" : "Switch to the light theme";
   }
 }
 
