@@ -130,7 +130,7 @@ export function renderTable(S, ui) {
       if (mine === null) {
         d.tabIndex = 0;
         d.setAttribute("role", "button");
-        d.setAttribute("aria-label", "Sit at seat " + (i + 1));
+        d.setAttribute("aria-label", "Sit here, seat " + (i + 1));
         d.onclick = () => ui.openBuyIn(i);
         d.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); ui.openBuyIn(i); } };
       }

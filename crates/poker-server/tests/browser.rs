@@ -454,7 +454,8 @@ async fn lobby_filters_stats_download_notes_theme_emoji_and_moving_chips_in_chro
         return;
     };
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let mut server = Server::start(&guard.url(), &[]).await;
+    let web = repo().join("web").display().to_string(); // TEMP
+    let mut server = Server::start(&guard.url(), &[("POKER__SERVER__WEB_ROOT", &web)]).await;
     for name in ["ann", "ben"] {
         server.player(name, 2000).await;
     }
