@@ -164,6 +164,35 @@ try {
   await sue.screenshot({ path: `${SHOTS}/features-phone-spectator.png` });
   await ann.screenshot({ path: `${SHOTS}/features-table.png` });
 
+  step("ann also watches Low and tiles her two tables side by side");
+  await ann.click("#to-lobby");
+  await ann.click(`#lobby tr[data-table="${LOW}"] button`);
+  await ann.waitForSelector("#table-view:not(.hidden) .seat");
+  await ann.waitForSelector("#tile-toggle:not(.hidden)");
+  check((await ann.textContent("#tile-toggle")) === "Tile 2", "two tables to tile");
+  await ann.click("#tile-toggle");
+  await ann.waitForSelector("#tiles iframe:nth-child(2)");
+  const tiles = ann.frames().filter((f) => f.url().includes("?tile="));
+  check(tiles.length === 2, "two tiles: " + tiles.length);
+  const names = [];
+  for (const f of tiles) {
+    await f.waitForSelector("#table-view:not(.hidden) .seat");
+    names.push(await f.textContent("#table-name"));
+    check(!(await f.isVisible("#topbar")), "a tile has no top bar");
+  }
+  check(names.sort().join() === "High,Low", "the tiles show High and Low: " + names);
+  const highTile = tiles.find((f) => f.url().includes(HIGH));
+  await highTile.waitForSelector('.seat.me[data-seat="0"]');
+  await checkAxe(ann, "tiled tables");
+  await checkNoOverflow(ann, "tiled tables");
+  for (const f of tiles) await checkAxe(f, "a tile");
+  await ann.screenshot({ path: `${SHOTS}/features-tiled.png` });
+  await ann.click("#tile-toggle");
+  await ann.waitForSelector("#tiles", { state: "detached" });
+  await ann.waitForSelector("#table-view:not(.hidden)");
+  await ann.click("#tabs button[data-table='" + HIGH + "']");
+  await ann.waitForSelector('#table-view:not(.hidden) .seat.me[data-seat="0"]');
+
   step("axe-core and the overflow check at the table, in both themes");
   await ann.hover("#table-name");
   await bothThemes(ann, "table (desktop)");

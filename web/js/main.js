@@ -13,7 +13,8 @@ import {
 } from "./views.js";
 import { openBuyIn, openTopUp, wireBuyIn, openHistory, openSettings, wireSettings, wireReplay, api } from "./dialogs.js";
 import { newSeed, seedFor, forgetSeed } from "./fairness.js";
-import { wireFeatures, afterRender } from "./features.js"; // issue 26: theme, filters, stats, notes, emoji, chips
+import { wireFeatures, afterRender } from "./features.js"; // issue 26: theme, filters, stats, notes, emoji, chips, tiling
+import { tileParam } from "./tiling.js"; // issue 26: a tile (`/?tile=ID`) opens on its table
 
 const S = {
   token: localStorage.getItem("pokerd.token"),
@@ -21,7 +22,7 @@ const S = {
   conn: null,
   lobby: new Map(),        // table_id -> summary
   view: "login",
-  current: sessionStorage.getItem("pokerd.table"),
+  current: tileParam(location.search) || sessionStorage.getItem("pokerd.table"),
   tables: new Map(),       // table_id -> the state of one table (see tableState)
   settings: { ...DEFAULT_SETTINGS, muted: [] },
   pane: "log",

@@ -10,6 +10,7 @@ import { insertAt, EMOJI } from "../js/emoji.js";
 import { chipState, chipMoves } from "../js/chips.js";
 import { sessionStart, startOfDay, dayRange, isoDay, formatStats } from "../js/stats.js";
 import { contrast } from "../js/state.js";
+import { tileParam, tileTables, tileGrid } from "../js/tiling.js";
 
 test("the theme: the saved choice, else the system's", () => {
   assert.equal(chooseTheme("light", false), "light");
@@ -98,4 +99,18 @@ test("the light theme meets WCAG AA contrast (4.5:1)", () => {
   }
   // The table's message on the felt, white in the light theme.
   assert.ok(contrast("#ffffff", "#1d6641") >= 4.5);
+});
+
+test("tiling: a tile's table from the query, the tables tiled, the grid", () => {
+  const id = "0b6f5c1e-7a52-4f7e-9a43-6a2f1d0c9e11";
+  assert.equal(tileParam("?tile=" + id), id);
+  assert.equal(tileParam("?tile=../admin"), null);
+  assert.equal(tileParam(""), null);
+  const T = (id, table = { name: id }) => ({ id, table });
+  assert.deepEqual(tileTables([T("a"), T("b"), T("c", null), T("d")], "d"), ["d", "a", "b"]);
+  assert.deepEqual(tileTables([T("a"), T("b"), T("c"), T("d"), T("e")], "e"), ["e", "a", "b", "c"]);
+  assert.deepEqual(tileTables([T("a")], "a"), ["a"]);
+  assert.deepEqual(tileGrid(2), { cols: 2, rows: 1 });
+  assert.deepEqual(tileGrid(3), { cols: 2, rows: 2 });
+  assert.deepEqual(tileGrid(4), { cols: 2, rows: 2 });
 });

@@ -454,8 +454,7 @@ async fn lobby_filters_stats_download_notes_theme_emoji_and_moving_chips_in_chro
         return;
     };
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let web = repo().join("web").display().to_string(); // TEMP
-    let mut server = Server::start(&guard.url(), &[("POKER__SERVER__WEB_ROOT", &web)]).await;
+    let mut server = Server::start(&guard.url(), &[]).await;
     for name in ["ann", "ben"] {
         server.player(name, 2000).await;
     }

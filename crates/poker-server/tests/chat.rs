@@ -73,7 +73,10 @@ async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
                 _ => None,
             })
             .await;
-        assert_eq!((line.name.as_str(), line.text.as_str()), ("sue", "hello from the rail"));
+        assert_eq!(
+            (line.name.as_str(), line.text.as_str()),
+            ("sue", "hello from the rail")
+        );
         assert_eq!(line.seat, None);
     }
     // A player neither seated nor watching is refused.

@@ -94,7 +94,11 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
         if list.len() >= hands {
             break list;
         }
-        assert!(Instant::now() < deadline, "only {} hands stored", list.len());
+        assert!(
+            Instant::now() < deadline,
+            "only {} hands stored",
+            list.len()
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     let mut started: Vec<i64> = list
@@ -108,7 +112,10 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
     assert_eq!(status, 200, "{body}");
     let stats: Value = serde_json::from_str(&body).unwrap();
     let net: i64 = list.iter().map(|h| h["net"].as_i64().unwrap()).sum();
-    let won = list.iter().filter(|h| h["net"].as_i64().unwrap() > 0).count();
+    let won = list
+        .iter()
+        .filter(|h| h["net"].as_i64().unwrap() > 0)
+        .count();
     assert_eq!(stats["hands"], json!(list.len()));
     assert_eq!(stats["net"], json!(net));
     assert_eq!(stats["hands_won"], json!(won));
@@ -135,21 +142,32 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
     assert_eq!(ranged["hands"], json!(in_range.len()));
     assert_eq!(
         ranged["net"],
-        json!(in_range.iter().map(|h| h["net"].as_i64().unwrap()).sum::<i64>())
+        json!(in_range
+            .iter()
+            .map(|h| h["net"].as_i64().unwrap())
+            .sum::<i64>())
     );
-    assert_eq!((ranged["from"].as_i64(), ranged["to"].as_i64()), (Some(from), Some(to)));
+    assert_eq!(
+        (ranged["from"].as_i64(), ranged["to"].as_i64()),
+        (Some(from), Some(to))
+    );
     // An empty range (or one that ends before it starts) has no bb/100; bad values are
     // refused.
     for empty in ["from=1&to=2", &format!("from={to}&to={from}")] {
         let (_, _, body) = get(&server, &format!("/api/me/stats?{empty}"), &ann).await;
         let empty: Value = serde_json::from_str(&body).unwrap();
-        assert_eq!((empty["hands"].as_u64(), empty["bb_per_100"].clone()), (Some(0), Value::Null));
+        assert_eq!(
+            (empty["hands"].as_u64(), empty["bb_per_100"].clone()),
+            (Some(0), Value::Null)
+        );
     }
     for bad in ["from=-1", "from=x", "to=-5"] {
         let (status, _, body) = get(&server, &format!("/api/me/stats?{bad}"), &ann).await;
         assert_eq!(status, 400, "{bad}: {body}");
     }
-    let r = reqwest::get(format!("{}/api/me/stats", server.base)).await.unwrap();
+    let r = reqwest::get(format!("{}/api/me/stats", server.base))
+        .await
+        .unwrap();
     assert_eq!(r.status().as_u16(), 401);
 
     // The range's hands as one PHH file (.phhs): each hand as ann saw it, which replays.
@@ -160,7 +178,10 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
     )
     .await;
     assert_eq!(status, 200, "{phhs}");
-    assert!(disposition.starts_with("attachment;") && disposition.ends_with(".phhs\""), "{disposition}");
+    assert!(
+        disposition.starts_with("attachment;") && disposition.ends_with(".phhs\""),
+        "{disposition}"
+    );
     let mine = poker_rules::phh::PhhHand::parse_many(&phhs).unwrap();
     assert_eq!(mine.len(), in_range.len());
     // And in PokerStars text.
@@ -223,16 +244,27 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
             assert!(section.contains(&pair), "ben showed {pair}: {section}");
         } else {
             unshown += 1;
-            assert!(!section.contains(&pair), "ben's unshown {pair} leaked: {section}");
+            assert!(
+                !section.contains(&pair),
+                "ben's unshown {pair} leaked: {section}"
+            );
             assert!(
                 !seen.actions.iter().any(|x| x.contains(&bens.concat())),
                 "ben's unshown cards in the PHH"
             );
         }
     }
-    assert!(unshown > 0, "a hand of the range where ben's cards stayed hidden");
+    assert!(
+        unshown > 0,
+        "a hand of the range where ben's cards stayed hidden"
+    );
     // The JSON list of the range: its newest hands first.
-    let (status, _, body) = get(&server, &format!("/api/me/hands?from={from}&to={to}&limit=2"), &ann).await;
+    let (status, _, body) = get(
+        &server,
+        &format!("/api/me/hands?from={from}&to={to}&limit=2"),
+        &ann,
+    )
+    .await;
     assert_eq!(status, 200, "{body}");
     let newest: Vec<Value> = serde_json::from_str(&body).unwrap();
     assert_eq!(newest.len(), 2.min(in_range.len()));
@@ -274,7 +306,13 @@ async fn notes_on_other_players_are_private_to_their_owner() {
     // Refused: a note on oneself, on nobody, too long, without a session.
     let (status, _) = put_note(&server, &ann_id, "me", Some(&ann)).await;
     assert_eq!(status, 400);
-    let (status, _) = put_note(&server, &poker_protocol::PlayerId::new().to_string(), "x", Some(&ann)).await;
+    let (status, _) = put_note(
+        &server,
+        &poker_protocol::PlayerId::new().to_string(),
+        "x",
+        Some(&ann),
+    )
+    .await;
     assert_eq!(status, 404);
     let (status, _) = put_note(&server, "not-an-id", "x", Some(&ann)).await;
     assert_eq!(status, 404);

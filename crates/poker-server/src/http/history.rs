@@ -50,7 +50,11 @@ impl Range {
 
 /// The player's complete hands in the range, oldest first; refused when there are more
 /// than [`MAX_RANGE_HANDS`].
-pub(crate) async fn hands_in_range(state: &AppState, me: PlayerId, range: &Range) -> ApiResult<Vec<HandRow>> {
+pub(crate) async fn hands_in_range(
+    state: &AppState,
+    me: PlayerId,
+    range: &Range,
+) -> ApiResult<Vec<HandRow>> {
     let (from, to) = range.bounds()?;
     let rows = state
         .store
@@ -260,11 +264,9 @@ pub(crate) async fn put_note(
             "updated_at": at,
         }))),
         Err(StoreError::NotFound(_)) => Err(not_found()),
-        Err(StoreError::Invalid(why)) => Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "bad_request",
-            why,
-        )),
+        Err(StoreError::Invalid(why)) => {
+            Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_request", why))
+        }
         Err(e) => Err(e.into()),
     }
 }

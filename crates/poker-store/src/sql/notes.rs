@@ -39,14 +39,12 @@ impl SqlStore {
     ) -> StoreResult<()> {
         let note = check_note(note)?;
         if owner == subject {
-            return Err(StoreError::Invalid(
-                "a note is about another player".into(),
-            ));
+            return Err(StoreError::Invalid("a note is about another player".into()));
         }
         if note.trim().is_empty() {
-            sqlx::query(&self.sql(
-                "delete from player_note where owner_id = $1 and subject_id = $2",
-            ))
+            sqlx::query(
+                &self.sql("delete from player_note where owner_id = $1 and subject_id = $2"),
+            )
             .bind(owner.to_string())
             .bind(subject.to_string())
             .execute(&self.pool)
@@ -55,9 +53,9 @@ impl SqlStore {
         }
         // Both players must exist: the foreign keys refuse anyone else (SQLite checks them
         // with `foreign_keys = on`), read here first so both backends answer alike.
-        let known: i64 = sqlx::query_scalar(&self.sql(
-            "select count(*) from player where player_id = $1 or player_id = $2",
-        ))
+        let known: i64 = sqlx::query_scalar(
+            &self.sql("select count(*) from player where player_id = $1 or player_id = $2"),
+        )
         .bind(owner.to_string())
         .bind(subject.to_string())
         .fetch_one(&self.pool)

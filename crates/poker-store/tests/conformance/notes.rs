@@ -23,11 +23,17 @@ pub(crate) async fn notes_are_private_to_their_owner_replaced_deleted_and_checke
         anns.iter()
             .map(|n| (n.subject, n.note.as_str(), n.updated_at))
             .collect::<Vec<_>>(),
-        vec![(cy, "tight", 20), (bob, "calls too much\nbluffs rivers", 10)]
+        vec![
+            (cy, "tight", 20),
+            (bob, "calls too much\nbluffs rivers", 10)
+        ]
     );
     let bobs = store.notes(bob).await.unwrap();
     assert_eq!(bobs.len(), 1);
-    assert_eq!((bobs[0].subject, bobs[0].note.as_str()), (ann, "ann is loose"));
+    assert_eq!(
+        (bobs[0].subject, bobs[0].note.as_str()),
+        (ann, "ann is loose")
+    );
     assert!(store.notes(cy).await.unwrap().is_empty());
     // Writing again replaces; a blank note deletes.
     store
@@ -87,18 +93,30 @@ pub(crate) async fn a_players_hands_are_read_by_date_oldest_first(store: &SqlSto
             stacks[1] -= 5;
         }
         // Hand n starts at 1000 + n (the scenario's helper).
-        store.commit_hands(&[hand(table, n, &players, 0)]).await.unwrap();
+        store
+            .commit_hands(&[hand(table, n, &players, 0)])
+            .await
+            .unwrap();
     }
-    let numbers = |rows: Vec<poker_store::HandRow>| -> Vec<u64> {
-        rows.iter().map(|h| h.number).collect()
-    };
+    let numbers =
+        |rows: Vec<poker_store::HandRow>| -> Vec<u64> { rows.iter().map(|h| h.number).collect() };
     // From 1002 to before 1005: hands 2, 3, 4, oldest first.
     assert_eq!(
-        numbers(store.player_hands_between(i, 1002, 1005, 100).await.unwrap()),
+        numbers(
+            store
+                .player_hands_between(i, 1002, 1005, 100)
+                .await
+                .unwrap()
+        ),
         vec![2, 3, 4]
     );
     assert_eq!(
-        numbers(store.player_hands_between(j, 0, i64::MAX, 100).await.unwrap()),
+        numbers(
+            store
+                .player_hands_between(j, 0, i64::MAX, 100)
+                .await
+                .unwrap()
+        ),
         vec![2, 4, 6]
     );
     assert_eq!(
@@ -122,7 +140,12 @@ pub(crate) async fn a_players_hands_are_read_by_date_oldest_first(store: &SqlSto
         .await
         .unwrap();
     assert_eq!(
-        numbers(store.player_hands_between(i, 1006, i64::MAX, 100).await.unwrap()),
+        numbers(
+            store
+                .player_hands_between(i, 1006, i64::MAX, 100)
+                .await
+                .unwrap()
+        ),
         vec![6]
     );
     audit_holds(store).await;
