@@ -16,8 +16,10 @@ import { render as draw, updateRaiseLabel, chosenAmount, tick, showToast, showNo
 import { openBuyIn, openTopUp, wireBuyIn, openHistory, wireHistory, openSettings, wireSettings, wireReplay, ask, api } from "./dialogs.js";
 import { onBuyInRange } from "./buyin.js";
 import { newSeed, seedFor, forgetSeed } from "./fairness.js";
+import { wireFeatures, afterRender } from "./features.js"; // issue 26: theme, filters, stats, notes, emoji, chips, tiling
+import { tileParam } from "./tiling.js"; // issue 26: a tile (`/?tile=ID`) opens on its table
 
-let state = initialState({ current: sessionStorage.getItem("pokerd.table"), token: !!localStorage.getItem("pokerd.token") });
+let state = initialState({ current: tileParam(location.search) || sessionStorage.getItem("pokerd.table"), token: !!localStorage.getItem("pokerd.token") });
 
 // What the dialogs and the end-to-end tests see: the state (read-only in spirit), the
 // session token, the socket and the ways to send and to tell the player something.
@@ -40,12 +42,18 @@ const S = {
 };
 window.pokerd = S;
 
+/** Draws the state (views.js), then what features.js adds over it. */
+function redraw() {
+  draw(state, ui);
+  afterRender(S, redraw); // issue 26 (features.js)
+}
+
 /** Feeds one message to the reducer, runs what it asks for, and redraws. */
 function dispatch(m) {
   const r = reduce(state, m);
   state = r.state;
   for (const e of r.effects) run(e);
-  draw(state, ui);
+  redraw();
 }
 
 function run(e) {
@@ -320,9 +328,10 @@ document.addEventListener("keydown", (e) => {
   else if (k === "c") act(l.check ? { type: "check" } : l.call !== null ? { type: "call" } : { type: "fold" });
   else if ((k === "r" || k === "enter") && l.bet_or_raise) betOrRaise();
 });
-document.addEventListener("visibilitychange", () => { if (!document.hidden) draw(state, ui); });
-window.matchMedia("(max-width: 640px)").addEventListener("change", () => draw(state, ui));
+document.addEventListener("visibilitychange", () => { if (!document.hidden) redraw(); });
+window.matchMedia("(max-width: 640px)").addEventListener("change", () => redraw());
 setInterval(() => tick(state), 200);
 
-draw(state, ui);
+redraw();
 if (S.token) start();
+wireFeatures(S, redraw); // issue 26 (features.js)

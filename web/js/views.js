@@ -322,7 +322,8 @@ export function renderChat(S, T, ui) {
   }
   box.scrollTop = box.scrollHeight;
   const chatOpen = S.pane === "chat";
-  $("#chat-form").classList.toggle("hidden", !chatOpen || mySeat(S, T) === null || !T.table.chat);
+  // Seated players and signed-in spectators chat alike.
+  $("#chat-form").classList.toggle("hidden", !chatOpen || !T.table.chat);
   $("#chat-unread").textContent = T.unread && !chatOpen ? "(" + T.unread + ")" : "";
   if (!T.table.chat && chatOpen && !box.childElementCount) box.append(el("p", "off", "Chat is off at this table."));
 }

@@ -276,7 +276,7 @@ fn main() {
     server(ServerMsg::Chat {
         table_id: table,
         line: ChatLine {
-            seat: 0,
+            seat: Some(0),
             player_id: id("5d0c8a8e-3f0b-4a7e-b0a4-1c2d3e4f5a6b"),
             name: "ann".into(),
             text: "nh".into(),

@@ -181,8 +181,8 @@ pub const CHAT_MAX_CHARS: usize = 200;
 /// One line of a table's chat.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatLine {
-    /// The speaker's seat.
-    pub seat: u32,
+    /// The speaker's seat; `null` for a spectator (signed in and watching the table).
+    pub seat: Option<u32>,
     /// The speaker.
     pub player_id: PlayerId,
     /// The speaker's name.

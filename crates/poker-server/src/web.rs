@@ -92,6 +92,51 @@ const FILES: &[(&str, &str, &str)] = &[
         "text/css; charset=utf-8",
         include_str!("../../../web/console.css"),
     ),
+    (
+        "features.css",
+        "text/css; charset=utf-8",
+        include_str!("../../../web/features.css"),
+    ),
+    (
+        "js/features.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/features.js"),
+    ),
+    (
+        "js/theme.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/theme.js"),
+    ),
+    (
+        "js/lobbyfilter.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/lobbyfilter.js"),
+    ),
+    (
+        "js/stats.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/stats.js"),
+    ),
+    (
+        "js/notes.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/notes.js"),
+    ),
+    (
+        "js/emoji.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/emoji.js"),
+    ),
+    (
+        "js/tiling.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/tiling.js"),
+    ),
+    (
+        "js/chips.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/chips.js"),
+    ),
 ];
 
 /// The client's routes.
@@ -101,6 +146,7 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/admin", get(|s| file(s, "admin.html")))
         .route("/style.css", get(|s| file(s, "style.css")))
         .route("/console.css", get(|s| file(s, "console.css")))
+        .route("/features.css", get(|s| file(s, "features.css")))
         .route("/js/{name}", get(module))
 }
 
@@ -130,20 +176,32 @@ async fn file(State(state): State<Arc<AppState>>, name: &'static str) -> Respons
             Err(_) => return StatusCode::NOT_FOUND.into_response(),
         }
     };
+    let tiled = name == "index.html";
+    let (policy, framing) = if tiled {
+        (
+            "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+             img-src 'self' data:; connect-src 'self'; frame-src 'self'; \
+             frame-ancestors 'self'; base-uri 'none'; form-action 'self'",
+            "SAMEORIGIN",
+        )
+    } else {
+        (
+            "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+             img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; \
+             base-uri 'none'; form-action 'self'",
+            "DENY",
+        )
+    };
     (
         [
             (header::CONTENT_TYPE, *mime),
             (header::CACHE_CONTROL, "no-cache"),
             // The page loads only its own files and talks only to its own server; no
-            // other site may frame it.
-            (
-                header::CONTENT_SECURITY_POLICY,
-                "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
-                 img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; \
-                 base-uri 'none'; form-action 'self'",
-            ),
+            // other site may frame it. The player's page may frame itself: tiled tables
+            // are that page in frames (js/tiling.js); nothing else is ever framed.
+            (header::CONTENT_SECURITY_POLICY, policy),
             (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-            (header::X_FRAME_OPTIONS, "DENY"),
+            (header::X_FRAME_OPTIONS, framing),
             (header::REFERRER_POLICY, "no-referrer"),
         ],
         body,

@@ -476,3 +476,79 @@ async fn a_card_room_manager_runs_the_console_on_a_laptop_and_a_tablet_in_chromi
     // Ann's 500, and the console's deposit of 1,000 at each of the three sizes.
     assert_conserved(&server.audit().await, 3500);
 }
+
+/// Issue 26's features in the page (`e2e/features.mjs`): after three hands played over
+/// WebSockets, the lobby's stats, filters and sorting, the light theme (remembered), the
+/// history download by date, player notes on a seat, the chat's emoji and a spectator's
+/// chat, and chips that slide to the pot and to the winner; axe-core and the overflow
+/// check in both themes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lobby_filters_stats_download_notes_theme_emoji_and_moving_chips_in_chromium() {
+    let Some(chromium) = browser_tools() else {
+        return;
+    };
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    for name in ["ann", "ben"] {
+        server.player(name, 2000).await;
+    }
+    server.player("sue", 0).await;
+    let clock = json!({ "action_ms": 60000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 1500 });
+    let mut high = common::nl_rules();
+    high["small_blind"] = json!(5);
+    high["big_blind"] = json!(10);
+    high["stakes"] = json!({ "min_bet": 10 });
+    high["min_buy_in"] = json!(200);
+    high["max_buy_in"] = json!(1000);
+    let mut ids = Vec::new();
+    for (name, rules) in [("Low", common::nl_rules()), ("High", high)] {
+        let (status, t) = server
+            .post(
+                "/admin/tables",
+                json!({ "name": name, "rules": rules, "clock": clock }),
+            )
+            .await;
+        assert_eq!(status, 201, "{t}");
+        ids.push(t["table_id"].as_str().unwrap().to_string());
+    }
+    // Three hands at Low over WebSockets, then both leave: the stats and the download.
+    let mut clients = vec![server.client("ann").await, server.client("ben").await];
+    for (seat, c) in clients.iter_mut().enumerate() {
+        c.send(&common::sit(&ids[0], seat as u32, 100)).await;
+        c.until(|m| {
+            matches!(m, poker_protocol::ServerMsg::Done { request, .. } if request == "sit")
+                .then_some(())
+        })
+        .await;
+    }
+    common::play(&mut clients, &ids[0], 3, |_, _, legal| {
+        common::simple_action(legal, false)
+    })
+    .await;
+    for c in clients.iter_mut() {
+        c.send(&poker_protocol::ClientMsg::Leave {
+            table_id: common::tid(&ids[0]),
+        })
+        .await;
+    }
+    drop(clients);
+    let shots = std::env::var("SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
+    std::fs::create_dir_all(&shots).unwrap();
+    run_script(
+        "features.mjs",
+        &[
+            ("BASE", server.base.clone()),
+            ("LOW", ids[0].clone()),
+            ("HIGH", ids[1].clone()),
+            ("ADMIN_TOKEN", common::TOKEN.to_string()),
+            ("CHROMIUM", chromium),
+            ("SHOTS", shots.display().to_string()),
+        ],
+        "features: ok",
+    )
+    .await;
+    server.stop().await;
+    assert_conserved(&server.audit().await, 4000);
+}

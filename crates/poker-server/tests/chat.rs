@@ -1,6 +1,7 @@
 //! The table's chat and the hand log's names, over real WebSockets against the real
-//! server on port 0: seated players chat and everyone at the table reads it, spectators
-//! only read; empty, overlong and control-character lines and chatting too fast get a
+//! server on port 0: seated players and signed-in spectators watching the table chat
+//! (a spectator's line has no seat; spectators are rate limited like players) and
+//! everyone at the table reads it, a player neither seated nor watching is refused; empty, overlong and control-character lines and chatting too fast get a
 //! typed error and the connection goes on; an operator turns chat off (saved, told to
 //! everyone) and on again; a reconnecting player gets the recent lines in the snapshot;
 //! every shown hand comes named in the cardroom's words.
@@ -27,13 +28,14 @@ async fn heard(c: &mut Client) -> (String, String) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chat_is_for_seated_players_bounded_and_switchable() {
+async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
     let mut server = Server::start(&guard.url(), &[]).await;
     for name in ["ann", "ben"] {
         server.player(name, 500).await;
     }
     server.player("sue", 0).await;
+    server.player("tom", 0).await;
     // A long pause between hands keeps the table quiet after the first hand.
     let clock = json!({ "action_ms": 60000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 600000 });
     let table_id = server.table(clock).await;
@@ -62,9 +64,32 @@ async fn chat_is_for_seated_players_bounded_and_switchable() {
     for c in [&mut ann, &mut ben, &mut sue] {
         assert_eq!(heard(c).await, ("ann".into(), "good luck all".into()));
     }
-    // A spectator only reads.
-    sue.send(&say(&table_id, "hello")).await;
-    sue.expect_error(ErrorCode::ChatRefused).await;
+    // A signed-in spectator watching the table speaks too, without a seat.
+    sue.send(&say(&table_id, "hello from the rail")).await;
+    for c in [&mut ann, &mut ben, &mut sue] {
+        let line = c
+            .until(|m| match m {
+                ServerMsg::Chat { line, .. } => Some(line.clone()),
+                _ => None,
+            })
+            .await;
+        assert_eq!(
+            (line.name.as_str(), line.text.as_str()),
+            ("sue", "hello from the rail")
+        );
+        assert_eq!(line.seat, None);
+    }
+    // A player neither seated nor watching is refused.
+    let mut tom = server.client("tom").await;
+    tom.send(&say(&table_id, "hi")).await;
+    tom.expect_error(ErrorCode::ChatRefused).await;
+    // Spectators are rate limited like players: five lines in ten seconds (one said).
+    for i in 1..5 {
+        sue.send(&say(&table_id, &format!("rail {i}"))).await;
+        assert_eq!(heard(&mut ann).await.1, format!("rail {i}"));
+    }
+    sue.send(&say(&table_id, "one too many")).await;
+    sue.expect_error(ErrorCode::RateLimited).await;
     // Bad lines are refused with a typed error; the connection goes on.
     for bad in [
         "   ".to_string(),
@@ -110,7 +135,7 @@ async fn chat_is_for_seated_players_bounded_and_switchable() {
     let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
     assert_eq!(texts.first(), Some(&"good luck all"));
     assert_eq!(texts.last(), Some(&"line 4"));
-    assert_eq!(lines[0].seat, 0);
+    assert_eq!(lines[0].seat, Some(0));
 
     // The operator turns chat off: everyone is told, and nobody may speak.
     let (status, body) = server

@@ -610,3 +610,17 @@ mod tests {
         );
     }
 }
+
+/// The longest player note, in characters ([`crate::Store::set_note`]).
+pub const MAX_NOTE_LEN: usize = 1000;
+
+/// A player's private note on another player ([`crate::Store::notes`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerNote {
+    /// The player the note is about.
+    pub subject: PlayerId,
+    /// The note's text: 1 to [`MAX_NOTE_LEN`] characters.
+    pub note: String,
+    /// When it was last written (unix milliseconds).
+    pub updated_at: i64,
+}

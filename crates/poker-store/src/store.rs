@@ -472,4 +472,29 @@ pub trait Store: Send + Sync + 'static {
         until: i64,
         limit: u32,
     ) -> impl Future<Output = StoreResult<Vec<HandRow>>> + Send;
+
+    // A player's own: their private notes on other players, their hands by date.
+
+    /// Writes the owner's private note on another player (replacing any older one), or
+    /// deletes it when `note` is empty or blank. A note has at most [`MAX_NOTE_LEN`]
+    /// characters; a note on oneself is refused (`Invalid`), one naming a player who does
+    /// not exist is `NotFound`. Moves no money.
+    fn set_note(
+        &self,
+        owner: PlayerId,
+        subject: PlayerId,
+        note: &str,
+        at: i64,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Every note the owner has written, newest first.
+    fn notes(&self, owner: PlayerId) -> impl Future<Output = StoreResult<Vec<PlayerNote>>> + Send;
+    /// A player's complete hands dealt from `since` to before `until` (unix
+    /// milliseconds), oldest first, at most `limit`: their stats and history download.
+    fn player_hands_between(
+        &self,
+        player: PlayerId,
+        since: i64,
+        until: i64,
+        limit: u32,
+    ) -> impl Future<Output = StoreResult<Vec<HandRow>>> + Send;
 }

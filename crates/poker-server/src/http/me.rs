@@ -77,42 +77,75 @@ pub(crate) async fn refill(
 /// The query of `GET /api/me/hands`.
 #[derive(serde::Deserialize)]
 pub(crate) struct MyPage {
-    /// How many hands, 1 to 100 (20 unless asked).
+    /// How many hands, 1 to 100 (20 unless asked), in the JSON list.
     limit: Option<u32>,
     /// How many of the newest hands to pass over first (paging back), 0 unless asked.
     #[serde(default)]
     offset: u32,
+    /// A download of the range's hands as one file: `phh` or `pokerstars`.
+    format: Option<String>,
+    /// The range: unix milliseconds, from (inclusive)...
+    from: Option<i64>,
+    /// ...to (exclusive).
+    to: Option<i64>,
 }
 
-/// `GET /api/me/hands?limit=N&offset=M`: the player's recent hands, newest first, with
-/// their result; `offset` pages back through older ones.
+/// `GET /api/me/hands?limit=N&offset=M&from=&to=`: the player's recent hands (in the
+/// range, when given), newest first, with their result; `offset` pages back through older
+/// ones. With `format=phh|pokerstars`: every hand of the range as one file to download,
+/// as the player may see them ([`super::history::download`]; `limit` and `offset` are the
+/// list's alone).
 pub(crate) async fn my_hands(
     State(state): State<Arc<AppState>>,
     Session(me): Session,
     q: Result<axum::extract::Query<MyPage>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    let (limit, offset) = match q {
-        Ok(axum::extract::Query(MyPage {
-            limit: None,
-            offset,
-        })) => (20, offset),
-        Ok(axum::extract::Query(MyPage {
-            limit: Some(n @ 1..=100),
-            offset,
-        })) => (n, offset),
-        Ok(_) => return refused(StatusCode::BAD_REQUEST, "bad_request", "limit is 1 to 100"),
+    let page = match q {
+        Ok(axum::extract::Query(page)) => page,
         Err(e) => return ApiError::from(e).into_response(),
     };
-    let rows = match state.store.player_hands(me.player_id, limit, offset).await {
-        Ok(rows) => rows,
-        Err(e) => {
-            tracing::warn!("hands of a player: {e}");
+    let range = super::history::Range {
+        from: page.from,
+        to: page.to,
+    };
+    if let Some(format) = page.format {
+        if format != "phh" && format != "pokerstars" {
             return refused(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                "internal error",
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                "a download's format is phh or pokerstars",
             );
         }
+        return super::history::download(&state, me.player_id, &format, &range)
+            .await
+            .into_response();
+    }
+    let limit = match page.limit {
+        None => 20,
+        Some(n @ 1..=100) => n,
+        Some(_) => return refused(StatusCode::BAD_REQUEST, "bad_request", "limit is 1 to 100"),
+    };
+    let rows = if page.from.is_some() || page.to.is_some() {
+        // The range's newest hands.
+        super::history::hands_in_range(&state, me.player_id, &range)
+            .await
+            .map(|rows| {
+                rows.into_iter()
+                    .rev()
+                    .skip(page.offset as usize)
+                    .take(limit as usize)
+                    .collect()
+            })
+    } else {
+        state
+            .store
+            .player_hands(me.player_id, limit, page.offset)
+            .await
+            .map_err(ApiError::from)
+    };
+    let rows: Vec<poker_store::HandRow> = match rows {
+        Ok(rows) => rows,
+        Err(e) => return e.into_response(),
     };
     // The names of these hands' tables only.
     let mut names: std::collections::HashMap<TableId, String> = Default::default();
@@ -273,7 +306,7 @@ pub(crate) async fn my_replay(
 }
 
 /// The PHH of a hand the player was dealt into, as they may see it.
-fn my_phh(row: &poker_store::HandRow, me: poker_store::PlayerId) -> ApiResult<String> {
+pub(crate) fn my_phh(row: &poker_store::HandRow, me: poker_store::PlayerId) -> ApiResult<String> {
     let not_found = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found");
     let text = row.phh.as_deref().ok_or_else(not_found)?;
     let index = row

@@ -11,6 +11,7 @@ pub mod admin;
 pub mod auth;
 pub mod error;
 pub mod guard;
+pub mod history;
 pub mod me;
 pub mod ops;
 pub(crate) mod proofs;
@@ -37,6 +38,9 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/api/me/reload", post(me::reload))
         .route("/api/me/hands", get(me::my_hands))
         .route("/api/me/hands/{id}", get(me::my_hand))
+        .route("/api/me/stats", get(history::my_stats))
+        .route("/api/me/notes", get(history::my_notes))
+        .route("/api/me/notes/{id}", post(history::put_note))
         .route("/ws", get(crate::ws::ws))
         .merge(admin::router())
 }

@@ -1,10 +1,10 @@
 //! What every request passes before its handler, outermost first:
 //!
 //! - **Headers**: every answer (API JSON, text exports, `/metrics`, `/openapi.json`,
-//!   errors, 404s) carries `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY`,
+//!   errors, 404s) carries `X-Content-Type-Options: nosniff`,
 //!   `Referrer-Policy: no-referrer`, and unless it set its own (the pages do),
-//!   `Content-Security-Policy: default-src 'none'; frame-ancestors 'none'` and
-//!   `Cache-Control: no-store`.
+//!   `X-Frame-Options: DENY`, `Content-Security-Policy: default-src 'none';
+//!   frame-ancestors 'none'` and `Cache-Control: no-store`.
 //! - **The reserve**: a connection taken in the reserve ([`crate::connections`]) is
 //!   served `/healthz`, `POST /login`, `POST /admin/login` and the WebSocket of a player
 //!   holding a seat (the session token offered on the upgrade, as `Authorization:
@@ -164,7 +164,9 @@ pub async fn headers(request: Request, next: Next) -> Response {
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    // The player's page may be framed by itself (table tiling); nothing else may.
+    h.entry(header::X_FRAME_OPTIONS)
+        .or_insert(HeaderValue::from_static("DENY"));
     h.insert(
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),

@@ -470,7 +470,9 @@ impl Actor {
                 }
                 Ok(Reply::Subscribed(ok))
             }
-            Request::Chat { player, text } => self.chat(player, &text).map(|()| Reply::Ok),
+            Request::Chat { player, name, text } => {
+                self.chat(player, &name, &text).map(|()| Reply::Ok)
+            }
             Request::Waitlist { player, join } => {
                 let result = if join {
                     self.join_waitlist(player)

@@ -1,5 +1,5 @@
-//! The table's chat: seated players speak, everyone at the table (spectators included)
-//! reads. A line is 1 to 200 characters under the Unicode policy names follow
+//! The table's chat: seated players and signed-in spectators watching the table speak
+//! (a spectator's line has no seat), everyone at the table reads. A line is 1 to 200 characters under the Unicode policy names follow
 //! ([`poker_store::names`]: no control, format, separator, private-use, unassigned or
 //! invisible character, at most a few combining marks per character; emoji sequences
 //! allowed); each player may say a few lines in any ten seconds; operators switch chat
@@ -34,13 +34,18 @@ pub(super) fn clean(text: &str) -> Result<String, Refusal> {
 }
 
 impl Actor {
-    pub(super) fn chat(&mut self, player: PlayerId, text: &str) -> Result<(), Refusal> {
+    /// Says `text` as `player`: seated here, or watching the table (a subscriber signed
+    /// in as them; `name` is then theirs). Spectators are rate limited like players.
+    pub(super) fn chat(&mut self, player: PlayerId, name: &str, text: &str) -> Result<(), Refusal> {
         if !self.chat_rules.enabled {
             return Err(Refusal::Chat("chat is off at this table".into()));
         }
-        let Some(seat) = self.seat_of(player) else {
-            return Err(Refusal::Chat("only players seated here may chat".into()));
-        };
+        let seat = self.seat_of(player);
+        if seat.is_none() && !self.subscribers.iter().any(|s| s.who == Some(player)) {
+            return Err(Refusal::Chat(
+                "only players seated at or watching this table may chat".into(),
+            ));
+        }
         let text = clean(text)?;
         let now = Instant::now();
         let spoken = self.chat.spoken.entry(player).or_default();
@@ -56,14 +61,14 @@ impl Actor {
             ));
         }
         spoken.push_back(now);
+        let name = match self.info.get(&player) {
+            Some(info) if seat.is_some() => info.name.clone(),
+            _ => name.to_string(),
+        };
         let line = ChatLine {
-            seat: seat as u32,
+            seat: seat.map(|s| s as u32),
             player_id: player,
-            name: self
-                .info
-                .get(&player)
-                .map(|i| i.name.clone())
-                .unwrap_or_default(),
+            name,
             text,
             at_ms: now_ms(),
         };
@@ -80,9 +85,13 @@ impl Actor {
 
     pub(super) fn switch_chat(&mut self, enabled: bool) {
         self.chat_rules.enabled = enabled;
-        // Players who left take their rate-limit history with them.
+        // Players who left take their rate-limit history with them (spectators still
+        // watching keep theirs).
         let seated = self.seated_players();
-        self.chat.spoken.retain(|p, _| seated.contains(p));
+        let watching: Vec<PlayerId> = self.subscribers.iter().filter_map(|s| s.who).collect();
+        self.chat
+            .spoken
+            .retain(|p, _| seated.contains(p) || watching.contains(p));
         self.send_all(&ServerMsg::ChatSwitched {
             table_id: self.table_id,
             enabled,

@@ -519,10 +519,12 @@ impl TableHandle {
         expect(self.request(request, None).await, Reply::done)
     }
 
-    /// Says a line in the table's chat.
-    pub async fn chat(&self, player: PlayerId, text: String) -> Result<(), Refusal> {
+    /// Says a line in the table's chat, as a seated player or a signed-in spectator
+    /// watching the table (named `name`).
+    pub async fn chat(&self, player: PlayerId, name: String, text: String) -> Result<(), Refusal> {
         expect(
-            self.request(Request::Chat { player, text }, None).await,
+            self.request(Request::Chat { player, name, text }, None)
+                .await,
             Reply::ok,
         )
     }

@@ -62,6 +62,10 @@ pub enum Request {
     Chat {
         /// Who.
         player: PlayerId,
+        /// Their name, shown with the line when they speak as a spectator (a seated
+        /// player's is the seat's).
+        #[serde(default)]
+        name: String,
         /// What (checked by the actor).
         text: String,
     },
@@ -188,6 +192,7 @@ mod tests {
             },
             Request::Chat {
                 player,
+                name: "ann".into(),
                 text: "gl".into(),
             },
             Request::Waitlist { player, join: true },

@@ -293,7 +293,7 @@ async fn ask(
             return Finished::reply(table_id, refused(result));
         }
         ClientMsg::Chat { text, .. } => {
-            let result = table.chat(me.player_id, text).await;
+            let result = table.chat(me.player_id, me.name.clone(), text).await;
             return Finished::reply(table_id, refused(result));
         }
         ClientMsg::Seed { hand_id, seed, .. } => {

@@ -16,6 +16,7 @@ mod fairplay;
 mod hands;
 mod leases;
 mod ledger;
+mod notes;
 mod operations;
 mod players;
 mod rows;

@@ -478,4 +478,29 @@ impl Store for SqlStore {
         self.hands_together_impl(a, b, table, since, until, limit)
             .await
     }
+
+    async fn set_note(
+        &self,
+        owner: PlayerId,
+        subject: PlayerId,
+        note: &str,
+        at: i64,
+    ) -> StoreResult<()> {
+        self.set_note_impl(owner, subject, note, at).await
+    }
+
+    async fn notes(&self, owner: PlayerId) -> StoreResult<Vec<PlayerNote>> {
+        self.notes_impl(owner).await
+    }
+
+    async fn player_hands_between(
+        &self,
+        player: PlayerId,
+        since: i64,
+        until: i64,
+        limit: u32,
+    ) -> StoreResult<Vec<HandRow>> {
+        self.player_hands_between_impl(player, since, until, limit)
+            .await
+    }
 }

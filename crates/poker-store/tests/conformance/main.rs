@@ -14,6 +14,7 @@ mod fences;
 mod hands;
 mod leases;
 mod money;
+mod notes;
 mod skew;
 
 use poker_store::testing::{TestPostgres, TestSqlite};
@@ -171,6 +172,8 @@ scenarios! {
     fences::lease_a_hand_with_a_stale_fence_is_refused_and_moves_no_chip;
     fences::lease_money_moves_with_a_stale_fence_are_refused_and_move_nothing;
     fair_play::fair_play_sit_addresses_flags_shared_addresses_and_hands_of_a_window_or_a_pair;
+    notes::notes_are_private_to_their_owner_replaced_deleted_and_checked;
+    notes::a_players_hands_are_read_by_date_oldest_first;
 }
 
 /// Several nodes' clocks (Postgres only: an embedded SQLite has one process's clock).

@@ -1,0 +1,272 @@
+//! A player's own record over a stretch of time: their stats (`GET /api/me/stats`: hands,
+//! net, big blinds won per 100 hands) and their history download (`GET /api/me/hands` with
+//! `format`: every hand of the range as one PHH or PokerStars file), both worked out from
+//! the stored hands, and their private notes on other players (`/api/me/notes`).
+//!
+//! A download is the per-hand export of `me.rs` for each hand: the player's own hole cards
+//! and those shown at showdown, never another player's unshown cards.
+
+use crate::http::error::*;
+use crate::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use poker_rules::table::PostKind;
+use poker_store::{now_ms, HandRow, PlayerId, Store, StoreError, MAX_NOTE_LEN};
+use serde_json::json;
+use std::sync::Arc;
+
+use super::auth::*;
+
+/// The most hands one stats request or download covers: a range holding more is refused
+/// (`too_many_hands`), so that the answer is never a silent part of what was asked.
+pub const MAX_RANGE_HANDS: u32 = 10_000;
+
+/// A range of time, `from` (inclusive) to `to` (exclusive), in unix milliseconds; the
+/// whole history when absent. One that ends before it starts is empty.
+#[derive(serde::Deserialize)]
+pub(crate) struct Range {
+    pub(crate) from: Option<i64>,
+    pub(crate) to: Option<i64>,
+}
+
+impl Range {
+    /// The range's bounds, or why it is refused.
+    fn bounds(&self) -> ApiResult<(i64, i64)> {
+        let from = self.from.unwrap_or(0);
+        let to = self.to.unwrap_or(i64::MAX);
+        if from < 0 || to < 0 {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                "from and to are unix milliseconds",
+            ));
+        }
+        // A range that ends before it starts holds no hand.
+        Ok((from, to.max(from)))
+    }
+}
+
+/// The player's complete hands in the range, oldest first; refused when there are more
+/// than [`MAX_RANGE_HANDS`].
+pub(crate) async fn hands_in_range(
+    state: &AppState,
+    me: PlayerId,
+    range: &Range,
+) -> ApiResult<Vec<HandRow>> {
+    let (from, to) = range.bounds()?;
+    let rows = state
+        .store
+        .player_hands_between(me, from, to, MAX_RANGE_HANDS + 1)
+        .await?;
+    if rows.len() > MAX_RANGE_HANDS as usize {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "too_many_hands",
+            format!("the range holds more than {MAX_RANGE_HANDS} hands: ask for a shorter one"),
+        ));
+    }
+    Ok(rows)
+}
+
+/// The big blind a hand was played for: its largest big blind posted, or in a game
+/// without blinds (stud) its small bet, as its history says. `None` if neither is known.
+pub(crate) fn big_blind(row: &HandRow) -> Option<u64> {
+    let record = row.record.as_ref()?;
+    let posted = record
+        .posts
+        .iter()
+        .filter(|p| p.kind == PostKind::BigBlind)
+        .map(|p| p.amount)
+        .max();
+    if let Some(bb) = posted.filter(|&b| b > 0) {
+        return Some(bb);
+    }
+    let phh = poker_rules::phh::PhhHand::parse(row.phh.as_deref()?).ok()?;
+    let blinds = phh.blinds_or_straddles.iter().copied().fold(0.0, f64::max);
+    [blinds, phh.small_bet, phh.min_bet]
+        .into_iter()
+        .find(|&v| v > 0.0)
+        .map(|v| v as u64)
+}
+
+/// A player's totals over some hands: what `GET /api/me/stats` answers.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Stats {
+    /// Hands dealt to the player.
+    pub hands: u64,
+    /// Chips won less chips lost.
+    pub net: i64,
+    /// Hands the player ended with more chips than they began.
+    pub hands_won: u64,
+    /// The net in big blinds (each hand's net over its own big blind), over the hands
+    /// whose big blind is known.
+    pub big_blinds: f64,
+    /// Big blinds won per 100 hands (`null` without a hand).
+    pub bb_per_100: Option<f64>,
+}
+
+/// The stats of `me` over these hands.
+pub fn stats(rows: &[HandRow], me: PlayerId) -> Stats {
+    let mut out = Stats::default();
+    let mut measured = 0u64;
+    for row in rows {
+        let Some(net) = row.record.as_ref().and_then(|r| r.net(me)) else {
+            continue;
+        };
+        out.hands += 1;
+        out.net += net;
+        if net > 0 {
+            out.hands_won += 1;
+        }
+        if let Some(bb) = big_blind(row) {
+            out.big_blinds += net as f64 / bb as f64;
+            measured += 1;
+        }
+    }
+    if measured > 0 {
+        // Rounded to hundredths: what a player reads, and stable to compare.
+        let per_100 = out.big_blinds * 100.0 / measured as f64;
+        out.bb_per_100 = Some((per_100 * 100.0).round() / 100.0);
+    }
+    out.big_blinds = (out.big_blinds * 100.0).round() / 100.0;
+    out
+}
+
+/// `GET /api/me/stats?from=&to=`: the player's hands, net, hands won and big blinds per
+/// 100 hands over the range (unix milliseconds; the whole history by default), from the
+/// stored hands.
+pub(crate) async fn my_stats(
+    State(state): State<Arc<AppState>>,
+    Session(me): Session,
+    q: Result<axum::extract::Query<Range>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let axum::extract::Query(range) = q?;
+    let rows = hands_in_range(&state, me.player_id, &range).await?;
+    let (from, to) = range.bounds()?;
+    let s = stats(&rows, me.player_id);
+    Ok(Json(json!({
+        "from": from,
+        "to": to,
+        "hands": s.hands,
+        "net": s.net,
+        "hands_won": s.hands_won,
+        "big_blinds": s.big_blinds,
+        "bb_per_100": s.bb_per_100,
+    })))
+}
+
+/// The file a history download answers: every hand of the range in the format asked,
+/// oldest first, as the player may see it. PHH is a `.phhs` file (one table per hand,
+/// named by the table and the hand's number, with the deck's proofs of the cards the
+/// player saw); PokerStars text is the hands one after another.
+pub(crate) async fn download(
+    state: &AppState,
+    me: PlayerId,
+    format: &str,
+    range: &Range,
+) -> ApiResult<Response> {
+    let rows = hands_in_range(state, me, range).await?;
+    let mut out = String::new();
+    let extension = if format == "phh" {
+        for row in &rows {
+            let own = super::me::my_phh(row, me)?;
+            let index = row.record.as_ref().and_then(|r| r.index_of(me));
+            let proof = crate::http::proofs::hand_proof(row, index)?;
+            let text = crate::http::proofs::with_fields(own, proof.as_ref());
+            out.push_str(&format!("[\"{}#{}\"]\n", row.table_id, row.number));
+            out.push_str(&text);
+            out.push('\n');
+        }
+        "phhs"
+    } else {
+        let names = crate::http::admin::hands::Names::load(state, &rows).await?;
+        for row in &rows {
+            out.push_str(&crate::http::admin::hands::pokerstars_text(
+                &names,
+                row,
+                Some(me),
+            )?);
+            out.push_str("\n\n");
+        }
+        "txt"
+    };
+    let (from, to) = range.bounds()?;
+    let file = format!("hands-{from}-{}.{extension}", to.min(now_ms()));
+    Ok((
+        [
+            (
+                axum::http::header::CONTENT_TYPE,
+                "text/plain; charset=utf-8".to_string(),
+            ),
+            (
+                axum::http::header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{file}\""),
+            ),
+        ],
+        out,
+    )
+        .into_response())
+}
+
+/// `GET /api/me/notes`: the player's private notes on other players, newest first.
+pub(crate) async fn my_notes(
+    State(state): State<Arc<AppState>>,
+    Session(me): Session,
+) -> ApiResult<Json<serde_json::Value>> {
+    let notes = state.store.notes(me.player_id).await?;
+    Ok(Json(serde_json::Value::Array(
+        notes
+            .into_iter()
+            .map(|n| {
+                json!({
+                    "player_id": n.subject.to_string(),
+                    "note": n.note,
+                    "updated_at": n.updated_at,
+                })
+            })
+            .collect(),
+    )))
+}
+
+/// The body of `POST /api/me/notes/{id}`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NoteBody {
+    note: String,
+}
+
+/// `POST /api/me/notes/{id}`: writes the player's private note on another player
+/// (an empty note deletes it). Seen by its owner alone.
+pub(crate) async fn put_note(
+    State(state): State<Arc<AppState>>,
+    Session(me): Session,
+    axum::extract::Path(subject): axum::extract::Path<String>,
+    body: Result<Json<NoteBody>, axum::extract::rejection::JsonRejection>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let not_found = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "player not found");
+    let subject: PlayerId = subject.parse().map_err(|_| not_found())?;
+    let Json(body) = body?;
+    if body.note.chars().count() > MAX_NOTE_LEN {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            format!("a note has at most {MAX_NOTE_LEN} characters"),
+        ));
+    }
+    let note = body.note.trim();
+    let at = now_ms();
+    match state.store.set_note(me.player_id, subject, note, at).await {
+        Ok(()) => Ok(Json(json!({
+            "player_id": subject.to_string(),
+            "note": note,
+            "updated_at": at,
+        }))),
+        Err(StoreError::NotFound(_)) => Err(not_found()),
+        Err(StoreError::Invalid(why)) => {
+            Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_request", why))
+        }
+        Err(e) => Err(e.into()),
+    }
+}

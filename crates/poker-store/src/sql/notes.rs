@@ -1,0 +1,131 @@
+//! The players' own reads and writes of [`Store`] on both backends: their private notes
+//! on other players, and their hands by date for their stats and history download (the
+//! trait's methods call these).
+
+use super::*;
+
+/// A note as the store keeps it: at most [`MAX_NOTE_LEN`] characters, no control
+/// character but line breaks and tabs (a note may run over several lines).
+fn check_note(note: &str) -> StoreResult<&str> {
+    let n = note.chars().count();
+    if n > MAX_NOTE_LEN
+        || note
+            .chars()
+            .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+    {
+        return Err(StoreError::Invalid(format!(
+            "a note has at most {MAX_NOTE_LEN} characters, no control character but line breaks"
+        )));
+    }
+    Ok(note)
+}
+
+/// One row of `player_note`.
+#[derive(sqlx::FromRow)]
+struct SqlNote {
+    subject_id: String,
+    note: String,
+    updated_at: i64,
+}
+
+impl SqlStore {
+    /// [`Store::set_note`] on both backends.
+    pub(super) async fn set_note_impl(
+        &self,
+        owner: PlayerId,
+        subject: PlayerId,
+        note: &str,
+        at: i64,
+    ) -> StoreResult<()> {
+        let note = check_note(note)?;
+        if owner == subject {
+            return Err(StoreError::Invalid("a note is about another player".into()));
+        }
+        if note.trim().is_empty() {
+            sqlx::query(
+                &self.sql("delete from player_note where owner_id = $1 and subject_id = $2"),
+            )
+            .bind(owner.to_string())
+            .bind(subject.to_string())
+            .execute(&self.pool)
+            .await?;
+            return Ok(());
+        }
+        // Both players must exist: the foreign keys refuse anyone else (SQLite checks them
+        // with `foreign_keys = on`), read here first so both backends answer alike.
+        let known: i64 = sqlx::query_scalar(
+            &self.sql("select count(*) from player where player_id = $1 or player_id = $2"),
+        )
+        .bind(owner.to_string())
+        .bind(subject.to_string())
+        .fetch_one(&self.pool)
+        .await?;
+        if known < 2 {
+            return Err(StoreError::NotFound("player"));
+        }
+        sqlx::query(&self.sql(
+            "insert into player_note (owner_id, subject_id, note, updated_at, created_at) \
+             values ($1, $2, $3, $4, $5) \
+             on conflict (owner_id, subject_id) do update set note = excluded.note, \
+             updated_at = excluded.updated_at",
+        ))
+        .bind(owner.to_string())
+        .bind(subject.to_string())
+        .bind(note)
+        .bind(at)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// [`Store::notes`] on both backends.
+    pub(super) async fn notes_impl(&self, owner: PlayerId) -> StoreResult<Vec<PlayerNote>> {
+        let rows: Vec<SqlNote> = sqlx::query_as(&self.sql(
+            "select subject_id, note, updated_at from player_note where owner_id = $1 \
+             order by updated_at desc, subject_id",
+        ))
+        .bind(owner.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(PlayerNote {
+                    subject: PlayerId(uuid(&r.subject_id)?),
+                    note: r.note,
+                    updated_at: r.updated_at,
+                })
+            })
+            .collect()
+    }
+
+    /// [`Store::player_hands_between`] on both backends.
+    pub(super) async fn player_hands_between_impl(
+        &self,
+        player: PlayerId,
+        since: i64,
+        until: i64,
+        limit: u32,
+    ) -> StoreResult<Vec<HandRow>> {
+        let columns = HAND_COLUMNS
+            .split(", ")
+            .map(|c| format!("h.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        // A hand's players are written when it is committed, after it was dealt: their
+        // rows' `created_at` is at or after `since` too, which the players' index serves.
+        let rows: Vec<SqlHand> = sqlx::query_as(&self.sql(&format!(
+            "select {columns} from hand_player hp join hand h on h.hand_id = hp.hand_id \
+             where hp.player_id = $1 and hp.created_at >= $2 \
+             and h.started_at >= $2 and h.started_at < $3 and h.status = 'complete' \
+             order by h.started_at, h.number, h.hand_id limit $4"
+        )))
+        .bind(player.to_string())
+        .bind(since)
+        .bind(until)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        convert(rows)
+    }
+}
