@@ -129,17 +129,17 @@ pub enum ClientMsg {
         /// The seed.
         seed: Seed,
     },
-<<<<<<< HEAD
     /// Shows the cards of the hand the player just won without a showdown (everyone
     /// else folded) to the table: a `shown` event of that hand follows, to everyone.
     /// Allowed to that hand's winner only, once, until the next hand is dealt.
     ShowHand {
-=======
+        /// The table.
+        table_id: TableId,
+    },
     /// Asks what this player may buy in for at a table now, before choosing: answered
     /// with `buy_in_range` (the table's range, or the rathole rule's when the player left
     /// this table lately with more than its minimum).
     BuyInRange {
->>>>>>> house
         /// The table.
         table_id: TableId,
     },
