@@ -792,7 +792,10 @@ async fn failover_nodes_speak_through_a_nats_server_that_requires_a_token() {
         .expect("pokerd runs");
     let said = String::from_utf8_lossy(&wrong.stderr).to_string()
         + &String::from_utf8_lossy(&wrong.stdout);
-    assert!(!wrong.status.success(), "a node with a wrong token started: {said}");
+    assert!(
+        !wrong.status.success(),
+        "a node with a wrong token started: {said}"
+    );
     assert!(
         said.contains("cannot reach NATS") && !said.contains("wrong-token-7d2a"),
         "the node says NATS refused it, without the token: {said}"
@@ -846,7 +849,11 @@ async fn failover_nodes_speak_through_a_nats_server_that_requires_a_token() {
     let played = game
         .drive(Duration::from_secs(20), |g| g.tables[0].ended.len() >= 3)
         .await;
-    assert!(played, "3 hands at n1's table, played from n2: {}", game.state());
+    assert!(
+        played,
+        "3 hands at n1's table, played from n2: {}",
+        game.state()
+    );
     let store = SqlStore::connect(&url).await.unwrap();
     let lease = store
         .leases()
@@ -855,7 +862,10 @@ async fn failover_nodes_speak_through_a_nats_server_that_requires_a_token() {
         .into_iter()
         .find(|l| l.table_id == table_a)
         .expect("the table has a lease");
-    assert_eq!(lease.node, "n1", "n1 owns the table the players of n2 played");
+    assert_eq!(
+        lease.node, "n1",
+        "n1 owns the table the players of n2 played"
+    );
     game.everyone_leaves(&store, &[table_a], deposited).await;
     store.close().await;
     for node in nodes.iter_mut() {

@@ -132,7 +132,8 @@ async fn take_seat(server: &Server, c: &mut Client, token: &str, table: &str) ->
         // would, the regular tries another table.
         return None;
     }
-    c.send(&common::sit(table, seat, range.max.min(wallet))).await;
+    c.send(&common::sit(table, seat, range.max.min(wallet)))
+        .await;
     // The range the server told is the range it seats with (a refusal fails the test).
     c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
         .await;
@@ -337,7 +338,10 @@ async fn house_bots_deal_a_newcomer_in_at_every_preset_table_after_hours_of_bot_
     let leaving = Instant::now();
     while regs.iter().any(|r| r.table.is_some()) {
         drive(&mut regs, &mut rng, &mut seen).await;
-        assert!(leaving.elapsed() < Duration::from_secs(60), "the regulars left");
+        assert!(
+            leaving.elapsed() < Duration::from_secs(60),
+            "the regulars left"
+        );
     }
     let room_hours = started.elapsed().as_secs_f64() * SCALE as f64 / 3600.0;
     println!(
@@ -505,7 +509,10 @@ async fn bot_history(server: &Server, tables: &[Preset]) -> BotHistory {
         let mut left: HashMap<String, i64> = HashMap::new();
         let mut sitting: HashMap<String, bool> = HashMap::new();
         for e in entries {
-            let reload = e.reference.as_deref().is_some_and(|r| r.starts_with("reload:"));
+            let reload = e
+                .reference
+                .as_deref()
+                .is_some_and(|r| r.starts_with("reload:"));
             if e.kind == "deposit" && reload && e.amount > 0 {
                 h.reloads += 1;
             }
