@@ -28,8 +28,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
-use tokio::time::Instant;
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 
 /// The names house bots take, in order.
 const NAMES: [&str; 24] = [

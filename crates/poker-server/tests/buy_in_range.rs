@@ -20,9 +20,7 @@ async fn ask(c: &mut Client, table: &str) -> BuyInRange {
     })
     .await;
     c.until(|m| match m {
-        ServerMsg::BuyInRange { table_id, range } if *table_id == tid(table) => {
-            Some(range.clone())
-        }
+        ServerMsg::BuyInRange { table_id, range } if *table_id == tid(table) => Some(range.clone()),
         _ => None,
     })
     .await
@@ -94,7 +92,11 @@ async fn r26_a_player_back_within_the_rathole_window_is_told_their_range_before_
             }
         }
     }
-    let (mut w, mut l) = if stacks.0 > 200 { (ann, ben) } else { (ben, ann) };
+    let (mut w, mut l) = if stacks.0 > 200 {
+        (ann, ben)
+    } else {
+        (ben, ann)
+    };
     // Both leave with their whole stacks.
     let mut amounts = Vec::new();
     for c in [&mut w, &mut l] {
@@ -116,7 +118,10 @@ async fn r26_a_player_back_within_the_rathole_window_is_told_their_range_before_
         amounts.push(amount);
     }
     let (left_with, loser_left_with) = (amounts[0], amounts[1]);
-    assert!(left_with > 200, "left with more than the maximum: {left_with}");
+    assert!(
+        left_with > 200,
+        "left with more than the maximum: {left_with}"
+    );
 
     // Back at once: told to bring at least what they left with, above the table's max.
     let told = ask(&mut w, &table).await;
@@ -172,7 +177,11 @@ async fn r26_a_player_back_within_the_rathole_window_is_told_their_range_before_
     // both all in every hand): the table's range, no rathole note.
     assert!(loser_left_with <= 40, "{loser_left_with}");
     let loser_range = ask(&mut l, &table).await;
-    assert_eq!((loser_range.min, loser_range.max), (40, 200), "{loser_range:?}");
+    assert_eq!(
+        (loser_range.min, loser_range.max),
+        (40, 200),
+        "{loser_range:?}"
+    );
     assert!(loser_range.rathole.is_none());
 
     server.stop().await;

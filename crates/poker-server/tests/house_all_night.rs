@@ -109,34 +109,54 @@ async fn ask_range(c: &mut Client, table: &str) -> BuyInRange {
 /// Watches a table and takes a free seat for the most the player's range and wallet
 /// allow; reloads the wallet first when it is short. Returns the seat, or `None` when
 /// the table has no free seat now or the wallet cannot cover the rathole rule's minimum.
+/// A seat a bot took meanwhile is looked for again.
 async fn take_seat(server: &Server, c: &mut Client, token: &str, table: &str) -> Option<u32> {
-    c.send(&ClientMsg::Watch {
-        table_id: tid(table),
-    })
-    .await;
-    let view: TableView = c
-        .until(|m| match m {
-            ServerMsg::Snapshot { table: t, .. } if t.table_id == tid(table) => Some(t.clone()),
-            _ => None,
+    for _ in 0..5 {
+        c.send(&ClientMsg::Watch {
+            table_id: tid(table),
         })
         .await;
-    let taken: Vec<u32> = view.seats.iter().map(|s| s.seat).collect();
-    let seat = (0..view.seat_count).find(|s| !taken.contains(s))?;
-    let range = ask_range(c, table).await;
-    if balance(server, token).await < range.min {
-        reload(server, token).await;
+        let view: TableView = c
+            .until(|m| match m {
+                ServerMsg::Snapshot { table: t, .. } if t.table_id == tid(table) => Some(t.clone()),
+                _ => None,
+            })
+            .await;
+        let taken: Vec<u32> = view.seats.iter().map(|s| s.seat).collect();
+        let seat = (0..view.seat_count).find(|s| !taken.contains(s))?;
+        let range = ask_range(c, table).await;
+        if balance(server, token).await < range.min {
+            reload(server, token).await;
+        }
+        let wallet = balance(server, token).await;
+        if wallet < range.min {
+            // Back within the window after losing elsewhere what was won here: as a
+            // person would, the regular tries another table.
+            return None;
+        }
+        c.send(&common::sit(table, seat, range.max.min(wallet)))
+            .await;
+        // The range the server told is the range it seats with: any refusal but a seat
+        // taken meanwhile fails the test.
+        loop {
+            match c.recv().await {
+                ServerMsg::Done { request, .. } if request == "sit" => return Some(seat),
+                ServerMsg::Error { code, message }
+                    if code == ErrorCode::SeatRefused && message.contains("taken") =>
+                {
+                    break
+                }
+                ServerMsg::Error { code, message } => {
+                    panic!(
+                        "{}: a sit within {range:?} was refused: {code:?}: {message}",
+                        c.name
+                    )
+                }
+                _ => {}
+            }
+        }
     }
-    let wallet = balance(server, token).await;
-    if wallet < range.min {
-        // Back within the window after losing elsewhere what was won here: as a person
-        // would, the regular tries another table.
-        return None;
-    }
-    c.send(&common::sit(table, seat, range.max.min(wallet))).await;
-    // The range the server told is the range it seats with (a refusal fails the test).
-    c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-        .await;
-    Some(seat)
+    None
 }
 
 /// What one regular does at a table: plays until it has seen `hands` hands end, then
@@ -337,7 +357,10 @@ async fn house_bots_deal_a_newcomer_in_at_every_preset_table_after_hours_of_bot_
     let leaving = Instant::now();
     while regs.iter().any(|r| r.table.is_some()) {
         drive(&mut regs, &mut rng, &mut seen).await;
-        assert!(leaving.elapsed() < Duration::from_secs(60), "the regulars left");
+        assert!(
+            leaving.elapsed() < Duration::from_secs(60),
+            "the regulars left"
+        );
     }
     let room_hours = started.elapsed().as_secs_f64() * SCALE as f64 / 3600.0;
     println!(
@@ -505,7 +528,10 @@ async fn bot_history(server: &Server, tables: &[Preset]) -> BotHistory {
         let mut left: HashMap<String, i64> = HashMap::new();
         let mut sitting: HashMap<String, bool> = HashMap::new();
         for e in entries {
-            let reload = e.reference.as_deref().is_some_and(|r| r.starts_with("reload:"));
+            let reload = e
+                .reference
+                .as_deref()
+                .is_some_and(|r| r.starts_with("reload:"));
             if e.kind == "deposit" && reload && e.amount > 0 {
                 h.reloads += 1;
             }

@@ -142,9 +142,9 @@ impl Failed {
                 Request::Sit { .. }
                 | Request::BuyInRange { .. }
                 | Request::Seat { .. }
-                | Request::Waitlist { .. } => Err(
-                    Refusal::Seat("the table has failed: leave to cash out".into()),
-                ),
+                | Request::Waitlist { .. } => Err(Refusal::Seat(
+                    "the table has failed: leave to cash out".into(),
+                )),
             };
             let _ = respond_to.send(answer);
         }
@@ -155,7 +155,12 @@ impl Failed {
         let cashed = self
             .ctx
             .store
-            .cash_out(self.table_id, player, self.ctx.clock.now_ms(), self.ctx.fence)
+            .cash_out(
+                self.table_id,
+                player,
+                self.ctx.clock.now_ms(),
+                self.ctx.fence,
+            )
             .await;
         Some(match cashed {
             Ok(amount) => Ok(Reply::Done(Outcome {
@@ -185,7 +190,12 @@ impl Failed {
             match self
                 .ctx
                 .store
-                .cash_out(table_id, seat.player_id, self.ctx.clock.now_ms(), self.ctx.fence)
+                .cash_out(
+                    table_id,
+                    seat.player_id,
+                    self.ctx.clock.now_ms(),
+                    self.ctx.fence,
+                )
                 .await
             {
                 Ok(amount) => total += amount,

@@ -147,7 +147,12 @@ impl Actor {
             let cashed = self
                 .ctx
                 .store
-                .cash_out(self.table_id, s.player, self.ctx.clock.now_ms(), self.ctx.fence)
+                .cash_out(
+                    self.table_id,
+                    s.player,
+                    self.ctx.clock.now_ms(),
+                    self.ctx.fence,
+                )
                 .await;
             match cashed {
                 Err(e) if self.lost_table(&e) => return false,

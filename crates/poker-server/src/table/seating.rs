@@ -306,7 +306,12 @@ impl Actor {
         let amount = match self
             .ctx
             .store
-            .cash_out(self.table_id, player, self.ctx.clock.now_ms(), self.ctx.fence)
+            .cash_out(
+                self.table_id,
+                player,
+                self.ctx.clock.now_ms(),
+                self.ctx.fence,
+            )
             .await
         {
             Ok(amount) => amount,
