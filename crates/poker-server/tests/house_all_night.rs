@@ -34,8 +34,8 @@ const DEADLINE: Duration = Duration::from_secs(20);
 
 const SETTINGS: &[(&str, &str)] = &[
     ("POKER__ROOM__MONEY", "play"),
-    // A small grant: wallets run dry and are reloaded.
-    ("POKER__ROOM__PLAY_GRANT", "400"),
+    // A small grant: a bot's wallet covers about one buy-in, so losing one means a reload.
+    ("POKER__ROOM__PLAY_GRANT", "150"),
     ("POKER__ROOM__CLOCK_SCALE", "60"),
     ("POKER__BOTS__FILL_TO", "3"),
     ("POKER__BOTS__THINK_MS", "0"),
@@ -503,7 +503,7 @@ struct BotHistory {
     returned_within_window: usize,
     /// Seats a bot lost every chip of (bought into and never cashed out of).
     busts: usize,
-    /// Reloads of a bot's wallet.
+    /// Reloads of a bot's wallet after it had played (a new bot's first is not counted).
     reloads: usize,
 }
 
@@ -532,7 +532,7 @@ async fn bot_history(server: &Server, tables: &[Preset]) -> BotHistory {
                 .reference
                 .as_deref()
                 .is_some_and(|r| r.starts_with("reload:"));
-            if e.kind == "deposit" && reload && e.amount > 0 {
+            if e.kind == "deposit" && reload && e.amount > 0 && !sitting.is_empty() {
                 h.reloads += 1;
             }
             let Some(table) = e

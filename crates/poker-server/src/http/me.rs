@@ -43,8 +43,7 @@ pub(crate) async fn reload(
             "this room plays for real money: ask the cashier",
         ));
     }
-    let (balance, added) =
-        refill(&*state.store, me.player_id, state.config.room.play_grant).await?;
+    let (balance, added) = refill(&state.store, me.player_id, state.config.room.play_grant).await?;
     Ok(Json(json!({ "balance": balance, "added": added })))
 }
 
