@@ -34,8 +34,8 @@ const DEADLINE: Duration = Duration::from_secs(20);
 
 const SETTINGS: &[(&str, &str)] = &[
     ("POKER__ROOM__MONEY", "play"),
-    // A small grant: wallets run dry and are reloaded.
-    ("POKER__ROOM__PLAY_GRANT", "400"),
+    // A small grant: a bot's wallet covers about one buy-in, so losing one means a reload.
+    ("POKER__ROOM__PLAY_GRANT", "150"),
     ("POKER__ROOM__CLOCK_SCALE", "60"),
     ("POKER__BOTS__FILL_TO", "3"),
     ("POKER__BOTS__THINK_MS", "0"),
@@ -109,35 +109,54 @@ async fn ask_range(c: &mut Client, table: &str) -> BuyInRange {
 /// Watches a table and takes a free seat for the most the player's range and wallet
 /// allow; reloads the wallet first when it is short. Returns the seat, or `None` when
 /// the table has no free seat now or the wallet cannot cover the rathole rule's minimum.
+/// A seat a bot took meanwhile is looked for again.
 async fn take_seat(server: &Server, c: &mut Client, token: &str, table: &str) -> Option<u32> {
-    c.send(&ClientMsg::Watch {
-        table_id: tid(table),
-    })
-    .await;
-    let view: TableView = c
-        .until(|m| match m {
-            ServerMsg::Snapshot { table: t, .. } if t.table_id == tid(table) => Some(t.clone()),
-            _ => None,
+    for _ in 0..5 {
+        c.send(&ClientMsg::Watch {
+            table_id: tid(table),
         })
         .await;
-    let taken: Vec<u32> = view.seats.iter().map(|s| s.seat).collect();
-    let seat = (0..view.seat_count).find(|s| !taken.contains(s))?;
-    let range = ask_range(c, table).await;
-    if balance(server, token).await < range.min {
-        reload(server, token).await;
+        let view: TableView = c
+            .until(|m| match m {
+                ServerMsg::Snapshot { table: t, .. } if t.table_id == tid(table) => Some(t.clone()),
+                _ => None,
+            })
+            .await;
+        let taken: Vec<u32> = view.seats.iter().map(|s| s.seat).collect();
+        let seat = (0..view.seat_count).find(|s| !taken.contains(s))?;
+        let range = ask_range(c, table).await;
+        if balance(server, token).await < range.min {
+            reload(server, token).await;
+        }
+        let wallet = balance(server, token).await;
+        if wallet < range.min {
+            // Back within the window after losing elsewhere what was won here: as a
+            // person would, the regular tries another table.
+            return None;
+        }
+        c.send(&common::sit(table, seat, range.max.min(wallet)))
+            .await;
+        // The range the server told is the range it seats with: any refusal but a seat
+        // taken meanwhile fails the test.
+        loop {
+            match c.recv().await {
+                ServerMsg::Done { request, .. } if request == "sit" => return Some(seat),
+                ServerMsg::Error { code, message }
+                    if code == ErrorCode::SeatRefused && message.contains("taken") =>
+                {
+                    break
+                }
+                ServerMsg::Error { code, message } => {
+                    panic!(
+                        "{}: a sit within {range:?} was refused: {code:?}: {message}",
+                        c.name
+                    )
+                }
+                _ => {}
+            }
+        }
     }
-    let wallet = balance(server, token).await;
-    if wallet < range.min {
-        // Back within the window after losing elsewhere what was won here: as a person
-        // would, the regular tries another table.
-        return None;
-    }
-    c.send(&common::sit(table, seat, range.max.min(wallet)))
-        .await;
-    // The range the server told is the range it seats with (a refusal fails the test).
-    c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-        .await;
-    Some(seat)
+    None
 }
 
 /// What one regular does at a table: plays until it has seen `hands` hands end, then
@@ -484,7 +503,7 @@ struct BotHistory {
     returned_within_window: usize,
     /// Seats a bot lost every chip of (bought into and never cashed out of).
     busts: usize,
-    /// Reloads of a bot's wallet.
+    /// Reloads of a bot's wallet after it had played (a new bot's first is not counted).
     reloads: usize,
 }
 
@@ -513,7 +532,7 @@ async fn bot_history(server: &Server, tables: &[Preset]) -> BotHistory {
                 .reference
                 .as_deref()
                 .is_some_and(|r| r.starts_with("reload:"));
-            if e.kind == "deposit" && reload && e.amount > 0 {
+            if e.kind == "deposit" && reload && e.amount > 0 && !sitting.is_empty() {
                 h.reloads += 1;
             }
             let Some(table) = e
