@@ -13,6 +13,7 @@ import {
 } from "./views.js";
 import { openBuyIn, openTopUp, wireBuyIn, openHistory, openSettings, wireSettings, wireReplay, api } from "./dialogs.js";
 import { newSeed, seedFor, forgetSeed } from "./fairness.js";
+import { wirePrivate, afterMessage, renderPrivate } from "./private.js";
 
 const S = {
   token: localStorage.getItem("pokerd.token"),
@@ -64,6 +65,7 @@ function render() {
   renderTabs(S, ui);
   if (S.view === "lobby") renderLobby(S, ui);
   if (S.view === "table") renderTable(S, ui);
+  renderPrivate();
   updateTitle();
 }
 
@@ -525,7 +527,8 @@ async function resetWithCode(e) {
 function start() {
   S.conn = connection({
     token: () => S.token,
-    onMessage,
+    // Private games (private.js) read each message after this file has.
+    onMessage: (m) => { onMessage(m); afterMessage(m); },
     onDown: () => $("#banner").classList.remove("hidden"),
     onUp: () => {},
   });
@@ -562,6 +565,11 @@ wireSettings(S, () => {
 });
 wireBuyIn(S);
 wireReplay();
+// Private games: making one, joining by its link (an account made on the spot signs in
+// here), the host's panel.
+wirePrivate(S, {
+  signIn: (token) => { S.token = token; localStorage.setItem("pokerd.token", token); start(); },
+});
 $("#act-fold").addEventListener("click", foldOrAsk);
 $("#act-check").addEventListener("click", () => act({ type: "check" }));
 $("#act-call").addEventListener("click", () => act({ type: "call" }));

@@ -128,8 +128,149 @@ pub enum ClientMsg {
         /// The seed.
         seed: Seed,
     },
+    /// Enters a private table with its invite (the secret of the invite link): the player
+    /// may watch it from now on and, unless the host or already approved, asks the host
+    /// for a seat (`TableView::private` lists the requests and who is approved).
+    JoinPrivate {
+        /// The table.
+        table_id: TableId,
+        /// The invite token from the link.
+        invite: String,
+    },
+    /// A private table's host controls it (only its host may: anyone else is refused
+    /// `not_host`).
+    Host {
+        /// The table.
+        table_id: TableId,
+        /// What the host does.
+        command: HostCommand,
+    },
     /// Keeps the connection alive.
     Ping,
+}
+
+/// What a private table's host may do (`{"type": "host", "command": {"do": "pause"}}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "snake_case")]
+pub enum HostCommand {
+    /// Lets a player who asked for a seat sit down.
+    Approve {
+        /// Who asked.
+        player_id: PlayerId,
+    },
+    /// Refuses a player's request for a seat.
+    Deny {
+        /// Who asked.
+        player_id: PlayerId,
+    },
+    /// Deals no new hand after the one in progress (which plays to its end).
+    Pause,
+    /// Deals again.
+    Resume,
+    /// Changes the blinds from the next hand (blind games; the buy-in range follows the
+    /// big blind in proportion).
+    Blinds {
+        /// The new small blind.
+        small: Chips,
+        /// The new big blind.
+        big: Chips,
+    },
+    /// Removes a player: out of the hand in progress as one who leaves (their hand is
+    /// dead), cashed out to their wallet, and not let back in.
+    Remove {
+        /// Who.
+        player_id: PlayerId,
+    },
+    /// Ends the game: the hand in progress finishes, everyone is cashed out, the table
+    /// closes (its invite link says so from then on).
+    End,
+}
+
+/// A player asking a private table's host for a seat.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatAsk {
+    /// Who asks.
+    pub player_id: PlayerId,
+    /// Their name.
+    pub name: String,
+}
+
+/// What everyone at a private table sees of it besides the seats.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrivateView {
+    /// The host, who approves seats and controls the game.
+    pub host: PlayerId,
+    /// The host's name.
+    pub host_name: String,
+    /// No new hand is dealt until the host resumes.
+    pub paused: bool,
+    /// Blinds the host set for the next hand (small, big), until it is dealt.
+    pub next_blinds: Option<(Chips, Chips)>,
+    /// Players waiting for the host's answer, in the order they asked.
+    pub requests: Vec<SeatAsk>,
+    /// Players the host let in (they sit down with an ordinary `sit`).
+    pub approved: Vec<PlayerId>,
+}
+
+/// `POST /api/private`: a private table from a preset.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewPrivateTable {
+    /// The preset's key: `nlhe`, `plo`, `flhe`, `stud`, `razz`, `triple_draw`.
+    pub preset: String,
+    /// The big blind (blind games; the small blind is half of it, the buy-in range
+    /// scales with it); the preset's when absent.
+    #[serde(default)]
+    pub big_blind: Option<Chips>,
+    /// Seats, 2 to 10; the preset's when absent.
+    #[serde(default)]
+    pub seats: Option<u32>,
+    /// The table's name; "NAME's game" when absent.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Seconds to act on each decision; the preset's when absent.
+    #[serde(default)]
+    pub action_secs: Option<u64>,
+    /// Whether the table's chat is on (it is when absent).
+    #[serde(default)]
+    pub chat: Option<bool>,
+}
+
+/// The answer to `POST /api/private`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrivateCreated {
+    /// The new table.
+    pub table_id: TableId,
+    /// Its name.
+    pub name: String,
+    /// The invite's secret: only its hash is kept, so this answer is the one place it
+    /// appears.
+    pub invite: String,
+    /// The link to share, relative to the server (`/#join/TABLE/INVITE`).
+    pub link: String,
+}
+
+/// `GET /api/private/{table}?invite=...`: what an invite link leads to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrivateInvite {
+    /// The table.
+    pub table_id: TableId,
+    /// Its name.
+    pub name: String,
+    /// The game, as players read it.
+    pub game: String,
+    /// The stakes.
+    pub stakes: String,
+    /// The host's name.
+    pub host_name: String,
+    /// Seats taken.
+    pub players: u32,
+    /// Seats in all.
+    pub seats: u32,
+    /// `open`, or `closed` once the game has ended.
+    pub status: String,
+    /// Whether the room makes an account on the spot for a newcomer (play money).
+    pub play_money: bool,
 }
 
 /// The longest chat line, in characters.
@@ -196,6 +337,11 @@ pub enum ErrorCode {
     /// A seed refused: the commitment it answers is not the next hand's any more (the
     /// hand was dealt without it), the player is not seated, or already sent one.
     SeedRefused,
+    /// A private table's host command from someone who is not its host.
+    NotHost,
+    /// A private table refused: the invite is wrong, the host has not approved the seat
+    /// (or denied it, or removed the player), or the room has private tables off.
+    PrivateRefused,
     /// Something failed on the server (details are logged, not shown).
     Internal,
 }
@@ -273,6 +419,10 @@ pub struct TableView {
     /// (`rabbit`); off unless the operator turns it on.
     #[serde(default)]
     pub rabbit_hunt: bool,
+    /// A private table's host, pause, blinds to come and seat requests (`None`: a table
+    /// of the room's lobby).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private: Option<PrivateView>,
 }
 
 /// The hand in progress, as this client may see it: every event so far, redacted.
@@ -331,6 +481,9 @@ pub struct TableSummary {
     /// Players on the waiting list.
     #[serde(default)]
     pub waiting: u32,
+    /// A private table: kept out of the lobby's list and updates (the nodes share it so).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub private: bool,
 }
 
 /// What the server sends.

@@ -53,6 +53,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../../web/js/dialogs.js"),
     ),
     (
+        "js/private.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/private.js"),
+    ),
+    (
         "js/fairness.js",
         "text/javascript; charset=utf-8",
         include_str!("../../../web/js/fairness.js"),

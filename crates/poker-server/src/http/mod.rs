@@ -13,6 +13,7 @@ pub mod error;
 pub mod guard;
 pub mod me;
 pub mod ops;
+pub(crate) mod private;
 pub(crate) mod proofs;
 pub mod shield;
 
@@ -37,6 +38,8 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/api/me/reload", post(me::reload))
         .route("/api/me/hands", get(me::my_hands))
         .route("/api/me/hands/{id}", get(me::my_hand))
+        .route("/api/private", post(private::create))
+        .route("/api/private/{id}", get(private::invite))
         .route("/ws", get(crate::ws::ws))
         .merge(admin::router())
 }

@@ -127,6 +127,8 @@ pub(super) struct Actor {
     /// Why the table stops for good (a hand's commit refused): its supervisor then voids
     /// the hand, tells the players and serves the table as failed.
     pub(super) failure: Option<String>,
+    /// A private table's host, invite and seat requests (`None`: a lobby table).
+    pub(super) private: Option<super::private::Private>,
 }
 
 /// The queues subscribed to a table, shared with its supervisor.
@@ -181,6 +183,18 @@ pub async fn spawn(
         HashMap::new()
     } else {
         ctx.store.player_names(&seated).await?
+    };
+    let private = match spec.private.clone() {
+        Some(p) => {
+            let host = ctx.store.player_names(&[p.host]).await?;
+            let host_name = host.get(&p.host).cloned().unwrap_or_default();
+            Some(super::private::Private::new(
+                p,
+                host_name,
+                table.hands_dealt() == 0,
+            ))
+        }
+        None => None,
     };
     let mut info = HashMap::new();
     let mut saved = HashMap::new();
@@ -255,6 +269,7 @@ pub async fn spawn(
         next_deck: Some(super::deck::NextDeck::draw(spec.rules.game.deck())),
         committing: None,
         failure: None,
+        private,
     };
     actor.publish_lobby();
     let failed = Failed {
@@ -452,6 +467,9 @@ impl Actor {
         received: Instant,
         respond_to: oneshot::Sender<Answer>,
     ) -> Option<(oneshot::Sender<Answer>, Answer)> {
+        if let Err(refusal) = self.private_guard(&request) {
+            return Some((respond_to, Err(refusal)));
+        }
         let answer = match request {
             Request::Subscribe {
                 player,
@@ -533,6 +551,24 @@ impl Actor {
                     self.mirror_listeners();
                 }
                 Ok(Reply::Ok)
+            }
+            Request::Private {
+                player,
+                ask: PrivateAsk::Host(poker_protocol::HostCommand::End),
+                ..
+            } => match self.host_only(player) {
+                // Ended by its host: closed as an operator closes a table.
+                Ok(()) => {
+                    let (done, closed) = oneshot::channel();
+                    self.closing.push(done);
+                    later(closed, respond_to, Reply::Closed);
+                    self.publish_lobby();
+                    return None;
+                }
+                Err(refusal) => Err(refusal),
+            },
+            Request::Private { player, name, ask } => {
+                self.private_request(player, name, ask, queue).await
             }
             Request::Inspect => Ok(Reply::View(self.inspect())),
             Request::Drain => {

@@ -139,9 +139,12 @@ impl Failed {
                     None => return,
                 },
                 // Nothing else is done at a failed table.
-                Request::Sit { .. } | Request::Seat { .. } | Request::Waitlist { .. } => Err(
-                    Refusal::Seat("the table has failed: leave to cash out".into()),
-                ),
+                Request::Sit { .. }
+                | Request::Seat { .. }
+                | Request::Waitlist { .. }
+                | Request::Private { .. } => Err(Refusal::Seat(
+                    "the table has failed: leave to cash out".into(),
+                )),
             };
             let _ = respond_to.send(answer);
         }

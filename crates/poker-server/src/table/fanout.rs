@@ -64,6 +64,7 @@ impl Actor {
             waitlist: self.waitlist.queue.len() as u32,
             straddle: rules.straddle,
             rabbit_hunt: self.rabbit_hunt,
+            private: self.private_view(),
         }
     }
 
@@ -341,6 +342,7 @@ impl Actor {
             hands_per_hour: self.hand_times.len() as u32,
             status: self.status().to_string(),
             waiting: self.waitlist.queue.len() as u32,
+            private: self.private.is_some(),
         };
         self.ctx.lobby.publish(self.table_id, summary);
     }
@@ -388,7 +390,7 @@ fn structure_name(structure: poker_rules::Structure) -> &'static str {
 
 /// The lobby's stakes: the blinds, or the small and big bet in fixed limit and in stud,
 /// with the ante if there is one: `1/2`, `4/8 ante 1`.
-pub(super) fn stakes_name(rules: &poker_rules::table::TableRules) -> String {
+pub fn stakes_name(rules: &poker_rules::table::TableRules) -> String {
     use poker_rules::table::AnteRule;
     let stud = matches!(
         rules.game,
