@@ -141,6 +141,21 @@ async fn wait_view(client: &mut Client, f: impl Fn(&TableView) -> bool) -> Table
         .await
 }
 
+/// The table as it is now: watched again, its snapshot (what came before it is skipped).
+async fn fresh_view(client: &mut Client, table: &str) -> TableView {
+    client
+        .send(&ClientMsg::Watch {
+            table_id: tid(table),
+        })
+        .await;
+    client
+        .until(|m| match m {
+            ServerMsg::Snapshot { table, .. } => Some(table.clone()),
+            _ => None,
+        })
+        .await
+}
+
 /// Plays (checking or calling) at every client until client 0 receives a message that
 /// `stop` accepts; returns every message client 0 received meanwhile.
 async fn drive(
@@ -315,8 +330,7 @@ async fn only_the_host_controls_a_private_game() {
     }
     // Nothing changed: Eve still waits, Ann still sits, the blinds are the preset's, and
     // the new game still waits for its host to start it.
-    game.host.send(&ClientMsg::Watch { table_id: tid(&table) }).await;
-    let view = wait_view(&mut game.host, |_| true).await;
+    let view = fresh_view(&mut game.host, &table).await;
     let private = view.private.clone().unwrap();
     assert!(asks(&view, eve_id) && private.paused && private.next_blinds.is_none());
     assert!(view.seats.iter().any(|s| s.player_id == ann_id));
@@ -355,14 +369,17 @@ async fn a_pause_waits_for_the_hand_and_new_blinds_start_with_the_next_hand() {
         seen.iter().all(|m| !matches!(m, ServerMsg::Event { event: Event::BlindPosted { amount, .. }, .. } if *amount > 2)),
         "the hand in progress kept its blinds"
     );
-    let quiet = drive(&mut [&mut game.host, &mut ann], &table, |m| {
-        hand_started(m).is_some()
-    });
-    assert!(
-        tokio::time::timeout(Duration::from_secs(4), quiet).await.is_err(),
-        "a hand was dealt while paused"
-    );
-    let view = wait_view(&mut game.host, |_| true).await;
+    {
+        let mut clients = [&mut game.host, &mut ann];
+        let quiet = drive(&mut clients, &table, |m| hand_started(m).is_some());
+        assert!(
+            tokio::time::timeout(Duration::from_secs(4), quiet)
+                .await
+                .is_err(),
+            "a hand was dealt while paused"
+        );
+    }
+    let view = fresh_view(&mut game.host, &table).await;
     let private = view.private.unwrap();
     assert!(private.paused);
     assert_eq!(private.next_blinds, Some((5, 10)));
@@ -435,6 +452,10 @@ async fn a_removed_player_folds_is_cashed_out_and_cannot_come_back() {
         })
         .await;
     }
+    // Back in his wallet: what he did not buy in with, and what he was cashed out with.
+    let token = game.server.login("bob").await;
+    let (_, me) = game.server.call("GET", "/api/me", Some(&token), None).await;
+    assert_eq!(me["balance"], json!(DEPOSIT - 200 + cashed.unwrap()));
     let view = wait_view(&mut game.host, |v| v.seats.iter().all(|s| s.player_id != bob_id)).await;
     assert!(!approved(&view, bob_id));
     // Removed for good: neither the invite nor a sit lets him back.

@@ -552,21 +552,6 @@ impl Actor {
                 }
                 Ok(Reply::Ok)
             }
-            Request::Private {
-                player,
-                ask: PrivateAsk::Host(poker_protocol::HostCommand::End),
-                ..
-            } => match self.host_only(player) {
-                // Ended by its host: closed as an operator closes a table.
-                Ok(()) => {
-                    let (done, closed) = oneshot::channel();
-                    self.closing.push(done);
-                    later(closed, respond_to, Reply::Closed);
-                    self.publish_lobby();
-                    return None;
-                }
-                Err(refusal) => Err(refusal),
-            },
             Request::Private { player, name, ask } => {
                 self.private_request(player, name, ask, queue).await
             }

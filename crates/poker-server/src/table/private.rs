@@ -213,8 +213,10 @@ impl Actor {
         }
     }
 
-    /// Answers a private table's request: an invite presented, or a host command (but
-    /// ending the game, which closes the table as `Request::Close` does).
+    /// Answers a private table's request: an invite presented, or a host command. Ending
+    /// the game is only authorized here: the gateway then closes the table as an operator
+    /// does (`Request::Close`), without holding the host's connection until the hand in
+    /// progress ends.
     pub(super) async fn private_request(
         &mut self,
         player: PlayerId,
@@ -290,9 +292,7 @@ impl Actor {
                 }
                 tracing::info!(player_id = %player_id, "removed by the host of a private table");
             }
-            HostCommand::End => {
-                return Err(Refusal::Internal("ending is answered by the actor".into()))
-            }
+            HostCommand::End => return Ok(Reply::Ok),
         }
         self.seats_changed();
         Ok(Reply::Ok)

@@ -201,9 +201,15 @@ pub(crate) async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMs
             return Finished::reply(table_id, Some(unknown_table()));
         };
         let finished = ask(&table, me, msg, queue, address).await;
-        // A private game its host ended is closed here as an operator's close is.
-        if ends && finished.reply.is_none() && table.is_local() {
-            crate::private::forget(&state, table_id).await;
+        // A private game its host ended (the table said the host may) is closed as an
+        // operator closes a table: beside the connection, which goes on meanwhile (the
+        // hand in progress finishes first, its players still acting).
+        if ends && finished.reply.is_none() {
+            tokio::spawn(async move {
+                if table.close().await.is_some() && table.is_local() {
+                    crate::private::forget(&state, table_id).await;
+                }
+            });
         }
         finished
     }))
