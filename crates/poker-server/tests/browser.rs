@@ -142,7 +142,10 @@ async fn a_private_game_from_create_to_the_first_hand_with_two_friends_in_chromi
     server.stop().await;
     let audit = server.audit().await;
     assert!(audit.holds(), "{audit:?}");
-    assert_eq!(audit.stacks, 0, "the ended game cashed everyone out: {audit:?}");
+    assert_eq!(
+        audit.stacks, 0,
+        "the ended game cashed everyone out: {audit:?}"
+    );
     assert_eq!(
         audit.deposits, 30_000,
         "three play-money accounts' grants (no house bot came): {audit:?}"

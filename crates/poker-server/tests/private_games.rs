@@ -88,7 +88,9 @@ impl Game {
         wait_view(&mut friend, |v| approved(v, id)).await;
         friend.send(&common::sit(&self.table, seat, 200)).await;
         friend
-            .until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
+            .until(|m| {
+                matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(())
+            })
             .await;
         friend
     }
@@ -166,9 +168,12 @@ async fn drive(
     let mut seen = Vec::new();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
-        assert!(tokio::time::Instant::now() < deadline, "nothing came: {seen:?}");
-        for i in 0..clients.len() {
-            let Some(msg) = clients[i].try_recv(Duration::from_millis(5)).await else {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "nothing came: {seen:?}"
+        );
+        for (i, client) in clients.iter_mut().enumerate() {
+            let Some(msg) = client.try_recv(Duration::from_millis(5)).await else {
                 continue;
             };
             if let ServerMsg::Decide {
@@ -176,9 +181,7 @@ async fn drive(
             } = &msg
             {
                 let action = simple_action(legal, false);
-                clients[i]
-                    .send(&common::act(table, *decision_id, action))
-                    .await;
+                client.send(&common::act(table, *decision_id, action)).await;
             }
             if i == 0 {
                 seen.push(msg.clone());
@@ -238,10 +241,18 @@ async fn friends_with_the_invite_ask_for_a_seat_and_the_host_decides_who_sits() 
     let wrong = "0".repeat(32);
     for path in [
         format!("/api/private/{table}?invite={wrong}"),
-        format!("/api/private/{}?invite={}", poker_protocol::TableId::new(), game.invite),
+        format!(
+            "/api/private/{}?invite={}",
+            poker_protocol::TableId::new(),
+            game.invite
+        ),
     ] {
         let (status, body) = game.server.call("GET", &path, None, None).await;
-        assert_eq!((status, body["error"].clone()), (404, json!("no_invite")), "{path}");
+        assert_eq!(
+            (status, body["error"].clone()),
+            (404, json!("no_invite")),
+            "{path}"
+        );
     }
 
     // Hidden from the lobby.
@@ -259,9 +270,15 @@ async fn friends_with_the_invite_ask_for_a_seat_and_the_host_decides_who_sits() 
     );
 
     // The table's id alone lets nobody watch, queue or sit; a wrong invite neither.
-    ann.send(&ClientMsg::Watch { table_id: tid(&table) }).await;
+    ann.send(&ClientMsg::Watch {
+        table_id: tid(&table),
+    })
+    .await;
     ann.expect_error(ErrorCode::PrivateRefused).await;
-    ann.send(&ClientMsg::JoinWaitlist { table_id: tid(&table) }).await;
+    ann.send(&ClientMsg::JoinWaitlist {
+        table_id: tid(&table),
+    })
+    .await;
     ann.expect_error(ErrorCode::PrivateRefused).await;
     ann.send(&common::sit(&table, 1, 200)).await;
     ann.expect_error(ErrorCode::PrivateRefused).await;
@@ -294,7 +311,10 @@ async fn friends_with_the_invite_ask_for_a_seat_and_the_host_decides_who_sits() 
     // The host sits without asking anyone, and deals the first hand when ready.
     game.host.send(&common::sit(&table, 0, 200)).await;
     let view = wait_view(&mut game.host, |v| v.seats.len() == 2).await;
-    assert!(view.private.unwrap().paused, "a new game waits for its host");
+    assert!(
+        view.private.unwrap().paused,
+        "a new game waits for its host"
+    );
     game.host(HostCommand::Resume).await;
     drive(&mut [&mut game.host, &mut ann], &table, hand_ended).await;
     game.conserved().await;
@@ -318,7 +338,10 @@ async fn only_the_host_controls_a_private_game() {
         HostCommand::Deny { player_id: eve_id },
         HostCommand::Pause,
         HostCommand::Resume,
-        HostCommand::Blinds { small: 50, big: 100 },
+        HostCommand::Blinds {
+            small: 50,
+            big: 100,
+        },
         HostCommand::Remove { player_id: ann_id },
         HostCommand::End,
     ];
@@ -339,9 +362,7 @@ async fn only_the_host_controls_a_private_game() {
     assert_eq!(shown["status"], "open");
     // Host commands at a lobby table are refused too (there is no host).
     let lobby = game.server.table(json!({ "action_ms": 20000 })).await;
-    game.host
-        .send(&host_msg(&lobby, HostCommand::Pause))
-        .await;
+    game.host.send(&host_msg(&lobby, HostCommand::Pause)).await;
     game.host.expect_error(ErrorCode::PrivateRefused).await;
     game.conserved().await;
 }
@@ -411,10 +432,16 @@ async fn a_pause_waits_for_the_hand_and_new_blinds_start_with_the_next_hand() {
             _ => None,
         })
         .expect("the seats with the new blinds");
-    assert_eq!((view.blinds, view.min_buy_in, view.max_buy_in), ((5, 10), 200, 1000));
+    assert_eq!(
+        (view.blinds, view.min_buy_in, view.max_buy_in),
+        ((5, 10), 200, 1000)
+    );
     drive(&mut [&mut game.host, &mut ann], &table, hand_ended).await;
     // A restart keeps them: they are saved with the table.
-    let config = game.server.get_json(&format!("/admin/tables/{table}")).await;
+    let config = game
+        .server
+        .get_json(&format!("/admin/tables/{table}"))
+        .await;
     assert_eq!(config["table"]["blinds"], json!([5, 10]));
     game.conserved().await;
 }
@@ -431,19 +458,26 @@ async fn a_removed_player_folds_is_cashed_out_and_cannot_come_back() {
     game.host(HostCommand::Resume).await;
     // During a hand: Bob's hand is dead, the others play on, and he is cashed out when
     // it ends, to his wallet through the ledger.
-    drive(
-        &mut [&mut game.host, &mut ann, &mut bob],
-        &table,
-        |m| hand_started(m).is_some(),
-    )
+    drive(&mut [&mut game.host, &mut ann, &mut bob], &table, |m| {
+        hand_started(m).is_some()
+    })
     .await;
     game.host(HostCommand::Remove { player_id: bob_id }).await;
     let mut cashed = None;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     while cashed.is_none() {
-        assert!(tokio::time::Instant::now() < deadline, "Bob was never cashed out");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "Bob was never cashed out"
+        );
         drive(&mut [&mut bob, &mut game.host, &mut ann], &table, |m| {
-            if let ServerMsg::Done { request, amount, pending: false, .. } = m {
+            if let ServerMsg::Done {
+                request,
+                amount,
+                pending: false,
+                ..
+            } = m
+            {
                 if request == "leave" {
                     cashed = Some(*amount);
                 }
@@ -456,7 +490,10 @@ async fn a_removed_player_folds_is_cashed_out_and_cannot_come_back() {
     let token = game.server.login("bob").await;
     let (_, me) = game.server.call("GET", "/api/me", Some(&token), None).await;
     assert_eq!(me["balance"], json!(DEPOSIT - 200 + cashed.unwrap()));
-    let view = wait_view(&mut game.host, |v| v.seats.iter().all(|s| s.player_id != bob_id)).await;
+    let view = wait_view(&mut game.host, |v| {
+        v.seats.iter().all(|s| s.player_id != bob_id)
+    })
+    .await;
     assert!(!approved(&view, bob_id));
     // Removed for good: neither the invite nor a sit lets him back.
     bob.send(&join(&table, &game.invite)).await;
@@ -506,7 +543,10 @@ async fn a_private_table_closes_once_nobody_sits_there() {
     let (_, shown) = invite_status(&game.server, &table, &game.invite).await;
     assert_eq!(shown["status"], "open");
     assert_eq!(shown["players"], 1);
-    ann.send(&ClientMsg::Leave { table_id: tid(&table) }).await;
+    ann.send(&ClientMsg::Leave {
+        table_id: tid(&table),
+    })
+    .await;
     ann.until(|m| matches!(m, ServerMsg::TableClosed { .. }).then_some(()))
         .await;
     let (_, shown) = invite_status(&game.server, &table, &game.invite).await;
@@ -557,7 +597,10 @@ async fn rooms_offer_private_tables_with_play_money_and_not_with_real_money_unle
         .send(&join(&table, made["invite"].as_str().unwrap()))
         .await;
     let view = wait_view(&mut paula, |_| true).await;
-    assert_eq!((view.blinds, view.seat_count, view.max_buy_in), ((5, 10), 2, 1000));
+    assert_eq!(
+        (view.blinds, view.seat_count, view.max_buy_in),
+        ((5, 10), 2, 1000)
+    );
     paula.send(&common::sit(&table, 0, 1000)).await;
     let view = wait_view(&mut paula, |v| !v.seats.is_empty()).await;
     assert_eq!(view.seats.len(), 1);
@@ -576,7 +619,10 @@ async fn rooms_offer_private_tables_with_play_money_and_not_with_real_money_unle
         assert_eq!(make(&server, token.clone()).await.0, 201);
     }
     let (status, body) = make(&server, token.clone()).await;
-    assert_eq!((status, body["error"].clone()), (409, json!("too_many_private_tables")));
+    assert_eq!(
+        (status, body["error"].clone()),
+        (409, json!("too_many_private_tables"))
+    );
     let audit = server.audit().await;
     assert!(audit.holds(), "{audit:?}");
     server.stop().await;

@@ -39,5 +39,7 @@ pub(crate) async fn invite(
 ) -> ApiResult<Json<PrivateInvite>> {
     let Query(q) = query?;
     let table = parse_id(&id, "table")?;
-    Ok(Json(crate::private::invite(&state, table, &q.invite).await?))
+    Ok(Json(
+        crate::private::invite(&state, table, &q.invite).await?,
+    ))
 }

@@ -188,7 +188,9 @@ impl Actor {
             Request::Waitlist { player, join: true } => watcher(Some(*player)),
             Request::Sit { player, .. } => {
                 if p.removed.contains(player) {
-                    Err(Refusal::Private("the host removed you from this game".into()))
+                    Err(Refusal::Private(
+                        "the host removed you from this game".into(),
+                    ))
                 } else if p.is_host(*player) || p.approved.contains(player) {
                     Ok(())
                 } else {
@@ -234,7 +236,9 @@ impl Actor {
         match command {
             HostCommand::Approve { player_id } => {
                 let Some(i) = p.requests.iter().position(|r| r.player_id == player_id) else {
-                    return Err(Refusal::Private("that player has not asked for a seat".into()));
+                    return Err(Refusal::Private(
+                        "that player has not asked for a seat".into(),
+                    ));
                 };
                 p.requests.remove(i);
                 p.approved.push(player_id);
@@ -243,7 +247,9 @@ impl Actor {
                 let before = p.requests.len();
                 p.requests.retain(|r| r.player_id != player_id);
                 if p.requests.len() == before {
-                    return Err(Refusal::Private("that player has not asked for a seat".into()));
+                    return Err(Refusal::Private(
+                        "that player has not asked for a seat".into(),
+                    ));
                 }
             }
             HostCommand::Pause => p.paused = true,
@@ -308,14 +314,17 @@ impl Actor {
         queue: Option<mpsc::Sender<Batch>>,
     ) -> Answer {
         let seated = self.seat_of(player).is_some();
-        let p = self.private.as_mut().ok_or_else(|| {
-            Refusal::Private("this table is not a private game".into())
-        })?;
+        let p = self
+            .private
+            .as_mut()
+            .ok_or_else(|| Refusal::Private("this table is not a private game".into()))?;
         if !p.spec.admits(invite) {
             return Err(Refusal::Private("this invite is not the table's".into()));
         }
         if p.removed.contains(&player) {
-            return Err(Refusal::Private("the host removed you from this game".into()));
+            return Err(Refusal::Private(
+                "the host removed you from this game".into(),
+            ));
         }
         p.admitted.insert(player);
         let asks = !(p.is_host(player)
@@ -366,7 +375,12 @@ impl Actor {
             private: Some(spec),
         };
         let config = serde_json::to_string(&saved).expect("rules serialize");
-        if let Err(e) = self.ctx.store.set_table_config(self.table_id, &config).await {
+        if let Err(e) = self
+            .ctx
+            .store
+            .set_table_config(self.table_id, &config)
+            .await
+        {
             tracing::error!("cannot save the new blinds: {e}");
         }
         tracing::info!("blinds {small}/{big} from this hand (the host's change)");

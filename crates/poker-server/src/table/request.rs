@@ -206,7 +206,7 @@ mod tests {
             Request::Private {
                 player,
                 name: "ann".into(),
-                ask: super::PrivateAsk::Host(poker_protocol::HostCommand::Blinds {
+                ask: crate::table::PrivateAsk::Host(poker_protocol::HostCommand::Blinds {
                     small: 2,
                     big: 4,
                 }),
