@@ -30,6 +30,10 @@ pub struct PrivateSpec {
     pub invite_sha256: String,
 }
 
+/// Seat requests a private table holds at once: accounts made to flood the host's list are
+/// refused past it (the host answers the ones there first).
+const MAX_REQUESTS: usize = 32;
+
 /// Bytes of an invite's secret: 128 bits from the operating system's RNG, beyond any
 /// guessing (the table's id alone lets nobody in).
 const INVITE_BYTES: usize = 16;
@@ -331,6 +335,11 @@ impl Actor {
             || seated
             || p.approved.contains(&player)
             || p.requests.iter().any(|r| r.player_id == player));
+        if asks && p.requests.len() >= MAX_REQUESTS {
+            return Err(Refusal::Private(
+                "too many players are waiting for the host: try again later".into(),
+            ));
+        }
         if asks {
             p.requests.push(SeatAsk {
                 player_id: player,
