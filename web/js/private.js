@@ -54,6 +54,7 @@ let hooks = null;
 let pending = null; // an invite to present once the connection is up: { table, invite }
 let hostSit = null; // a table just made: the host sits down when its snapshot comes
 let confirmed = null; // what the confirmation dialog does when accepted
+let retried = null; // the table whose invite was presented again after a refusal
 
 function invites() {
   try { return JSON.parse(sessionStorage.getItem("pokerd.invites") || "{}"); } catch (_) { return {}; }
@@ -288,8 +289,16 @@ export function afterMessage(m) {
     }
   }
   if (m.type === "error" && m.code === "private_refused" && S.current && !(S.tables.get(S.current) || {}).table) {
-    sessionStorage.removeItem("pokerd.table");
-    S.current = null;
+    // A private table this page looked at, refused on reconnecting (the server restarted
+    // and forgot who presented the invite): presented again once, or forgotten.
+    const invite = invites()[S.current];
+    if (invite && retried !== S.current) {
+      retried = S.current;
+      S.send({ type: "join_private", table_id: S.current, invite });
+    } else {
+      sessionStorage.removeItem("pokerd.table");
+      S.current = null;
+    }
   }
   renderPrivate();
 }
