@@ -18,6 +18,7 @@ import { onBuyInRange } from "./buyin.js";
 import { newSeed, seedFor, forgetSeed } from "./fairness.js";
 import { wireFeatures, afterRender } from "./features.js"; // issue 26: theme, filters, stats, notes, emoji, chips, tiling
 import { tileParam } from "./tiling.js"; // issue 26: a tile (`/?tile=ID`) opens on its table
+import { wirePrivate, afterMessage, renderPrivate } from "./private.js";
 
 let state = initialState({ current: tileParam(location.search) || sessionStorage.getItem("pokerd.table"), token: !!localStorage.getItem("pokerd.token") });
 
@@ -46,6 +47,7 @@ window.pokerd = S;
 function redraw() {
   draw(state, ui);
   afterRender(S, redraw); // issue 26 (features.js)
+  renderPrivate(); // private games' bar and host panel (private.js)
 }
 
 /** Feeds one message to the reducer, runs what it asks for, and redraws. */
@@ -220,6 +222,7 @@ function start() {
       // A player's own buy-in range answers the buy-in dialog's question (buyin.js).
       if (m.type === "buy_in_range") { onBuyInRange(m); return; }
       dispatch(m);
+      afterMessage(m); // private.js reads each message after the reducer
     },
     onDown: () => dispatch({ type: "conn_down" }),
     onUp: () => dispatch({ type: "conn_up" }),
@@ -258,6 +261,11 @@ wireSettings(S, (key, on) => {
 wireBuyIn(S);
 wireReplay();
 wireHistory(S);
+// Private games: making one, joining by its link (an account made on the spot signs in
+// here), the host's panel.
+wirePrivate(S, {
+  signIn: (token) => { S.token = token; localStorage.setItem("pokerd.token", token); start(); },
+});
 $("#act-fold").addEventListener("click", foldOrAsk);
 $("#act-check").addEventListener("click", () => act({ type: "check" }));
 $("#act-call").addEventListener("click", () => act({ type: "call" }));

@@ -42,9 +42,11 @@ export const LOG_LINES = 400;
  * The messages the page itself feeds to `reduce`, besides the server's:
  * `ui_open_table {table_id}`, `ui_lobby`, `ui_act {action}`, `ui_show_hand`, `ui_pane {pane}`,
  * `ui_preselect {pre}`, `ui_discard {card}`, `ui_settings {settings}`, `ui_wallet {wallet}`,
- * `ui_log {table_id, text}`, `ui_logout`, `conn_down`, `conn_up`.
+ * `ui_log {table_id, text}`, `ui_logout`, `ui_focus {table_id}` (the table on screen from now
+ * on, asking nothing of the server: a private table is entered with its invite),
+ * `conn_down`, `conn_up`.
  */
-export const LOCAL = ["ui_open_table", "ui_lobby", "ui_act", "ui_show_hand", "ui_pane", "ui_preselect", "ui_discard", "ui_settings",
+export const LOCAL = ["ui_focus", "ui_open_table", "ui_lobby", "ui_act", "ui_show_hand", "ui_pane", "ui_preselect", "ui_discard", "ui_settings",
   "ui_wallet", "ui_log", "ui_logout", "conn_down", "conn_up"];
 
 /**
@@ -394,6 +396,10 @@ const HANDLERS = {
 
   // ------------------------------------------------------------ local messages
 
+  ui_focus(r, m) {
+    r.state.current = m.table_id;
+    r.effects.push({ type: "remember_table", table_id: m.table_id });
+  },
   ui_open_table(r, m) { openTable(r, m.table_id); },
   ui_lobby(r) { goLobby(r); },
   ui_act(r, m) { act(r, table(r, r.state.current), m.action); },

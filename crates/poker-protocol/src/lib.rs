@@ -12,6 +12,11 @@ use poker_rules::{Action, Chips, Event, LegalActions};
 pub use poker_rules::{Game, Structure};
 use serde::{Deserialize, Serialize};
 
+mod private;
+pub use private::{
+    HostCommand, NewPrivateTable, PrivateCreated, PrivateInvite, PrivateView, SeatAsk,
+};
+
 /// What a client sends.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -143,6 +148,23 @@ pub enum ClientMsg {
         /// The table.
         table_id: TableId,
     },
+    /// Enters a private table with its invite (the secret of the invite link): the player
+    /// may watch it from now on and, unless the host or already approved, asks the host
+    /// for a seat (`TableView::private` lists the requests and who is approved).
+    JoinPrivate {
+        /// The table.
+        table_id: TableId,
+        /// The invite token from the link.
+        invite: String,
+    },
+    /// A private table's host controls it (only its host may: anyone else is refused
+    /// `not_host`).
+    Host {
+        /// The table.
+        table_id: TableId,
+        /// What the host does.
+        command: HostCommand,
+    },
     /// Keeps the connection alive.
     Ping,
 }
@@ -239,6 +261,11 @@ pub enum ErrorCode {
     /// A seed refused: the commitment it answers is not the next hand's any more (the
     /// hand was dealt without it), the player is not seated, or already sent one.
     SeedRefused,
+    /// A private table's host command from someone who is not its host.
+    NotHost,
+    /// A private table refused: the invite is wrong, the host has not approved the seat
+    /// (or denied it, or removed the player), or the room has private tables off.
+    PrivateRefused,
     /// Something failed on the server (details are logged, not shown).
     Internal,
 }
@@ -318,6 +345,10 @@ pub struct TableView {
     /// (`rabbit`); off unless the operator turns it on.
     #[serde(default)]
     pub rabbit_hunt: bool,
+    /// A private table's host, pause, blinds to come and seat requests (`None`: a table
+    /// of the room's lobby).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private: Option<PrivateView>,
 }
 
 /// The hand in progress, as this client may see it: every event so far, redacted.
@@ -381,6 +412,9 @@ pub struct TableSummary {
     /// Players on the waiting list.
     #[serde(default)]
     pub waiting: u32,
+    /// A private table: kept out of the lobby's list and updates (the nodes share it so).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub private: bool,
 }
 
 /// Where a table is in its life, as the lobby shows it.

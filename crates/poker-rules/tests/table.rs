@@ -686,3 +686,46 @@ fn r18_a_saved_table_reconciled_with_the_stored_seats_deals_on_from_where_it_was
     let plan = changed.next_hand().0.expect("two can still play");
     assert_eq!(plan.seats.len(), 2);
 }
+
+#[test]
+fn new_rules_between_hands_apply_from_the_next_hand_and_never_during_one() {
+    let mut t = table(rules(ButtonRule::Dead), &NAMES[..3]);
+    play(&mut t);
+    let mut higher = rules(ButtonRule::Dead);
+    higher.small_blind = 25;
+    higher.big_blind = 50;
+    higher.stakes.min_bet = 50;
+    // During a hand: refused, nothing changes.
+    let (plan, _) = t.next_hand();
+    assert!(plan.is_some());
+    assert_eq!(t.set_rules(higher.clone()), Err(TableError::InHand));
+    assert_eq!(t.rules().big_blind, 10);
+    let mut t = table(rules(ButtonRule::Dead), &NAMES[..3]);
+    play(&mut t);
+    // Other seats, or rules a table would refuse: refused too.
+    let mut fewer = higher.clone();
+    fewer.seat_count = 4;
+    assert!(matches!(
+        t.set_rules(fewer),
+        Err(TableError::InvalidRules(_))
+    ));
+    let mut inverted = higher.clone();
+    inverted.small_blind = 100;
+    assert!(matches!(
+        t.set_rules(inverted),
+        Err(TableError::InvalidRules(_))
+    ));
+    assert_eq!(t.rules().big_blind, 10);
+    // Between hands: the next hand posts the new blinds, the seats and stacks are kept.
+    t.set_rules(higher).unwrap();
+    let plan = play(&mut t);
+    let mut blinds: Vec<u64> = plan
+        .posts
+        .iter()
+        .filter(|p| matches!(p.kind, PostKind::SmallBlind | PostKind::BigBlind))
+        .map(|p| p.amount)
+        .collect();
+    blinds.sort();
+    assert_eq!(blinds, vec![25, 50]);
+    assert_eq!(t.seats().iter().flatten().count(), 3);
+}

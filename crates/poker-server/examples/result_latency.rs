@@ -84,6 +84,7 @@ async fn main() -> anyhow::Result<()> {
         },
         chat: Default::default(),
         rabbit_hunt: false,
+        private: None,
     };
     let context = TableContext {
         store: store.clone(),

@@ -53,6 +53,13 @@ pub struct RoomConfig {
     /// Two players at one table from one address: "refuse", "flag", "allow", or "auto"
     /// (refuse with real money, flag with play money); see [`Config::same_address_seating`].
     pub same_address_seating: String,
+    /// Private tables players create from a preset and share by invite: "on", "off", or
+    /// "auto" (on with play money, off with real money); see [`Config::private_tables`].
+    pub private_tables: String,
+    /// A private table where nobody has been seated for this many seconds closes.
+    pub private_empty_secs: u64,
+    /// Open private tables one player may host at once.
+    pub private_per_host: u32,
     /// How many times faster than the wall clock the room's clock runs for rules that
     /// span hours (the rathole window); 1 in a real room. Tests and demonstrations live
     /// through hours of a room in minutes with more.
@@ -324,6 +331,16 @@ impl Config {
         }
     }
 
+    /// Whether players may create private tables: `room.private_tables`, with "auto"
+    /// meaning on for play money and off for real money.
+    pub fn private_tables(&self) -> bool {
+        match self.room.private_tables.as_str() {
+            "on" => true,
+            "off" => false,
+            _ => self.play_money(),
+        }
+    }
+
     /// Loads the layered configuration from the process environment.
     pub fn load() -> anyhow::Result<Config> {
         let vars: Vec<(String, String)> = std::env::vars().collect();
@@ -379,6 +396,9 @@ impl Config {
         if !["refuse", "flag", "allow", "auto"].contains(&config.room.same_address_seating.as_str())
         {
             anyhow::bail!("room.same_address_seating is refuse, flag, allow or auto");
+        }
+        if !["on", "off", "auto"].contains(&config.room.private_tables.as_str()) {
+            anyhow::bail!("room.private_tables is on, off or auto");
         }
         Ok(config)
     }
@@ -503,6 +523,26 @@ mod tests {
                 assert!(!shown.contains(secret), "{secret} in {shown}");
             }
         }
+    }
+
+    #[test]
+    fn private_tables_are_on_with_play_money_and_off_with_real_money_unless_set() {
+        let on = |pairs: &[(&str, &str)]| {
+            Config::from_layers(None, &env(pairs))
+                .unwrap()
+                .private_tables()
+        };
+        assert!(on(&[("POKER__ROOM__MONEY", "play")]));
+        assert!(!on(&[("POKER__ROOM__MONEY", "real")]));
+        assert!(!on(&[("DATABASE_URL", "postgres://h/db")]));
+        assert!(on(&[
+            ("POKER__ROOM__MONEY", "real"),
+            ("POKER__ROOM__PRIVATE_TABLES", "on")
+        ]));
+        assert!(!on(&[("POKER__ROOM__PRIVATE_TABLES", "off")]));
+        assert!(
+            Config::from_layers(None, &env(&[("POKER__ROOM__PRIVATE_TABLES", "yes")])).is_err()
+        );
     }
 
     #[test]

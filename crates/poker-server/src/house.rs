@@ -360,6 +360,10 @@ impl House {
             let Ok(view) = serde_json::from_value::<TableView>(inspect["table"].clone()) else {
                 continue;
             };
+            // A private game is its host's friends' alone: no house bot sits there.
+            if view.private.is_some() {
+                continue;
+            }
             let status = inspect["status"].as_str().unwrap_or("open");
             let seated_bots: Vec<PlayerId> = view
                 .seats

@@ -16,6 +16,7 @@ pub mod logging;
 pub mod metrics;
 pub mod pokerstars;
 pub mod presets;
+pub mod private;
 pub mod registry;
 pub mod replay;
 pub mod room_clock;
@@ -193,6 +194,7 @@ pub async fn run(
     }
     print!("{}", first_run::banner(&state.config, addr, &token));
     let _house = house::spawn(state.clone(), addr);
+    let _private = private::spawn_janitor(state.clone());
     let app = http::shield::wrap(http::router().merge(web::router()), &state)
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state.clone());

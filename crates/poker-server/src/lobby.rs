@@ -1,5 +1,6 @@
 //! The lobby: every table's summary, kept up to date by the table actors, and a broadcast
-//! of changes for connections that asked for the lobby.
+//! of changes for connections that asked for the lobby. Private tables are kept here too
+//! (the server closes them when empty) but never listed nor told to the lobby's listeners.
 
 use poker_protocol::{TableStatus, TableSummary};
 use poker_store::TableId;
@@ -75,7 +76,7 @@ impl Lobby {
             tables.insert(table, (summary.clone(), told));
         }
         drop(tables);
-        if tell {
+        if tell && !summary.private {
             let _ = self.updates.send(summary);
         }
         tell
@@ -97,11 +98,23 @@ impl Lobby {
             .lock()
             .expect("lobby lock")
             .values()
+            .filter(|(s, _)| !s.private)
             .map(|(s, _)| s.clone())
             .collect();
         // In the order players look for them: by name.
         list.sort_by(|a, b| a.name.cmp(&b.name).then(a.table_id.cmp(&b.table_id)));
         list
+    }
+
+    /// The private tables not closed, with how many players are seated at each.
+    pub fn private_tables(&self) -> Vec<(TableId, u32)> {
+        self.tables
+            .lock()
+            .expect("lobby lock")
+            .iter()
+            .filter(|(_, (s, _))| s.private)
+            .map(|(id, (s, _))| (*id, s.players))
+            .collect()
     }
 
     /// Changes from now on (a listener too slow to keep up misses some and should list
@@ -131,6 +144,7 @@ mod tests {
             hands_per_hour: 0,
             status: TableStatus::Open,
             waiting: 0,
+            private: false,
         }
     }
 
@@ -153,5 +167,23 @@ mod tests {
         lobby.publish(id, closed);
         assert_eq!(rx.try_recv().unwrap().status, TableStatus::Closed);
         assert!(lobby.list().is_empty());
+    }
+
+    #[test]
+    fn private_tables_are_neither_listed_nor_told() {
+        let lobby = Lobby::default();
+        let mut rx = lobby.subscribe();
+        let id = TableId::new();
+        let mut private = summary(1, 0);
+        private.private = true;
+        lobby.publish(id, private.clone());
+        assert!(rx.try_recv().is_err(), "not told to the lobby's listeners");
+        assert!(lobby.list().is_empty(), "not listed");
+        assert_eq!(lobby.private_tables(), vec![(id, 1)]);
+        assert_eq!(lobby.get(id).map(|s| s.players), Some(1), "but known");
+        private.status = "closed".into();
+        lobby.publish(id, private);
+        assert!(rx.try_recv().is_err());
+        assert!(lobby.private_tables().is_empty());
     }
 }

@@ -68,6 +68,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../../web/js/buyin.js"),
     ),
     (
+        "js/private.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../web/js/private.js"),
+    ),
+    (
         "js/fairness.js",
         "text/javascript; charset=utf-8",
         include_str!("../../../web/js/fairness.js"),

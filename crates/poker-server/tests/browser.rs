@@ -117,6 +117,42 @@ async fn two_players_and_a_spectator_play_a_hand_in_chromium() {
     assert_conserved(&server.audit().await, 1000);
 }
 
+/// A private game from "Create" to the first hand with two friends (`e2e/private.mjs`): the
+/// host makes it in the page, two friends open the invite link in their own browsers and
+/// choose a name (a play-money room makes their accounts), the host lets them in and
+/// starts, and the hand is played to its end; the time it took is printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_game_from_create_to_the_first_hand_with_two_friends_in_chromium() {
+    let Some(chromium) = browser_tools() else {
+        return;
+    };
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let play = [
+        ("POKER__ROOM__MONEY", "play"),
+        ("POKER__ROOM__PRESETS", "false"),
+        ("POKER__BOTS__FILL_TO", "3"),
+    ];
+    let mut server = Server::start(&guard.url(), &play).await;
+    run_script(
+        "private.mjs",
+        &[("BASE", server.base.clone()), ("CHROMIUM", chromium)],
+        "e2e private: ok",
+    )
+    .await;
+    server.stop().await;
+    let audit = server.audit().await;
+    assert!(audit.holds(), "{audit:?}");
+    assert_eq!(
+        audit.stacks, 0,
+        "the ended game cashed everyone out: {audit:?}"
+    );
+    assert_eq!(
+        audit.deposits, 30_000,
+        "three play-money accounts' grants (no house bot came): {audit:?}"
+    );
+    assert_conserved(&audit, 30_000);
+}
+
 /// Cross-site scripting and cross-site requests, attacked through the pages
 /// (`e2e/hostile.mjs`): players named in HTML chat HTML and script at a table, watched by a
 /// spectator and listed in the console, and nothing of it runs; a page of another origin

@@ -670,6 +670,7 @@ async fn a_table_fenced_out_as_its_hand_ends_stops_and_never_shows_the_result() 
         },
         chat: Default::default(),
         rabbit_hunt: false,
+        private: None,
     };
     let context = TableContext {
         store: store.clone(),

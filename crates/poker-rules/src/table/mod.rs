@@ -415,6 +415,23 @@ impl<P: Clone + PartialEq> Table<P> {
         &self.rules
     }
 
+    /// Changes the rules between hands (a private game's host raising the blinds): the
+    /// new rules are checked as a new table's, keep the number of seats, and apply from
+    /// the next hand planned. Refused during a hand; nothing changes then.
+    pub fn set_rules(&mut self, rules: TableRules) -> Result<(), TableError> {
+        if self.current.is_some() {
+            return Err(TableError::InHand);
+        }
+        if rules.seat_count != self.rules.seat_count {
+            return Err(TableError::InvalidRules(
+                "the number of seats stays as it is".into(),
+            ));
+        }
+        Table::<P>::new(rules.clone())?;
+        self.rules = rules;
+        Ok(())
+    }
+
     /// Every seat.
     pub fn seats(&self) -> &[Option<Occupant<P>>] {
         &self.seats

@@ -14,6 +14,7 @@ pub mod guard;
 pub mod history;
 pub mod me;
 pub mod ops;
+pub(crate) mod private;
 pub(crate) mod proofs;
 pub mod shield;
 
@@ -41,6 +42,8 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/api/me/stats", get(history::my_stats))
         .route("/api/me/notes", get(history::my_notes))
         .route("/api/me/notes/{id}", post(history::put_note))
+        .route("/api/private", post(private::create))
+        .route("/api/private/{id}", get(private::invite))
         .route("/ws", get(crate::ws::ws))
         .merge(admin::router())
 }

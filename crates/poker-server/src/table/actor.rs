@@ -129,6 +129,8 @@ pub(super) struct Actor {
     /// Why the table stops for good (a hand's commit refused): its supervisor then voids
     /// the hand, tells the players and serves the table as failed.
     pub(super) failure: Option<String>,
+    /// A private table's host, invite and seat requests (`None`: a lobby table).
+    pub(super) private: Option<super::private::Private>,
 }
 
 /// The queues subscribed to a table, shared with its supervisor.
@@ -183,6 +185,18 @@ pub async fn spawn(
         HashMap::new()
     } else {
         ctx.store.player_names(&seated).await?
+    };
+    let private = match spec.private.clone() {
+        Some(p) => {
+            let host = ctx.store.player_names(&[p.host]).await?;
+            let host_name = host.get(&p.host).cloned().unwrap_or_default();
+            Some(super::private::Private::new(
+                p,
+                host_name,
+                table.hands_dealt() == 0,
+            ))
+        }
+        None => None,
     };
     let mut info = HashMap::new();
     let mut saved = HashMap::new();
@@ -258,6 +272,7 @@ pub async fn spawn(
         next_deck: Some(super::deck::NextDeck::draw(spec.rules.game.deck())),
         committing: None,
         failure: None,
+        private,
     };
     actor.publish_lobby();
     let failed = Failed {
@@ -455,6 +470,9 @@ impl Actor {
         received: Instant,
         respond_to: oneshot::Sender<Answer>,
     ) -> Option<(oneshot::Sender<Answer>, Answer)> {
+        if let Err(refusal) = self.private_guard(&request) {
+            return Some((respond_to, Err(refusal)));
+        }
         let answer = match request {
             Request::Subscribe {
                 player,
@@ -542,6 +560,9 @@ impl Actor {
             Request::BuyInRange { player } => {
                 let now = self.ctx.clock.now_secs();
                 Ok(Reply::BuyInRange(self.range_for(player, now).await.0))
+            }
+            Request::Private { player, name, ask } => {
+                self.private_request(player, name, ask, queue).await
             }
             Request::Inspect => Ok(Reply::View(self.inspect())),
             Request::Drain => {

@@ -142,7 +142,8 @@ impl Failed {
                 Request::Sit { .. }
                 | Request::BuyInRange { .. }
                 | Request::Seat { .. }
-                | Request::Waitlist { .. } => Err(Refusal::Seat(
+                | Request::Waitlist { .. }
+                | Request::Private { .. } => Err(Refusal::Seat(
                     "the table has failed: leave to cash out".into(),
                 )),
             };

@@ -65,6 +65,7 @@ impl Actor {
             waitlist: self.waitlist.queue.len() as u32,
             straddle: rules.straddle,
             rabbit_hunt: self.rabbit_hunt,
+            private: self.private_view(),
         }
     }
 
@@ -344,6 +345,7 @@ impl Actor {
             hands_per_hour: self.hand_times.len() as u32,
             status: self.status(),
             waiting: self.waitlist.queue.len() as u32,
+            private: self.private.is_some(),
         };
         self.ctx.lobby.publish(self.table_id, summary);
     }
@@ -380,7 +382,7 @@ pub fn game_label(game: poker_rules::Game, structure: poker_rules::Structure) ->
 
 /// The lobby's stakes: the blinds, or the small and big bet in fixed limit and in stud,
 /// with the ante if there is one: `1/2`, `4/8 ante 1`.
-pub(super) fn stakes_name(rules: &poker_rules::table::TableRules) -> String {
+pub fn stakes_name(rules: &poker_rules::table::TableRules) -> String {
     use poker_rules::table::AnteRule;
     let stud = matches!(
         rules.game,

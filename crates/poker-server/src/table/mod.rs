@@ -34,6 +34,7 @@ mod deck;
 mod failed;
 mod fanout;
 mod play;
+mod private;
 mod request;
 mod seating;
 mod show;
@@ -41,7 +42,8 @@ mod waitlist;
 mod writer;
 
 pub use actor::spawn;
-pub use fanout::game_label;
+pub use fanout::{game_label, stakes_name};
+pub use private::{PrivateAsk, PrivateSpec};
 use request::expect;
 pub use request::{Answer, Reply, Request};
 
@@ -152,6 +154,12 @@ pub enum Refusal {
     /// The table's node stopped and another is taking it over (several nodes).
     #[error("the table is moving to another server: try again in a few seconds")]
     Moving,
+    /// A private table's host command from someone else.
+    #[error("{0}")]
+    NotHost(String),
+    /// A private table refused: wrong invite, not let in by the host, removed.
+    #[error("{0}")]
+    Private(String),
     /// Something failed on the server.
     #[error("{0}")]
     Internal(String),
@@ -172,6 +180,8 @@ impl Refusal {
             Refusal::SameAddress(_) => ErrorCode::SameAddress,
             Refusal::TableGone => ErrorCode::UnknownTable,
             Refusal::Moving => ErrorCode::TableMoving,
+            Refusal::NotHost(_) => ErrorCode::NotHost,
+            Refusal::Private(_) => ErrorCode::PrivateRefused,
             Refusal::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -230,6 +240,9 @@ pub struct TableSpec {
     /// Show the cards a hand that ended early would have dealt (off by default).
     #[serde(default)]
     pub rabbit_hunt: bool,
+    /// A private table's host and invite (`None`: a table of the room's lobby).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private: Option<PrivateSpec>,
 }
 
 /// A table's chat: on or off, and how much one player may say.
@@ -535,6 +548,22 @@ impl TableHandle {
             self.request(Request::Waitlist { player, join }, None).await,
             Reply::ok,
         )
+    }
+
+    /// A private table's request: presenting the invite (the queue then watches the
+    /// table) or a host command; ending the game answers once the table has closed.
+    pub async fn private(
+        &self,
+        player: PlayerId,
+        name: String,
+        ask: PrivateAsk,
+        queue: Option<mpsc::Sender<Batch>>,
+    ) -> Result<(), Refusal> {
+        let request = Request::Private { player, name, ask };
+        expect(self.request(request, queue).await, |reply| match reply {
+            Reply::Ok | Reply::Closed(_) => Some(()),
+            _ => None,
+        })
     }
 
     /// Turns the table's chat on or off (every listener is told).

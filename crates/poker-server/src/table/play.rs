@@ -44,7 +44,7 @@ impl Actor {
                 if self.next_hand_at.is_some_and(|t| Instant::now() < t) {
                     return;
                 }
-                if !self.deal().await {
+                if !self.private_before_deal().await || !self.deal().await {
                     return;
                 }
             }

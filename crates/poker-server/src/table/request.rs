@@ -91,6 +91,16 @@ pub enum Request {
     },
     /// Stop sending to the queue beside it, unless its player is seated here.
     Unsubscribe,
+    /// A private table's request: an invite presented (the queue beside it watches the
+    /// table), or a host command.
+    Private {
+        /// Who.
+        player: PlayerId,
+        /// Their name, as the host sees it in a seat request.
+        name: String,
+        /// What.
+        ask: super::PrivateAsk,
+    },
     /// The table as a spectator sees it, for the admin API.
     Inspect,
     /// Finish the hand in progress, deal no more; answered once idle.
@@ -130,7 +140,8 @@ impl Request {
             | Request::Act { player, .. }
             | Request::Seat { player, .. }
             | Request::Chat { player, .. }
-            | Request::Waitlist { player, .. } => Some(*player),
+            | Request::Waitlist { player, .. }
+            | Request::Private { player, .. } => Some(*player),
             _ => None,
         }
     }
@@ -140,7 +151,10 @@ impl Request {
     pub fn takes_queue(&self) -> bool {
         matches!(
             self,
-            Request::Sit { .. } | Request::Subscribe { .. } | Request::Unsubscribe
+            Request::Sit { .. }
+                | Request::Subscribe { .. }
+                | Request::Unsubscribe
+                | Request::Private { .. }
         )
     }
 
@@ -203,6 +217,14 @@ mod tests {
                 only_if_seated: false,
             },
             Request::Unsubscribe,
+            Request::Private {
+                player,
+                name: "ann".into(),
+                ask: crate::table::PrivateAsk::Host(poker_protocol::HostCommand::Blinds {
+                    small: 2,
+                    big: 4,
+                }),
+            },
             Request::Inspect,
             Request::Drain,
             Request::Close,

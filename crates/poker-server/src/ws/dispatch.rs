@@ -5,10 +5,10 @@
 //! ([`Handled::Later`]), which goes on answering its client meanwhile (a table on a frozen
 //! node answers `table_moving` after about a heartbeat, and only that request waits).
 
-use crate::table::{Refusal, SeatRequest, TableHandle};
+use crate::table::{PrivateAsk, Refusal, SeatRequest, TableHandle};
 use crate::AppState;
 use futures_util::future::BoxFuture;
-use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
+use poker_protocol::{ClientMsg, ErrorCode, HostCommand, ServerMsg};
 use poker_rules::table::Entry;
 use poker_store::{now_ms, Store, TableId};
 use std::sync::Arc;
@@ -177,7 +177,9 @@ pub(crate) async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMs
         | ClientMsg::JoinWaitlist { table_id }
         | ClientMsg::LeaveWaitlist { table_id }
         | ClientMsg::Seed { table_id, .. }
-        | ClientMsg::BuyInRange { table_id } => *table_id,
+        | ClientMsg::BuyInRange { table_id }
+        | ClientMsg::JoinPrivate { table_id, .. }
+        | ClientMsg::Host { table_id, .. } => *table_id,
         ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => {
             return Handled::Now(None)
         }
@@ -189,11 +191,29 @@ pub(crate) async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMs
     let state = state.clone();
     let queue = conn.out.clone();
     let address = crate::fairplay::sit_address(me.bot, conn.address);
+    let ends = matches!(
+        &msg,
+        ClientMsg::Host {
+            command: HostCommand::End,
+            ..
+        }
+    );
     Handled::Later(Box::pin(async move {
         let Some(table) = state.table(table_id).await else {
             return Finished::reply(table_id, Some(unknown_table()));
         };
-        ask(&table, me, msg, queue, address).await
+        let finished = ask(&table, me, msg, queue, address).await;
+        // A private game its host ended (the table said the host may) is closed as an
+        // operator closes a table: beside the connection, which goes on meanwhile (the
+        // hand in progress finishes first, its players still acting).
+        if ends && finished.reply.is_none() {
+            tokio::spawn(async move {
+                if table.close().await.is_some() && table.is_local() {
+                    crate::private::forget(&state, table_id).await;
+                }
+            });
+        }
+        finished
     }))
 }
 
@@ -309,6 +329,18 @@ async fn ask(
                 Err(refusal) => refusal.into(),
             };
             return Finished::reply(table_id, Some(reply));
+        }
+        ClientMsg::JoinPrivate { invite, .. } => {
+            let ask = PrivateAsk::Join { invite };
+            return match table.private(me.player_id, me.name, ask, Some(queue)).await {
+                Ok(()) => subscribed(None),
+                Err(refusal) => Finished::reply(table_id, Some(refusal.into())),
+            };
+        }
+        ClientMsg::Host { command, .. } => {
+            let ask = PrivateAsk::Host(command);
+            let result = table.private(me.player_id, me.name, ask, None).await;
+            return Finished::reply(table_id, refused(result));
         }
         ClientMsg::SitOut { next_big_blind, .. } => SeatRequest::SitOut { next_big_blind },
         ClientMsg::SitIn { post_now, .. } => SeatRequest::SitIn { post_now },

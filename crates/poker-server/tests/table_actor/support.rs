@@ -61,6 +61,7 @@ pub(super) async fn start(
         },
         chat: Default::default(),
         rabbit_hunt: false,
+        private: None,
     };
     let context = TableContext {
         store: store.clone(),

@@ -91,6 +91,7 @@ pub(crate) fn check_new_table(t: NewTable) -> ApiResult<(String, TableSpec)> {
             clock: t.clock,
             chat: t.chat,
             rabbit_hunt: t.rabbit_hunt,
+            private: None,
         },
     ))
 }
@@ -404,9 +405,11 @@ pub(crate) async fn clone_table(
     who.may(Duty::Floor)?;
     let table: TableId = parse_id(&id, "table")?;
     let row = table_row(&state, table).await?;
-    let spec: TableSpec = serde_json::from_str(&row.config).map_err(|e| {
+    let mut spec: TableSpec = serde_json::from_str(&row.config).map_err(|e| {
         StoreError::Corrupt(format!("table {table}: configuration unreadable: {e}"))
     })?;
+    // A clone is the room's table, in the lobby: neither a host nor an invite.
+    spec.private = None;
     let Json(c) = body?;
     // "NAME (2)", shortened so that it stays a valid name.
     let default = || {

@@ -1,0 +1,220 @@
+//! Private tables, outside their actors: made from a preset for a signed-in player (the
+//! host), found again by their invite link, closed once nobody has been seated at one
+//! for `room.private_empty_secs`, and forgotten by this node when closed. What happens at
+//! the table (seat requests, host commands) is the actor's (`table/private.rs`).
+
+use crate::http::error::{ApiError, ApiResult};
+use crate::table::{PrivateSpec, TableSpec};
+use crate::AppState;
+use axum::http::StatusCode;
+use poker_protocol::{NewPrivateTable, PrivateCreated, PrivateInvite};
+use poker_store::{Player, Store, StoreError, TableId, TableStatus};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// Amounts of a preset's rules that scale with the stakes chosen.
+const SCALED: [&str; 4] = ["small_blind", "big_blind", "min_buy_in", "max_buy_in"];
+const SCALED_STAKES: [&str; 4] = ["min_bet", "small_bet", "big_bet", "bring_in"];
+
+/// Scales every amount of a preset's rules by `big / unit`, where `unit` is the preset's
+/// big blind (or its small bet, in stud): the game at other stakes, in proportion.
+fn scale_rules(rules: &mut Value, big: u64) -> ApiResult<()> {
+    let amount = |v: &Value| v.as_u64().unwrap_or(0);
+    let unit = match amount(&rules["big_blind"]) {
+        0 => amount(&rules["stakes"]["small_bet"]),
+        b => b,
+    };
+    if big == 0 || unit == 0 || big > 1_000_000_000 {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_rules",
+            "the stakes are a positive big blind (or small bet) up to 1000000000",
+        ));
+    }
+    let scale = |v: &mut Value| {
+        let x = v.as_u64().unwrap_or(0);
+        if x > 0 {
+            *v = Value::from(((x as u128 * big as u128) / unit as u128).max(1) as u64);
+        }
+    };
+    for key in SCALED {
+        scale(&mut rules[key]);
+    }
+    for key in SCALED_STAKES {
+        if rules["stakes"].get(key).is_some() {
+            scale(&mut rules["stakes"][key]);
+        }
+    }
+    if rules["ante"].get("amount").is_some() {
+        scale(&mut rules["ante"]["amount"]);
+    }
+    Ok(())
+}
+
+/// The name and spec of a new private table: the preset asked for, at the stakes, seats,
+/// clock and chat asked for, checked as any new table is.
+pub fn spec_for(host: &Player, ask: &NewPrivateTable) -> ApiResult<(String, TableSpec)> {
+    let Some(preset) = crate::presets::all()
+        .into_iter()
+        .find(|p| p.key == ask.preset)
+    else {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "unknown_preset",
+            "no preset by that name (nlhe, plo, flhe, stud, razz, triple_draw)",
+        ));
+    };
+    let mut body = preset.body;
+    let name = match &ask.name {
+        Some(name) => name.clone(),
+        None => {
+            let keep = poker_store::names::TABLE_NAME_MAX - 7;
+            let host: String = host.name.chars().take(keep).collect();
+            format!("{host}'s game")
+        }
+    };
+    body["name"] = Value::from(name);
+    if let Some(big) = ask.big_blind {
+        scale_rules(&mut body["rules"], big)?;
+    }
+    if let Some(seats) = ask.seats {
+        body["rules"]["seat_count"] = Value::from(seats);
+    }
+    if let Some(secs) = ask.action_secs {
+        body["clock"]["action_ms"] = Value::from(secs.saturating_mul(1000));
+        if secs.saturating_mul(1000) <= body["clock"]["warning_ms"].as_u64().unwrap_or(0) {
+            body["clock"]["warning_ms"] = Value::from(secs.saturating_mul(1000) / 3);
+        }
+    }
+    if let Some(on) = ask.chat {
+        body["chat"] = serde_json::json!({ "enabled": on });
+    }
+    let bytes = serde_json::to_vec(&body).expect("a JSON value serializes");
+    crate::http::admin::tables::parse_new_table(&bytes)
+}
+
+/// Makes and opens a private table for `host`: refused when the room has private tables
+/// off (403 `private_off`) or the host already runs `room.private_per_host` of them
+/// (409 `too_many_private_tables`).
+pub async fn create(
+    state: &Arc<AppState>,
+    host: &Player,
+    ask: &NewPrivateTable,
+) -> ApiResult<PrivateCreated> {
+    if !state.config.private_tables() {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "private_off",
+            "this room has no private tables",
+        ));
+    }
+    let (name, mut spec) = spec_for(host, ask)?;
+    let hosted = state
+        .store
+        .tables()
+        .await?
+        .into_iter()
+        .filter(|t| t.status == TableStatus::Open)
+        .filter_map(|t| serde_json::from_str::<TableSpec>(&t.config).ok()?.private)
+        .filter(|p| p.host == host.player_id)
+        .count();
+    if hosted >= state.config.room.private_per_host as usize {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "too_many_private_tables",
+            format!(
+                "you host {hosted} open private tables already: end one first (at most {})",
+                state.config.room.private_per_host
+            ),
+        ));
+    }
+    let (private, invite) = PrivateSpec::new(host.player_id);
+    spec.private = Some(private);
+    let table_id = crate::http::admin::tables::open_new_table(state, &name, &spec).await?;
+    tracing::info!(table_id = %table_id, player_id = %host.player_id, "private table made");
+    Ok(PrivateCreated {
+        table_id,
+        link: format!("/#join/{table_id}/{invite}"),
+        name,
+        invite,
+    })
+}
+
+/// What an invite link leads to; the same `no_invite` (404) whether the table does not
+/// exist, is not private, or the invite is not its own, so a guess learns nothing.
+pub async fn invite(state: &AppState, table: TableId, invite: &str) -> ApiResult<PrivateInvite> {
+    let none = || ApiError::new(StatusCode::NOT_FOUND, "no_invite", "no game for this link");
+    let row = match state.store.table(table).await {
+        Ok(row) => row,
+        Err(StoreError::NotFound(_)) => return Err(none()),
+        Err(e) => return Err(e.into()),
+    };
+    let spec: TableSpec = serde_json::from_str(&row.config).map_err(|_| none())?;
+    let Some(private) = spec.private.filter(|p| p.admits(invite)) else {
+        return Err(none());
+    };
+    let names = state.store.player_names(&[private.host]).await?;
+    let open = row.status == TableStatus::Open;
+    let players = match state.lobby.get(table) {
+        Some(summary) if open => summary.players,
+        _ => 0,
+    };
+    Ok(PrivateInvite {
+        table_id: table,
+        name: row.name,
+        game: crate::table::game_label(spec.rules.game, spec.rules.structure),
+        stakes: crate::table::stakes_name(&spec.rules),
+        host_name: names.get(&private.host).cloned().unwrap_or_default(),
+        players,
+        seats: spec.rules.seat_count as u32,
+        status: if open { "open" } else { "closed" }.to_string(),
+        play_money: state.config.play_money(),
+    })
+}
+
+/// This node forgets a table it closed (and lets its lease go, among several nodes).
+pub async fn forget(state: &AppState, table: TableId) {
+    let node = state.cluster.as_ref().map(|c| c.node.as_str());
+    state.tables.closed(state, table, node).await;
+}
+
+/// Closes this node's private tables once nobody has been seated at one for
+/// `room.private_empty_secs` (everyone was cashed out as they left; closing moves no
+/// chips then), checking every second until the server shuts down.
+pub fn spawn_janitor(state: Arc<AppState>) -> tokio::task::JoinHandle<()> {
+    let empty_for = Duration::from_secs(state.config.room.private_empty_secs);
+    let mut shutting_down = state.shutting_down.clone();
+    tokio::spawn(async move {
+        let mut empty_since: HashMap<TableId, Instant> = HashMap::new();
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                _ = shutting_down.changed() => return,
+            }
+            let now = Instant::now();
+            let private = state.lobby.private_tables();
+            empty_since.retain(|id, _| private.iter().any(|(p, _)| p == id));
+            for (table, players) in private {
+                let Some(handle) = state.tables.get(table) else {
+                    continue;
+                };
+                if players > 0 {
+                    empty_since.remove(&table);
+                    continue;
+                }
+                let since = *empty_since.entry(table).or_insert(now);
+                if now.duration_since(since) < empty_for {
+                    continue;
+                }
+                empty_since.remove(&table);
+                if handle.close().await.is_some() {
+                    forget(&state, table).await;
+                    tracing::info!(table_id = %table, "private table closed: nobody seated");
+                }
+            }
+        }
+    })
+}

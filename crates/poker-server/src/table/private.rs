@@ -1,0 +1,399 @@
+//! Private tables: a player's own game, shared by an invite link. The table keeps its
+//! host and the hash of the invite's secret in its configuration ([`PrivateSpec`]); the
+//! actor keeps who presented the invite, who asks for a seat and who the host let in,
+//! whether the host paused the game and the blinds the next hand is dealt with.
+//!
+//! Everything is decided here, in the table's own task, so that a host command reaches
+//! the table the same way from any node and is checked where the table's state is: only
+//! the host controls the game (anyone else is refused `not_host`), only a player the
+//! host approved sits down, and only one who presented the invite (or sits here) may
+//! watch. Pausing and new blinds wait for the hand in progress to end; removing a player
+//! is their leaving, decided by the host.
+
+use super::actor::Actor;
+use super::*;
+use poker_protocol::{HostCommand, PrivateView, SeatAsk};
+use poker_rules::game::Opening;
+use poker_rules::Structure;
+use poker_store::Store;
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+use std::collections::HashSet;
+
+/// What makes a table private, saved with its configuration: its host and the SHA-256
+/// of its invite's secret (the secret itself is shown once, to the host who made it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrivateSpec {
+    /// The player who created the table and controls it.
+    pub host: PlayerId,
+    /// The invite secret's SHA-256, in hex.
+    pub invite_sha256: String,
+}
+
+/// Seat requests a private table holds at once: accounts made to flood the host's list are
+/// refused past it (the host answers the ones there first).
+const MAX_REQUESTS: usize = 32;
+
+/// Bytes of an invite's secret: 128 bits from the operating system's RNG, beyond any
+/// guessing (the table's id alone lets nobody in).
+const INVITE_BYTES: usize = 16;
+
+impl PrivateSpec {
+    /// A new private table's spec for `host`, with the invite's secret (hex) to hand to
+    /// the host.
+    pub fn new(host: PlayerId) -> (PrivateSpec, String) {
+        let mut raw = [0u8; INVITE_BYTES];
+        rand::rngs::OsRng.fill_bytes(&mut raw);
+        let invite: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+        let spec = PrivateSpec {
+            host,
+            invite_sha256: invite_hash(&invite),
+        };
+        (spec, invite)
+    }
+
+    /// Whether `invite` is this table's secret (compared by hash, in time that does not
+    /// depend on where they differ).
+    pub fn admits(&self, invite: &str) -> bool {
+        let given = invite_hash(invite);
+        given.len() == self.invite_sha256.len()
+            && given
+                .bytes()
+                .zip(self.invite_sha256.bytes())
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                == 0
+    }
+}
+
+fn invite_hash(invite: &str) -> String {
+    Sha256::digest(invite.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What a private table's players ask of it (`Request::Private`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum PrivateAsk {
+    /// Present the invite: watch the table, and ask the host for a seat.
+    Join {
+        /// The invite's secret.
+        invite: String,
+    },
+    /// A host command.
+    Host(HostCommand),
+}
+
+/// A private table's state in its actor.
+pub(super) struct Private {
+    /// Host and invite hash.
+    pub(super) spec: PrivateSpec,
+    /// The host's name, for the view.
+    host_name: String,
+    /// Presented the invite (they may watch); forgotten on a restart, so a friend not
+    /// yet seated presents it again.
+    admitted: HashSet<PlayerId>,
+    /// Waiting for the host's answer, in the order they asked.
+    requests: Vec<SeatAsk>,
+    /// Let in by the host: they may sit down (again, after leaving).
+    approved: Vec<PlayerId>,
+    /// Removed by the host: never let in again at this table.
+    removed: HashSet<PlayerId>,
+    /// No new hand until the host resumes.
+    paused: bool,
+    /// Blinds for the next hand.
+    next_blinds: Option<(Chips, Chips)>,
+}
+
+impl Private {
+    /// The actor's state of a private table as it starts: a new game is paused until its
+    /// host deals the first hand (`resume`), so that the friends sit down first.
+    pub(super) fn new(spec: PrivateSpec, host_name: String, fresh: bool) -> Private {
+        Private {
+            spec,
+            host_name,
+            admitted: HashSet::new(),
+            requests: Vec::new(),
+            approved: Vec::new(),
+            removed: HashSet::new(),
+            paused: fresh,
+            next_blinds: None,
+        }
+    }
+
+    fn is_host(&self, player: PlayerId) -> bool {
+        self.spec.host == player
+    }
+}
+
+/// The rules with new blinds: the minimum bet (no and pot limit) or the small and big bet
+/// (fixed limit) follow the big blind, and so does the buy-in range, in proportion.
+pub(super) fn with_blinds(rules: &TableRules, small: Chips, big: Chips) -> TableRules {
+    let mut new = rules.clone();
+    let scale = |x: Chips| {
+        if rules.big_blind == 0 {
+            x
+        } else {
+            ((x as u128 * big as u128) / rules.big_blind as u128).max(1) as Chips
+        }
+    };
+    new.min_buy_in = scale(rules.min_buy_in);
+    new.max_buy_in = scale(rules.max_buy_in);
+    new.small_blind = small;
+    new.big_blind = big;
+    match rules.structure {
+        Structure::FixedLimit => {
+            new.stakes.small_bet = big;
+            new.stakes.big_bet = big * 2;
+        }
+        _ => new.stakes.min_bet = big,
+    }
+    new
+}
+
+impl Actor {
+    /// The view of the private table's state, for everyone at it.
+    pub(super) fn private_view(&self) -> Option<PrivateView> {
+        let p = self.private.as_ref()?;
+        Some(PrivateView {
+            host: p.spec.host,
+            host_name: p.host_name.clone(),
+            paused: p.paused,
+            next_blinds: p.next_blinds,
+            requests: p.requests.clone(),
+            approved: p.approved.clone(),
+        })
+    }
+
+    /// Refuses what a private table lets only some do: watching (the invite's holders,
+    /// the host and the seated), sitting down (the host and whom the host approved),
+    /// joining the waiting list (as watching). Anything goes at other tables.
+    pub(super) fn private_guard(&self, request: &Request) -> Result<(), Refusal> {
+        let Some(p) = &self.private else {
+            return Ok(());
+        };
+        let watcher = |player: Option<PlayerId>| match player {
+            Some(player)
+                if p.is_host(player)
+                    || p.admitted.contains(&player)
+                    || self.seat_of(player).is_some() =>
+            {
+                Ok(())
+            }
+            _ => Err(Refusal::Private(
+                "this table is private: open its invite link".into(),
+            )),
+        };
+        match request {
+            Request::Subscribe {
+                player,
+                only_if_seated: false,
+            } => watcher(*player),
+            Request::Waitlist { player, join: true } => watcher(Some(*player)),
+            Request::Sit { player, .. } => {
+                if p.removed.contains(player) {
+                    Err(Refusal::Private(
+                        "the host removed you from this game".into(),
+                    ))
+                } else if p.is_host(*player) || p.approved.contains(player) {
+                    Ok(())
+                } else {
+                    Err(Refusal::Private(
+                        "the host has not let you in yet: ask with the invite link".into(),
+                    ))
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Refused unless `player` is the table's host (`not_host`), or the table is not
+    /// private (`private_refused`).
+    pub(super) fn host_only(&self, player: PlayerId) -> Result<(), Refusal> {
+        match &self.private {
+            None => Err(Refusal::Private("this table is not a private game".into())),
+            Some(p) if p.is_host(player) => Ok(()),
+            Some(_) => Err(Refusal::NotHost(
+                "only the host of this game may do that".into(),
+            )),
+        }
+    }
+
+    /// Answers a private table's request: an invite presented, or a host command. Ending
+    /// the game is only authorized here: the gateway then closes the table as an operator
+    /// does (`Request::Close`), without holding the host's connection until the hand in
+    /// progress ends.
+    pub(super) async fn private_request(
+        &mut self,
+        player: PlayerId,
+        name: String,
+        ask: PrivateAsk,
+        queue: Option<mpsc::Sender<Batch>>,
+    ) -> Answer {
+        let command = match ask {
+            PrivateAsk::Join { invite } => return self.join_private(player, name, &invite, queue),
+            PrivateAsk::Host(command) => command,
+        };
+        self.host_only(player)?;
+        let seated = |actor: &Actor, who: PlayerId| actor.seat_of(who).is_some();
+        let p = self.private.as_mut().expect("a private table");
+        match command {
+            HostCommand::Approve { player_id } => {
+                let Some(i) = p.requests.iter().position(|r| r.player_id == player_id) else {
+                    return Err(Refusal::Private(
+                        "that player has not asked for a seat".into(),
+                    ));
+                };
+                p.requests.remove(i);
+                p.approved.push(player_id);
+            }
+            HostCommand::Deny { player_id } => {
+                let before = p.requests.len();
+                p.requests.retain(|r| r.player_id != player_id);
+                if p.requests.len() == before {
+                    return Err(Refusal::Private(
+                        "that player has not asked for a seat".into(),
+                    ));
+                }
+            }
+            HostCommand::Pause => p.paused = true,
+            HostCommand::Resume => p.paused = false,
+            HostCommand::Blinds { small, big } => {
+                let rules = self.table.rules();
+                if rules.game.opening() != Opening::Position {
+                    return Err(Refusal::Illegal("this game has no blinds".into()));
+                }
+                if big == 0 || small == 0 || small > big {
+                    return Err(Refusal::Illegal(
+                        "the blinds are positive, the small at most the big".into(),
+                    ));
+                }
+                let new = with_blinds(rules, small, big);
+                poker_rules::table::Table::<PlayerId>::new(new)
+                    .map_err(|e| Refusal::Illegal(e.to_string()))?;
+                p.next_blinds = Some((small, big));
+            }
+            HostCommand::Remove { player_id } => {
+                if p.is_host(player_id) {
+                    return Err(Refusal::Private(
+                        "the host does not remove themselves: end the game or leave".into(),
+                    ));
+                }
+                p.removed.insert(player_id);
+                p.admitted.remove(&player_id);
+                p.approved.retain(|a| *a != player_id);
+                p.requests.retain(|r| r.player_id != player_id);
+                self.leave_waitlist(player_id);
+                if seated(self, player_id) {
+                    // As if they left: a hand they are in is dead (folded when asked),
+                    // and they are cashed out when it ends.
+                    let outcome = self.seat_request(player_id, SeatRequest::Leave).await?;
+                    if !outcome.pending {
+                        self.send_to(
+                            player_id,
+                            ServerMsg::Done {
+                                table_id: self.table_id,
+                                request: "leave".into(),
+                                amount: outcome.amount,
+                                pending: false,
+                            },
+                        );
+                    }
+                }
+                tracing::info!(player_id = %player_id, "removed by the host of a private table");
+            }
+            HostCommand::End => return Ok(Reply::Ok),
+        }
+        self.seats_changed();
+        Ok(Reply::Ok)
+    }
+
+    /// A player presents the invite: admitted to watch (subscribed with a snapshot), and
+    /// asking for a seat unless the host, already let in or seated.
+    fn join_private(
+        &mut self,
+        player: PlayerId,
+        name: String,
+        invite: &str,
+        queue: Option<mpsc::Sender<Batch>>,
+    ) -> Answer {
+        let seated = self.seat_of(player).is_some();
+        let p = self
+            .private
+            .as_mut()
+            .ok_or_else(|| Refusal::Private("this table is not a private game".into()))?;
+        if !p.spec.admits(invite) {
+            return Err(Refusal::Private("this invite is not the table's".into()));
+        }
+        if p.removed.contains(&player) {
+            return Err(Refusal::Private(
+                "the host removed you from this game".into(),
+            ));
+        }
+        p.admitted.insert(player);
+        let asks = !(p.is_host(player)
+            || seated
+            || p.approved.contains(&player)
+            || p.requests.iter().any(|r| r.player_id == player));
+        if asks && p.requests.len() >= MAX_REQUESTS {
+            return Err(Refusal::Private(
+                "too many players are waiting for the host: try again later".into(),
+            ));
+        }
+        if asks {
+            p.requests.push(SeatAsk {
+                player_id: player,
+                name,
+            });
+        }
+        if let Some(queue) = queue {
+            let snapshot = self.snapshot(Some(player));
+            self.add_subscriber(Some(player), queue, snapshot);
+        }
+        if asks {
+            self.seats_changed();
+        }
+        Ok(Reply::Ok)
+    }
+
+    /// Before a hand is dealt: false while the host has paused the game (no timer runs
+    /// meanwhile; resuming deals at once); otherwise the blinds the host set apply now,
+    /// saved with the table's configuration.
+    pub(super) async fn private_before_deal(&mut self) -> bool {
+        let Some(p) = self.private.as_mut() else {
+            return true;
+        };
+        if p.paused {
+            self.next_hand_at = None;
+            return false;
+        }
+        let Some((small, big)) = p.next_blinds.take() else {
+            return true;
+        };
+        let spec = p.spec.clone();
+        let rules = with_blinds(self.table.rules(), small, big);
+        if let Err(e) = self.table.set_rules(rules.clone()) {
+            tracing::warn!("the host's blinds {small}/{big} cannot apply: {e}");
+            return true;
+        }
+        let saved = TableSpec {
+            rules,
+            clock: self.clock_rules,
+            chat: self.chat_rules,
+            rabbit_hunt: self.rabbit_hunt,
+            private: Some(spec),
+        };
+        let config = serde_json::to_string(&saved).expect("rules serialize");
+        if let Err(e) = self
+            .ctx
+            .store
+            .set_table_config(self.table_id, &config)
+            .await
+        {
+            tracing::error!("cannot save the new blinds: {e}");
+        }
+        tracing::info!("blinds {small}/{big} from this hand (the host's change)");
+        self.seats_changed();
+        true
+    }
+}

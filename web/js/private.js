@@ -1,0 +1,342 @@
+// Private games (docs/web-client.md, "Private games"): a signed-in player makes one from
+// a preset in three choices (game, stakes, seats; more under "Options"), shares its
+// invite link, and runs it from the host's panel (seat requests, pause, blinds, remove,
+// end). A friend who opens the link chooses a name and asks for a seat; in a play-money
+// room the page makes their account on the spot, with a generated password kept in this
+// browser only. Everything here reads the server's messages after main.js has (the
+// `afterMessage` hook) and writes only its own elements.
+
+import { $, el, mySeat } from "./views.js";
+
+/** The private tables this page has sat the player down at once (approved, then sat). */
+const satAt = new Set();
+
+/** The games a private table is made from (the server's preset keys). */
+export const GAMES = [
+  { key: "nlhe", label: "NL Hold'em", blinds: true },
+  { key: "plo", label: "PL Omaha", blinds: true },
+  { key: "flhe", label: "FL Hold'em", blinds: true },
+  { key: "stud", label: "7 Card Stud", blinds: false },
+  { key: "razz", label: "Razz", blinds: false },
+  { key: "triple_draw", label: "2-7 Triple Draw", blinds: true },
+];
+
+/** The stakes offered: the big blind (or a stud game's small bet). */
+export const STAKES = [2, 10, 50, 200];
+
+/** How the stakes read for a game: "1/2" for blinds, "2/4" for stud's bets. */
+export function stakesLabel(big, blinds) {
+  return blinds ? Math.max(1, Math.floor(big / 2)) + "/" + big : big + "/" + big * 2;
+}
+
+/** Reads an invite link's hash (`#join/TABLE/INVITE`); null when it is not one. */
+export function parseInvite(hash) {
+  const m = /^#join\/([0-9a-f-]{36})\/([0-9a-f]{32})$/.exec(hash || "");
+  return m ? { table: m[1], invite: m[2] } : null;
+}
+
+/** A password for an account made on the spot: 144 random bits, URL-safe. */
+export function newPassword(crypto) {
+  const bytes = new Uint8Array(18);
+  crypto.getRandomValues(bytes);
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+}
+
+/** What the asker sees of their request: "asking", "approved", "seated" or null. */
+export function myStanding(table, me) {
+  const p = table && table.private;
+  if (!p || !me) return null;
+  if (table.seats.some((s) => s.player_id === me)) return "seated";
+  if (p.host === me || p.approved.includes(me)) return "approved";
+  if (p.requests.some((r) => r.player_id === me)) return "asking";
+  return null;
+}
+
+let S = null;
+let hooks = null;
+let pending = null; // an invite to present once the connection is up: { table, invite }
+let hostSit = null; // a table just made: the host sits down when its snapshot comes
+let confirmed = null; // what the confirmation dialog does when accepted
+let retried = null; // the table whose invite was presented again after a refusal
+
+function invites() {
+  try { return JSON.parse(sessionStorage.getItem("pokerd.invites") || "{}"); } catch (_) { return {}; }
+}
+
+function keepInvite(table, invite) {
+  const all = invites();
+  all[table] = invite;
+  sessionStorage.setItem("pokerd.invites", JSON.stringify(all));
+}
+
+async function post(path, body, token) {
+  const headers = { "content-type": "application/json" };
+  if (token) headers.authorization = "Bearer " + token;
+  const r = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
+  return { ok: r.ok, status: r.status, body: await r.json().catch(() => ({})) };
+}
+
+// ---------------------------------------------------------------- making a game
+
+function radios(box, name, items, checked) {
+  box.replaceChildren(...items.map((it) => {
+    const input = el("input");
+    input.type = "radio";
+    input.name = name;
+    input.value = String(it.value);
+    input.checked = it.value === checked;
+    const label = el("label", "choice");
+    label.append(input, " " + it.label);
+    return label;
+  }));
+}
+
+function chosen(name) {
+  const c = document.querySelector(`#private-dialog input[name="${name}"]:checked`);
+  return c ? c.value : null;
+}
+
+function fillStakes() {
+  const game = GAMES.find((g) => g.key === chosen("private-game")) || GAMES[0];
+  const was = parseInt(chosen("private-stakes"), 10) || STAKES[0];
+  radios($("#private-stakes"), "private-stakes", STAKES.map((s) => ({ value: s, label: stakesLabel(s, game.blinds) })), was);
+}
+
+function openCreate() {
+  radios($("#private-games"), "private-game", GAMES.map((g) => ({ value: g.key, label: g.label })), "nlhe");
+  fillStakes();
+  radios($("#private-seats"), "private-seats", [2, 6, 9].map((n) => ({ value: n, label: n + " seats" })), 6);
+  $("#private-error").textContent = "";
+  $("#private-dialog").showModal();
+}
+
+async function create() {
+  const ask = {
+    preset: chosen("private-game"),
+    big_blind: parseInt(chosen("private-stakes"), 10),
+    seats: parseInt(chosen("private-seats"), 10),
+  };
+  const name = $("#private-name").value.trim();
+  if (name) ask.name = name;
+  const secs = parseInt($("#private-clock").value, 10);
+  if (secs > 0) ask.action_secs = secs;
+  ask.chat = $("#private-chat").checked;
+  const r = await post("/api/private", ask, S.token);
+  if (!r.ok) { $("#private-error").textContent = r.body.message || "Refused"; return; }
+  $("#private-dialog").close();
+  keepInvite(r.body.table_id, r.body.invite);
+  hostSit = r.body.table_id;
+  enter(r.body.table_id, r.body.invite);
+}
+
+/** Presents the invite and looks at the table (its snapshot opens it). */
+function enter(table, invite) {
+  S.dispatch({ type: "ui_focus", table_id: table });
+  S.send({ type: "join_private", table_id: table, invite });
+}
+
+// ---------------------------------------------------------------- joining by the link
+
+async function openJoin(link) {
+  const r = await fetch(`/api/private/${link.table}?invite=${link.invite}`);
+  const info = await r.json().catch(() => ({}));
+  history.replaceState(null, "", location.pathname);
+  const d = $("#join-dialog");
+  $("#join-error").textContent = "";
+  if (!r.ok) {
+    $("#join-title").textContent = "No game at this link";
+    $("#join-info").textContent = "The link is wrong or incomplete: ask your host for it again.";
+    $("#join-form").classList.add("hidden");
+  } else if (info.status !== "open") {
+    $("#join-title").textContent = info.name + " has ended";
+    $("#join-info").textContent = "The host ended this game, or everyone left. Ask " + info.host_name + " for a new link.";
+    $("#join-form").classList.add("hidden");
+  } else {
+    keepInvite(link.table, link.invite);
+    $("#join-title").textContent = "Join " + info.host_name + "'s game";
+    $("#join-info").textContent = info.game + " " + info.stakes + " \u00b7 " + info.players + " of " + info.seats + " seated";
+    $("#join-form").classList.remove("hidden");
+    const signedIn = !!S.token;
+    $("#join-name-row").classList.toggle("hidden", signedIn);
+    $("#join-name").required = !signedIn;
+    $("#join-note").textContent = signedIn ? "" : info.play_money
+      ? "Choose the name others will see. Your account is made now; its password is kept in this browser."
+      : "This room plays for real money: log in (or register) first, then you join this game.";
+    $("#join-submit").textContent = signedIn || info.play_money ? "Join the game" : "Log in first";
+    d.dataset.play = info.play_money ? "1" : "";
+    pending = link;
+  }
+  if (!d.open) d.showModal();
+}
+
+async function join(e) {
+  e.preventDefault();
+  if (!pending) return;
+  const d = $("#join-dialog");
+  if (S.token) { d.close(); if (S.me) present(); return; }
+  if (!d.dataset.play) { d.close(); $("#login-name").focus(); return; }
+  const name = $("#join-name").value.trim();
+  const key = "pokerd.guest." + name;
+  let password = localStorage.getItem(key);
+  let r = password ? await post("/login", { name, password }) : { ok: false, status: 0 };
+  if (!r.ok) {
+    password = newPassword(window.crypto);
+    r = await post("/register", { name, password });
+    if (r.ok) localStorage.setItem(key, password);
+  }
+  if (!r.ok) {
+    $("#join-error").textContent = r.status === 409 ? "That name is taken: choose another." : r.body.message || "Refused";
+    return;
+  }
+  d.close();
+  hooks.signIn(r.body.token);
+}
+
+/** Presents the invite waiting for the connection. */
+function present() {
+  if (!pending) return;
+  const link = pending;
+  pending = null;
+  enter(link.table, link.invite);
+}
+
+// ---------------------------------------------------------------- the table's panel
+
+function button(text, cls, onClick) {
+  const b = el("button", cls, text);
+  b.type = "button";
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+function host(command) {
+  S.send({ type: "host", table_id: S.current, command });
+}
+
+function ask(question, yes, action) {
+  $("#private-confirm-text").textContent = question;
+  $("#private-confirm-yes").textContent = yes;
+  confirmed = action;
+  $("#private-confirm").showModal();
+}
+
+/** Draws the private game's bar and, for its host, the controls. */
+export function renderPrivate() {
+  const T = S && S.current ? S.tables.get(S.current) : null;
+  const t = T && T.table;
+  const p = t && t.private;
+  const bar = $("#private-bar");
+  const panel = $("#host-panel");
+  bar.classList.toggle("hidden", !p || S.view !== "table");
+  panel.classList.toggle("hidden", !p || S.view !== "table" || !S.me || p.host !== S.me.player_id);
+  if (!p) return;
+  const me = S.me && S.me.player_id;
+  const standing = myStanding(t, me);
+  const parts = ["Private game hosted by " + p.host_name];
+  if (p.paused) parts.push("paused by the host");
+  if (p.next_blinds) parts.push("blinds " + p.next_blinds[0] + "/" + p.next_blinds[1] + " from the next hand");
+  if (standing === "asking") parts.push("waiting for the host to let you in");
+  $("#private-status").textContent = parts.join(" \u00b7 ");
+  const invite = invites()[t.table_id];
+  $("#invite-row").classList.toggle("hidden", !invite);
+  if (invite) $("#invite-link").value = location.origin + "/#join/" + t.table_id + "/" + invite;
+  if (panel.classList.contains("hidden")) return;
+  const list = $("#host-requests");
+  list.replaceChildren(...p.requests.map((r) => {
+    const li = el("li", null, r.name + " asks for a seat ");
+    li.append(
+      button("Let in", "primary", () => host({ do: "approve", player_id: r.player_id })),
+      button("Refuse", "secondary", () => host({ do: "deny", player_id: r.player_id })),
+    );
+    return li;
+  }));
+  if (!p.requests.length) list.append(el("li", "muted", "No seat requests."));
+  // A new game waits for its host to deal the first hand.
+  $("#host-pause").textContent = p.paused ? (t.button === null ? "Start the game" : "Resume") : "Pause";
+  $("#host-pause").setAttribute("aria-pressed", String(p.paused));
+  const who = $("#host-remove-who");
+  const keep = who.value;
+  who.replaceChildren(...t.seats.filter((s) => s.player_id !== me).map((s) => {
+    const o = el("option", null, s.name);
+    o.value = s.player_id;
+    return o;
+  }));
+  if ([...who.options].some((o) => o.value === keep)) who.value = keep;
+  $("#host-remove").disabled = who.options.length === 0;
+  if (document.activeElement !== $("#host-small") && document.activeElement !== $("#host-big")) {
+    $("#host-small").value = t.blinds[0];
+    $("#host-big").value = t.blinds[1];
+  }
+}
+
+/** Runs after main.js has handled each server message. */
+export function afterMessage(m) {
+  if (m.type === "welcome") present();
+  const id = m.table_id || (m.table && m.table.table_id);
+  const T = id ? S.tables.get(id) : null;
+  if ((m.type === "snapshot" || m.type === "seats") && T && T.table && T.table.private) {
+    const me = S.me && S.me.player_id;
+    const free = () => {
+      const taken = new Set(T.table.seats.map((s) => s.seat));
+      for (let i = 0; i < T.table.seat_count; i++) if (!taken.has(i)) return i;
+      return null;
+    };
+    const sitNow = hostSit === id || (myStanding(T.table, me) === "approved" && T.table.private.host !== me && !satAt.has(id));
+    if (sitNow && mySeat(S, T) === null && free() !== null) {
+      hostSit = null;
+      satAt.add(id);
+      const wallet = S.state.wallet ? S.state.wallet.balance : T.table.max_buy_in;
+      const buyIn = Math.max(T.table.min_buy_in, Math.min(T.table.max_buy_in, wallet));
+      S.send({ type: "sit", table_id: id, seat: free(), buy_in: buyIn, post_now: true });
+    }
+  }
+  if (m.type === "error" && m.code === "private_refused" && S.current && !(S.tables.get(S.current) || {}).table) {
+    // A private table this page looked at, refused on reconnecting (the server restarted
+    // and forgot who presented the invite): presented again once, or forgotten.
+    const invite = invites()[S.current];
+    if (invite && retried !== S.current) {
+      retried = S.current;
+      S.send({ type: "join_private", table_id: S.current, invite });
+    } else {
+      S.dispatch({ type: "ui_focus", table_id: null });
+    }
+  }
+  renderPrivate();
+}
+
+/** Wires the dialogs and buttons; `h.signIn(token)` starts a session made here. */
+export function wirePrivate(state, h) {
+  S = state;
+  hooks = h;
+  $("#private-open").addEventListener("click", openCreate);
+  $("#private-games").addEventListener("change", fillStakes);
+  $("#private-create").addEventListener("click", create);
+  $("#private-cancel").addEventListener("click", () => $("#private-dialog").close());
+  $("#join-form").addEventListener("submit", join);
+  $("#join-cancel").addEventListener("click", () => { pending = null; $("#join-dialog").close(); });
+  $("#invite-copy").addEventListener("click", async () => {
+    try { await navigator.clipboard.writeText($("#invite-link").value); S.toast("Invite link copied"); } catch (_) { $("#invite-link").select(); }
+  });
+  $("#host-pause").addEventListener("click", () => {
+    const T = S.tables.get(S.current);
+    host({ do: T && T.table.private.paused ? "resume" : "pause" });
+  });
+  $("#host-blinds").addEventListener("submit", (e) => {
+    e.preventDefault();
+    host({ do: "blinds", small: parseInt($("#host-small").value, 10), big: parseInt($("#host-big").value, 10) });
+  });
+  $("#host-remove").addEventListener("click", () => {
+    const who = $("#host-remove-who");
+    const name = who.selectedOptions[0] ? who.selectedOptions[0].textContent : "";
+    const id = who.value;
+    ask("Remove " + name + "? A hand they are in is folded, and their chips go back to their wallet.", "Remove", () => host({ do: "remove", player_id: id }));
+  });
+  $("#host-end").addEventListener("click", () => ask("End the game? The hand in progress finishes, then everyone is cashed out.", "End the game", () => host({ do: "end" })));
+  $("#private-confirm").addEventListener("close", () => {
+    const action = confirmed;
+    confirmed = null;
+    if ($("#private-confirm").returnValue === "yes" && action) action();
+  });
+  const link = parseInvite(location.hash);
+  if (link) openJoin(link);
+}
