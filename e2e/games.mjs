@@ -178,6 +178,29 @@ try {
     return "";
   }
 
+  // Stud and draw cards grow with the screen: ann's own `n` cards (or more), readable at
+  // 1366x768 and larger at 1920x1080, where nothing scrolls sideways or overlaps.
+  async function cardsGrow(table, n) {
+    const cardSize = () => ann.evaluate(() => {
+      const cs = [...document.querySelectorAll(".seat.me .hole .card")].map((c) => c.getBoundingClientRect());
+      return [cs.length, Math.min(...cs.map((r) => r.width)), Math.min(...cs.map((r) => r.height))];
+    });
+    const [count, ...small] = await cardSize();
+    check(count >= n, `${table.name}: ${count} cards to measure`);
+    await ann.setViewportSize({ width: 1920, height: 1080 });
+    await ann.waitForTimeout(200);
+    const [, ...large] = await cardSize();
+    await checkNoOverflow(ann, `${table.name} at 1920x1080`);
+    const big = await layoutProblems(ann);
+    await ann.screenshot({ path: `${SHOTS}/${table.family}-${count}-cards-1920.png` });
+    await ann.setViewportSize(DESKTOP);
+    await ann.waitForTimeout(200);
+    console.log(`${table.name}: ${count} own cards ${small.map(Math.round).join("x")} px at 1366x768, ${large.map(Math.round).join("x")} px at 1920x1080`);
+    check(big.length === 0, `${table.name} at 1920x1080: ${big.join("; ")}`);
+    check(small[0] >= 18 && small[1] >= 30, `${table.name}: cards readable at 1366 (${small.join("x")})`);
+    check(large[0] > small[0] * 1.2 && large[1] > small[1] * 1.2, `${table.name}: cards grow at 1920 (${small.join("x")} to ${large.join("x")})`);
+  }
+
   for (const table of TABLES) {
     step(`${table.name}: everyone opens it, sue watches`);
     for (const p of players) await open(p, table);
@@ -188,6 +211,7 @@ try {
     });
     let shot = false;
     let hands = 0;
+    let studMeasured = false;
     // Where players straddle, play on until a straddle is posted (under the gun, 3 dealt).
     const straddled = async () => table.family !== "board" ||
       /posts? a straddle of 4/.test(await ann.locator("#log").textContent());
@@ -215,31 +239,17 @@ try {
         }
         await checkAxe(ann, `${table.name} (desktop)`);
         await checkAxe(ben, `${table.name} (phone)`);
-        if (table.family !== "board") {
-          // Stud and draw cards grow with the screen: read at 1366, larger at 1920.
-          const cardSize = () => ann.evaluate(() => {
-            const cs = [...document.querySelectorAll(".seat.me .hole .card")].map((c) => c.getBoundingClientRect());
-            return cs.length ? [Math.min(...cs.map((r) => r.width)), Math.min(...cs.map((r) => r.height))] : [0, 0];
-          });
-          const small = await cardSize();
-          await ann.setViewportSize({ width: 1920, height: 1080 });
-          await ann.waitForTimeout(200);
-          const large = await cardSize();
-          await checkNoOverflow(ann, `${table.name} at 1920x1080`);
-          const big = await layoutProblems(ann);
-          await ann.screenshot({ path: `${SHOTS}/${table.family}-1920.png` });
-          await ann.setViewportSize(DESKTOP);
-          await ann.waitForTimeout(200);
-          console.log(`${table.name}: own cards ${small.join("x")} px at 1366x768, ${large.join("x")} px at 1920x1080`);
-          check(big.length === 0, `${table.name} at 1920x1080: ${big.join("; ")}`);
-          check(small[0] >= 18 && small[1] >= 30, `${table.name}: cards readable at 1366 (${small.join("x")})`);
-          check(large[0] > small[0] * 1.2 && large[1] > small[1] * 1.2, `${table.name}: cards grow at 1920 (${small.join("x")} to ${large.join("x")})`);
-        }
+        if (table.family === "draw") await cardsGrow(table, 5);
         await ann.screenshot({ path: `${SHOTS}/${table.family}-desktop.png` });
         await ben.screenshot({ path: `${SHOTS}/${table.family}-phone.png` });
         await sue.screenshot({ path: `${SHOTS}/${table.family}-phone-spectator.png` });
         console.log(`screenshots: ${table.family}-desktop.png, ${table.family}-phone.png, ${table.family}-phone-spectator.png`);
         shot = true;
+      }
+      // Stud's narrow cards: measured once ann holds six or seven.
+      if (table.family === "stud" && !studMeasured && (await ann.locator(".seat.me .hole .card").count()) >= 6) {
+        await cardsGrow(table, 6);
+        studMeasured = true;
       }
       for (const p of players) await move(p, table);
       hands = await ann.evaluate((id) => {
@@ -249,6 +259,7 @@ try {
       await ann.waitForTimeout(60);
     }
     check(shot, `${table.name}: a hand with three players was photographed`);
+    if (table.family === "stud") check(studMeasured, "stud cards were measured at six or seven");
     step(`${table.name}: the hand log names results per pot, and the stud/draw cards show`);
     const log = await ann.locator("#log").textContent();
     check(log.includes("Hand #") && /(from|split) (the main|side) pot/.test(log), `${table.name}: the log has hands and results: ${log.slice(0, 300)}`);
