@@ -267,6 +267,9 @@ try {
     if (table.family === "stud") check(/brings? in for/.test(log), "stud log has the bring-in");
     if (table.family === "board") check(/posts? a straddle of 4/.test(log), "a straddle was posted under the gun: " + log.slice(-600));
     if (table.family === "draw") check(/draws? \d|stands? pat/.test(log), "draw log has the draws");
+    // Lows are said as players say them ("8-5 low"), never as the history's "Lo: 8,5,4,3,2".
+    check(!/\bLo: /.test(log), `${table.name}: no "Lo:" lists in the log`);
+    if (table.family === "draw" && /shows? .*\(/.test(log)) check(/\d+-\d+ low|pair|straight|flush|high/.test(log), "a shown 2-7 hand is named: " + log.slice(-400));
   }
 
   step("a turn at another table is named in the tab and the title");
@@ -338,6 +341,13 @@ try {
     check((await ann.locator("#log").textContent()).includes("Rabbit hunt:"), "the log names the rabbit");
     console.log(`rabbit: ${5 - board} cards shown after a board of ${board}`);
   } else console.log("rabbit: the hand reached the river, nothing to hunt");
+  step("ann won that hand without a showdown: she may show her cards, and cat sees them");
+  await ann.waitForSelector("#show-hand:not(.hidden)");
+  await ann.click("#show-hand");
+  await ann.waitForFunction(() => /You show \S\S \S\S/.test(document.querySelector("#log").textContent));
+  await ann.waitForSelector("#show-hand.hidden", { state: "attached" });
+  await cat.waitForFunction(() => document.querySelectorAll('.seat[data-seat="0"] .hole .card[data-card]').length === 2);
+  console.log("show after an uncontested win: ann's cards shown to the table");
   await cat.fill("#buy-in-amount", "100");
   await cat.click("#buy-in-confirm");
   await cat.waitForSelector('.seat.me[data-seat="1"]');
