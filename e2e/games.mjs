@@ -178,6 +178,29 @@ try {
     return "";
   }
 
+  // Stud and draw cards grow with the screen: ann's own `n` cards (or more), readable at
+  // 1366x768 and larger at 1920x1080, where nothing scrolls sideways or overlaps.
+  async function cardsGrow(table, n) {
+    const cardSize = () => ann.evaluate(() => {
+      const cs = [...document.querySelectorAll(".seat.me .hole .card")].map((c) => c.getBoundingClientRect());
+      return [cs.length, Math.min(...cs.map((r) => r.width)), Math.min(...cs.map((r) => r.height))];
+    });
+    const [count, ...small] = await cardSize();
+    check(count >= n, `${table.name}: ${count} cards to measure`);
+    await ann.setViewportSize({ width: 1920, height: 1080 });
+    await ann.waitForTimeout(200);
+    const [, ...large] = await cardSize();
+    await checkNoOverflow(ann, `${table.name} at 1920x1080`);
+    const big = await layoutProblems(ann);
+    await ann.screenshot({ path: `${SHOTS}/${table.family}-${count}-cards-1920.png` });
+    await ann.setViewportSize(DESKTOP);
+    await ann.waitForTimeout(200);
+    console.log(`${table.name}: ${count} own cards ${small.map(Math.round).join("x")} px at 1366x768, ${large.map(Math.round).join("x")} px at 1920x1080`);
+    check(big.length === 0, `${table.name} at 1920x1080: ${big.join("; ")}`);
+    check(small[0] >= 18 && small[1] >= 30, `${table.name}: cards readable at 1366 (${small.join("x")})`);
+    check(large[0] > small[0] * 1.2 && large[1] > small[1] * 1.2, `${table.name}: cards grow at 1920 (${small.join("x")} to ${large.join("x")})`);
+  }
+
   for (const table of TABLES) {
     step(`${table.name}: everyone opens it, sue watches`);
     for (const p of players) await open(p, table);
@@ -188,6 +211,7 @@ try {
     });
     let shot = false;
     let hands = 0;
+    let studMeasured = false;
     // Where players straddle, play on until a straddle is posted (under the gun, 3 dealt).
     const straddled = async () => table.family !== "board" ||
       /posts? a straddle of 4/.test(await ann.locator("#log").textContent());
@@ -215,31 +239,17 @@ try {
         }
         await checkAxe(ann, `${table.name} (desktop)`);
         await checkAxe(ben, `${table.name} (phone)`);
-        if (table.family !== "board") {
-          // Stud and draw cards grow with the screen: read at 1366, larger at 1920.
-          const cardSize = () => ann.evaluate(() => {
-            const cs = [...document.querySelectorAll(".seat.me .hole .card")].map((c) => c.getBoundingClientRect());
-            return cs.length ? [Math.min(...cs.map((r) => r.width)), Math.min(...cs.map((r) => r.height))] : [0, 0];
-          });
-          const small = await cardSize();
-          await ann.setViewportSize({ width: 1920, height: 1080 });
-          await ann.waitForTimeout(200);
-          const large = await cardSize();
-          await checkNoOverflow(ann, `${table.name} at 1920x1080`);
-          const big = await layoutProblems(ann);
-          await ann.screenshot({ path: `${SHOTS}/${table.family}-1920.png` });
-          await ann.setViewportSize(DESKTOP);
-          await ann.waitForTimeout(200);
-          console.log(`${table.name}: own cards ${small.join("x")} px at 1366x768, ${large.join("x")} px at 1920x1080`);
-          check(big.length === 0, `${table.name} at 1920x1080: ${big.join("; ")}`);
-          check(small[0] >= 18 && small[1] >= 30, `${table.name}: cards readable at 1366 (${small.join("x")})`);
-          check(large[0] > small[0] * 1.2 && large[1] > small[1] * 1.2, `${table.name}: cards grow at 1920 (${small.join("x")} to ${large.join("x")})`);
-        }
+        if (table.family === "draw") await cardsGrow(table, 5);
         await ann.screenshot({ path: `${SHOTS}/${table.family}-desktop.png` });
         await ben.screenshot({ path: `${SHOTS}/${table.family}-phone.png` });
         await sue.screenshot({ path: `${SHOTS}/${table.family}-phone-spectator.png` });
         console.log(`screenshots: ${table.family}-desktop.png, ${table.family}-phone.png, ${table.family}-phone-spectator.png`);
         shot = true;
+      }
+      // Stud's narrow cards: measured once ann holds six or seven.
+      if (table.family === "stud" && !studMeasured && (await ann.locator(".seat.me .hole .card").count()) >= 6) {
+        await cardsGrow(table, 6);
+        studMeasured = true;
       }
       for (const p of players) await move(p, table);
       hands = await ann.evaluate((id) => {
@@ -249,6 +259,7 @@ try {
       await ann.waitForTimeout(60);
     }
     check(shot, `${table.name}: a hand with three players was photographed`);
+    if (table.family === "stud") check(studMeasured, "stud cards were measured at six or seven");
     step(`${table.name}: the hand log names results per pot, and the stud/draw cards show`);
     const log = await ann.locator("#log").textContent();
     check(log.includes("Hand #") && /(from|split) (the main|side) pot/.test(log), `${table.name}: the log has hands and results: ${log.slice(0, 300)}`);
@@ -256,6 +267,9 @@ try {
     if (table.family === "stud") check(/brings? in for/.test(log), "stud log has the bring-in");
     if (table.family === "board") check(/posts? a straddle of 4/.test(log), "a straddle was posted under the gun: " + log.slice(-600));
     if (table.family === "draw") check(/draws? \d|stands? pat/.test(log), "draw log has the draws");
+    // Lows are said as players say them ("8-5 low"), never as the history's "Lo: 8,5,4,3,2".
+    check(!/\bLo: /.test(log), `${table.name}: no "Lo:" lists in the log`);
+    if (table.family === "draw" && /shows? .*\(/.test(log)) check(/\d+-\d+ low|pair|straight|flush|high/.test(log), "a shown 2-7 hand is named: " + log.slice(-400));
   }
 
   step("a turn at another table is named in the tab and the title");
@@ -329,6 +343,13 @@ try {
     check((await ann.locator("#log").textContent()).includes("Rabbit hunt:"), "the log names the rabbit");
     console.log(`rabbit: ${5 - board} cards shown after a board of ${board}`);
   } else console.log("rabbit: the hand reached the river, nothing to hunt");
+  step("ann won that hand without a showdown: she may show her cards, and cat sees them");
+  await ann.waitForSelector("#show-hand:not(.hidden)");
+  await ann.click("#show-hand");
+  await ann.waitForFunction(() => /You show \S\S \S\S/.test(document.querySelector("#log").textContent));
+  await ann.waitForSelector("#show-hand.hidden", { state: "attached" });
+  await cat.waitForFunction(() => document.querySelectorAll('.seat[data-seat="0"] .hole .card[data-card]').length === 2);
+  console.log("show after an uncontested win: ann's cards shown to the table");
   await cat.fill("#buy-in-amount", "100");
   await cat.click("#buy-in-confirm");
   await cat.waitForSelector('.seat.me[data-seat="1"]');

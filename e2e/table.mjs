@@ -64,6 +64,9 @@ try {
     await page.click("#login-submit");
     await page.waitForSelector(`#lobby tr[data-table="${TABLE_ID}"]`);
     if (axe) {
+      // Nobody plays there yet: no hands per hour or average pot are claimed.
+      const cells = await page.locator(`#lobby tr[data-table="${TABLE_ID}"] td`).allTextContents();
+      check(cells[4] === "\u2014" && cells[5] === "\u2014", "an empty table shows no pot or hands per hour: " + cells.join(" | "));
       await checkAxe(page, "the lobby");
       await noOverflowAtEverySize(page, "the lobby");
     }

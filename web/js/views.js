@@ -254,6 +254,17 @@ export function renderTable(S, ui) {
     d.setAttribute("aria-label", "Seat " + (i + 1) + ": " + label);
     seatsEl.append(d);
   }
+  // A wide seat (stud's seven cards) near the felt's end stays on the felt: its centre
+  // moves in as far as half its width (all read first, then all moved).
+  const fw = felt.clientWidth;
+  if (fw) {
+    const widths = [...seatsEl.children].map((d) => d.offsetWidth);
+    [...seatsEl.children].forEach((d, k) => {
+      const half = (100 * widths[k]) / 2 / fw;
+      const left = parseFloat(d.style.left);
+      if (half < 50) d.style.left = Math.min(100 - half, Math.max(half, left)) + "%";
+    });
+  }
   const fresh = (n) => S.settings.animations && n >= (M.seenBoard || 0);
   // The rabbit hunt: the cards a hand that ended early would have dealt, set apart.
   const rabbit = h && T.rabbit && T.rabbit.hand === h.number ? T.rabbit.cards : [];
