@@ -181,7 +181,7 @@ mod tests {
         assert!(lobby.list().is_empty(), "not listed");
         assert_eq!(lobby.private_tables(), vec![(id, 1)]);
         assert_eq!(lobby.get(id).map(|s| s.players), Some(1), "but known");
-        private.status = "closed".into();
+        private.status = poker_protocol::TableStatus::Closed;
         lobby.publish(id, private);
         assert!(rx.try_recv().is_err());
         assert!(lobby.private_tables().is_empty());
