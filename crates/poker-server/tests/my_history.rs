@@ -70,10 +70,8 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
     // loser may muck.
     let hands = 12;
     play(&mut clients, &table_id, hands, |i, n, legal| {
-        if n % 2 == 0 && i == 0 && legal.bet_or_raise.is_some() {
-            Action::BetOrRaiseTo {
-                to: legal.bet_or_raise.unwrap().0,
-            }
+        if let (0, 0, Some((min, _))) = (n % 2, i, legal.bet_or_raise) {
+            Action::BetOrRaiseTo { to: min }
         } else if n % 2 == 0 && i == 1 && legal.call.is_some() {
             Action::Fold
         } else if legal.call.is_some() {
