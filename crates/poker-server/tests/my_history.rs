@@ -70,8 +70,8 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
     // loser may muck.
     let hands = 12;
     play(&mut clients, &table_id, hands, |i, n, legal| {
-        if let (true, Some((to, _))) = (n % 2 == 0 && i == 0, legal.bet_or_raise) {
-            Action::BetOrRaiseTo { to }
+        if let (0, 0, Some((min, _))) = (n % 2, i, legal.bet_or_raise) {
+            Action::BetOrRaiseTo { to: min }
         } else if n % 2 == 0 && i == 1 && legal.call.is_some() {
             Action::Fold
         } else if legal.call.is_some() {
@@ -275,7 +275,12 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
     let cy = server.login("cy").await;
     let (status, _, nothing) = get(&server, "/api/me/hands?format=phh", &cy).await;
     assert_eq!((status, nothing.as_str()), (200, ""));
-    for bad in ["format=xml", "format=phh&from=-9", "limit=0"] {
+    for bad in [
+        "format=xml",
+        "format=phh&from=-9",
+        "limit=0",
+        "format=phh&limit=101",
+    ] {
         let (status, _, body) = get(&server, &format!("/api/me/hands?{bad}"), &ann).await;
         assert_eq!(status, 400, "{bad}: {body}");
     }
@@ -301,8 +306,11 @@ async fn notes_on_other_players_are_private_to_their_owner() {
     // Ben sees none of it.
     let (_, _, body) = get(&server, "/api/me/notes", &ben).await;
     assert_eq!(body, "[]");
-    // Refused: a note on oneself, on nobody, too long, without a session.
+    // Refused: a note on oneself, with a control character, on nobody, too long,
+    // without a session.
     let (status, _) = put_note(&server, &ann_id, "me", Some(&ann)).await;
+    assert_eq!(status, 404, "a note on oneself: no such other player");
+    let (status, _) = put_note(&server, &ben_id, "bell\u{7}", Some(&ann)).await;
     assert_eq!(status, 400);
     let (status, _) = put_note(
         &server,

@@ -263,7 +263,9 @@ pub(crate) async fn put_note(
             "note": note,
             "updated_at": at,
         }))),
+        // A note is on another player: oneself is not one.
         Err(StoreError::NotFound(_)) => Err(not_found()),
+        Err(StoreError::Invalid(_)) if subject == me.player_id => Err(not_found()),
         Err(StoreError::Invalid(why)) => {
             Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_request", why))
         }

@@ -108,6 +108,11 @@ pub(crate) async fn my_hands(
         from: page.from,
         to: page.to,
     };
+    let limit = match page.limit {
+        None => 20,
+        Some(n @ 1..=100) => n,
+        Some(_) => return refused(StatusCode::BAD_REQUEST, "bad_request", "limit is 1 to 100"),
+    };
     if let Some(format) = page.format {
         if format != "phh" && format != "pokerstars" {
             return refused(
@@ -120,11 +125,6 @@ pub(crate) async fn my_hands(
             .await
             .into_response();
     }
-    let limit = match page.limit {
-        None => 20,
-        Some(n @ 1..=100) => n,
-        Some(_) => return refused(StatusCode::BAD_REQUEST, "bad_request", "limit is 1 to 100"),
-    };
     let rows = if page.from.is_some() || page.to.is_some() {
         // The range's newest hands.
         super::history::hands_in_range(&state, me.player_id, &range)

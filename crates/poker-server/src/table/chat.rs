@@ -48,6 +48,13 @@ impl Actor {
         }
         let text = clean(text)?;
         let now = Instant::now();
+        // Only speakers of the last ten seconds are remembered: spectators come and go
+        // without leaving a trace.
+        self.chat.spoken.retain(|_, times| {
+            times
+                .back()
+                .is_some_and(|t| now.duration_since(*t) <= WINDOW)
+        });
         let spoken = self.chat.spoken.entry(player).or_default();
         while spoken
             .front()
