@@ -12,6 +12,7 @@
 // from one address with the hands they played together, the collusion report sorted by a
 // column, a row opening its hands).
 import { chromium } from "playwright-core";
+import { checkAxe } from "./checks.mjs";
 
 const BASE = process.env.BASE;
 const SHOTS = process.env.SHOTS;
@@ -33,7 +34,7 @@ try {
     // A refused request (403, 400) is the console's business, shown on the page.
     if (m.type() === "error" && !/status of (4\d\d)/.test(m.text())) errors.push("console error: " + m.text());
   });
-  page.on("dialog", (d) => d.accept(d.type() === "prompt" ? d.defaultValue() : undefined));
+  page.on("dialog", (d) => { errors.push(`a native ${d.type()} box (the console asks in its own dialogs): ${d.message()}`); d.dismiss(); });
   const shot = async (name) => { if (SHOTS) await page.screenshot({ path: `${SHOTS}/console-${name}.png`, fullPage: true }); };
   const section = async (name) => {
     await page.click(`#sections button[data-section="${name}"]`);
@@ -78,9 +79,15 @@ try {
   check((await page.locator("#table-live h3").textContent()).includes("FL 7 Card Stud 2/4"), "the live view of the new table");
   const studRow = page.locator("#table-list tbody tr", { hasText: "FL 7 Card Stud 2/4" }).first();
   await studRow.locator("button", { hasText: "Clone" }).click();
+  await page.waitForSelector("#ask-dialog[open] #ask-input-row:not(.hidden)");
+  check((await page.inputValue("#ask-input")) === "FL 7 Card Stud 2/4 (2)", "the clone's name proposed in the page's dialog");
+  await checkAxe(page, "the console's question dialog");
+  await page.click("#ask-yes");
   await page.waitForSelector('#table-list tbody tr:has-text("FL 7 Card Stud 2/4 (2)")');
   const cloneRow = page.locator("#table-list tbody tr", { hasText: "FL 7 Card Stud 2/4 (2)" });
   await cloneRow.locator("button", { hasText: "Close" }).click();
+  await page.waitForSelector("#ask-dialog[open]");
+  await page.click("#ask-yes");
   await page.waitForFunction(() => [...document.querySelectorAll("#table-list tbody tr")].some((r) => r.textContent.includes("(2)") && r.textContent.includes("closed")));
   await shot("tables");
 
@@ -122,6 +129,8 @@ try {
 
   step("players: a one-time reset code, shown once, used by the player on the player page");
   await page.click("#reset-code");
+  await page.waitForSelector("#ask-dialog[open]");
+  await page.click("#ask-yes");
   await page.waitForSelector("#code-shown:not(.hidden) code.reset-code");
   const code = await page.locator("#code-shown code.reset-code").textContent();
   check(/^[0-9A-Z]{5}(-[0-9A-Z]{5}){3}$/.test(code), "a code to read out: " + code);

@@ -48,7 +48,7 @@ try {
       // A refused request (400) is the console's business, shown on the page.
       if (m.type() === "error" && !/status of (4\d\d)/.test(m.text())) errors.push(`${size.label}: console error: ${m.text()}`);
     });
-    page.on("dialog", (d) => d.accept(d.type() === "prompt" ? d.defaultValue() : undefined));
+    page.on("dialog", (d) => { errors.push(`${size.label}: a native ${d.type()} box: ${d.message()}`); d.dismiss(); });
     const creates = [];
     page.on("request", (r) => { if (r.method() === "POST" && r.url().endsWith("/admin/tables")) creates.push(r.url()); });
     const at = size.label;

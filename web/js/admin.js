@@ -362,14 +362,39 @@ $("#create-json").addEventListener("click", async () => {
   if (body) await createTable(body, true);
 });
 
+/**
+ * The page's own question (a native confirm() or prompt() would stop every page of the
+ * room in this browser until answered): resolves with true or false, or, with `input`
+ * (the field's label), with the text typed or null when cancelled.
+ */
+function ask(question, { yes = "Yes", input = null, value = "", type = "text" } = {}) {
+  return new Promise((resolve) => {
+    const d = $("#ask-dialog");
+    const box = $("#ask-input");
+    $("#ask-text").textContent = question;
+    $("#ask-yes").textContent = yes;
+    $("#ask-input-row").classList.toggle("hidden", input === null);
+    $("#ask-input-label").textContent = input || "";
+    box.type = type;
+    box.value = value;
+    d.returnValue = "";
+    d.addEventListener("close", () => {
+      const ok = d.returnValue === "yes";
+      resolve(input === null ? ok : ok ? box.value : null);
+    }, { once: true });
+    d.showModal();
+    if (input !== null) box.select();
+  });
+}
+
 async function cloneTable(t) {
-  const name = prompt("Name of the new table", t.name + " (2)");
+  const name = await ask("Clone " + t.name + ": a new table with the same rules.", { yes: "Clone", input: "Name of the new table", value: t.name + " (2)" });
   if (name === null) return;
   try { await api("POST", `/admin/tables/${t.table_id}/clone`, { name }); notice("Cloned as " + name); loadTables(); } catch (e) { fail(e); }
 }
 
 async function closeTable(t) {
-  if (!confirm(`Close ${t.name}? The hand in progress finishes and everyone is cashed out.`)) return;
+  if (!(await ask(`Close ${t.name}? The hand in progress finishes and everyone is cashed out.`, { yes: "Close the table" }))) return;
   try { const r = await api("POST", `/admin/tables/${t.table_id}/close`); notice(`${t.name} closed; ${r.cashed_out} chips back in the wallets`); loadTables(); } catch (e) { fail(e); }
 }
 
@@ -475,7 +500,7 @@ $("#lock").addEventListener("click", async () => {
 });
 $("#reset-code").addEventListener("click", async () => {
   if (!player) return;
-  if (!confirm(`Issue a password reset code for ${whoText(player.name, player.player_id)}? Give it to the player only: it is shown once.`)) return;
+  if (!(await ask(`Issue a password reset code for ${whoText(player.name, player.player_id)}? Give it to the player only: it is shown once.`, { yes: "Issue a code" }))) return;
   try {
     const r = await api("POST", `/admin/players/${player.player_id}/reset-code`);
     // Shown once, here: the server keeps only its hash.
@@ -693,8 +718,8 @@ async function loadStaff() {
       role.addEventListener("change", () => staffDo(s, "role", { role: role.value }, `${s.name} is now ${role.value}`));
       const tr = cellRow([who(s.name, s.staff_id), role, s.disabled ? "disabled" : "enabled", when(s.created_at)],
         button(s.disabled ? "Enable" : "Disable", () => staffDo(s, "disable", { disabled: !s.disabled }, s.disabled ? `${s.name} enabled` : `${s.name} disabled: their sessions ended`), s.disabled ? "" : "danger"),
-        button("New password", () => {
-          const password = prompt(`New password for ${s.name} (8 to 256 characters); their sessions end`);
+        button("New password", async () => {
+          const password = await ask(`A new password for ${s.name}: their sessions end.`, { yes: "Set the password", input: "New password (8 to 256 characters)", type: "password" });
           if (password) staffDo(s, "password", { password }, `${s.name} has a new password`);
         }),
         button("Sign out", () => staffDo(s, "sign-out", undefined, null)));
