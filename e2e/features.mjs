@@ -28,9 +28,7 @@ const browser = await chromium.launch({
 });
 try {
   async function login(name, options) {
-    // axe-core is injected as a script tag, which the page's CSP (script-src 'self')
-    // would block.
-    const context = await browser.newContext({ ...options, bypassCSP: true });
+    const context = await browser.newContext({ ...options });
     const page = await context.newPage();
     page.on("pageerror", (e) => { throw new Error(name + ": page error: " + e.message); });
     await page.goto(BASE + "/");

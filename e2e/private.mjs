@@ -25,8 +25,7 @@ const errors = [];
 const times = {};
 
 async function open(viewport, name) {
-  // The page's CSP (script-src 'self') would refuse the injected axe-core script.
-  const context = await browser.newContext({ viewport, bypassCSP: true });
+  const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   page.on("pageerror", (e) => errors.push(`${name}: page error: ${e.message}`));
   page.on("console", (m) => { if (m.type() === "error" && !/status of 4\d\d/.test(m.text())) errors.push(`${name}: console error: ${m.text()}`); });
@@ -34,10 +33,6 @@ async function open(viewport, name) {
   page.on("dialog", (d) => { errors.push(`${name}: a native ${d.type()} dialog: ${d.message()}`); d.dismiss(); });
   return page;
 }
-
-// The felt (seats, board) is views.js's, checked by the table's own tests; the rest of
-// every page here is checked whole.
-const FELT = ["#felt"];
 
 async function checks(page, label, exclude = []) {
   await checkAxe(page, label, exclude);
@@ -92,13 +87,13 @@ try {
     pages.push(page);
   }
   mark("friends_asking");
-  await checks(pages[0], "a friend waiting for the host", FELT);
+  await checks(pages[0], "a friend waiting for the host");
   const saved = await pages[0].evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("pokerd.guest.")));
   check(saved.length === 1, "the guest's password is kept in the browser: " + saved);
 
   // The host lets both in; they sit down by themselves.
   await host.waitForFunction(() => document.querySelectorAll("#host-requests li button.primary").length === 2);
-  await checks(host, "the host's table with two seat requests", FELT);
+  await checks(host, "the host's table with two seat requests");
   for (let left = 1; left >= 0; left--) {
     await host.locator("#host-requests li button.primary").first().click();
     await host.waitForFunction((n) => document.querySelectorAll("#host-requests li button.primary").length === n, left);
@@ -115,7 +110,7 @@ try {
   const dealt = await host.evaluate(() => window.pokerd.tables.get(window.pokerd.current).hand.players.length);
   check(dealt === 3, "the first hand is dealt to the host and both friends: " + dealt);
   mark("create_to_hand");
-  await checks(host, "the host's table during the first hand", FELT);
+  await checks(host, "the host's table during the first hand");
   if (SHOTS) await host.screenshot({ path: `${SHOTS}/private-host.png` });
 
   // Played to its end through the pages: check or call.
@@ -139,7 +134,7 @@ try {
   // The host ends the game through the page's own dialog; the link says so.
   await host.click("#host-end");
   await host.waitForSelector("#private-confirm[open]");
-  await checks(host, "the host's confirmation dialog", FELT);
+  await checks(host, "the host's confirmation dialog");
   await host.click("#private-confirm-yes");
   await pages[0].waitForFunction(() => !window.pokerd.current, null, { timeout: 30000 }).catch(() => {});
   const r = await pages[0].evaluate(async (u) => (await fetch(u)).json(), `${BASE}/api/private/${tableId}?invite=${link.split("/").pop()}`);
