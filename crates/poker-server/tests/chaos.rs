@@ -350,6 +350,22 @@ impl Bot {
             ServerMsg::TableFailed { message, .. } => panic!("a table failed: {message}"),
             _ => {}
         }
+        if let ServerMsg::Snapshot {
+            table, hand: None, ..
+        } = &msg
+        {
+            // A snapshot stands in for what a reader too slow to keep up missed (a final
+            // `done` included): a sit-out it shows taken between hands is settled.
+            let me = self.client.player_id;
+            let out = table
+                .seats
+                .iter()
+                .find(|s| Some(&s.player_id) == me.as_ref())
+                .is_none_or(|s| s.sitting_out);
+            if out {
+                self.pending.remove("sit_out");
+            }
+        }
         if let ServerMsg::Snapshot { table, .. } | ServerMsg::Seats { table } = &msg {
             let me = self.client.player_id;
             let seat = table
