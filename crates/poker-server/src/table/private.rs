@@ -236,7 +236,9 @@ impl Actor {
         };
         self.host_only(player)?;
         let seated = |actor: &Actor, who: PlayerId| actor.seat_of(who).is_some();
-        let p = self.private.as_mut().expect("a private table");
+        let Some(p) = self.private.as_mut() else {
+            return Err(Refusal::Private("this table is not private".into()));
+        };
         match command {
             HostCommand::Approve { player_id } => {
                 let Some(i) = p.requests.iter().position(|r| r.player_id == player_id) else {
