@@ -626,16 +626,7 @@ async fn failover_a_node_cut_off_from_nats_renews_no_lease_and_its_table_moves()
             .expect("the table has a lease")
     };
     await_lobbies(&nodes, &tables).await;
-    let mut game = Game {
-        players: Vec::new(),
-        tables,
-        after_kill: false,
-        killed_at: None,
-        stale_refusals: 0,
-        leaving: false,
-        void_up_to: None,
-        stale: Vec::new(),
-    };
+    let mut game = Game::new(tables);
     for (seat, name) in plan.iter().enumerate() {
         game.join(&nodes[1], 1, name, 0, seat as u32).await;
     }
@@ -833,16 +824,7 @@ async fn failover_nodes_speak_through_a_nats_server_that_requires_a_token() {
         held_by: None,
     }];
     await_lobbies(&nodes, &tables).await;
-    let mut game = Game {
-        players: Vec::new(),
-        tables,
-        after_kill: false,
-        killed_at: None,
-        stale_refusals: 0,
-        leaving: false,
-        void_up_to: None,
-        stale: Vec::new(),
-    };
+    let mut game = Game::new(tables);
     for (seat, name) in plan.iter().enumerate() {
         game.join(&nodes[1], 1, name, 0, seat as u32).await;
     }

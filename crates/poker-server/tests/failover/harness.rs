@@ -154,6 +154,20 @@ pub(super) struct Game {
 }
 
 impl Game {
+    /// No player yet, nothing killed, stale or left: the game at these tables as it starts.
+    pub(super) fn new(tables: Vec<Table>) -> Game {
+        Game {
+            players: Vec::new(),
+            tables,
+            after_kill: false,
+            killed_at: None,
+            stale_refusals: 0,
+            leaving: false,
+            void_up_to: None,
+            stale: Vec::new(),
+        }
+    }
+
     /// Table `a`'s owner was lost at `at` (killed, frozen, cut off): its next owner numbers
     /// its decisions afresh, so those of the cut hand are forgotten.
     pub(super) fn owner_lost(&mut self, a: usize, at: Instant) {

@@ -64,16 +64,7 @@ async fn failover_a_node_that_joins_later_is_handed_its_share_of_tables_between_
         BTreeMap::from([("n1".to_string(), TABLES)]),
         "n1, alone, holds every table"
     );
-    let mut game = Game {
-        players: Vec::new(),
-        tables,
-        after_kill: false,
-        killed_at: None,
-        stale_refusals: 0,
-        leaving: false,
-        void_up_to: None,
-        stale: Vec::new(),
-    };
+    let mut game = Game::new(tables);
     // Two players at each table, connected to n1; two hands everywhere.
     for t in 0..TABLES {
         for k in 0..2 {
