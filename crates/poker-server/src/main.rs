@@ -7,6 +7,11 @@
 //!   JSON line per hand; exits 1 if any hand fails to replay or disagrees with its record.
 //! - `pokerd verify FILE [--seed HEX]` checks the deck's proofs in a hand's record (the
 //!   JSON a player downloads); exits 1, saying what failed, if anything does.
+//! - `pokerd import FILE... [--out DIR]` reads PokerStars hand histories, replays every
+//!   hand through the engine, writes it back and compares: one line per hand (identical,
+//!   or the first line that differs, or why it was not read) and a summary per game;
+//!   `--out DIR` writes each hand read as a PHH file. Exits 1 unless every hand read
+//!   came back identical.
 //! - `pokerd backup PATH` writes a consistent copy of the configured SQLite database to
 //!   the new file PATH while a pokerd runs on it; exits 1, saying why, if PATH exists, the
 //!   database cannot be opened, or it is PostgreSQL (then it says how to back that up).
@@ -20,6 +25,7 @@ fn usage() -> ExitCode {
     eprintln!("usage: pokerd [serve]           run the server");
     eprintln!("       pokerd replay PATH...   replay PHH hand histories (files or folders)");
     eprintln!("       pokerd verify FILE [--seed HEX]   check a hand record's deck proofs");
+    eprintln!("       pokerd import FILE... [--out DIR]   read PokerStars histories, replay, compare");
     eprintln!("       pokerd backup PATH      copy the SQLite database, online, to a new file");
     ExitCode::from(2)
 }
@@ -91,6 +97,71 @@ fn backup(path: &str) -> ExitCode {
     }
 }
 
+/// `pokerd import FILE... [--out DIR]`: the PokerStars round trip over files (see
+/// `poker_server::pokerstars::import`).
+fn import(args: &[String]) -> ExitCode {
+    use poker_server::pokerstars::import::{run_text, Tally};
+    let mut files = Vec::new();
+    let mut out_dir: Option<PathBuf> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--out" {
+            match it.next() {
+                Some(d) => out_dir = Some(PathBuf::from(d)),
+                None => return usage(),
+            }
+        } else {
+            files.push(PathBuf::from(a));
+        }
+    }
+    if let Some(dir) = &out_dir {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("pokerd import: {}: {e}", dir.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    let mut total = Tally::default();
+    for file in &files {
+        // PokerStars files are UTF-8 (often with a BOM) or, older ones, Windows-1252.
+        let text = match std::fs::read(file) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(t) => t,
+                Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
+            },
+            Err(e) => {
+                eprintln!("pokerd import: {}: {e}", file.display());
+                return ExitCode::FAILURE;
+            }
+        };
+        let mut lines = String::new();
+        let (tally, hands) = run_text(&text, &mut lines);
+        print!("{lines}");
+        for (game, (n, read, same)) in tally.games {
+            let t = total.games.entry(game).or_default();
+            *t = (t.0 + n, t.1 + read, t.2 + same);
+        }
+        for (why, n) in tally.skipped {
+            *total.skipped.entry(why).or_default() += n;
+        }
+        if let Some(dir) = &out_dir {
+            for h in &hands {
+                let path = dir.join(format!("{}.phh", h.hand_number));
+                if let Err(e) = std::fs::write(&path, h.phh.to_toml()) {
+                    eprintln!("pokerd import: {}: {e}", path.display());
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
+    print!("{}", total.report());
+    let all_identical = total.games.values().all(|&(_, read, same)| read == same);
+    if all_identical {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
@@ -117,6 +188,7 @@ fn main() -> ExitCode {
         }
         Some("verify") if args.len() > 1 => poker_server::verify::run(&args[1..]),
         Some("backup") if args.len() == 2 => backup(&args[1]),
+        Some("import") if args.len() > 1 => import(&args[1..]),
         _ => usage(),
     }
 }

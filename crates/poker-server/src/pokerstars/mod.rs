@@ -16,8 +16,12 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 pub(crate) mod describe;
+pub mod money;
+pub mod import;
+pub mod read;
 mod time;
 
+use money::Money;
 use time::timestamp;
 
 /// What the history itself does not say.
@@ -66,8 +70,14 @@ enum Family {
     Draw,
 }
 
-/// Writes one hand.
+/// Writes one hand in chips.
 pub fn write(meta: &Meta) -> Result<String, String> {
+    write_in(meta, &Money::Chips)
+}
+
+/// Writes one hand with its amounts in `money` (chips, or cents of a currency).
+pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
+    let m = |x: Chips| money.format(x);
     let phh = PhhHand::parse(meta.phh).map_err(|e| e.to_string())?;
     let played = replay(&phh).map_err(|e| e.to_string())?;
     if played.scale != 1 {
@@ -132,8 +142,9 @@ pub fn write(meta: &Meta) -> Result<String, String> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "PokerStars Hand #{}:  {game} {limit} ({small}/{big_shown}) - {}",
+        "PokerStars Hand #{}:  {game} {limit} ({}) - {}",
         meta.hand_number,
+        money.stakes(small, big_shown),
         timestamp(meta.started_at_ms)
     );
     // The button's seat as the table recorded it; else the last player in hand order
@@ -172,7 +183,7 @@ pub fn write(meta: &Meta) -> Result<String, String> {
             "Seat {}: {} ({} in chips)",
             meta.seats[i],
             name(i),
-            config.seats[i].stack
+            m(config.seats[i].stack)
         );
     }
     // Each player's cards as dealt so far, with which are face up.
@@ -245,8 +256,9 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                     if !live_big {
                         let _ = writeln!(
                             out,
-                            "{}: posts small blind {dead_small}{}",
+                            "{}: posts small blind {}{}",
                             name(*player),
+                            m(dead_small),
                             all_in(*player, *amount)
                         );
                         pending_dead.remove(player);
@@ -255,8 +267,9 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                 if ante > 0 {
                     let _ = writeln!(
                         out,
-                        "{}: posts the ante {ante}{}",
+                        "{}: posts the ante {}{}",
                         name(*player),
+                        m(ante),
                         all_in(*player, *amount)
                     );
                 }
@@ -298,14 +311,14 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                     out,
                     "{}: posts {kind} {}{}",
                     name(*player),
-                    amount + dead,
+                    m(amount + dead),
                     all_in(*player, config.seats[*player].ante + amount)
                 );
             }
             Event::BringInPosted { player, amount } => {
                 bet_first_round.insert(*player);
                 round_bet = round_bet.max(*amount);
-                let _ = writeln!(out, "{}: brings in for {amount}", name(*player));
+                let _ = writeln!(out, "{}: brings in for {}", name(*player), m(*amount));
             }
             Event::HoleDealt {
                 player,
@@ -476,7 +489,7 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                     bet_first_round.insert(*player);
                 }
                 let tail = if *all_in { " and is all-in" } else { "" };
-                let _ = writeln!(out, "{}: calls {amount}{tail}", name(*player));
+                let _ = writeln!(out, "{}: calls {}{tail}", name(*player), m(*amount));
             }
             Event::BetTo {
                 player,
@@ -490,15 +503,15 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                 }
                 let tail = if *all_in { " and is all-in" } else { "" };
                 if round_bet == 0 {
-                    let _ = writeln!(out, "{}: bets {amount}{tail}", name(*player));
+                    let _ = writeln!(out, "{}: bets {}{tail}", name(*player), m(*amount));
                 } else {
                     let by = to.saturating_sub(round_bet);
-                    let _ = writeln!(out, "{}: raises {by} to {to}{tail}", name(*player));
+                    let _ = writeln!(out, "{}: raises {} to {}{tail}", name(*player), m(by), m(*to));
                 }
                 round_bet = round_bet.max(*to);
             }
             Event::UncalledReturned { player, amount } => {
-                let _ = writeln!(out, "Uncalled bet ({amount}) returned to {}", name(*player));
+                let _ = writeln!(out, "Uncalled bet ({}) returned to {}", m(*amount), name(*player));
             }
             Event::Shown { player, cards: c } => {
                 if !showdown_started {
@@ -535,7 +548,7 @@ pub fn write(meta: &Meta) -> Result<String, String> {
                 };
                 for &(w, part) in winners {
                     *won.entry(w).or_default() += part;
-                    let _ = writeln!(out, "{} collected {part} from {from}", name(w));
+                    let _ = writeln!(out, "{} collected {} from {from}", name(w), m(part));
                 }
             }
             _ => {}
@@ -563,19 +576,19 @@ pub fn write(meta: &Meta) -> Result<String, String> {
     // Everything bet and not returned: what was awarded plus the rake.
     let total: Chips = pots.values().sum::<Chips>() + rake;
     out.push_str("*** SUMMARY ***\n");
-    let mut line = format!("Total pot {total}");
+    let mut line = format!("Total pot {}", m(total));
     if side_pots {
         for (&k, &amount) in &pots {
             if k == 0 {
-                let _ = write!(line, " Main pot {amount}.");
+                let _ = write!(line, " Main pot {}.", m(amount));
             } else {
                 let mut name = side_pot_name(k);
                 name[..1].make_ascii_uppercase();
-                let _ = write!(line, " {name} {amount}.");
+                let _ = write!(line, " {name} {}.", m(amount));
             }
         }
     }
-    let _ = writeln!(out, "{line} | Rake {rake}");
+    let _ = writeln!(out, "{line} | Rake {}", m(rake));
     if !board.is_empty() {
         let _ = writeln!(out, "Board [{}]", cards(&board));
     }
@@ -631,11 +644,11 @@ pub fn write(meta: &Meta) -> Result<String, String> {
             format!("folded {}{quiet}", street_name(s))
         } else if let Some(c) = shown.get(&i) {
             match won.get(&i) {
-                Some(w) => format!("showed [{}] and won ({w}){with}", cards(c)),
+                Some(w) => format!("showed [{}] and won ({}){with}", cards(c), m(*w)),
                 None => format!("showed [{}] and lost{with}", cards(c)),
             }
         } else if let Some(w) = won.get(&i) {
-            format!("collected ({w})")
+            format!("collected ({})", m(*w))
         } else if mucked.contains(&i) {
             "mucked".to_string()
         } else {

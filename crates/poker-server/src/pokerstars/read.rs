@@ -1,0 +1,853 @@
+//! Reading PokerStars cash-game hand histories into the engine's hand records.
+//!
+//! A hand is read line by line into who sits where with what, the forced bets, each
+//! player's actions and the cards the text reveals (the viewer's `Dealt to` cards, stud
+//! up cards, the board, hands shown). It is then played through the engine, which deals
+//! the known cards and unknown ones (`??`) where the text hides them, and asks for each
+//! action in its own order: a hand the engine would play differently is refused, saying
+//! which line. The pots collected and the rake written in the text are checked against
+//! the engine's (the rake is taken from the text: PokerStars' rake schedule is its own).
+//!
+//! Only cash games of the variants the engine plays are read; tournaments, other games
+//! and hands the text leaves unfinished are typed errors, so an import can count them.
+
+use super::money::Money;
+use poker_rules::phh::{replay, PhhHand};
+use poker_rules::table::{Post, PostKind};
+use poker_rules::{
+    Action, BlindKind, Card, CardSource, Cards, Chips, DealStep, Decision, Event, Game, Hand,
+    HandConfig, HandOptions, Phase, Rake, RakeRounding, SeatConfig, Stakes, Structure, Variant,
+};
+use std::collections::{BTreeMap, VecDeque};
+
+/// One hand read from PokerStars text: the engine's record (PHH) and what the PokerStars
+/// writer needs besides it to write the hand again.
+#[derive(Clone, Debug)]
+pub struct ImportedHand {
+    /// The hand's number (`PokerStars Hand #N`).
+    pub hand_number: u64,
+    /// The game as the header names it (`Hold'em No Limit`).
+    pub game_name: String,
+    /// The table's name.
+    pub table_name: String,
+    /// The header's date text, as written (not interpreted).
+    pub date_text: String,
+    /// Player names in hand order (first left of the button; stud: by seat).
+    pub players: Vec<String>,
+    /// Seat numbers (1-based) in hand order.
+    pub seats: Vec<u32>,
+    /// Seats at the table (`6-max`).
+    pub seat_count: u32,
+    /// The button's seat, for games with a button.
+    pub button_seat: Option<u32>,
+    /// The player whose hole cards the text shows (`Dealt to`), hand index.
+    pub viewer: Option<usize>,
+    /// Real money (amounts in cents of `Money`) or play chips.
+    pub money: Money,
+    /// Whether the table line says `(Play Money)`.
+    pub play_money: bool,
+    /// The table's forced bets by table seat (0-based), for the writer's post names.
+    pub posts: Vec<Post>,
+    /// The engine's record of the hand.
+    pub phh: PhhHand,
+    /// The rake the text states, in the hand's units.
+    pub rake: Chips,
+    /// The hand's text as read.
+    pub text: String,
+}
+
+/// Why a hand could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// A tournament hand: only cash games are read.
+    #[error("tournament hands are not read (cash games only)")]
+    Tournament,
+    /// Not a PokerStars hand.
+    #[error("not a PokerStars hand: {0:?}")]
+    NotPokerStars(String),
+    /// A game the engine does not play (5 card draw, Courchevel, 5-card Omaha...).
+    #[error("game not played by the engine: {0}")]
+    UnsupportedGame(String),
+    /// A line that could not be understood.
+    #[error("line {line}: cannot read {text:?}")]
+    Line {
+        /// 1-based line number within the hand.
+        line: usize,
+        /// The line.
+        text: String,
+    },
+    /// The engine refused the hand as written.
+    #[error("line {line}: the engine refuses {text:?}: {reason}")]
+    Refused {
+        /// 1-based line number within the hand (0: at the end).
+        line: usize,
+        /// The line.
+        text: String,
+        /// The engine's reason.
+        reason: String,
+    },
+    /// The hand ends before the engine's hand does (cancelled, or cut off).
+    #[error("the hand is unfinished: {0}")]
+    Unfinished(String),
+    /// The engine's outcome differs from the text's.
+    #[error("the engine disagrees: {0}")]
+    Disagrees(String),
+}
+
+/// Splits a file into the text of each hand (BOM and blank lines between hands dropped,
+/// CRLF read as LF).
+pub fn split(text: &str) -> Vec<String> {
+    let text = text.replace("\r\n", "\n").replace('\u{feff}', "");
+    let mut hands: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if is_header(line) {
+            hands.push(String::new());
+        }
+        if let Some(h) = hands.last_mut() {
+            h.push_str(line);
+            h.push('\n');
+        }
+    }
+    for h in &mut hands {
+        while h.ends_with("\n\n") {
+            h.pop();
+        }
+    }
+    hands
+}
+
+fn is_header(line: &str) -> bool {
+    line.starts_with("PokerStars ") && line.contains(" #") && line.contains(": ")
+}
+
+/// Reads every hand of a file; the first hand that cannot be read is the error.
+pub fn read(text: &str) -> Result<Vec<ImportedHand>, ReadError> {
+    split(text).iter().map(|h| read_hand(h)).collect()
+}
+
+/// The game and structure a header names, if the engine plays it.
+fn game_of(name: &str) -> Result<(Game, Structure), ReadError> {
+    let unsupported = || ReadError::UnsupportedGame(name.to_string());
+    let (game, limit) = [
+        ("Hold'em ", Game::Holdem),
+        ("6+ Hold'em ", Game::ShortDeckHoldem),
+        ("Omaha Hi/Lo ", Game::OmahaHiLo),
+        ("Omaha ", Game::Omaha),
+        ("7 Card Stud Hi/Lo ", Game::StudHiLo),
+        ("7 Card Stud ", Game::Stud),
+        ("Razz ", Game::Razz),
+        ("Single Draw 2-7 Lowball ", Game::DeuceToSevenSingleDraw),
+        ("Triple Draw 2-7 Lowball ", Game::DeuceToSevenTripleDraw),
+        ("Badugi ", Game::Badugi),
+    ]
+    .iter()
+    .find_map(|(p, g)| name.strip_prefix(p).map(|rest| (*g, rest)))
+    .ok_or_else(unsupported)?;
+    let structure = match limit {
+        "No Limit" => Structure::NoLimit,
+        "Pot Limit" => Structure::PotLimit,
+        "Limit" | "Fixed Limit" => Structure::FixedLimit,
+        _ => return Err(unsupported()),
+    };
+    Ok((game, structure))
+}
+
+/// The last `[...]` group of a line, as cards.
+fn last_group(text: &str) -> Option<Vec<Card>> {
+    let open = text.rfind('[')?;
+    let close = open + text[open..].find(']')?;
+    Card::parse_many(&text[open + 1..close].replace(' ', "")).ok()
+}
+
+/// A player's action as the text writes it.
+#[derive(Clone, Debug)]
+enum Act {
+    Play(Action),
+    Show(Vec<Card>),
+    Muck,
+}
+
+struct Seat {
+    number: u32,
+    name: String,
+    stack: Chips,
+    dealt: bool,
+}
+
+/// Everything the text says, before the engine plays it.
+#[derive(Default)]
+struct Parsed {
+    seats: Vec<Seat>,
+    button: Option<u32>,
+    seat_count: u32,
+    table: String,
+    play_money: bool,
+    /// (line number, seat index, action).
+    acts: Vec<(usize, usize, Act)>,
+    antes: BTreeMap<usize, Chips>,
+    blinds: BTreeMap<usize, (Chips, BlindKind)>,
+    posts: Vec<Post>,
+    holes: BTreeMap<usize, VecDeque<Card>>,
+    viewer: Option<usize>,
+    board: VecDeque<Card>,
+    board2: VecDeque<Card>,
+    run_twice: bool,
+    collected: BTreeMap<usize, Chips>,
+    total: Option<Chips>,
+    rake: Chips,
+    bring_in: Option<Chips>,
+}
+
+/// Reads one hand (as [`split`] cuts them).
+pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines.first().copied().unwrap_or("");
+    if !is_header(header) {
+        return Err(ReadError::NotPokerStars(header.chars().take(60).collect()));
+    }
+    let bad = |i: usize| ReadError::Line {
+        line: i + 1,
+        text: lines.get(i).copied().unwrap_or("").to_string(),
+    };
+    let (id, rest) = header.split_once(": ").ok_or_else(|| bad(0))?;
+    if rest.contains("Tournament #") {
+        return Err(ReadError::Tournament);
+    }
+    let hand_number: u64 = id
+        .rsplit('#')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| bad(0))?;
+    let rest = rest.trim_start();
+    // Home games name their club first: `{Club} Hold'em No Limit (1/2)`.
+    let rest = match rest.strip_prefix('{') {
+        Some(r) => r.split_once("} ").map(|x| x.1).ok_or_else(|| bad(0))?,
+        None => rest,
+    };
+    let open = rest.find(" (").ok_or_else(|| bad(0))?;
+    let game_name = rest[..open].to_string();
+    let (game, structure) = game_of(&game_name)?;
+    let close = rest.find(") - ").ok_or_else(|| bad(0))?;
+    let stakes_text = &rest[open + 2..close];
+    let date_text = rest[close + 4..].to_string();
+    let money = Money::of_stakes(stakes_text);
+    // The two stakes: blinds (no limit, pot limit), bets (fixed limit, stud).
+    let stakes: Vec<Chips> = stakes_text
+        .split(['/', ' '])
+        .filter_map(|w| money.parse(w))
+        .collect();
+    let mut p = Parsed::default();
+    let mut li = 1;
+    // Table line.
+    let table_line = lines.get(li).copied().unwrap_or("");
+    let after = table_line.strip_prefix("Table '").ok_or_else(|| bad(li))?;
+    let q = after.rfind("' ").ok_or_else(|| bad(li))?;
+    p.table = after[..q].to_string();
+    let tail = &after[q + 2..];
+    p.seat_count = tail
+        .split(['-', ' '])
+        .next()
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| bad(li))?;
+    p.play_money = tail.contains("(Play Money)");
+    p.button = tail
+        .split("Seat #")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok());
+    li += 1;
+    while let Some(line) = lines.get(li).and_then(|l| l.strip_prefix("Seat ")) {
+        let Some((num, rest)) = line.split_once(": ") else {
+            break;
+        };
+        let Ok(number) = num.parse::<u32>() else {
+            break;
+        };
+        let open = rest.rfind(" (").ok_or_else(|| bad(li))?;
+        let chips = rest[open + 2..]
+            .split(" in chips")
+            .next()
+            .and_then(|a| money.parse(a))
+            .ok_or_else(|| bad(li))?;
+        let dealt = !rest.ends_with("is sitting out") && !rest.contains("out of hand");
+        p.seats.push(Seat {
+            number,
+            name: rest[..open].to_string(),
+            stack: chips,
+            dealt,
+        });
+        li += 1;
+    }
+    if p.seats.is_empty() {
+        return Err(bad(li.min(lines.len() - 1)));
+    }
+    // Longest names first, so `Bob 2: calls` is not read as `Bob`'s.
+    let mut by_len: Vec<usize> = (0..p.seats.len()).collect();
+    by_len.sort_by_key(|&i| std::cmp::Reverse(p.seats[i].name.len()));
+    let seat_names: Vec<String> = p.seats.iter().map(|s| s.name.clone()).collect();
+    let who = |line: &str, sep: &str| -> Option<(usize, String)> {
+        by_len.iter().find_map(|&i| {
+            line.strip_prefix(seat_names[i].as_str())
+                .and_then(|r| r.strip_prefix(sep))
+                .map(|r| (i, r.to_string()))
+        })
+    };
+    let family_stud = matches!(game, Game::Stud | Game::StudHiLo | Game::Razz);
+    let draw = game.is_draw();
+    let mut in_summary = false;
+    let mut second_run = false;
+    let mut first_dealt: BTreeMap<usize, bool> = BTreeMap::new();
+    for (i, &line) in lines.iter().enumerate().skip(li) {
+        let line = line.trim_end();
+        let amount = |w: &str| money.parse(w.trim_end_matches(" and is all-in"));
+        if in_summary {
+            if let Some(t) = line.strip_prefix("Total pot ") {
+                p.total = t.split([' ', '|']).next().and_then(|a| money.parse(a));
+                p.rake = t
+                    .split("| Rake ")
+                    .nth(1)
+                    .and_then(|r| r.split(' ').next())
+                    .and_then(|a| money.parse(a))
+                    .ok_or_else(|| bad(i))?;
+            }
+            continue;
+        }
+        if let Some(street) = line.strip_prefix("*** ") {
+            if street.starts_with("SUMMARY") {
+                in_summary = true;
+            } else if street.starts_with("SECOND ") && !street.starts_with("SECOND DRAW") {
+                second_run = true;
+                p.run_twice = true;
+            }
+            let board_street = ["FLOP", "TURN", "RIVER"]
+                .iter()
+                .any(|s| street.contains(&format!("{s} ***")));
+            if board_street && !family_stud {
+                let cards = last_group(line).ok_or_else(|| bad(i))?;
+                let queue = if second_run {
+                    &mut p.board2
+                } else {
+                    &mut p.board
+                };
+                // A second run repeats the streets it shares with the first.
+                if !(second_run && street.starts_with("FLOP")) {
+                    queue.extend(cards);
+                }
+            } else if street.starts_with("FIRST ") && !street.starts_with("FIRST DRAW") {
+                p.run_twice = true;
+            }
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("Dealt to ") {
+            let (s, cards_text) = who(rest, " ").ok_or_else(|| bad(i))?;
+            let new = last_group(&cards_text).ok_or_else(|| bad(i))?;
+            let groups = cards_text.matches('[').count();
+            let queue = p.holes.entry(s).or_default();
+            let first = !first_dealt.contains_key(&s);
+            first_dealt.insert(s, true);
+            if family_stud {
+                // A down card's owner sees it; others see only up cards (3rd street:
+                // one up card after two down).
+                if first && new.len() == 1 {
+                    queue.extend([Card::UNKNOWN, Card::UNKNOWN]);
+                } else if first {
+                    p.viewer = Some(s);
+                }
+                queue.extend(new);
+            } else if draw && !first && groups == 2 {
+                queue.extend(new);
+            } else if first {
+                p.viewer = Some(s);
+                queue.extend(new);
+            }
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("Uncalled bet (") {
+            let _ = rest;
+            continue;
+        }
+        if let Some((s, rest)) = who(line, " collected ") {
+            let a = rest.split(" from").next().and_then(|a| money.parse(a));
+            *p.collected.entry(s).or_default() += a.ok_or_else(|| bad(i))?;
+            continue;
+        }
+        let Some((s, rest)) = who(line, ": ") else {
+            // Table talk (joins, leaves, disconnects, chat, time outs) is not the hand's.
+            continue;
+        };
+        let push = |p: &mut Parsed, act: Act| p.acts.push((i, s, act));
+        if let Some(a) = rest.strip_prefix("posts the ante ") {
+            *p.antes.entry(s).or_default() += amount(a).ok_or_else(|| bad(i))?;
+        } else if let Some(a) = rest.strip_prefix("posts small & big blinds ") {
+            let total = amount(a).ok_or_else(|| bad(i))?;
+            let big = stakes.get(1).copied().unwrap_or(total);
+            let big = if structure == Structure::FixedLimit {
+                p.blinds.values().map(|b| b.0).max().unwrap_or(big)
+            } else {
+                big
+            };
+            let dead = total.saturating_sub(big);
+            *p.antes.entry(s).or_default() += dead;
+            p.blinds.insert(s, (big, BlindKind::Post));
+            let seat = p.seats[s].number as usize - 1;
+            p.posts.push(post(seat, PostKind::MissedSmall, dead, false));
+            p.posts.push(post(seat, PostKind::MissedBig, big, true));
+        } else if let Some(a) = rest.strip_prefix("posts small blind ") {
+            let x = amount(a).ok_or_else(|| bad(i))?;
+            let seat = p.seats[s].number as usize - 1;
+            if p.blinds.is_empty() {
+                p.blinds.insert(s, (x, BlindKind::Blind));
+                p.posts.push(post(seat, PostKind::SmallBlind, x, true));
+            } else {
+                // After the blinds: a returning player's dead small blind.
+                *p.antes.entry(s).or_default() += x;
+                p.posts.push(post(seat, PostKind::MissedSmall, x, false));
+            }
+        } else if let Some(a) = rest.strip_prefix("posts big blind ") {
+            let x = amount(a).ok_or_else(|| bad(i))?;
+            let seat = p.seats[s].number as usize - 1;
+            let has_big = p.posts.iter().any(|q| q.kind == PostKind::BigBlind);
+            if has_big {
+                p.blinds.insert(s, (x, BlindKind::Post));
+                p.posts.push(post(seat, PostKind::NewPlayer, x, true));
+            } else {
+                p.blinds.insert(s, (x, BlindKind::Blind));
+                p.posts.push(post(seat, PostKind::BigBlind, x, true));
+            }
+        } else if let Some(a) = rest.strip_prefix("posts button blind ") {
+            let x = amount(a).ok_or_else(|| bad(i))?;
+            p.blinds.insert(s, (x, BlindKind::Blind));
+        } else if let Some(a) = rest.strip_prefix("posts straddle ") {
+            let x = amount(a).ok_or_else(|| bad(i))?;
+            let seat = p.seats[s].number as usize - 1;
+            p.blinds.insert(s, (x, BlindKind::Straddle));
+            p.posts.push(post(seat, PostKind::Straddle, x, true));
+        } else if let Some(a) = rest.strip_prefix("brings in for ") {
+            p.bring_in = Some(amount(a).ok_or_else(|| bad(i))?);
+            push(&mut p, Act::Play(Action::BringIn));
+        } else if rest == "folds" {
+            push(&mut p, Act::Play(Action::Fold));
+        } else if rest == "checks" {
+            push(&mut p, Act::Play(Action::Check));
+        } else if rest.starts_with("calls ") {
+            push(&mut p, Act::Play(Action::Call));
+        } else if let Some(a) = rest.strip_prefix("bets ") {
+            let to = amount(a).ok_or_else(|| bad(i))?;
+            push(&mut p, Act::Play(Action::BetOrRaiseTo { to }));
+        } else if let Some(a) = rest
+            .strip_prefix("raises ")
+            .and_then(|r| r.split(" to ").nth(1))
+            .or_else(|| rest.strip_prefix("completes it to "))
+        {
+            let to = amount(a).ok_or_else(|| bad(i))?;
+            push(&mut p, Act::Play(Action::BetOrRaiseTo { to }));
+        } else if rest.starts_with("discards ") {
+            // The viewer's discards are named; others' are so many unknown cards.
+            let n: usize = rest
+                .split(' ')
+                .nth(1)
+                .and_then(|n| n.parse().ok())
+                .ok_or_else(|| bad(i))?;
+            let cards = if rest.contains('[') {
+                last_group(&rest).ok_or_else(|| bad(i))?
+            } else {
+                vec![Card::UNKNOWN; n]
+            };
+            let discards = Cards::from_slice(&cards).ok_or_else(|| bad(i))?;
+            push(&mut p, Act::Play(Action::Draw { discards }));
+        } else if rest.starts_with("stands pat") {
+            push(
+                &mut p,
+                Act::Play(Action::Draw {
+                    discards: Cards::new(),
+                }),
+            );
+        } else if rest.starts_with("shows [") {
+            push(&mut p, Act::Show(last_group_first(&rest).ok_or_else(|| bad(i))?));
+        } else if rest == "mucks hand" {
+            push(&mut p, Act::Muck);
+        } else {
+            // `doesn't show hand`, `is sitting out`, `sits out`, chat: nothing the
+            // engine plays.
+            continue;
+        }
+    }
+    let bring_in = p.bring_in;
+    play(
+        PlayInput {
+            hand_number,
+            game_name,
+            date_text,
+            game,
+            structure,
+            stakes,
+            money,
+            bring_in,
+            text,
+            lines: &lines,
+        },
+        p,
+    )
+}
+
+/// The first `[...]` group of a line, as cards (a shown hand, before its description).
+fn last_group_first(text: &str) -> Option<Vec<Card>> {
+    let open = text.find('[')?;
+    let close = open + text[open..].find(']')?;
+    Card::parse_many(&text[open + 1..close].replace(' ', "")).ok()
+}
+
+fn post(seat: usize, kind: PostKind, amount: Chips, live: bool) -> Post {
+    Post {
+        seat,
+        kind,
+        amount,
+        live,
+    }
+}
+
+struct PlayInput<'a> {
+    hand_number: u64,
+    game_name: String,
+    date_text: String,
+    game: Game,
+    structure: Structure,
+    stakes: Vec<Chips>,
+    money: Money,
+    bring_in: Option<Chips>,
+    text: &'a str,
+    lines: &'a [&'a str],
+}
+
+/// Plays the parsed hand through the engine and builds its record.
+fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadError> {
+    let game = input.game;
+    let stud = matches!(game, Game::Stud | Game::StudHiLo | Game::Razz);
+    // Hand order: stud by seat; else from the button's left, the button last.
+    let mut order: Vec<usize> = (0..p.seats.len()).filter(|&s| p.seats[s].dealt).collect();
+    order.sort_by_key(|&s| p.seats[s].number);
+    if !stud {
+        let button = p.button.ok_or_else(|| ReadError::Unfinished("no button".into()))?;
+        let k = order
+            .iter()
+            .position(|&s| p.seats[s].number > button)
+            .unwrap_or(0);
+        order.rotate_left(k);
+    }
+    let index_of: BTreeMap<usize, usize> = order.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+
+    let stake = |k: usize| input.stakes.get(k).copied().unwrap_or(0);
+    let big_blind = p
+        .blinds
+        .values()
+        .filter(|b| b.1 == BlindKind::Blind)
+        .map(|b| b.0)
+        .max()
+        .unwrap_or(0);
+    let fixed = input.structure == Structure::FixedLimit;
+    let stakes = Stakes {
+        min_bet: if fixed { 0 } else { big_blind.max(stake(1)) },
+        small_bet: if fixed { stake(0) } else { 0 },
+        big_bet: if fixed { stake(1) } else { 0 },
+        bring_in: if stud {
+            input.bring_in.unwrap_or(stake(0) / 2)
+        } else {
+            0
+        },
+    };
+    let seats: Vec<SeatConfig> = order
+        .iter()
+        .map(|&s| {
+            let (blind, kind) = p.blinds.get(&s).copied().unwrap_or((0, BlindKind::Blind));
+            SeatConfig {
+                stack: p.seats[s].stack,
+                ante: p.antes.get(&s).copied().unwrap_or(0),
+                blind,
+                kind,
+            }
+        })
+        .collect();
+    let options = HandOptions {
+        run_it_twice: p.run_twice,
+        rake: (p.rake > 0).then_some(Rake {
+            basis_points: 10_000,
+            cap: p.rake,
+            no_flop_no_drop: false,
+            rounding: RakeRounding::Down,
+        }),
+        ..HandOptions::default()
+    };
+    let config = HandConfig {
+        game,
+        structure: input.structure,
+        stakes,
+        // PokerStars: a bet and three raises, no cap heads-up.
+        max_raises: fixed.then_some(3),
+        uncapped_heads_up: fixed,
+        seats,
+        options,
+    };
+    let refuse = |line: usize, reason: String| ReadError::Refused {
+        line: line + 1,
+        text: input.lines.get(line).copied().unwrap_or("").to_string(),
+        reason,
+    };
+    let (mut hand, mut events) = Hand::new(config.clone(), CardSource::Manual)
+        .map_err(|e| refuse(0, e.to_string()))?;
+    let mut notes: Vec<String> = Vec::new();
+    let mut holes: Vec<VecDeque<Card>> = order
+        .iter()
+        .map(|s| p.holes.get(s).cloned().unwrap_or_default())
+        .collect();
+    let (mut board, mut board2) = (p.board.clone(), p.board2.clone());
+    let mut shows: BTreeMap<usize, (usize, Act)> = BTreeMap::new();
+    let mut deal_on = |hand: &mut Hand,
+                       events: &mut Vec<Event>,
+                       notes: &mut Vec<String>,
+                       line: usize|
+     -> Result<(), ReadError> {
+        loop {
+            if let Some(step) = hand.pending_deal() {
+                let take = |q: &mut VecDeque<Card>, k: u8| -> Vec<Card> {
+                    (0..k).map(|_| q.pop_front().unwrap_or(Card::UNKNOWN)).collect()
+                };
+                let (who, cards, note) = match step {
+                    DealStep::Hole { player, count, .. } => {
+                        let c = take(&mut holes[player], count);
+                        let note = format!("d dh p{} {}", player + 1, Card::format_many(&c));
+                        (Some(player), c, note)
+                    }
+                    DealStep::Board { count } => {
+                        if board.len() < count as usize {
+                            return Err(ReadError::Unfinished("board cards missing".into()));
+                        }
+                        let c = take(&mut board, count);
+                        let note = format!("d db {}", Card::format_many(&c));
+                        (None, c, note)
+                    }
+                    DealStep::SecondBoard { count } => {
+                        if board2.len() < count as usize {
+                            return Err(ReadError::Unfinished("second board missing".into()));
+                        }
+                        let c = take(&mut board2, count);
+                        let note = format!("# d db2 {}", Card::format_many(&c));
+                        (None, c, note)
+                    }
+                };
+                events.extend(
+                    hand.deal(who, &cards)
+                        .map_err(|e| refuse(line, e.to_string()))?,
+                );
+                notes.push(note);
+                continue;
+            }
+            if let Some(Decision::RunItTwice) = hand.decision() {
+                let player = hand.to_act().expect("someone decides");
+                let agree = p.run_twice;
+                events.extend(
+                    hand.apply(player, Action::RunItTwice { agree })
+                        .map_err(|e| refuse(line, e.to_string()))?,
+                );
+                let answer = if agree { "yes" } else { "no" };
+                notes.push(format!("# p{} run it twice: {answer}", player + 1));
+                continue;
+            }
+            return Ok(());
+        }
+    };
+    for (line, s, act) in p.acts.iter().cloned() {
+        let Some(&player) = index_of.get(&s) else {
+            return Err(refuse(line, "a player not dealt in acts".into()));
+        };
+        deal_on(&mut hand, &mut events, &mut notes, line)?;
+        match act {
+            Act::Show(_) | Act::Muck => {
+                shows.insert(player, (line, act));
+            }
+            Act::Play(action) => {
+                let action = match action {
+                    // A check where a call is due is a refusal; a `calls` line is a call.
+                    Action::Call | Action::Check => action,
+                    other => other,
+                };
+                let applied = hand
+                    .apply(player, action)
+                    .map_err(|e| refuse(line, e.to_string()))?;
+                events.extend(applied);
+                notes.push(notation(player, &action));
+            }
+        }
+    }
+    // The rest of the deal, then the showdown in the engine's order.
+    let end = input.lines.len().saturating_sub(1);
+    loop {
+        deal_on(&mut hand, &mut events, &mut notes, end)?;
+        if hand.phase() != Phase::Showdown {
+            break;
+        }
+        let Some(player) = hand.to_act() else { break };
+        let known = hand.players()[player].hole.iter().all(|c| c.is_known());
+        let (line, action, note) = match shows.remove(&player) {
+            Some((line, Act::Show(c))) => {
+                let cards = Cards::from_slice(&c).ok_or_else(|| refuse(line, "cards".into()))?;
+                let note = format!("p{} sm {}", player + 1, Card::format_many(&c));
+                (line, Action::Show { cards: Some(cards) }, note)
+            }
+            Some((line, _)) => (line, Action::Muck, format!("p{} sm", player + 1)),
+            None if known => (
+                end,
+                Action::Show { cards: None },
+                format!(
+                    "p{} sm {}",
+                    player + 1,
+                    Card::format_many(&hand.players()[player].hole)
+                ),
+            ),
+            None => (end, Action::Muck, format!("p{} sm", player + 1)),
+        };
+        events.extend(
+            hand.apply(player, action)
+                .map_err(|e| refuse(line, e.to_string()))?,
+        );
+        notes.push(note);
+    }
+    if !hand.is_complete() {
+        return Err(ReadError::Unfinished(format!(
+            "the engine still waits ({:?})",
+            hand.phase()
+        )));
+    }
+    check_outcome(&p, &order, &events, hand.rake())?;
+    let viewer = p.viewer.and_then(|s| index_of.get(&s).copied());
+    let names: Vec<String> = order.iter().map(|&s| p.seats[s].name.clone()).collect();
+    let phh = record(&config, notes, names.clone())?;
+    // The record must replay on its own to the same hand.
+    replay(&phh).map_err(|e| ReadError::Disagrees(format!("the record does not replay: {e}")))?;
+    Ok(ImportedHand {
+        hand_number: input.hand_number,
+        game_name: input.game_name,
+        table_name: p.table.clone(),
+        date_text: input.date_text,
+        players: names,
+        seats: order.iter().map(|&s| p.seats[s].number).collect(),
+        seat_count: p.seat_count,
+        button_seat: p.button,
+        viewer,
+        money: input.money,
+        play_money: p.play_money,
+        posts: p.posts.clone(),
+        phh,
+        rake: p.rake,
+        text: input.text.to_string(),
+    })
+}
+
+/// The PHH notation of a player's action.
+fn notation(player: usize, action: &Action) -> String {
+    let p = player + 1;
+    match action {
+        Action::Fold => format!("p{p} f"),
+        Action::Check | Action::Call => format!("p{p} cc"),
+        Action::BringIn => format!("p{p} pb"),
+        Action::BetOrRaiseTo { to } => format!("p{p} cbr {to}"),
+        Action::Draw { discards } if discards.is_empty() => format!("p{p} sd"),
+        Action::Draw { discards } => format!("p{p} sd {discards}"),
+        Action::Show { cards: Some(c) } => format!("p{p} sm {c}"),
+        Action::Show { cards: None } | Action::Muck => format!("p{p} sm"),
+        Action::RunItTwice { agree } => format!("# p{p} run it twice: {agree}"),
+    }
+}
+
+/// Checks the pots the text says were collected, and its total and rake, against the
+/// engine's awards.
+fn check_outcome(
+    p: &Parsed,
+    order: &[usize],
+    events: &[Event],
+    rake: Chips,
+) -> Result<(), ReadError> {
+    let mut won: BTreeMap<usize, Chips> = BTreeMap::new();
+    let mut awarded: Chips = 0;
+    for e in events {
+        if let Event::PotAwarded { winners, .. } = e {
+            for &(w, part) in winners {
+                *won.entry(order[w]).or_default() += part;
+                awarded += part;
+            }
+        }
+    }
+    won.retain(|_, v| *v > 0);
+    let name = |s: usize| p.seats[s].name.clone();
+    let show = |m: &BTreeMap<usize, Chips>| {
+        m.iter()
+            .map(|(&s, a)| format!("{} {a}", name(s)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if won != p.collected {
+        return Err(ReadError::Disagrees(format!(
+            "collected: text [{}], engine [{}]",
+            show(&p.collected),
+            show(&won)
+        )));
+    }
+    if rake != p.rake {
+        return Err(ReadError::Disagrees(format!(
+            "rake: text {}, engine {rake}",
+            p.rake
+        )));
+    }
+    if let Some(total) = p.total {
+        if total != awarded + rake {
+            return Err(ReadError::Disagrees(format!(
+                "total pot: text {total}, engine {}",
+                awarded + rake
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The PHH record of the configuration and the notations played.
+fn record(config: &HandConfig, actions: Vec<String>, names: Vec<String>) -> Result<PhhHand, ReadError> {
+    let (variant, structure) = match Variant::of(config.game, config.structure) {
+        Some(v) => (v, None),
+        None => (
+            Variant::ALL
+                .into_iter()
+                .find(|v| v.game() == config.game)
+                .ok_or_else(|| ReadError::UnsupportedGame(format!("{:?}", config.game)))?,
+            Some(config.structure),
+        ),
+    };
+    let n = config.seats.len();
+    let f = |x: Chips| x as f64;
+    let (mut antes, mut blinds): (Vec<f64>, Vec<f64>) =
+        config.seats.iter().map(|s| (f(s.ante), f(s.blind))).unzip();
+    if n == 2 {
+        antes.reverse();
+        blinds.reverse();
+    }
+    Ok(PhhHand {
+        variant,
+        structure,
+        antes,
+        blinds_or_straddles: blinds,
+        bring_in: f(config.stakes.bring_in),
+        small_bet: f(config.stakes.small_bet),
+        big_bet: f(config.stakes.big_bet),
+        min_bet: f(config.stakes.min_bet),
+        starting_stacks: config.seats.iter().map(|s| f(s.stack)).collect(),
+        actions,
+        finishing_stacks: None,
+        players: Some(names),
+        max_raises: Some(config.max_raises.map_or(-1, i64::from)),
+        uncapped_heads_up: config.uncapped_heads_up,
+        options: config.options.clone(),
+        blind_kinds: config
+            .seats
+            .iter()
+            .any(|s| s.kind != BlindKind::Blind)
+            .then(|| config.seats.iter().map(|s| s.kind).collect()),
+    })
+}
