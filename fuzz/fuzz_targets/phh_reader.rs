@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use poker_rules::phh::{replay, PhhHand};
+use poker_history::phh::{replay, PhhHand};
 
 fn check(hand: &PhhHand) {
     let _ = replay(hand);

@@ -1,5 +1,6 @@
 //! Pure poker rules: cards, hand evaluation, one hand's state machine for every betting
-//! structure and variant, pots and showdown, and PHH hand histories.
+//! structure and variant, pots and showdown; hand histories are
+//! written from it by the `poker-history` crate.
 //!
 //! Nothing here does I/O, reads a clock or draws random numbers: the deck comes in from
 //! the caller (shuffled with a cryptographic RNG by the server, or spelled out by a hand
@@ -11,7 +12,6 @@ pub mod eval;
 pub use card::{Card, Cards, DeckKind, Rank, Suit};
 pub mod game;
 pub mod hand;
-pub mod phh;
 pub mod table;
 
 pub use game::{Game, Structure, Variant};

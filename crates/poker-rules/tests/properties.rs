@@ -6,7 +6,7 @@
 //! state, the serialized state round-trips, and every hand ends. Finished hands are
 //! written as PHH and replayed to the same result.
 
-use poker_rules::phh;
+use poker_history::phh;
 use poker_rules::{
     Action, ActionError, BlindKind, Card, CardSource, Cards, Chips, Decision, DeckKind, Event,
     Game, Hand, HandConfig, HandOptions, Phase, PotLimitPreflop, Rake, RakeRounding, SeatConfig,

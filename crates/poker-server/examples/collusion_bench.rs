@@ -14,9 +14,9 @@
 //! (hands_per_sec: the read and the analysis together; fold_facts_us_per_hand: what
 //! working out a hand's folds costs the table as the hand ends).
 
+use poker_history::phh;
 use poker_rules::{
-    phh, Action, CardSource, Decision, DeckKind, Game, Hand, HandConfig, SeatConfig, Stakes,
-    Structure,
+    Action, CardSource, Decision, DeckKind, Game, Hand, HandConfig, SeatConfig, Stakes, Structure,
 };
 use poker_server::fairplay::report::{self, Report};
 use poker_store::testing::{TestPostgres, TestSqlite};

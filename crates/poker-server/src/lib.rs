@@ -14,7 +14,6 @@ pub mod http;
 pub mod lobby;
 pub mod logging;
 pub mod metrics;
-pub mod pokerstars;
 pub mod presets;
 pub mod private;
 pub mod registry;

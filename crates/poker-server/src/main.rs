@@ -98,9 +98,9 @@ fn backup(path: &str) -> ExitCode {
 }
 
 /// `pokerd import FILE... [--out DIR]`: the PokerStars round trip over files (see
-/// `poker_server::pokerstars::import`).
+/// `poker_history::pokerstars::import`).
 fn import(args: &[String]) -> ExitCode {
-    use poker_server::pokerstars::import::{run_text, Tally};
+    use poker_history::pokerstars::import::{run_text, Tally};
     let mut files = Vec::new();
     let mut out_dir: Option<PathBuf> = None;
     let mut it = args.iter();

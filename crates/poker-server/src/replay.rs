@@ -3,7 +3,7 @@
 //! that cannot be replayed or disagrees with its recorded finishing stacks makes the
 //! command fail.
 
-use poker_rules::phh::{self, PhhHand};
+use poker_history::phh::{self, PhhHand};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};

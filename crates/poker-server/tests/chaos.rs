@@ -641,9 +641,9 @@ async fn soak(db: Db) {
                 .as_deref()
                 .filter(|p| !p.is_empty())
                 .unwrap_or_else(|| panic!("{}: hand {} has no PHH", games[t], row.number));
-            let phh = poker_rules::phh::PhhHand::parse(text)
+            let phh = poker_history::phh::PhhHand::parse(text)
                 .unwrap_or_else(|e| panic!("{}: {e}\n{text}", games[t]));
-            let replay = poker_rules::phh::replay(&phh)
+            let replay = poker_history::phh::replay(&phh)
                 .unwrap_or_else(|e| panic!("{}: {e}\n{text}", games[t]));
             let stacks: Vec<f64> = replay
                 .hand

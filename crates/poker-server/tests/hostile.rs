@@ -165,8 +165,8 @@ async fn triple_draw_with_six_players_discarding_everything_reshuffles_and_plays
         .await
         .unwrap();
     for h in hands.iter().filter(|h| h.status == "complete") {
-        let phh = poker_rules::phh::PhhHand::parse(h.phh.as_deref().expect("a PHH")).unwrap();
-        poker_rules::phh::replay(&phh).expect("a reshuffled hand replays");
+        let phh = poker_history::phh::PhhHand::parse(h.phh.as_deref().expect("a PHH")).unwrap();
+        poker_history::phh::replay(&phh).expect("a reshuffled hand replays");
     }
 }
 

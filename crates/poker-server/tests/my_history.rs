@@ -180,7 +180,7 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
         disposition.starts_with("attachment;") && disposition.ends_with(".phhs\""),
         "{disposition}"
     );
-    let mine = poker_rules::phh::PhhHand::parse_many(&phhs).unwrap();
+    let mine = poker_history::phh::PhhHand::parse_many(&phhs).unwrap();
     assert_eq!(mine.len(), in_range.len());
     // And in PokerStars text.
     let (status, disposition, stars) = get(
@@ -203,7 +203,7 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
     for (k, hand) in in_range.iter().rev().enumerate() {
         let id = hand["hand_id"].as_str().unwrap();
         let (_, full) = server.get(&format!("/admin/hands/{id}?format=phh")).await;
-        let full = poker_rules::phh::PhhHand::parse(&full).unwrap();
+        let full = poker_history::phh::PhhHand::parse(&full).unwrap();
         let record = server.get_json(&format!("/admin/hands/{id}")).await;
         let players = record["record"]["seat_players"].as_array().unwrap();
         let a = players.iter().position(|p| *p == json!(ann_id)).unwrap() + 1;
@@ -213,7 +213,7 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
             .find(|(name, _)| name.ends_with(&format!("#{}", hand["number"])))
             .unwrap();
         let seen = seen.as_ref().unwrap_or_else(|e| panic!("{name}: {e}"));
-        poker_rules::phh::replay(seen).expect("the hand as ann saw it replays");
+        poker_history::phh::replay(seen).expect("the hand as ann saw it replays");
         let bens: Vec<String> = full
             .actions
             .iter()

@@ -138,8 +138,8 @@ async fn operators_close_a_table_mid_hand_and_read_its_hands_in_every_format() {
     assert_eq!(json["status"], "complete");
     let (status, phh) = server.get(&format!("/admin/hands/{id}?format=phh")).await;
     assert_eq!(status, 200);
-    let parsed = poker_rules::phh::PhhHand::parse(&phh).expect("valid PHH");
-    poker_rules::phh::replay(&parsed).expect("the history replays to its recorded stacks");
+    let parsed = poker_history::phh::PhhHand::parse(&phh).expect("valid PHH");
+    poker_history::phh::replay(&parsed).expect("the history replays to its recorded stacks");
     let (status, stars) = server
         .get(&format!("/admin/hands/{id}?format=pokerstars"))
         .await;
@@ -203,11 +203,11 @@ async fn operators_close_a_table_mid_hand_and_read_its_hands_in_every_format() {
     let (status, phh) = get(format!("{}/api/me/hands/{id}?format=phh", server.base)).await;
     assert_eq!(status, 200, "{phh}");
     let (_, full) = server.get(&format!("/admin/hands/{id}?format=phh")).await;
-    let full = poker_rules::phh::PhhHand::parse(&full).unwrap();
-    let seen = poker_rules::phh::PhhHand::parse(&phh).unwrap();
+    let full = poker_history::phh::PhhHand::parse(&full).unwrap();
+    let seen = poker_history::phh::PhhHand::parse(&phh).unwrap();
     assert_eq!(
-        poker_rules::phh::replay(&seen).unwrap().finishing_stacks,
-        poker_rules::phh::replay(&full).unwrap().finishing_stacks
+        poker_history::phh::replay(&seen).unwrap().finishing_stacks,
+        poker_history::phh::replay(&full).unwrap().finishing_stacks
     );
     let record = server.get_json(&format!("/admin/hands/{id}")).await;
     let players = record["record"]["seat_players"].as_array().unwrap();

@@ -492,7 +492,7 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
                 .enumerate()
                 .filter_map(|(k, &i)| Some((i, names.get(k)?.clone())))
                 .collect();
-            let parsed_phh = poker_rules::phh::PhhHand::parse(&phh).unwrap();
+            let parsed_phh = poker_history::phh::PhhHand::parse(&phh).unwrap();
             let mut board = String::new();
             let mut moves = Vec::new();
             for a in &parsed_phh.actions {

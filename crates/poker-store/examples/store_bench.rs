@@ -7,9 +7,9 @@
 //! commit on, or `DATABASE_URL`). One JSON line per backend; the last is Postgres:
 //! `{"backend":"postgres","hands_per_sec":...}`.
 
+use poker_history::phh;
 use poker_rules::{
-    phh, Action, CardSource, Decision, DeckKind, Game, Hand, HandConfig, SeatConfig, Stakes,
-    Structure,
+    Action, CardSource, Decision, DeckKind, Game, Hand, HandConfig, SeatConfig, Stakes, Structure,
 };
 use poker_store::testing::{TestPostgres, TestSqlite};
 use poker_store::{

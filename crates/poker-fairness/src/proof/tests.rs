@@ -240,7 +240,7 @@ fn a_tampered_seed_list_commitment_or_reshuffle_is_caught() {
 fn records_made_from_the_phh_history_verify_for_every_viewer_run_twice_included() {
     // As the server exports them: the viewer's events replayed from their PHH (others'
     // cards unknown, no burn cards), the proofs made from the full history's replay.
-    use poker_rules::phh;
+    use poker_history::phh;
     let mut hands = Vec::new();
     for seed in 0..40 {
         // Heads-up with short stacks: all in often, the board run twice sometimes.

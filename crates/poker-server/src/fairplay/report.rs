@@ -22,7 +22,7 @@
 //!   cards held; draw: the cards held after the last draw; split games: more than half of
 //!   the pot). A fold the rule cannot judge counts as a fold, not as one when ahead.
 
-use poker_rules::phh::PhhHand;
+use poker_history::phh::PhhHand;
 use poker_rules::{Card, Event, Game};
 use poker_store::{FoldFact, HandRecord, HandRow, PlayerId};
 use serde::Serialize;
@@ -302,7 +302,7 @@ fn folds(record: &HandRecord, phh: Option<&str>) -> Result<Vec<Vec<Folds>>, Stri
         Some(facts) => facts,
         None => {
             let hand = PhhHand::parse(phh.ok_or("no history")?).map_err(|e| e.to_string())?;
-            let replay = poker_rules::phh::replay(&hand).map_err(|e| e.to_string())?;
+            let replay = poker_history::phh::replay(&hand).map_err(|e| e.to_string())?;
             if replay.hand.players().len() != n {
                 return Err("the history's players disagree with the record".into());
             }
@@ -487,7 +487,7 @@ mod tests {
             .into_iter()
             .map(|mut row| {
                 let hand = PhhHand::parse(row.phh.as_deref().unwrap()).unwrap();
-                let events = poker_rules::phh::replay(&hand).unwrap().events;
+                let events = poker_history::phh::replay(&hand).unwrap().events;
                 let record = row.record.as_mut().unwrap();
                 record.folds = Some(fold_facts(Game::Holdem, 3, &events));
                 // The history is not read again.

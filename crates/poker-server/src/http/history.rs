@@ -83,7 +83,7 @@ pub(crate) fn big_blind(row: &HandRow) -> Option<u64> {
     if let Some(bb) = posted.filter(|&b| b > 0) {
         return Some(bb);
     }
-    let phh = poker_rules::phh::PhhHand::parse(row.phh.as_deref()?).ok()?;
+    let phh = poker_history::phh::PhhHand::parse(row.phh.as_deref()?).ok()?;
     let blinds = phh.blinds_or_straddles.iter().copied().fold(0.0, f64::max);
     [blinds, phh.small_bet, phh.min_bet]
         .into_iter()

@@ -264,15 +264,15 @@ pub(crate) async fn my_replay(
         None => (row.phh.clone().ok_or_else(not_found)?, None),
     };
     let fairness = crate::http::proofs::hand_proof(row, index)?;
-    let unsupported = |e: poker_rules::phh::PhhError| {
+    let unsupported = |e: poker_history::phh::PhhError| {
         ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "unsupported",
             e.to_string(),
         )
     };
-    let phh = poker_rules::phh::PhhHand::parse(&text).map_err(unsupported)?;
-    let played = poker_rules::phh::replay(&phh).map_err(unsupported)?;
+    let phh = poker_history::phh::PhhHand::parse(&text).map_err(unsupported)?;
+    let played = poker_history::phh::replay(&phh).map_err(unsupported)?;
     let names = crate::http::admin::hands::Names::load(state, [row]).await?;
     let config = played.hand.config();
     let big = config.big_blind();
@@ -314,15 +314,15 @@ pub(crate) fn my_phh(row: &poker_store::HandRow, me: poker_store::PlayerId) -> A
         .as_ref()
         .and_then(|r| r.index_of(me))
         .ok_or_else(not_found)?;
-    let unsupported = |e: poker_rules::phh::PhhError| {
+    let unsupported = |e: poker_history::phh::PhhError| {
         ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "unsupported",
             e.to_string(),
         )
     };
-    let full = poker_rules::phh::PhhHand::parse(text).map_err(unsupported)?;
-    Ok(poker_rules::phh::for_viewer(&full, index)
+    let full = poker_history::phh::PhhHand::parse(text).map_err(unsupported)?;
+    Ok(poker_history::phh::for_viewer(&full, index)
         .map_err(unsupported)?
         .to_toml())
 }

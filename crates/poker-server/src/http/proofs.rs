@@ -5,7 +5,7 @@
 use crate::http::error::*;
 use axum::http::StatusCode;
 use poker_fairness::{prove, HandProof, Viewer};
-use poker_rules::phh::{self, PhhHand};
+use poker_history::phh::{self, PhhHand};
 use poker_store::HandRow;
 
 /// The proofs of a hand for the player at `viewer` (`None`: the operator); `None` for a

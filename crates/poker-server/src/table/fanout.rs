@@ -279,7 +279,7 @@ impl Actor {
                 let hand_name = match e {
                     Event::Shown { cards, .. } => {
                         let hole: Vec<Card> = cards.iter().copied().collect();
-                        crate::pokerstars::describe::describe(game, &hole, &board)
+                        poker_history::pokerstars::describe::describe(game, &hole, &board)
                     }
                     _ => None,
                 };

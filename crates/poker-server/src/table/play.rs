@@ -294,7 +294,7 @@ impl Actor {
         let cur = self.current.as_mut().expect("a hand");
         cur.ended.get_or_insert_with(Instant::now);
         let stacks = cur.hand.final_stacks().expect("complete");
-        let phh = poker_rules::phh::write(&cur.plan.config, &cur.events, Some(&stacks))
+        let phh = poker_history::phh::write(&cur.plan.config, &cur.events, Some(&stacks))
             .map(|h| h.to_toml())
             .unwrap_or_default();
         let completed = CompletedHand {

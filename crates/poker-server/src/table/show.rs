@@ -64,7 +64,7 @@ impl Actor {
                 player: won.index,
                 cards: won.cards,
             },
-            hand_name: crate::pokerstars::describe::describe(game, &hole, &won.board),
+            hand_name: poker_history::pokerstars::describe::describe(game, &hole, &won.board),
         };
         self.send_all(&msg);
         Ok(Outcome {

@@ -268,12 +268,12 @@ pub(crate) fn pokerstars_text(
             "the hand has no history",
         ),
     })?;
-    let table_name = names.table(row.table_id);
+    let table_name = poker_store::names::printable(&names.table(row.table_id)).into_owned();
     let record = row.record.clone().unwrap_or_default();
     let players: Vec<String> = record
         .seat_players
         .iter()
-        .map(|&id| names.player(id))
+        .map(|&id| poker_store::names::printable(&names.player(id)).into_owned())
         .collect();
     let seats: Vec<u32> = record.seats.iter().map(|&s| s as u32 + 1).collect();
     let viewer =
@@ -283,7 +283,7 @@ pub(crate) fn pokerstars_text(
                 ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found")
             })?),
         };
-    crate::pokerstars::write(&crate::pokerstars::Meta {
+    poker_history::pokerstars::write(&poker_history::pokerstars::Meta {
         hand_number: hand_number_for(row),
         table_name: &table_name,
         started_at_ms: row.started_at,

@@ -8,21 +8,37 @@
 //! discards. Shown hands are described in PokerStars' words (`describe`), dates are in
 //! Eastern time (`time`).
 
-use poker_rules::phh::{replay, PhhHand};
+use crate::phh::{replay, PhhHand};
 use poker_rules::table::{Post, PostKind};
 use poker_rules::{Card, Chips, Event, Game, Structure};
-use poker_store::names::printable;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-pub(crate) mod describe;
-pub mod money;
+pub mod describe;
 pub mod import;
+pub mod money;
 pub mod read;
 mod time;
 
 use money::Money;
 use time::timestamp;
+
+/// A name as one line can hold it: every control character and line or paragraph
+/// separator becomes U+FFFD, so no name can end a line of the history early or forge
+/// one. The full policy of names is the store's (`poker_store::names`); this is the
+/// writer's own guarantee for whatever it is given.
+pub fn printable(name: &str) -> std::borrow::Cow<'_, str> {
+    let breaks = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    if name.chars().any(breaks) {
+        std::borrow::Cow::Owned(
+            name.chars()
+                .map(|c| if breaks(c) { '\u{FFFD}' } else { c })
+                .collect(),
+        )
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}
 
 /// What the history itself does not say.
 pub struct Meta<'a> {
@@ -107,8 +123,8 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
     if meta.players.len() != n || meta.seats.len() != n {
         return Err("the hand's players are not all known".into());
     }
-    // Names are checked when they enter (poker_store::names); older ones that hold a
-    // line break or the like still cannot break a line of the history.
+    // Names are checked when they enter (the server's Unicode policy, and the server
+    // passes them through it again); whatever a caller passes still cannot break a line.
     let names: Vec<String> = meta
         .players
         .iter()

@@ -12,7 +12,7 @@
 //! and hands the text leaves unfinished are typed errors, so an import can count them.
 
 use super::money::Money;
-use poker_rules::phh::{replay, PhhHand};
+use crate::phh::{replay, PhhHand};
 use poker_rules::table::{Post, PostKind};
 use poker_rules::{
     Action, BlindKind, Card, CardSource, Cards, Chips, DealStep, Decision, Event, Game, Hand,

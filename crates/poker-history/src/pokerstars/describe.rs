@@ -27,7 +27,7 @@ fn plural(rank: u8) -> &'static str {
 
 /// A shown hand's description for its game, or `None` when the cards are not all known
 /// or too few to make a hand.
-pub(crate) fn describe(game: Game, hole: &[Card], board: &[Card]) -> Option<String> {
+pub fn describe(game: Game, hole: &[Card], board: &[Card]) -> Option<String> {
     if hole.iter().chain(board).any(|c| !c.is_known()) {
         return None;
     }

@@ -2,8 +2,8 @@
 fn main() {
     let path = std::env::args().nth(1).expect("usage: trace FILE");
     let text = std::fs::read_to_string(&path).expect("readable file");
-    let phh = poker_rules::phh::PhhHand::parse(&text).expect("valid PHH");
-    match poker_rules::phh::replay(&phh) {
+    let phh = poker_history::phh::PhhHand::parse(&text).expect("valid PHH");
+    match poker_history::phh::replay(&phh) {
         Ok(r) => {
             for e in &r.events {
                 println!("{e:?}");

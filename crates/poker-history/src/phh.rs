@@ -7,9 +7,9 @@
 //! and results are scaled back. Players are `p1..pN` from the button's left; in
 //! heads-up histories the forced-bet arrays are listed in reverse (the spec's rule).
 
-use crate::card::{Card, Cards};
-use crate::game::{Structure, Variant};
-use crate::hand::{
+use poker_rules::card::{Card, Cards};
+use poker_rules::game::{Structure, Variant};
+use poker_rules::hand::{
     Action, ActionError, BlindKind, CardSource, Chips, Event, Hand, HandConfig, HandOptions, Phase,
     SeatConfig, Stakes,
 };
@@ -273,7 +273,7 @@ impl PhhHand {
         let _ = writeln!(out, "variant = '{}'", self.variant.code());
         let _ = writeln!(out, "antes = [{}]", nums(&self.antes));
         match self.variant.game().opening() {
-            crate::game::Opening::Position => {
+            poker_rules::game::Opening::Position => {
                 let _ = writeln!(
                     out,
                     "blinds_or_straddles = [{}]",

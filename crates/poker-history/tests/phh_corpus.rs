@@ -1,7 +1,7 @@
 //! Replays the whole PHH corpus (testdata/phh in this repository: 10,088 real hands of every variant)
 //! through the engine and checks every recorded finishing stack.
 
-use poker_rules::phh::{self, PhhHand};
+use poker_history::phh::{self, PhhHand};
 use std::path::{Path, PathBuf};
 
 fn corpus_dir() -> PathBuf {
