@@ -10,7 +10,8 @@
 //! - `pokerd import FILE... [--out DIR]` reads PokerStars hand histories, replays every
 //!   hand through the engine, writes it back and compares: one line per hand (identical,
 //!   or the first line that differs, or why it was not read) and a summary per game;
-//!   `--out DIR` writes each hand read as a PHH file. Exits 1 unless every hand read
+//!   `--out DIR` writes each hand read as a PHH file; `--verbose` prints the text written
+//!   for each hand that differs. Exits 1 unless every hand read
 //!   came back identical.
 //! - `pokerd backup PATH` writes a consistent copy of the configured SQLite database to
 //!   the new file PATH while a pokerd runs on it; exits 1, saying why, if PATH exists, the
@@ -25,7 +26,7 @@ fn usage() -> ExitCode {
     eprintln!("usage: pokerd [serve]           run the server");
     eprintln!("       pokerd replay PATH...   replay PHH hand histories (files or folders)");
     eprintln!("       pokerd verify FILE [--seed HEX]   check a hand record's deck proofs");
-    eprintln!("       pokerd import FILE... [--out DIR]   read PokerStars histories, replay, compare");
+    eprintln!("       pokerd import FILE... [--out DIR] [--verbose]   read PokerStars histories, replay, compare");
     eprintln!("       pokerd backup PATH      copy the SQLite database, online, to a new file");
     ExitCode::from(2)
 }
@@ -100,12 +101,15 @@ fn backup(path: &str) -> ExitCode {
 /// `pokerd import FILE... [--out DIR]`: the PokerStars round trip over files (see
 /// `poker_history::pokerstars::import`).
 fn import(args: &[String]) -> ExitCode {
-    use poker_history::pokerstars::import::{run_text, Tally};
+    use poker_history::pokerstars::import::{run_text_with, Tally};
     let mut files = Vec::new();
     let mut out_dir: Option<PathBuf> = None;
+    let mut verbose = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        if a == "--out" {
+        if a == "--verbose" {
+            verbose = true;
+        } else if a == "--out" {
             match it.next() {
                 Some(d) => out_dir = Some(PathBuf::from(d)),
                 None => return usage(),
@@ -134,7 +138,7 @@ fn import(args: &[String]) -> ExitCode {
             }
         };
         let mut lines = String::new();
-        let (tally, hands) = run_text(&text, &mut lines);
+        let (tally, hands) = run_text_with(&text, &mut lines, verbose);
         print!("{lines}");
         for (game, (n, read, same)) in tally.games {
             let t = total.games.entry(game).or_default();

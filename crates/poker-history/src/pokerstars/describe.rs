@@ -13,7 +13,7 @@ const NAMES: [&str; 13] = [
     "King", "Ace",
 ];
 const PLURALS: [&str; 13] = [
-    "Twos", "Threes", "Fours", "Fives", "Sixes", "Sevens", "Eights", "Nines", "Tens", "Jacks",
+    "Deuces", "Threes", "Fours", "Fives", "Sixes", "Sevens", "Eights", "Nines", "Tens", "Jacks",
     "Queens", "Kings", "Aces",
 ];
 
@@ -214,7 +214,8 @@ fn ace_low_list(ranks: &[u8]) -> String {
 }
 
 /// Deuce-to-seven: a hand that makes nothing reads as its cards, highest first
-/// (`Lo: 9,7,5,3,2`); a pair, straight or flush counts against it and is named.
+/// (`Lo: 9,7,5,3,2`); a pair, straight or flush counts against it and is named, still
+/// as a low (`Lo: a pair of Eights`), as PokerStars writes it.
 fn deuce_to_seven(cards: &[Card]) -> Option<String> {
     let five: [Card; 5] = cards.get(..5)?.try_into().ok()?;
     let category = high::category(high::evaluate(&five));
@@ -225,8 +226,8 @@ fn deuce_to_seven(cards: &[Card]) -> Option<String> {
     Some(match category {
         Category::HighCard => format!("Lo: {}", rank_list(&ranks)),
         Category::Straight if wheel => format!("Lo: {}", rank_list(&ranks)),
-        Category::StraightFlush if wheel => format!("a flush, {} high", name(12)),
-        _ => high_description(&five, false),
+        Category::StraightFlush if wheel => format!("Lo: a flush, {} high", name(12)),
+        _ => format!("Lo: {}", high_description(&five, false)),
     })
 }
 
@@ -351,7 +352,7 @@ mod tests {
         );
         assert_eq!(
             d(Game::DeuceToSevenSingleDraw, "7h7d4c3s2h", ""),
-            "a pair of Sevens"
+            "Lo: a pair of Sevens"
         );
         assert_eq!(d(Game::Badugi, "Ah3c5d7s", ""), "Badugi: 7,5,3,A");
         assert_eq!(d(Game::Badugi, "Ah3h5d7s", ""), "3-card hand: 7,5,A");

@@ -193,6 +193,12 @@ pub fn game_of_text(text: &str) -> String {
 /// Runs the round trip over every hand of a file's text: one line per hand on `out`,
 /// and the tally.
 pub fn run_text(text: &str, out: &mut String) -> (Tally, Vec<ImportedHand>) {
+    run_text_with(text, out, false)
+}
+
+/// As [`run_text`]; with `verbose`, a hand that differs is followed by the whole text
+/// written for it.
+pub fn run_text_with(text: &str, out: &mut String, verbose: bool) -> (Tally, Vec<ImportedHand>) {
     let mut tally = Tally::default();
     let mut hands = Vec::new();
     for h in split(text) {
@@ -217,6 +223,10 @@ pub fn run_text(text: &str, out: &mut String) -> (Tally, Vec<ImportedHand>) {
             Outcome::NotWritten(e) => writeln!(out, "#{number} {game}: not written: {e}"),
             Outcome::NotRead(e) => writeln!(out, "#{number} {game}: not read: {e}"),
         };
+        if let (true, Outcome::Differs(_), Some(h)) = (verbose, &outcome, &hand) {
+            let written = write_back(h).unwrap_or_default();
+            let _ = writeln!(out, "--- text\n{h_text}--- written\n{written}---", h_text = h.text);
+        }
         tally.add(&game, &outcome);
         hands.extend(hand);
     }

@@ -363,7 +363,8 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
                                 k => writeln!(out, "*** {k}th STREET ***"),
                             };
                         }
-                        let line = if sees(*player) {
+                        let known = before.iter().chain(&new).all(|x| x.0.is_known());
+                        let line = if sees(*player) && known {
                             let all = |v: &[(Card, bool)]| {
                                 cards(&v.iter().map(|x| x.0).collect::<Vec<_>>())
                             };
@@ -400,7 +401,9 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
                         "*** HOLE CARDS ***\n"
                     });
                     for (&p, c) in &hole {
-                        if sees(p) {
+                        // Cards the record does not know (a hand watched, not played)
+                        // are not written.
+                        if sees(p) && c.iter().all(|x| x.0.is_known()) {
                             let c: Vec<Card> = c.iter().map(|x| x.0).collect();
                             let _ = writeln!(out, "Dealt to {} [{}]", name(p), cards(&c));
                         }
@@ -570,6 +573,19 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
             _ => {}
         }
     }
+    // A winner without a showdown who chose not to show says so; the record keeps the
+    // choice as a comment (`# p3 doesn't show hand`), which replays as nothing.
+    for note in &phh.actions {
+        let who = note
+            .trim()
+            .strip_prefix("# p")
+            .and_then(|r| r.strip_suffix(" doesn't show hand"))
+            .and_then(|k| k.parse::<usize>().ok())
+            .filter(|&k| (1..=n).contains(&k));
+        if let Some(k) = who {
+            let _ = writeln!(out, "{}: doesn't show hand", name(k - 1));
+        }
+    }
     // A split game where nobody showed a low says so, as PokerStars does.
     if matches!(config.game, Game::OmahaHiLo | Game::StudHiLo)
         && !shown.is_empty()
@@ -621,11 +637,11 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
                 "4th Street",
                 "5th Street",
                 "6th Street",
-                "7th Street"
+                "River"
             ]
             .get(s)
             .copied()
-            .unwrap_or("7th Street")
+            .unwrap_or("River")
         ),
         Family::Draw if s == 0 => "before the Draw".to_string(),
         Family::Draw if single_draw => "after the Draw".to_string(),
@@ -666,7 +682,14 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
         } else if let Some(w) = won.get(&i) {
             format!("collected ({})", m(*w))
         } else if mucked.contains(&i) {
-            "mucked".to_string()
+            // A mucked hand the record knows is named, as PokerStars names it.
+            match hole.get(&i) {
+                Some(c) if !c.is_empty() && c.iter().all(|x| x.0.is_known()) => {
+                    let c: Vec<Card> = c.iter().map(|x| x.0).collect();
+                    format!("mucked [{}]", cards(&c))
+                }
+                _ => "mucked".to_string(),
+            }
         } else {
             "lost".to_string()
         };

@@ -196,6 +196,10 @@ struct Parsed {
     total: Option<Chips>,
     rake: Chips,
     bring_in: Option<Chips>,
+    /// Winners who said they do not show (`doesn't show hand`), by seat index.
+    no_show: Vec<usize>,
+    /// Hands the summary names as mucked (`mucked [Ah Kh]`), by seat index.
+    mucked: BTreeMap<usize, Vec<Card>>,
 }
 
 /// Reads one hand (as [`split`] cuts them).
@@ -309,6 +313,12 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
                     .and_then(|r| r.split(' ').next())
                     .and_then(|a| money.parse(a))
                     .ok_or_else(|| bad(i))?;
+            } else if let Some(seat_line) = line.strip_prefix("Seat ") {
+                let seat_line = seat_line.split_once(": ").map_or("", |x| x.1);
+                if let (Some((s, rest)), true) = (who(seat_line, " "), seat_line.contains(" mucked [")) {
+                    let cards = last_group_first(rest.split(" mucked ").nth(1).unwrap_or(""));
+                    p.mucked.insert(s, cards.ok_or_else(|| bad(i))?);
+                }
             }
             continue;
         }
@@ -466,6 +476,8 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
             push(&mut p, Act::Show(last_group_first(&rest).ok_or_else(|| bad(i))?));
         } else if rest == "mucks hand" {
             push(&mut p, Act::Muck);
+        } else if rest == "doesn't show hand" {
+            p.no_show.push(s);
         } else {
             // `doesn't show hand`, `is sitting out`, `sits out`, chat: nothing the
             // engine plays.
@@ -595,9 +607,14 @@ fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadError> {
     let (mut hand, mut events) = Hand::new(config.clone(), CardSource::Manual)
         .map_err(|e| refuse(0, e.to_string()))?;
     let mut notes: Vec<String> = Vec::new();
+    // A hand mucked at showdown and named in the summary was the player's from the
+    // deal (draw games aside, where the hand named is the one drawn to).
     let mut holes: Vec<VecDeque<Card>> = order
         .iter()
-        .map(|s| p.holes.get(s).cloned().unwrap_or_default())
+        .map(|s| match p.mucked.get(s) {
+            Some(cards) if !game.is_draw() => cards.iter().copied().collect(),
+            _ => p.holes.get(s).cloned().unwrap_or_default(),
+        })
         .collect();
     let (mut board, mut board2) = (p.board.clone(), p.board2.clone());
     let mut shows: BTreeMap<usize, (usize, Act)> = BTreeMap::new();
@@ -718,6 +735,12 @@ fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadError> {
         )));
     }
     check_outcome(&p, &order, &events, hand.rake())?;
+    // Not an action: a line the record keeps as a comment for the writer.
+    for s in &p.no_show {
+        if let Some(&i) = index_of.get(s) {
+            notes.push(format!("# p{} doesn't show hand", i + 1));
+        }
+    }
     let viewer = p.viewer.and_then(|s| index_of.get(&s).copied());
     let names: Vec<String> = order.iter().map(|&s| p.seats[s].name.clone()).collect();
     let phh = record(&config, notes, names.clone())?;
