@@ -316,7 +316,8 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
             } else if let Some(seat_line) = line.strip_prefix("Seat ") {
                 let seat_line = seat_line.split_once(": ").map_or("", |x| x.1);
                 if let (Some((s, rest)), true) = (who(seat_line, " "), seat_line.contains(" mucked [")) {
-                    let cards = last_group_first(rest.split(" mucked ").nth(1).unwrap_or(""));
+                    let at = rest.find("mucked [").unwrap_or(0);
+                    let cards = last_group_first(&rest[at..]);
                     p.mucked.insert(s, cards.ok_or_else(|| bad(i))?);
                 }
             }
