@@ -98,7 +98,7 @@ pub fn write_back(hand: &ImportedHand) -> Result<String, String> {
         &Meta {
             hand_number: hand.hand_number,
             table_name: &hand.table_name,
-            started_at_ms: 0,
+            started_at_ms: hand.started_at_ms.unwrap_or(0),
             players: &hand.players,
             seats: &hand.seats,
             seat_count: hand.seat_count,
@@ -225,7 +225,11 @@ pub fn run_text_with(text: &str, out: &mut String, verbose: bool) -> (Tally, Vec
         };
         if let (true, Outcome::Differs(_), Some(h)) = (verbose, &outcome, &hand) {
             let written = write_back(h).unwrap_or_default();
-            let _ = writeln!(out, "--- text\n{h_text}--- written\n{written}---", h_text = h.text);
+            let _ = writeln!(
+                out,
+                "--- text\n{h_text}--- written\n{written}---",
+                h_text = h.text
+            );
         }
         tally.add(&game, &outcome);
         hands.extend(hand);

@@ -218,6 +218,14 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
     let mut pots: BTreeMap<usize, Chips> = BTreeMap::new();
     let mut rake: Chips = 0;
     let mut showdown_started = false;
+    // Run it twice: the board both runs share, the second run's board, the second
+    // showdown's lines (hands described on the second board), and who won what by run.
+    let mut twice: Option<usize> = None;
+    let mut board2: Vec<Card> = Vec::new();
+    let mut second_showdown: Vec<String> = Vec::new();
+    let mut second_started = false;
+    let mut by_run: BTreeMap<(usize, u8), Chips> = BTreeMap::new();
+    let mut described2: BTreeMap<usize, String> = BTreeMap::new();
     let side_pot_count = played
         .events
         .iter()
@@ -483,14 +491,16 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
                     }
                 }
             }
+            Event::RunningTwice => twice = Some(board.len()),
             Event::BoardDealt { cards: c } => {
-                let before = board.clone();
-                board.extend(c.iter().copied());
-                let _ = match board.len() {
-                    3 => writeln!(out, "*** FLOP *** [{}]", cards(&board)),
-                    4 => writeln!(out, "*** TURN *** [{}] [{}]", cards(&before), cards(c)),
-                    _ => writeln!(out, "*** RIVER *** [{}] [{}]", cards(&before), cards(c)),
-                };
+                let run = if twice.is_some() { "FIRST " } else { "" };
+                street_lines(&mut out, run, &mut board, c);
+            }
+            Event::SecondBoardDealt { cards: c } => {
+                if board2.is_empty() {
+                    board2 = board[..twice.unwrap_or(0).min(board.len())].to_vec();
+                }
+                street_lines(&mut out, "SECOND ", &mut board2, c);
             }
             Event::Folded { player } => {
                 folded_on.insert(*player, street);
@@ -525,19 +535,41 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
                     let _ = writeln!(out, "{}: bets {}{tail}", name(*player), m(*amount));
                 } else {
                     let by = to.saturating_sub(round_bet);
-                    let _ = writeln!(out, "{}: raises {} to {}{tail}", name(*player), m(by), m(*to));
+                    let _ = writeln!(
+                        out,
+                        "{}: raises {} to {}{tail}",
+                        name(*player),
+                        m(by),
+                        m(*to)
+                    );
                 }
                 round_bet = round_bet.max(*to);
             }
             Event::UncalledReturned { player, amount } => {
-                let _ = writeln!(out, "Uncalled bet ({}) returned to {}", m(*amount), name(*player));
+                let _ = writeln!(
+                    out,
+                    "Uncalled bet ({}) returned to {}",
+                    m(*amount),
+                    name(*player)
+                );
             }
             Event::Shown { player, cards: c } => {
                 if !showdown_started {
                     showdown_started = true;
-                    out.push_str("*** SHOW DOWN ***\n");
+                    let run = if twice.is_some() { "FIRST " } else { "" };
+                    let _ = writeln!(out, "*** {run}SHOW DOWN ***");
                 }
                 shown.insert(*player, c.to_vec());
+                if twice.is_some() {
+                    let line = match describe::describe(config.game, c, &board2) {
+                        Some(what) => {
+                            described2.insert(*player, what.clone());
+                            format!("{}: shows [{}] ({what})", name(*player), cards(c))
+                        }
+                        None => format!("{}: shows [{}]", name(*player), cards(c)),
+                    };
+                    second_showdown.push(line);
+                }
                 match describe::describe(config.game, c, &board) {
                     Some(what) => {
                         let _ = writeln!(out, "{}: shows [{}] ({what})", name(*player), cards(c));
@@ -551,14 +583,28 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
             Event::Mucked { player } => {
                 mucked.push(*player);
                 let _ = writeln!(out, "{}: mucks hand", name(*player));
+                if twice.is_some() {
+                    second_showdown.push(format!("{}: mucks hand", name(*player)));
+                }
             }
             Event::Raked { amount } => rake += amount,
             Event::PotAwarded {
                 pot,
                 amount,
                 winners,
+                run,
                 ..
             } => {
+                if *run == 1 && !second_started {
+                    second_started = true;
+                    out.push_str("*** SECOND SHOW DOWN ***\n");
+                    for line in &second_showdown {
+                        let _ = writeln!(out, "{line}");
+                    }
+                }
+                for &(w, part) in winners {
+                    *by_run.entry((w, *run)).or_default() += part;
+                }
                 *pots.entry(*pot).or_default() += amount;
                 let from = match (*pot, side_pots) {
                     (_, false) => "pot".to_string(),
@@ -622,7 +668,13 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
     }
     let _ = writeln!(out, "{line} | Rake {}", m(rake));
     if !board.is_empty() {
-        let _ = writeln!(out, "Board [{}]", cards(&board));
+        if board2.is_empty() {
+            let _ = writeln!(out, "Board [{}]", cards(&board));
+        } else {
+            let _ = writeln!(out, "Hand was run twice");
+            let _ = writeln!(out, "FIRST Board [{}]", cards(&board));
+            let _ = writeln!(out, "SECOND Board [{}]", cards(&board2));
+        }
     }
     let street_name = |s: usize| match family {
         Family::Flop => ["before Flop", "on the Flop", "on the Turn", "on the River"]
@@ -674,6 +726,19 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
                 ""
             };
             format!("folded {}{quiet}", street_name(s))
+        } else if let (Some(c), true) = (shown.get(&i), second_started) {
+            // Each run: `and won ($X) with ...` or `and lost with ...`, comma-joined.
+            let runs: Vec<String> = [(0u8, &described), (1u8, &described2)]
+                .iter()
+                .map(|(r, d)| {
+                    let with = d.get(&i).map(|d| format!(" with {d}")).unwrap_or_default();
+                    match by_run.get(&(i, *r)).filter(|&&w| w > 0) {
+                        Some(w) => format!("won ({}){with}", m(*w)),
+                        None => format!("lost{with}"),
+                    }
+                })
+                .collect();
+            format!("showed [{}] and {}", cards(c), runs.join(", and "))
         } else if let Some(c) = shown.get(&i) {
             match won.get(&i) {
                 Some(w) => format!("showed [{}] and won ({}){with}", cards(c), m(*w)),
@@ -682,9 +747,15 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
         } else if let Some(w) = won.get(&i) {
             format!("collected ({})", m(*w))
         } else if mucked.contains(&i) {
-            // A mucked hand the record knows is named, as PokerStars names it.
+            // A mucked hand the record knows is named, as PokerStars names it; not in draw
+            // games, where a record read from PokerStars text cannot hold the hand drawn
+            // to without its discards.
             match hole.get(&i) {
-                Some(c) if !c.is_empty() && c.iter().all(|x| x.0.is_known()) => {
+                Some(c)
+                    if family != Family::Draw
+                        && !c.is_empty()
+                        && c.iter().all(|x| x.0.is_known()) =>
+                {
                     let c: Vec<Card> = c.iter().map(|x| x.0).collect();
                     format!("mucked [{}]", cards(&c))
                 }
@@ -696,6 +767,39 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
         let _ = writeln!(out, "Seat {}: {}{role} {what}", meta.seats[i], name(i));
     }
     Ok(out)
+}
+
+/// Writes the street lines for board cards dealt (`*** FLOP ***`, `*** TURN ***`...), one
+/// per street even when several streets come at once (a run of the board), with `run`
+/// before the street's name (`FIRST `, `SECOND ` when the board is run twice).
+fn street_lines(out: &mut String, run: &str, board: &mut Vec<Card>, new: &[Card]) {
+    let mut rest = new;
+    while !rest.is_empty() {
+        let take = if board.len() < 3 {
+            (3 - board.len()).min(rest.len())
+        } else {
+            1
+        };
+        let (now, later) = rest.split_at(take);
+        let before = board.clone();
+        board.extend(now.iter().copied());
+        let _ = match board.len() {
+            3 => writeln!(out, "*** {run}FLOP *** [{}]", cards(board)),
+            4 => writeln!(
+                out,
+                "*** {run}TURN *** [{}] [{}]",
+                cards(&before),
+                cards(now)
+            ),
+            _ => writeln!(
+                out,
+                "*** {run}RIVER *** [{}] [{}]",
+                cards(&before),
+                cards(now)
+            ),
+        };
+        rest = later;
+    }
 }
 
 #[cfg(test)]

@@ -30,8 +30,10 @@ pub struct ImportedHand {
     pub game_name: String,
     /// The table's name.
     pub table_name: String,
-    /// The header's date text, as written (not interpreted).
+    /// The header's date text, as written.
     pub date_text: String,
+    /// The hand's start (unix ms) from the header's Eastern time, if it has one.
+    pub started_at_ms: Option<i64>,
     /// Player names in hand order (first left of the button; stud: by seat).
     pub players: Vec<String>,
     /// Seat numbers (1-based) in hand order.
@@ -315,7 +317,9 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
                     .ok_or_else(|| bad(i))?;
             } else if let Some(seat_line) = line.strip_prefix("Seat ") {
                 let seat_line = seat_line.split_once(": ").map_or("", |x| x.1);
-                if let (Some((s, rest)), true) = (who(seat_line, " "), seat_line.contains(" mucked [")) {
+                if let (Some((s, rest)), true) =
+                    (who(seat_line, " "), seat_line.contains(" mucked ["))
+                {
                     let at = rest.find("mucked [").unwrap_or(0);
                     let cards = last_group_first(&rest[at..]);
                     p.mucked.insert(s, cards.ok_or_else(|| bad(i))?);
@@ -406,11 +410,12 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
         } else if let Some(a) = rest.strip_prefix("posts small blind ") {
             let x = amount(a).ok_or_else(|| bad(i))?;
             let seat = p.seats[s].number as usize - 1;
-            if p.blinds.is_empty() {
+            let has_small = p.posts.iter().any(|q| q.kind == PostKind::SmallBlind);
+            if !has_small {
                 p.blinds.insert(s, (x, BlindKind::Blind));
                 p.posts.push(post(seat, PostKind::SmallBlind, x, true));
             } else {
-                // After the blinds: a returning player's dead small blind.
+                // A second small blind: a returning player's dead small blind.
                 *p.antes.entry(s).or_default() += x;
                 p.posts.push(post(seat, PostKind::MissedSmall, x, false));
             }
@@ -474,7 +479,10 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
                 }),
             );
         } else if rest.starts_with("shows [") {
-            push(&mut p, Act::Show(last_group_first(&rest).ok_or_else(|| bad(i))?));
+            push(
+                &mut p,
+                Act::Show(last_group_first(&rest).ok_or_else(|| bad(i))?),
+            );
         } else if rest == "mucks hand" {
             push(&mut p, Act::Muck);
         } else if rest == "doesn't show hand" {
@@ -540,7 +548,9 @@ fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadError> {
     let mut order: Vec<usize> = (0..p.seats.len()).filter(|&s| p.seats[s].dealt).collect();
     order.sort_by_key(|&s| p.seats[s].number);
     if !stud {
-        let button = p.button.ok_or_else(|| ReadError::Unfinished("no button".into()))?;
+        let button = p
+            .button
+            .ok_or_else(|| ReadError::Unfinished("no button".into()))?;
         let k = order
             .iter()
             .position(|&s| p.seats[s].number > button)
@@ -605,8 +615,8 @@ fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadError> {
         text: input.lines.get(line).copied().unwrap_or("").to_string(),
         reason,
     };
-    let (mut hand, mut events) = Hand::new(config.clone(), CardSource::Manual)
-        .map_err(|e| refuse(0, e.to_string()))?;
+    let (mut hand, mut events) =
+        Hand::new(config.clone(), CardSource::Manual).map_err(|e| refuse(0, e.to_string()))?;
     let mut notes: Vec<String> = Vec::new();
     // A hand mucked at showdown and named in the summary was the player's from the
     // deal (draw games aside, where the hand named is the one drawn to).
@@ -627,7 +637,9 @@ fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadError> {
         loop {
             if let Some(step) = hand.pending_deal() {
                 let take = |q: &mut VecDeque<Card>, k: u8| -> Vec<Card> {
-                    (0..k).map(|_| q.pop_front().unwrap_or(Card::UNKNOWN)).collect()
+                    (0..k)
+                        .map(|_| q.pop_front().unwrap_or(Card::UNKNOWN))
+                        .collect()
                 };
                 let (who, cards, note) = match step {
                     DealStep::Hole { player, count, .. } => {
@@ -751,6 +763,7 @@ fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadError> {
         hand_number: input.hand_number,
         game_name: input.game_name,
         table_name: p.table.clone(),
+        started_at_ms: super::time::parse(&input.date_text),
         date_text: input.date_text,
         players: names,
         seats: order.iter().map(|&s| p.seats[s].number).collect(),
@@ -833,7 +846,11 @@ fn check_outcome(
 }
 
 /// The PHH record of the configuration and the notations played.
-fn record(config: &HandConfig, actions: Vec<String>, names: Vec<String>) -> Result<PhhHand, ReadError> {
+fn record(
+    config: &HandConfig,
+    actions: Vec<String>,
+    names: Vec<String>,
+) -> Result<PhhHand, ReadError> {
     let (variant, structure) = match Variant::of(config.game, config.structure) {
         Some(v) => (v, None),
         None => (

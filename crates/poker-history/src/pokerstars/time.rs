@@ -57,6 +57,39 @@ pub(super) fn timestamp(ms: i64) -> String {
     )
 }
 
+/// The moment (unix ms) of a PokerStars date in Eastern time: `2026/11/22 3:05:09 ET`,
+/// or the bracketed Eastern time of a date written in another zone
+/// (`2011/06/26 23:34:01 WET [2011/06/26 18:34:01 ET]`). `None` if there is none.
+pub(super) fn parse(text: &str) -> Option<i64> {
+    let et = match text.rsplit_once('[') {
+        Some((_, inner)) => inner.trim_end_matches(']'),
+        None => text,
+    };
+    let et = et.trim().strip_suffix(" ET")?;
+    let (date, clock) = et.split_once(' ')?;
+    let d: Vec<i64> = date
+        .split('/')
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    let t: Vec<i64> = clock
+        .split(':')
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    if d.len() != 3 || t.len() != 3 {
+        return None;
+    }
+    let local = days_from_civil(d[0], d[1], d[2]) * 86_400 + t[0] * 3600 + t[1] * 60 + t[2];
+    // Daylight time if the moment, read as daylight time, falls within it.
+    let dst_start = nth_sunday(d[0], 3, 2) * 86_400 + 7 * 3600;
+    let dst_end = nth_sunday(d[0], 11, 1) * 86_400 + 6 * 3600;
+    let utc = if (dst_start..dst_end).contains(&(local + 4 * 3600)) {
+        local + 4 * 3600
+    } else {
+        local + 5 * 3600
+    };
+    Some(utc * 1000)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +106,14 @@ mod tests {
         assert_eq!(timestamp(1_793_512_800_000), "2026/11/01 1:00:00 ET");
         // Across midnight: 2026-11-22 03:00 UTC is the 21st in New York.
         assert_eq!(timestamp(1_795_316_400_000), "2026/11/21 22:00:00 ET");
+        // Read back, and from another zone's date with the Eastern one in brackets.
+        for ms in [1_783_180_800_000, 1_768_492_800_000, 1_795_316_400_000] {
+            assert_eq!(parse(&timestamp(ms)), Some(ms));
+        }
+        assert_eq!(
+            parse("2026/07/04 18:00:00 CET [2026/07/04 12:00:00 ET]"),
+            Some(1_783_180_800_000)
+        );
+        assert_eq!(parse("2026/07/04 12:00 UTC"), None);
     }
 }
