@@ -58,8 +58,10 @@ fn authored_pokerstars_hands_come_back_byte_for_byte() {
             let written = write_back(&hand).expect("written");
             if &written != h {
                 // The first line that differs, byte for byte (line ends included).
-                let (a, b): (Vec<&str>, Vec<&str>) =
-                    (h.split_inclusive('\n').collect(), written.split_inclusive('\n').collect());
+                let (a, b): (Vec<&str>, Vec<&str>) = (
+                    h.split_inclusive('\n').collect(),
+                    written.split_inclusive('\n').collect(),
+                );
                 let k = (0..a.len().max(b.len()))
                     .find(|&k| a.get(k) != b.get(k))
                     .unwrap_or(0);

@@ -106,6 +106,7 @@ pub fn write_back(hand: &ImportedHand) -> Result<String, String> {
             posts: &hand.posts,
             phh: &phh,
             viewer: hand.viewer,
+            play_money: hand.play_money,
         },
         &hand.money,
     )

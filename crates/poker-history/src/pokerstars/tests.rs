@@ -1,6 +1,7 @@
 //! Tests of the PokerStars writer: every game family, side pots, uncalled bets, rake and posts.
 
 use super::*;
+use poker_rules::table::PostKind;
 
 /// Fails unless every line is in the history.
 fn has(out: &str, lines: &[&str]) {
@@ -21,6 +22,7 @@ fn meta<'a>(phh: &'a str, players: &'a [String], seats: &'a [u32]) -> Meta<'a> {
         posts: &[],
         phh,
         viewer: None,
+        play_money: false,
     }
 }
 
@@ -42,13 +44,17 @@ actions = [
 ]
 "#;
     let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
-    let out = write(&meta(phh, &players, &[2, 4, 6])).unwrap();
+    let out = write(&Meta {
+        viewer: Some(2),
+        ..meta(phh, &players, &[2, 4, 6])
+    })
+    .unwrap();
     has(
         &out,
         &[
             "PokerStars Hand #42:  Hold'em No Limit (5/10) - 2026/11/22 5:45:09 ET",
             "Table 'Alpha' 6-max Seat #6 is the button",
-            "Seat 2: ann (100 in chips)",
+            "Seat 2: ann (100 in chips) \n",
             "ann: posts small blind 5",
             "bob: posts big blind 10",
             "Dealt to cat [Qc Qd]",
@@ -61,7 +67,7 @@ actions = [
             "*** RIVER *** [2h 3h 4s 9c] [Ts]",
             "ann collected 300 from main pot",
             "bob collected 400 from side pot",
-            "Total pot 700 Main pot 300. Side pot 400. | Rake 0",
+            "Total pot 700 Main pot 300. Side pot 400. | Rake 0 \n",
             "Seat 2: ann (small blind) showed [Ac Ad] and won (300)",
             "Seat 6: cat (button) showed [Qc Qd] and lost",
         ],
@@ -91,7 +97,7 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 cbr 30", "p2 f"]
             "Seat 1: ann (button) (small blind) collected (20)",
         ],
     );
-    assert!(out.contains("Total pot 20 | Rake 0"), "{out}");
+    assert!(out.contains("Total pot 20 | Rake 0 \n"), "{out}");
     let mine = write(&Meta {
         viewer: Some(1),
         ..meta(phh, &players, &[1, 2])
@@ -177,7 +183,7 @@ fn stud_is_written_street_by_street_with_up_cards_and_the_viewers_down_cards() {
             "ann: posts the ante 1",
             "*** 3rd STREET ***\nDealt to ann [Ac Ad Kh]\nDealt to bob [3s]\nDealt to cat [Qd]",
             "bob: brings in for 2",
-            "cat: raises 3 to 5",
+            "cat: completes it to 5",
             "*** 4th STREET ***\nDealt to ann [Ac Ad Kh] [4c]\nDealt to cat [Qd] [Jc]",
             "*** 6th STREET ***\nDealt to ann [Ac Ad Kh 4c 5c] [6d]\nDealt to cat [Qd Jc 2h] [3h]",
             "*** RIVER ***\nDealt to ann [Ac Ad Kh 4c 5c 6d] [7s]\nann: checks",
@@ -200,13 +206,23 @@ fn stud_is_written_street_by_street_with_up_cards_and_the_viewers_down_cards() {
         !mine.contains("Board [") && !mine.contains("button"),
         "{mine}"
     );
-    // The operator sees every card as dealt.
-    let all = write(&meta(STUD, &players, &[1, 2, 3])).unwrap();
-    assert!(all.contains("Dealt to bob [2c 7d 3s]"), "{all}");
-    assert!(
-        all.contains("Dealt to cat [9h 9s Qd Jc 2h 3h] [8s]"),
-        "{all}"
+    // The house's view deals every player's up cards and nobody's down cards, as an
+    // observer's history: no reader takes a player for its hero.
+    let house = write(&meta(STUD, &players, &[1, 2, 3])).unwrap();
+    has(
+        &house,
+        &[
+            "*** 3rd STREET ***\nDealt to ann [Kh]\nDealt to bob [3s]\nDealt to cat [Qd]\n",
+            "*** RIVER ***\nann: checks \n",
+        ],
     );
+    let before_showdown = house.split("*** SHOW DOWN ***").next().unwrap();
+    for secret in ["Ac", "Ad", "2c", "7d", "9h", "7s", "8s"] {
+        assert!(
+            !before_showdown.contains(secret),
+            "{secret} leaked:\n{house}"
+        );
+    }
 }
 
 const TRIPLE_DRAW: &str = r#"

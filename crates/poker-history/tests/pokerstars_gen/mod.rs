@@ -284,6 +284,7 @@ fn write(
             posts,
             phh: &text,
             viewer: Some(viewer),
+            play_money: false,
         },
         money,
     )

@@ -1,0 +1,609 @@
+//! The streets of a hand, written from the engine's events: the forced bets, the cards
+//! dealt, every action, the showdown and the pots collected. What the summary needs
+//! (who folded when, who showed what, who won what) is gathered on the way.
+
+use super::{cards, describe, Family, Hand};
+use poker_rules::table::PostKind;
+use poker_rules::{BlindKind, Card, Chips, Event, Game};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+/// The streets as written, and what the summary reads of them.
+pub(super) struct Body<'h> {
+    hand: &'h Hand<'h>,
+    /// The text from the forced bets to the last pot collected.
+    pub(super) out: String,
+    /// Each player's cards as dealt so far, with which are face up.
+    pub(super) hole: BTreeMap<usize, Vec<(Card, bool)>>,
+    pub(super) board: Vec<Card>,
+    /// The betting round each folded player folded in.
+    pub(super) folded_on: BTreeMap<usize, usize>,
+    pub(super) shown: BTreeMap<usize, Vec<Card>>,
+    /// Shown hands in PokerStars' words.
+    pub(super) described: BTreeMap<usize, String>,
+    pub(super) mucked: Vec<usize>,
+    pub(super) won: BTreeMap<usize, Chips>,
+    /// What each pot (0 the main pot) paid out.
+    pub(super) pots: BTreeMap<usize, Chips>,
+    pub(super) rake: Chips,
+    /// Who put chips in on the first round (a blind, a bring-in, a call, a bet): the
+    /// others who fold there "didn't bet" (antes do not count).
+    pub(super) put_in_first_round: BTreeSet<usize>,
+    /// The number of side pots: one is "side pot", several are numbered.
+    pub(super) side_pot_count: usize,
+    /// The bet to call in this betting round, as the engine keeps it: the biggest blind
+    /// of a blind, straddle or kill seat even when its poster is all in for less (R28),
+    /// then the bring-in and each bet or raise; calls do not change it.
+    round_bet: Chips,
+    /// The bet to call when the first round opens.
+    opening_bet: Chips,
+    street: usize,
+    stud_street: usize,
+    draws: usize,
+    dealt_shown: bool,
+    showdown_started: bool,
+    /// Dead small blinds waiting for the big blind they are written with.
+    pending_dead: BTreeMap<usize, Chips>,
+    /// Replacement cards already written with their discard (event indexes).
+    written_with_discard: BTreeSet<usize>,
+    /// Forced bets not written yet, with their rank in PokerStars' order.
+    posts: Vec<(u8, String)>,
+    /// Run it twice: the length of the board both runs share, once it is run twice.
+    twice: Option<usize>,
+    /// The second run's board (the shared cards and its own).
+    pub(super) board2: Vec<Card>,
+    /// The second showdown's lines: the same hands, described on the second board.
+    second_showdown: Vec<String>,
+    /// Whether the second run's showdown has been written.
+    pub(super) second_started: bool,
+    /// Hands described on the second board.
+    pub(super) described2: BTreeMap<usize, String>,
+    /// What each player won on each run (run 0 only when the board ran once).
+    pub(super) by_run: BTreeMap<(usize, u8), Chips>,
+}
+
+/// Where a forced bet goes in PokerStars' order of posts.
+#[derive(Clone, Copy)]
+enum Forced {
+    Small,
+    Big,
+    /// A new or returning player's post, a straddle, a kill blind.
+    Other,
+    Ante,
+}
+
+impl<'h> Body<'h> {
+    /// Writes the streets of a hand from its events.
+    pub(super) fn write(hand: &'h Hand<'h>, events: &[Event]) -> Body<'h> {
+        let side_pot_count = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::PotAwarded { pot, .. } => Some(*pot),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let opening_bet = hand
+            .config
+            .seats
+            .iter()
+            .filter(|s| s.kind != BlindKind::Post)
+            .map(|s| s.blind)
+            .max()
+            .unwrap_or(0);
+        let mut body = Body {
+            hand,
+            out: String::new(),
+            hole: BTreeMap::new(),
+            board: Vec::new(),
+            folded_on: BTreeMap::new(),
+            shown: BTreeMap::new(),
+            described: BTreeMap::new(),
+            mucked: Vec::new(),
+            won: BTreeMap::new(),
+            pots: BTreeMap::new(),
+            rake: 0,
+            put_in_first_round: BTreeSet::new(),
+            side_pot_count,
+            round_bet: 0,
+            opening_bet,
+            street: 0,
+            stud_street: 0,
+            draws: 0,
+            dealt_shown: false,
+            showdown_started: false,
+            pending_dead: BTreeMap::new(),
+            written_with_discard: BTreeSet::new(),
+            posts: Vec::new(),
+            twice: None,
+            board2: Vec::new(),
+            second_showdown: Vec::new(),
+            second_started: false,
+            described2: BTreeMap::new(),
+            by_run: BTreeMap::new(),
+        };
+        for (index, event) in events.iter().enumerate() {
+            if !matches!(event, Event::AntePosted { .. } | Event::BlindPosted { .. }) {
+                body.flush_posts();
+            }
+            body.event(index, event, events);
+        }
+        body.flush_posts();
+        // A winner without a showdown who chose not to show says so (PokerStars ends
+        // the line with a space).
+        for &w in &hand.no_show {
+            let _ = writeln!(body.out, "{}: doesn't show hand ", hand.name(w));
+        }
+        body.no_low();
+        body
+    }
+
+    /// The name of a pot as the lines that collect it say it.
+    pub(super) fn pot_name(&self, pot: usize) -> String {
+        match (pot, self.side_pot_count) {
+            (_, 0) => "pot".into(),
+            (0, _) => "main pot".into(),
+            (_, 1) => "side pot".into(),
+            (k, _) => format!("side pot-{k}"),
+        }
+    }
+
+    fn event(&mut self, index: usize, event: &Event, events: &[Event]) {
+        let name = |p: usize| self.hand.name(p).to_string();
+        match event {
+            Event::AntePosted { player, amount } => self.ante(*player, *amount),
+            Event::BlindPosted { player, amount } => self.blind(*player, *amount),
+            Event::BringInPosted { player, amount } => {
+                self.put_in_first_round.insert(*player);
+                self.round_bet = self.round_bet.max(*amount);
+                let amount = self.hand.m(*amount);
+                let _ = writeln!(self.out, "{}: brings in for {amount}", name(*player));
+            }
+            Event::HoleDealt {
+                player,
+                cards: c,
+                up,
+            } => {
+                if !self.written_with_discard.contains(&index) {
+                    self.hole_dealt(*player, c, *up);
+                }
+            }
+            Event::RoundStarted { street } => self.round_started(*street),
+            Event::Discarded { player, cards: c } => self.discarded(index, *player, c, events),
+            Event::RunningTwice => self.twice = Some(self.board.len()),
+            Event::BoardDealt { cards: c } => {
+                let run = if self.twice.is_some() { "FIRST " } else { "" };
+                street_lines(&mut self.out, run, &mut self.board, c);
+            }
+            Event::SecondBoardDealt { cards: c } => {
+                if self.board2.is_empty() {
+                    let shared = self.twice.unwrap_or(0).min(self.board.len());
+                    self.board2 = self.board[..shared].to_vec();
+                }
+                street_lines(&mut self.out, "SECOND ", &mut self.board2, c);
+            }
+            Event::Folded { player } => {
+                self.folded_on.insert(*player, self.street);
+                let _ = writeln!(self.out, "{}: folds ", name(*player));
+            }
+            Event::Checked { player } => {
+                let _ = writeln!(self.out, "{}: checks ", name(*player));
+            }
+            Event::Called {
+                player,
+                amount,
+                all_in,
+            } => {
+                if self.street == 0 {
+                    self.put_in_first_round.insert(*player);
+                }
+                let tail = if *all_in { " and is all-in" } else { "" };
+                let amount = self.hand.m(*amount);
+                let _ = writeln!(self.out, "{}: calls {amount}{tail}", name(*player));
+            }
+            Event::BetTo {
+                player, to, all_in, ..
+            } => self.bet_to(*player, *to, *all_in),
+            Event::UncalledReturned { player, amount } => {
+                let _ = writeln!(
+                    self.out,
+                    "Uncalled bet ({}) returned to {}",
+                    self.hand.m(*amount),
+                    name(*player)
+                );
+            }
+            Event::Shown { player, cards: c } => self.shows(*player, c),
+            Event::Mucked { player } => {
+                self.mucked.push(*player);
+                let line = format!("{}: mucks hand ", name(*player));
+                let _ = writeln!(self.out, "{line}");
+                if self.twice.is_some() {
+                    self.second_showdown.push(line);
+                }
+            }
+            Event::Raked { amount } => self.rake += amount,
+            Event::PotAwarded {
+                pot,
+                amount,
+                winners,
+                run,
+                ..
+            } => {
+                // The second run's awards follow its own showdown.
+                if *run == 1 && !self.second_started {
+                    self.second_started = true;
+                    self.out.push_str("*** SECOND SHOW DOWN ***\n");
+                    for line in &self.second_showdown {
+                        let _ = writeln!(self.out, "{line}");
+                    }
+                }
+                *self.pots.entry(*pot).or_default() += amount;
+                let from = self.pot_name(*pot);
+                for &(w, part) in winners {
+                    *self.won.entry(w).or_default() += part;
+                    *self.by_run.entry((w, *run)).or_default() += part;
+                    let part = self.hand.m(part);
+                    let _ = writeln!(self.out, "{} collected {part} from {from}", name(w));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Queues a forced bet's line in PokerStars' order: the small blind, the big blind,
+    /// the other posts, then the antes; in 6+ the antes come first, then the button
+    /// blind, as PokerStars writes its button-blind games.
+    fn post(&mut self, forced: Forced, line: String) {
+        let rank = match (self.hand.config.game == Game::ShortDeckHoldem, forced) {
+            (true, Forced::Ante) => 0,
+            (true, _) => 1,
+            (false, Forced::Small) => 0,
+            (false, Forced::Big) => 1,
+            (false, Forced::Other) => 2,
+            (false, Forced::Ante) => 3,
+        };
+        self.posts.push((rank, line));
+    }
+
+    /// Writes the forced bets queued so far, in PokerStars' order (a stable sort keeps
+    /// the hand's order within each rank).
+    fn flush_posts(&mut self) {
+        let mut posts = std::mem::take(&mut self.posts);
+        posts.sort_by_key(|(rank, _)| *rank);
+        for (_, line) in posts {
+            self.out.push_str(&line);
+        }
+    }
+
+    /// " and is all-in" when forced bets took the whole stack.
+    fn all_in(&self, player: usize, forced: Chips) -> &'static str {
+        if forced >= self.hand.config.seats[player].stack {
+            " and is all-in"
+        } else {
+            ""
+        }
+    }
+
+    /// An ante, or a missed small blind made up dead (which the engine takes with the
+    /// antes): PokerStars writes that with the big blind it comes with, `posts small &
+    /// big blinds`, or alone as a small blind.
+    fn ante(&mut self, player: usize, amount: Chips) {
+        let seat = self.hand.meta.seats[player];
+        let posts_of = || {
+            self.hand
+                .meta
+                .posts
+                .iter()
+                .filter(move |p| p.seat as u32 + 1 == seat)
+        };
+        let dead_small = posts_of()
+            .find(|p| p.kind == PostKind::MissedSmall && !p.live)
+            .map_or(0, |p| p.amount.min(amount));
+        let live_big = posts_of().any(|p| p.live);
+        let ante = amount - dead_small;
+        let name = self.hand.name(player).to_string();
+        let all_in = self.all_in(player, amount);
+        if dead_small > 0 {
+            if live_big {
+                self.pending_dead.insert(player, dead_small);
+            } else {
+                self.put_in_first_round.insert(player);
+                let dead_small = self.hand.m(dead_small);
+                let line = format!("{name}: posts small blind {dead_small}{all_in}\n");
+                self.post(Forced::Other, line);
+            }
+        }
+        if ante > 0 {
+            self.post(
+                Forced::Ante,
+                format!("{name}: posts the ante {}{all_in}\n", self.hand.m(ante)),
+            );
+        }
+    }
+
+    /// A live blind, named by the seat's kind of forced bet (not by the amount, which
+    /// is less when the poster is all in).
+    fn blind(&mut self, player: usize, amount: Chips) {
+        let hand = self.hand;
+        let seat = hand.config.seats[player];
+        let dead = self.pending_dead.remove(&player).unwrap_or(0);
+        let blind_seats = hand
+            .config
+            .seats
+            .iter()
+            .filter(|s| s.kind == BlindKind::Blind && s.blind > 0)
+            .count();
+        let on_button = hand.meta.seats[player] == hand.button_seat;
+        let (forced, kind) = if dead > 0 {
+            (Forced::Other, "small & big blinds")
+        } else {
+            match seat.kind {
+                BlindKind::Kill => (Forced::Other, "kill blind"),
+                BlindKind::Straddle | BlindKind::Sleeper => (Forced::Other, "straddle"),
+                BlindKind::Post if seat.blind < hand.big => (Forced::Other, "small blind"),
+                BlindKind::Post => (Forced::Other, "big blind"),
+                BlindKind::Blind
+                    if hand.config.game == Game::ShortDeckHoldem
+                        && blind_seats == 1
+                        && on_button =>
+                {
+                    (Forced::Big, "button blind")
+                }
+                BlindKind::Blind if seat.blind < hand.big => (Forced::Small, "small blind"),
+                BlindKind::Blind => (Forced::Big, "big blind"),
+            }
+        };
+        self.put_in_first_round.insert(player);
+        let line = format!(
+            "{}: posts {kind} {}{}\n",
+            hand.name(player),
+            hand.m(amount + dead),
+            self.all_in(player, seat.ante + amount)
+        );
+        self.post(forced, line);
+    }
+
+    /// Cards dealt to a player: flop and draw games write them when the betting opens
+    /// (`*** HOLE CARDS ***`); stud writes each street's, the viewer's face down too.
+    fn hole_dealt(&mut self, player: usize, c: &[Card], up: u8) {
+        let before: Vec<(Card, bool)> = self.hole.get(&player).cloned().unwrap_or_default();
+        let new: Vec<(Card, bool)> = c
+            .iter()
+            .enumerate()
+            .map(|(k, &card)| (card, up >> k & 1 == 1))
+            .collect();
+        self.hole
+            .entry(player)
+            .or_default()
+            .extend(new.iter().copied());
+        if self.hand.family != Family::Stud {
+            return;
+        }
+        let now = before.len() + new.len();
+        let this_street = now.saturating_sub(2).max(1);
+        if this_street > self.stud_street {
+            self.stud_street = this_street;
+            let _ = match now {
+                3 => writeln!(self.out, "*** 3rd STREET ***"),
+                7 => writeln!(self.out, "*** RIVER ***"),
+                k => writeln!(self.out, "*** {k}th STREET ***"),
+            };
+        }
+        let list = |v: &[(Card, bool)], only_up: bool| {
+            cards(
+                &v.iter()
+                    .filter(|x| x.1 || !only_up)
+                    .map(|x| x.0)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let only_up = !self.hand.sees(player);
+        let (old, new) = (list(&before, only_up), list(&new, only_up));
+        let line = match (old.is_empty(), new.is_empty()) {
+            (_, true) => return,
+            (true, false) => format!("[{new}]"),
+            (false, false) => format!("[{old}] [{new}]"),
+        };
+        let _ = writeln!(self.out, "Dealt to {} {line}", self.hand.name(player));
+    }
+
+    /// A betting round opens: the first writes the hole cards (the viewer's only).
+    fn round_started(&mut self, street: usize) {
+        self.street = street;
+        self.round_bet = if street == 0 { self.opening_bet } else { 0 };
+        if street != 0 || self.hand.family == Family::Stud || self.dealt_shown {
+            return;
+        }
+        self.dealt_shown = true;
+        self.out.push_str(if self.hand.family == Family::Draw {
+            "*** DEALING HANDS ***\n"
+        } else {
+            "*** HOLE CARDS ***\n"
+        });
+        for (&p, c) in &self.hole {
+            if self.hand.sees(p) {
+                let c: Vec<Card> = c.iter().map(|x| x.0).collect();
+                let _ = writeln!(self.out, "Dealt to {} [{}]", self.hand.name(p), cards(&c));
+            }
+        }
+    }
+
+    /// A bet, a raise (by its increment over the bet to call), or a stud completion.
+    fn bet_to(&mut self, player: usize, to: Chips, all_in: bool) {
+        if self.street == 0 {
+            self.put_in_first_round.insert(player);
+        }
+        let name = self.hand.name(player);
+        let m = |x: Chips| self.hand.m(x);
+        let tail = if all_in { " and is all-in" } else { "" };
+        let small_bet = self.hand.config.stakes.small_bet;
+        let completes = self.hand.family == Family::Stud
+            && self.street == 0
+            && self.round_bet < small_bet
+            && to <= small_bet;
+        let _ = if completes {
+            writeln!(self.out, "{name}: completes it to {}{tail}", m(to))
+        } else if self.round_bet == 0 {
+            writeln!(self.out, "{name}: bets {}{tail}", m(to))
+        } else {
+            let by = to.saturating_sub(self.round_bet);
+            writeln!(self.out, "{name}: raises {} to {}{tail}", m(by), m(to))
+        };
+        self.round_bet = self.round_bet.max(to);
+    }
+
+    /// A discard in a draw game, with the replacement cards right after it as
+    /// PokerStars writes them (the viewer's only; others' are counted).
+    fn discarded(&mut self, index: usize, player: usize, c: &[Card], events: &[Event]) {
+        let hand = self.hand;
+        let name = hand.name(player);
+        let held: Vec<Card> = self
+            .hole
+            .get(&player)
+            .map(|v| v.iter().map(|x| x.0).collect())
+            .unwrap_or_default();
+        // The first discard after a betting round opens the draw (single draw has no
+        // marker, as at PokerStars).
+        if self.draws <= self.street {
+            self.draws = self.street + 1;
+            if !hand.single_draw {
+                let which = ["FIRST", "SECOND", "THIRD"]
+                    .get(self.street)
+                    .unwrap_or(&"NEXT");
+                let _ = writeln!(self.out, "*** {which} DRAW ***");
+            }
+        }
+        if c.is_empty() {
+            let _ = if hand.sees(player) {
+                writeln!(self.out, "{name}: stands pat on [{}]", cards(&held))
+            } else {
+                writeln!(self.out, "{name}: stands pat")
+            };
+            return;
+        }
+        let count = c.len();
+        let noun = if count == 1 { "card" } else { "cards" };
+        let kept: Vec<Card> = held.iter().copied().filter(|h| !c.contains(h)).collect();
+        self.hole
+            .insert(player, kept.iter().map(|&k| (k, false)).collect());
+        let _ = if hand.sees(player) {
+            writeln!(self.out, "{name}: discards {count} {noun} [{}]", cards(c))
+        } else {
+            writeln!(self.out, "{name}: discards {count} {noun}")
+        };
+        let replacement = events[index + 1..]
+            .iter()
+            .enumerate()
+            .find_map(|(k, e)| match e {
+                Event::HoleDealt {
+                    player: p,
+                    cards: new,
+                    ..
+                } if *p == player => Some((index + 1 + k, *new)),
+                _ => None,
+            });
+        if let Some((at, new)) = replacement {
+            self.written_with_discard.insert(at);
+            self.hole
+                .entry(player)
+                .or_default()
+                .extend(new.iter().map(|&x| (x, false)));
+            if hand.sees(player) {
+                let _ = writeln!(
+                    self.out,
+                    "Dealt to {name} [{}] [{}]",
+                    cards(&kept),
+                    cards(&new)
+                );
+            }
+        }
+    }
+
+    /// A hand shown at the showdown, described in PokerStars' words.
+    fn shows(&mut self, player: usize, c: &[Card]) {
+        if !self.showdown_started {
+            self.showdown_started = true;
+            let run = if self.twice.is_some() { "FIRST " } else { "" };
+            let _ = writeln!(self.out, "*** {run}SHOW DOWN ***");
+        }
+        let name = self.hand.name(player).to_string();
+        self.shown.insert(player, c.to_vec());
+        if self.twice.is_some() {
+            let line = match describe::describe(self.hand.config.game, c, &self.board2) {
+                Some(what) => {
+                    self.described2.insert(player, what.clone());
+                    format!("{name}: shows [{}] ({what})", cards(c))
+                }
+                None => format!("{name}: shows [{}]", cards(c)),
+            };
+            self.second_showdown.push(line);
+        }
+        match describe::describe(self.hand.config.game, c, &self.board) {
+            Some(what) => {
+                let _ = writeln!(self.out, "{name}: shows [{}] ({what})", cards(c));
+                self.described.insert(player, what);
+            }
+            None => {
+                let _ = writeln!(self.out, "{name}: shows [{}]", cards(c));
+            }
+        }
+    }
+
+    /// A split game where nobody showed a low says so after the hands shown, as
+    /// PokerStars does.
+    fn no_low(&mut self) {
+        let game = self.hand.config.game;
+        if !matches!(game, Game::OmahaHiLo | Game::StudHiLo)
+            || self.shown.is_empty()
+            || self
+                .shown
+                .values()
+                .any(|c| describe::has_low(game, c, &self.board))
+        {
+            return;
+        }
+        let marker = "*** SHOW DOWN ***\n";
+        if let Some(at) = self.out.find(marker).map(|i| i + marker.len()) {
+            let shows_end = self.out[at..]
+                .lines()
+                .take_while(|l| l.contains(": shows ["))
+                .map(|l| l.len() + 1)
+                .sum::<usize>();
+            self.out
+                .insert_str(at + shows_end, "No low hand qualified\n");
+        }
+    }
+}
+
+/// Writes the street lines for board cards dealt (`*** FLOP ***`, `*** TURN ***`...), one
+/// per street even when several streets come at once (a run of the board), with `run`
+/// before the street's name (`FIRST `, `SECOND ` when the board is run twice).
+fn street_lines(out: &mut String, run: &str, board: &mut Vec<Card>, new: &[Card]) {
+    let mut rest = new;
+    while !rest.is_empty() {
+        let take = if board.len() < 3 {
+            (3 - board.len()).min(rest.len())
+        } else {
+            1
+        };
+        let (now, later) = rest.split_at(take);
+        let before = board.clone();
+        board.extend(now.iter().copied());
+        let _ = match board.len() {
+            3 => writeln!(out, "*** {run}FLOP *** [{}]", cards(board)),
+            4 => writeln!(
+                out,
+                "*** {run}TURN *** [{}] [{}]",
+                cards(&before),
+                cards(now)
+            ),
+            _ => writeln!(
+                out,
+                "*** {run}RIVER *** [{}] [{}]",
+                cards(&before),
+                cards(now)
+            ),
+        };
+        rest = later;
+    }
+}
