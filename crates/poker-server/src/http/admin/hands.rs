@@ -294,6 +294,8 @@ pub(crate) fn pokerstars_text(
         posts: &record.posts,
         phh,
         viewer,
+        // Placeholder until writer27's server side lands: the table's play-money flag.
+        play_money: false,
     })
     .map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unsupported", e))
 }
