@@ -47,7 +47,7 @@ pub(super) struct Body<'h> {
     /// Replacement cards already written with their discard (event indexes).
     written_with_discard: BTreeSet<usize>,
     /// Forced bets not written yet, with their rank in PokerStars' order.
-    posts: Vec<(u8, String)>,
+    posts: Vec<(u8, u32, String)>,
     /// Run it twice: the length of the board both runs share, once it is run twice.
     twice: Option<usize>,
     /// The second run's board (the shared cards and its own).
@@ -253,7 +253,7 @@ impl<'h> Body<'h> {
     /// Queues a forced bet's line in PokerStars' order: the small blind, the big blind,
     /// the other posts, then the antes; in 6+ the antes come first, then the button
     /// blind, as PokerStars writes its button-blind games.
-    fn post(&mut self, forced: Forced, line: String) {
+    fn post(&mut self, forced: Forced, player: usize, line: String) {
         let rank = match (self.hand.config.game == Game::ShortDeckHoldem, forced) {
             (true, Forced::Ante) => 0,
             (true, _) => 1,
@@ -262,15 +262,20 @@ impl<'h> Body<'h> {
             (false, Forced::Other) => 2,
             (false, Forced::Ante) => 3,
         };
-        self.posts.push((rank, line));
+        // Antes go in seat order (seat 1 first), as PokerStars lists them.
+        let seat = match forced {
+            Forced::Ante => self.hand.meta.seats[player],
+            _ => 0,
+        };
+        self.posts.push((rank, seat, line));
     }
 
     /// Writes the forced bets queued so far, in PokerStars' order (a stable sort keeps
     /// the hand's order within each rank).
     fn flush_posts(&mut self) {
         let mut posts = std::mem::take(&mut self.posts);
-        posts.sort_by_key(|(rank, _)| *rank);
-        for (_, line) in posts {
+        posts.sort_by_key(|(rank, seat, _)| (*rank, *seat));
+        for (_, _, line) in posts {
             self.out.push_str(&line);
         }
     }
@@ -310,12 +315,13 @@ impl<'h> Body<'h> {
                 self.put_in_first_round.insert(player);
                 let dead_small = self.hand.m(dead_small);
                 let line = format!("{name}: posts small blind {dead_small}{all_in}\n");
-                self.post(Forced::Other, line);
+                self.post(Forced::Other, player, line);
             }
         }
         if ante > 0 {
             self.post(
                 Forced::Ante,
+                player,
                 format!("{name}: posts the ante {}{all_in}\n", self.hand.m(ante)),
             );
         }
@@ -360,7 +366,7 @@ impl<'h> Body<'h> {
             hand.m(amount + dead),
             self.all_in(player, seat.ante + amount)
         );
-        self.post(forced, line);
+        self.post(forced, player, line);
     }
 
     /// Cards dealt to a player: flop and draw games write them when the betting opens
@@ -566,7 +572,7 @@ impl<'h> Body<'h> {
         if let Some(at) = self.out.find(marker).map(|i| i + marker.len()) {
             let shows_end = self.out[at..]
                 .lines()
-                .take_while(|l| l.contains(": shows ["))
+                .take_while(|l| l.contains(": shows [") || l.ends_with(": mucks hand "))
                 .map(|l| l.len() + 1)
                 .sum::<usize>();
             self.out

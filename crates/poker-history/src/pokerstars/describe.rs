@@ -9,7 +9,7 @@ use poker_rules::eval::{self, high, Category};
 use poker_rules::{Card, Game};
 
 const NAMES: [&str; 13] = [
-    "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen",
+    "Deuce", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen",
     "King", "Ace",
 ];
 const PLURALS: [&str; 13] = [

@@ -263,7 +263,7 @@ fn draw_games_are_written_with_each_draw_and_only_the_viewers_discards() {
             "*** SECOND DRAW ***\nbob: stands pat\ncat: discards 1 card [Qc]\nDealt to cat [7s 3d 2s 5c] [6h]\n",
             "*** THIRD DRAW ***\nbob: stands pat\ncat: stands pat on [7s 3d 2s 5c 6h]\n",
             "cat: shows [7s 3d 2s 5c 6h] (Lo: 7,6,5,3,2)",
-            "bob: shows [8c 7d 7h 9h 4s] (a pair of Sevens)",
+            "bob: shows [8c 7d 7h 9h 4s] (Lo: a pair of Sevens)",
             "Seat 1: ann (small blind) folded before the Draw\n",
             "Seat 3: cat (button) showed [7s 3d 2s 5c 6h] and won (13) with Lo: 7,6,5,3,2",
             ],
