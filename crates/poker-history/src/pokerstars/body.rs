@@ -163,10 +163,8 @@ impl<'h> Body<'h> {
                 player,
                 cards: c,
                 up,
-            } => {
-                if !self.written_with_discard.contains(&index) {
-                    self.hole_dealt(*player, c, *up);
-                }
+            } if !self.written_with_discard.contains(&index) => {
+                self.hole_dealt(*player, c, *up);
             }
             Event::RoundStarted { street } => self.round_started(*street),
             Event::Discarded { player, cards: c } => self.discarded(index, *player, c, events),

@@ -28,6 +28,7 @@ use poker_rules::{BlindKind, Card, Chips, Game, HandConfig, Structure};
 
 mod body;
 pub mod describe;
+mod engine;
 mod header;
 pub mod import;
 pub mod money;

@@ -1,0 +1,379 @@
+//! Playing a hand read from PokerStars text through the engine: the known cards and
+//! unknown ones (`??`) dealt where the engine asks for them, each action in the engine's
+//! own order, the showdown, and the outcome checked against the text's; the result is
+//! the engine's record (PHH) of the hand.
+
+use super::money::Money;
+use super::read::{Act, ImportedHand, Parsed, ReadError};
+use crate::phh::{replay, PhhHand};
+use poker_rules::{
+    Action, BlindKind, Card, CardSource, Cards, Chips, DealStep, Decision, Event, Game, Hand,
+    HandConfig, HandOptions, Phase, Rake, RakeRounding, SeatConfig, Stakes, Structure, Variant,
+};
+use std::collections::{BTreeMap, VecDeque};
+
+pub(super) struct PlayInput<'a> {
+    pub(super) hand_number: u64,
+    pub(super) game_name: String,
+    pub(super) date_text: String,
+    pub(super) game: Game,
+    pub(super) structure: Structure,
+    pub(super) stakes: Vec<Chips>,
+    pub(super) money: Money,
+    pub(super) bring_in: Option<Chips>,
+    pub(super) text: &'a str,
+    pub(super) lines: &'a [&'a str],
+}
+
+/// Plays the parsed hand through the engine and builds its record.
+pub(super) fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadError> {
+    let game = input.game;
+    let stud = matches!(game, Game::Stud | Game::StudHiLo | Game::Razz);
+    // Hand order: stud by seat; else from the button's left, the button last.
+    let mut order: Vec<usize> = (0..p.seats.len()).filter(|&s| p.seats[s].dealt).collect();
+    order.sort_by_key(|&s| p.seats[s].number);
+    if !stud {
+        let button = p
+            .button
+            .ok_or_else(|| ReadError::Unfinished("no button".into()))?;
+        let k = order
+            .iter()
+            .position(|&s| p.seats[s].number > button)
+            .unwrap_or(0);
+        order.rotate_left(k);
+    }
+    let index_of: BTreeMap<usize, usize> = order.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+
+    let stake = |k: usize| input.stakes.get(k).copied().unwrap_or(0);
+    let big_blind = p
+        .blinds
+        .values()
+        .filter(|b| b.1 == BlindKind::Blind)
+        .map(|b| b.0)
+        .max()
+        .unwrap_or(0);
+    let fixed = input.structure == Structure::FixedLimit;
+    let stakes = Stakes {
+        min_bet: if fixed { 0 } else { big_blind.max(stake(1)) },
+        small_bet: if fixed { stake(0) } else { 0 },
+        big_bet: if fixed { stake(1) } else { 0 },
+        bring_in: if stud {
+            input.bring_in.unwrap_or(stake(0) / 2)
+        } else {
+            0
+        },
+    };
+    let seats: Vec<SeatConfig> = order
+        .iter()
+        .map(|&s| {
+            let (blind, kind) = p.blinds.get(&s).copied().unwrap_or((0, BlindKind::Blind));
+            SeatConfig {
+                stack: p.seats[s].stack,
+                ante: p.antes.get(&s).copied().unwrap_or(0),
+                blind,
+                kind,
+            }
+        })
+        .collect();
+    let options = HandOptions {
+        run_it_twice: p.run_twice,
+        rake: (p.rake > 0).then_some(Rake {
+            basis_points: 10_000,
+            cap: p.rake,
+            no_flop_no_drop: false,
+            rounding: RakeRounding::Down,
+        }),
+        ..HandOptions::default()
+    };
+    let config = HandConfig {
+        game,
+        structure: input.structure,
+        stakes,
+        // PokerStars: a bet and three raises, no cap heads-up.
+        max_raises: fixed.then_some(3),
+        uncapped_heads_up: fixed,
+        seats,
+        options,
+    };
+    let refuse = |line: usize, reason: String| ReadError::Refused {
+        line: line + 1,
+        text: input.lines.get(line).copied().unwrap_or("").to_string(),
+        reason,
+    };
+    let (mut hand, mut events) =
+        Hand::new(config.clone(), CardSource::Manual).map_err(|e| refuse(0, e.to_string()))?;
+    let mut notes: Vec<String> = Vec::new();
+    // A hand mucked at showdown and named in the summary was the player's from the
+    // deal (draw games aside, where the hand named is the one drawn to).
+    let mut holes: Vec<VecDeque<Card>> = order
+        .iter()
+        .map(|s| match p.mucked.get(s) {
+            Some(cards) if !game.is_draw() => cards.iter().copied().collect(),
+            _ => p.holes.get(s).cloned().unwrap_or_default(),
+        })
+        .collect();
+    let (mut board, mut board2) = (p.board.clone(), p.board2.clone());
+    let mut shows: BTreeMap<usize, (usize, Act)> = BTreeMap::new();
+    let mut deal_on = |hand: &mut Hand,
+                       events: &mut Vec<Event>,
+                       notes: &mut Vec<String>,
+                       line: usize|
+     -> Result<(), ReadError> {
+        loop {
+            if let Some(step) = hand.pending_deal() {
+                let take = |q: &mut VecDeque<Card>, k: u8| -> Vec<Card> {
+                    (0..k)
+                        .map(|_| q.pop_front().unwrap_or(Card::UNKNOWN))
+                        .collect()
+                };
+                let (who, cards, note) = match step {
+                    DealStep::Hole { player, count, .. } => {
+                        let c = take(&mut holes[player], count);
+                        let note = format!("d dh p{} {}", player + 1, Card::format_many(&c));
+                        (Some(player), c, note)
+                    }
+                    DealStep::Board { count } => {
+                        if board.len() < count as usize {
+                            return Err(ReadError::Unfinished("board cards missing".into()));
+                        }
+                        let c = take(&mut board, count);
+                        let note = format!("d db {}", Card::format_many(&c));
+                        (None, c, note)
+                    }
+                    DealStep::SecondBoard { count } => {
+                        if board2.len() < count as usize {
+                            return Err(ReadError::Unfinished("second board missing".into()));
+                        }
+                        let c = take(&mut board2, count);
+                        let note = format!("# d db2 {}", Card::format_many(&c));
+                        (None, c, note)
+                    }
+                };
+                events.extend(
+                    hand.deal(who, &cards)
+                        .map_err(|e| refuse(line, e.to_string()))?,
+                );
+                notes.push(note);
+                continue;
+            }
+            if let Some(Decision::RunItTwice) = hand.decision() {
+                let player = hand.to_act().expect("someone decides");
+                let agree = p.run_twice;
+                events.extend(
+                    hand.apply(player, Action::RunItTwice { agree })
+                        .map_err(|e| refuse(line, e.to_string()))?,
+                );
+                let answer = if agree { "yes" } else { "no" };
+                notes.push(format!("# p{} run it twice: {answer}", player + 1));
+                continue;
+            }
+            return Ok(());
+        }
+    };
+    for (line, s, act) in p.acts.iter().cloned() {
+        let Some(&player) = index_of.get(&s) else {
+            return Err(refuse(line, "a player not dealt in acts".into()));
+        };
+        deal_on(&mut hand, &mut events, &mut notes, line)?;
+        match act {
+            Act::Show(_) | Act::Muck => {
+                shows.insert(player, (line, act));
+            }
+            Act::Play(action) => {
+                let action = match action {
+                    // A check where a call is due is a refusal; a `calls` line is a call.
+                    Action::Call | Action::Check => action,
+                    other => other,
+                };
+                let applied = hand
+                    .apply(player, action)
+                    .map_err(|e| refuse(line, e.to_string()))?;
+                events.extend(applied);
+                notes.push(notation(player, &action));
+            }
+        }
+    }
+    // The rest of the deal, then the showdown in the engine's order.
+    let end = input.lines.len().saturating_sub(1);
+    loop {
+        deal_on(&mut hand, &mut events, &mut notes, end)?;
+        if hand.phase() != Phase::Showdown {
+            break;
+        }
+        let Some(player) = hand.to_act() else { break };
+        let known = hand.players()[player].hole.iter().all(|c| c.is_known());
+        let (line, action, note) = match shows.remove(&player) {
+            Some((line, Act::Show(c))) => {
+                let cards = Cards::from_slice(&c).ok_or_else(|| refuse(line, "cards".into()))?;
+                let note = format!("p{} sm {}", player + 1, Card::format_many(&c));
+                (line, Action::Show { cards: Some(cards) }, note)
+            }
+            Some((line, _)) => (line, Action::Muck, format!("p{} sm", player + 1)),
+            None if known => (
+                end,
+                Action::Show { cards: None },
+                format!(
+                    "p{} sm {}",
+                    player + 1,
+                    Card::format_many(&hand.players()[player].hole)
+                ),
+            ),
+            None => (end, Action::Muck, format!("p{} sm", player + 1)),
+        };
+        events.extend(
+            hand.apply(player, action)
+                .map_err(|e| refuse(line, e.to_string()))?,
+        );
+        notes.push(note);
+    }
+    if !hand.is_complete() {
+        return Err(ReadError::Unfinished(format!(
+            "the engine still waits ({:?})",
+            hand.phase()
+        )));
+    }
+    check_outcome(&p, &order, &events, hand.rake())?;
+    // Not an action: a line the record keeps as a comment for the writer.
+    for s in &p.no_show {
+        if let Some(&i) = index_of.get(s) {
+            notes.push(format!("# p{} doesn't show hand", i + 1));
+        }
+    }
+    let viewer = p.viewer.and_then(|s| index_of.get(&s).copied());
+    let names: Vec<String> = order.iter().map(|&s| p.seats[s].name.clone()).collect();
+    let phh = record(&config, notes, names.clone())?;
+    // The record must replay on its own to the same hand.
+    replay(&phh).map_err(|e| ReadError::Disagrees(format!("the record does not replay: {e}")))?;
+    Ok(ImportedHand {
+        hand_number: input.hand_number,
+        game_name: input.game_name,
+        table_name: p.table.clone(),
+        started_at_ms: super::time::parse(&input.date_text),
+        date_text: input.date_text,
+        players: names,
+        seats: order.iter().map(|&s| p.seats[s].number).collect(),
+        seat_count: p.seat_count,
+        button_seat: p.button,
+        viewer,
+        money: input.money,
+        play_money: p.play_money,
+        posts: p.posts.clone(),
+        phh,
+        rake: p.rake,
+        text: input.text.to_string(),
+    })
+}
+
+/// The PHH notation of a player's action.
+fn notation(player: usize, action: &Action) -> String {
+    let p = player + 1;
+    match action {
+        Action::Fold => format!("p{p} f"),
+        Action::Check | Action::Call => format!("p{p} cc"),
+        Action::BringIn => format!("p{p} pb"),
+        Action::BetOrRaiseTo { to } => format!("p{p} cbr {to}"),
+        Action::Draw { discards } if discards.is_empty() => format!("p{p} sd"),
+        Action::Draw { discards } => format!("p{p} sd {discards}"),
+        Action::Show { cards: Some(c) } => format!("p{p} sm {c}"),
+        Action::Show { cards: None } | Action::Muck => format!("p{p} sm"),
+        Action::RunItTwice { agree } => format!("# p{p} run it twice: {agree}"),
+    }
+}
+
+/// Checks the pots the text says were collected, and its total and rake, against the
+/// engine's awards.
+fn check_outcome(
+    p: &Parsed,
+    order: &[usize],
+    events: &[Event],
+    rake: Chips,
+) -> Result<(), ReadError> {
+    let mut won: BTreeMap<usize, Chips> = BTreeMap::new();
+    let mut awarded: Chips = 0;
+    for e in events {
+        if let Event::PotAwarded { winners, .. } = e {
+            for &(w, part) in winners {
+                *won.entry(order[w]).or_default() += part;
+                awarded += part;
+            }
+        }
+    }
+    won.retain(|_, v| *v > 0);
+    let name = |s: usize| p.seats[s].name.clone();
+    let show = |m: &BTreeMap<usize, Chips>| {
+        m.iter()
+            .map(|(&s, a)| format!("{} {a}", name(s)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if won != p.collected {
+        return Err(ReadError::Disagrees(format!(
+            "collected: text [{}], engine [{}]",
+            show(&p.collected),
+            show(&won)
+        )));
+    }
+    if rake != p.rake {
+        return Err(ReadError::Disagrees(format!(
+            "rake: text {}, engine {rake}",
+            p.rake
+        )));
+    }
+    if let Some(total) = p.total {
+        if total != awarded + rake {
+            return Err(ReadError::Disagrees(format!(
+                "total pot: text {total}, engine {}",
+                awarded + rake
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The PHH record of the configuration and the notations played.
+fn record(
+    config: &HandConfig,
+    actions: Vec<String>,
+    names: Vec<String>,
+) -> Result<PhhHand, ReadError> {
+    let (variant, structure) = match Variant::of(config.game, config.structure) {
+        Some(v) => (v, None),
+        None => (
+            Variant::ALL
+                .into_iter()
+                .find(|v| v.game() == config.game)
+                .ok_or_else(|| ReadError::UnsupportedGame(format!("{:?}", config.game)))?,
+            Some(config.structure),
+        ),
+    };
+    let n = config.seats.len();
+    let f = |x: Chips| x as f64;
+    let (mut antes, mut blinds): (Vec<f64>, Vec<f64>) =
+        config.seats.iter().map(|s| (f(s.ante), f(s.blind))).unzip();
+    if n == 2 {
+        antes.reverse();
+        blinds.reverse();
+    }
+    Ok(PhhHand {
+        variant,
+        structure,
+        antes,
+        blinds_or_straddles: blinds,
+        bring_in: f(config.stakes.bring_in),
+        small_bet: f(config.stakes.small_bet),
+        big_bet: f(config.stakes.big_bet),
+        min_bet: f(config.stakes.min_bet),
+        starting_stacks: config.seats.iter().map(|s| f(s.stack)).collect(),
+        actions,
+        finishing_stacks: None,
+        players: Some(names),
+        max_raises: Some(config.max_raises.map_or(-1, i64::from)),
+        uncapped_heads_up: config.uncapped_heads_up,
+        options: config.options.clone(),
+        blind_kinds: config
+            .seats
+            .iter()
+            .any(|s| s.kind != BlindKind::Blind)
+            .then(|| config.seats.iter().map(|s| s.kind).collect()),
+    })
+}
