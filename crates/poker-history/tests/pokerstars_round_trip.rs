@@ -16,7 +16,7 @@
 mod pokerstars_gen;
 
 use poker_history::phh::replay;
-use poker_history::pokerstars::import::{run_text, write_back};
+use poker_history::pokerstars::import::{decode, run_text, write_back};
 use poker_history::pokerstars::read::{read_hand, split};
 use std::path::{Path, PathBuf};
 
@@ -171,9 +171,7 @@ fn golden_real_pokerstars_hands() {
     files.sort();
     let mut total = poker_history::pokerstars::import::Tally::default();
     for file in &files {
-        let bytes = std::fs::read(file).expect("readable");
-        let text = String::from_utf8(bytes.clone())
-            .unwrap_or_else(|_| bytes.iter().map(|&b| b as char).collect());
+        let text = decode(&std::fs::read(file).expect("readable"));
         let mut lines = String::new();
         let (tally, hands) = run_text(&text, &mut lines);
         for h in &hands {

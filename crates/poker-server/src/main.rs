@@ -126,12 +126,8 @@ fn import(args: &[String]) -> ExitCode {
     }
     let mut total = Tally::default();
     for file in &files {
-        // PokerStars files are UTF-8 (often with a BOM) or, older ones, Windows-1252.
         let text = match std::fs::read(file) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(t) => t,
-                Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
-            },
+            Ok(bytes) => poker_history::pokerstars::import::decode(&bytes),
             Err(e) => {
                 eprintln!("pokerd import: {}: {e}", file.display());
                 return ExitCode::FAILURE;

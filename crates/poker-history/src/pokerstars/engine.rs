@@ -202,7 +202,21 @@ pub(super) fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadErro
         }
         let Some(player) = hand.to_act() else { break };
         let known = hand.players()[player].hole.iter().all(|c| c.is_known());
+        let held = hand.players()[player].hole.len();
         let (line, action, note) = match shows.remove(&player) {
+            // A hand shown in part (`shows [Qs]`) is no showdown the engine plays.
+            Some((_, Act::Show(c))) if c.len() != held && known => (
+                end,
+                Action::Show { cards: None },
+                format!(
+                    "p{} sm {}",
+                    player + 1,
+                    Card::format_many(&hand.players()[player].hole)
+                ),
+            ),
+            Some((_, Act::Show(c))) if c.len() != held => {
+                (end, Action::Muck, format!("p{} sm", player + 1))
+            }
             Some((line, Act::Show(c))) => {
                 let cards = Cards::from_slice(&c).ok_or_else(|| refuse(line, "cards".into()))?;
                 let note = format!("p{} sm {}", player + 1, Card::format_many(&c));

@@ -177,6 +177,22 @@ impl Tally {
     }
 }
 
+/// A file's text: UTF-8 (a BOM is dropped later), else Windows-1252 as older PokerStars
+/// files and their copies are (`€` is byte 0x80 there).
+pub fn decode(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(t) => t.to_string(),
+        Err(_) => bytes
+            .iter()
+            .map(|&b| match b {
+                0x80 => '€',
+                0xA3 => '£',
+                b => b as char,
+            })
+            .collect(),
+    }
+}
+
 /// The game a hand's header names (`Hold'em No Limit`), or `?`.
 pub fn game_of_text(text: &str) -> String {
     let first = text.lines().next().unwrap_or("");
