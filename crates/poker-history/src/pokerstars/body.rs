@@ -4,7 +4,7 @@
 
 use super::{cards, describe, Family, Hand};
 use poker_rules::table::PostKind;
-use poker_rules::{BlindKind, Card, Chips, Event, Game};
+use poker_rules::{BlindKind, Card, Chips, Event, Game, Structure};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -37,6 +37,9 @@ pub(super) struct Body<'h> {
     round_bet: Chips,
     /// The bet to call when the first round opens.
     opening_bet: Chips,
+    /// Fixed limit: the size of one bet in this round (0 until known), to tell when the
+    /// raises reach the cap.
+    round_unit: Chips,
     street: usize,
     stud_street: usize,
     draws: usize,
@@ -107,6 +110,7 @@ impl<'h> Body<'h> {
             side_pot_count,
             round_bet: 0,
             opening_bet,
+            round_unit: 0,
             street: 0,
             stud_street: 0,
             draws: 0,
@@ -415,6 +419,11 @@ impl<'h> Body<'h> {
     fn round_started(&mut self, street: usize) {
         self.street = street;
         self.round_bet = if street == 0 { self.opening_bet } else { 0 };
+        self.round_unit = match (street, self.hand.family) {
+            (0, Family::Stud) => self.hand.config.stakes.small_bet,
+            (0, _) => self.opening_bet,
+            _ => 0,
+        };
         if street != 0 || self.hand.family == Family::Stud || self.dealt_shown {
             return;
         }
@@ -454,6 +463,21 @@ impl<'h> Body<'h> {
             writeln!(self.out, "{name}: raises {} to {}{tail}", m(by), m(to))
         };
         self.round_bet = self.round_bet.max(to);
+        // Fixed limit: the raise that reaches the cap says so, unless the cap is lifted
+        // for two players left.
+        let config = &self.hand.config;
+        if self.round_unit == 0 {
+            self.round_unit = to;
+        }
+        let left = config.seats.len() - self.folded_on.len();
+        let lifted = config.uncapped_heads_up && left == 2;
+        if let (Structure::FixedLimit, Some(cap), false) =
+            (config.structure, config.max_raises, lifted)
+        {
+            if to == self.round_unit * (Chips::from(cap) + 1) {
+                self.out.push_str("Betting is capped\n");
+            }
+        }
     }
 
     /// A discard in a draw game, with the replacement cards right after it as
@@ -553,7 +577,7 @@ impl<'h> Body<'h> {
         }
     }
 
-    /// A split game where nobody showed a low says so after the hands shown, as
+    /// A split game where nobody showed a low says so after the pots are collected, as
     /// PokerStars does.
     fn no_low(&mut self) {
         let game = self.hand.config.game;
@@ -566,16 +590,8 @@ impl<'h> Body<'h> {
         {
             return;
         }
-        let marker = "*** SHOW DOWN ***\n";
-        if let Some(at) = self.out.find(marker).map(|i| i + marker.len()) {
-            let shows_end = self.out[at..]
-                .lines()
-                .take_while(|l| l.contains(": shows [") || l.ends_with(": mucks hand "))
-                .map(|l| l.len() + 1)
-                .sum::<usize>();
-            self.out
-                .insert_str(at + shows_end, "No low hand qualified\n");
-        }
+        // After the pots collected, as PokerStars writes it.
+        self.out.push_str("No low hand qualified\n");
     }
 }
 
