@@ -103,14 +103,9 @@ pub(super) fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadErro
     let (mut hand, mut events) =
         Hand::new(config.clone(), CardSource::Manual).map_err(|e| refuse(0, e.to_string()))?;
     let mut notes: Vec<String> = Vec::new();
-    // A hand mucked at showdown and named in the summary was the player's from the
-    // deal (draw games aside, where the hand named is the one drawn to).
     let mut holes: Vec<VecDeque<Card>> = order
         .iter()
-        .map(|s| match p.mucked.get(s) {
-            Some(cards) if !game.is_draw() => cards.iter().copied().collect(),
-            _ => p.holes.get(s).cloned().unwrap_or_default(),
-        })
+        .map(|s| p.holes.get(s).cloned().unwrap_or_default())
         .collect();
     let (mut board, mut board2) = (p.board.clone(), p.board2.clone());
     let mut shows: BTreeMap<usize, (usize, Act)> = BTreeMap::new();
@@ -247,10 +242,16 @@ pub(super) fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadErro
         )));
     }
     check_outcome(&p, &order, &events, hand.rake())?;
-    // Not an action: a line the record keeps as a comment for the writer.
+    // Not actions: what the text showed that the record keeps as comments for the
+    // writer (a winner's refusal to show, mucked hands named in the summary).
     for s in &p.no_show {
         if let Some(&i) = index_of.get(s) {
             notes.push(format!("# p{} doesn't show hand", i + 1));
+        }
+    }
+    for (s, c) in &p.mucked {
+        if let Some(&i) = index_of.get(s) {
+            notes.push(format!("# p{} mucked {}", i + 1, Card::format_many(c)));
         }
     }
     let viewer = p.viewer.and_then(|s| index_of.get(&s).copied());

@@ -127,6 +127,9 @@ struct Hand<'a> {
     /// Winners without a showdown who said they do not show: the record keeps that
     /// choice as a comment (`# p3 doesn't show hand`), which replays as nothing.
     no_show: Vec<usize>,
+    /// Mucked hands the record says the table saw (`# p2 mucked 9sAh`), as PokerStars
+    /// names them in the summary: kept as a comment, which replays as nothing.
+    mucked_named: std::collections::BTreeMap<usize, Vec<Card>>,
 }
 
 impl Hand<'_> {
@@ -214,9 +217,22 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
         .filter(|&k| (1..=n).contains(&k))
         .map(|k| k - 1)
         .collect();
+    let mucked_named = phh
+        .actions
+        .iter()
+        .filter_map(|note| {
+            let (who, c) = note.trim().strip_prefix("# p")?.split_once(" mucked ")?;
+            let k = who
+                .parse::<usize>()
+                .ok()
+                .filter(|&k| (1..=n).contains(&k))?;
+            Some((k - 1, Card::parse_many(c).ok()?))
+        })
+        .collect();
     let hand = Hand {
         money,
         no_show,
+        mucked_named,
         meta,
         single_draw: config.game == Game::DeuceToSevenSingleDraw,
         config,

@@ -100,20 +100,19 @@ fn outcome(hand: &Hand, body: &Body, player: usize) -> String {
         return format!("collected ({})", hand.m(w));
     }
     if body.mucked.contains(&player) {
-        // The cards of a hand mucked at the showdown, as PokerStars names them: where
-        // the history may (the player's own, the house's view) or the record knows them
-        // (a record read from PokerStars text knows only what the text showed); not
-        // others' in draw games, where a record read from the text cannot hold the hand
-        // drawn to.
+        // The cards of a hand mucked at the showdown, where the history may name them
+        // (the player's own, the house's view), or where the record says they were
+        // shown to the table (`# p2 mucked 9sAh`, a hand read from PokerStars text).
         let held: Vec<Card> = body
             .hole
             .get(&player)
             .map(|v| v.iter().map(|x| x.0).collect())
             .unwrap_or_default();
-        let known = held.iter().all(|c| c.is_known());
-        let named = hand.knows(player) || (known && hand.family != Family::Draw);
-        if named && known && !held.is_empty() {
+        if hand.knows(player) && !held.is_empty() && held.iter().all(|c| c.is_known()) {
             return format!("mucked [{}]", cards(&held));
+        }
+        if let Some(named) = hand.mucked_named.get(&player) {
+            return format!("mucked [{}]", cards(named));
         }
         return "mucked".to_string();
     }

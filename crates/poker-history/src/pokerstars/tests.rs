@@ -370,3 +370,215 @@ _blind_kinds = ['blind', 'blind', 'post', 'post', 'blind']
     .unwrap();
     assert!(out.contains("eve: posts the ante 1 and is all-in"), "{out}");
 }
+
+#[test]
+fn folds_checks_mucks_seats_and_rake_end_with_a_space_as_at_pokerstars() {
+    let phh = r#"
+variant = "NT"
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+min_bet = 2
+starting_stacks = [100, 100, 100]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p3 f", "p1 cc", "p2 cc",
+  "d db 2h3h4s", "p1 cc", "p2 cc", "d db 9c", "p1 cc", "p2 cc", "d db Ts", "p1 cc", "p2 cc",
+  "p1 sm AcAd", "p2 sm"]
+"#;
+    let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+    let out = write(&meta(phh, &players, &[1, 2, 3])).unwrap();
+    has(
+        &out,
+        &[
+            "Seat 1: ann (100 in chips) \n",
+            "cat: folds \n",
+            "ann: checks \n",
+            "bob: mucks hand \n",
+            "Total pot 4 | Rake 0 \n",
+        ],
+    );
+    // Every other line ends without one.
+    let spaced = [
+        ": folds ",
+        ": checks ",
+        ": mucks hand ",
+        " in chips) ",
+        "| Rake 0 ",
+    ];
+    for line in out.lines().filter(|l| l.ends_with(' ')) {
+        assert!(spaced.iter().any(|s| line.ends_with(s)), "{line:?}");
+    }
+}
+
+#[test]
+fn a_raise_is_written_by_its_increment_over_the_bet_to_call() {
+    // bob's ante takes his whole stack: he posts no big blind, yet callers owe the full
+    // blind (R28), so cat calls 2 and ann's raise to 4 is 2 over the bet to call.
+    let phh = r#"
+variant = "NT"
+antes = [0, 2, 0]
+blinds_or_straddles = [1, 2, 0]
+min_bet = 2
+starting_stacks = [100, 2, 100]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p3 cc", "p1 cbr 4", "p3 f",
+  "d db 2h3h4s", "d db 9c", "d db Ts", "p1 sm AcAd", "p2 sm KcKd"]
+"#;
+    let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+    let out = write(&meta(phh, &players, &[1, 2, 3])).unwrap();
+    has(
+        &out,
+        &[
+            "ann: posts small blind 1\nbob: posts the ante 2 and is all-in\n",
+            "cat: calls 2\nann: raises 2 to 4\n",
+        ],
+    );
+}
+
+#[test]
+fn heads_up_the_small_blind_on_the_button_posts_first() {
+    let phh = r#"
+variant = "NT"
+antes = [0, 0]
+blinds_or_straddles = [2, 1]
+min_bet = 2
+starting_stacks = [100, 100]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 f"]
+"#;
+    // PHH lists heads-up blinds big first: ann, on the button, posts the small one.
+    let players: Vec<String> = ["ann", "bob"].map(String::from).to_vec();
+    let out = write(&meta(phh, &players, &[1, 2])).unwrap();
+    has(
+        &out,
+        &[
+            "Table 'Alpha' 6-max Seat #1 is the button",
+            "ann: posts small blind 1\nbob: posts big blind 2\n*** HOLE CARDS ***\n",
+            "Seat 1: ann (button) (small blind) folded before Flop\n",
+        ],
+    );
+}
+
+#[test]
+fn a_new_players_post_is_a_big_blind_line_but_no_position_and_not_a_quiet_fold() {
+    // As PokerStars writes a new player's post: `posts big blind`, no `(big blind)` in
+    // the summary (that marks the blind seat), and no `(didn't bet)`: the post is a bet.
+    let phh = r#"
+variant = "NT"
+antes = [0, 0, 0, 0]
+blinds_or_straddles = [1, 2, 2, 0]
+min_bet = 2
+starting_stacks = [100, 100, 100, 100]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "d dh p4 JcJd",
+  "p3 cbr 6", "p4 f", "p1 f", "p2 f"]
+_blind_kinds = ['blind', 'blind', 'post', 'blind']
+"#;
+    let players: Vec<String> = ["ann", "bob", "cat", "dan"].map(String::from).to_vec();
+    let out = write(&meta(phh, &players, &[1, 2, 3, 4])).unwrap();
+    has(
+        &out,
+        &[
+            "ann: posts small blind 1\nbob: posts big blind 2\ncat: posts big blind 2\n",
+            "cat: raises 4 to 6\n",
+            "Seat 1: ann (small blind) folded before Flop\n",
+            "Seat 2: bob (big blind) folded before Flop\n",
+            "Seat 3: cat collected (5)\n",
+            "Seat 4: dan (button) folded before Flop (didn't bet)\n",
+        ],
+    );
+}
+
+#[test]
+fn short_deck_is_headed_by_its_button_blind_and_ante_and_posts_antes_first() {
+    let phh = r#"
+variant = "NS"
+antes = [1, 1, 1]
+blinds_or_straddles = [0, 0, 2]
+min_bet = 2
+starting_stacks = [100, 100, 100]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p1 f", "p2 f"]
+"#;
+    let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+    let out = write(&meta(phh, &players, &[1, 2, 3])).unwrap();
+    has(
+        &out,
+        &[
+            "PokerStars Hand #42:  6+ Hold'em No Limit (Button Blind 2 - Ante 1) - ",
+            "ann: posts the ante 1\nbob: posts the ante 1\ncat: posts the ante 1\ncat: posts button blind 2\n",
+            "Seat 3: cat (button) collected (3)",
+        ],
+    );
+}
+
+#[test]
+fn play_money_tables_say_so_on_the_table_line() {
+    let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+    let out = write(&Meta {
+        play_money: true,
+        ..meta(STUD, &players, &[1, 2, 3])
+    })
+    .unwrap();
+    has(&out, &["\nTable 'Alpha' 6-max (Play Money)\n"]);
+    let phh = r#"
+variant = "NT"
+antes = [0, 0]
+blinds_or_straddles = [2, 1]
+min_bet = 2
+starting_stacks = [100, 100]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "p1 f"]
+"#;
+    let players = &players[..2];
+    let out = write(&Meta {
+        play_money: true,
+        ..meta(phh, players, &[1, 2])
+    })
+    .unwrap();
+    has(
+        &out,
+        &["\nTable 'Alpha' 6-max (Play Money) Seat #1 is the button\n"],
+    );
+}
+
+#[test]
+fn the_house_view_has_no_hero_and_names_mucked_hands_in_the_summary() {
+    let phh = r#"
+variant = "NT"
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+min_bet = 2
+starting_stacks = [100, 100, 100]
+actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p3 f", "p1 cc", "p2 cc",
+  "d db 2h3h4s", "p1 cc", "p2 cc", "d db 9c", "p1 cc", "p2 cc", "d db Ts", "p1 cc", "p2 cc",
+  "p1 sm AcAd", "p2 sm"]
+"#;
+    let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+    let house = write(&meta(phh, &players, &[1, 2, 3])).unwrap();
+    assert!(!house.contains("Dealt to"), "{house}");
+    assert!(
+        !house.contains("Qc Qd"),
+        "a folded hand is nobody's to see: {house}"
+    );
+    has(
+        &house,
+        &[
+            "Seat 1: ann (small blind) showed [Ac Ad] and won (4) with a pair of Aces",
+            "Seat 2: bob (big blind) mucked [Kc Kd]\n",
+        ],
+    );
+    // A player's own history names their own mucked hand, not another's.
+    let bobs = write(&Meta {
+        viewer: Some(1),
+        ..meta(phh, &players, &[1, 2, 3])
+    })
+    .unwrap();
+    has(
+        &bobs,
+        &[
+            "Dealt to bob [Kc Kd]\n",
+            "Seat 2: bob (big blind) mucked [Kc Kd]\n",
+        ],
+    );
+    let cats = write(&Meta {
+        viewer: Some(2),
+        ..meta(phh, &players, &[1, 2, 3])
+    })
+    .unwrap();
+    has(&cats, &["Seat 2: bob (big blind) mucked\n"]);
+    assert!(!cats.contains("Kc"), "{cats}");
+}

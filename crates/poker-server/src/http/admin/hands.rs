@@ -1,5 +1,12 @@
 //! Hand histories for the operator: pages of a table's or a player's hands, one hand as
-//! JSON, PHH or PokerStars text (the operator sees every card).
+//! JSON, PHH or PokerStars text.
+//!
+//! PokerStars text is written for one viewer, because readers take the one player whose
+//! cards are dealt face up for the history's owner: `?viewer=PLAYER_ID` writes a
+//! player's own history (what they download themselves); without it the text is the
+//! house's view, an observer's history that deals nobody's cards face up and adds the
+//! hands mucked at the showdown to the summary. Every card of a hand is in its PHH and
+//! replay formats.
 
 use crate::AppState;
 use axum::extract::rejection::QueryRejection;
@@ -22,6 +29,9 @@ pub(crate) struct Page {
     /// `json` (a list, the default) or `pokerstars` (the complete hands as one text,
     /// oldest first, as tracking tools import them).
     format: Option<String>,
+    /// With `pokerstars`: the player whose history it is (the hands they were dealt
+    /// into, as they see them); without it, the house's view of every hand.
+    viewer: Option<String>,
 }
 
 impl Page {
@@ -71,7 +81,8 @@ pub(crate) async fn table_hands(
     hands_in(&state, rows, &page).await
 }
 
-/// A page of hands as a JSON list, or as PokerStars text (the operator's view).
+/// A page of hands as a JSON list, or as PokerStars text (the house's view, or one
+/// player's).
 pub(crate) async fn hands_in(
     state: &AppState,
     rows: Vec<HandRow>,
@@ -80,16 +91,18 @@ pub(crate) async fn hands_in(
     match page.format.as_deref().unwrap_or("json") {
         "json" => Ok(hand_list(rows).into_response()),
         "pokerstars" => {
+            let viewer = viewer(page.viewer.as_deref())?;
             let names = Names::load(state, &rows).await?;
             let mut out = String::new();
-            for row in rows
-                .iter()
-                .rev()
-                .filter(|r| r.status == HandStatus::Complete)
-            {
+            for row in rows.iter().rev().filter(|r| {
+                // A player's history holds the hands they were dealt into.
+                r.status == HandStatus::Complete
+                    && viewer
+                        .is_none_or(|v| r.record.as_ref().and_then(|rec| rec.index_of(v)).is_some())
+            }) {
                 // Every game has the format: a hand that cannot be written is damaged,
                 // and an export that silently left it out would mislead.
-                let text = pokerstars_text(&names, row, None).map_err(|e| {
+                let text = pokerstars_text(&names, row, viewer).map_err(|e| {
                     tracing::error!("hand {} cannot be written: {}", row.hand_id, e.message);
                     ApiError::new(
                         StatusCode::INTERNAL_SERVER_ERROR,
@@ -133,14 +146,23 @@ pub(crate) async fn player_hands(
     hands_in(&state, rows, &page).await
 }
 
+/// The `viewer` of a PokerStars export, if one is asked.
+fn viewer(viewer: Option<&str>) -> ApiResult<Option<PlayerId>> {
+    viewer.map(|v| parse_id(v, "player")).transpose()
+}
+
 #[derive(Deserialize)]
 pub(crate) struct Format {
     format: Option<String>,
+    /// With `pokerstars`: the player whose history it is (404 if they were not dealt
+    /// in); without it, the house's view.
+    viewer: Option<String>,
 }
 
 /// A hand by id: `?format=json` (default), `phh` (with the deck's proofs of every card
-/// dealt as user-defined fields), `pokerstars`, or `replay` (the record the replayer and
-/// `pokerd verify` read, every card shown, with every proof).
+/// dealt as user-defined fields), `pokerstars` (the house's view, or `&viewer=PLAYER_ID`'s),
+/// or `replay` (the record the replayer and `pokerd verify` read, every card shown, with
+/// every proof).
 pub(crate) async fn hand(
     State(state): State<Arc<AppState>>,
     _: Admin,
@@ -187,8 +209,9 @@ pub(crate) async fn hand(
             if row.phh.is_none() {
                 return Err(unfinished());
             }
+            let viewer = viewer(format.viewer.as_deref())?;
             let names = Names::load(&state, [&row]).await?;
-            Ok(text(pokerstars_text(&names, &row, None)?))
+            Ok(text(pokerstars_text(&names, &row, viewer)?))
         }
         other => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -203,6 +226,8 @@ pub(crate) async fn hand(
 pub(crate) struct Names {
     players: std::collections::HashMap<PlayerId, String>,
     tables: std::collections::HashMap<TableId, String>,
+    /// A play-money room: its histories say `(Play Money)` as PokerStars' do.
+    play_money: bool,
 }
 
 impl Names {
@@ -237,6 +262,7 @@ impl Names {
         let mut names = Names {
             players: state.store.player_names(&players).await?,
             tables: Default::default(),
+            play_money: state.config.play_money(),
         };
         for table in tables {
             match state.store.table(table).await {
@@ -251,7 +277,8 @@ impl Names {
     }
 }
 
-/// A hand in PokerStars text, as the operator sees it (`viewer: None`) or as one of its
+/// A hand in PokerStars text, as the house sees it (`viewer: None`: nobody's hole cards
+/// dealt face up, the hands mucked at the showdown in the summary) or as one of its
 /// players does (only their own hole cards, and those shown).
 pub(crate) fn pokerstars_text(
     names: &Names,
@@ -294,8 +321,7 @@ pub(crate) fn pokerstars_text(
         posts: &record.posts,
         phh,
         viewer,
-        // Placeholder until writer27's server side lands: the table's play-money flag.
-        play_money: false,
+        play_money: names.play_money,
     })
     .map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unsupported", e))
 }
