@@ -201,7 +201,7 @@ pub fn game_of_text(text: &str) -> String {
     }
     let rest = first.split_once(": ").map_or("", |x| x.1).trim_start();
     let rest = match rest.strip_prefix('{') {
-        Some(r) => r.split_once("} ").map_or(r, |x| x.1),
+        Some(r) => r.split_once("} ").map_or(r, |x| x.1.trim_start()),
         None => rest,
     };
     rest.split(" (").next().unwrap_or("?").to_string()

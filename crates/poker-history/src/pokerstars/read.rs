@@ -224,7 +224,10 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
     let rest = rest.trim_start();
     // Home games name their club first: `{Club} Hold'em No Limit (1/2)`.
     let rest = match rest.strip_prefix('{') {
-        Some(r) => r.split_once("} ").map(|x| x.1).ok_or_else(|| bad(0))?,
+        Some(r) => r
+            .split_once("} ")
+            .map(|x| x.1.trim_start())
+            .ok_or_else(|| bad(0))?,
         None => rest,
     };
     let open = rest.find(" (").ok_or_else(|| bad(0))?;

@@ -3,7 +3,7 @@
 
 use super::body::Body;
 use super::{cards, Family, Hand};
-use poker_rules::{Card, Chips};
+use poker_rules::{Card, Chips, Game};
 use std::fmt::Write;
 
 /// Where a player folded, in PokerStars' words for the game.
@@ -50,6 +50,8 @@ fn role(hand: &Hand, player: usize) -> &'static str {
     let blind = hand.position_blind(player);
     let small = blind.is_some_and(|b| b < hand.big);
     match (on_button, blind) {
+        // 6+: the button posts the button blind, and is marked by it alone.
+        (true, Some(_)) if hand.config.game == Game::ShortDeckHoldem => " (button blind)",
         (true, Some(_)) if small && hand.config.seats.len() == 2 => " (button) (small blind)",
         (true, _) => " (button)",
         (false, Some(_)) if small => " (small blind)",

@@ -501,7 +501,7 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p1 f", "p2 f"]
         &[
             "PokerStars Hand #42:  6+ Hold'em No Limit (Button Blind 2 - Ante 1) - ",
             "ann: posts the ante 1\nbob: posts the ante 1\ncat: posts the ante 1\ncat: posts button blind 2\n",
-            "Seat 3: cat (button) collected (3)",
+            "Seat 3: cat (button blind) collected (3)",
         ],
     );
 }
