@@ -566,9 +566,24 @@ impl<'h> Body<'h> {
             };
             self.second_showdown.push(line);
         }
-        match describe::describe(self.hand.config.game, c, &self.board) {
+        let game = self.hand.config.game;
+        match describe::describe(game, c, &self.board) {
             Some(what) => {
-                let _ = writeln!(self.out, "{name}: shows [{}] ({what})", cards(c));
+                // A hand described as one shown before it says how its kickers compare
+                // (`- Ace+King kicker`, `- lower kicker`); the summary does not.
+                let earlier = self
+                    .described
+                    .iter()
+                    .find(|(&q, d)| q != player && **d == what)
+                    .and_then(|(q, _)| self.shown.get(q));
+                let suffix = earlier
+                    .and_then(|theirs| {
+                        let mine = describe::kickers(game, c, &self.board)?;
+                        let theirs = describe::kickers(game, theirs, &self.board)?;
+                        describe::kicker_suffix(&mine, &theirs)
+                    })
+                    .unwrap_or_default();
+                let _ = writeln!(self.out, "{name}: shows [{}] ({what}{suffix})", cards(c));
                 self.described.insert(player, what);
             }
             None => {

@@ -50,6 +50,53 @@ pub fn describe(game: Game, hole: &[Card], board: &[Card]) -> Option<String> {
     })
 }
 
+/// The kickers of a shown high hand that pairs (a pair, two pair, trips, quads): the
+/// ranks of its best five beside the ones its description names, highest first. `None`
+/// for other hands and games.
+pub(super) fn kickers(game: Game, hole: &[Card], board: &[Card]) -> Option<Vec<u8>> {
+    if hole.iter().chain(board).any(|c| !c.is_known()) {
+        return None;
+    }
+    let all: Vec<Card> = hole.iter().chain(board).copied().collect();
+    let five = match game {
+        Game::Holdem | Game::Stud => best_high(&fives(&all), false)?,
+        Game::ShortDeckHoldem => best_high(&fives(&all), true)?,
+        Game::Omaha => best_high(&omaha_fives(hole, board), false)?,
+        _ => return None,
+    };
+    let paired = matches!(
+        high::category(high::evaluate(&five)),
+        Category::OnePair | Category::TwoPair | Category::ThreeOfAKind | Category::FourOfAKind
+    );
+    if !paired {
+        return None;
+    }
+    let mut counts = [0u8; 13];
+    for c in &five {
+        counts[c.rank().0 as usize] += 1;
+    }
+    let mut k: Vec<u8> = five
+        .iter()
+        .map(|c| c.rank().0)
+        .filter(|&r| counts[r as usize] == 1)
+        .collect();
+    k.sort_unstable_by(|a, b| b.cmp(a));
+    Some(k)
+}
+
+/// How PokerStars tells a hand from one described alike shown before it: its kickers
+/// down to the first that beats the other's (` - Ace+Queen+Jack kicker`), or ` - lower
+/// kicker`; `None` when the kickers are the same.
+pub(super) fn kicker_suffix(mine: &[u8], theirs: &[u8]) -> Option<String> {
+    let k = mine.iter().zip(theirs).position(|(a, b)| a != b)?;
+    if mine[k] > theirs[k] {
+        let list: Vec<&str> = mine[..=k].iter().map(|&r| name(r)).collect();
+        Some(format!(" - {} kicker", list.join("+")))
+    } else {
+        Some(" - lower kicker".to_string())
+    }
+}
+
 /// Whether a split game's shown hand makes a low (eight or better): PokerStars says `No
 /// low hand qualified` when nobody does.
 pub(super) fn has_low(game: Game, hole: &[Card], board: &[Card]) -> bool {
@@ -291,6 +338,10 @@ mod tests {
         describe(game, &hole, &board).unwrap()
     }
 
+    fn parse(cards: &str) -> Vec<Card> {
+        Card::parse_many(cards).unwrap()
+    }
+
     #[test]
     fn high_hands_are_named_as_pokerstars_names_them() {
         use Game::Holdem as H;
@@ -355,6 +406,19 @@ mod tests {
             "Lo: a pair of Sevens"
         );
         assert_eq!(d(Game::Badugi, "Ah3c5d7s", ""), "Badugi: 7,5,3,A");
+        // A pair of Sixes on 6c6dQs4h2c: A-Q-J beats A-Q-9 at the Jack, as PokerStars
+        // writes it; the other way round is the lower kicker.
+        let mine = kickers(Game::Holdem, &parse("AhJh"), &parse("6c6dQs4h2c")).unwrap();
+        let theirs = kickers(Game::Holdem, &parse("As9d"), &parse("6c6dQs4h2c")).unwrap();
+        assert_eq!(
+            kicker_suffix(&mine, &theirs).as_deref(),
+            Some(" - Ace+Queen+Jack kicker")
+        );
+        assert_eq!(
+            kicker_suffix(&theirs, &mine).as_deref(),
+            Some(" - lower kicker")
+        );
+        assert_eq!(kicker_suffix(&mine, &mine), None);
         assert_eq!(d(Game::Badugi, "Ah3h5d7s", ""), "3-card hand: 7,5,A");
     }
 }
