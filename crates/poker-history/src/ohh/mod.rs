@@ -101,6 +101,12 @@ fn card_strings(cards: &[Card]) -> Vec<String> {
     cards.iter().map(Card::to_string).collect()
 }
 
+/// A player's cards as a history may write them: only when every one is known (a history
+/// read from elsewhere may hold `??` for a hand nobody saw).
+fn known_cards(cards: &[Card]) -> Option<Vec<String>> {
+    (!cards.is_empty() && cards.iter().all(|c| c.is_known())).then(|| card_strings(cards))
+}
+
 /// The street of a round that brings the board to `len` cards.
 fn street_of(len: usize) -> &'static str {
     match len {
@@ -215,7 +221,7 @@ pub fn write(meta: &Meta) -> Result<Document, OhhError> {
             dealt_written = true;
             for (p, cards) in hole.iter().enumerate() {
                 let mut a = act(p, "Dealt Cards", None, false);
-                a.cards = sees(p).then(|| card_strings(cards));
+                a.cards = if sees(p) { known_cards(cards) } else { None };
                 rounds[0].actions.push(a);
             }
         }
@@ -276,9 +282,13 @@ pub fn write(meta: &Meta) -> Result<Document, OhhError> {
                     actions: Vec::new(),
                 });
             }
-            Event::Folded { player } => rounds[current].actions.push(act(*player, "Fold", None, false)),
+            Event::Folded { player } => rounds[current]
+                .actions
+                .push(act(*player, "Fold", None, false)),
             Event::Checked { player } => {
-                rounds[current].actions.push(act(*player, "Check", None, false));
+                rounds[current]
+                    .actions
+                    .push(act(*player, "Check", None, false));
             }
             Event::Called {
                 player,
@@ -310,12 +320,16 @@ pub fn write(meta: &Meta) -> Result<Document, OhhError> {
             Event::UncalledReturned { player, amount } => stacks[*player] += amount,
             Event::Shown { player, cards } => {
                 let mut a = act(*player, "Shows Cards", None, false);
-                a.cards = Some(card_strings(cards));
+                a.cards = known_cards(cards);
                 showdown.push(a);
             }
             Event::Mucked { player } => {
                 let mut a = act(*player, "Mucks Cards", None, false);
-                a.cards = sees(*player).then(|| card_strings(&hole[*player]));
+                a.cards = if sees(*player) {
+                    known_cards(&hole[*player])
+                } else {
+                    None
+                };
                 showdown.push(a);
             }
             Event::BringInPosted { .. } | Event::Discarded { .. } => {

@@ -3,7 +3,12 @@
 
 use super::*;
 
-fn meta<'a>(phh: &'a str, players: &'a [String], seats: &'a [u32], viewer: Option<usize>) -> Meta<'a> {
+fn meta<'a>(
+    phh: &'a str,
+    players: &'a [String],
+    seats: &'a [u32],
+    viewer: Option<usize>,
+) -> Meta<'a> {
     Meta {
         site_name: "pokerd",
         internal_version: "test",
@@ -22,7 +27,10 @@ fn meta<'a>(phh: &'a str, players: &'a [String], seats: &'a [u32], viewer: Optio
 }
 
 fn names(k: usize) -> Vec<String> {
-    ["ann", "bob", "cat", "dan"][..k].iter().map(|s| s.to_string()).collect()
+    ["ann", "bob", "cat", "dan"][..k]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
 }
 
 const SIDE_POTS: &str = r#"
@@ -66,20 +74,42 @@ fn a_players_history_holds_their_cards_the_shown_hands_and_each_pots_winner() {
         ]
     );
     let raise = pre.actions.iter().find(|a| a.action == "Raise").unwrap();
-    assert_eq!((raise.player_id, raise.amount, raise.is_allin), (2, Some(1000), true));
+    assert_eq!(
+        (raise.player_id, raise.amount, raise.is_allin),
+        (2, Some(1000), true)
+    );
     let streets: Vec<_> = h.rounds.iter().map(|r| r.street).collect();
     assert_eq!(streets, ["Preflop", "Flop", "Turn", "River", "Showdown"]);
     assert_eq!(h.rounds[1].cards, ["2h", "3h", "4s"]);
     let shown = &h.rounds[4].actions;
-    assert!(shown.iter().all(|a| a.action == "Shows Cards" && a.cards.is_some()));
+    assert!(shown
+        .iter()
+        .all(|a| a.action == "Shows Cards" && a.cards.is_some()));
     // Main pot 3 x 100 to ann, side pot 2 x 200 to bob; cat's 700 over bob came back.
     let pots: Vec<_> = h
         .pots
         .iter()
-        .map(|p| (p.number, p.amount, p.rake, p.player_wins.iter().map(|w| (w.player_id, w.win_amount)).collect::<Vec<_>>()))
+        .map(|p| {
+            (
+                p.number,
+                p.amount,
+                p.rake,
+                p.player_wins
+                    .iter()
+                    .map(|w| (w.player_id, w.win_amount))
+                    .collect::<Vec<_>>(),
+            )
+        })
         .collect();
-    assert_eq!(pots, vec![(0, 300, 0, vec![(0, 300)]), (1, 400, 0, vec![(1, 400)])]);
-    let numbers: Vec<u32> = h.rounds.iter().flat_map(|r| r.actions.iter().map(|a| a.action_number)).collect();
+    assert_eq!(
+        pots,
+        vec![(0, 300, 0, vec![(0, 300)]), (1, 400, 0, vec![(1, 400)])]
+    );
+    let numbers: Vec<u32> = h
+        .rounds
+        .iter()
+        .flat_map(|r| r.actions.iter().map(|a| a.action_number))
+        .collect();
     assert_eq!(numbers, (1..=numbers.len() as u32).collect::<Vec<_>>());
 }
 
@@ -89,7 +119,10 @@ fn the_operators_view_is_observed_and_holds_every_hand() {
     let doc = write(&meta(SIDE_POTS, &players, &[2, 4, 6], None)).unwrap();
     assert_eq!(doc.ohh.hero_player_id, None);
     assert_eq!(doc.ohh.flags, ["Observed"]);
-    let dealt = doc.ohh.rounds[0].actions.iter().filter(|a| a.action == "Dealt Cards");
+    let dealt = doc.ohh.rounds[0]
+        .actions
+        .iter()
+        .filter(|a| a.action == "Dealt Cards");
     assert!(dealt.clone().count() == 3 && dealt.into_iter().all(|a| a.cards.is_some()));
     let text = file(&[doc.clone(), doc]);
     let parts: Vec<&str> = text.split("\n\n").collect();
@@ -121,12 +154,17 @@ actions = [
     assert_eq!((pot.amount, pot.rake), (400, 15));
     assert_eq!(pot.player_wins.len(), 1);
     let win = &pot.player_wins[0];
-    assert_eq!((win.player_id, win.win_amount, win.contributed_rake), (0, 385, 15));
+    assert_eq!(
+        (win.player_id, win.win_amount, win.contributed_rake),
+        (0, 385, 15)
+    );
     // Heads-up the button posts the small blind and raises: a preflop bet is a raise.
     let pre = &doc.ohh.rounds[0].actions;
     let sb = pre.iter().find(|a| a.action == "Post SB").unwrap();
     assert_eq!((sb.player_id, sb.amount), (0, Some(5)));
-    assert!(pre.iter().any(|a| a.action == "Raise" && a.amount == Some(195)));
+    assert!(pre
+        .iter()
+        .any(|a| a.action == "Raise" && a.amount == Some(195)));
     assert_eq!(doc.ohh.dealer_seat, 1);
 }
 
@@ -165,7 +203,10 @@ actions = [
         .collect();
     assert!(posted.contains(&(2, "Post Dead", Some(5))), "{posted:?}");
     assert!(posted.contains(&(2, "Post Ante", Some(1))), "{posted:?}");
-    assert!(posted.contains(&(2, "Post Extra Blind", Some(10))), "{posted:?}");
+    assert!(
+        posted.contains(&(2, "Post Extra Blind", Some(10))),
+        "{posted:?}"
+    );
     assert!(posted.contains(&(3, "Straddle", Some(20))), "{posted:?}");
     assert!(posted.contains(&(0, "Post SB", Some(5))), "{posted:?}");
     assert!(posted.contains(&(1, "Post BB", Some(10))), "{posted:?}");
@@ -189,7 +230,11 @@ actions = ["d dh p1 AcAd2c", "d dh p2 KcKd3c", "p1 pb", "p2 f"]
         write(&meta(stud, &players, &[1, 2], Some(0))),
         Err(OhhError::Game("seven-card stud"))
     );
-    let short = SIDE_POTS.replace("\"NT\"", "\"NS\"").replace("2h3h4s", "6h7h8s").replace("9c", "9d").replace("Ts", "Td");
+    let short = SIDE_POTS
+        .replace("\"NT\"", "\"NS\"")
+        .replace("2h3h4s", "6h7h8s")
+        .replace("9c", "9d")
+        .replace("Ts", "Td");
     let players = names(3);
     assert_eq!(
         write(&meta(&short, &players, &[2, 4, 6], Some(0))),
