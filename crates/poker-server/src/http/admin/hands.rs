@@ -19,8 +19,9 @@ use crate::http::error::*;
 pub(crate) struct Page {
     limit: Option<u32>,
     offset: Option<u32>,
-    /// `json` (a list, the default) or `pokerstars` (the complete hands as one text,
-    /// oldest first, as tracking tools import them).
+    /// `json` (a list, the default), `pokerstars` (the complete hands as one text,
+    /// oldest first, as tracking tools import them) or `ohh` (Open Hand History, one
+    /// object per hand; hands of games it cannot express are left out and counted).
     format: Option<String>,
 }
 
@@ -109,10 +110,19 @@ pub(crate) async fn hands_in(
             )
                 .into_response())
         }
+        "ohh" => {
+            let names = Names::load(state, &rows).await?;
+            let complete = rows
+                .iter()
+                .rev()
+                .filter(|r| r.status == HandStatus::Complete);
+            let (docs, omitted) = crate::http::ohh::documents(state, &names, complete, None)?;
+            Ok(crate::http::ohh::file(&docs, omitted, "hands.ohh"))
+        }
         other => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "bad_request",
-            format!("unknown format {other:?}: json or pokerstars"),
+            format!("unknown format {other:?}: json, pokerstars or ohh"),
         )),
     }
 }
@@ -139,8 +149,9 @@ pub(crate) struct Format {
 }
 
 /// A hand by id: `?format=json` (default), `phh` (with the deck's proofs of every card
-/// dealt as user-defined fields), `pokerstars`, or `replay` (the record the replayer and
-/// `pokerd verify` read, every card shown, with every proof).
+/// dealt as user-defined fields), `pokerstars`, `ohh` (Open Hand History, the operator's
+/// view), or `replay` (the record the replayer and `pokerd verify` read, every card
+/// shown, with every proof).
 pub(crate) async fn hand(
     State(state): State<Arc<AppState>>,
     _: Admin,
@@ -190,10 +201,18 @@ pub(crate) async fn hand(
             let names = Names::load(&state, [&row]).await?;
             Ok(text(pokerstars_text(&names, &row, None)?))
         }
+        "ohh" => {
+            if row.phh.is_none() {
+                return Err(unfinished());
+            }
+            let names = Names::load(&state, [&row]).await?;
+            let doc = crate::http::ohh::document(&state, &names, &row, None)?;
+            Ok(crate::http::ohh::json(&doc))
+        }
         other => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "bad_request",
-            format!("unknown format {other:?}: json, phh, pokerstars or replay"),
+            format!("unknown format {other:?}: json, phh, pokerstars, ohh or replay"),
         )),
     }
 }
