@@ -83,14 +83,18 @@ export function wireDownload(doc, S) {
     try {
       const r = await get(S, "/api/me/hands?format=" + format + "&from=" + range.from + "&to=" + range.to);
       const text = await r.text();
-      const hands = format === "phh" ? (text.match(/^\["/gm) || []).length : (text.match(/^PokerStars Hand #/gm) || []).length;
+      // PHH: one table per hand; OHH: one object per line; PokerStars: one header per hand.
+      const counted = { phh: /^\["/gm, ohh: /^\{"ohh":/gm }[format] || /^PokerStars Hand #/gm;
+      const hands = (text.match(counted) || []).length;
+      const omitted = Number(r.headers.get("x-hands-omitted") || 0);
       const a = doc.createElement("a");
       a.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
-      a.download = "hands-" + from.value + "-to-" + to.value + (format === "phh" ? ".phhs" : ".txt");
+      a.download = "hands-" + from.value + "-to-" + to.value + ({ phh: ".phhs", ohh: ".ohh" }[format] || ".txt");
       doc.body.append(a);
       a.click();
       a.remove();
-      msg.textContent = hands + (hands === 1 ? " hand" : " hands") + " downloaded.";
+      msg.textContent = hands + (hands === 1 ? " hand" : " hands") + " downloaded." +
+        (omitted ? " " + omitted + (omitted === 1 ? " hand" : " hands") + " of games Open Hand History cannot express left out." : "");
     } catch (e) { msg.textContent = e.message; }
   });
 }

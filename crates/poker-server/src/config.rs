@@ -48,6 +48,9 @@ pub struct RoomConfig {
     pub money: String,
     /// Play money: a new account's chips, and what a reload refills the wallet to.
     pub play_grant: u64,
+    /// Real money: the ISO 4217 code hand histories give the room's chips (one chip, one
+    /// unit of it); play-money rooms' histories say play money whatever it is.
+    pub currency: String,
     /// Play money: preset tables on a first start.
     pub presets: bool,
     /// Two players at one table from one address: "refuse", "flag", "allow", or "auto"
@@ -316,6 +319,16 @@ impl Config {
             "play" => true,
             "real" => false,
             _ => self.database.url.starts_with("sqlite:"),
+        }
+    }
+
+    /// The currency hand histories give the room's chips: Open Hand History's play-money
+    /// code in a play-money room, else `room.currency`.
+    pub fn history_currency(&self) -> &str {
+        if self.play_money() {
+            poker_history::ohh::PLAY_MONEY
+        } else {
+            &self.room.currency
         }
     }
 

@@ -1,6 +1,6 @@
 //! A player's own record over real HTTP against the real server on port 0, after hands
 //! played over real WebSockets: their stats by range (`/api/me/stats`), their history
-//! download by range (`/api/me/hands?format=phh|pokerstars&from=&to=`) with their own
+//! download by range (`/api/me/hands?format=phh|pokerstars|ohh&from=&to=`) with their own
 //! hole cards and only those the other player showed, and their private notes on other
 //! players (`/api/me/notes`).
 
@@ -196,6 +196,21 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
         .filter(|s| !s.trim().is_empty())
         .collect();
     assert_eq!(sections.len(), in_range.len());
+    // And as Open Hand History: one object per hand, a blank line between, ann the hero.
+    let (status, disposition, ohh) = get(
+        &server,
+        &format!("/api/me/hands?format=ohh&from={from}&to={to}"),
+        &ann,
+    )
+    .await;
+    assert_eq!(status, 200, "{ohh}");
+    assert!(disposition.ends_with(".ohh\""), "{disposition}");
+    let docs: Vec<Value> = ohh
+        .split("\n\n")
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| serde_json::from_str(s).unwrap())
+        .collect();
+    assert_eq!(docs.len(), in_range.len());
 
     // Hand by hand, against the operator's full history: ann's cards are there, Ben's
     // only when he showed them.
@@ -232,6 +247,48 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
             } else {
                 assert_eq!(theirs, ours);
             }
+        }
+        // The OHH document of this hand (oldest first too), the same as the hand's own
+        // answer: ann's cards dealt, ben's only if shown, the pots paying what they hold.
+        let doc = &docs[k]["ohh"];
+        let (status, _, single) =
+            get(&server, &format!("/api/me/hands/{id}?format=ohh"), &ann).await;
+        assert_eq!(status, 200, "{single}");
+        assert_eq!(serde_json::from_str::<Value>(&single).unwrap()["ohh"], *doc);
+        let hero = doc["hero_player_id"].as_u64().unwrap();
+        assert_eq!(hero as usize, a - 1, "ann is the hero");
+        let actions: Vec<&Value> = doc["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r["actions"].as_array().unwrap())
+            .collect();
+        for action in &actions {
+            if action["action"] == "Dealt Cards" {
+                assert_eq!(
+                    action["cards"].is_array(),
+                    action["player_id"] == hero,
+                    "{action}"
+                );
+            }
+        }
+        let text = doc.to_string();
+        let ben_cards_written = bens.iter().any(|c| text.contains(&format!("\"{c}\"")));
+        if !ben_showed {
+            assert!(!ben_cards_written, "ben's unshown cards in the OHH: {text}");
+        }
+        for pot in doc["pots"].as_array().unwrap() {
+            let wins: u64 = pot["player_wins"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w["win_amount"].as_u64().unwrap())
+                .sum();
+            assert_eq!(
+                wins + pot["rake"].as_u64().unwrap(),
+                pot["amount"].as_u64().unwrap(),
+                "{pot}"
+            );
         }
         // The PokerStars text of this hand (oldest first in the file).
         let section = sections[k];

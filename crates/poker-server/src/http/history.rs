@@ -160,7 +160,9 @@ pub(crate) async fn my_stats(
 /// The file a history download answers: every hand of the range in the format asked,
 /// oldest first, as the player may see it. PHH is a `.phhs` file (one table per hand,
 /// named by the table and the hand's number, with the deck's proofs of the cards the
-/// player saw); PokerStars text is the hands one after another.
+/// player saw); PokerStars text is the hands one after another; OHH is a `.ohh` file (the
+/// player as hero, hands of games the standard cannot express left out and counted in
+/// `x-hands-omitted`).
 pub(crate) async fn download(
     state: &AppState,
     me: PlayerId,
@@ -168,6 +170,13 @@ pub(crate) async fn download(
     range: &Range,
 ) -> ApiResult<Response> {
     let rows = hands_in_range(state, me, range).await?;
+    if format == "ohh" {
+        let names = crate::http::admin::hands::Names::load(state, &rows).await?;
+        let (docs, omitted) = crate::http::ohh::documents(state, &names, &rows, Some(me))?;
+        let (from, to) = range.bounds()?;
+        let file = format!("hands-{from}-{}.ohh", to.min(now_ms()));
+        return Ok(crate::http::ohh::file(&docs, omitted, &file));
+    }
     let mut out = String::new();
     let extension = if format == "phh" {
         for row in &rows {

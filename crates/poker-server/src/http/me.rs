@@ -82,7 +82,7 @@ pub(crate) struct MyPage {
     /// How many of the newest hands to pass over first (paging back), 0 unless asked.
     #[serde(default)]
     offset: u32,
-    /// A download of the range's hands as one file: `phh` or `pokerstars`.
+    /// A download of the range's hands as one file: `phh`, `pokerstars` or `ohh`.
     format: Option<String>,
     /// The range: unix milliseconds, from (inclusive)...
     from: Option<i64>,
@@ -92,7 +92,7 @@ pub(crate) struct MyPage {
 
 /// `GET /api/me/hands?limit=N&offset=M&from=&to=`: the player's recent hands (in the
 /// range, when given), newest first, with their result; `offset` pages back through older
-/// ones. With `format=phh|pokerstars`: every hand of the range as one file to download,
+/// ones. With `format=phh|pokerstars|ohh`: every hand of the range as one file to download,
 /// as the player may see them ([`super::history::download`]; `limit` and `offset` are the
 /// list's alone).
 pub(crate) async fn my_hands(
@@ -114,11 +114,11 @@ pub(crate) async fn my_hands(
         Some(_) => return refused(StatusCode::BAD_REQUEST, "bad_request", "limit is 1 to 100"),
     };
     if let Some(format) = page.format {
-        if format != "phh" && format != "pokerstars" {
+        if !["phh", "pokerstars", "ohh"].contains(&format.as_str()) {
             return refused(
                 StatusCode::BAD_REQUEST,
                 "bad_request",
-                "a download's format is phh or pokerstars",
+                "a download's format is phh, pokerstars or ohh",
             );
         }
         return super::history::download(&state, me.player_id, &format, &range)
@@ -183,7 +183,8 @@ pub(crate) struct MyFormat {
 }
 
 /// `GET /api/me/hands/{id}`: one of the player's hands as PokerStars text (the default),
-/// PHH (`?format=phh`) or, for the browser's replayer, the hand's events in the protocol's
+/// PHH (`?format=phh`), Open Hand History with the player as hero (`?format=ohh`) or, for
+/// the browser's replayer, the hand's events in the protocol's
 /// words with the seats, names and stacks (`?format=replay`); each with only their own
 /// hole cards and those shown at showdown.
 pub(crate) async fn my_hand(
@@ -197,11 +198,11 @@ pub(crate) async fn my_hand(
         Ok(axum::extract::Query(f)) => f.format.unwrap_or_else(|| "pokerstars".into()),
         Err(e) => return ApiError::from(e).into_response(),
     };
-    if !["pokerstars", "phh", "replay"].contains(&format.as_str()) {
+    if !["pokerstars", "phh", "ohh", "replay"].contains(&format.as_str()) {
         return refused(
             StatusCode::BAD_REQUEST,
             "bad_request",
-            "format is pokerstars, phh or replay",
+            "format is pokerstars, phh, ohh or replay",
         );
     }
     let Ok(hand) = id.parse() else {
@@ -213,6 +214,16 @@ pub(crate) async fn my_hand(
     if format == "replay" {
         return match my_replay(&state, &row, Some(me.player_id)).await {
             Ok(json) => axum::Json(json).into_response(),
+            Err(e) => e.into_response(),
+        };
+    }
+    if format == "ohh" {
+        let names = match crate::http::admin::hands::Names::load(&state, [&row]).await {
+            Ok(names) => names,
+            Err(e) => return e.into_response(),
+        };
+        return match crate::http::ohh::document(&state, &names, &row, Some(me.player_id)) {
+            Ok(doc) => crate::http::ohh::json(&doc),
             Err(e) => e.into_response(),
         };
     }

@@ -13,6 +13,7 @@ pub mod error;
 pub mod guard;
 pub mod history;
 pub mod me;
+pub(crate) mod ohh;
 pub mod ops;
 pub(crate) mod private;
 pub(crate) mod proofs;

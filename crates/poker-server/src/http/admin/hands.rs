@@ -26,8 +26,9 @@ use crate::http::error::*;
 pub(crate) struct Page {
     limit: Option<u32>,
     offset: Option<u32>,
-    /// `json` (a list, the default) or `pokerstars` (the complete hands as one text,
-    /// oldest first, as tracking tools import them).
+    /// `json` (a list, the default), `pokerstars` (the complete hands as one text,
+    /// oldest first, as tracking tools import them) or `ohh` (Open Hand History, one
+    /// object per hand; hands of games it cannot express are left out and counted).
     format: Option<String>,
     /// With `pokerstars`: the player whose history it is (the hands they were dealt
     /// into, as they see them); without it, the house's view of every hand.
@@ -122,10 +123,19 @@ pub(crate) async fn hands_in(
             )
                 .into_response())
         }
+        "ohh" => {
+            let names = Names::load(state, &rows).await?;
+            let complete = rows
+                .iter()
+                .rev()
+                .filter(|r| r.status == HandStatus::Complete);
+            let (docs, omitted) = crate::http::ohh::documents(state, &names, complete, None)?;
+            Ok(crate::http::ohh::file(&docs, omitted, "hands.ohh"))
+        }
         other => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "bad_request",
-            format!("unknown format {other:?}: json or pokerstars"),
+            format!("unknown format {other:?}: json, pokerstars or ohh"),
         )),
     }
 }
@@ -161,8 +171,8 @@ pub(crate) struct Format {
 
 /// A hand by id: `?format=json` (default), `phh` (with the deck's proofs of every card
 /// dealt as user-defined fields), `pokerstars` (the house's view, or `&viewer=PLAYER_ID`'s),
-/// or `replay` (the record the replayer and `pokerd verify` read, every card shown, with
-/// every proof).
+/// `ohh` (Open Hand History, the operator's view), or `replay` (the record the replayer
+/// and `pokerd verify` read, every card shown, with every proof).
 pub(crate) async fn hand(
     State(state): State<Arc<AppState>>,
     _: Admin,
@@ -213,10 +223,18 @@ pub(crate) async fn hand(
             let names = Names::load(&state, [&row]).await?;
             Ok(text(pokerstars_text(&names, &row, viewer)?))
         }
+        "ohh" => {
+            if row.phh.is_none() {
+                return Err(unfinished());
+            }
+            let names = Names::load(&state, [&row]).await?;
+            let doc = crate::http::ohh::document(&state, &names, &row, None)?;
+            Ok(crate::http::ohh::json(&doc))
+        }
         other => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "bad_request",
-            format!("unknown format {other:?}: json, phh, pokerstars or replay"),
+            format!("unknown format {other:?}: json, phh, pokerstars, ohh or replay"),
         )),
     }
 }
