@@ -135,15 +135,12 @@ impl<'h> Body<'h> {
                 self.round_bet = self.round_bet.max(*amount);
                 let _ = writeln!(self.out, "{}: brings in for {amount}", name(*player));
             }
+            // Replacement cards already written with their discard are skipped.
             Event::HoleDealt {
                 player,
                 cards: c,
                 up,
-            } => {
-                if !self.written_with_discard.contains(&index) {
-                    self.hole_dealt(*player, c, *up);
-                }
-            }
+            } if !self.written_with_discard.contains(&index) => self.hole_dealt(*player, c, *up),
             Event::RoundStarted { street } => self.round_started(*street),
             Event::Discarded { player, cards: c } => self.discarded(index, *player, c, events),
             Event::BoardDealt { cards: c } => {
@@ -152,7 +149,12 @@ impl<'h> Body<'h> {
                 let _ = match self.board.len() {
                     3 => writeln!(self.out, "*** FLOP *** [{}]", cards(&self.board)),
                     4 => writeln!(self.out, "*** TURN *** [{}] [{}]", cards(&before), cards(c)),
-                    _ => writeln!(self.out, "*** RIVER *** [{}] [{}]", cards(&before), cards(c)),
+                    _ => writeln!(
+                        self.out,
+                        "*** RIVER *** [{}] [{}]",
+                        cards(&before),
+                        cards(c)
+                    ),
                 };
             }
             Event::Folded { player } => {
@@ -437,11 +439,7 @@ impl<'h> Body<'h> {
         }
         let count = c.len();
         let noun = if count == 1 { "card" } else { "cards" };
-        let kept: Vec<Card> = held
-            .iter()
-            .copied()
-            .filter(|h| !c.contains(h))
-            .collect();
+        let kept: Vec<Card> = held.iter().copied().filter(|h| !c.contains(h)).collect();
         self.hole
             .insert(player, kept.iter().map(|&k| (k, false)).collect());
         let _ = if hand.sees(player) {

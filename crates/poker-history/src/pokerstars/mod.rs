@@ -154,9 +154,7 @@ pub fn write(meta: &Meta) -> Result<String, String> {
     let family = match config.game {
         Game::Holdem | Game::ShortDeckHoldem | Game::Omaha | Game::OmahaHiLo => Family::Flop,
         Game::Stud | Game::StudHiLo | Game::Razz => Family::Stud,
-        Game::DeuceToSevenSingleDraw | Game::DeuceToSevenTripleDraw | Game::Badugi => {
-            Family::Draw
-        }
+        Game::DeuceToSevenSingleDraw | Game::DeuceToSevenTripleDraw | Game::Badugi => Family::Draw,
     };
     let n = config.seats.len();
     if meta.players.len() != n || meta.seats.len() != n {

@@ -396,7 +396,13 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p3 f", "p1 cc", "p2 
         ],
     );
     // Every other line ends without one.
-    let spaced = [": folds ", ": checks ", ": mucks hand ", " in chips) ", "| Rake 0 "];
+    let spaced = [
+        ": folds ",
+        ": checks ",
+        ": mucks hand ",
+        " in chips) ",
+        "| Rake 0 ",
+    ];
     for line in out.lines().filter(|l| l.ends_with(' ')) {
         assert!(spaced.iter().any(|s| line.ends_with(s)), "{line:?}");
     }
@@ -544,7 +550,10 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p3 f", "p1 cc", "p2 
     let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
     let house = write(&meta(phh, &players, &[1, 2, 3])).unwrap();
     assert!(!house.contains("Dealt to"), "{house}");
-    assert!(!house.contains("Qc Qd"), "a folded hand is nobody's to see: {house}");
+    assert!(
+        !house.contains("Qc Qd"),
+        "a folded hand is nobody's to see: {house}"
+    );
     has(
         &house,
         &[
@@ -558,7 +567,13 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p3 f", "p1 cc", "p2 
         ..meta(phh, &players, &[1, 2, 3])
     })
     .unwrap();
-    has(&bobs, &["Dealt to bob [Kc Kd]\n", "Seat 2: bob (big blind) mucked [Kc Kd]\n"]);
+    has(
+        &bobs,
+        &[
+            "Dealt to bob [Kc Kd]\n",
+            "Seat 2: bob (big blind) mucked [Kc Kd]\n",
+        ],
+    );
     let cats = write(&Meta {
         viewer: Some(2),
         ..meta(phh, &players, &[1, 2, 3])

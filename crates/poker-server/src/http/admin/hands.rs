@@ -97,9 +97,8 @@ pub(crate) async fn hands_in(
             for row in rows.iter().rev().filter(|r| {
                 // A player's history holds the hands they were dealt into.
                 r.status == HandStatus::Complete
-                    && viewer.is_none_or(|v| {
-                        r.record.as_ref().and_then(|rec| rec.index_of(v)).is_some()
-                    })
+                    && viewer
+                        .is_none_or(|v| r.record.as_ref().and_then(|rec| rec.index_of(v)).is_some())
             }) {
                 // Every game has the format: a hand that cannot be written is damaged,
                 // and an export that silently left it out would mislead.
