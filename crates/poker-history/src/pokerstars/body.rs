@@ -163,6 +163,7 @@ impl<'h> Body<'h> {
                 let amount = self.hand.m(*amount);
                 let _ = writeln!(self.out, "{}: brings in for {amount}", name(*player));
             }
+            // Replacement cards already written with their discard are skipped.
             Event::HoleDealt {
                 player,
                 cards: c,
