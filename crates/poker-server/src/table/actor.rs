@@ -447,6 +447,17 @@ impl Actor {
                 received,
                 respond_to,
             } => (request, queue, received, respond_to),
+            Command::Act {
+                player,
+                decision_id,
+                action,
+                queue,
+                received,
+            } => {
+                self.urgent = Some(player);
+                self.act_queued(player, decision_id, action, &queue, received);
+                return;
+            }
             Command::InjectFault => panic!("injected fault"),
             Command::Abandon => {
                 tracing::info!("stopping here: another node owns the table now, or takes it over");
@@ -710,6 +721,10 @@ impl Actor {
                 } else {
                     let _ = respond_to.send(Err(Refusal::Moving));
                 }
+                true
+            }
+            Command::Act { queue, .. } => {
+                super::fanout::refuse_queued(&queue, Refusal::Moving);
                 true
             }
             command @ (Command::Abandon | Command::InjectFault) => {
