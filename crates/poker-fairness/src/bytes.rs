@@ -139,7 +139,8 @@ mod tests {
         // Every byte value, high nibble and low, in 32-byte strings and across a
         // 64-byte one (written in two pieces).
         let all: Vec<u8> = (0..=255).collect();
-        let reference = |bytes: &[u8]| -> String { bytes.iter().map(|b| format!("{b:02x}")).collect() };
+        let reference =
+            |bytes: &[u8]| -> String { bytes.iter().map(|b| format!("{b:02x}")).collect() };
         for chunk in all.chunks(32) {
             let digest: Digest = Bytes(chunk.try_into().unwrap());
             assert_eq!(digest.to_string(), reference(chunk));

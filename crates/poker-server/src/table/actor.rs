@@ -314,7 +314,7 @@ pub async fn spawn(
                         }
                         // The finished hand's commit ended: its result is shown, or the
                         // table stops. No lease check: a durable commit passed the fence.
-                        outcome = commit_outcome(&mut actor.committing), if actor.committing.is_some() => {
+                        outcome = super::commit::outcome(&mut actor.committing), if actor.committing.is_some() => {
                             actor.committing = None;
                             Box::pin(actor.on_commit(outcome)).await;
                         }
@@ -400,16 +400,6 @@ impl Actor {
         self.current
             .as_ref()
             .map_or_else(tracing::Span::none, |c| c.span.clone())
-    }
-}
-
-/// The outcome of the commit under way (never ready when there is none).
-async fn commit_outcome(
-    committing: &mut Option<oneshot::Receiver<super::commit::Outcome>>,
-) -> super::commit::Outcome {
-    match committing {
-        Some(outcome) => outcome.await.unwrap_or(super::commit::Outcome::Stopped),
-        None => std::future::pending().await,
     }
 }
 

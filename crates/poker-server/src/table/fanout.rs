@@ -3,13 +3,13 @@
 
 use super::actor::*;
 use super::Out;
+use super::{Batch, Refusal};
 use axum::extract::ws::Utf8Bytes;
 use poker_protocol::{HandView, SeatView, ServerMsg, TableStatus, TableSummary, TableView};
 use poker_rules::{Card, Cards, Chips, Decision, Event};
 use poker_store::PlayerId;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use super::{Batch, Refusal};
 use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio::time::Instant;
 
