@@ -36,11 +36,26 @@ impl<const N: usize> Default for Bytes<N> {
 
 impl<const N: usize> fmt::Display for Bytes<N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for b in &self.0 {
-            write!(f, "{b:02x}")?;
+        // Written in pieces of a stack buffer: a hand's record holds hundreds of these,
+        // and the formatter's machinery per byte cost more than the rest of serializing.
+        let mut buf = [0u8; 64];
+        for chunk in self.0.chunks(32) {
+            let text = hex_into(chunk, &mut buf);
+            f.write_str(text)?;
         }
         Ok(())
     }
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Writes `bytes` (at most half of `buf`'s length) as lowercase hex at the start of `buf`.
+fn hex_into<'a>(bytes: &[u8], buf: &'a mut [u8]) -> &'a str {
+    for (i, b) in bytes.iter().enumerate() {
+        buf[2 * i] = HEX[usize::from(b >> 4)];
+        buf[2 * i + 1] = HEX[usize::from(b & 0xf)];
+    }
+    std::str::from_utf8(&buf[..2 * bytes.len()]).expect("hex digits are ASCII")
 }
 
 impl<const N: usize> fmt::Debug for Bytes<N> {
@@ -72,7 +87,8 @@ pub fn decode_hex(text: &str) -> Option<Vec<u8>> {
 pub fn encode_hex(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {
-        out.push_str(&format!("{b:02x}"));
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
     }
     out
 }
@@ -116,5 +132,23 @@ mod tests {
         assert!(serde_json::from_str::<Salt>("\"00\"").is_err());
         let json = serde_json::to_string(&seed).unwrap();
         assert_eq!(serde_json::from_str::<Seed>(&json).unwrap(), seed);
+    }
+
+    #[test]
+    fn hex_is_what_the_formatter_writes_for_every_byte() {
+        // Every byte value, high nibble and low, in 32-byte strings and across a
+        // 64-byte one (written in two pieces).
+        let all: Vec<u8> = (0..=255).collect();
+        let reference =
+            |bytes: &[u8]| -> String { bytes.iter().map(|b| format!("{b:02x}")).collect() };
+        for chunk in all.chunks(32) {
+            let digest: Digest = Bytes(chunk.try_into().unwrap());
+            assert_eq!(digest.to_string(), reference(chunk));
+            assert_eq!(format!("{digest:?}"), reference(chunk));
+        }
+        let long: Bytes<64> = Bytes(all[100..164].try_into().unwrap());
+        assert_eq!(long.to_string(), reference(&all[100..164]));
+        assert_eq!(encode_hex(&all), reference(&all));
+        assert_eq!(decode_hex(&encode_hex(&all)).unwrap(), all);
     }
 }

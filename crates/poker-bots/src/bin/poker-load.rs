@@ -7,7 +7,10 @@
 //! hands per second, the action round trip (a bot sends its action until it receives the
 //! event applying it) as percentiles, and with `--server-pid` the server's CPU time per
 //! hand and its resident memory, read from /proc; the last line is JSON with the keys
-//! `hands_per_sec`, `p50_ms`, `p99_ms`, `server_cpu_ms_per_hand`, `server_rss_kb`.
+//! `hands_per_sec`, `p50_ms`, `p99_ms`, `server_cpu_ms_per_hand`, `server_rss_kb`. With
+//! `--db-pid` (a PostgreSQL postmaster on this machine) the database's CPU time per hand
+//! is reported apart (`db_cpu_ms_per_hand`): the postmaster's, its live children's and
+//! that of the children it has reaped, over the same window.
 //!
 //! With `--state FILE` the tables and players made are written to FILE, and a later run
 //! with the same FILE plays at them again instead of making new ones (creating thousands
@@ -44,6 +47,7 @@ struct Args {
     human: bool,
     idle: bool,
     server_pid: Option<u32>,
+    db_pid: Option<u32>,
     state: Option<String>,
 }
 
@@ -57,7 +61,7 @@ struct Made {
 fn usage() -> ! {
     eprintln!(
         "usage: poker-load --url http://HOST:PORT --admin-token TOKEN [--tables N] [--secs S] \
-         [--pace full|human|idle] [--server-pid PID] [--state FILE]"
+         [--pace full|human|idle] [--server-pid PID] [--db-pid PID] [--state FILE]"
     );
     std::process::exit(2)
 }
@@ -71,6 +75,7 @@ fn parse_args() -> Args {
         human: false,
         idle: false,
         server_pid: None,
+        db_pid: None,
         state: None,
     };
     let mut it = std::env::args().skip(1);
@@ -89,6 +94,7 @@ fn parse_args() -> Args {
             },
             "--state" => args.state = Some(value()),
             "--server-pid" => args.server_pid = Some(value().parse().unwrap_or_else(|_| usage())),
+            "--db-pid" => args.db_pid = Some(value().parse().unwrap_or_else(|_| usage())),
             _ => usage(),
         }
     }
@@ -124,6 +130,49 @@ fn proc_usage(pid: u32) -> Option<(Duration, u64)> {
         .parse()
         .ok()?;
     Some((Duration::from_millis(ticks * 1000 / hz), rss_kb))
+}
+
+/// The fields of /proc/PID/stat after the command name (which may hold spaces).
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    Some(
+        stat[stat.rfind(')')? + 2..]
+            .split_whitespace()
+            .map(String::from)
+            .collect(),
+    )
+}
+
+/// The CPU time of a process tree: `root` (with what its reaped children spent) and its
+/// live descendants. A database server's work is done in processes it forks; those that
+/// ended are in the root's reaped time.
+fn tree_cpu(root: u32) -> Option<Duration> {
+    let ticks = |f: &[String], from: usize, n: usize| -> u64 {
+        f[from..from + n]
+            .iter()
+            .map(|v| v.parse::<u64>().unwrap_or(0))
+            .sum()
+    };
+    let root_fields = stat_fields(root)?;
+    // utime, stime, cutime, cstime.
+    let mut total = ticks(&root_fields, 11, 4);
+    let mut parents = vec![root];
+    let mut seen = std::collections::HashSet::from([root]);
+    let all: Vec<(u32, Vec<String>)> = std::fs::read_dir("/proc")
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| Some((pid, stat_fields(pid)?)))
+        .collect();
+    while let Some(parent) = parents.pop() {
+        for (pid, fields) in &all {
+            let ppid = fields.get(1).and_then(|p| p.parse::<u32>().ok());
+            if ppid == Some(parent) && seen.insert(*pid) && fields.len() > 12 {
+                total += ticks(fields, 11, 2);
+                parents.push(*pid);
+            }
+        }
+    }
+    Some(Duration::from_millis(total * 10))
 }
 
 #[tokio::main]
@@ -193,12 +242,14 @@ async fn main() -> anyhow::Result<()> {
     eprintln!("poker-load: {} bots seated, warming up", bots.len());
     tokio::time::sleep(Duration::from_secs(if args.human { 5 } else { 2 })).await;
     let before = args.server_pid.and_then(proc_usage);
+    let db_before = args.db_pid.and_then(tree_cpu);
     totals.counting.store(true, Ordering::Relaxed);
     let started = Instant::now();
     tokio::time::sleep(Duration::from_secs(args.secs)).await;
     totals.counting.store(false, Ordering::Relaxed);
     let elapsed = started.elapsed().as_secs_f64();
     let after = args.server_pid.and_then(proc_usage);
+    let db_after = args.db_pid.and_then(tree_cpu);
     for b in &bots {
         b.abort();
     }
@@ -216,6 +267,12 @@ async fn main() -> anyhow::Result<()> {
         ),
         _ => (None, None),
     };
+    let db_per_hand = match (db_before, db_after) {
+        (Some(d0), Some(d1)) if hands > 0 => {
+            Some(d1.saturating_sub(d0).as_secs_f64() * 1000.0 / hands as f64)
+        }
+        _ => None,
+    };
     println!(
         "{} tables, {} pace, {:.0} s: {:.1} hands/s, {:.0} actions/s; round trip p50 {:.2} ms, p99 {:.2} ms; {} reconnects; server {}",
         args.tables,
@@ -231,12 +288,20 @@ async fn main() -> anyhow::Result<()> {
             _ => "not measured (--server-pid)".into(),
         }
     );
+    if let Some(db) = db_per_hand {
+        println!("database processes: {db:.3} ms CPU per hand");
+    }
     println!(
         "{}",
         json!({
             "tables": args.tables, "pace": if args.human { "human" } else { "full" },
             "hands_per_sec": hands as f64 / elapsed, "p50_ms": pct(0.5), "p99_ms": pct(0.99),
             "server_cpu_ms_per_hand": cpu_per_hand, "server_rss_kb": rss,
+            "server_cpu_share": match (before, after) {
+                (Some((c0, _)), Some((c1, _))) => Some((c1 - c0).as_secs_f64() / elapsed),
+                _ => None,
+            },
+            "db_cpu_ms_per_hand": db_per_hand,
         })
     );
     Ok(())

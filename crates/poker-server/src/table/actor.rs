@@ -314,7 +314,7 @@ pub async fn spawn(
                         }
                         // The finished hand's commit ended: its result is shown, or the
                         // table stops. No lease check: a durable commit passed the fence.
-                        outcome = commit_outcome(&mut actor.committing), if actor.committing.is_some() => {
+                        outcome = super::commit::outcome(&mut actor.committing), if actor.committing.is_some() => {
                             actor.committing = None;
                             Box::pin(actor.on_commit(outcome)).await;
                         }
@@ -403,16 +403,6 @@ impl Actor {
     }
 }
 
-/// The outcome of the commit under way (never ready when there is none).
-async fn commit_outcome(
-    committing: &mut Option<oneshot::Receiver<super::commit::Outcome>>,
-) -> super::commit::Outcome {
-    match committing {
-        Some(outcome) => outcome.await.unwrap_or(super::commit::Outcome::Stopped),
-        None => std::future::pending().await,
-    }
-}
-
 pub(super) async fn sleep_until(deadline: Option<Instant>) {
     if let Some(d) = deadline {
         tokio::time::sleep_until(d).await;
@@ -447,6 +437,17 @@ impl Actor {
                 received,
                 respond_to,
             } => (request, queue, received, respond_to),
+            Command::Act {
+                player,
+                decision_id,
+                action,
+                queue,
+                received,
+            } => {
+                self.urgent = Some(player);
+                self.act_queued(player, decision_id, action, &queue, received);
+                return;
+            }
             Command::InjectFault => panic!("injected fault"),
             Command::Abandon => {
                 tracing::info!("stopping here: another node owns the table now, or takes it over");
@@ -710,6 +711,10 @@ impl Actor {
                 } else {
                     let _ = respond_to.send(Err(Refusal::Moving));
                 }
+                true
+            }
+            Command::Act { queue, .. } => {
+                super::fanout::refuse_queued(&queue, Refusal::Moving);
                 true
             }
             command @ (Command::Abandon | Command::InjectFault) => {

@@ -106,3 +106,11 @@ async fn until_durable(
         tries += 1;
     }
 }
+
+/// The outcome of the commit under way (never ready when there is none).
+pub(super) async fn outcome(committing: &mut Option<oneshot::Receiver<Outcome>>) -> Outcome {
+    match committing {
+        Some(outcome) => outcome.await.unwrap_or(Outcome::Stopped),
+        None => std::future::pending().await,
+    }
+}

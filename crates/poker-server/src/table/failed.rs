@@ -69,6 +69,13 @@ impl Failed {
                     respond_to,
                     ..
                 } => (request, queue, respond_to),
+                Command::Act { queue, .. } => {
+                    super::fanout::refuse_queued(
+                        &queue,
+                        Refusal::Illegal("the table has failed: the hand is void".into()),
+                    );
+                    continue;
+                }
                 Command::InjectFault => continue,
                 // Another node owns the table now.
                 Command::Abandon => break,

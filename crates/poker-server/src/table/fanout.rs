@@ -3,13 +3,14 @@
 
 use super::actor::*;
 use super::Out;
+use super::{Batch, Refusal};
 use axum::extract::ws::Utf8Bytes;
 use poker_protocol::{HandView, SeatView, ServerMsg, TableStatus, TableSummary, TableView};
 use poker_rules::{Card, Cards, Chips, Decision, Event};
 use poker_store::PlayerId;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use tokio::sync::mpsc::error::TrySendError;
+use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio::time::Instant;
 
 impl Actor {
@@ -300,6 +301,21 @@ impl Actor {
         });
     }
 
+    /// Tells the connection behind `queue` why its action was refused: with what this step
+    /// makes for it if it is subscribed here (so the error keeps its place among the
+    /// table's frames), else on its own.
+    pub(super) fn refuse_to(&mut self, queue: &mpsc::Sender<Batch>, refusal: Refusal) {
+        let msg = ServerMsg::from(refusal);
+        match self
+            .subscribers
+            .iter_mut()
+            .find(|s| !s.stale && s.queue.same_channel(queue))
+        {
+            Some(s) => s.pending.push(Out::own(msg)),
+            None => send_queued(queue, vec![Out::own(msg)]),
+        }
+    }
+
     pub(super) fn send_to(&mut self, player: PlayerId, msg: ServerMsg) {
         self.fan_out(|who| {
             if who == Some(player) {
@@ -400,6 +416,23 @@ pub fn stakes_name(rules: &poker_rules::table::TableRules) -> String {
         }
     }
     out
+}
+
+/// Tells the connection behind `queue` why its action was refused, outside the actor's
+/// step (a paused or failed table).
+pub(super) fn refuse_queued(queue: &mpsc::Sender<Batch>, refusal: Refusal) {
+    send_queued(queue, vec![Out::own(ServerMsg::from(refusal))]);
+}
+
+/// Puts a batch in a connection's queue; a full queue (a client far behind) gets it once
+/// it has room, without holding the table up.
+pub(super) fn send_queued(queue: &mpsc::Sender<Batch>, batch: Batch) {
+    if let Err(mpsc::error::TrySendError::Full(batch)) = queue.try_send(batch) {
+        let queue = queue.clone();
+        tokio::spawn(async move {
+            let _ = queue.send(batch).await;
+        });
+    }
 }
 
 /// A message serialized once, to be shared by every subscriber it goes to.

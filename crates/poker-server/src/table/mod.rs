@@ -287,6 +287,22 @@ pub enum Command {
         /// Answer.
         respond_to: oneshot::Sender<Answer>,
     },
+    /// A player's answer to a decision, from a connection of this process: nothing
+    /// answers it when it is applied (the events it causes are the answer), and a refusal
+    /// goes to `queue`, the connection's, as an error frame. No reply channel is made,
+    /// and the connection does not wait for the table.
+    Act {
+        /// Who.
+        player: PlayerId,
+        /// The decision answered.
+        decision_id: u64,
+        /// The action.
+        action: Action,
+        /// Where a refusal goes.
+        queue: mpsc::Sender<Batch>,
+        /// When the gateway received it.
+        received: Instant,
+    },
     /// Makes the task fail at once, as a bug would (fault-injection tests).
     InjectFault,
     /// Stop at once, writing nothing and cashing nobody out: another node owns the table
@@ -524,6 +540,40 @@ impl TableHandle {
             action,
         };
         expect(self.request(request, None).await, Reply::ok)
+    }
+
+    /// Answers a decision without waiting for the table, when it runs in this process:
+    /// `Ok(true)` once the action is on its way (a refusal will come through `queue` as
+    /// an error frame, in order with the table's other frames), `Ok(false)` when it cannot
+    /// go so (ask with [`TableHandle::act`]), an error when the table has stopped. It
+    /// cannot for a table on another node, when the actor's queue is full, and among
+    /// several nodes at all: there a `table_moving` refusal must reach the connection as
+    /// a reply, which has it subscribe to the table again.
+    pub(crate) fn act_queued(
+        &self,
+        player: PlayerId,
+        decision_id: u64,
+        action: Action,
+        queue: &mpsc::Sender<Batch>,
+    ) -> Result<bool, Refusal> {
+        let Route::Local(commands) = &self.route else {
+            return Ok(false);
+        };
+        if self.stopped != Refusal::TableGone {
+            return Ok(false);
+        }
+        let command = Command::Act {
+            player,
+            decision_id,
+            action,
+            queue: queue.clone(),
+            received: Instant::now(),
+        };
+        match commands.try_send(command) {
+            Ok(()) => Ok(true),
+            Err(mpsc::error::TrySendError::Full(_)) => Ok(false),
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(self.stopped.clone()),
+        }
     }
 
     /// Sits out, sits in, tops up or leaves.

@@ -309,8 +309,9 @@ pub(crate) async fn connection(
                 // Nothing the size of a `ServerMsg` is held across the dispatch: the
                 // connection's own future (what every idle connection holds) stays small.
                 let unread = {
+                    let quiet = requests.is_empty();
                     let reply = match admit(&state, &mut conn.asked, &mut limit, &text) {
-                        Ok(msg) => match Box::pin(handle(&state, &mut conn, msg)).await {
+                        Ok(msg) => match Box::pin(handle(&state, &mut conn, msg, quiet)).await {
                             Handled::Now(reply) => reply.map(|reply| *reply),
                             Handled::Later(answer) => {
                                 let asked = tokio::time::Instant::now();

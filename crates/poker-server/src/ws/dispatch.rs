@@ -140,12 +140,24 @@ async fn authenticate(state: &Arc<AppState>, conn: &mut Conn, token: &str) -> Se
     welcome
 }
 
-pub(crate) async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMsg) -> Handled {
+/// `quiet`: none of the client's requests is waiting for its table, so an action may go
+/// to its table at once without overtaking one ([`act_at_once`]).
+pub(crate) async fn handle(
+    state: &Arc<AppState>,
+    conn: &mut Conn,
+    msg: ClientMsg,
+    quiet: bool,
+) -> Handled {
     if let ClientMsg::Auth { token } = &msg {
         return Handled::Now(Some(Box::new(authenticate(state, conn, token).await)));
     }
     if matches!(msg, ClientMsg::Ping) {
         return Handled::Now(Some(Box::new(ServerMsg::Pong)));
+    }
+    if quiet {
+        if let Some(handled) = act_at_once(state, conn, &msg) {
+            return handled;
+        }
     }
     let Some(me) = conn.me() else {
         return Handled::Now(Some(Box::new(ServerMsg::error(
@@ -215,6 +227,29 @@ pub(crate) async fn handle(state: &Arc<AppState>, conn: &mut Conn, msg: ClientMs
         }
         finished
     }))
+}
+
+/// An action at a table of this process goes to its actor without a reply channel and
+/// without a task beside the connection: an applied action is answered by the events it
+/// causes, a refusal comes through the connection's queue with the table's frames
+/// ([`TableHandle::act_queued`]). `None`: not such an action, or it cannot go so (then it
+/// is asked like any request).
+fn act_at_once(state: &AppState, conn: &Conn, msg: &ClientMsg) -> Option<Handled> {
+    let ClientMsg::Act {
+        table_id,
+        decision_id,
+        action,
+    } = msg
+    else {
+        return None;
+    };
+    let player = conn.identity.as_ref()?.me.player_id;
+    let table = state.tables.get(*table_id)?;
+    match table.act_queued(player, *decision_id, *action, &conn.out) {
+        Ok(true) => Some(Handled::Now(None)),
+        Ok(false) => None,
+        Err(refusal) => Some(Handled::Now(Some(Box::new(refusal.into())))),
+    }
 }
 
 /// Asks the table what the client's message asks.
