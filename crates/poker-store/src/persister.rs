@@ -1,10 +1,10 @@
 //! The persister: tasks that write for many tables in batches (group commit, with
-//! synchronous commit kept on): the hands just dealt, the finished hands and the tables'
-//! writes that move no money, each kind in one transaction per batch. A busy room thus
+//! synchronous commit kept on): the hands just dealt, the buy-ins, the finished hands and
+//! the tables' writes that move no money, each kind in one transaction per batch. A busy room thus
 //! pays one disk flush for many tables' writes, and no hand is acknowledged before it is
 //! durable.
 
-use crate::{CompletedHand, HandStart, Store, StoreError, StoreResult, TableWrite};
+use crate::{BuyIn, CompletedHand, HandStart, Store, StoreError, StoreResult, TableWrite};
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -18,6 +18,8 @@ enum Work {
     Commit(Box<CompletedHand>),
     /// Writes that move no money (the table's background writer awaits them, in order).
     Save(Vec<TableWrite>),
+    /// A sit with chips (awaited before the player is seated).
+    BuyIn(BuyIn),
 }
 
 struct Job {
@@ -37,8 +39,8 @@ pub struct PersisterHandle {
 
 impl Persister {
     /// Starts the writers: each takes whatever is waiting (up to `max_batch` jobs) and
-    /// writes it together, at most three transactions a batch (hands dealt, writes that
-    /// move no money, finished hands); two writers let one batch gather while the other
+    /// writes it together, at most four transactions a batch (hands dealt, writes that
+    /// move no money, buy-ins, finished hands); two writers let one batch gather while the other
     /// waits for the disk. A table has at most one job in flight, so batches never
     /// conflict.
     pub fn spawn<S: Store>(store: Arc<S>, max_batch: usize) -> PersisterHandle {
@@ -80,19 +82,47 @@ async fn write<S: Store>(store: &S, batch: Vec<Job>) {
     let mut starts = Vec::new();
     let mut saves = Vec::new();
     let mut commits = Vec::new();
+    let mut buy_ins = Vec::new();
     for job in batch {
         match job.work {
             Work::Start(start) => starts.push((vec![start], job.done)),
             Work::Save(writes) => saves.push((writes, job.done)),
             Work::Commit(hand) => commits.push((vec![*hand], job.done)),
+            Work::BuyIn(buy_in) => buy_ins.push((buy_in, job.done)),
         }
     }
     together(starts, |s| async move { store.start_hands(&s).await }).await;
     together(saves, |w| async move { store.save_table_writes(&w).await }).await;
+    each_answered(store, buy_ins).await;
     together(commits, |h| async move {
         store.commit_hands(&h).await.map(|_| ())
     })
     .await;
+}
+
+/// Writes the buy-ins in one transaction, answering each with its own result (a refused
+/// one does not fail the others); if the transaction fails as a whole, each alone.
+async fn each_answered<S: Store>(store: &S, jobs: Vec<(BuyIn, oneshot::Sender<StoreResult<()>>)>) {
+    if jobs.is_empty() {
+        return;
+    }
+    let all: Vec<BuyIn> = jobs.iter().map(|(b, _)| *b).collect();
+    match store.buy_ins(&all).await {
+        Ok(results) => {
+            for ((_, done), result) in jobs.into_iter().zip(results) {
+                let _ = done.send(result);
+            }
+        }
+        Err(_) => {
+            for (buy_in, done) in jobs {
+                let result = match store.buy_ins(&[buy_in]).await {
+                    Ok(mut results) => results.pop().unwrap_or(Err(StoreError::Stopped)),
+                    Err(e) => Err(e),
+                };
+                let _ = done.send(result);
+            }
+        }
+    }
 }
 
 /// Writes every job's items in one go; if that fails, each job's alone.
@@ -137,6 +167,13 @@ impl PersisterHandle {
     /// Records a hand just dealt ([`Store::start_hand`]); returns once it is durable.
     pub async fn start(&self, start: HandStart) -> StoreResult<()> {
         self.run(Work::Start(start)).await
+    }
+
+    /// Moves `buy_in`'s chips from the wallet to its seat ([`Store::buy_ins`]) in one
+    /// transaction with the other buy-ins waiting; returns once it is durable, or why it
+    /// was refused.
+    pub async fn buy_in(&self, buy_in: BuyIn) -> StoreResult<()> {
+        self.run(Work::BuyIn(buy_in)).await
     }
 
     /// Writes what moves no money ([`Store::save_table_writes`]), in this order, with
