@@ -100,28 +100,67 @@ async fn write<S: Store>(store: &S, batch: Vec<Job>) {
     .await;
 }
 
-/// Writes the buy-ins in one transaction, answering each with its own result (a refused
-/// one does not fail the others); if the transaction fails as a whole, each alone.
+/// At most this many transactions write one batch's buy-ins at once.
+const BUY_IN_LANES: usize = 4;
+
+/// A transaction of buy-ins holds at least this many (unless fewer are waiting).
+const BUY_IN_LANE_MIN: usize = 16;
+
+/// Writes the buy-ins, answering each with its own result (a refused one does not fail
+/// the others). A big batch is split into up to [`BUY_IN_LANES`] transactions written at
+/// once, by ranges of players: on PostgreSQL each takes its own connection, so a room
+/// filling thousands of seats is not written statement by statement on one connection
+/// (on SQLite, with its one connection, they follow each other). If a transaction fails
+/// as a whole, its buy-ins are written each alone.
 async fn each_answered<S: Store>(store: &S, jobs: Vec<(BuyIn, oneshot::Sender<StoreResult<()>>)>) {
     if jobs.is_empty() {
         return;
     }
-    let all: Vec<BuyIn> = jobs.iter().map(|(b, _)| *b).collect();
-    match store.buy_ins(&all).await {
-        Ok(results) => {
-            for ((_, done), result) in jobs.into_iter().zip(results) {
-                let _ = done.send(result);
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| jobs[i].0.player);
+    let size = jobs.len().div_ceil(BUY_IN_LANES).max(BUY_IN_LANE_MIN);
+    let lanes: Vec<Vec<BuyIn>> = order
+        .chunks(size)
+        .map(|lane| lane.iter().map(|&i| jobs[i].0).collect())
+        .collect();
+    let lane = |n: usize| lanes.get(n).map(Vec::as_slice);
+    let (a, b, c, d) = tokio::join!(
+        write_lane(store, lane(0)),
+        write_lane(store, lane(1)),
+        write_lane(store, lane(2)),
+        write_lane(store, lane(3))
+    );
+    let mut answers: Vec<Option<StoreResult<()>>> = jobs.iter().map(|_| None).collect();
+    let mut retry = Vec::new();
+    for ((lane, written), indices) in lanes.iter().zip([a, b, c, d]).zip(order.chunks(size)) {
+        match written {
+            Ok(results) => {
+                for (&i, result) in indices.iter().zip(results) {
+                    answers[i] = Some(result);
+                }
             }
+            Err(_) => retry.extend(indices.iter().copied().zip(lane.iter().copied())),
         }
-        Err(_) => {
-            for (buy_in, done) in jobs {
-                let result = match store.buy_ins(&[buy_in]).await {
-                    Ok(mut results) => results.pop().unwrap_or(Err(StoreError::Stopped)),
-                    Err(e) => Err(e),
-                };
-                let _ = done.send(result);
-            }
-        }
+    }
+    for (i, buy_in) in retry {
+        answers[i] = Some(match store.buy_ins(&[buy_in]).await {
+            Ok(mut results) => results.pop().unwrap_or(Err(StoreError::Stopped)),
+            Err(e) => Err(e),
+        });
+    }
+    for ((_, done), answer) in jobs.into_iter().zip(answers) {
+        let _ = done.send(answer.unwrap_or(Err(StoreError::Stopped)));
+    }
+}
+
+/// One lane's buy-ins in one transaction (none: nothing to write).
+async fn write_lane<S: Store>(
+    store: &S,
+    lane: Option<&[BuyIn]>,
+) -> StoreResult<Vec<StoreResult<()>>> {
+    match lane {
+        Some(lane) => store.buy_ins(lane).await,
+        None => Ok(Vec::new()),
     }
 }
 
