@@ -218,8 +218,10 @@ async fn registrations_are_throttled_per_address(server: &Server) {
     );
 }
 
-/// Registrations from many addresses at once hash passwords on the blocking pool, a few at
-/// a time: `/healthz` and the admin API answer while they are still queued.
+/// Registrations from many addresses at once hash passwords on the hashing threads, a few
+/// at a time: `/healthz` and the admin API answer while they are still queued. Then all of
+/// them log in at once, and every login succeeds; `/metrics` shows that no more hashes ran
+/// at once than there are hashing threads.
 async fn a_flood_of_registrations_does_not_starve_health(server: &Server) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
@@ -262,6 +264,53 @@ async fn a_flood_of_registrations_does_not_starve_health(server: &Server) {
         during <= 4,
         "/healthz waited while {during} registrations were hashed"
     );
+    // Then the 32 log in at once: every login is answered with a session.
+    let mut logins = tokio::task::JoinSet::new();
+    for i in 0..32 {
+        let base = base.clone();
+        logins.spawn(async move {
+            let answer: Value = reqwest::Client::new()
+                .post(format!("{base}/login"))
+                .header("x-forwarded-for", format!("100.64.1.{i}"))
+                .json(&json!({ "name": format!("flood{i}"), "password": "password1" }))
+                .send()
+                .await
+                .unwrap()
+                .error_for_status()
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            answer["token"].as_str().is_some_and(|t| !t.is_empty())
+        });
+    }
+    while let Some(ok) = logins.join_next().await {
+        assert!(ok.unwrap(), "a login in the storm got no session");
+    }
+    // The storm ran on the hashing threads, never more hashes at once than threads.
+    let metrics = reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let gauge = |name: &str| -> usize {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} in /metrics"))
+            .parse()
+            .unwrap()
+    };
+    let (threads, peak) = (
+        gauge("poker_password_hashing_threads"),
+        gauge("poker_password_hashes_peak"),
+    );
+    assert!(
+        threads >= 1 && (1..=threads).contains(&peak),
+        "{peak} hashes at once on {threads} threads"
+    );
+    assert!(gauge("poker_password_memory_blocks") <= threads);
 }
 
 async fn run(db: Db) {

@@ -15,6 +15,7 @@ mod fairplay;
 mod ids;
 mod model;
 pub mod names;
+pub mod password;
 pub mod persister;
 mod sql;
 mod store;
@@ -47,22 +48,13 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// Hashes a password with Argon2 (a random salt each time).
+/// Hashes a password with Argon2 (a random salt each time), in memory of its own
+/// (a server hashes on its hashing threads instead, see [`password`]).
 pub fn hash_password(password: &str) -> String {
-    use argon2::password_hash::{rand_core::OsRng, PasswordHasher, SaltString};
-    let salt = SaltString::generate(&mut OsRng);
-    argon2::Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .expect("argon2 with default parameters hashes any password")
-        .to_string()
+    password::hash_password_in(password, &mut password::Memory::new())
 }
 
-/// Checks a password against its Argon2 hash.
+/// Checks a password against its Argon2 hash, in memory of its own.
 pub fn verify_password(password: &str, hash: &str) -> bool {
-    use argon2::password_hash::{PasswordHash, PasswordVerifier};
-    PasswordHash::new(hash).is_ok_and(|h| {
-        argon2::Argon2::default()
-            .verify_password(password.as_bytes(), &h)
-            .is_ok()
-    })
+    password::verify_password_in(password, hash, &mut password::Memory::new())
 }

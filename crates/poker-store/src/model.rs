@@ -420,6 +420,21 @@ pub struct HandStart {
     pub fence: Option<u64>,
 }
 
+/// A sit with chips, one of a group committed together ([`crate::Store::buy_ins`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuyIn {
+    /// The table.
+    pub table: TableId,
+    /// The seat taken.
+    pub seat_no: u32,
+    /// Who sits.
+    pub player: PlayerId,
+    /// The chips moved from the wallet to the seat.
+    pub amount: Chips,
+    /// The table's lease token among several nodes (a stale one is refused).
+    pub fence: Option<u64>,
+}
+
 /// A write that moves no money ([`crate::Store::save_table_writes`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TableWrite {

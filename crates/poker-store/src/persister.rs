@@ -1,10 +1,10 @@
 //! The persister: tasks that write for many tables in batches (group commit, with
-//! synchronous commit kept on): the hands just dealt, the finished hands and the tables'
-//! writes that move no money, each kind in one transaction per batch. A busy room thus
+//! synchronous commit kept on): the hands just dealt, the buy-ins, the finished hands and
+//! the tables' writes that move no money, each kind in one transaction per batch. A busy room thus
 //! pays one disk flush for many tables' writes, and no hand is acknowledged before it is
 //! durable.
 
-use crate::{CompletedHand, HandStart, Store, StoreError, StoreResult, TableWrite};
+use crate::{BuyIn, CompletedHand, HandStart, Store, StoreError, StoreResult, TableWrite};
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -18,6 +18,8 @@ enum Work {
     Commit(Box<CompletedHand>),
     /// Writes that move no money (the table's background writer awaits them, in order).
     Save(Vec<TableWrite>),
+    /// A sit with chips (awaited before the player is seated).
+    BuyIn(BuyIn),
 }
 
 struct Job {
@@ -37,8 +39,8 @@ pub struct PersisterHandle {
 
 impl Persister {
     /// Starts the writers: each takes whatever is waiting (up to `max_batch` jobs) and
-    /// writes it together, at most three transactions a batch (hands dealt, writes that
-    /// move no money, finished hands); two writers let one batch gather while the other
+    /// writes it together, at most four transactions a batch (hands dealt, writes that
+    /// move no money, buy-ins, finished hands); two writers let one batch gather while the other
     /// waits for the disk. A table has at most one job in flight, so batches never
     /// conflict.
     pub fn spawn<S: Store>(store: Arc<S>, max_batch: usize) -> PersisterHandle {
@@ -80,19 +82,86 @@ async fn write<S: Store>(store: &S, batch: Vec<Job>) {
     let mut starts = Vec::new();
     let mut saves = Vec::new();
     let mut commits = Vec::new();
+    let mut buy_ins = Vec::new();
     for job in batch {
         match job.work {
             Work::Start(start) => starts.push((vec![start], job.done)),
             Work::Save(writes) => saves.push((writes, job.done)),
             Work::Commit(hand) => commits.push((vec![*hand], job.done)),
+            Work::BuyIn(buy_in) => buy_ins.push((buy_in, job.done)),
         }
     }
     together(starts, |s| async move { store.start_hands(&s).await }).await;
     together(saves, |w| async move { store.save_table_writes(&w).await }).await;
+    each_answered(store, buy_ins).await;
     together(commits, |h| async move {
         store.commit_hands(&h).await.map(|_| ())
     })
     .await;
+}
+
+/// At most this many transactions write one batch's buy-ins at once.
+const BUY_IN_LANES: usize = 4;
+
+/// A transaction of buy-ins holds at least this many (unless fewer are waiting).
+const BUY_IN_LANE_MIN: usize = 16;
+
+/// Writes the buy-ins, answering each with its own result (a refused one does not fail
+/// the others). A big batch is split into up to [`BUY_IN_LANES`] transactions written at
+/// once, by ranges of players: on PostgreSQL each takes its own connection, so a room
+/// filling thousands of seats is not written statement by statement on one connection
+/// (on SQLite, with its one connection, they follow each other). If a transaction fails
+/// as a whole, its buy-ins are written each alone.
+async fn each_answered<S: Store>(store: &S, jobs: Vec<(BuyIn, oneshot::Sender<StoreResult<()>>)>) {
+    if jobs.is_empty() {
+        return;
+    }
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| jobs[i].0.player);
+    let size = jobs.len().div_ceil(BUY_IN_LANES).max(BUY_IN_LANE_MIN);
+    let lanes: Vec<Vec<BuyIn>> = order
+        .chunks(size)
+        .map(|lane| lane.iter().map(|&i| jobs[i].0).collect())
+        .collect();
+    let lane = |n: usize| lanes.get(n).map(Vec::as_slice);
+    let (a, b, c, d) = tokio::join!(
+        write_lane(store, lane(0)),
+        write_lane(store, lane(1)),
+        write_lane(store, lane(2)),
+        write_lane(store, lane(3))
+    );
+    let mut answers: Vec<Option<StoreResult<()>>> = jobs.iter().map(|_| None).collect();
+    let mut retry = Vec::new();
+    for ((lane, written), indices) in lanes.iter().zip([a, b, c, d]).zip(order.chunks(size)) {
+        match written {
+            Ok(results) => {
+                for (&i, result) in indices.iter().zip(results) {
+                    answers[i] = Some(result);
+                }
+            }
+            Err(_) => retry.extend(indices.iter().copied().zip(lane.iter().copied())),
+        }
+    }
+    for (i, buy_in) in retry {
+        answers[i] = Some(match store.buy_ins(&[buy_in]).await {
+            Ok(mut results) => results.pop().unwrap_or(Err(StoreError::Stopped)),
+            Err(e) => Err(e),
+        });
+    }
+    for ((_, done), answer) in jobs.into_iter().zip(answers) {
+        let _ = done.send(answer.unwrap_or(Err(StoreError::Stopped)));
+    }
+}
+
+/// One lane's buy-ins in one transaction (none: nothing to write).
+async fn write_lane<S: Store>(
+    store: &S,
+    lane: Option<&[BuyIn]>,
+) -> StoreResult<Vec<StoreResult<()>>> {
+    match lane {
+        Some(lane) => store.buy_ins(lane).await,
+        None => Ok(Vec::new()),
+    }
 }
 
 /// Writes every job's items in one go; if that fails, each job's alone.
@@ -137,6 +206,13 @@ impl PersisterHandle {
     /// Records a hand just dealt ([`Store::start_hand`]); returns once it is durable.
     pub async fn start(&self, start: HandStart) -> StoreResult<()> {
         self.run(Work::Start(start)).await
+    }
+
+    /// Moves `buy_in`'s chips from the wallet to its seat ([`Store::buy_ins`]) in one
+    /// transaction with the other buy-ins waiting; returns once it is durable, or why it
+    /// was refused.
+    pub async fn buy_in(&self, buy_in: BuyIn) -> StoreResult<()> {
+        self.run(Work::BuyIn(buy_in)).await
     }
 
     /// Writes what moves no money ([`Store::save_table_writes`]), in this order, with

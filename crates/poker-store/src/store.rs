@@ -313,6 +313,15 @@ pub trait Store: Send + Sync + 'static {
         key: Option<&str>,
         fence: Option<u64>,
     ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Several buy-ins in one transaction, a group commit for a room whose tables fill at
+    /// once. Each is applied or refused on its own, as [`Store::buy_in`] without a key
+    /// would (a refusal, such as insufficient funds or a taken seat, leaves the others
+    /// applied); the answer has one result per buy-in, in order. `Err` means the
+    /// transaction as a whole failed and none was applied.
+    fn buy_ins(
+        &self,
+        buy_ins: &[BuyIn],
+    ) -> impl Future<Output = StoreResult<Vec<StoreResult<()>>>> + Send;
     /// Moves more money to a seat; returns the new stack. Refused with
     /// [`StoreError::Fenced`] on a stale `fence`, like [`Store::buy_in`].
     fn top_up(

@@ -16,6 +16,13 @@
 //! with the same FILE plays at them again instead of making new ones (creating thousands
 //! of accounts costs one Argon2 hash each, and a login another).
 //!
+//! `--make-only` makes the tables and players (and writes `--state`) and stops before
+//! anyone sits: a copy of that database then replays a room opening all its tables at
+//! once, buy-ins and all, without paying for the accounts again.
+//!
+//! The round trips of the warm-up (the first seconds, while the tables fill and deal their
+//! first hands) are reported apart as the first actions (`first_p50_ms`, `first_p99_ms`).
+//!
 //! `--pace idle` measures memory at rest: it makes the tables (no one seated) and reads
 //! the server's resident memory, then opens six connections per table, authenticated and
 //! idle, and reads it again; it reports kB per idle table and per idle connection (JSON
@@ -49,6 +56,7 @@ struct Args {
     server_pid: Option<u32>,
     db_pid: Option<u32>,
     state: Option<String>,
+    make_only: bool,
 }
 
 /// A table made by an earlier run, with its six players' sessions.
@@ -61,7 +69,7 @@ struct Made {
 fn usage() -> ! {
     eprintln!(
         "usage: poker-load --url http://HOST:PORT --admin-token TOKEN [--tables N] [--secs S] \
-         [--pace full|human|idle] [--server-pid PID] [--db-pid PID] [--state FILE]"
+         [--pace full|human|idle] [--server-pid PID] [--db-pid PID] [--state FILE] [--make-only]"
     );
     std::process::exit(2)
 }
@@ -77,6 +85,7 @@ fn parse_args() -> Args {
         server_pid: None,
         db_pid: None,
         state: None,
+        make_only: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -93,6 +102,7 @@ fn parse_args() -> Args {
                 _ => usage(),
             },
             "--state" => args.state = Some(value()),
+            "--make-only" => args.make_only = true,
             "--server-pid" => args.server_pid = Some(value().parse().unwrap_or_else(|_| usage())),
             "--db-pid" => args.db_pid = Some(value().parse().unwrap_or_else(|_| usage())),
             _ => usage(),
@@ -110,7 +120,11 @@ struct Totals {
     actions: AtomicU64,
     reconnects: AtomicU64,
     counting: AtomicBool,
+    /// Still in the warm-up (before counting starts).
+    warming: AtomicBool,
     latencies: Mutex<Vec<Duration>>,
+    /// The round trips of the warm-up.
+    first: Mutex<Vec<Duration>>,
 }
 
 /// A process's CPU time (user + system) and resident memory, from /proc.
@@ -195,7 +209,9 @@ async fn main() -> anyhow::Result<()> {
         actions: AtomicU64::new(0),
         reconnects: AtomicU64::new(0),
         counting: AtomicBool::new(false),
+        warming: AtomicBool::new(true),
         latencies: Mutex::new(Vec::new()),
+        first: Mutex::new(Vec::new()),
     });
     if args.idle {
         return idle(&args, &http, &ws_url, &run, &rules, &clock).await;
@@ -226,6 +242,10 @@ async fn main() -> anyhow::Result<()> {
     if let Some(file) = &args.state {
         std::fs::write(file, serde_json::to_string(&made)?)?;
     }
+    if args.make_only {
+        println!("{} tables and {} players made", made.len(), made.len() * 6);
+        return Ok(());
+    }
     let mut bots = Vec::new();
     for table in &made {
         for (seat, token) in table.tokens.iter().enumerate() {
@@ -243,6 +263,7 @@ async fn main() -> anyhow::Result<()> {
     tokio::time::sleep(Duration::from_secs(if args.human { 5 } else { 2 })).await;
     let before = args.server_pid.and_then(proc_usage);
     let db_before = args.db_pid.and_then(tree_cpu);
+    totals.warming.store(false, Ordering::Relaxed);
     totals.counting.store(true, Ordering::Relaxed);
     let started = Instant::now();
     tokio::time::sleep(Duration::from_secs(args.secs)).await;
@@ -256,10 +277,13 @@ async fn main() -> anyhow::Result<()> {
     let hands = totals.hands.load(Ordering::Relaxed);
     let mut lat = totals.latencies.lock().unwrap().clone();
     lat.sort();
-    let pct = |p: f64| {
+    let mut first = totals.first.lock().unwrap().clone();
+    first.sort();
+    let of = |lat: &[Duration], p: f64| {
         lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1)))
             .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
     };
+    let pct = |p: f64| of(&lat, p);
     let (cpu_per_hand, rss) = match (before, after) {
         (Some((c0, _)), Some((c1, rss))) if hands > 0 => (
             Some((c1 - c0).as_secs_f64() * 1000.0 / hands as f64),
@@ -292,10 +316,18 @@ async fn main() -> anyhow::Result<()> {
         println!("database processes: {db:.3} ms CPU per hand");
     }
     println!(
+        "first actions (the warm-up): {} round trips, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        first.len(),
+        of(&first, 0.5),
+        of(&first, 0.99),
+        of(&first, 1.0)
+    );
+    println!(
         "{}",
         json!({
             "tables": args.tables, "pace": if args.human { "human" } else { "full" },
             "hands_per_sec": hands as f64 / elapsed, "p50_ms": pct(0.5), "p99_ms": pct(0.99),
+            "first_p50_ms": of(&first, 0.5), "first_p99_ms": of(&first, 0.99),
             "server_cpu_ms_per_hand": cpu_per_hand, "server_rss_kb": rss,
             "server_cpu_share": match (before, after) {
                 (Some((c0, _)), Some((c1, _))) => Some((c1 - c0).as_secs_f64() / elapsed),
@@ -528,6 +560,8 @@ async fn bot(
                             if totals.counting.load(Ordering::Relaxed) {
                                 totals.latencies.lock().unwrap().push(t.elapsed());
                                 totals.actions.fetch_add(1, Ordering::Relaxed);
+                            } else if totals.warming.load(Ordering::Relaxed) {
+                                totals.first.lock().unwrap().push(t.elapsed());
                             }
                         }
                     }

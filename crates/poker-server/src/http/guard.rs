@@ -9,11 +9,13 @@
 //! - `/register` is allowed `server.register_per_address` times per
 //!   `server.register_window_secs` from one address.
 //! - Refusals answer 429 with `Retry-After` (seconds).
-//! - Password hashing and checking (Argon2, tens of milliseconds of CPU) runs on the
-//!   blocking pool, a few at a time, never on the async workers that serve tables and
-//!   `/healthz`. A login to an unknown name checks the password against a stand-in hash,
+//! - Password hashing and checking (Argon2, tens of milliseconds of CPU and 19 MiB) runs
+//!   on a few hashing threads of its own with one queue ([`super::hashing`]), never on the
+//!   async workers that serve tables and `/healthz`, and a login storm leaves no memory
+//!   behind. A login to an unknown name checks the password against a stand-in hash,
 //!   so it takes as long as a wrong password and does not tell which names exist.
 
+use super::hashing::{HashPool, IDLE_RELEASE};
 use crate::config::{AdminConfig, ServerConfig};
 use crate::http::ApiError;
 use axum::http::{HeaderMap, StatusCode};
@@ -22,7 +24,6 @@ use std::collections::HashMap;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
-use tokio::sync::Semaphore;
 
 /// What a password must be, as told to a client whose password is refused.
 pub const PASSWORD_RULE: &str = "a password of 8 to 256 characters";
@@ -44,8 +45,8 @@ pub struct Guard {
     registrations: Mutex<HashMap<IpAddr, Strikes>>,
     /// Wrong admin bearer tokens and failed staff logins by address.
     bearer: Mutex<HashMap<IpAddr, Strikes>>,
-    /// Password hashes computed at once.
-    hashing: Semaphore,
+    /// The threads that hash and check passwords.
+    hashing: HashPool,
     /// The hash an unknown name's password is checked against.
     stand_in: OnceLock<String>,
 }
@@ -130,7 +131,7 @@ impl Guard {
             by_address: Mutex::new(HashMap::new()),
             registrations: Mutex::new(HashMap::new()),
             bearer: Mutex::new(HashMap::new()),
-            hashing: Semaphore::new(parallel.max(1)),
+            hashing: HashPool::new(parallel, IDLE_RELEASE),
             stand_in: OnceLock::new(),
         }
     }
@@ -235,15 +236,20 @@ impl Guard {
         Ok(())
     }
 
-    /// Hashes a password on the blocking pool.
+    /// Hashes a password on the hashing threads.
     pub async fn hash(&self, password: String) -> Result<String, ApiError> {
-        let _permit = self.hashing.acquire().await.map_err(internal)?;
-        tokio::task::spawn_blocking(move || poker_store::hash_password(&password))
+        self.hashing
+            .run(move |memory| poker_store::password::hash_password_in(&password, memory))
             .await
-            .map_err(internal)
+            .map_err(|_| internal("the hashing threads have stopped"))
     }
 
-    /// Checks a password on the blocking pool against `hash`, or against a stand-in
+    /// The hashing threads (their number, and the most hashes that ran at once).
+    pub fn hashing(&self) -> &HashPool {
+        &self.hashing
+    }
+
+    /// Checks a password on the hashing threads against `hash`, or against a stand-in
     /// when there is no account (`None`), so both take as long.
     pub async fn verify(&self, password: String, hash: Option<String>) -> Result<bool, ApiError> {
         let known = hash.is_some();
@@ -257,11 +263,11 @@ impl Guard {
                 }
             },
         };
-        let _permit = self.hashing.acquire().await.map_err(internal)?;
-        let ok =
-            tokio::task::spawn_blocking(move || poker_store::verify_password(&password, &hash))
-                .await
-                .map_err(internal)?;
+        let ok = self
+            .hashing
+            .run(move |memory| poker_store::password::verify_password_in(&password, &hash, memory))
+            .await
+            .map_err(|_| internal("the hashing threads have stopped"))?;
         Ok(ok && known)
     }
 }

@@ -11,6 +11,7 @@ pub mod admin;
 pub mod auth;
 pub mod error;
 pub mod guard;
+pub mod hashing;
 pub mod history;
 pub mod me;
 pub(crate) mod ohh;

@@ -48,7 +48,29 @@ pub(crate) fn unavailable() -> ApiError {
 pub(crate) async fn metrics(State(state): State<Arc<AppState>>) -> Response {
     let lobby = state.lobby.list();
     let seated = lobby.iter().map(|t| t.players as usize).sum();
-    let body = state.metrics.render(lobby.len(), seated);
+    let mut body = state.metrics.render(lobby.len(), seated);
+    let hashing = state.accounts.hashing();
+    for (name, help, value) in [
+        (
+            "poker_password_hashing_threads",
+            "Threads that hash passwords.",
+            hashing.threads(),
+        ),
+        (
+            "poker_password_hashes_peak",
+            "The most password hashes that ran at once.",
+            hashing.peak(),
+        ),
+        (
+            "poker_password_memory_blocks",
+            "Argon2 memory blocks held now.",
+            hashing.blocks_held(),
+        ),
+    ] {
+        body.push_str(&format!(
+            "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}\n"
+        ));
+    }
     (
         [(
             axum::http::header::CONTENT_TYPE,

@@ -9,7 +9,7 @@ use crate::fairplay::SameAddressSeating;
 use poker_protocol::{BuyInRange, RatholeNote, ServerMsg};
 use poker_rules::table::{Entry, SitOut};
 use poker_rules::{Chips, Decision};
-use poker_store::{now_ms, PlayerId, Store, StoreError};
+use poker_store::{now_ms, BuyIn, PlayerId, Store, StoreError};
 
 impl Actor {
     pub(super) async fn sit(
@@ -50,11 +50,19 @@ impl Actor {
         if buy_in < range.min || buy_in > range.max {
             return Err(Refusal::Seat(out_of_range(&range)));
         }
-        // The money moves first, in its own transaction with its ledger rows.
+        // The money moves first, with its ledger rows, through the persister: in one
+        // transaction with the other tables' buy-ins waiting (a room whose tables all fill
+        // at once pays one disk flush per batch, not per sit), answered once durable.
         let bought = self
             .ctx
-            .store
-            .buy_in(self.table_id, seat, player, buy_in, None, self.ctx.fence)
+            .persister
+            .buy_in(BuyIn {
+                table: self.table_id,
+                seat_no: seat,
+                player,
+                amount: buy_in,
+                fence: self.ctx.fence,
+            })
             .await;
         match bought {
             Ok(()) => {}

@@ -310,6 +310,10 @@ impl Store for SqlStore {
             .await
     }
 
+    async fn buy_ins(&self, buy_ins: &[BuyIn]) -> StoreResult<Vec<StoreResult<()>>> {
+        self.buy_ins_impl(buy_ins).await
+    }
+
     async fn top_up(
         &self,
         table: TableId,

@@ -14,45 +14,106 @@ impl SqlStore {
         key: Option<&str>,
         fence: Option<u64>,
     ) -> StoreResult<()> {
-        let amount = positive(amount)?;
+        let buy_in = BuyIn {
+            table,
+            seat_no,
+            player,
+            amount,
+            fence,
+        };
+        positive(amount)?;
         let key_owned = key.map(str::to_string);
         let request = format!("buy_in {table} {seat_no} {amount}");
         self.once(key, player, request, move |s, tx| {
-            Box::pin(async move {
-                s.check_fence(tx, table, fence).await?;
-                s.debit_wallet(tx, player, amount).await?;
-                let inserted = sqlx::query(&s.sql(
-                    "insert into seat (poker_table_id, seat_no, player_id, stack, created_at) values ($1, $2, $3, $4, $5)",
-                ))
-                .bind(table.to_string())
-                .bind(i64::from(seat_no))
-                .bind(player.to_string())
-                .bind(amount)
-                .bind(now_ms())
-                .execute(&mut **tx)
-                .await;
-                if let Err(e) = inserted {
-                    if unique_violation(&e) {
-                        // Which uniqueness broke: the player's (already seated) or the
-                        // seat's. Postgres aborts the transaction, so ask the error.
-                        let text = match &e {
-                            sqlx::Error::Database(d) => format!("{} {}", d.message(), d.constraint().unwrap_or("")),
-                            _ => String::new(),
-                        };
-                        return Err(if text.contains("player_id") {
-                            StoreError::AlreadySeated
-                        } else {
-                            StoreError::SeatTaken
-                        });
-                    }
-                    return Err(e.into());
-                }
-                let entries = [(wallet_account(player), -amount), (seat_account(table, player), amount)];
-                s.movement(tx, "buy_in", key_owned.as_deref(), Some(player), Some(table), &entries).await?;
-                Ok(())
-            })
+            Box::pin(async move { s.buy_in_in(tx, &buy_in, key_owned.as_deref()).await })
         })
         .await
+    }
+
+    /// [`Store::buy_ins`] on both backends: one transaction, each buy-in inside a
+    /// savepoint of its own, so a refused one is rolled back alone (Postgres would
+    /// otherwise abort the whole transaction at its failed insert). The wallets are
+    /// debited in player order, so two batches at once never wait on each other's rows
+    /// in opposite orders.
+    pub(super) async fn buy_ins_impl(
+        &self,
+        buy_ins: &[BuyIn],
+    ) -> StoreResult<Vec<StoreResult<()>>> {
+        let mut order: Vec<usize> = (0..buy_ins.len()).collect();
+        order.sort_by_key(|&i| buy_ins[i].player);
+        let mut results: Vec<Option<StoreResult<()>>> = buy_ins.iter().map(|_| None).collect();
+        let mut tx = self.begin().await?;
+        for i in order {
+            sqlx::query("savepoint buy_in").execute(&mut *tx).await?;
+            let result = self.buy_in_in(&mut tx, &buy_ins[i], None).await;
+            let end = if result.is_ok() {
+                "release savepoint buy_in"
+            } else {
+                "rollback to savepoint buy_in"
+            };
+            sqlx::query(end).execute(&mut *tx).await?;
+            if result.is_err() {
+                // The savepoint itself stays after a rollback to it.
+                sqlx::query("release savepoint buy_in")
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            results[i] = Some(result);
+        }
+        tx.commit().await?;
+        Ok(results
+            .into_iter()
+            .map(|r| r.expect("every buy-in was tried"))
+            .collect())
+    }
+
+    /// One buy-in inside `tx`: the fence, the wallet's debit, the seat and the ledger
+    /// movement (with `key` as its reference).
+    async fn buy_in_in(&self, tx: &mut Tx, buy_in: &BuyIn, key: Option<&str>) -> StoreResult<()> {
+        let BuyIn {
+            table,
+            seat_no,
+            player,
+            amount,
+            fence,
+        } = *buy_in;
+        let amount = positive(amount)?;
+        self.check_fence(tx, table, fence).await?;
+        self.debit_wallet(tx, player, amount).await?;
+        let inserted = sqlx::query(&self.sql(
+            "insert into seat (poker_table_id, seat_no, player_id, stack, created_at) values ($1, $2, $3, $4, $5)",
+        ))
+        .bind(table.to_string())
+        .bind(i64::from(seat_no))
+        .bind(player.to_string())
+        .bind(amount)
+        .bind(now_ms())
+        .execute(&mut **tx)
+        .await;
+        if let Err(e) = inserted {
+            if unique_violation(&e) {
+                // Which uniqueness broke: the player's (already seated) or the
+                // seat's. Postgres aborts the transaction, so ask the error.
+                let text = match &e {
+                    sqlx::Error::Database(d) => {
+                        format!("{} {}", d.message(), d.constraint().unwrap_or(""))
+                    }
+                    _ => String::new(),
+                };
+                return Err(if text.contains("player_id") {
+                    StoreError::AlreadySeated
+                } else {
+                    StoreError::SeatTaken
+                });
+            }
+            return Err(e.into());
+        }
+        let entries = [
+            (wallet_account(player), -amount),
+            (seat_account(table, player), amount),
+        ];
+        self.movement(tx, "buy_in", key, Some(player), Some(table), &entries)
+            .await
     }
 
     /// [`Store::top_up`] on both backends.

@@ -9,6 +9,7 @@
 //! so a failure names its scenario and the scenarios run in parallel.
 
 mod accounts;
+mod buy_ins;
 mod fair_play;
 mod fences;
 mod hands;
@@ -149,6 +150,8 @@ scenarios! {
     money::retried_operations_with_an_idempotency_key_apply_once;
     money::an_idempotency_key_names_one_request_of_its_player_whatever_its_kind, url;
     money::no_deposit_lets_the_money_in_the_room_pass_its_bound;
+    buy_ins::buy_ins_in_one_batch_are_applied_or_refused_one_by_one;
+    buy_ins::the_persister_group_commits_many_tables_buy_ins;
     hands::a_committed_hand_changes_stacks_exactly_once;
     hands::missed_blinds_and_rathole_records_survive_reconnection, url;
     hands::crash_recovery_voids_the_unfinished_hand_and_keeps_committed_stacks, url;

@@ -1,0 +1,163 @@
+//! Buy-ins committed in groups ([`Store::buy_ins`] and the persister): many tables' sits
+//! in one transaction, each with its ledger movement, each refused on its own.
+
+use super::*;
+use poker_store::BuyIn;
+
+fn sit(table: TableId, seat_no: u32, player: PlayerId, amount: Chips) -> BuyIn {
+    BuyIn {
+        table,
+        seat_no,
+        player,
+        amount,
+        fence: None,
+    }
+}
+
+/// One batch holding good buy-ins and refused ones (a wallet too poor, a seat taken by an
+/// earlier buy-in of the same batch, a player already seated at that table, a zero
+/// amount): the good
+/// ones are applied with their ledger rows, each refusal is answered with its own reason
+/// and moves nothing, and the audit holds.
+pub(crate) async fn buy_ins_in_one_batch_are_applied_or_refused_one_by_one(store: &SqlStore) {
+    let rich = player(store, "batch-rich", 1000).await;
+    let poor = player(store, "batch-poor", 30).await;
+    let late = player(store, "batch-late", 1000).await;
+    let twice = player(store, "batch-twice", 1000).await;
+    let zero = player(store, "batch-zero", 1000).await;
+    let t1 = store.create_table("batch-1", "{}").await.unwrap();
+    let t2 = store.create_table("batch-2", "{}").await.unwrap();
+    let batch = [
+        sit(t1, 0, rich, 400),
+        sit(t1, 1, poor, 40),
+        sit(t1, 0, late, 100),
+        sit(t1, 3, twice, 200),
+        sit(t1, 2, twice, 200),
+        sit(t2, 1, zero, 0),
+        sit(t2, 2, late, 100),
+    ];
+    let results = store.buy_ins(&batch).await.expect("the batch commits");
+    assert_eq!(results.len(), batch.len());
+    assert!(
+        matches!(
+            results[1],
+            Err(StoreError::InsufficientFunds { balance: 30 })
+        ),
+        "{:?}",
+        results[1]
+    );
+    // Buy-ins are applied in player order (a player's own in batch order), so which of the
+    // two sits on seat 0 of t1 wins depends on the ids: one is applied, the other refused.
+    let seat_zero = [&results[0], &results[2]];
+    assert_eq!(seat_zero.iter().filter(|r| r.is_ok()).count(), 1);
+    assert!(seat_zero
+        .iter()
+        .any(|r| matches!(r, Err(StoreError::SeatTaken))));
+    assert!(results[3].is_ok(), "{:?}", results[3]);
+    assert!(
+        matches!(results[4], Err(StoreError::AlreadySeated)),
+        "{:?}",
+        results[4]
+    );
+    assert!(
+        matches!(results[5], Err(StoreError::Invalid(_))),
+        "{:?}",
+        results[5]
+    );
+    assert!(results[6].is_ok(), "{:?}", results[6]);
+    // Money and seats agree with the answers.
+    let mut expected_seated = Vec::new();
+    for (buy_in, result) in batch.iter().zip(&results) {
+        if result.is_ok() {
+            expected_seated.push((buy_in.table, buy_in.seat_no, buy_in.player, buy_in.amount));
+        }
+    }
+    let mut seated = Vec::new();
+    for table in [t1, t2] {
+        for s in store.seats(table).await.unwrap() {
+            seated.push((table, s.seat_no, s.player_id, s.stack));
+        }
+    }
+    seated.sort();
+    expected_seated.sort();
+    assert_eq!(seated, expected_seated);
+    for p in [rich, poor, late, twice, zero] {
+        let bought: Chips = expected_seated
+            .iter()
+            .filter(|s| s.2 == p)
+            .map(|s| s.3)
+            .sum();
+        let deposit = if p == poor { 30 } else { 1000 };
+        assert_eq!(store.balance(p).await.unwrap(), deposit - bought);
+        let ledger = store.ledger(p, 100).await.unwrap();
+        let buy_in_rows = ledger.iter().filter(|e| e.kind == "buy_in").count();
+        let sits = expected_seated.iter().filter(|s| s.2 == p).count();
+        // Two entries per movement (the wallet's and the seat's), both named by player.
+        assert!(
+            buy_in_rows >= sits,
+            "{p}: {buy_in_rows} buy_in rows for {sits} sits"
+        );
+        if sits == 0 {
+            assert_eq!(buy_in_rows, 0, "a refused buy-in left a ledger row");
+        }
+    }
+    // An empty batch is an empty answer.
+    assert!(store.buy_ins(&[]).await.unwrap().is_empty());
+    audit_holds(store).await;
+}
+
+/// Sixty tables fill at once through the persister (360 buy-ins, some batched together),
+/// with one player per table too poor to sit: every other sit is durable with its ledger
+/// movement, every poor one is refused alone, and the money in the room is unchanged.
+pub(crate) async fn the_persister_group_commits_many_tables_buy_ins(store: &SqlStore) {
+    let shared = Arc::new(store.clone());
+    let persister = Persister::spawn(shared.clone(), 64);
+    let mut sits = Vec::new();
+    for t in 0..60 {
+        let table = store
+            .create_table(&format!("fill-{t}"), "{}")
+            .await
+            .unwrap();
+        for seat in 0..6u32 {
+            let deposit = if seat == 5 { 50 } else { 500 };
+            let p = player(store, &format!("fill{t}s{seat}"), deposit).await;
+            sits.push(sit(table, seat, p, 200));
+        }
+    }
+    let mut tasks = Vec::new();
+    for buy_in in sits.clone() {
+        let persister = persister.clone();
+        tasks.push(tokio::spawn(async move { persister.buy_in(buy_in).await }));
+    }
+    for (buy_in, task) in sits.iter().zip(tasks) {
+        let result = task.await.unwrap();
+        if buy_in.seat_no == 5 {
+            assert!(
+                matches!(result, Err(StoreError::InsufficientFunds { balance: 50 })),
+                "{result:?}"
+            );
+            assert_eq!(store.balance(buy_in.player).await.unwrap(), 50);
+        } else {
+            result.expect("a funded buy-in is durable");
+            assert_eq!(store.balance(buy_in.player).await.unwrap(), 300);
+            let ledger = store.ledger(buy_in.player, 10).await.unwrap();
+            assert!(ledger
+                .iter()
+                .any(|e| e.kind == "buy_in" && e.amount == -200));
+        }
+    }
+    for table in sits
+        .iter()
+        .map(|s| s.table)
+        .collect::<std::collections::BTreeSet<_>>()
+    {
+        let seats = store.seats(table).await.unwrap();
+        assert_eq!(seats.len(), 5);
+        assert!(seats.iter().all(|s| s.stack == 200 && s.seat_no < 5));
+    }
+    let audit = store.audit().await.unwrap();
+    assert!(audit.holds(), "{audit:?}");
+    // Deposits: 60 tables of five players with 500 and one with 50.
+    assert_eq!(audit.deposits - audit.withdrawals, 60 * (5 * 500 + 50));
+    assert_eq!(audit.stacks, 60 * 5 * 200);
+}
