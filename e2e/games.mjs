@@ -269,7 +269,7 @@ try {
     if (table.family === "draw") check(/draws? \d|stands? pat/.test(log), "draw log has the draws");
     // Lows are said as players say them ("8-5 low"), never as the history's "Lo: 8,5,4,3,2".
     check(!/\bLo: /.test(log), `${table.name}: no "Lo:" lists in the log`);
-    if (table.family === "draw" && /shows? .*\(/.test(log)) check(/\d+-\d+ low|pair|straight|flush|high/.test(log), "a shown 2-7 hand is named: " + log.slice(-400));
+    if (table.family === "draw" && /shows? .*\(/.test(log)) check(/\b[2-9TJQKA]\d?-[2-9TJQKA]\d? low|pair|straight|flush|high/.test(log), "a shown 2-7 hand is named: " + log.slice(-400));
   }
 
   step("a turn at another table is named in the tab and the title");

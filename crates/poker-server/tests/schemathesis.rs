@@ -186,7 +186,7 @@ include-operation-id = ["getHand", "getMyHand"]
 parameters = {{ "path.id" = {{ dictionary = "hands", probability = 0.75 }} }}
 
 [[operations]]
-include-path-regex = "^/api/me"
+include-path-regex = "^/api/(me|private)"
 headers = {{ Authorization = "Bearer {session}" }}
 
 [[operations]]

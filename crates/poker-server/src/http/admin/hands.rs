@@ -89,10 +89,11 @@ pub(crate) async fn hands_in(
     rows: Vec<HandRow>,
     page: &Page,
 ) -> ApiResult<Response> {
+    // A viewer that is not a player id is refused whatever the format.
+    let viewer = viewer(page.viewer.as_deref())?;
     match page.format.as_deref().unwrap_or("json") {
         "json" => Ok(hand_list(rows).into_response()),
         "pokerstars" => {
-            let viewer = viewer(page.viewer.as_deref())?;
             let names = Names::load(state, &rows).await?;
             let mut out = String::new();
             for row in rows.iter().rev().filter(|r| {
@@ -181,6 +182,8 @@ pub(crate) async fn hand(
 ) -> ApiResult<Response> {
     let Query(format) = format?;
     let hand: HandId = parse_id(&id, "hand")?;
+    // A viewer that is not a player id is refused whatever the format.
+    let viewer = viewer(format.viewer.as_deref())?;
     let row = state.store.hand(hand).await?;
     let text = |body: String| {
         (
@@ -219,7 +222,6 @@ pub(crate) async fn hand(
             if row.phh.is_none() {
                 return Err(unfinished());
             }
-            let viewer = viewer(format.viewer.as_deref())?;
             let names = Names::load(&state, [&row]).await?;
             Ok(text(pokerstars_text(&names, &row, viewer)?))
         }
