@@ -116,28 +116,6 @@ fn street_of(len: usize) -> &'static str {
     }
 }
 
-/// ISO 8601 in UTC (`2026-11-26T14:05:09Z`) of a unix time in ms.
-fn iso_utc(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
-}
-
 /// Writes one hand as an OHH document.
 pub fn write(meta: &Meta) -> Result<Document, OhhError> {
     let phh = PhhHand::parse(meta.phh)?;
@@ -394,7 +372,7 @@ pub fn write(meta: &Meta) -> Result<Document, OhhError> {
             internal_version: meta.internal_version.to_string(),
             tournament: false,
             game_number: meta.game_number.to_string(),
-            start_date_utc: iso_utc(meta.started_at_ms),
+            start_date_utc: crate::pokerstars::time::iso_utc(meta.started_at_ms),
             table_name: meta.table_name.to_string(),
             game_type,
             bet_limit: BetLimit {

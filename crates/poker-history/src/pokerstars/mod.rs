@@ -34,7 +34,7 @@ pub mod import;
 pub mod money;
 pub mod read;
 mod summary;
-mod time;
+pub(crate) mod time;
 
 use money::Money;
 

@@ -32,6 +32,20 @@ fn nth_sunday(y: i64, m: i64, n: i64) -> i64 {
     first + to_sunday + 7 * (n - 1)
 }
 
+/// ISO 8601 in UTC (`2026-11-26T14:05:09Z`) of a unix time in ms, as Open Hand History
+/// dates its hands.
+pub(crate) fn iso_utc(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
 /// US Eastern time, as PokerStars dates its hands: `2026/11/22 3:05:09 ET`. Daylight
 /// time runs from 2:00 on the second Sunday of March to 2:00 on the first Sunday of
 /// November (local), UTC-4; otherwise UTC-5.

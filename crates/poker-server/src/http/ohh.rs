@@ -3,7 +3,7 @@
 //! downloads. The writer is `poker_history::ohh`; this module supplies what the row does
 //! not hold itself: names, the table's name, the room's currency, and the viewer.
 
-use crate::http::admin::hands::{hand_number_for, Names};
+use crate::http::admin::hands::{hand_facts, hand_number_for, Names};
 use crate::http::error::*;
 use crate::AppState;
 use axum::http::StatusCode;
@@ -50,45 +50,22 @@ fn attempt(
     row: &HandRow,
     viewer: Option<PlayerId>,
 ) -> ApiResult<Result<Document, OhhError>> {
-    // As the PokerStars text: a player learns nothing of a hand that records no players.
-    let phh = row.phh.as_deref().ok_or_else(|| match viewer {
-        Some(_) => ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found"),
-        None => ApiError::new(
-            StatusCode::CONFLICT,
-            "unfinished",
-            "the hand has no history",
-        ),
-    })?;
-    let record = row.record.clone().unwrap_or_default();
-    let players: Vec<String> = record
-        .seat_players
-        .iter()
-        .map(|&id| poker_store::names::printable(&names.player(id)).into_owned())
-        .collect();
-    let seats: Vec<u32> = record.seats.iter().map(|&s| s as u32 + 1).collect();
-    let viewer =
-        match viewer {
-            None => None,
-            Some(p) => Some(record.index_of(p).ok_or_else(|| {
-                ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found")
-            })?),
-        };
-    let table_name = poker_store::names::printable(&names.table(row.table_id)).into_owned();
+    let facts = hand_facts(names, row, viewer)?;
     let number = hand_number_for(row).to_string();
     Ok(ohh::write(&ohh::Meta {
         site_name: SITE,
         internal_version: env!("CARGO_PKG_VERSION"),
         game_number: &number,
-        table_name: &table_name,
+        table_name: &facts.table_name,
         started_at_ms: row.started_at,
         currency: state.config.history_currency(),
-        players: &players,
-        seats: &seats,
-        seat_count: record.seat_count as u32,
-        button_seat: (!record.seat_players.is_empty()).then_some(record.button as u32 + 1),
-        posts: &record.posts,
-        phh,
-        viewer,
+        players: &facts.players,
+        seats: &facts.seats,
+        seat_count: facts.record.seat_count as u32,
+        button_seat: facts.button_seat(),
+        posts: &facts.record.posts,
+        phh: facts.phh,
+        viewer: facts.viewer,
     }))
 }
 

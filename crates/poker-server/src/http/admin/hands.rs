@@ -297,16 +297,38 @@ impl Names {
     }
 }
 
-/// A hand in PokerStars text, as the house sees it (`viewer: None`: nobody's hole cards
-/// dealt face up, the hands mucked at the showdown in the summary) or as one of its
-/// players does (only their own hole cards, and those shown).
-pub(crate) fn pokerstars_text(
+/// What every history format needs of a stored hand beside the writer itself: its PHH,
+/// the names made printable, seat numbers from 1, and the viewer's place in the hand.
+pub(crate) struct HandFacts<'r> {
+    /// The hand's PHH history.
+    pub phh: &'r str,
+    /// The hand's record (posts, seats, button).
+    pub record: poker_store::HandRecord,
+    /// The table's name, printable.
+    pub table_name: String,
+    /// Player names by index in the hand, printable.
+    pub players: Vec<String>,
+    /// Seat numbers (1-based) by index in the hand.
+    pub seats: Vec<u32>,
+    /// The viewer's index in the hand; `None`: the house's view.
+    pub viewer: Option<usize>,
+}
+
+impl HandFacts<'_> {
+    /// The button's seat number (1-based), when the hand records its players.
+    pub fn button_seat(&self) -> Option<u32> {
+        (!self.record.seat_players.is_empty()).then_some(self.record.button as u32 + 1)
+    }
+}
+
+/// The facts of `row` for `viewer`. A player learns nothing of a hand they cannot be
+/// shown to have played: an unfinished or void hand records no players, so it is "not
+/// found" to them, as is a hand they were not dealt into; to the house it is unfinished.
+pub(crate) fn hand_facts<'r>(
     names: &Names,
-    row: &HandRow,
+    row: &'r HandRow,
     viewer: Option<PlayerId>,
-) -> ApiResult<String> {
-    // A player learns nothing of a hand they cannot be shown to have played: an
-    // unfinished or void hand records no players, so it is "not found" to them.
+) -> ApiResult<HandFacts<'r>> {
     let phh = row.phh.as_deref().ok_or_else(|| match viewer {
         Some(_) => ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found"),
         None => ApiError::new(
@@ -315,14 +337,13 @@ pub(crate) fn pokerstars_text(
             "the hand has no history",
         ),
     })?;
-    let table_name = poker_store::names::printable(&names.table(row.table_id)).into_owned();
     let record = row.record.clone().unwrap_or_default();
-    let players: Vec<String> = record
+    let players = record
         .seat_players
         .iter()
         .map(|&id| poker_store::names::printable(&names.player(id)).into_owned())
         .collect();
-    let seats: Vec<u32> = record.seats.iter().map(|&s| s as u32 + 1).collect();
+    let seats = record.seats.iter().map(|&s| s as u32 + 1).collect();
     let viewer =
         match viewer {
             None => None,
@@ -330,17 +351,36 @@ pub(crate) fn pokerstars_text(
                 ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found")
             })?),
         };
+    Ok(HandFacts {
+        phh,
+        table_name: poker_store::names::printable(&names.table(row.table_id)).into_owned(),
+        record,
+        players,
+        seats,
+        viewer,
+    })
+}
+
+/// A hand in PokerStars text, as the house sees it (`viewer: None`: nobody's hole cards
+/// dealt face up, the hands mucked at the showdown in the summary) or as one of its
+/// players does (only their own hole cards, and those shown).
+pub(crate) fn pokerstars_text(
+    names: &Names,
+    row: &HandRow,
+    viewer: Option<PlayerId>,
+) -> ApiResult<String> {
+    let facts = hand_facts(names, row, viewer)?;
     poker_history::pokerstars::write(&poker_history::pokerstars::Meta {
         hand_number: hand_number_for(row),
-        table_name: &table_name,
+        table_name: &facts.table_name,
         started_at_ms: row.started_at,
-        players: &players,
-        seats: &seats,
-        seat_count: record.seat_count as u32,
-        button_seat: (!record.seat_players.is_empty()).then_some(record.button as u32 + 1),
-        posts: &record.posts,
-        phh,
-        viewer,
+        players: &facts.players,
+        seats: &facts.seats,
+        seat_count: facts.record.seat_count as u32,
+        button_seat: facts.button_seat(),
+        posts: &facts.record.posts,
+        phh: facts.phh,
+        viewer: facts.viewer,
         play_money: names.play_money,
     })
     .map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unsupported", e))
