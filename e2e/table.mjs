@@ -25,10 +25,17 @@ const browser = await chromium.launch({
 try {
   // Each page's WebSockets go through the test, which can make them go silent (a network
   // that drops without closing anything): `silence(name)` stops every frame both ways on
-  // the sockets open now; a new connection works again.
+  // the sockets open now and on any the page opens until `heal(name)`, so the page stays
+  // cut off while the test looks at it (reconnecting takes a page well under a second,
+  // which a loaded machine's polling could miss); after `heal` a new connection works.
   const sockets = new Map();
+  const silenced = new Set();
   function silence(name) {
+    silenced.add(name);
     for (const s of sockets.get(name) || []) s.dead = true;
+  }
+  function heal(name) {
+    silenced.delete(name);
   }
   const SIZES = [[390, 844], [1366, 768], [1920, 1080]];
   // No sideways scrolling at a phone's, a laptop's and a desktop's size.
@@ -46,7 +53,7 @@ try {
     const context = await browser.newContext({ viewport });
     sockets.set(name, []);
     await context.routeWebSocket(/\/ws$/, (ws) => {
-      const link = { dead: false };
+      const link = { dead: silenced.has(name) };
       sockets.get(name).push(link);
       const server = ws.connectToServer();
       ws.onMessage((m) => { if (!link.dead) server.send(m); });
@@ -190,7 +197,9 @@ try {
         await ben.keyboard.press("c");
         await ben.waitForSelector("#toast:not(.hidden)");
         check((await ben.locator("#toast").textContent()).includes("not sent"), "a key press while disconnected is refused aloud");
-        await ben.waitForSelector("#banner.hidden", { state: "attached", timeout: 15000 });
+        // The network comes back: the page's next connection gets through.
+        heal("ben");
+        await ben.waitForSelector("#banner.hidden", { state: "attached", timeout: 30000 });
         await ben.waitForSelector("#actions:not(.hidden) button:not(.hidden):not([disabled])", { timeout: 10000 });
       }
       if (await ben.locator("#act-check:not(.hidden)").count()) await ben.click("#act-check");

@@ -195,10 +195,11 @@ export function applyEvent(h, e, ctx = {}) {
 /**
  * A shown hand's name as players say it: the server's lows (`Lo: 8,5,4,3,2`, the hand
  * history's words) read `8-5 low` (its two highest cards), `7-5 low` for the best 2-7
- * hand ("number one"); other names are kept.
+ * hand ("number one"); a lowball hand spoiled by a pair, straight or flush is said by
+ * that name (`Lo: a pair of Sevens` reads `a pair of Sevens`); other names are kept.
  */
 export function spokenHand(name) {
-  return (name || "").replace(/\b(Lo|LO): ([2-9TJQKA](?:,[2-9TJQKA]){4})/g, (_, lo, list) => {
+  return (name || "").replace(/\bLo: (?=[a-z])/g, "").replace(/\b(Lo|LO): ([2-9TJQKA](?:,[2-9TJQKA]){4})/g, (_, lo, list) => {
     const r = list.split(",").map((c) => (c === "T" ? "10" : c));
     const words = r[0] + "-" + r[1] + " low";
     const label = lo === "LO" ? "LO: " : "";

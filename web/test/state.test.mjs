@@ -244,6 +244,9 @@ test("lows read as players say them: 8-5 low, not the history's list of ranks", 
   assert.equal(spokenHand("Lo: 7,5,4,3,2"), "7-5 low (number one)");
   assert.equal(spokenHand("Lo: 7,5,3,2,A"), "7-5 low");
   assert.equal(spokenHand("Lo: T,8,6,4,3"), "10-8 low");
+  // A lowball hand with a pair, straight or flush is said by that name, never "Lo:".
+  assert.equal(spokenHand("Lo: a pair of Sevens"), "a pair of Sevens");
+  assert.equal(spokenHand("Lo: a flush, Ace high"), "a flush, Ace high");
   assert.equal(spokenHand("HI: a flush, Ace high; LO: 8,6,3,2,A"), "HI: a flush, Ace high; LO: 8-6 low");
   assert.equal(spokenHand("a pair of Sevens"), "a pair of Sevens");
   const h = newHand({ hand_number: 1, seats: [0, 1], starting_stacks: [100, 100], button: 0 });
