@@ -350,18 +350,21 @@ impl Bot {
             ServerMsg::TableFailed { message, .. } => panic!("a table failed: {message}"),
             _ => {}
         }
-        if let ServerMsg::Snapshot {
-            table, hand: None, ..
-        } = &msg
-        {
+        if let ServerMsg::Snapshot { table, hand, .. } = &msg {
             // A snapshot stands in for what a reader too slow to keep up missed (a final
-            // `done` included): a sit-out it shows taken between hands is settled.
+            // `done` included): a sit-out it shows taken is settled when no hand is in
+            // progress, or when the hand in progress is one the player was not dealt
+            // (the hand the sit-out waited for has ended).
             let me = self.client.player_id;
-            let out = table
+            let mine = table
                 .seats
                 .iter()
-                .find(|s| Some(&s.player_id) == me.as_ref())
-                .is_none_or(|s| s.sitting_out);
+                .find(|s| Some(&s.player_id) == me.as_ref());
+            let out = match (mine, hand) {
+                (None, _) => true,
+                (Some(s), None) => s.sitting_out,
+                (Some(s), Some(h)) => s.sitting_out && !h.seats.contains(&s.seat),
+            };
             if out {
                 self.pending.remove("sit_out");
             }
