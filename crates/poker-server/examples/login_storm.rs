@@ -87,6 +87,11 @@ async fn main() -> anyhow::Result<()> {
     let pokerd = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "target/release/pokerd".into());
+    // pokerd runs in a temporary directory: a relative path is taken from here first.
+    let pokerd = std::fs::canonicalize(&pokerd)
+        .map_err(|e| anyhow::anyhow!("cannot find {pokerd}: {e}"))?
+        .display()
+        .to_string();
     let dir = tempfile::tempdir()?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
