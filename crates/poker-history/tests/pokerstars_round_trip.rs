@@ -188,3 +188,61 @@ fn golden_real_pokerstars_hands() {
     println!("{} files\n{}", files.len(), total.report());
     assert!(total.games.values().any(|g| g.1 > 0), "no hand was read");
 }
+
+/// A file `pokerd import` reads is outside input: a damaged or hostile hand (a line cut
+/// short, dropped, repeated, its words reversed, a header whose parts come out of order)
+/// is a typed error or a hand, never a panic.
+#[test]
+fn damaged_pokerstars_text_is_a_typed_error_never_a_panic() {
+    let mut variants = vec![
+        "PokerStars Hand #1: X) - Hold'em No Limit (1/2) - 2020/01/01 1:00:00 ET".to_string(),
+        "PokerStars Hand #1:  Hold'em No Limit (".to_string(),
+        "PokerStars Hand #".to_string(),
+    ];
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let Some(hand) = split(&text).into_iter().next() else {
+            continue;
+        };
+        let lines: Vec<&str> = hand.lines().collect();
+        for i in 0..lines.len() {
+            let with = |line: Option<String>| {
+                let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+                match line {
+                    Some(l) => out[i] = l,
+                    None => {
+                        out.remove(i);
+                    }
+                }
+                out.join("\n")
+            };
+            let cut: String = lines[i]
+                .chars()
+                .take(lines[i].chars().count() / 2)
+                .collect();
+            let reversed: Vec<&str> = lines[i].split(' ').rev().collect();
+            variants.push(with(Some(cut)));
+            variants.push(with(None));
+            variants.push(with(Some(format!("{}\n{}", lines[i], lines[i]))));
+            variants.push(with(Some(reversed.join(" "))));
+        }
+    }
+    let mut refused = 0;
+    for v in &variants {
+        let outcome = std::panic::catch_unwind(|| read_hand(v).is_err());
+        match outcome {
+            Ok(err) => refused += usize::from(err),
+            Err(_) => panic!("reading panicked on:\n{v}"),
+        }
+    }
+    println!(
+        "{} damaged hands read: {refused} refused with a typed error",
+        variants.len()
+    );
+    assert!(refused > 0);
+}

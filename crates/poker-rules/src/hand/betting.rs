@@ -115,7 +115,7 @@ impl Hand {
                 {
                     pot += self.assumed_call();
                 }
-                let max = self.current_bet + pot + (self.current_bet - pl.bet);
+                let max = self.current_bet + pot + self.current_bet.saturating_sub(pl.bet);
                 (
                     self.current_bet + self.min_raise,
                     max.max(self.current_bet + self.min_raise),

@@ -546,7 +546,8 @@ fn action_name(action: &Action) -> &'static str {
 /// pair, pair, high cards (no straights or flushes); `ace_low` for razz.
 pub(crate) fn showing_value(up: &[Card], ace_low: bool) -> (u8, Vec<u8>) {
     let mut counts = [0u8; 13];
-    for c in up {
+    // An unknown card (a replayed history that hides it) shows nothing to compare.
+    for c in up.iter().filter(|&&c| c != Card::UNKNOWN) {
         let r = if ace_low {
             (c.rank().0 + 1) % 13
         } else {
