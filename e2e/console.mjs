@@ -1,5 +1,5 @@
 // The operators' console through the page, in Debian's Chromium against a real pokerd
-// (crates/poker-server/tests/browser.rs passes BASE, ADMIN_TOKEN and HANDS_TABLE, a table
+// (crates/poker-server/tests/server/browser.rs passes BASE, ADMIN_TOKEN and HANDS_TABLE, a table
 // where hands were played, and SHOTS). Everything is done by clicking and typing in the
 // console: sign in, tables from presets (a JSON body with several mistakes names them all,
 // each with its field),

@@ -1,5 +1,5 @@
 // The console as a card-room manager uses it, in Debian's Chromium against a real pokerd
-// (crates/poker-server/tests/browser.rs passes BASE, ADMIN_TOKEN, PLAYER (a player's
+// (crates/poker-server/tests/server/browser.rs passes BASE, ADMIN_TOKEN, PLAYER (a player's
 // name with a wallet) and SHOTS), at a laptop's 1366x768 and on a tablet both ways
 // (768x1024 and 1024x768, touch): a table made with the form from a preset (a rule
 // refused before anything is sent, shown on its field; a name the server refuses, shown

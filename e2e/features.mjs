@@ -1,5 +1,5 @@
 // Issue 26's features in Debian's Chromium through playwright-core, against a real pokerd
-// (started by crates/poker-server/tests/browser.rs, which passes BASE, LOW and HIGH, two
+// (started by crates/poker-server/tests/server/browser.rs, which passes BASE, LOW and HIGH, two
 // tables at 1/2 and 5/10, after ann and ben played three hands at LOW). Ann on a
 // desktop, ben on a desktop asking for reduced motion, sue watching on a phone:
 // - the lobby shows today's stats and this session's; filters and sorting hide and order

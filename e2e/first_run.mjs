@@ -1,5 +1,5 @@
 // A newcomer's first minute, in Debian's Chromium against a pokerd started from nothing
-// (crates/poker-server/tests/first_run.rs starts the binary in an empty folder, as the
+// (crates/poker-server/tests/server/browser.rs starts the binary in an empty folder, as the
 // README's run command does, and passes BASE): open the page, register, see the preset
 // tables and the play chips, sit at the hold'em table, and play a hand against the house
 // bots, all through the page: no curl, no admin call. Each step is timed; the last line

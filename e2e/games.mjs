@@ -1,5 +1,5 @@
 // Every game family in the browser, three players and a spectator, at 1366x768 and on a
-// phone (390x844), run by crates/poker-server/tests/browser.rs (which passes BASE,
+// phone (390x844), run by crates/poker-server/tests/server/browser.rs (which passes BASE,
 // TABLES as JSON [{id, family, name}], SHOTS, the folder for the screenshots).
 //
 // The three players sit at every table (so each page tiles its tables as tabs and

@@ -1,5 +1,5 @@
 // Hostile text and foreign pages, in Debian's Chromium through playwright-core, against a
-// real pokerd (started by crates/poker-server/tests/browser.rs, which passes BASE,
+// real pokerd (started by crates/poker-server/tests/server/browser.rs, which passes BASE,
 // TABLE_ID, ADMIN_TOKEN and the two hostile player names in NAME_A and NAME_B).
 //
 // - Cross-site scripting: two players whose names are HTML (made by the admin API) sit and

@@ -1,5 +1,5 @@
 // A private game in 30 seconds, in Debian's Chromium against a play-money room
-// (crates/poker-server/tests/browser.rs starts it and passes BASE): the host registers,
+// (crates/poker-server/tests/server/browser.rs starts it and passes BASE): the host registers,
 // makes a private game in three choices (game, stakes, seats) and gets its invite link;
 // two friends open the link in their own browser contexts (one on a 390x844 phone),
 // choose a name (their accounts are made on the spot), and ask for a seat; the host lets

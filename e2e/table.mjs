@@ -1,5 +1,5 @@
 // The browser client end to end, in Debian's Chromium through playwright-core, against
-// a real pokerd (started by crates/poker-server/tests/browser.rs, which passes BASE,
+// a real pokerd (started by crates/poker-server/tests/server/browser.rs, which passes BASE,
 // TABLE_ID and ADMIN_TOKEN). Two players in two browser contexts log in, sit, buy in and
 // play a hand to showdown through the page; a third context watches and never sees a
 // hole card before the showdown; reloading a player's page mid-hand restores the hand;

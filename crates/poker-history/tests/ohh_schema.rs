@@ -22,7 +22,7 @@
 //! docs/histories.md); the test checks each refusal is the typed one. Without Python or
 //! PyPI the test is skipped, unless `CI` is set: then it fails.
 
-#[path = "../../poker-server/tests/common/python.rs"]
+#[path = "../../poker-server/tests/server/common/python.rs"]
 mod python;
 
 use poker_history::ohh::{self, OhhError, PLAY_MONEY};

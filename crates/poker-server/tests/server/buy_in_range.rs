@@ -1,0 +1,189 @@
+//! A player's own buy-in range, told before they choose (issue 26): a newcomer is told
+//! the table's range; a player who left with more than the table's minimum and comes back
+//! within the rathole window is told to bring at least what they left with (R26: no part
+//! of a stack may be taken off the table), even above the table's maximum; a sit below it
+//! is refused in the rule's words, and a sit with the range told is taken. Over real
+//! WebSockets against a SQLite file; the books balance.
+
+use crate::common;
+
+use common::{act, assert_conserved, nl_rules, sit, tid, Client, Db, DbGuard, Server};
+use poker_protocol::{BuyInRange, ClientMsg, ErrorCode, ServerMsg};
+use poker_rules::Action;
+
+const CLOCK: &str =
+    r#"{ "action_ms": 5000, "warning_ms": 0, "time_bank_ms": 0, "between_hands_ms": 0 }"#;
+
+async fn ask(c: &mut Client, table: &str) -> BuyInRange {
+    c.send(&ClientMsg::BuyInRange {
+        table_id: tid(table),
+    })
+    .await;
+    c.until(|m| match m {
+        ServerMsg::BuyInRange { table_id, range } if *table_id == tid(table) => Some(range.clone()),
+        _ => None,
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r26_a_player_back_within_the_rathole_window_is_told_their_range_before_sitting_and_sits_with_it(
+) {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    for name in ["ann", "ben", "cat"] {
+        server.player(name, 1000).await;
+    }
+    let table = server
+        .table_with(nl_rules(), serde_json::from_str(CLOCK).unwrap())
+        .await;
+    let mut ann = server.client("ann").await;
+    let mut ben = server.client("ben").await;
+
+    // Before anyone has played: the table's range, no rathole note.
+    let fresh = ask(&mut ann, &table).await;
+    assert_eq!(
+        fresh,
+        BuyInRange {
+            min: 40,
+            max: 200,
+            rathole: None
+        }
+    );
+
+    // Both shove every hand until one of them has more than the maximum.
+    for (c, seat) in [(&mut ann, 0), (&mut ben, 1)] {
+        c.send(&sit(&table, seat, 200)).await;
+        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
+            .await;
+    }
+    // A stack above the maximum can only be seen once a hand has ended (each starts
+    // with 200 at most); with both all in every hand, the other has nothing left then,
+    // so no hand follows.
+    let mut stacks = (0, 0);
+    while stacks.0 <= 200 && stacks.1 <= 200 {
+        for (i, c) in [&mut ann, &mut ben].into_iter().enumerate() {
+            while let Some(m) = c.try_recv(std::time::Duration::from_millis(20)).await {
+                match m {
+                    ServerMsg::Decide {
+                        decision_id, legal, ..
+                    } => {
+                        let shove = common::simple_action(&legal, true);
+                        c.send(&act(&table, decision_id, shove)).await
+                    }
+                    ServerMsg::DecideShow { decision_id, .. } => {
+                        c.send(&act(&table, decision_id, Action::Muck)).await
+                    }
+                    ServerMsg::DecideRunTwice { decision_id, .. } => {
+                        let no = Action::RunItTwice { agree: false };
+                        c.send(&act(&table, decision_id, no)).await
+                    }
+                    ServerMsg::Seats { table: view } if i == 0 => {
+                        let stack = |seat| {
+                            view.seats
+                                .iter()
+                                .find(|s| s.seat == seat)
+                                .map_or(0, |s| s.stack)
+                        };
+                        stacks = (stack(0), stack(1));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    let (mut w, mut l) = if stacks.0 > 200 {
+        (ann, ben)
+    } else {
+        (ben, ann)
+    };
+    // Both leave with their whole stacks.
+    let mut amounts = Vec::new();
+    for c in [&mut w, &mut l] {
+        c.send(&ClientMsg::Leave {
+            table_id: tid(&table),
+        })
+        .await;
+        let amount = c
+            .until(|m| match m {
+                ServerMsg::Done {
+                    request,
+                    amount,
+                    pending: false,
+                    ..
+                } if request == "leave" => Some(*amount),
+                _ => None,
+            })
+            .await;
+        amounts.push(amount);
+    }
+    let (left_with, loser_left_with) = (amounts[0], amounts[1]);
+    assert!(
+        left_with > 200,
+        "left with more than the maximum: {left_with}"
+    );
+
+    // Back at once: told to bring at least what they left with, above the table's max.
+    let told = ask(&mut w, &table).await;
+    assert_eq!((told.min, told.max), (left_with, left_with), "{told:?}");
+    let note = told.rathole.clone().expect("the rathole rule is named");
+    assert_eq!(
+        (note.stack, note.window_secs),
+        (left_with, 3600),
+        "{note:?}"
+    );
+    assert!(note.left_secs_ago < 60, "{note:?}");
+
+    // What the old dialog offered (the table's maximum) is refused, in the rule's words.
+    w.send(&sit(&table, 2, 200)).await;
+    let refusal = loop {
+        if let ServerMsg::Error { code, message } = w.recv().await {
+            break (code, message);
+        }
+    };
+    assert_eq!(refusal.0, ErrorCode::SeatRefused);
+    assert!(
+        refusal.1.starts_with(&format!(
+            "you left this table less than a minute ago with {left_with}: coming back within 60 minutes"
+        )) && refusal.1.contains("R26"),
+        "{}",
+        refusal.1
+    );
+
+    // The range told is the range taken.
+    w.send(&sit(&table, 2, told.min)).await;
+    let bought = w
+        .until(|m| match m {
+            ServerMsg::Done {
+                request, amount, ..
+            } if request == "sit" => Some(*amount),
+            _ => None,
+        })
+        .await;
+    assert_eq!(bought, left_with);
+
+    // Someone who never sat here is told the table's range.
+    let mut cat = server.client("cat").await;
+    assert_eq!(
+        ask(&mut cat, &table).await,
+        BuyInRange {
+            min: 40,
+            max: 200,
+            rathole: None
+        }
+    );
+
+    // The other left with everything they had (nothing, or less than the minimum, with
+    // both all in every hand): the table's range, no rathole note.
+    assert!(loser_left_with <= 40, "{loser_left_with}");
+    let loser_range = ask(&mut l, &table).await;
+    assert_eq!(
+        (loser_range.min, loser_range.max),
+        (40, 200),
+        "{loser_range:?}"
+    );
+    assert!(loser_range.rathole.is_none());
+
+    server.stop().await;
+    assert_conserved(&server.audit().await, 3000);
+}

@@ -1,0 +1,629 @@
+//! One connection, one identity, attacked through real WebSockets on SQLite and
+//! PostgreSQL (and two nodes over NATS): a second `auth` for another player on a socket is
+//! refused and the first player's stream goes on; whatever ends a session (logout, a floor
+//! password reset, a lock) closes its sockets, on this node or another, before the request
+//! that ended it is answered, so nothing of the player's (cards, decisions, a later hand)
+//! reaches a socket after that; a socket that never authenticates, or that answers no
+//! ping, is closed.
+
+use crate::common;
+
+use common::nats::{nats, Proc};
+use common::{nl_rules, sit, Client, Db, DbGuard, Received, Server};
+use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
+use poker_rules::Event;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// A second to act (the logged-out player times out quickly), never sat out for it.
+fn clock() -> Value {
+    json!({ "action_ms": 1000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 })
+}
+
+/// What ends ann's session.
+#[derive(Clone, Copy, Debug)]
+enum Ending {
+    /// She logs out (`POST /logout`).
+    Logout,
+    /// An admin gives her a new password (setting one directly is an admin's alone: the
+    /// floor issues reset codes, which end no session until she uses one).
+    PasswordReset,
+    /// A floor member locks her out.
+    Lock,
+}
+
+/// A room of one or more nodes on one database, with a table where ann, bob and cat sit.
+struct Room {
+    /// The nodes (one, or two sharing NATS).
+    nodes: Vec<Server>,
+    /// Keeps NATS running (two nodes).
+    _nats: Option<Proc>,
+    table: String,
+    ann_id: String,
+    /// A floor member's session (resets and locks are theirs to do).
+    floor: String,
+}
+
+const DEPOSIT: u64 = 1000;
+
+/// Starts `nodes` nodes (two: over a fresh `nats-server`, on PostgreSQL) and makes the
+/// players, a floor member and the table through the first.
+async fn room(guard: &DbGuard, nodes: usize) -> Room {
+    let url = guard.url();
+    let (nats, servers) = if nodes == 1 {
+        (None, vec![Server::start(&url, &[]).await])
+    } else {
+        let (proc, nats_url) = nats().await;
+        let mut servers = Vec::new();
+        for n in 0..nodes {
+            let node = format!("n{}", n + 1);
+            let settings = [
+                ("POKER__CLUSTER__NATS_URL", nats_url.as_str()),
+                ("POKER__CLUSTER__NODE", node.as_str()),
+                ("POKER__CLUSTER__LEASE_MS", "3000"),
+                ("POKER__CLUSTER__HEARTBEAT_MS", "300"),
+            ];
+            // One at a time: the first runs the migrations alone.
+            servers.push(Server::start(&url, &settings).await);
+        }
+        (Some(proc), servers)
+    };
+    let first = &servers[0];
+    let ann_id = first.player("ann", DEPOSIT).await;
+    first.player("bob", DEPOSIT).await;
+    first.player("cat", DEPOSIT).await;
+    let table = first.table_with(nl_rules(), clock()).await;
+    let floor = floor_session(first).await;
+    Room {
+        nodes: servers,
+        _nats: nats,
+        table,
+        ann_id,
+        floor,
+    }
+}
+
+/// A floor member's session token.
+async fn floor_session(server: &Server) -> String {
+    let (status, body) = server
+        .post(
+            "/admin/staff",
+            json!({ "name": "fred", "password": "staffpass1", "role": "floor" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = server
+        .call(
+            "POST",
+            "/admin/login",
+            None,
+            Some(json!({ "name": "fred", "password": "staffpass1" })),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    body["token"].as_str().unwrap().to_string()
+}
+
+/// A player logged in and authenticated at `server`, seated at `seat`.
+async fn seated(server: &Server, table: &str, name: &str, seat: u32) -> (Client, String) {
+    let token = server.login(name).await;
+    let mut client = Client::connect(server.addr, name).await;
+    client.auth(&token).await;
+    client.send(&sit(table, seat, 200)).await;
+    client
+        .until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
+        .await;
+    (client, token)
+}
+
+/// The hand a message is about, if any.
+fn hand_of(msg: &ServerMsg) -> Option<u64> {
+    match msg {
+        ServerMsg::Event { hand_number, .. } | ServerMsg::Turn { hand_number, .. } => {
+            Some(*hand_number)
+        }
+        ServerMsg::Snapshot { hand: Some(h), .. } => Some(h.hand_number),
+        _ => None,
+    }
+}
+
+/// Answers every decision these players are asked (check or call) until `done` is true
+/// of a message one of them got (by index); panics if nothing comes for 30 s.
+async fn drive(
+    players: &mut [&mut Client],
+    table: &str,
+    mut done: impl FnMut(usize, &ServerMsg) -> bool,
+) {
+    let mut quiet_since = Instant::now();
+    loop {
+        for (i, player) in players.iter_mut().enumerate() {
+            if let Some((id, legal)) = player.last_decide {
+                if !player.answered.contains(&id) {
+                    let action = common::simple_action(&legal, false);
+                    player.send(&common::act(table, id, action)).await;
+                }
+            }
+            let Some(msg) = player.try_recv(Duration::from_millis(5)).await else {
+                continue;
+            };
+            quiet_since = Instant::now();
+            if let ServerMsg::Error { code, message } = &msg {
+                // An answer the clock overtook (a loaded machine) is stale or no longer
+                // the player's turn: anything else is a failure.
+                assert!(
+                    matches!(code, ErrorCode::StaleDecision | ErrorCode::NotYourTurn),
+                    "{}: {code:?}: {message}",
+                    player.name
+                );
+            }
+            if done(i, &msg) {
+                return;
+            }
+        }
+        assert!(
+            quiet_since.elapsed() < Duration::from_secs(30),
+            "the table stalled"
+        );
+    }
+}
+
+/// Reads a socket until the server closes it, which must happen within a second; the last
+/// message before the close must say `unauthenticated`.
+async fn closed_within_a_second(client: &mut Client) {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    let mut last = None;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match client.recv_or_closed(left).await {
+            Received::Msg(msg) => last = Some(*msg),
+            Received::Quiet => panic!("{}: still open a second after", client.name),
+            Received::Closed => break,
+        }
+    }
+    assert!(
+        matches!(
+            last,
+            Some(ServerMsg::Error {
+                code: ErrorCode::Unauthenticated,
+                ..
+            })
+        ),
+        "{}: the last word before the close is unauthenticated, not {last:?}",
+        client.name
+    );
+}
+
+/// A request that ends ann's session: through which node, how, with her token (a
+/// logout), an admin's (a password set) or a floor member's (a lock).
+#[derive(Clone)]
+struct EndRequest {
+    base: String,
+    how: Ending,
+    ann_id: String,
+    token: String,
+}
+
+impl Room {
+    /// The request ending ann's session `how`, through node `at`; `ann_token` is the
+    /// session a logout ends.
+    fn end_request(&self, how: Ending, at: usize, ann_token: &str) -> EndRequest {
+        let token = match how {
+            Ending::Logout => ann_token,
+            Ending::PasswordReset => common::TOKEN,
+            Ending::Lock => &self.floor,
+        };
+        EndRequest {
+            base: self.nodes[at].base.clone(),
+            how,
+            ann_id: self.ann_id.clone(),
+            token: token.to_string(),
+        }
+    }
+}
+
+impl EndRequest {
+    /// Sends it; returns how long it took to be answered.
+    async fn send(self) -> Duration {
+        let (path, body) = match self.how {
+            Ending::Logout => ("/logout".to_string(), None),
+            Ending::PasswordReset => (
+                format!("/admin/players/{}/password", self.ann_id),
+                Some(json!({ "password": "anewpassword1" })),
+            ),
+            Ending::Lock => (
+                format!("/admin/players/{}/lock", self.ann_id),
+                Some(json!({ "locked": true })),
+            ),
+        };
+        let mut request = reqwest::Client::new()
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(&self.token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let began = Instant::now();
+        let answer = request.send().await.unwrap();
+        let took = began.elapsed();
+        let status = answer.status().as_u16();
+        assert!(
+            status == 200 || status == 204,
+            "{:?}: {status} {}",
+            self.how,
+            answer.text().await.unwrap_or_default()
+        );
+        took
+    }
+}
+
+/// Ann (connected to node `ann_at`) plays with bob and cat (on the first node); her
+/// session is ended through node `end_at` mid-play. Her socket is closed within a second
+/// of the answer, saying why, and carries nothing of the hands dealt after the answer
+/// (the table goes on without her: she times out). Her token no longer opens a socket.
+async fn ended_mid_play(room: &Room, how: Ending, ann_at: usize, end_at: usize) {
+    let first = &room.nodes[0];
+    let (mut ann, ann_token) = seated(&room.nodes[ann_at], &room.table, "ann", 0).await;
+    let (mut bob, _) = seated(first, &room.table, "bob", 1).await;
+    let (mut cat, _) = seated(first, &room.table, "cat", 2).await;
+
+    // Two hands played by all three: ann has her cards and her turns.
+    let mut ended = 0;
+    drive(&mut [&mut ann, &mut bob, &mut cat], &room.table, |i, m| {
+        if i == 1
+            && matches!(
+                m,
+                ServerMsg::Event {
+                    event: Event::HandEnded { .. },
+                    ..
+                }
+            )
+        {
+            ended += 1;
+        }
+        ended == 2
+    })
+    .await;
+    assert!(
+        ann.log
+            .iter()
+            .any(|m| matches!(m, ServerMsg::Decide { .. })),
+        "ann was asked to act"
+    );
+
+    // The session ends while bob and cat play on (ann stops answering).
+    let request = tokio::spawn(room.end_request(how, end_at, &ann_token).send());
+    let mut seen_by_bob = bob.log.iter().filter_map(hand_of).max().unwrap_or(0);
+    while !request.is_finished() {
+        drive(&mut [&mut bob, &mut cat], &room.table, |i, m| {
+            if i == 0 {
+                seen_by_bob = seen_by_bob.max(hand_of(m).unwrap_or(0));
+            }
+            true
+        })
+        .await;
+    }
+    let took = request.await.unwrap();
+    let answered_at = Instant::now();
+    closed_within_a_second(&mut ann).await;
+    eprintln!(
+        "{how:?} (ann on node {ann_at}, ended through node {end_at}): the request took {} ms, \
+         ann's socket was closed {} ms after its answer was read",
+        took.as_millis(),
+        answered_at.elapsed().as_millis()
+    );
+
+    // Two more hands: what the table deals after the answer (bob had seen hand
+    // `seen_by_bob`; at most one more can have begun before the answer) never reached ann.
+    let later = seen_by_bob + 2;
+    drive(&mut [&mut bob, &mut cat], &room.table, |_, m| {
+        hand_of(m).is_some_and(|h| h >= later)
+    })
+    .await;
+    let leaked: Vec<_> = ann
+        .log
+        .iter()
+        .filter(|m| hand_of(m).is_some_and(|h| h >= later))
+        .collect();
+    assert!(leaked.is_empty(), "ann's socket got {leaked:?}");
+
+    // Her token opens no socket any more.
+    let mut again = Client::connect(room.nodes[ann_at].addr, "ann again").await;
+    again
+        .send(&ClientMsg::Auth {
+            token: ann_token.clone(),
+        })
+        .await;
+    again.expect_error(ErrorCode::Unauthenticated).await;
+    // Bob's and cat's sockets carried on.
+    for c in [&mut bob, &mut cat] {
+        c.send(&ClientMsg::Ping).await;
+        c.until(|m| matches!(m, ServerMsg::Pong).then_some(()))
+            .await;
+    }
+}
+
+async fn ended_on_one_node(db: Db, how: Ending) {
+    let Some(guard) = DbGuard::new(db).await else {
+        return;
+    };
+    let mut room = room(&guard, 1).await;
+    ended_mid_play(&room, how, 0, 0).await;
+    room.nodes[0].stop().await;
+    common::assert_conserved(&room.nodes[0].audit().await, 3 * DEPOSIT as i64);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_logout_closes_the_players_socket_and_nothing_of_theirs_follows_on_sqlite() {
+    ended_on_one_node(Db::Sqlite, Ending::Logout).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_logout_closes_the_players_socket_and_nothing_of_theirs_follows_on_postgres() {
+    ended_on_one_node(Db::Postgres, Ending::Logout).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_reset_closes_the_players_socket_and_nothing_follows_on_sqlite() {
+    ended_on_one_node(Db::Sqlite, Ending::PasswordReset).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_reset_closes_the_players_socket_and_nothing_follows_on_postgres() {
+    ended_on_one_node(Db::Postgres, Ending::PasswordReset).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lock_closes_the_players_socket_and_nothing_of_theirs_follows_on_sqlite() {
+    ended_on_one_node(Db::Sqlite, Ending::Lock).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lock_closes_the_players_socket_and_nothing_of_theirs_follows_on_postgres() {
+    ended_on_one_node(Db::Postgres, Ending::Lock).await;
+}
+
+/// Two nodes over NATS: ann plays from node 2 at a table node 1 runs; her logout, and
+/// then (new session) a lock, both through node 1, close her socket on node 2.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_ended_on_one_node_closes_the_players_socket_on_another() {
+    common::nats::nats_server_binary();
+    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+        return;
+    };
+    let mut room = room(&guard, 2).await;
+    ended_mid_play(&room, Ending::Logout, 1, 0).await;
+    // Back on node 2 with a new session (her seat held, so she is subscribed at once),
+    // then locked out through node 1.
+    let token = room.nodes[1].login("ann").await;
+    let mut ann = Client::connect(room.nodes[1].addr, "ann").await;
+    ann.auth(&token).await;
+    ann.until(|m| matches!(m, ServerMsg::Snapshot { .. }).then_some(()))
+        .await;
+    let took = room.end_request(Ending::Lock, 0, "").send().await;
+    eprintln!("a lock through node 1 took {} ms", took.as_millis());
+    closed_within_a_second(&mut ann).await;
+    for node in room.nodes.iter_mut().rev() {
+        node.stop().await;
+    }
+    common::assert_conserved(&room.nodes[0].audit().await, 3 * DEPOSIT as i64);
+}
+
+async fn second_auth(db: Db) {
+    let Some(guard) = DbGuard::new(db).await else {
+        return;
+    };
+    let mut room = room(&guard, 1).await;
+    let server = &room.nodes[0];
+    let (mut ann, ann_token) = seated(server, &room.table, "ann", 0).await;
+    let (mut bob, _) = seated(server, &room.table, "bob", 1).await;
+    let (mut cat, _) = seated(server, &room.table, "cat", 2).await;
+    let mut ended = 0;
+    drive(&mut [&mut ann, &mut bob, &mut cat], &room.table, |i, m| {
+        if i == 1
+            && matches!(
+                m,
+                ServerMsg::Event {
+                    event: Event::HandEnded { .. },
+                    ..
+                }
+            )
+        {
+            ended += 1;
+        }
+        ended == 1
+    })
+    .await;
+
+    // On ann's socket, bob's valid token (a second login of his) is refused.
+    let bob_token = server.login("bob").await;
+    ann.send(&ClientMsg::Auth { token: bob_token }).await;
+    ann.expect_error(ErrorCode::AlreadyAuthenticated).await;
+    let refused_at = ann.log.len();
+
+    // Ann's stream goes on as hers: her turns and her own cards. Every message is checked
+    // against her seat: bob's cards would fail the check.
+    let mut ended = 0;
+    drive(&mut [&mut ann, &mut bob, &mut cat], &room.table, |i, m| {
+        if i == 1
+            && matches!(
+                m,
+                ServerMsg::Event {
+                    event: Event::HandEnded { .. },
+                    ..
+                }
+            )
+        {
+            ended += 1;
+        }
+        ended == 2
+    })
+    .await;
+    let after = &ann.log[refused_at..];
+    assert!(
+        after.iter().any(|m| matches!(m, ServerMsg::Decide { .. })),
+        "ann is still asked to act"
+    );
+    assert!(
+        after.iter().any(|m| matches!(
+            m,
+            ServerMsg::Event { event: Event::HoleDealt { cards, .. }, .. }
+                if cards.iter().all(|c| c.is_known())
+        )),
+        "ann still gets her own cards"
+    );
+    assert!(
+        !after.iter().any(|m| matches!(m, ServerMsg::Welcome { .. })),
+        "no second welcome"
+    );
+
+    // And her logout still closes it: the socket is hers, not bob's.
+    room.end_request(Ending::Logout, 0, &ann_token).send().await;
+    closed_within_a_second(&mut ann).await;
+    bob.send(&ClientMsg::Ping).await;
+    bob.until(|m| matches!(m, ServerMsg::Pong).then_some(()))
+        .await;
+    room.nodes[0].stop().await;
+    common::assert_conserved(&room.nodes[0].audit().await, 3 * DEPOSIT as i64);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_auth_for_another_player_is_refused_and_the_first_stream_goes_on_on_sqlite() {
+    second_auth(Db::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_auth_for_another_player_is_refused_and_the_first_stream_goes_on_on_postgres() {
+    second_auth(Db::Postgres).await;
+}
+
+async fn switch_session(db: Db) {
+    let Some(guard) = DbGuard::new(db).await else {
+        return;
+    };
+    let mut server = Server::start(&guard.url(), &[]).await;
+    server.player("ann", 0).await;
+    let first = server.login("ann").await;
+    let second = server.login("ann").await;
+    let mut ann = Client::connect(server.addr, "ann").await;
+    ann.auth(&first).await;
+    // Her other session: the connection moves to it.
+    ann.auth(&second).await;
+    // The first one's logout no longer concerns this connection...
+    let (status, _) = server.call("POST", "/logout", Some(&first), None).await;
+    assert_eq!(status, 204);
+    ann.send(&ClientMsg::Ping).await;
+    assert!(matches!(ann.recv().await, ServerMsg::Pong));
+    // ...the second one's closes it.
+    let (status, _) = server.call("POST", "/logout", Some(&second), None).await;
+    assert_eq!(status, 204);
+    closed_within_a_second(&mut ann).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_player_may_move_a_connection_to_another_of_their_sessions_on_sqlite() {
+    switch_session(Db::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_player_may_move_a_connection_to_another_of_their_sessions_on_postgres() {
+    switch_session(Db::Postgres).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_socket_that_does_not_authenticate_in_time_is_told_why_and_closed() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(
+        &guard.url(),
+        &[("POKER__SERVER__WS_AUTH_TIMEOUT_SECS", "1")],
+    )
+    .await;
+    server.player("ann", 0).await;
+    // An anonymous address opens sockets and never authenticates: one silent, one that
+    // keeps sending pings (answered, but they do not keep it open).
+    let mut silent = Client::connect(server.addr, "silent").await;
+    let mut chatty = Client::connect(server.addr, "chatty").await;
+    let mut ann = server.client("ann").await;
+    let mut pongs = 0;
+    loop {
+        chatty.send(&ClientMsg::Ping).await;
+        match chatty.recv_or_closed(Duration::from_secs(5)).await {
+            Received::Msg(msg) => match *msg {
+                ServerMsg::Pong => pongs += 1,
+                ServerMsg::Error {
+                    code: ErrorCode::AuthTimeout,
+                    ..
+                } => break,
+                other => panic!("chatty got {other:?}"),
+            },
+            other => panic!("chatty: {other:?} before auth_timeout"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(pongs > 0);
+    assert!(matches!(
+        chatty.recv_or_closed(Duration::from_secs(5)).await,
+        Received::Closed
+    ));
+    silent.expect_error(ErrorCode::AuthTimeout).await;
+    assert!(matches!(
+        silent.recv_or_closed(Duration::from_secs(5)).await,
+        Received::Closed
+    ));
+    // Ann authenticated in time: her socket stays.
+    ann.send(&ClientMsg::Ping).await;
+    assert!(matches!(ann.recv().await, ServerMsg::Pong));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_authenticated_socket_that_answers_no_ping_is_closed_and_one_that_answers_stays() {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[("POKER__SERVER__WS_IDLE_SECS", "2")]).await;
+    server.player("ann", 0).await;
+    server.player("bob", 0).await;
+    // Ann's client reads nothing, so it answers no ping (tungstenite answers while reading).
+    let mut deaf = server.client("ann").await;
+    // Bob's reads (and so answers pings) but sends nothing of his own.
+    let mut listening = server.client("bob").await;
+    let mut pings = 0;
+    let until = Instant::now() + Duration::from_secs(5);
+    while let Some(left) = until.checked_duration_since(Instant::now()) {
+        match tokio::time::timeout(left, listening.ws.next()).await {
+            Err(_) => break,
+            Ok(Some(Ok(Message::Ping(_)))) => pings += 1,
+            Ok(other) => panic!("bob's socket: {other:?}"),
+        }
+    }
+    assert!(pings >= 2, "the server pings a silent client: {pings}");
+    listening.send(&ClientMsg::Ping).await;
+    assert!(matches!(listening.recv().await, ServerMsg::Pong));
+    // Ann's was closed meanwhile: what is left to read ends with the close.
+    assert!(matches!(
+        deaf.recv_or_closed(Duration::from_secs(1)).await,
+        Received::Closed
+    ));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_refusals_are_typed_and_documented() {
+    let wire = |code: ErrorCode| serde_json::to_value(code).unwrap();
+    assert_eq!(
+        wire(ErrorCode::AlreadyAuthenticated),
+        "already_authenticated"
+    );
+    assert_eq!(wire(ErrorCode::AuthTimeout), "auth_timeout");
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/protocol.md"
+    ))
+    .unwrap();
+    for code in ["already_authenticated", "auth_timeout"] {
+        assert!(
+            doc.contains(&format!("`{code}`")),
+            "docs/protocol.md names {code}"
+        );
+    }
+}

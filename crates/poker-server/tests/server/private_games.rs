@@ -1,0 +1,629 @@
+//! Private games over the real interfaces: a signed-in player makes a table from a preset
+//! (`POST /api/private`), shares its invite link, and friends who present the invite ask
+//! for a seat that the host grants or refuses. The host pauses and resumes (between
+//! hands), changes the blinds (from the next hand), removes a player (their hand is dead,
+//! their chips go back to their wallet) and ends the game; nobody else may (an attacker's
+//! host commands are refused `not_host`). Private tables stay out of the lobby, close
+//! when empty, and exist only where the room allows them. The books balance throughout.
+
+use crate::common;
+
+use common::{assert_conserved, simple_action, tid, Client, Db, DbGuard, Server};
+use poker_protocol::{ClientMsg, ErrorCode, HostCommand, PlayerId, ServerMsg, TableView};
+use poker_rules::Event;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// A real-money room (deposits known to the test) with private tables turned on.
+const ROOM: &[(&str, &str)] = &[("POKER__ROOM__PRIVATE_TABLES", "on")];
+
+/// What a friend brings: every player is given this much.
+const DEPOSIT: u64 = 1000;
+
+/// A private game made by its host, with the host's connection watching it.
+struct Game {
+    server: Server,
+    host: Client,
+    table: String,
+    invite: String,
+    deposited: i64,
+}
+
+impl Game {
+    async fn start(settings: &[(&str, &str)], guard: &DbGuard) -> Game {
+        let mut all = ROOM.to_vec();
+        all.extend_from_slice(settings);
+        let server = Server::start(&guard.url(), &all).await;
+        server.player("host", DEPOSIT).await;
+        let token = server.login("host").await;
+        let (status, made) = server
+            .call(
+                "POST",
+                "/api/private",
+                Some(&token),
+                Some(json!({ "preset": "nlhe", "seats": 6 })),
+            )
+            .await;
+        assert_eq!(status, 201, "{made}");
+        let table = made["table_id"].as_str().unwrap().to_string();
+        let invite = made["invite"].as_str().unwrap().to_string();
+        assert_eq!(invite.len(), 32, "128 bits in hex");
+        assert_eq!(
+            made["link"].as_str().unwrap(),
+            format!("/#join/{table}/{invite}")
+        );
+        let mut host = Client::connect(server.addr, "host").await;
+        host.auth(&token).await;
+        host.send(&join(&table, &invite)).await;
+        let view = host
+            .until(|m| match m {
+                ServerMsg::Snapshot { table, .. } => Some(table.clone()),
+                _ => None,
+            })
+            .await;
+        assert_eq!(view.private.as_ref().unwrap().host, host.player_id.unwrap());
+        Game {
+            server,
+            host,
+            table,
+            invite,
+            deposited: DEPOSIT as i64,
+        }
+    }
+
+    /// A friend with money in the wallet, connected.
+    async fn friend(&mut self, name: &str) -> Client {
+        self.server.player(name, DEPOSIT).await;
+        self.deposited += DEPOSIT as i64;
+        self.server.client(name).await
+    }
+
+    /// A friend who presented the invite, was let in by the host and sat in `seat`.
+    async fn seated_friend(&mut self, name: &str, seat: u32) -> Client {
+        let mut friend = self.friend(name).await;
+        friend.send(&join(&self.table, &self.invite)).await;
+        let id = friend.player_id.unwrap();
+        wait_view(&mut self.host, |v| asks(v, id)).await;
+        self.host(HostCommand::Approve { player_id: id }).await;
+        wait_view(&mut friend, |v| approved(v, id)).await;
+        friend.send(&common::sit(&self.table, seat, 200)).await;
+        friend
+            .until(|m| {
+                matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(())
+            })
+            .await;
+        friend
+    }
+
+    async fn host(&mut self, command: HostCommand) {
+        let msg = host_msg(&self.table, command);
+        self.host.send(&msg).await;
+    }
+
+    async fn conserved(&self) {
+        assert_conserved(&self.server.audit().await, self.deposited);
+    }
+}
+
+fn join(table: &str, invite: &str) -> ClientMsg {
+    ClientMsg::JoinPrivate {
+        table_id: tid(table),
+        invite: invite.to_string(),
+    }
+}
+
+fn host_msg(table: &str, command: HostCommand) -> ClientMsg {
+    ClientMsg::Host {
+        table_id: tid(table),
+        command,
+    }
+}
+
+fn asks(view: &TableView, player: PlayerId) -> bool {
+    view.private
+        .as_ref()
+        .is_some_and(|p| p.requests.iter().any(|r| r.player_id == player))
+}
+
+fn approved(view: &TableView, player: PlayerId) -> bool {
+    view.private
+        .as_ref()
+        .is_some_and(|p| p.approved.contains(&player))
+}
+
+/// Reads a client's messages until a view of the table satisfies `f`.
+async fn wait_view(client: &mut Client, f: impl Fn(&TableView) -> bool) -> TableView {
+    client
+        .until(|m| match m {
+            ServerMsg::Snapshot { table, .. } | ServerMsg::Seats { table } if f(table) => {
+                Some(table.clone())
+            }
+            _ => None,
+        })
+        .await
+}
+
+/// The table as it is now: watched again, its snapshot (what came before it is skipped).
+async fn fresh_view(client: &mut Client, table: &str) -> TableView {
+    client
+        .send(&ClientMsg::Watch {
+            table_id: tid(table),
+        })
+        .await;
+    client
+        .until(|m| match m {
+            ServerMsg::Snapshot { table, .. } => Some(table.clone()),
+            _ => None,
+        })
+        .await
+}
+
+/// Plays (checking or calling) at every client until client 0 receives a message that
+/// `stop` accepts; returns every message client 0 received meanwhile.
+async fn drive(
+    clients: &mut [&mut Client],
+    table: &str,
+    mut stop: impl FnMut(&ServerMsg) -> bool,
+) -> Vec<ServerMsg> {
+    let mut seen = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "nothing came: {seen:?}"
+        );
+        for (i, client) in clients.iter_mut().enumerate() {
+            let Some(msg) = client.try_recv(Duration::from_millis(5)).await else {
+                continue;
+            };
+            if let ServerMsg::Decide {
+                decision_id, legal, ..
+            } = &msg
+            {
+                let action = simple_action(legal, false);
+                client.send(&common::act(table, *decision_id, action)).await;
+            }
+            if i == 0 {
+                seen.push(msg.clone());
+                if stop(&msg) {
+                    return seen;
+                }
+            }
+        }
+    }
+}
+
+fn hand_ended(m: &ServerMsg) -> bool {
+    matches!(
+        m,
+        ServerMsg::Event {
+            event: Event::HandEnded { .. },
+            ..
+        }
+    )
+}
+
+fn hand_started(m: &ServerMsg) -> Option<u64> {
+    match m {
+        ServerMsg::Event {
+            hand_number,
+            event: Event::BlindPosted { .. },
+            ..
+        } => Some(*hand_number),
+        _ => None,
+    }
+}
+
+async fn invite_status(server: &Server, table: &str, invite: &str) -> (u16, Value) {
+    server
+        .call(
+            "GET",
+            &format!("/api/private/{table}?invite={invite}"),
+            None,
+            None,
+        )
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn friends_with_the_invite_ask_for_a_seat_and_the_host_decides_who_sits() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut game = Game::start(&[], &guard).await;
+    let table = game.table.clone();
+
+    // The link shows the game to anyone holding it, signed in or not.
+    let (status, shown) = invite_status(&game.server, &table, &game.invite).await;
+    assert_eq!(status, 200, "{shown}");
+    assert_eq!(shown["status"], "open");
+    assert_eq!(shown["host_name"], "host");
+    assert_eq!(shown["game"], "NL Hold'em");
+    // A wrong invite, or none, learns nothing: the same 404 as a table that never was.
+    let wrong = "0".repeat(32);
+    for path in [
+        format!("/api/private/{table}?invite={wrong}"),
+        format!(
+            "/api/private/{}?invite={}",
+            poker_protocol::TableId::new(),
+            game.invite
+        ),
+    ] {
+        let (status, body) = game.server.call("GET", &path, None, None).await;
+        assert_eq!(
+            (status, body["error"].clone()),
+            (404, json!("no_invite")),
+            "{path}"
+        );
+    }
+
+    // Hidden from the lobby.
+    let mut ann = game.friend("ann").await;
+    ann.send(&ClientMsg::ListTables).await;
+    let listed = ann
+        .until(|m| match m {
+            ServerMsg::Tables { tables } => Some(tables.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(
+        listed.iter().all(|t| t.table_id != tid(&table)),
+        "a private table in the lobby: {listed:?}"
+    );
+
+    // The table's id alone lets nobody watch, queue or sit; a wrong invite neither.
+    ann.send(&ClientMsg::Watch {
+        table_id: tid(&table),
+    })
+    .await;
+    ann.expect_error(ErrorCode::PrivateRefused).await;
+    ann.send(&ClientMsg::JoinWaitlist {
+        table_id: tid(&table),
+    })
+    .await;
+    ann.expect_error(ErrorCode::PrivateRefused).await;
+    ann.send(&common::sit(&table, 1, 200)).await;
+    ann.expect_error(ErrorCode::PrivateRefused).await;
+    ann.send(&join(&table, &wrong)).await;
+    ann.expect_error(ErrorCode::PrivateRefused).await;
+
+    // With the invite: watching, and asking the host, who sees the request.
+    ann.send(&join(&table, &game.invite)).await;
+    let ann_id = ann.player_id.unwrap();
+    wait_view(&mut ann, |v| asks(v, ann_id)).await;
+    let seen = wait_view(&mut game.host, |v| asks(v, ann_id)).await;
+    assert_eq!(seen.private.unwrap().requests[0].name, "ann");
+    // Not let in yet: the sit is refused, nothing moves.
+    ann.send(&common::sit(&table, 1, 200)).await;
+    ann.expect_error(ErrorCode::PrivateRefused).await;
+
+    // Bob asks too; the host refuses him and lets Ann in.
+    let mut bob = game.friend("bob").await;
+    bob.send(&join(&table, &game.invite)).await;
+    let bob_id = bob.player_id.unwrap();
+    wait_view(&mut game.host, |v| asks(v, bob_id)).await;
+    game.host(HostCommand::Deny { player_id: bob_id }).await;
+    game.host(HostCommand::Approve { player_id: ann_id }).await;
+    wait_view(&mut ann, |v| approved(v, ann_id) && !asks(v, bob_id)).await;
+    bob.send(&common::sit(&table, 2, 200)).await;
+    bob.expect_error(ErrorCode::PrivateRefused).await;
+    ann.send(&common::sit(&table, 1, 200)).await;
+    ann.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
+        .await;
+    // The host sits without asking anyone, and deals the first hand when ready.
+    game.host.send(&common::sit(&table, 0, 200)).await;
+    let view = wait_view(&mut game.host, |v| v.seats.len() == 2).await;
+    assert!(
+        view.private.unwrap().paused,
+        "a new game waits for its host"
+    );
+    game.host(HostCommand::Resume).await;
+    drive(&mut [&mut game.host, &mut ann], &table, hand_ended).await;
+    game.conserved().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_host_controls_a_private_game() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut game = Game::start(&[], &guard).await;
+    let table = game.table.clone();
+    let ann = game.seated_friend("ann", 1).await;
+    let ann_id = ann.player_id.unwrap();
+    // A seated friend and an outsider who holds the invite both try every host command.
+    let mut eve = game.friend("eve").await;
+    eve.send(&join(&table, &game.invite)).await;
+    let eve_id = eve.player_id.unwrap();
+    wait_view(&mut eve, |v| asks(v, eve_id)).await;
+    let mut mallory = game.friend("mallory").await;
+    let commands = [
+        HostCommand::Approve { player_id: eve_id },
+        HostCommand::Deny { player_id: eve_id },
+        HostCommand::Pause,
+        HostCommand::Resume,
+        HostCommand::Blinds {
+            small: 50,
+            big: 100,
+        },
+        HostCommand::Remove { player_id: ann_id },
+        HostCommand::End,
+    ];
+    for command in commands {
+        for attacker in [&mut eve, &mut mallory] {
+            attacker.send(&host_msg(&table, command.clone())).await;
+            attacker.expect_error(ErrorCode::NotHost).await;
+        }
+    }
+    // Nothing changed: Eve still waits, Ann still sits, the blinds are the preset's, and
+    // the new game still waits for its host to start it.
+    let view = fresh_view(&mut game.host, &table).await;
+    let private = view.private.clone().unwrap();
+    assert!(asks(&view, eve_id) && private.paused && private.next_blinds.is_none());
+    assert!(view.seats.iter().any(|s| s.player_id == ann_id));
+    assert_eq!(view.blinds, (1, 2));
+    let (_, shown) = invite_status(&game.server, &table, &game.invite).await;
+    assert_eq!(shown["status"], "open");
+    // Host commands at a lobby table are refused too (there is no host).
+    let lobby = game.server.table(json!({ "action_ms": 20000 })).await;
+    game.host.send(&host_msg(&lobby, HostCommand::Pause)).await;
+    game.host.expect_error(ErrorCode::PrivateRefused).await;
+    game.conserved().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pause_waits_for_the_hand_and_new_blinds_start_with_the_next_hand() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut game = Game::start(&[], &guard).await;
+    let table = game.table.clone();
+    let mut ann = game.seated_friend("ann", 1).await;
+    game.host.send(&common::sit(&table, 0, 200)).await;
+    game.host(HostCommand::Resume).await;
+
+    // Paused during the first hand: it plays to its end, and no other is dealt.
+    let first = {
+        let mut clients = [&mut game.host, &mut ann];
+        let seen = drive(&mut clients, &table, |m| hand_started(m).is_some()).await;
+        hand_started(seen.last().unwrap()).unwrap()
+    };
+    game.host(HostCommand::Pause).await;
+    // Blinds changed during the hand: this hand keeps its own.
+    game.host(HostCommand::Blinds { small: 5, big: 10 }).await;
+    let seen = drive(&mut [&mut game.host, &mut ann], &table, hand_ended).await;
+    assert!(
+        seen.iter().all(|m| !matches!(m, ServerMsg::Event { event: Event::BlindPosted { amount, .. }, .. } if *amount > 2)),
+        "the hand in progress kept its blinds"
+    );
+    {
+        let mut clients = [&mut game.host, &mut ann];
+        let quiet = drive(&mut clients, &table, |m| hand_started(m).is_some());
+        assert!(
+            tokio::time::timeout(Duration::from_secs(4), quiet)
+                .await
+                .is_err(),
+            "a hand was dealt while paused"
+        );
+    }
+    let view = fresh_view(&mut game.host, &table).await;
+    let private = view.private.unwrap();
+    assert!(private.paused);
+    assert_eq!(private.next_blinds, Some((5, 10)));
+
+    // Resumed: the next hand is dealt at once, with the new blinds (and buy-ins scaled).
+    game.host(HostCommand::Resume).await;
+    let mut posted = Vec::new();
+    let seen = drive(&mut [&mut game.host, &mut ann], &table, |m| {
+        if let ServerMsg::Event {
+            event: Event::BlindPosted { amount, .. },
+            hand_number,
+            ..
+        } = m
+        {
+            posted.push((*hand_number, *amount));
+        }
+        posted.len() == 2
+    })
+    .await;
+    assert!(posted.iter().all(|(n, _)| *n > first), "{posted:?}");
+    let mut amounts: Vec<u64> = posted.iter().map(|(_, a)| *a).collect();
+    amounts.sort();
+    assert_eq!(amounts, vec![5, 10], "the new blinds");
+    let view = seen
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            ServerMsg::Seats { table } => Some(table.clone()),
+            _ => None,
+        })
+        .expect("the seats with the new blinds");
+    assert_eq!(
+        (view.blinds, view.min_buy_in, view.max_buy_in),
+        ((5, 10), 200, 1000)
+    );
+    drive(&mut [&mut game.host, &mut ann], &table, hand_ended).await;
+    // A restart keeps them: they are saved with the table.
+    let config = game
+        .server
+        .get_json(&format!("/admin/tables/{table}"))
+        .await;
+    assert_eq!(config["table"]["blinds"], json!([5, 10]));
+    game.conserved().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_removed_player_folds_is_cashed_out_and_cannot_come_back() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut game = Game::start(&[], &guard).await;
+    let table = game.table.clone();
+    let mut ann = game.seated_friend("ann", 1).await;
+    let mut bob = game.seated_friend("bob", 2).await;
+    let bob_id = bob.player_id.unwrap();
+    game.host.send(&common::sit(&table, 0, 200)).await;
+    game.host(HostCommand::Resume).await;
+    // During a hand: Bob's hand is dead, the others play on, and he is cashed out when
+    // it ends, to his wallet through the ledger.
+    drive(&mut [&mut game.host, &mut ann, &mut bob], &table, |m| {
+        hand_started(m).is_some()
+    })
+    .await;
+    game.host(HostCommand::Remove { player_id: bob_id }).await;
+    let mut cashed = None;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while cashed.is_none() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "Bob was never cashed out"
+        );
+        drive(&mut [&mut bob, &mut game.host, &mut ann], &table, |m| {
+            if let ServerMsg::Done {
+                request,
+                amount,
+                pending: false,
+                ..
+            } = m
+            {
+                if request == "leave" {
+                    cashed = Some(*amount);
+                }
+            }
+            cashed.is_some() || hand_ended(m)
+        })
+        .await;
+    }
+    // Back in his wallet: what he did not buy in with, and what he was cashed out with.
+    let token = game.server.login("bob").await;
+    let (_, me) = game.server.call("GET", "/api/me", Some(&token), None).await;
+    assert_eq!(me["balance"], json!(DEPOSIT - 200 + cashed.unwrap()));
+    let view = wait_view(&mut game.host, |v| {
+        v.seats.iter().all(|s| s.player_id != bob_id)
+    })
+    .await;
+    assert!(!approved(&view, bob_id));
+    // Removed for good: neither the invite nor a sit lets him back.
+    bob.send(&join(&table, &game.invite)).await;
+    bob.expect_error(ErrorCode::PrivateRefused).await;
+    bob.send(&common::sit(&table, 2, 200)).await;
+    bob.expect_error(ErrorCode::PrivateRefused).await;
+    game.conserved().await;
+    let audit = game.server.audit().await;
+    assert!(audit.stacks > 0, "the others play on: {audit:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_host_ends_the_game_and_its_link_says_so() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut game = Game::start(&[], &guard).await;
+    let table = game.table.clone();
+    let mut ann = game.seated_friend("ann", 1).await;
+    game.host.send(&common::sit(&table, 0, 200)).await;
+    game.host(HostCommand::Resume).await;
+    drive(&mut [&mut game.host, &mut ann], &table, |m| {
+        hand_started(m).is_some()
+    })
+    .await;
+    // Ended during a hand: it plays out, then everyone is cashed out and told.
+    game.host(HostCommand::End).await;
+    drive(&mut [&mut game.host, &mut ann], &table, |m| {
+        matches!(m, ServerMsg::TableClosed { .. })
+    })
+    .await;
+    let (status, shown) = invite_status(&game.server, &table, &game.invite).await;
+    assert_eq!((status, shown["status"].clone()), (200, json!("closed")));
+    ann.send(&join(&table, &game.invite)).await;
+    ann.expect_error(ErrorCode::UnknownTable).await;
+    let audit = game.server.audit().await;
+    assert_eq!(audit.stacks, 0, "everyone cashed out: {audit:?}");
+    game.conserved().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_table_closes_once_nobody_sits_there() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut game = Game::start(&[("POKER__ROOM__PRIVATE_EMPTY_SECS", "5")], &guard).await;
+    let table = game.table.clone();
+    let mut ann = game.seated_friend("ann", 1).await;
+    // Seated: it stays open well past the limit.
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    let (_, shown) = invite_status(&game.server, &table, &game.invite).await;
+    assert_eq!(shown["status"], "open");
+    assert_eq!(shown["players"], 1);
+    ann.send(&ClientMsg::Leave {
+        table_id: tid(&table),
+    })
+    .await;
+    ann.until(|m| matches!(m, ServerMsg::TableClosed { .. }).then_some(()))
+        .await;
+    let (_, shown) = invite_status(&game.server, &table, &game.invite).await;
+    assert_eq!(shown["status"], "closed");
+    game.conserved().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rooms_offer_private_tables_with_play_money_and_not_with_real_money_unless_set() {
+    let make = |server: &Server, token: String| {
+        let server_base = server.base.clone();
+        async move {
+            let r = reqwest::Client::new()
+                .post(format!("{server_base}/api/private"))
+                .bearer_auth(token)
+                .json(&json!({ "preset": "plo", "big_blind": 10, "seats": 2 }))
+                .send()
+                .await
+                .unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    // Real money, by default: none.
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut real = Server::start(&guard.url(), &[]).await;
+    real.player("rita", 0).await;
+    let (status, body) = make(&real, real.login("rita").await).await;
+    assert_eq!((status, body["error"].clone()), (403, json!("private_off")));
+    real.stop().await;
+
+    // Play money, by default: on; an account made on the spot hosts one, at the stakes
+    // asked for, and no house bot sits there.
+    let play = &[
+        ("POKER__ROOM__MONEY", "play"),
+        ("POKER__ROOM__PRESETS", "false"),
+        ("POKER__BOTS__FILL_TO", "3"),
+        ("POKER__BOTS__THINK_MS", "30"),
+    ];
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), play).await;
+    let token = server.register("paula").await;
+    let (status, made) = make(&server, token.clone()).await;
+    assert_eq!(status, 201, "{made}");
+    let table = made["table_id"].as_str().unwrap().to_string();
+    let mut paula = Client::connect(server.addr, "paula").await;
+    paula.auth(&token).await;
+    paula
+        .send(&join(&table, made["invite"].as_str().unwrap()))
+        .await;
+    let view = wait_view(&mut paula, |_| true).await;
+    assert_eq!(
+        (view.blinds, view.seat_count, view.max_buy_in),
+        ((5, 10), 2, 1000)
+    );
+    paula.send(&common::sit(&table, 0, 1000)).await;
+    let view = wait_view(&mut paula, |v| !v.seats.is_empty()).await;
+    assert_eq!(view.seats.len(), 1);
+    // Alone at the table for a while: no house bot comes (at a lobby table one would).
+    assert!(
+        tokio::time::timeout(
+            Duration::from_secs(3),
+            wait_view(&mut paula, |v| v.seats.len() > 1)
+        )
+        .await
+        .is_err(),
+        "a house bot sat at a private table"
+    );
+    // The host's limit on open private tables.
+    for _ in 1..3 {
+        assert_eq!(make(&server, token.clone()).await.0, 201);
+    }
+    let (status, body) = make(&server, token.clone()).await;
+    assert_eq!(
+        (status, body["error"].clone()),
+        (409, json!("too_many_private_tables"))
+    );
+    let audit = server.audit().await;
+    assert!(audit.holds(), "{audit:?}");
+    server.stop().await;
+}

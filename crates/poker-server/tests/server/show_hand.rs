@@ -1,0 +1,123 @@
+//! Showing after an uncontested win, over real WebSockets: ann bets, ben folds, and ann
+//! may show the cards she won with (`show_hand`): everyone at the table sees them as a
+//! `shown` event of that hand. The attacker is the other player: ben, who folded,
+//! cannot make the table show ann's cards (or his own folded ones), and ann cannot show
+//! twice; the books balance.
+
+use crate::common;
+
+use common::{act, assert_conserved, sit, tid, Client, Db, DbGuard, Server};
+use poker_protocol::{ClientMsg, ServerMsg};
+use poker_rules::{Action, Event};
+use serde_json::json;
+use std::time::Duration;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_winner_of_an_uncontested_hand_may_show_it_once_and_nobody_else_may() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    for name in ["ann", "ben"] {
+        server.player(name, 1000).await;
+    }
+    // One hand, then a long pause: the show comes between hands.
+    let clock = json!({ "action_ms": 30000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 600000 });
+    let table_id = server.table(clock).await;
+    let t = tid(&table_id);
+    let mut clients: Vec<Client> = Vec::new();
+    for (seat, name) in ["ann", "ben"].iter().enumerate() {
+        let mut c = server.client(name).await;
+        c.send(&sit(&table_id, seat as u32, 200)).await;
+        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
+            .await;
+        clients.push(c);
+    }
+    // Ann raises whenever she may, else checks or calls; ben folds to any bet.
+    let mut ann_cards = None;
+    let mut ended = [false, false];
+    let mut seats: Vec<u32> = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while !(ended[0] && ended[1]) && tokio::time::Instant::now() < deadline {
+        for i in 0..2 {
+            let Some(msg) = clients[i].try_recv(Duration::from_millis(5)).await else {
+                continue;
+            };
+            match msg {
+                ServerMsg::Decide {
+                    decision_id, legal, ..
+                } => {
+                    let action = match (i, &legal) {
+                        (0, l) if l.bet_or_raise.is_some() => Action::BetOrRaiseTo {
+                            to: l.bet_or_raise.unwrap().0,
+                        },
+                        (1, l) if l.call.is_some() => Action::Fold,
+                        (_, l) if l.check => Action::Check,
+                        _ => Action::Call,
+                    };
+                    clients[i].send(&act(&table_id, decision_id, action)).await;
+                }
+                ServerMsg::Event {
+                    event, seats: s, ..
+                } => match event {
+                    Event::HoleDealt { player, cards, .. } if i == 0 && s[player] == 0 => {
+                        ann_cards = Some(cards);
+                        seats = s;
+                    }
+                    Event::Shown { .. } => panic!("no showdown in a hand ben folds"),
+                    Event::HandEnded { .. } => ended[i] = true,
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+    }
+    assert!(ended[0] && ended[1], "the hand ended for both");
+    let ann_cards = ann_cards.expect("ann saw her cards");
+    let show = ClientMsg::ShowHand { table_id: t };
+    // Whether the next answer that matters is a refusal (true) or cards shown (false).
+    async fn refused(c: &mut Client) -> bool {
+        loop {
+            match c.recv().await {
+                ServerMsg::Error { .. } => return true,
+                ServerMsg::Event {
+                    event: Event::Shown { .. },
+                    ..
+                } => return false,
+                _ => {}
+            }
+        }
+    }
+
+    // Ben, who folded, cannot show anything.
+    clients[1].send(&show).await;
+    assert!(
+        refused(&mut clients[1]).await,
+        "a folded player may not show"
+    );
+
+    // Ann shows: both see her cards as an event of the hand just played, and ann's
+    // request is done (its answer may come before or after the event).
+    clients[0].send(&show).await;
+    for (i, c) in clients.iter_mut().enumerate() {
+        let (mut shown, mut done) = (None, i == 1);
+        while shown.is_none() || !done {
+            match c.recv().await {
+                ServerMsg::Event {
+                    event: Event::Shown { player, cards },
+                    ..
+                } => shown = Some((player, cards)),
+                ServerMsg::Done { request, .. } if request == "show_hand" => done = true,
+                ServerMsg::Error { code, message } => panic!("{code:?}: {message}"),
+                _ => {}
+            }
+        }
+        let (player, cards) = shown.unwrap();
+        assert_eq!(seats[player], 0, "ann's cards are shown");
+        assert_eq!(cards, ann_cards, "the cards she was dealt");
+    }
+
+    // Once only.
+    clients[0].send(&show).await;
+    assert!(refused(&mut clients[0]).await, "a second show is refused");
+    server.stop().await;
+    assert_conserved(&server.audit().await, 2000);
+}
