@@ -56,7 +56,7 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
     let mut server = Server::start(&guard.url(), &[]).await;
     let ann_id = server.player("ann", 1000).await;
     let ben_id = server.player("ben", 1000).await;
-    server.player("cy", 0).await;
+    let cy_id = server.player("cy", 0).await;
     let clock = json!({ "action_ms": 30000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
     let table_id = server.table(clock).await;
     let mut clients = vec![server.client("ann").await, server.client("ben").await];
@@ -290,6 +290,45 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
                 "{pot}"
             );
         }
+        // The operator's exports of the hand: with `viewer=ann`, exactly what ann's own
+        // download holds, in OHH, PHH and the replayer's record; without a viewer, the
+        // house's OHH, flagged `Observed` with no hero, holds every player's cards.
+        let (status, admin_ohh) = server
+            .get(&format!("/admin/hands/{id}?format=ohh&viewer={ann_id}"))
+            .await;
+        assert_eq!(status, 200, "{admin_ohh}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&admin_ohh).unwrap()["ohh"],
+            *doc
+        );
+        for format in ["phh", "replay"] {
+            let (_, _, own) = get(
+                &server,
+                &format!("/api/me/hands/{id}?format={format}"),
+                &ann,
+            )
+            .await;
+            let (status, admin) = server
+                .get(&format!(
+                    "/admin/hands/{id}?format={format}&viewer={ann_id}"
+                ))
+                .await;
+            assert_eq!(status, 200, "{admin}");
+            assert_eq!(admin, own, "the operator's {format} for ann is hers");
+        }
+        let house = server
+            .get_json(&format!("/admin/hands/{id}?format=ohh"))
+            .await;
+        let house = &house["ohh"];
+        assert!(house["hero_player_id"].is_null(), "{house}");
+        assert_eq!(house["flags"], json!(["Observed"]));
+        let house_text = house.to_string();
+        for c in &bens {
+            assert!(
+                house_text.contains(&format!("\"{c}\"")),
+                "the house sees {c}: {house_text}"
+            );
+        }
         // The PokerStars text of this hand (oldest first in the file).
         let section = sections[k];
         assert!(section.contains("Dealt to ann ["), "{section}");
@@ -313,6 +352,40 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
         unshown > 0,
         "a hand of the range where ben's cards stayed hidden"
     );
+    // The operator's OHH page of ann's hands with `viewer=ann` holds the range's
+    // documents as her own download does; a viewer who is not a player is refused.
+    let (status, page) = server
+        .get(&format!(
+            "/admin/players/{ann_id}/hands?format=ohh&viewer={ann_id}&limit=100"
+        ))
+        .await;
+    assert_eq!(status, 200, "{page}");
+    let page: Vec<Value> = page
+        .split("\n\n")
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| serde_json::from_str(s).unwrap())
+        .collect();
+    assert_eq!(page.len(), list.len());
+    for doc in &docs {
+        assert!(
+            page.contains(doc),
+            "the operator's page for ann lacks {doc}"
+        );
+    }
+    let (status, _) = server
+        .get(&format!(
+            "/admin/players/{ann_id}/hands?format=ohh&viewer=nobody"
+        ))
+        .await;
+    assert_eq!(status, 400);
+    // cy was dealt into no hand: no format of one gives the hand as cy's.
+    let id = in_range[0]["hand_id"].as_str().unwrap();
+    for format in ["pokerstars", "phh", "ohh", "replay"] {
+        let (status, body) = server
+            .get(&format!("/admin/hands/{id}?format={format}&viewer={cy_id}"))
+            .await;
+        assert_eq!(status, 404, "{format} for cy: {body}");
+    }
     // The JSON list of the range: its newest hands first.
     let (status, _, body) = get(
         &server,

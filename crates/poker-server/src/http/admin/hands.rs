@@ -1,12 +1,12 @@
 //! Hand histories for the operator: pages of a table's or a player's hands, one hand as
-//! JSON, PHH or PokerStars text.
+//! JSON, PHH, PokerStars text, Open Hand History or the replayer's record.
 //!
-//! PokerStars text is written for one viewer, because readers take the one player whose
+//! Each history is written for one viewer, because readers take the one player whose
 //! cards are dealt face up for the history's owner: `?viewer=PLAYER_ID` writes a
 //! player's own history (what they download themselves); without it the text is the
 //! house's view, an observer's history that deals nobody's cards face up and adds the
-//! hands mucked at the showdown to the summary. Every card of a hand is in its PHH and
-//! replay formats.
+//! hands mucked at the showdown to the summary. Every card of a hand is in the house's
+//! PHH, OHH and replay formats; with `viewer` they hold what that player saw.
 
 use crate::AppState;
 use axum::extract::rejection::QueryRejection;
@@ -30,8 +30,8 @@ pub(crate) struct Page {
     /// oldest first, as tracking tools import them) or `ohh` (Open Hand History, one
     /// object per hand; hands of games it cannot express are left out and counted).
     format: Option<String>,
-    /// With `pokerstars`: the player whose history it is (the hands they were dealt
-    /// into, as they see them); without it, the house's view of every hand.
+    /// With `pokerstars` or `ohh`: the player whose history it is (the hands they were
+    /// dealt into, as they see them); without it, the house's view of every hand.
     viewer: Option<String>,
 }
 
@@ -126,11 +126,13 @@ pub(crate) async fn hands_in(
         }
         "ohh" => {
             let names = Names::load(state, &rows).await?;
-            let complete = rows
-                .iter()
-                .rev()
-                .filter(|r| r.status == HandStatus::Complete);
-            let (docs, omitted) = crate::http::ohh::documents(state, &names, complete, None)?;
+            // As for PokerStars text: a player's view holds the hands they were dealt into.
+            let complete = rows.iter().rev().filter(|r| {
+                r.status == HandStatus::Complete
+                    && viewer
+                        .is_none_or(|v| r.record.as_ref().and_then(|rec| rec.index_of(v)).is_some())
+            });
+            let (docs, omitted) = crate::http::ohh::documents(state, &names, complete, viewer)?;
             Ok(crate::http::ohh::file(&docs, omitted, "hands.ohh"))
         }
         other => Err(ApiError::new(
@@ -157,23 +159,37 @@ pub(crate) async fn player_hands(
     hands_in(&state, rows, &page).await
 }
 
-/// The `viewer` of a PokerStars export, if one is asked.
+/// The `viewer` of an export, if one is asked: a value that is not a player id is a bad
+/// request (400), whatever the format; a player id nobody has is a viewer who was dealt
+/// into no hand (404 for a hand, an empty page for a list).
 fn viewer(viewer: Option<&str>) -> ApiResult<Option<PlayerId>> {
-    viewer.map(|v| parse_id(v, "player")).transpose()
+    viewer
+        .map(|v| {
+            v.parse().map_err(|_| {
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "bad_request",
+                    "viewer is not a player id",
+                )
+            })
+        })
+        .transpose()
 }
 
 #[derive(Deserialize)]
 pub(crate) struct Format {
     format: Option<String>,
-    /// With `pokerstars`: the player whose history it is (404 if they were not dealt
-    /// in); without it, the house's view.
+    /// With `pokerstars`, `phh`, `ohh` or `replay`: the player whose history it is
+    /// (404 if they were not dealt in), as their own download holds it; without it, the
+    /// house's view.
     viewer: Option<String>,
 }
 
 /// A hand by id: `?format=json` (default), `phh` (with the deck's proofs of every card
 /// dealt as user-defined fields), `pokerstars` (the house's view, or `&viewer=PLAYER_ID`'s),
 /// `ohh` (Open Hand History, the operator's view), or `replay` (the record the replayer
-/// and `pokerd verify` read, every card shown, with every proof).
+/// and `pokerd verify` read, every card shown, with every proof); each of the last four
+/// as one player saw the hand with `&viewer=PLAYER_ID`.
 pub(crate) async fn hand(
     State(state): State<Arc<AppState>>,
     _: Admin,
@@ -205,8 +221,17 @@ pub(crate) async fn hand(
     match format.format.as_deref().unwrap_or("json") {
         "json" => Ok(Json(serde_json::to_value(row).expect("hands serialize")).into_response()),
         "phh" => {
-            let proof = crate::http::proofs::hand_proof(&row, None)?;
             let history = row.phh.clone().ok_or_else(unfinished)?;
+            // One player's view: their own cards and those shown, with the proofs of
+            // the cards they saw (what their own download holds).
+            let (history, index) = match viewer {
+                None => (history, None),
+                Some(v) => (
+                    crate::http::me::my_phh(&row, v)?,
+                    row.record.as_ref().and_then(|r| r.index_of(v)),
+                ),
+            };
+            let proof = crate::http::proofs::hand_proof(&row, index)?;
             Ok(text(crate::http::proofs::with_fields(
                 history,
                 proof.as_ref(),
@@ -216,7 +241,7 @@ pub(crate) async fn hand(
             if row.phh.is_none() {
                 return Err(unfinished());
             }
-            Ok(Json(crate::http::me::my_replay(&state, &row, None).await?).into_response())
+            Ok(Json(crate::http::me::my_replay(&state, &row, viewer).await?).into_response())
         }
         "pokerstars" => {
             if row.phh.is_none() {
@@ -230,7 +255,7 @@ pub(crate) async fn hand(
                 return Err(unfinished());
             }
             let names = Names::load(&state, [&row]).await?;
-            let doc = crate::http::ohh::document(&state, &names, &row, None)?;
+            let doc = crate::http::ohh::document(&state, &names, &row, viewer)?;
             Ok(crate::http::ohh::json(&doc))
         }
         other => Err(ApiError::new(
