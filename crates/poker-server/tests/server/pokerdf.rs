@@ -22,13 +22,10 @@
 
 use crate::common;
 
-use common::{act, tid, Client, Db, DbGuard, MyCards, Server};
+use common::{random_bot, Db, DbGuard, Server};
 use poker_history::phh::{replay, PhhHand};
 use poker_history::pokerstars::describe;
-use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
-use poker_rules::{Action, Card, CardSource, Chips, Event, Hand, LegalActions};
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use poker_rules::{Action, Card, CardSource, Chips, Event, Hand};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -67,89 +64,6 @@ for path in sys.argv[1:]:
         out[path] = {"error": type(e).__name__ + ": " + str(e)}
 print(json.dumps(out))
 "#;
-
-/// A random legal answer, shoving one time in twenty.
-fn choose(rng: &mut SmallRng, legal: &LegalActions) -> Action {
-    let roll: f64 = rng.gen();
-    if let Some((min, max)) = legal.bet_or_raise {
-        if roll < 0.05 {
-            return Action::BetOrRaiseTo { to: max };
-        }
-        if roll < 0.3 {
-            let unit = legal.unit.max(1);
-            let steps = (max - min) / unit;
-            return Action::BetOrRaiseTo {
-                to: min + unit * rng.gen_range(0..=steps.min(4)),
-            };
-        }
-    }
-    match (legal.call.is_some(), legal.check) {
-        (true, _) if roll > 0.85 => Action::Fold,
-        (true, _) => Action::Call,
-        (false, true) => Action::Check,
-        (false, false) => Action::Fold,
-    }
-}
-
-/// One bot: answers everything at its table until told to stop, topping up when bust;
-/// the first bot of each table counts the hands that end.
-async fn bot(
-    mut client: Client,
-    table: String,
-    seed: u64,
-    stop: Arc<AtomicBool>,
-    ended: Option<Arc<AtomicUsize>>,
-) {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut mine = MyCards::default();
-    let mut topping_up = false;
-    while !stop.load(Ordering::Relaxed) {
-        let Some(msg) = client.try_recv(Duration::from_millis(20)).await else {
-            continue;
-        };
-        mine.follow(&msg, client.seat);
-        match &msg {
-            ServerMsg::Decide {
-                decision_id, legal, ..
-            } => {
-                let action = choose(&mut rng, legal);
-                client.send(&act(&table, *decision_id, action)).await;
-            }
-            ServerMsg::Seats { table: view } => {
-                let me = client.player_id;
-                let busted = view.seats.iter().any(|s| {
-                    Some(&s.player_id) == me.as_ref() && s.stack == 0 && s.pending_top_up == 0
-                });
-                if busted && !topping_up {
-                    topping_up = true;
-                    let top_up = ClientMsg::TopUp {
-                        table_id: tid(&table),
-                        amount: 60,
-                    };
-                    client.send(&top_up).await;
-                }
-            }
-            ServerMsg::Done { request, .. } if request == "top_up" => topping_up = false,
-            ServerMsg::Event {
-                event: Event::HandEnded { .. },
-                ..
-            } => {
-                if let Some(ended) = &ended {
-                    ended.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            ServerMsg::Error { code, message } => {
-                assert!(
-                    !matches!(code, ErrorCode::IllegalAction | ErrorCode::Internal),
-                    "{}: {code:?}: {message}",
-                    client.name
-                );
-                topping_up = false;
-            }
-            _ => {}
-        }
-    }
-}
 
 /// The text as pokerdf reads it: a tournament's header and table line, and for the
 /// house's view an owner who is not at the table.
@@ -594,12 +508,13 @@ async fn pokerdf_reads_every_field_of_every_holdem_hand_as_the_engine_played_it(
             let buy_in = if name == "NL" && seat % 2 == 0 { 4 } else { 60 };
             client.send(&common::sit(&table, seat as u32, buy_in)).await;
             let counter = (seat == 0).then(|| ended.clone());
-            tasks.push(tokio::spawn(bot(
+            tasks.push(tokio::spawn(random_bot::bot(
                 client,
                 table.clone(),
                 (n * 10 + seat) as u64,
                 stop.clone(),
                 counter,
+                60,
             )));
         }
         tables.push((name, rules, table, ended));

@@ -29,11 +29,7 @@
 
 use crate::common;
 
-use common::{act, games, tid, Client, Db, DbGuard, MyCards, Server};
-use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
-use poker_rules::{Action, Cards, Event, LegalActions};
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use common::{games, random_bot, Db, DbGuard, Server};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -98,118 +94,6 @@ for path in sys.argv[1:]:
         out[path] = {"error": type(e).__name__ + ": " + str(e)}
 print(json.dumps(out))
 "#;
-
-/// A random legal answer to a betting decision.
-fn choose(rng: &mut SmallRng, legal: &LegalActions) -> Action {
-    if legal.bring_in.is_some() && rng.gen_bool(0.6) {
-        return Action::BringIn;
-    }
-    let roll: f64 = rng.gen();
-    if let Some((min, max)) = legal.bet_or_raise {
-        if roll < 0.05 {
-            return Action::BetOrRaiseTo { to: max };
-        }
-        if roll < 0.3 {
-            let unit = legal.unit.max(1);
-            let steps = (max - min) / unit;
-            let to = min + unit * rng.gen_range(0..=steps.min(4));
-            return Action::BetOrRaiseTo { to };
-        }
-    }
-    if legal.call.is_some() {
-        if roll > 0.88 {
-            Action::Fold
-        } else {
-            Action::Call
-        }
-    } else if legal.check {
-        Action::Check
-    } else {
-        Action::BringIn
-    }
-}
-
-/// One bot: answers everything at its table until told to stop; the first bot of each
-/// table counts the hands that end.
-async fn bot(
-    mut client: Client,
-    table: String,
-    seed: u64,
-    stop: Arc<AtomicBool>,
-    ended: Option<Arc<AtomicUsize>>,
-) {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut mine = MyCards::default();
-    let mut topping_up = false;
-    while !stop.load(Ordering::Relaxed) {
-        let Some(msg) = client.try_recv(Duration::from_millis(20)).await else {
-            continue;
-        };
-        mine.follow(&msg, client.seat);
-        let answer = match &msg {
-            ServerMsg::Decide {
-                decision_id, legal, ..
-            } => Some((*decision_id, choose(&mut rng, legal))),
-            ServerMsg::DecideDraw { decision_id, .. } => {
-                let mut discards = Cards::new();
-                for &c in &mine.cards {
-                    if discards.len() < 3 && rng.gen_bool(0.4) {
-                        discards.push(c);
-                    }
-                }
-                Some((*decision_id, Action::Draw { discards }))
-            }
-            ServerMsg::DecideRunTwice { decision_id, .. } => Some((
-                *decision_id,
-                Action::RunItTwice {
-                    agree: rng.gen_bool(0.5),
-                },
-            )),
-            ServerMsg::Seats { table: view } => {
-                let me = client.player_id;
-                let busted = view.seats.iter().any(|s| {
-                    Some(&s.player_id) == me.as_ref() && s.stack == 0 && s.pending_top_up == 0
-                });
-                if busted && !topping_up {
-                    topping_up = true;
-                    client
-                        .send(&ClientMsg::TopUp {
-                            table_id: tid(&table),
-                            amount: 100,
-                        })
-                        .await;
-                }
-                None
-            }
-            ServerMsg::Done { request, .. } if request == "top_up" => {
-                topping_up = false;
-                None
-            }
-            ServerMsg::Event {
-                event: Event::HandEnded { .. },
-                ..
-            } => {
-                if let Some(ended) = &ended {
-                    ended.fetch_add(1, Ordering::Relaxed);
-                }
-                None
-            }
-            ServerMsg::Error { code, message } => {
-                assert!(
-                    !matches!(code, ErrorCode::IllegalAction | ErrorCode::Internal),
-                    "{}: {code:?}: {message}",
-                    client.name
-                );
-                topping_up = false;
-                None
-            }
-            _ => None,
-        };
-        if let Some((id, action)) = answer {
-            client.send(&act(&table, id, action)).await;
-        }
-    }
-}
 
 /// What the server says a hand ends with: its table, the stacks in hand order, and the
 /// stacks by the names the PokerStars text uses.
@@ -387,12 +271,13 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
             let mut client = server.client(&player).await;
             client.send(&common::sit(&table, seat as u32, 100)).await;
             let counter = (seat == 0).then(|| ended.clone());
-            tasks.push(tokio::spawn(bot(
+            tasks.push(tokio::spawn(random_bot::bot(
                 client,
                 table.clone(),
                 (n * 10 + seat) as u64,
                 stop.clone(),
                 counter,
+                100,
             )));
         }
         tables.push((name, rules, table, ended));

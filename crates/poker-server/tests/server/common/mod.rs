@@ -9,6 +9,7 @@ pub mod games;
 pub mod nats;
 pub mod pokerd;
 pub mod python;
+pub mod random_bot;
 
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
