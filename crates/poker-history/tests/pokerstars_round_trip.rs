@@ -16,7 +16,7 @@
 mod pokerstars_gen;
 
 use poker_history::phh::replay;
-use poker_history::pokerstars::import::{decode, run_text, write_back};
+use poker_history::pokerstars::import::{decode, run_text_with, write_back};
 use poker_history::pokerstars::read::{read_hand, split};
 use std::path::{Path, PathBuf};
 
@@ -170,10 +170,15 @@ fn golden_real_pokerstars_hands() {
     }
     files.sort();
     let mut total = poker_history::pokerstars::import::Tally::default();
+    // `POKER_STARS_LOG=FILE`: each hand's outcome, and the whole text of each hand that
+    // differs, as `pokerd import --verbose` prints them.
+    let log = std::env::var_os("POKER_STARS_LOG");
+    let mut all_lines = String::new();
     for file in &files {
         let text = decode(&std::fs::read(file).expect("readable"));
         let mut lines = String::new();
-        let (tally, hands) = run_text(&text, &mut lines);
+        let (tally, hands) = run_text_with(&text, &mut lines, log.is_some());
+        all_lines.push_str(&lines);
         for h in &hands {
             assert_conserved(h);
         }
@@ -184,6 +189,9 @@ fn golden_real_pokerstars_hands() {
         for (why, n) in tally.skipped {
             *total.skipped.entry(why).or_default() += n;
         }
+    }
+    if let Some(log) = log {
+        std::fs::write(&log, &all_lines).expect("the log is written");
     }
     println!("{} files\n{}", files.len(), total.report());
     assert!(total.games.values().any(|g| g.1 > 0), "no hand was read");

@@ -55,8 +55,13 @@ pub(super) struct Body<'h> {
     twice: Option<usize>,
     /// The second run's board (the shared cards and its own).
     pub(super) board2: Vec<Card>,
+    /// The showdown's lines (hands shown or mucked) by player, held back until the pots
+    /// are awarded: PokerStars settles each pot in turn, side pots first.
+    showdown: Vec<(usize, String)>,
     /// The second showdown's lines: the same hands, described on the second board.
-    second_showdown: Vec<String>,
+    second_showdown: Vec<(usize, String)>,
+    /// The lines collecting the pots, by run and pot, held back with the showdown.
+    awards: Vec<(u8, usize, String)>,
     /// Whether the second run's showdown has been written.
     pub(super) second_started: bool,
     /// Hands described on the second board.
@@ -121,7 +126,9 @@ impl<'h> Body<'h> {
             posts: Vec::new(),
             twice: None,
             board2: Vec::new(),
+            showdown: Vec::new(),
             second_showdown: Vec::new(),
+            awards: Vec::new(),
             second_started: false,
             described2: BTreeMap::new(),
             by_run: BTreeMap::new(),
@@ -219,9 +226,15 @@ impl<'h> Body<'h> {
             Event::Mucked { player } => {
                 self.mucked.push(*player);
                 let line = format!("{}: mucks hand ", name(*player));
-                let _ = writeln!(self.out, "{line}");
                 if self.twice.is_some() {
-                    self.second_showdown.push(line);
+                    self.second_showdown.push((*player, line.clone()));
+                }
+                // A hand mucked before any is shown comes before the showdown's title,
+                // as the writer always wrote it.
+                if self.showdown_started {
+                    self.showdown.push((*player, line));
+                } else {
+                    let _ = writeln!(self.out, "{line}");
                 }
             }
             Event::Raked { amount } => self.rake += amount,
@@ -232,23 +245,17 @@ impl<'h> Body<'h> {
                 run,
                 ..
             } => {
-                // The second run's awards follow its own showdown.
-                if *run == 1 && !self.second_started {
-                    self.second_started = true;
-                    self.out.push_str("*** SECOND SHOW DOWN ***\n");
-                    for line in &self.second_showdown {
-                        let _ = writeln!(self.out, "{line}");
-                    }
-                }
                 *self.pots.entry(*pot).or_default() += amount;
                 let from = self.pot_name(*pot);
                 for &(w, part) in winners {
                     *self.won.entry(w).or_default() += part;
                     *self.by_run.entry((w, *run)).or_default() += part;
                     let part = self.hand.m(part);
-                    let _ = writeln!(self.out, "{} collected {part} from {from}", name(w));
+                    let line = format!("{} collected {part} from {from}", name(w));
+                    self.awards.push((*run, *pot, line));
                 }
             }
+            Event::HandEnded { stacks } => self.settle(stacks),
             _ => {}
         }
     }
@@ -565,7 +572,7 @@ impl<'h> Body<'h> {
                 }
                 None => format!("{name}: shows [{}]", cards(c)),
             };
-            self.second_showdown.push(line);
+            self.second_showdown.push((player, line));
         }
         let game = self.hand.config.game;
         match describe::describe(game, c, &self.board) {
@@ -584,11 +591,71 @@ impl<'h> Body<'h> {
                         describe::kicker_suffix(&mine, &theirs)
                     })
                     .unwrap_or_default();
-                let _ = writeln!(self.out, "{name}: shows [{}] ({what}{suffix})", cards(c));
+                let line = format!("{name}: shows [{}] ({what}{suffix})", cards(c));
+                self.showdown.push((player, line));
                 self.described.insert(player, what);
             }
             None => {
-                let _ = writeln!(self.out, "{name}: shows [{}]", cards(c));
+                let line = format!("{name}: shows [{}]", cards(c));
+                self.showdown.push((player, line));
+            }
+        }
+    }
+
+    /// Writes the showdown and the pots collected once the hand has ended, as PokerStars
+    /// settles them: pot by pot from the last side pot to the main pot, each preceded by
+    /// the hands shown or mucked of the players who contest it and have not yet shown
+    /// (a player all in for less shows only when the main pot is settled); when the
+    /// board ran twice, the second run's showdown and pots follow the first's.
+    fn settle(&mut self, stacks: &[Chips]) {
+        // What each player put in (their start, less what they hold before winning):
+        // the more a player put in, the more side pots they contest.
+        let config = &self.hand.config;
+        let put_in: Vec<Chips> = (0..config.seats.len())
+            .map(|p| {
+                let kept = stacks
+                    .get(p)
+                    .map_or(0, |s| s.saturating_sub(self.won.get(&p).copied().unwrap_or(0)));
+                config.seats[p].stack.saturating_sub(kept)
+            })
+            .collect();
+        let mut levels: Vec<Chips> = self.showdown.iter().map(|&(p, _)| put_in[p]).collect();
+        levels.sort_unstable();
+        levels.dedup();
+        // The last pot a player contests: one for each smaller amount put in by a player
+        // at the showdown (each is an all-in that closed a pot).
+        let last_pot = |p: usize| {
+            levels
+                .iter()
+                .filter(|&&l| l < put_in[p])
+                .count()
+                .min(self.side_pot_count)
+        };
+        let showdowns = [
+            std::mem::take(&mut self.showdown),
+            std::mem::take(&mut self.second_showdown),
+        ];
+        let awards = std::mem::take(&mut self.awards);
+        for (run, lines) in showdowns.iter().enumerate() {
+            let run = run as u8;
+            if !awards.iter().any(|a| a.0 == run) && run > 0 {
+                continue;
+            }
+            if run == 1 {
+                self.second_started = true;
+                self.out.push_str("*** SECOND SHOW DOWN ***\n");
+            }
+            let mut written = vec![false; lines.len()];
+            for pot in (0..=self.side_pot_count).rev() {
+                for (k, (p, line)) in lines.iter().enumerate() {
+                    if !written[k] && last_pot(*p) >= pot {
+                        written[k] = true;
+                        let _ = writeln!(self.out, "{line}");
+                    }
+                }
+                for (_, _, line) in awards.iter().filter(|a| a.0 == run && a.1 == pot) {
+                    let _ = writeln!(self.out, "{line}");
+                }
             }
         }
     }
