@@ -432,6 +432,59 @@ fn r36_rake_is_a_percentage_with_a_cap_and_no_flop_no_drop() {
     );
 }
 
+/// R36 with side pots: the rake is the percentage of all the pots, rounded once, taken
+/// from the main pot first, then from each side pot what it adds to the rake of the pots
+/// before it, up to the cap (PokerStars' split: a side pot is not rounded on its own).
+#[test]
+fn r36_rake_of_side_pots_is_rounded_once_over_the_pots() {
+    let played = |cap| {
+        let mut cfg = holdem(
+            Structure::NoLimit,
+            Stakes {
+                min_bet: 10,
+                ..Stakes::default()
+            },
+            seats(&[(33, 0, 5, B), (1000, 0, 10, B), (1000, 0, 0, B)]),
+        );
+        cfg.options.rake = Some(Rake {
+            basis_points: 500,
+            cap,
+            no_flop_no_drop: true,
+            rounding: RakeRounding::Down,
+        });
+        let mut t = table(cfg);
+        t.act(2, bet(50));
+        t.act(0, Action::Call);
+        t.act(1, Action::Call);
+        for _ in 0..3 {
+            t.act(1, Action::Check);
+            t.act(2, Action::Check);
+        }
+        t.show_all();
+        let pots: Vec<(usize, u64)> = t
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::PotAwarded { pot, amount, .. } => Some((*pot, *amount)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            t.stacks().iter().sum::<u64>() + t.hand.rake(),
+            2033,
+            "chips conserved with the rake"
+        );
+        (t.hand.rake(), pots)
+    };
+    // Main pot 99, side pot 34: 5% of 99 is 4.95, of all 133 is 6.65. Rounded pot by
+    // pot the rake would be 4 + 1; rounded once it is 6, the side pot giving 2.
+    assert_eq!(played(100), (6, vec![(1, 32), (0, 95)]));
+    // A cap of 5: the main pot gives its 4, the side pot what is left under the cap.
+    assert_eq!(played(5), (5, vec![(1, 33), (0, 95)]));
+    // A cap the main pot reaches alone: the side pot gives nothing.
+    assert_eq!(played(3), (3, vec![(1, 34), (0, 96)]));
+}
+
 #[test]
 fn r31_all_in_hands_are_exposed_only_when_the_table_says_so() {
     for expose in [false, true] {

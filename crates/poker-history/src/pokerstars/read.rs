@@ -193,6 +193,9 @@ pub(super) struct Parsed {
     pub(super) run_twice: bool,
     pub(super) collected: BTreeMap<usize, Chips>,
     pub(super) total: Option<Chips>,
+    /// The pots the summary names, after the rake (`Main pot 30. Side pot-1 7.`): the
+    /// main pot, then each side pot; empty when there is one pot.
+    pub(super) pots: Vec<Chips>,
     pub(super) rake: Chips,
     pub(super) bring_in: Option<Chips>,
     /// Winners who said they do not show (`doesn't show hand`), by seat index.
@@ -309,6 +312,16 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
         if in_summary {
             if let Some(t) = line.strip_prefix("Total pot ") {
                 p.total = t.split([' ', '|']).next().and_then(|a| money.parse(a));
+                // `Main pot $30.37. Side pot-1 $7.91. | Rake...`: each pot's amount is
+                // the word after its name, with the full stop dropped.
+                let pots = t.split('|').next().unwrap_or("");
+                let words: Vec<&str> = pots.split(' ').collect();
+                p.pots = words
+                    .windows(2)
+                    .filter(|w| w[0] == "pot" || w[0].starts_with("pot-"))
+                    .map(|w| money.parse(w[1].trim_end_matches('.')))
+                    .collect::<Option<Vec<Chips>>>()
+                    .ok_or_else(|| bad(i))?;
                 p.rake = t
                     .split("| Rake ")
                     .nth(1)
