@@ -577,21 +577,35 @@ impl<'h> Body<'h> {
         let game = self.hand.config.game;
         match describe::describe(game, c, &self.board) {
             Some(what) => {
-                // A hand described as one shown before it says how its kickers compare
-                // (`- Ace+King kicker`, `- lower kicker`); the summary does not.
+                // A hand whose high hand is described as one shown before it says how
+                // its kickers compare (`- Ace+King kicker`, `- lower kicker`; a split
+                // game's after its high hand), a flush below it with the same top card
+                // `- lower cards`; the summary does not.
+                let high_part = |d: &str| d.split(';').next().unwrap_or("").to_string();
                 let earlier = self
                     .described
                     .iter()
-                    .find(|(&q, d)| q != player && **d == what)
+                    .find(|(&q, d)| q != player && high_part(d) == high_part(&what))
                     .and_then(|(q, _)| self.shown.get(q));
+                let board = &self.board;
                 let suffix = earlier
                     .and_then(|theirs| {
-                        let mine = describe::kickers(game, c, &self.board)?;
-                        let theirs = describe::kickers(game, theirs, &self.board)?;
+                        if let (Some(mine), Some(theirs)) = (
+                            describe::flush_ranks(game, c, board),
+                            describe::flush_ranks(game, theirs, board),
+                        ) {
+                            return (mine < theirs).then(|| " - lower cards".to_string());
+                        }
+                        let mine = describe::kickers(game, c, board)?;
+                        let theirs = describe::kickers(game, theirs, board)?;
                         describe::kicker_suffix(&mine, &theirs)
                     })
                     .unwrap_or_default();
-                let line = format!("{name}: shows [{}] ({what}{suffix})", cards(c));
+                let what_now = match what.split_once(';') {
+                    Some((hi, lo)) => format!("{hi}{suffix};{lo}"),
+                    None => format!("{what}{suffix}"),
+                };
+                let line = format!("{name}: shows [{}] ({what_now})", cards(c));
                 self.showdown.push((player, line));
                 self.described.insert(player, what);
             }

@@ -50,20 +50,38 @@ pub fn describe(game: Game, hole: &[Card], board: &[Card]) -> Option<String> {
     })
 }
 
-/// The kickers of a shown high hand that pairs (a pair, two pair, trips, quads): the
-/// ranks of its best five beside the ones its description names, highest first. `None`
-/// for other hands and games.
-pub(super) fn kickers(game: Game, hole: &[Card], board: &[Card]) -> Option<Vec<u8>> {
+/// The best high five of a shown hand in a game with a high hand (the high half of a
+/// split game).
+fn high_five(game: Game, hole: &[Card], board: &[Card]) -> Option<[Card; 5]> {
     if hole.iter().chain(board).any(|c| !c.is_known()) {
         return None;
     }
     let all: Vec<Card> = hole.iter().chain(board).copied().collect();
-    let five = match game {
-        Game::Holdem | Game::Stud => best_high(&fives(&all), false)?,
-        Game::ShortDeckHoldem => best_high(&fives(&all), true)?,
-        Game::Omaha => best_high(&omaha_fives(hole, board), false)?,
-        _ => return None,
-    };
+    match game {
+        Game::Holdem | Game::Stud | Game::StudHiLo => best_high(&fives(&all), false),
+        Game::ShortDeckHoldem => best_high(&fives(&all), true),
+        Game::Omaha | Game::OmahaHiLo => best_high(&omaha_fives(hole, board), false),
+        _ => None,
+    }
+}
+
+/// A flush's five ranks, highest first, when the shown hand's best high five is a flush
+/// (PokerStars names only its top card, `a flush, Queen high`). `None` otherwise.
+pub(super) fn flush_ranks(game: Game, hole: &[Card], board: &[Card]) -> Option<Vec<u8>> {
+    let five = high_five(game, hole, board)?;
+    if high::category(high::evaluate(&five)) != Category::Flush {
+        return None;
+    }
+    let mut ranks: Vec<u8> = five.iter().map(|c| c.rank().0).collect();
+    ranks.sort_unstable_by(|a, b| b.cmp(a));
+    Some(ranks)
+}
+
+/// The kickers of a shown high hand that pairs (a pair, two pair, trips, quads; the high
+/// half of a split game's hand): the ranks of its best five beside the ones its
+/// description names, highest first. `None` for other hands and games.
+pub(super) fn kickers(game: Game, hole: &[Card], board: &[Card]) -> Option<Vec<u8>> {
+    let five = high_five(game, hole, board)?;
     let paired = matches!(
         high::category(high::evaluate(&five)),
         Category::OnePair | Category::TwoPair | Category::ThreeOfAKind | Category::FourOfAKind
