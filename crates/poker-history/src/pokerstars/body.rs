@@ -15,6 +15,9 @@ pub(super) struct Body<'h> {
     pub(super) out: String,
     /// Each player's cards as dealt so far, with which are face up.
     pub(super) hole: BTreeMap<usize, Vec<(Card, bool)>>,
+    /// Draw games: each player's cards where the dealer put them, a replacement card in
+    /// the place of the card it replaced (the order PokerStars lists a mucked hand in).
+    pub(super) in_place: BTreeMap<usize, Vec<Card>>,
     pub(super) board: Vec<Card>,
     /// The betting round each folded player folded in.
     pub(super) folded_on: BTreeMap<usize, usize>,
@@ -41,12 +44,18 @@ pub(super) struct Body<'h> {
     /// raises reach the cap.
     round_unit: Chips,
     street: usize,
+    /// Players not folded when this betting round started.
+    round_contenders: usize,
     stud_street: usize,
     draws: usize,
     dealt_shown: bool,
     showdown_started: bool,
     /// Dead small blinds waiting for the big blind they are written with.
     pending_dead: BTreeMap<usize, Chips>,
+    /// Cards left in the deck (draw games: `The deck is reshuffled` when a draw needs
+    /// them all), and discards waiting to be shuffled back in.
+    stub: usize,
+    discard_pile: usize,
     /// Replacement cards already written with their discard (event indexes).
     written_with_discard: BTreeSet<usize>,
     /// Forced bets not written yet, with their rank in PokerStars' order.
@@ -103,6 +112,7 @@ impl<'h> Body<'h> {
             hand,
             out: String::new(),
             hole: BTreeMap::new(),
+            in_place: BTreeMap::new(),
             board: Vec::new(),
             folded_on: BTreeMap::new(),
             shown: BTreeMap::new(),
@@ -117,11 +127,18 @@ impl<'h> Body<'h> {
             opening_bet,
             round_unit: 0,
             street: 0,
+            round_contenders: hand.config.seats.len(),
             stud_street: 0,
             draws: 0,
             dealt_shown: false,
             showdown_started: false,
             pending_dead: BTreeMap::new(),
+            stub: if hand.config.game == Game::ShortDeckHoldem {
+                36
+            } else {
+                52
+            },
+            discard_pile: 0,
             written_with_discard: BTreeSet::new(),
             posts: Vec::new(),
             twice: None,
@@ -161,6 +178,12 @@ impl<'h> Body<'h> {
 
     fn event(&mut self, index: usize, event: &Event, events: &[Event]) {
         let name = |p: usize| self.hand.name(p).to_string();
+        // Replacement cards come off the deck when their discard is written.
+        if let Event::HoleDealt { cards: c, .. } = event {
+            if !self.written_with_discard.contains(&index) {
+                self.stub = self.stub.saturating_sub(c.len());
+            }
+        }
         match event {
             Event::AntePosted { player, amount } => self.ante(*player, *amount),
             Event::BlindPosted { player, amount } => self.blind(*player, *amount),
@@ -392,6 +415,7 @@ impl<'h> Body<'h> {
             .entry(player)
             .or_default()
             .extend(new.iter().copied());
+        self.in_place.entry(player).or_default().extend(c);
         if self.hand.family != Family::Stud {
             return;
         }
@@ -426,6 +450,7 @@ impl<'h> Body<'h> {
     /// A betting round opens: the first writes the hole cards (the viewer's only).
     fn round_started(&mut self, street: usize) {
         self.street = street;
+        self.round_contenders = self.hand.config.seats.len() - self.folded_on.len();
         self.round_bet = if street == 0 { self.opening_bet } else { 0 };
         self.round_unit = match (street, self.hand.family) {
             (0, Family::Stud) => self.hand.config.stakes.small_bet,
@@ -477,7 +502,12 @@ impl<'h> Body<'h> {
         if self.round_unit == 0 {
             self.round_unit = to;
         }
-        let left = config.seats.len() - self.folded_on.len();
+        // Heads-up as the table judges it (R20): when the round started, or now.
+        let left = if config.options.heads_up_at_round_start {
+            self.round_contenders
+        } else {
+            config.seats.len() - self.folded_on.len()
+        };
         let lifted = config.uncapped_heads_up && left == 2;
         if let (Structure::FixedLimit, Some(cap), false) =
             (config.structure, config.max_raises, lifted)
@@ -518,6 +548,15 @@ impl<'h> Body<'h> {
             return;
         }
         let count = c.len();
+        // The discards go to the pile; a draw that needs more cards than the deck has
+        // left waits for the pile to be shuffled back in, as the engine deals it
+        // (`Hand::needs_reshuffle`), and PokerStars says so before the discards.
+        self.discard_pile += count;
+        if count > self.stub {
+            self.out.push_str("The deck is reshuffled\n");
+            self.stub += std::mem::take(&mut self.discard_pile);
+        }
+        self.stub = self.stub.saturating_sub(count);
         let noun = if count == 1 { "card" } else { "cards" };
         let kept: Vec<Card> = held.iter().copied().filter(|h| !c.contains(h)).collect();
         self.hole
@@ -540,6 +579,13 @@ impl<'h> Body<'h> {
             });
         if let Some((at, new)) = replacement {
             self.written_with_discard.insert(at);
+            if let Some(place) = self.in_place.get_mut(&player) {
+                for (old, &card) in c.iter().zip(new.iter()) {
+                    if let Some(k) = place.iter().position(|x| x == old) {
+                        place[k] = card;
+                    }
+                }
+            }
             self.hole
                 .entry(player)
                 .or_default()

@@ -194,6 +194,9 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
     let options = HandOptions {
         run_it_twice: p.run_twice,
         rake,
+        // PokerStars lifts the cap for a round that starts heads-up only: a round that
+        // comes down to two players is still capped (`Betting is capped`, R20).
+        heads_up_at_round_start: fixed,
         ..HandOptions::default()
     };
     let config = HandConfig {

@@ -105,11 +105,15 @@ fn outcome(hand: &Hand, body: &Body, player: usize) -> String {
         // The cards of a hand mucked at the showdown, where the history may name them
         // (the player's own, the house's view), or where the record says they were
         // shown to the table (`# p2 mucked 9sAh`, a hand read from PokerStars text).
-        let held: Vec<Card> = body
-            .hole
-            .get(&player)
-            .map(|v| v.iter().map(|x| x.0).collect())
-            .unwrap_or_default();
+        // A draw game's hand in the places its cards were dealt to.
+        let held: Vec<Card> = match body.in_place.get(&player) {
+            Some(v) if hand.family == Family::Draw => v.clone(),
+            _ => body
+                .hole
+                .get(&player)
+                .map(|v| v.iter().map(|x| x.0).collect())
+                .unwrap_or_default(),
+        };
         if hand.knows(player) && !held.is_empty() && held.iter().all(|c| c.is_known()) {
             return format!("mucked [{}]", cards(&held));
         }
