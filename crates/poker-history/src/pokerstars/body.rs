@@ -673,9 +673,9 @@ impl<'h> Body<'h> {
         let config = &self.hand.config;
         let put_in: Vec<Chips> = (0..config.seats.len())
             .map(|p| {
-                let kept = stacks
-                    .get(p)
-                    .map_or(0, |s| s.saturating_sub(self.won.get(&p).copied().unwrap_or(0)));
+                let kept = stacks.get(p).map_or(0, |s| {
+                    s.saturating_sub(self.won.get(&p).copied().unwrap_or(0))
+                });
                 config.seats[p].stack.saturating_sub(kept)
             })
             .collect();

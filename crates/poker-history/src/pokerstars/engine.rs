@@ -194,9 +194,15 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
     let options = HandOptions {
         run_it_twice: p.run_twice,
         rake,
-        // PokerStars lifts the cap for a round that starts heads-up only: a round that
-        // comes down to two players is still capped (`Betting is capped`, R20).
-        heads_up_at_round_start: fixed,
+        // When heads-up lifts the cap (R20): PokerStars lifts it only for a round that
+        // starts heads-up, so a round that comes down to two players is still capped
+        // and says so (`Betting is capped`); a history without that line (our own
+        // tables judge heads-up at any time) is read as lifting it whenever two remain.
+        heads_up_at_round_start: fixed
+            && input
+                .lines
+                .iter()
+                .any(|l| l.trim_end() == "Betting is capped"),
         ..HandOptions::default()
     };
     let config = HandConfig {
