@@ -4,7 +4,7 @@
 
 use super::{cards, describe, Family, Hand};
 use poker_rules::table::PostKind;
-use poker_rules::{BlindKind, Card, Chips, Event, Game, Structure};
+use poker_rules::{BlindKind, Card, Chips, Event, Game, PotShare, Structure};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -248,7 +248,10 @@ impl<'h> Body<'h> {
             Event::Shown { player, cards: c } => self.shows(*player, c),
             Event::Mucked { player } => {
                 self.mucked.push(*player);
-                let line = format!("{}: mucks hand ", name(*player));
+                let line = match self.hand.shown_in_part.get(player) {
+                    Some(c) => format!("{}: shows [{}]", name(*player), cards(c)),
+                    None => format!("{}: mucks hand ", name(*player)),
+                };
                 if self.twice.is_some() {
                     self.second_showdown.push((*player, line.clone()));
                 }
@@ -266,16 +269,30 @@ impl<'h> Body<'h> {
                 amount,
                 winners,
                 run,
-                ..
+                share,
             } => {
                 *self.pots.entry(*pot).or_default() += amount;
                 let from = self.pot_name(*pot);
                 for &(w, part) in winners {
                     *self.won.entry(w).or_default() += part;
                     *self.by_run.entry((w, *run)).or_default() += part;
-                    let part = self.hand.m(part);
-                    let line = format!("{} collected {part} from {from}", name(w));
-                    self.awards.push((*run, *pot, line));
+                    // A split game's pot won whole at a showdown by a hand that makes a
+                    // low is still two halves, high and low, as PokerStars writes it.
+                    let halves = *share == PotShare::All
+                        && winners.len() == 1
+                        && self.shown.get(&w).is_some_and(|c| {
+                            describe::has_low(self.hand.config.game, c, &self.board)
+                        });
+                    let parts = if halves {
+                        vec![part - part / 2, part / 2]
+                    } else {
+                        vec![part]
+                    };
+                    for part in parts {
+                        let part = self.hand.m(part);
+                        let line = format!("{} collected {part} from {from}", name(w));
+                        self.awards.push((*run, *pot, line));
+                    }
                 }
             }
             Event::HandEnded { stacks } => self.settle(stacks),

@@ -310,6 +310,7 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
     }
     // The rest of the deal, then the showdown in the engine's order.
     let end = input.lines.len().saturating_sub(1);
+    let mut partial: Vec<String> = Vec::new();
     loop {
         deal_on(&mut hand, &mut events, &mut notes, end)?;
         if hand.phase() != Phase::Showdown {
@@ -329,7 +330,10 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
                     Card::format_many(&hand.players()[player].hole)
                 ),
             ),
+            // A hand shown in part and mucked: the cards shown are kept as a comment
+            // for the writer (`# p3 shows Qc`).
             Some((_, Act::Show(c))) if c.len() != held => {
+                partial.push(format!("# p{} shows {}", player + 1, Card::format_many(&c)));
                 (end, Action::Muck, format!("p{} sm", player + 1))
             }
             Some((line, Act::Show(c))) => {
@@ -355,6 +359,7 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
         );
         notes.push(note);
     }
+    notes.append(&mut partial);
     if !hand.is_complete() {
         return Err(ReadError::Unfinished(format!(
             "the engine still waits ({:?})",

@@ -130,6 +130,9 @@ struct Hand<'a> {
     /// Mucked hands the record says the table saw (`# p2 mucked 9sAh`), as PokerStars
     /// names them in the summary: kept as a comment, which replays as nothing.
     mucked_named: std::collections::BTreeMap<usize, Vec<Card>>,
+    /// Hands shown in part, then mucked (`# p3 shows Qc`): PokerStars writes the
+    /// showdown line as `shows [Qc]`.
+    shown_in_part: std::collections::BTreeMap<usize, Vec<Card>>,
 }
 
 impl Hand<'_> {
@@ -217,22 +220,27 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
         .filter(|&k| (1..=n).contains(&k))
         .map(|k| k - 1)
         .collect();
-    let mucked_named = phh
-        .actions
-        .iter()
-        .filter_map(|note| {
-            let (who, c) = note.trim().strip_prefix("# p")?.split_once(" mucked ")?;
-            let k = who
-                .parse::<usize>()
-                .ok()
-                .filter(|&k| (1..=n).contains(&k))?;
-            Some((k - 1, Card::parse_many(c).ok()?))
-        })
-        .collect();
+    // Comments naming a player's cards: `# p2 mucked 9sAh`, `# p3 shows Qc`.
+    let named = |what: &str| {
+        phh.actions
+            .iter()
+            .filter_map(|note| {
+                let (who, c) = note.trim().strip_prefix("# p")?.split_once(what)?;
+                let k = who
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&k| (1..=n).contains(&k))?;
+                Some((k - 1, Card::parse_many(c).ok()?))
+            })
+            .collect()
+    };
+    let mucked_named = named(" mucked ");
+    let shown_in_part = named(" shows ");
     let hand = Hand {
         money,
         no_show,
         mucked_named,
+        shown_in_part,
         meta,
         single_draw: config.game == Game::DeuceToSevenSingleDraw,
         config,
