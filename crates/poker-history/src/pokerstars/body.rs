@@ -44,6 +44,10 @@ pub(super) struct Body<'h> {
     /// raises reach the cap.
     round_unit: Chips,
     street: usize,
+    /// What each player has put in live (blinds, calls, bets; not antes) before this
+    /// round, and in it: a cap game says when a player reaches the cap (R24).
+    live_before: BTreeMap<usize, Chips>,
+    live_in_round: BTreeMap<usize, Chips>,
     /// Players not folded when this betting round started.
     round_contenders: usize,
     stud_street: usize,
@@ -128,6 +132,8 @@ impl<'h> Body<'h> {
             round_unit: 0,
             street: 0,
             round_contenders: hand.config.seats.len(),
+            live_before: BTreeMap::new(),
+            live_in_round: BTreeMap::new(),
             stud_street: 0,
             draws: 0,
             dealt_shown: false,
@@ -189,6 +195,7 @@ impl<'h> Body<'h> {
             Event::BlindPosted { player, amount } => self.blind(*player, *amount),
             Event::BringInPosted { player, amount } => {
                 self.put_in_first_round.insert(*player);
+                *self.live_in_round.entry(*player).or_default() += amount;
                 self.round_bet = self.round_bet.max(*amount);
                 let amount = self.hand.m(*amount);
                 let _ = writeln!(self.out, "{}: brings in for {amount}", name(*player));
@@ -230,7 +237,8 @@ impl<'h> Body<'h> {
                 if self.street == 0 {
                     self.put_in_first_round.insert(*player);
                 }
-                let tail = if *all_in { " and is all-in" } else { "" };
+                *self.live_in_round.entry(*player).or_default() += amount;
+                let tail = self.all_in_tail(*player, *all_in);
                 let amount = self.hand.m(*amount);
                 let _ = writeln!(self.out, "{}: calls {amount}{tail}", name(*player));
             }
@@ -330,6 +338,24 @@ impl<'h> Body<'h> {
         }
     }
 
+    /// How a call, bet or raise that puts the player all in ends: ` and is all-in`, or in
+    /// a cap game ` and has reached the $10 cap` when the cap is what stops them (R24).
+    fn all_in_tail(&self, player: usize, all_in: bool) -> String {
+        if !all_in {
+            return String::new();
+        }
+        let live = self.live_before.get(&player).copied().unwrap_or(0)
+            + self.live_in_round.get(&player).copied().unwrap_or(0);
+        // A player whose stack is gone is all in, whether or not it is the cap.
+        let seat = &self.hand.config.seats[player];
+        match self.hand.config.options.cap {
+            Some(cap) if live >= cap && seat.ante + live < seat.stack => {
+                format!(" and has reached the {} cap", self.hand.m(cap))
+            }
+            _ => " and is all-in".to_string(),
+        }
+    }
+
     /// " and is all-in" when forced bets took the whole stack.
     fn all_in(&self, player: usize, forced: Chips) -> &'static str {
         if forced >= self.hand.config.seats[player].stack {
@@ -383,6 +409,7 @@ impl<'h> Body<'h> {
         let hand = self.hand;
         let seat = hand.config.seats[player];
         let dead = self.pending_dead.remove(&player).unwrap_or(0);
+        *self.live_in_round.entry(player).or_default() += amount;
         let blind_seats = hand
             .config
             .seats
@@ -467,6 +494,12 @@ impl<'h> Body<'h> {
     /// A betting round opens: the first writes the hole cards (the viewer's only).
     fn round_started(&mut self, street: usize) {
         self.street = street;
+        // The forced bets belong to the first round, whenever it is said to start.
+        if street > 0 {
+            for (p, x) in std::mem::take(&mut self.live_in_round) {
+                *self.live_before.entry(p).or_default() += x;
+            }
+        }
         self.round_contenders = self.hand.config.seats.len() - self.folded_on.len();
         self.round_bet = if street == 0 { self.opening_bet } else { 0 };
         self.round_unit = match (street, self.hand.family) {
@@ -496,9 +529,10 @@ impl<'h> Body<'h> {
         if self.street == 0 {
             self.put_in_first_round.insert(player);
         }
+        self.live_in_round.insert(player, to);
+        let tail = self.all_in_tail(player, all_in);
         let name = self.hand.name(player);
         let m = |x: Chips| self.hand.m(x);
-        let tail = if all_in { " and is all-in" } else { "" };
         let small_bet = self.hand.config.stakes.small_bet;
         let completes = self.hand.family == Family::Stud
             && self.street == 0

@@ -19,6 +19,8 @@ pub(super) struct PlayInput<'a> {
     pub(super) game: Game,
     pub(super) structure: Structure,
     pub(super) stakes: Vec<Chips>,
+    /// A cap game's cap (R24).
+    pub(super) cap: Option<Chips>,
     pub(super) money: Money,
     pub(super) bring_in: Option<Chips>,
     pub(super) text: &'a str,
@@ -194,6 +196,7 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
     let options = HandOptions {
         run_it_twice: p.run_twice,
         rake,
+        cap: input.cap,
         // When heads-up lifts the cap (R20): PokerStars lifts it only for a round that
         // starts heads-up, so a round that comes down to two players is still capped
         // and says so (`Betting is capped`); a history without that line (our own

@@ -55,7 +55,16 @@ fn stakes(hand: &Hand) -> String {
         .map(|s| s.blind)
         .min()
         .unwrap_or(hand.big / 2);
-    hand.money.stakes(small, hand.big)
+    let stakes = hand.money.stakes(small, hand.big);
+    // A cap game names its cap between the blinds and the currency (R24).
+    match config.options.cap {
+        Some(cap) => {
+            let code = hand.money.code_suffix();
+            let blinds = stakes.strip_suffix(code.as_str()).unwrap_or(&stakes);
+            format!("{blinds} - {} Cap - {code}", hand.m(cap))
+        }
+        None => stakes,
+    }
 }
 
 /// The header line, the table line and the seat lines.

@@ -240,6 +240,11 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
     let stakes_text = &rest[open + 2..close];
     let date_text = rest[close + 4..].to_string();
     let money = Money::of_stakes(stakes_text);
+    // A cap game names its cap (R24): `$0.25/$0.50 - $10 Cap -  USD`.
+    let cap = stakes_text
+        .split(" - ")
+        .find_map(|part| part.strip_suffix(" Cap"))
+        .and_then(|a| money.parse(a));
     // The two stakes: blinds (no limit, pot limit), bets (fixed limit, stud).
     let stakes: Vec<Chips> = stakes_text
         .split(['/', ' '])
@@ -308,7 +313,9 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
     let mut first_dealt: BTreeMap<usize, bool> = BTreeMap::new();
     for (i, &line) in lines.iter().enumerate().skip(li) {
         let line = line.trim_end();
-        let amount = |w: &str| money.parse(w.trim_end_matches(" and is all-in"));
+        // The amount is the first word: `2 and is all-in`, `$10 and has reached the
+        // $10 cap`.
+        let amount = |w: &str| money.parse(w.split(' ').next().unwrap_or(""));
         if in_summary {
             if let Some(t) = line.strip_prefix("Total pot ") {
                 p.total = t.split([' ', '|']).next().and_then(|a| money.parse(a));
@@ -515,6 +522,7 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
             game,
             structure,
             stakes,
+            cap,
             money,
             bring_in,
             text,
