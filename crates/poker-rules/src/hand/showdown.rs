@@ -132,11 +132,9 @@ impl Hand {
         }
         let n = self.players.len();
         let live = self.live_mask();
-        let runs = if live.count_ones() > 1 {
-            self.runs.max(1)
-        } else {
-            1
-        };
+        // A board run twice splits every pot between the runs (R32), even when the
+        // others mucked and one player wins both halves.
+        let runs = self.runs.max(1);
         let mut won = [0 as Chips; 32];
         for run in 0..runs {
             let board = if run == 0 { self.board } else { self.board2 };
