@@ -355,6 +355,39 @@ fn r32_run_it_twice_deals_the_rest_twice_and_splits_each_pot() {
     assert_eq!(t.stacks(), vec![100, 100]);
 }
 
+/// R32 when the other hand is mucked: each run still wins half of the pot, both halves
+/// going to the hand left (two awards, one per run, as PokerStars writes them).
+#[test]
+fn r32_a_mucked_hand_still_leaves_two_runs_of_the_pot() {
+    let mut t = all_in_heads_up(true);
+    t.act(0, Action::RunItTwice { agree: true });
+    t.act(1, Action::RunItTwice { agree: true });
+    let first = t.hand.to_act().expect("someone shows first");
+    t.act(first, Action::Show { cards: None });
+    let other = t.hand.to_act().expect("the other decides");
+    t.act(other, Action::Muck);
+    let runs: Vec<(u8, u64, Vec<(usize, u64)>)> = t
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PotAwarded {
+                run,
+                amount,
+                winners,
+                ..
+            } => Some((*run, *amount, winners.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        runs,
+        vec![(0, 100, vec![(first, 100)]), (1, 100, vec![(first, 100)])]
+    );
+    let mut stacks = vec![0, 0];
+    stacks[first] = 200;
+    assert_eq!(t.stacks(), stacks, "chips conserved");
+}
+
 #[test]
 fn r32_one_refusal_means_one_run() {
     let mut t = all_in_heads_up(true);
