@@ -168,6 +168,16 @@ impl<'h> Body<'h> {
         for &w in &hand.no_show {
             let _ = writeln!(body.out, "{}: doesn't show hand ", hand.name(w));
         }
+        // A winner without a showdown who showed their hand does so after collecting.
+        for (&p, c) in &hand.shown_outside {
+            if body.mucked.contains(&p) || body.shown.contains_key(&p) {
+                continue;
+            }
+            let _ = match describe::describe(hand.config.game, c, &body.board) {
+                Some(what) => writeln!(body.out, "{}: shows [{}] ({what})", hand.name(p), cards(c)),
+                None => writeln!(body.out, "{}: shows [{}]", hand.name(p), cards(c)),
+            };
+        }
         body.no_low();
         body
     }
@@ -256,7 +266,7 @@ impl<'h> Body<'h> {
             Event::Shown { player, cards: c } => self.shows(*player, c),
             Event::Mucked { player } => {
                 self.mucked.push(*player);
-                let line = match self.hand.shown_in_part.get(player) {
+                let line = match self.hand.shown_outside.get(player) {
                     Some(c) => format!("{}: shows [{}]", name(*player), cards(c)),
                     None => format!("{}: mucks hand ", name(*player)),
                 };

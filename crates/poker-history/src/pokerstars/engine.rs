@@ -369,6 +369,13 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
             hand.phase()
         )));
     }
+    // A winner without a showdown who showed anyway (`shows [As 4h]` after the pot is
+    // collected): no action of the engine's, kept as a comment for the writer.
+    for (player, (_, act)) in shows {
+        if let Act::Show(c) = act {
+            notes.push(format!("# p{} shows {}", player + 1, Card::format_many(&c)));
+        }
+    }
     Ok(Run {
         config,
         hand,

@@ -130,9 +130,11 @@ struct Hand<'a> {
     /// Mucked hands the record says the table saw (`# p2 mucked 9sAh`), as PokerStars
     /// names them in the summary: kept as a comment, which replays as nothing.
     mucked_named: std::collections::BTreeMap<usize, Vec<Card>>,
-    /// Hands shown in part, then mucked (`# p3 shows Qc`): PokerStars writes the
-    /// showdown line as `shows [Qc]`.
-    shown_in_part: std::collections::BTreeMap<usize, Vec<Card>>,
+    /// Cards the record says a player showed outside the engine's showdown (`# p3
+    /// shows Qc`): a hand shown in part then mucked (PokerStars writes `shows [Qc]` for
+    /// the muck), or the hand of a winner without a showdown who showed it (written
+    /// after the pot is collected).
+    shown_outside: std::collections::BTreeMap<usize, Vec<Card>>,
 }
 
 impl Hand<'_> {
@@ -235,12 +237,12 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
             .collect()
     };
     let mucked_named = named(" mucked ");
-    let shown_in_part = named(" shows ");
+    let shown_outside = named(" shows ");
     let hand = Hand {
         money,
         no_show,
         mucked_named,
-        shown_in_part,
+        shown_outside,
         meta,
         single_draw: config.game == Game::DeuceToSevenSingleDraw,
         config,
