@@ -93,23 +93,25 @@ pub enum ReadError {
     Disagrees(String),
 }
 
-/// Splits a file into the text of each hand (BOM and blank lines between hands dropped,
-/// CRLF read as LF).
+/// Splits a file into the text of each hand (BOM and blank lines dropped, CRLF and a
+/// lone CR read as LF). A hand has no blank line of its own (blank lines separate
+/// hands), so a copy whose line ends were doubled, or made old Mac CRs, still reads.
 pub fn split(text: &str) -> Vec<String> {
-    let text = text.replace("\r\n", "\n").replace('\u{feff}', "");
+    let text = text
+        .replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .replace('\u{feff}', "");
     let mut hands: Vec<String> = Vec::new();
     for line in text.lines() {
         if is_header(line) {
             hands.push(String::new());
         }
+        if line.trim().is_empty() {
+            continue;
+        }
         if let Some(h) = hands.last_mut() {
             h.push_str(line);
             h.push('\n');
-        }
-    }
-    for h in &mut hands {
-        while h.ends_with("\n\n") {
-            h.pop();
         }
     }
     hands
