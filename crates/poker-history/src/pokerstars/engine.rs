@@ -21,6 +21,8 @@ pub(super) struct PlayInput<'a> {
     pub(super) stakes: Vec<Chips>,
     /// A cap game's cap (R24).
     pub(super) cap: Option<Chips>,
+    /// A home game's club.
+    pub(super) club: Option<String>,
     pub(super) money: Money,
     pub(super) bring_in: Option<Chips>,
     pub(super) text: &'a str,
@@ -77,6 +79,7 @@ pub(super) fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadErro
         hand_number: input.hand_number,
         game_name: input.game_name,
         table_name: p.table.clone(),
+        club: input.club,
         started_at_ms: super::time::parse(&input.date_text),
         date_text: input.date_text,
         players: names,

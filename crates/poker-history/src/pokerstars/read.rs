@@ -27,6 +27,8 @@ pub struct ImportedHand {
     pub game_name: String,
     /// The table's name.
     pub table_name: String,
+    /// A home game's club, which its header names (`{chipchipchip}`).
+    pub club: Option<String>,
     /// The header's date text, as written.
     pub date_text: String,
     /// The hand's start (unix ms) from the header's Eastern time, if it has one.
@@ -228,12 +230,12 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
         .ok_or_else(|| bad(0))?;
     let rest = rest.trim_start();
     // Home games name their club first: `{Club} Hold'em No Limit (1/2)`.
-    let rest = match rest.strip_prefix('{') {
+    let (club, rest) = match rest.strip_prefix('{') {
         Some(r) => r
             .split_once("} ")
-            .map(|x| x.1.trim_start())
+            .map(|x| (Some(x.0.to_string()), x.1.trim_start()))
             .ok_or_else(|| bad(0))?,
-        None => rest,
+        None => (None, rest),
     };
     let open = rest.find(" (").ok_or_else(|| bad(0))?;
     let game_name = rest[..open].to_string();
@@ -525,6 +527,7 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
             structure,
             stakes,
             cap,
+            club,
             money,
             bring_in,
             text,
