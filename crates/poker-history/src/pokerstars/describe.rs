@@ -306,7 +306,8 @@ fn rank_list(ranks: &[u8]) -> String {
 }
 
 /// Badugi: the cards of different ranks and suits that count, highest first, ace low
-/// (`Badugi: 7,5,3,A`), or `3-card hand: 8,4,2` when no four make a badugi.
+/// (`Badugi: 7,5,3,A`), or `3-card: 8,4,2` when no four make a badugi, in PokerStars'
+/// words.
 fn badugi(cards: &[Card]) -> Option<String> {
     let n = cards.len();
     if n == 0 {
@@ -342,7 +343,7 @@ fn badugi(cards: &[Card]) -> Option<String> {
     Some(if counted.len() == 4 {
         format!("Badugi: {}", ace_low_list(&ranks))
     } else {
-        format!("{}-card hand: {}", counted.len(), ace_low_list(&ranks))
+        format!("{}-card: {}", counted.len(), ace_low_list(&ranks))
     })
 }
 
@@ -437,6 +438,6 @@ mod tests {
             Some(" - lower kicker")
         );
         assert_eq!(kicker_suffix(&mine, &mine), None);
-        assert_eq!(d(Game::Badugi, "Ah3h5d7s", ""), "3-card hand: 7,5,A");
+        assert_eq!(d(Game::Badugi, "Ah3h5d7s", ""), "3-card: 7,5,A");
     }
 }

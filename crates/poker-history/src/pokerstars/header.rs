@@ -36,11 +36,15 @@ fn stakes(hand: &Hand) -> String {
             .filter(|&a| a > 0)
             .min()
             .unwrap_or(0);
+        // PokerStars puts two spaces before the currency here.
+        let code = match hand.money.code_suffix() {
+            c if c.is_empty() => c,
+            c => format!(" {c}"),
+        };
         return format!(
-            "Button Blind {} - Ante {}{}",
+            "Button Blind {} - Ante {}{code}",
             hand.m(hand.big),
             hand.m(ante),
-            hand.money.code_suffix()
         );
     }
     if config.structure == Structure::FixedLimit || hand.family == Family::Stud {
