@@ -544,8 +544,11 @@ impl<'h> Body<'h> {
         let name = self.hand.name(player);
         let m = |x: Chips| self.hand.m(x);
         let small_bet = self.hand.config.stakes.small_bet;
+        // A completion of the bring-in; the bring-in's player opening with a full bet
+        // instead (nothing to complete yet) bets, as PokerStars writes it.
         let completes = self.hand.family == Family::Stud
             && self.street == 0
+            && self.round_bet > 0
             && self.round_bet < small_bet
             && to <= small_bet;
         let _ = if completes {

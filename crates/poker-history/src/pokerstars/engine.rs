@@ -184,6 +184,10 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
             0
         },
     };
+    let capped_text = input
+        .lines
+        .iter()
+        .any(|l| l.trim_end() == "Betting is capped");
     let seats: Vec<SeatConfig> = order
         .iter()
         .map(|&s| {
@@ -200,24 +204,18 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
         run_it_twice: p.run_twice,
         rake,
         cap: input.cap,
-        // When heads-up lifts the cap (R20): PokerStars lifts it only for a round that
-        // starts heads-up, so a round that comes down to two players is still capped
-        // and says so (`Betting is capped`); a history without that line (our own
-        // tables judge heads-up at any time) is read as lifting it whenever two remain.
-        heads_up_at_round_start: fixed
-            && input
-                .lines
-                .iter()
-                .any(|l| l.trim_end() == "Betting is capped"),
         ..HandOptions::default()
     };
     let config = HandConfig {
         game,
         structure: input.structure,
         stakes,
-        // PokerStars: a bet and three raises, no cap heads-up.
+        // A bet and three raises (R20). Whether two players lift the cap the text says
+        // only by `Betting is capped`: PokerStars caps every round, heads-up too (a
+        // round begun or come down to two players says so); a history without that
+        // line (our own tables lift the cap heads-up) is read as lifting it.
         max_raises: fixed.then_some(3),
-        uncapped_heads_up: fixed,
+        uncapped_heads_up: fixed && !capped_text,
         seats,
         options,
     };
