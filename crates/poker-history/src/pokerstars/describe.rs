@@ -44,6 +44,12 @@ pub fn describe(game: Game, hole: &[Card], board: &[Card]) -> Option<String> {
             &best_high(&fives(&all), false)?,
             best_low(&fives(&all), true),
         ),
+        // Fewer than five razz cards (a hand shown before the fifth street) read as
+        // their ranks in the order shown, as PokerStars writes them.
+        Game::Razz if all.len() < 5 => {
+            let ranks: Vec<u8> = all.iter().map(|c| c.rank().0).collect();
+            format!("Lo: {}", rank_list(&ranks))
+        }
         Game::Razz => low_description(&best_low(&fives(&all), false)?),
         Game::DeuceToSevenSingleDraw | Game::DeuceToSevenTripleDraw => deuce_to_seven(&all)?,
         Game::Badugi => badugi(&all)?,
@@ -439,5 +445,6 @@ mod tests {
         );
         assert_eq!(kicker_suffix(&mine, &mine), None);
         assert_eq!(d(Game::Badugi, "Ah3h5d7s", ""), "3-card: 7,5,A");
+        assert_eq!(d(Game::Razz, "3d3s5h4h", ""), "Lo: 3,3,5,4");
     }
 }
