@@ -181,6 +181,19 @@ fn golden_real_pokerstars_hands() {
         all_lines.push_str(&lines);
         for h in &hands {
             assert_conserved(h);
+            // What the writer writes reads again and is written the same way: its text
+            // is a fixed point of the round trip, whatever it was read from.
+            if let Ok(written) = write_back(h) {
+                let again = read_hand(&written).unwrap_or_else(|e| {
+                    panic!("#{}: written text not read: {e}\n{written}", h.hand_number)
+                });
+                let twice = write_back(&again).expect("written again");
+                assert!(
+                    twice == written,
+                    "#{}: not a fixed point\n{written}---\n{twice}",
+                    h.hand_number
+                );
+            }
         }
         for (game, (n, read, same)) in tally.games {
             let t = total.games.entry(game).or_default();
