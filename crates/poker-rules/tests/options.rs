@@ -366,7 +366,8 @@ fn r32_a_mucked_hand_still_leaves_two_runs_of_the_pot() {
     t.act(first, Action::Show { cards: None });
     let other = t.hand.to_act().expect("the other decides");
     t.act(other, Action::Muck);
-    let runs: Vec<(u8, u64, Vec<(usize, u64)>)> = t
+    type RunAward = (u8, u64, Vec<(usize, u64)>);
+    let runs: Vec<RunAward> = t
         .events
         .iter()
         .filter_map(|e| match e {
