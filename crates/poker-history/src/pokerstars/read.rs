@@ -281,6 +281,10 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
         let Ok(number) = num.parse::<u32>() else {
             break;
         };
+        // Seats are numbered from 1 (a `Seat 0` would have no table seat).
+        if number == 0 {
+            return Err(bad(li));
+        }
         let open = rest.rfind(" (").ok_or_else(|| bad(li))?;
         let chips = rest[open + 2..]
             .split(" in chips")
