@@ -392,7 +392,8 @@ impl<'h> Body<'h> {
         let dead_small = posts_of()
             .find(|p| p.kind == PostKind::MissedSmall && !p.live)
             .map_or(0, |p| p.amount.min(amount));
-        let live_big = posts_of().any(|p| p.live);
+        // Only a live big blind takes the dead small with it (`small & big blinds`).
+        let live_big = posts_of().any(|p| p.live && p.kind != PostKind::SmallBlind);
         let ante = amount - dead_small;
         let name = self.hand.name(player).to_string();
         let all_in = self.all_in(player, amount);
