@@ -322,8 +322,12 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
     for (i, &line) in lines.iter().enumerate().skip(li) {
         let line = line.trim_end();
         // The amount is the first word: `2 and is all-in`, `$10 and has reached the
-        // $10 cap`.
-        let amount = |w: &str| money.parse(w.split(' ').next().unwrap_or(""));
+        // $10 cap`. A post, bet or raise of nothing is no line PokerStars writes.
+        let amount = |w: &str| {
+            money
+                .parse(w.split(' ').next().unwrap_or(""))
+                .filter(|&a| a > 0)
+        };
         if in_summary {
             if let Some(t) = line.strip_prefix("Total pot ") {
                 p.total = t.split([' ', '|']).next().and_then(|a| money.parse(a));
