@@ -16,7 +16,7 @@
 mod pokerstars_gen;
 
 use poker_history::phh::replay;
-use poker_history::pokerstars::import::{decode, run_text, write_back};
+use poker_history::pokerstars::import::{decode, run_text_with, write_back};
 use poker_history::pokerstars::read::{read_hand, split};
 use std::path::{Path, PathBuf};
 
@@ -170,12 +170,30 @@ fn golden_real_pokerstars_hands() {
     }
     files.sort();
     let mut total = poker_history::pokerstars::import::Tally::default();
+    // `POKER_STARS_LOG=FILE`: each hand's outcome, and the whole text of each hand that
+    // differs, as `pokerd import --verbose` prints them.
+    let log = std::env::var_os("POKER_STARS_LOG");
+    let mut all_lines = String::new();
     for file in &files {
         let text = decode(&std::fs::read(file).expect("readable"));
         let mut lines = String::new();
-        let (tally, hands) = run_text(&text, &mut lines);
+        let (tally, hands) = run_text_with(&text, &mut lines, log.is_some());
+        all_lines.push_str(&lines);
         for h in &hands {
             assert_conserved(h);
+            // What the writer writes reads again and is written the same way: its text
+            // is a fixed point of the round trip, whatever it was read from.
+            if let Ok(written) = write_back(h) {
+                let again = read_hand(&written).unwrap_or_else(|e| {
+                    panic!("#{}: written text not read: {e}\n{written}", h.hand_number)
+                });
+                let twice = write_back(&again).expect("written again");
+                assert!(
+                    twice == written,
+                    "#{}: not a fixed point\n{written}---\n{twice}",
+                    h.hand_number
+                );
+            }
         }
         for (game, (n, read, same)) in tally.games {
             let t = total.games.entry(game).or_default();
@@ -184,6 +202,9 @@ fn golden_real_pokerstars_hands() {
         for (why, n) in tally.skipped {
             *total.skipped.entry(why).or_default() += n;
         }
+    }
+    if let Some(log) = log {
+        std::fs::write(&log, &all_lines).expect("the log is written");
     }
     println!("{} files\n{}", files.len(), total.report());
     assert!(total.games.values().any(|g| g.1 > 0), "no hand was read");

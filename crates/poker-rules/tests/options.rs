@@ -355,6 +355,40 @@ fn r32_run_it_twice_deals_the_rest_twice_and_splits_each_pot() {
     assert_eq!(t.stacks(), vec![100, 100]);
 }
 
+/// R32 when the other hand is mucked: each run still wins half of the pot, both halves
+/// going to the hand left (two awards, one per run, as PokerStars writes them).
+#[test]
+fn r32_a_mucked_hand_still_leaves_two_runs_of_the_pot() {
+    let mut t = all_in_heads_up(true);
+    t.act(0, Action::RunItTwice { agree: true });
+    t.act(1, Action::RunItTwice { agree: true });
+    let first = t.hand.to_act().expect("someone shows first");
+    t.act(first, Action::Show { cards: None });
+    let other = t.hand.to_act().expect("the other decides");
+    t.act(other, Action::Muck);
+    type RunAward = (u8, u64, Vec<(usize, u64)>);
+    let runs: Vec<RunAward> = t
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PotAwarded {
+                run,
+                amount,
+                winners,
+                ..
+            } => Some((*run, *amount, winners.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        runs,
+        vec![(0, 100, vec![(first, 100)]), (1, 100, vec![(first, 100)])]
+    );
+    let mut stacks = vec![0, 0];
+    stacks[first] = 200;
+    assert_eq!(t.stacks(), stacks, "chips conserved");
+}
+
 #[test]
 fn r32_one_refusal_means_one_run() {
     let mut t = all_in_heads_up(true);
@@ -430,6 +464,59 @@ fn r36_rake_is_a_percentage_with_a_cap_and_no_flop_no_drop() {
         3000,
         "chips conserved with the rake"
     );
+}
+
+/// R36 with side pots: the rake is the percentage of all the pots, rounded once, taken
+/// from the main pot first, then from each side pot what it adds to the rake of the pots
+/// before it, up to the cap (PokerStars' split: a side pot is not rounded on its own).
+#[test]
+fn r36_rake_of_side_pots_is_rounded_once_over_the_pots() {
+    let played = |cap| {
+        let mut cfg = holdem(
+            Structure::NoLimit,
+            Stakes {
+                min_bet: 10,
+                ..Stakes::default()
+            },
+            seats(&[(33, 0, 5, B), (1000, 0, 10, B), (1000, 0, 0, B)]),
+        );
+        cfg.options.rake = Some(Rake {
+            basis_points: 500,
+            cap,
+            no_flop_no_drop: true,
+            rounding: RakeRounding::Down,
+        });
+        let mut t = table(cfg);
+        t.act(2, bet(50));
+        t.act(0, Action::Call);
+        t.act(1, Action::Call);
+        for _ in 0..3 {
+            t.act(1, Action::Check);
+            t.act(2, Action::Check);
+        }
+        t.show_all();
+        let pots: Vec<(usize, u64)> = t
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::PotAwarded { pot, amount, .. } => Some((*pot, *amount)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            t.stacks().iter().sum::<u64>() + t.hand.rake(),
+            2033,
+            "chips conserved with the rake"
+        );
+        (t.hand.rake(), pots)
+    };
+    // Main pot 99, side pot 34: 5% of 99 is 4.95, of all 133 is 6.65. Rounded pot by
+    // pot the rake would be 4 + 1; rounded once it is 6, the side pot giving 2.
+    assert_eq!(played(100), (6, vec![(1, 32), (0, 95)]));
+    // A cap of 5: the main pot gives its 4, the side pot what is left under the cap.
+    assert_eq!(played(5), (5, vec![(1, 33), (0, 95)]));
+    // A cap the main pot reaches alone: the side pot gives nothing.
+    assert_eq!(played(3), (3, vec![(1, 34), (0, 96)]));
 }
 
 #[test]

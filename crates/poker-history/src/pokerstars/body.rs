@@ -4,9 +4,11 @@
 
 use super::{cards, describe, Family, Hand};
 use poker_rules::table::PostKind;
-use poker_rules::{BlindKind, Card, Chips, Event, Game, Structure};
+use poker_rules::{BlindKind, Card, Chips, Event, Game, PotShare, Structure};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
+
+mod showdown;
 
 /// The streets as written, and what the summary reads of them.
 pub(super) struct Body<'h> {
@@ -15,6 +17,9 @@ pub(super) struct Body<'h> {
     pub(super) out: String,
     /// Each player's cards as dealt so far, with which are face up.
     pub(super) hole: BTreeMap<usize, Vec<(Card, bool)>>,
+    /// Draw games: each player's cards where the dealer put them, a replacement card in
+    /// the place of the card it replaced (the order PokerStars lists a mucked hand in).
+    pub(super) in_place: BTreeMap<usize, Vec<Card>>,
     pub(super) board: Vec<Card>,
     /// The betting round each folded player folded in.
     pub(super) folded_on: BTreeMap<usize, usize>,
@@ -41,12 +46,22 @@ pub(super) struct Body<'h> {
     /// raises reach the cap.
     round_unit: Chips,
     street: usize,
+    /// What each player has put in live (blinds, calls, bets; not antes) before this
+    /// round, and in it: a cap game says when a player reaches the cap (R24).
+    live_before: BTreeMap<usize, Chips>,
+    live_in_round: BTreeMap<usize, Chips>,
+    /// Players not folded when this betting round started.
+    round_contenders: usize,
     stud_street: usize,
     draws: usize,
     dealt_shown: bool,
     showdown_started: bool,
     /// Dead small blinds waiting for the big blind they are written with.
     pending_dead: BTreeMap<usize, Chips>,
+    /// Cards left in the deck (draw games: `The deck is reshuffled` when a draw needs
+    /// them all), and discards waiting to be shuffled back in.
+    stub: usize,
+    discard_pile: usize,
     /// Replacement cards already written with their discard (event indexes).
     written_with_discard: BTreeSet<usize>,
     /// Forced bets not written yet, with their rank in PokerStars' order.
@@ -55,8 +70,13 @@ pub(super) struct Body<'h> {
     twice: Option<usize>,
     /// The second run's board (the shared cards and its own).
     pub(super) board2: Vec<Card>,
+    /// The showdown's lines (hands shown or mucked) by player, held back until the pots
+    /// are awarded: PokerStars settles each pot in turn, side pots first.
+    showdown: Vec<(usize, String)>,
     /// The second showdown's lines: the same hands, described on the second board.
-    second_showdown: Vec<String>,
+    second_showdown: Vec<(usize, String)>,
+    /// The lines collecting the pots, by run and pot, held back with the showdown.
+    awards: Vec<(u8, usize, String)>,
     /// Whether the second run's showdown has been written.
     pub(super) second_started: bool,
     /// Hands described on the second board.
@@ -98,6 +118,7 @@ impl<'h> Body<'h> {
             hand,
             out: String::new(),
             hole: BTreeMap::new(),
+            in_place: BTreeMap::new(),
             board: Vec::new(),
             folded_on: BTreeMap::new(),
             shown: BTreeMap::new(),
@@ -112,16 +133,27 @@ impl<'h> Body<'h> {
             opening_bet,
             round_unit: 0,
             street: 0,
+            round_contenders: hand.config.seats.len(),
+            live_before: BTreeMap::new(),
+            live_in_round: BTreeMap::new(),
             stud_street: 0,
             draws: 0,
             dealt_shown: false,
             showdown_started: false,
             pending_dead: BTreeMap::new(),
+            stub: if hand.config.game == Game::ShortDeckHoldem {
+                36
+            } else {
+                52
+            },
+            discard_pile: 0,
             written_with_discard: BTreeSet::new(),
             posts: Vec::new(),
             twice: None,
             board2: Vec::new(),
+            showdown: Vec::new(),
             second_showdown: Vec::new(),
+            awards: Vec::new(),
             second_started: false,
             described2: BTreeMap::new(),
             by_run: BTreeMap::new(),
@@ -137,6 +169,16 @@ impl<'h> Body<'h> {
         // the line with a space).
         for &w in &hand.no_show {
             let _ = writeln!(body.out, "{}: doesn't show hand ", hand.name(w));
+        }
+        // A winner without a showdown who showed their hand does so after collecting.
+        for (&p, c) in &hand.shown_outside {
+            if body.mucked.contains(&p) || body.shown.contains_key(&p) {
+                continue;
+            }
+            let _ = match describe::describe(hand.config.game, c, &body.board) {
+                Some(what) => writeln!(body.out, "{}: shows [{}] ({what})", hand.name(p), cards(c)),
+                None => writeln!(body.out, "{}: shows [{}]", hand.name(p), cards(c)),
+            };
         }
         body.no_low();
         body
@@ -154,11 +196,18 @@ impl<'h> Body<'h> {
 
     fn event(&mut self, index: usize, event: &Event, events: &[Event]) {
         let name = |p: usize| self.hand.name(p).to_string();
+        // Replacement cards come off the deck when their discard is written.
+        if let Event::HoleDealt { cards: c, .. } = event {
+            if !self.written_with_discard.contains(&index) {
+                self.stub = self.stub.saturating_sub(c.len());
+            }
+        }
         match event {
             Event::AntePosted { player, amount } => self.ante(*player, *amount),
             Event::BlindPosted { player, amount } => self.blind(*player, *amount),
             Event::BringInPosted { player, amount } => {
                 self.put_in_first_round.insert(*player);
+                *self.live_in_round.entry(*player).or_default() += amount;
                 self.round_bet = self.round_bet.max(*amount);
                 let amount = self.hand.m(*amount);
                 let _ = writeln!(self.out, "{}: brings in for {amount}", name(*player));
@@ -200,7 +249,8 @@ impl<'h> Body<'h> {
                 if self.street == 0 {
                     self.put_in_first_round.insert(*player);
                 }
-                let tail = if *all_in { " and is all-in" } else { "" };
+                *self.live_in_round.entry(*player).or_default() += amount;
+                let tail = self.all_in_tail(*player, *all_in);
                 let amount = self.hand.m(*amount);
                 let _ = writeln!(self.out, "{}: calls {amount}{tail}", name(*player));
             }
@@ -218,10 +268,19 @@ impl<'h> Body<'h> {
             Event::Shown { player, cards: c } => self.shows(*player, c),
             Event::Mucked { player } => {
                 self.mucked.push(*player);
-                let line = format!("{}: mucks hand ", name(*player));
-                let _ = writeln!(self.out, "{line}");
+                let line = match self.hand.shown_outside.get(player) {
+                    Some(c) => format!("{}: shows [{}]", name(*player), cards(c)),
+                    None => format!("{}: mucks hand ", name(*player)),
+                };
                 if self.twice.is_some() {
-                    self.second_showdown.push(line);
+                    self.second_showdown.push((*player, line.clone()));
+                }
+                // A hand mucked before any is shown comes before the showdown's title,
+                // as the writer always wrote it.
+                if self.showdown_started {
+                    self.showdown.push((*player, line));
+                } else {
+                    let _ = writeln!(self.out, "{line}");
                 }
             }
             Event::Raked { amount } => self.rake += amount,
@@ -230,25 +289,33 @@ impl<'h> Body<'h> {
                 amount,
                 winners,
                 run,
-                ..
+                share,
             } => {
-                // The second run's awards follow its own showdown.
-                if *run == 1 && !self.second_started {
-                    self.second_started = true;
-                    self.out.push_str("*** SECOND SHOW DOWN ***\n");
-                    for line in &self.second_showdown {
-                        let _ = writeln!(self.out, "{line}");
-                    }
-                }
                 *self.pots.entry(*pot).or_default() += amount;
                 let from = self.pot_name(*pot);
                 for &(w, part) in winners {
                     *self.won.entry(w).or_default() += part;
                     *self.by_run.entry((w, *run)).or_default() += part;
-                    let part = self.hand.m(part);
-                    let _ = writeln!(self.out, "{} collected {part} from {from}", name(w));
+                    // A split game's pot won whole at a showdown by a hand that makes a
+                    // low is still two halves, high and low, as PokerStars writes it.
+                    let halves = *share == PotShare::All
+                        && winners.len() == 1
+                        && self.shown.get(&w).is_some_and(|c| {
+                            describe::has_low(self.hand.config.game, c, &self.board)
+                        });
+                    let parts = if halves {
+                        vec![part - part / 2, part / 2]
+                    } else {
+                        vec![part]
+                    };
+                    for part in parts {
+                        let part = self.hand.m(part);
+                        let line = format!("{} collected {part} from {from}", name(w));
+                        self.awards.push((*run, *pot, line));
+                    }
                 }
             }
+            Event::HandEnded { stacks } => self.settle(stacks),
             _ => {}
         }
     }
@@ -283,6 +350,24 @@ impl<'h> Body<'h> {
         }
     }
 
+    /// How a call, bet or raise that puts the player all in ends: ` and is all-in`, or in
+    /// a cap game ` and has reached the $10 cap` when the cap is what stops them (R24).
+    fn all_in_tail(&self, player: usize, all_in: bool) -> String {
+        if !all_in {
+            return String::new();
+        }
+        let live = self.live_before.get(&player).copied().unwrap_or(0)
+            + self.live_in_round.get(&player).copied().unwrap_or(0);
+        // A player whose stack is gone is all in, whether or not it is the cap.
+        let seat = &self.hand.config.seats[player];
+        match self.hand.config.options.cap {
+            Some(cap) if live >= cap && seat.ante + live < seat.stack => {
+                format!(" and has reached the {} cap", self.hand.m(cap))
+            }
+            _ => " and is all-in".to_string(),
+        }
+    }
+
     /// " and is all-in" when forced bets took the whole stack.
     fn all_in(&self, player: usize, forced: Chips) -> &'static str {
         if forced >= self.hand.config.seats[player].stack {
@@ -307,7 +392,8 @@ impl<'h> Body<'h> {
         let dead_small = posts_of()
             .find(|p| p.kind == PostKind::MissedSmall && !p.live)
             .map_or(0, |p| p.amount.min(amount));
-        let live_big = posts_of().any(|p| p.live);
+        // Only a live big blind takes the dead small with it (`small & big blinds`).
+        let live_big = posts_of().any(|p| p.live && p.kind != PostKind::SmallBlind);
         let ante = amount - dead_small;
         let name = self.hand.name(player).to_string();
         let all_in = self.all_in(player, amount);
@@ -336,6 +422,7 @@ impl<'h> Body<'h> {
         let hand = self.hand;
         let seat = hand.config.seats[player];
         let dead = self.pending_dead.remove(&player).unwrap_or(0);
+        *self.live_in_round.entry(player).or_default() += amount;
         let blind_seats = hand
             .config
             .seats
@@ -385,6 +472,7 @@ impl<'h> Body<'h> {
             .entry(player)
             .or_default()
             .extend(new.iter().copied());
+        self.in_place.entry(player).or_default().extend(c);
         if self.hand.family != Family::Stud {
             return;
         }
@@ -419,6 +507,13 @@ impl<'h> Body<'h> {
     /// A betting round opens: the first writes the hole cards (the viewer's only).
     fn round_started(&mut self, street: usize) {
         self.street = street;
+        // The forced bets belong to the first round, whenever it is said to start.
+        if street > 0 {
+            for (p, x) in std::mem::take(&mut self.live_in_round) {
+                *self.live_before.entry(p).or_default() += x;
+            }
+        }
+        self.round_contenders = self.hand.config.seats.len() - self.folded_on.len();
         self.round_bet = if street == 0 { self.opening_bet } else { 0 };
         self.round_unit = match (street, self.hand.family) {
             (0, Family::Stud) => self.hand.config.stakes.small_bet,
@@ -447,12 +542,16 @@ impl<'h> Body<'h> {
         if self.street == 0 {
             self.put_in_first_round.insert(player);
         }
+        self.live_in_round.insert(player, to);
+        let tail = self.all_in_tail(player, all_in);
         let name = self.hand.name(player);
         let m = |x: Chips| self.hand.m(x);
-        let tail = if all_in { " and is all-in" } else { "" };
         let small_bet = self.hand.config.stakes.small_bet;
+        // A completion of the bring-in; the bring-in's player opening with a full bet
+        // instead (nothing to complete yet) bets, as PokerStars writes it.
         let completes = self.hand.family == Family::Stud
             && self.street == 0
+            && self.round_bet > 0
             && self.round_bet < small_bet
             && to <= small_bet;
         let _ = if completes {
@@ -470,7 +569,12 @@ impl<'h> Body<'h> {
         if self.round_unit == 0 {
             self.round_unit = to;
         }
-        let left = config.seats.len() - self.folded_on.len();
+        // Heads-up as the table judges it (R20): when the round started, or now.
+        let left = if config.options.heads_up_at_round_start {
+            self.round_contenders
+        } else {
+            config.seats.len() - self.folded_on.len()
+        };
         let lifted = config.uncapped_heads_up && left == 2;
         if let (Structure::FixedLimit, Some(cap), false) =
             (config.structure, config.max_raises, lifted)
@@ -511,6 +615,15 @@ impl<'h> Body<'h> {
             return;
         }
         let count = c.len();
+        // The discards go to the pile; a draw that needs more cards than the deck has
+        // left waits for the pile to be shuffled back in, as the engine deals it
+        // (`Hand::needs_reshuffle`), and PokerStars says so before the discards.
+        self.discard_pile += count;
+        if count > self.stub {
+            self.out.push_str("The deck is reshuffled\n");
+            self.stub += std::mem::take(&mut self.discard_pile);
+        }
+        self.stub = self.stub.saturating_sub(count);
         let noun = if count == 1 { "card" } else { "cards" };
         let kept: Vec<Card> = held.iter().copied().filter(|h| !c.contains(h)).collect();
         self.hole
@@ -533,6 +646,13 @@ impl<'h> Body<'h> {
             });
         if let Some((at, new)) = replacement {
             self.written_with_discard.insert(at);
+            if let Some(place) = self.in_place.get_mut(&player) {
+                for (old, &card) in c.iter().zip(new.iter()) {
+                    if let Some(k) = place.iter().position(|x| x == old) {
+                        place[k] = card;
+                    }
+                }
+            }
             self.hole
                 .entry(player)
                 .or_default()
@@ -546,68 +666,6 @@ impl<'h> Body<'h> {
                 );
             }
         }
-    }
-
-    /// A hand shown at the showdown, described in PokerStars' words.
-    fn shows(&mut self, player: usize, c: &[Card]) {
-        if !self.showdown_started {
-            self.showdown_started = true;
-            let run = if self.twice.is_some() { "FIRST " } else { "" };
-            let _ = writeln!(self.out, "*** {run}SHOW DOWN ***");
-        }
-        let name = self.hand.name(player).to_string();
-        self.shown.insert(player, c.to_vec());
-        if self.twice.is_some() {
-            let line = match describe::describe(self.hand.config.game, c, &self.board2) {
-                Some(what) => {
-                    self.described2.insert(player, what.clone());
-                    format!("{name}: shows [{}] ({what})", cards(c))
-                }
-                None => format!("{name}: shows [{}]", cards(c)),
-            };
-            self.second_showdown.push(line);
-        }
-        let game = self.hand.config.game;
-        match describe::describe(game, c, &self.board) {
-            Some(what) => {
-                // A hand described as one shown before it says how its kickers compare
-                // (`- Ace+King kicker`, `- lower kicker`); the summary does not.
-                let earlier = self
-                    .described
-                    .iter()
-                    .find(|(&q, d)| q != player && **d == what)
-                    .and_then(|(q, _)| self.shown.get(q));
-                let suffix = earlier
-                    .and_then(|theirs| {
-                        let mine = describe::kickers(game, c, &self.board)?;
-                        let theirs = describe::kickers(game, theirs, &self.board)?;
-                        describe::kicker_suffix(&mine, &theirs)
-                    })
-                    .unwrap_or_default();
-                let _ = writeln!(self.out, "{name}: shows [{}] ({what}{suffix})", cards(c));
-                self.described.insert(player, what);
-            }
-            None => {
-                let _ = writeln!(self.out, "{name}: shows [{}]", cards(c));
-            }
-        }
-    }
-
-    /// A split game where nobody showed a low says so after the pots are collected, as
-    /// PokerStars does.
-    fn no_low(&mut self) {
-        let game = self.hand.config.game;
-        if !matches!(game, Game::OmahaHiLo | Game::StudHiLo)
-            || self.shown.is_empty()
-            || self
-                .shown
-                .values()
-                .any(|c| describe::has_low(game, c, &self.board))
-        {
-            return;
-        }
-        // After the pots collected, as PokerStars writes it.
-        self.out.push_str("No low hand qualified\n");
     }
 }
 

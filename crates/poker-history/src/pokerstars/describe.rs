@@ -44,26 +44,50 @@ pub fn describe(game: Game, hole: &[Card], board: &[Card]) -> Option<String> {
             &best_high(&fives(&all), false)?,
             best_low(&fives(&all), true),
         ),
+        // Fewer than five razz cards (a hand shown before the fifth street) read as
+        // their ranks in the order shown, as PokerStars writes them.
+        Game::Razz if all.len() < 5 => {
+            let ranks: Vec<u8> = all.iter().map(|c| c.rank().0).collect();
+            format!("Lo: {}", rank_list(&ranks))
+        }
         Game::Razz => low_description(&best_low(&fives(&all), false)?),
         Game::DeuceToSevenSingleDraw | Game::DeuceToSevenTripleDraw => deuce_to_seven(&all)?,
         Game::Badugi => badugi(&all)?,
     })
 }
 
-/// The kickers of a shown high hand that pairs (a pair, two pair, trips, quads): the
-/// ranks of its best five beside the ones its description names, highest first. `None`
-/// for other hands and games.
-pub(super) fn kickers(game: Game, hole: &[Card], board: &[Card]) -> Option<Vec<u8>> {
+/// The best high five of a shown hand in a game with a high hand (the high half of a
+/// split game).
+fn high_five(game: Game, hole: &[Card], board: &[Card]) -> Option<[Card; 5]> {
     if hole.iter().chain(board).any(|c| !c.is_known()) {
         return None;
     }
     let all: Vec<Card> = hole.iter().chain(board).copied().collect();
-    let five = match game {
-        Game::Holdem | Game::Stud => best_high(&fives(&all), false)?,
-        Game::ShortDeckHoldem => best_high(&fives(&all), true)?,
-        Game::Omaha => best_high(&omaha_fives(hole, board), false)?,
-        _ => return None,
-    };
+    match game {
+        Game::Holdem | Game::Stud | Game::StudHiLo => best_high(&fives(&all), false),
+        Game::ShortDeckHoldem => best_high(&fives(&all), true),
+        Game::Omaha | Game::OmahaHiLo => best_high(&omaha_fives(hole, board), false),
+        _ => None,
+    }
+}
+
+/// A flush's five ranks, highest first, when the shown hand's best high five is a flush
+/// (PokerStars names only its top card, `a flush, Queen high`). `None` otherwise.
+pub(super) fn flush_ranks(game: Game, hole: &[Card], board: &[Card]) -> Option<Vec<u8>> {
+    let five = high_five(game, hole, board)?;
+    if high::category(high::evaluate(&five)) != Category::Flush {
+        return None;
+    }
+    let mut ranks: Vec<u8> = five.iter().map(|c| c.rank().0).collect();
+    ranks.sort_unstable_by(|a, b| b.cmp(a));
+    Some(ranks)
+}
+
+/// The kickers of a shown high hand that pairs (a pair, two pair, trips, quads; the high
+/// half of a split game's hand): the ranks of its best five beside the ones its
+/// description names, highest first. `None` for other hands and games.
+pub(super) fn kickers(game: Game, hole: &[Card], board: &[Card]) -> Option<Vec<u8>> {
+    let five = high_five(game, hole, board)?;
     let paired = matches!(
         high::category(high::evaluate(&five)),
         Category::OnePair | Category::TwoPair | Category::ThreeOfAKind | Category::FourOfAKind
@@ -288,7 +312,8 @@ fn rank_list(ranks: &[u8]) -> String {
 }
 
 /// Badugi: the cards of different ranks and suits that count, highest first, ace low
-/// (`Badugi: 7,5,3,A`), or `3-card hand: 8,4,2` when no four make a badugi.
+/// (`Badugi: 7,5,3,A`), or `3-card: 8,4,2` when no four make a badugi, in PokerStars'
+/// words.
 fn badugi(cards: &[Card]) -> Option<String> {
     let n = cards.len();
     if n == 0 {
@@ -324,7 +349,7 @@ fn badugi(cards: &[Card]) -> Option<String> {
     Some(if counted.len() == 4 {
         format!("Badugi: {}", ace_low_list(&ranks))
     } else {
-        format!("{}-card hand: {}", counted.len(), ace_low_list(&ranks))
+        format!("{}-card: {}", counted.len(), ace_low_list(&ranks))
     })
 }
 
@@ -419,6 +444,7 @@ mod tests {
             Some(" - lower kicker")
         );
         assert_eq!(kicker_suffix(&mine, &mine), None);
-        assert_eq!(d(Game::Badugi, "Ah3h5d7s", ""), "3-card hand: 7,5,A");
+        assert_eq!(d(Game::Badugi, "Ah3h5d7s", ""), "3-card: 7,5,A");
+        assert_eq!(d(Game::Razz, "3d3s5h4h", ""), "Lo: 3,3,5,4");
     }
 }

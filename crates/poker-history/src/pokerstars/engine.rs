@@ -19,14 +19,135 @@ pub(super) struct PlayInput<'a> {
     pub(super) game: Game,
     pub(super) structure: Structure,
     pub(super) stakes: Vec<Chips>,
+    /// A cap game's cap (R24).
+    pub(super) cap: Option<Chips>,
+    /// A home game's club.
+    pub(super) club: Option<String>,
     pub(super) money: Money,
     pub(super) bring_in: Option<Chips>,
     pub(super) text: &'a str,
     pub(super) lines: &'a [&'a str],
 }
 
+/// The hand as the engine played it.
+struct Run {
+    config: HandConfig,
+    hand: Hand,
+    events: Vec<Event>,
+    /// The PHH actions (and comments) played.
+    notes: Vec<String>,
+    /// Hand order: the parsed seat index of each player in hand order.
+    order: Vec<usize>,
+    index_of: BTreeMap<usize, usize>,
+}
+
 /// Plays the parsed hand through the engine and builds its record.
 pub(super) fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadError> {
+    let rake = (p.rake > 0).then(|| Rake {
+        basis_points: rake_rate(&input, &p),
+        cap: p.rake,
+        no_flop_no_drop: false,
+        rounding: RakeRounding::Down,
+    });
+    let Run {
+        config,
+        hand,
+        events,
+        mut notes,
+        order,
+        index_of,
+    } = run(&input, &p, rake)?;
+    check_outcome(&p, &order, &events, hand.rake())?;
+    // Not actions: what the text showed that the record keeps as comments for the
+    // writer (a winner's refusal to show, mucked hands named in the summary).
+    for s in &p.no_show {
+        if let Some(&i) = index_of.get(s) {
+            notes.push(format!("# p{} doesn't show hand", i + 1));
+        }
+    }
+    for (s, c) in &p.mucked {
+        if let Some(&i) = index_of.get(s) {
+            notes.push(format!("# p{} mucked {}", i + 1, Card::format_many(c)));
+        }
+    }
+    let viewer = p.viewer.and_then(|s| index_of.get(&s).copied());
+    let names: Vec<String> = order.iter().map(|&s| p.seats[s].name.clone()).collect();
+    let phh = record(&config, notes, names.clone())?;
+    // The record must replay on its own to the same hand.
+    replay(&phh).map_err(|e| ReadError::Disagrees(format!("the record does not replay: {e}")))?;
+    Ok(ImportedHand {
+        hand_number: input.hand_number,
+        game_name: input.game_name,
+        table_name: p.table.clone(),
+        club: input.club,
+        started_at_ms: super::time::parse(&input.date_text),
+        date_text: input.date_text,
+        players: names,
+        seats: order.iter().map(|&s| p.seats[s].number).collect(),
+        seat_count: p.seat_count,
+        button_seat: p.button,
+        viewer,
+        money: input.money,
+        play_money: p.play_money,
+        posts: p.posts.clone(),
+        phh,
+        rake: p.rake,
+        text: input.text.to_string(),
+    })
+}
+
+/// The rake's percentage (basis points), which the text does not state: PokerStars
+/// takes its percentage from the main pot, then from each side pot what it adds to the
+/// rake of the pots before it, up to the cap (R36, as the engine takes it). With one pot
+/// the rake stated is all there is to know (100% up to the stated rake gives it); with
+/// side pots, the rate is the smallest that gives each pot the rake the summary shows
+/// (`Main pot 30.37. Side pot 7.91.` against the pots before the rake).
+fn rake_rate(input: &PlayInput, p: &Parsed) -> u32 {
+    const ALL: u32 = 10_000;
+    if p.rake == 0 || p.pots.len() < 2 {
+        return ALL;
+    }
+    let Ok(unraked) = run(input, p, None) else {
+        return ALL;
+    };
+    let mut before: BTreeMap<usize, Chips> = BTreeMap::new();
+    for e in &unraked.events {
+        if let Event::PotAwarded { pot, amount, .. } = e {
+            *before.entry(*pot).or_default() += amount;
+        }
+    }
+    if before.len() != p.pots.len() {
+        return ALL;
+    }
+    // The rates that give the rake of the pots up to each one: the rake of `pooled`
+    // chips is floor(rate * pooled / 10000), or the cap once reached.
+    let (mut low, mut high) = (1u64, u64::from(ALL));
+    let (mut pooled, mut raked) = (0u64, 0u64);
+    for (k, &after) in p.pots.iter().enumerate() {
+        let chips = before.get(&k).copied().unwrap_or(0);
+        let Some(taken) = chips.checked_sub(after) else {
+            return ALL;
+        };
+        pooled += chips;
+        raked += taken;
+        if pooled == 0 {
+            continue;
+        }
+        let least_for = |r: u64| (r * 10_000).div_ceil(pooled);
+        low = low.max(least_for(raked));
+        if raked < p.rake {
+            high = high.min(least_for(raked + 1).saturating_sub(1));
+        }
+    }
+    if low <= high {
+        low as u32
+    } else {
+        ALL
+    }
+}
+
+/// Plays the parsed hand through the engine with the rake given.
+fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadError> {
     let game = input.game;
     let stud = matches!(game, Game::Stud | Game::StudHiLo | Game::Razz);
     // Hand order: stud by seat; else from the button's left, the button last.
@@ -63,6 +184,10 @@ pub(super) fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadErro
             0
         },
     };
+    let capped_text = input
+        .lines
+        .iter()
+        .any(|l| l.trim_end() == "Betting is capped");
     let seats: Vec<SeatConfig> = order
         .iter()
         .map(|&s| {
@@ -77,21 +202,20 @@ pub(super) fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadErro
         .collect();
     let options = HandOptions {
         run_it_twice: p.run_twice,
-        rake: (p.rake > 0).then_some(Rake {
-            basis_points: 10_000,
-            cap: p.rake,
-            no_flop_no_drop: false,
-            rounding: RakeRounding::Down,
-        }),
+        rake,
+        cap: input.cap,
         ..HandOptions::default()
     };
     let config = HandConfig {
         game,
         structure: input.structure,
         stakes,
-        // PokerStars: a bet and three raises, no cap heads-up.
+        // A bet and three raises (R20). Whether two players lift the cap the text says
+        // only by `Betting is capped`: PokerStars caps every round, heads-up too (a
+        // round begun or come down to two players says so); a history without that
+        // line (our own tables lift the cap heads-up) is read as lifting it.
         max_raises: fixed.then_some(3),
-        uncapped_heads_up: fixed,
+        uncapped_heads_up: fixed && !capped_text,
         seats,
         options,
     };
@@ -190,6 +314,7 @@ pub(super) fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadErro
     }
     // The rest of the deal, then the showdown in the engine's order.
     let end = input.lines.len().saturating_sub(1);
+    let mut partial: Vec<String> = Vec::new();
     loop {
         deal_on(&mut hand, &mut events, &mut notes, end)?;
         if hand.phase() != Phase::Showdown {
@@ -209,7 +334,10 @@ pub(super) fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadErro
                     Card::format_many(&hand.players()[player].hole)
                 ),
             ),
+            // A hand shown in part and mucked: the cards shown are kept as a comment
+            // for the writer (`# p3 shows Qc`).
             Some((_, Act::Show(c))) if c.len() != held => {
+                partial.push(format!("# p{} shows {}", player + 1, Card::format_many(&c)));
                 (end, Action::Muck, format!("p{} sm", player + 1))
             }
             Some((line, Act::Show(c))) => {
@@ -235,47 +363,27 @@ pub(super) fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadErro
         );
         notes.push(note);
     }
+    notes.append(&mut partial);
     if !hand.is_complete() {
         return Err(ReadError::Unfinished(format!(
             "the engine still waits ({:?})",
             hand.phase()
         )));
     }
-    check_outcome(&p, &order, &events, hand.rake())?;
-    // Not actions: what the text showed that the record keeps as comments for the
-    // writer (a winner's refusal to show, mucked hands named in the summary).
-    for s in &p.no_show {
-        if let Some(&i) = index_of.get(s) {
-            notes.push(format!("# p{} doesn't show hand", i + 1));
+    // A winner without a showdown who showed anyway (`shows [As 4h]` after the pot is
+    // collected): no action of the engine's, kept as a comment for the writer.
+    for (player, (_, act)) in shows {
+        if let Act::Show(c) = act {
+            notes.push(format!("# p{} shows {}", player + 1, Card::format_many(&c)));
         }
     }
-    for (s, c) in &p.mucked {
-        if let Some(&i) = index_of.get(s) {
-            notes.push(format!("# p{} mucked {}", i + 1, Card::format_many(c)));
-        }
-    }
-    let viewer = p.viewer.and_then(|s| index_of.get(&s).copied());
-    let names: Vec<String> = order.iter().map(|&s| p.seats[s].name.clone()).collect();
-    let phh = record(&config, notes, names.clone())?;
-    // The record must replay on its own to the same hand.
-    replay(&phh).map_err(|e| ReadError::Disagrees(format!("the record does not replay: {e}")))?;
-    Ok(ImportedHand {
-        hand_number: input.hand_number,
-        game_name: input.game_name,
-        table_name: p.table.clone(),
-        started_at_ms: super::time::parse(&input.date_text),
-        date_text: input.date_text,
-        players: names,
-        seats: order.iter().map(|&s| p.seats[s].number).collect(),
-        seat_count: p.seat_count,
-        button_seat: p.button,
-        viewer,
-        money: input.money,
-        play_money: p.play_money,
-        posts: p.posts.clone(),
-        phh,
-        rake: p.rake,
-        text: input.text.to_string(),
+    Ok(Run {
+        config,
+        hand,
+        events,
+        notes,
+        order,
+        index_of,
     })
 }
 

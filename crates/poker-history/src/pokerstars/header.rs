@@ -26,6 +26,13 @@ fn game_name(game: Game) -> &'static str {
 /// by their blinds.
 fn stakes(hand: &Hand) -> String {
     let config = &hand.config;
+    // The big blind, or the minimum bet when no blind was posted (a hand whose blinds
+    // were all missed), which is what the stakes stand for.
+    let big = if hand.big > 0 {
+        hand.big
+    } else {
+        config.stakes.min_bet
+    };
     if config.game == Game::ShortDeckHoldem {
         // The table's ante: the smallest one posted (a returning player's dead small
         // blind goes in with theirs).
@@ -36,12 +43,12 @@ fn stakes(hand: &Hand) -> String {
             .filter(|&a| a > 0)
             .min()
             .unwrap_or(0);
-        return format!(
-            "Button Blind {} - Ante {}{}",
-            hand.m(hand.big),
-            hand.m(ante),
-            hand.money.code_suffix()
-        );
+        // PokerStars puts two spaces before the currency here.
+        let code = match hand.money.code_suffix() {
+            c if c.is_empty() => c,
+            c => format!(" {c}"),
+        };
+        return format!("Button Blind {} - Ante {}{code}", hand.m(big), hand.m(ante),);
     }
     if config.structure == Structure::FixedLimit || hand.family == Family::Stud {
         return hand
@@ -51,11 +58,20 @@ fn stakes(hand: &Hand) -> String {
     let small: Chips = config
         .seats
         .iter()
-        .filter(|s| s.kind == BlindKind::Blind && s.blind > 0 && s.blind < hand.big)
+        .filter(|s| s.kind == BlindKind::Blind && s.blind > 0 && s.blind < big)
         .map(|s| s.blind)
         .min()
-        .unwrap_or(hand.big / 2);
-    hand.money.stakes(small, hand.big)
+        .unwrap_or(big / 2);
+    let stakes = hand.money.stakes(small, big);
+    // A cap game names its cap between the blinds and the currency (R24).
+    match config.options.cap {
+        Some(cap) => {
+            let code = hand.money.code_suffix();
+            let blinds = stakes.strip_suffix(code.as_str()).unwrap_or(&stakes);
+            format!("{blinds} - {} Cap - {code}", hand.m(cap))
+        }
+        None => stakes,
+    }
 }
 
 /// The header line, the table line and the seat lines.

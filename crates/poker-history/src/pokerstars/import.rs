@@ -91,8 +91,24 @@ pub fn compare(original: &str, written: &str) -> Option<Difference> {
     })
 }
 
-/// Writes an imported hand again in PokerStars text.
+/// Writes an imported hand again in PokerStars text; a home game's header says so and
+/// names its club (`PokerStars Home Game Hand #1: {Club}  Hold'em No Limit (1/2)`), which
+/// the writer, for the server's own tables, never does.
 pub fn write_back(hand: &ImportedHand) -> Result<String, String> {
+    let written = write_hand(hand)?;
+    Ok(match &hand.club {
+        Some(club) => {
+            let (first, rest) = written.split_once('\n').unwrap_or((&written, ""));
+            let first = first
+                .replacen("PokerStars Hand #", "PokerStars Home Game Hand #", 1)
+                .replacen(":  ", &format!(": {{{club}}}  "), 1);
+            format!("{first}\n{rest}")
+        }
+        None => written,
+    })
+}
+
+fn write_hand(hand: &ImportedHand) -> Result<String, String> {
     let phh = hand.phh.to_toml();
     write_in(
         &Meta {

@@ -130,6 +130,11 @@ struct Hand<'a> {
     /// Mucked hands the record says the table saw (`# p2 mucked 9sAh`), as PokerStars
     /// names them in the summary: kept as a comment, which replays as nothing.
     mucked_named: std::collections::BTreeMap<usize, Vec<Card>>,
+    /// Cards the record says a player showed outside the engine's showdown (`# p3
+    /// shows Qc`): a hand shown in part then mucked (PokerStars writes `shows [Qc]` for
+    /// the muck), or the hand of a winner without a showdown who showed it (written
+    /// after the pot is collected).
+    shown_outside: std::collections::BTreeMap<usize, Vec<Card>>,
 }
 
 impl Hand<'_> {
@@ -217,22 +222,27 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
         .filter(|&k| (1..=n).contains(&k))
         .map(|k| k - 1)
         .collect();
-    let mucked_named = phh
-        .actions
-        .iter()
-        .filter_map(|note| {
-            let (who, c) = note.trim().strip_prefix("# p")?.split_once(" mucked ")?;
-            let k = who
-                .parse::<usize>()
-                .ok()
-                .filter(|&k| (1..=n).contains(&k))?;
-            Some((k - 1, Card::parse_many(c).ok()?))
-        })
-        .collect();
+    // Comments naming a player's cards: `# p2 mucked 9sAh`, `# p3 shows Qc`.
+    let named = |what: &str| {
+        phh.actions
+            .iter()
+            .filter_map(|note| {
+                let (who, c) = note.trim().strip_prefix("# p")?.split_once(what)?;
+                let k = who
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&k| (1..=n).contains(&k))?;
+                Some((k - 1, Card::parse_many(c).ok()?))
+            })
+            .collect()
+    };
+    let mucked_named = named(" mucked ");
+    let shown_outside = named(" shows ");
     let hand = Hand {
         money,
         no_show,
         mucked_named,
+        shown_outside,
         meta,
         single_draw: config.game == Game::DeuceToSevenSingleDraw,
         config,

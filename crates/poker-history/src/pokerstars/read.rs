@@ -27,6 +27,8 @@ pub struct ImportedHand {
     pub game_name: String,
     /// The table's name.
     pub table_name: String,
+    /// A home game's club, which its header names (`{chipchipchip}`).
+    pub club: Option<String>,
     /// The header's date text, as written.
     pub date_text: String,
     /// The hand's start (unix ms) from the header's Eastern time, if it has one.
@@ -93,23 +95,25 @@ pub enum ReadError {
     Disagrees(String),
 }
 
-/// Splits a file into the text of each hand (BOM and blank lines between hands dropped,
-/// CRLF read as LF).
+/// Splits a file into the text of each hand (BOM and blank lines dropped, CRLF and a
+/// lone CR read as LF). A hand has no blank line of its own (blank lines separate
+/// hands), so a copy whose line ends were doubled, or made old Mac CRs, still reads.
 pub fn split(text: &str) -> Vec<String> {
-    let text = text.replace("\r\n", "\n").replace('\u{feff}', "");
+    let text = text
+        .replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .replace('\u{feff}', "");
     let mut hands: Vec<String> = Vec::new();
     for line in text.lines() {
         if is_header(line) {
             hands.push(String::new());
         }
+        if line.trim().is_empty() {
+            continue;
+        }
         if let Some(h) = hands.last_mut() {
             h.push_str(line);
             h.push('\n');
-        }
-    }
-    for h in &mut hands {
-        while h.ends_with("\n\n") {
-            h.pop();
         }
     }
     hands
@@ -193,6 +197,9 @@ pub(super) struct Parsed {
     pub(super) run_twice: bool,
     pub(super) collected: BTreeMap<usize, Chips>,
     pub(super) total: Option<Chips>,
+    /// The pots the summary names, after the rake (`Main pot 30. Side pot-1 7.`): the
+    /// main pot, then each side pot; empty when there is one pot.
+    pub(super) pots: Vec<Chips>,
     pub(super) rake: Chips,
     pub(super) bring_in: Option<Chips>,
     /// Winners who said they do not show (`doesn't show hand`), by seat index.
@@ -223,12 +230,12 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
         .ok_or_else(|| bad(0))?;
     let rest = rest.trim_start();
     // Home games name their club first: `{Club} Hold'em No Limit (1/2)`.
-    let rest = match rest.strip_prefix('{') {
+    let (club, rest) = match rest.strip_prefix('{') {
         Some(r) => r
             .split_once("} ")
-            .map(|x| x.1.trim_start())
+            .map(|x| (Some(x.0.to_string()), x.1.trim_start()))
             .ok_or_else(|| bad(0))?,
-        None => rest,
+        None => (None, rest),
     };
     let open = rest.find(" (").ok_or_else(|| bad(0))?;
     let game_name = rest[..open].to_string();
@@ -237,6 +244,11 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
     let stakes_text = &rest[open + 2..close];
     let date_text = rest[close + 4..].to_string();
     let money = Money::of_stakes(stakes_text);
+    // A cap game names its cap (R24): `$0.25/$0.50 - $10 Cap -  USD`.
+    let cap = stakes_text
+        .split(" - ")
+        .find_map(|part| part.strip_suffix(" Cap"))
+        .and_then(|a| money.parse(a));
     // The two stakes: blinds (no limit, pot limit), bets (fixed limit, stud).
     let stakes: Vec<Chips> = stakes_text
         .split(['/', ' '])
@@ -269,6 +281,10 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
         let Ok(number) = num.parse::<u32>() else {
             break;
         };
+        // Seats are numbered from 1 (a `Seat 0` would have no table seat).
+        if number == 0 {
+            return Err(bad(li));
+        }
         let open = rest.rfind(" (").ok_or_else(|| bad(li))?;
         let chips = rest[open + 2..]
             .split(" in chips")
@@ -305,10 +321,26 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
     let mut first_dealt: BTreeMap<usize, bool> = BTreeMap::new();
     for (i, &line) in lines.iter().enumerate().skip(li) {
         let line = line.trim_end();
-        let amount = |w: &str| money.parse(w.trim_end_matches(" and is all-in"));
+        // The amount is the first word: `2 and is all-in`, `$10 and has reached the
+        // $10 cap`. A post, bet or raise of nothing is no line PokerStars writes.
+        let amount = |w: &str| {
+            money
+                .parse(w.split(' ').next().unwrap_or(""))
+                .filter(|&a| a > 0)
+        };
         if in_summary {
             if let Some(t) = line.strip_prefix("Total pot ") {
                 p.total = t.split([' ', '|']).next().and_then(|a| money.parse(a));
+                // `Main pot $30.37. Side pot-1 $7.91. | Rake...`: each pot's amount is
+                // the word after its name, with the full stop dropped.
+                let pots = t.split('|').next().unwrap_or("");
+                let words: Vec<&str> = pots.split(' ').collect();
+                p.pots = words
+                    .windows(2)
+                    .filter(|w| w[0] == "pot" || w[0].starts_with("pot-"))
+                    .map(|w| money.parse(w[1].trim_end_matches('.')))
+                    .collect::<Option<Vec<Chips>>>()
+                    .ok_or_else(|| bad(i))?;
                 p.rake = t
                     .split("| Rake ")
                     .nth(1)
@@ -502,6 +534,8 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
             game,
             structure,
             stakes,
+            cap,
+            club,
             money,
             bring_in,
             text,

@@ -27,6 +27,8 @@ fn street_name(hand: &Hand, street: usize) -> String {
             .copied()
             .unwrap_or("River")
         ),
+        // PokerStars' single draw says `before Flop`, as its flop games do.
+        Family::Draw if street == 0 && hand.single_draw => "before Flop".to_string(),
         Family::Draw if street == 0 => "before the Draw".to_string(),
         Family::Draw if hand.single_draw => "after the Draw".to_string(),
         Family::Draw => format!(
@@ -62,10 +64,17 @@ fn role(hand: &Hand, player: usize) -> &'static str {
 
 /// How the player's hand ended.
 fn outcome(hand: &Hand, body: &Body, player: usize) -> String {
+    // Badugi's descriptions (`Badugi: 8,4,3,A`, `3-card: T,7,2`) take an article in
+    // the summary, as PokerStars writes them.
+    let article = if hand.config.game == Game::Badugi {
+        "a "
+    } else {
+        ""
+    };
     let with = body
         .described
         .get(&player)
-        .map(|d| format!(" with {d}"))
+        .map(|d| format!(" with {article}{d}"))
         .unwrap_or_default();
     if let Some(&street) = body.folded_on.get(&player) {
         let quiet = if street == 0 && !body.put_in_first_round.contains(&player) {
@@ -105,11 +114,15 @@ fn outcome(hand: &Hand, body: &Body, player: usize) -> String {
         // The cards of a hand mucked at the showdown, where the history may name them
         // (the player's own, the house's view), or where the record says they were
         // shown to the table (`# p2 mucked 9sAh`, a hand read from PokerStars text).
-        let held: Vec<Card> = body
-            .hole
-            .get(&player)
-            .map(|v| v.iter().map(|x| x.0).collect())
-            .unwrap_or_default();
+        // A draw game's hand in the places its cards were dealt to.
+        let held: Vec<Card> = match body.in_place.get(&player) {
+            Some(v) if hand.family == Family::Draw => v.clone(),
+            _ => body
+                .hole
+                .get(&player)
+                .map(|v| v.iter().map(|x| x.0).collect())
+                .unwrap_or_default(),
+        };
         if hand.knows(player) && !held.is_empty() && held.iter().all(|c| c.is_known()) {
             return format!("mucked [{}]", cards(&held));
         }

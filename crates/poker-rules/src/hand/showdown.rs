@@ -108,16 +108,21 @@ impl Hand {
     pub(super) fn award(&mut self, events: &mut Vec<Event>) {
         let mut pots = PotMasks::new();
         self.pot_masks(&mut pots);
-        // The house's cut, pot by pot from the main pot, up to the cap (R36); no flop, no
-        // drop: nothing when the hand ends on its first street.
+        // The house's cut, a percentage of each pot up to the cap (R36), taken from the
+        // main pot, then each side pot in turn. The percentage is rounded once, over the
+        // pots taken so far, so that a hand's split into pots neither gains nor loses a
+        // chip to rounding: each pot gives what it adds to the rake of all the pots up
+        // to it (PokerStars' split, seen in its histories). No flop, no drop: nothing
+        // when the hand ends on its first street.
         if let Some(rake) = self.config.options.rake {
             let dropped = !(rake.no_flop_no_drop && self.street == 0 && self.board.is_empty());
             if dropped {
-                let mut left = rake.cap;
+                let mut pooled: Chips = 0;
                 for pot in pots.pots[..pots.len].iter_mut() {
-                    let r = Self::rake_of(&rake, pot.0).min(left).min(pot.0);
+                    pooled += pot.0;
+                    let due = Self::rake_of(&rake, pooled).min(rake.cap);
+                    let r = due.saturating_sub(self.rake).min(pot.0);
                     pot.0 -= r;
-                    left -= r;
                     self.rake += r;
                 }
                 if self.rake > 0 {
@@ -127,11 +132,9 @@ impl Hand {
         }
         let n = self.players.len();
         let live = self.live_mask();
-        let runs = if live.count_ones() > 1 {
-            self.runs.max(1)
-        } else {
-            1
-        };
+        // A board run twice splits every pot between the runs (R32), even when the
+        // others mucked and one player wins both halves.
+        let runs = self.runs.max(1);
         let mut won = [0 as Chips; 32];
         for run in 0..runs {
             let board = if run == 0 { self.board } else { self.board2 };
