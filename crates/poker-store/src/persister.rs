@@ -1,8 +1,8 @@
 //! The persister: tasks that write for many tables in batches (group commit, with
-//! synchronous commit kept on): the hands just dealt, the buy-ins, the finished hands and
-//! the tables' writes that move no money, each kind in one transaction per batch. A busy room thus
-//! pays one disk flush for many tables' writes, and no hand is acknowledged before it is
-//! durable.
+//! synchronous commit kept on): the hands just dealt, the finished hands and the tables'
+//! writes that move no money together (on SQLite in one transaction per batch), the
+//! buy-ins in their own. A busy room thus pays one disk flush for many tables' writes,
+//! and no hand is acknowledged before it is durable.
 
 use crate::{BuyIn, CompletedHand, HandStart, Store, StoreError, StoreResult, TableWrite};
 use std::future::Future;
@@ -39,8 +39,8 @@ pub struct PersisterHandle {
 
 impl Persister {
     /// Starts the writers: each takes whatever is waiting (up to `max_batch` jobs) and
-    /// writes it together, at most four transactions a batch (hands dealt, writes that
-    /// move no money, buy-ins, finished hands); two writers let one batch gather while the other
+    /// writes it together: the hands dealt, the writes that move no money and the
+    /// finished hands in one [`Store::write_group`], the buy-ins beside; two writers let one batch gather while the other
     /// waits for the disk. A table has at most one job in flight, so batches never
     /// conflict.
     pub fn spawn<S: Store>(store: Arc<S>, max_batch: usize) -> PersisterHandle {
@@ -76,8 +76,9 @@ impl Persister {
     }
 }
 
-/// Writes one batch: each kind of job in one transaction; if that fails, its jobs one by
-/// one, so one bad job never fails the others.
+/// Writes one batch: the hands dealt, the writes that move no money and the finished
+/// hands together, the buy-ins in their own transactions; if a transaction fails, its
+/// jobs are written again in smaller ones, so one bad job never fails the others.
 async fn write<S: Store>(store: &S, batch: Vec<Job>) {
     let mut starts = Vec::new();
     let mut saves = Vec::new();
@@ -91,9 +92,48 @@ async fn write<S: Store>(store: &S, batch: Vec<Job>) {
             Work::BuyIn(buy_in) => buy_ins.push((buy_in, job.done)),
         }
     }
+    grouped(store, starts, saves, commits).await;
+    each_answered(store, buy_ins).await;
+}
+
+/// A job's items and where its answer goes.
+type Jobs<T> = Vec<(Vec<T>, oneshot::Sender<StoreResult<()>>)>;
+
+/// Writes the hands dealt, the writes that move no money and the finished hands of a
+/// batch together ([`Store::write_group`]: on SQLite one transaction, so one disk flush
+/// and one `begin`/`commit` instead of one per kind); if that fails, or only one kind is
+/// waiting, each kind in its own transaction as before (and each job alone if that
+/// fails too).
+async fn grouped<S: Store>(
+    store: &S,
+    starts: Jobs<HandStart>,
+    saves: Jobs<TableWrite>,
+    commits: Jobs<CompletedHand>,
+) {
+    let kinds = [starts.is_empty(), saves.is_empty(), commits.is_empty()]
+        .iter()
+        .filter(|empty| !**empty)
+        .count();
+    if kinds > 1 {
+        fn all<T: Clone>(jobs: &Jobs<T>) -> Vec<T> {
+            jobs.iter()
+                .flat_map(|(items, _)| items.iter().cloned())
+                .collect()
+        }
+        let written = store
+            .write_group(&all(&starts), &all(&saves), &all(&commits))
+            .await;
+        if written.is_ok() {
+            let dones = starts.into_iter().map(|(_, done)| done);
+            let dones = dones.chain(saves.into_iter().map(|(_, done)| done));
+            for done in dones.chain(commits.into_iter().map(|(_, done)| done)) {
+                let _ = done.send(Ok(()));
+            }
+            return;
+        }
+    }
     together(starts, |s| async move { store.start_hands(&s).await }).await;
     together(saves, |w| async move { store.save_table_writes(&w).await }).await;
-    each_answered(store, buy_ins).await;
     together(commits, |h| async move {
         store.commit_hands(&h).await.map(|_| ())
     })

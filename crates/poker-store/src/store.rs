@@ -405,6 +405,19 @@ pub trait Store: Send + Sync + 'static {
         &self,
         hands: &[CompletedHand],
     ) -> impl Future<Output = StoreResult<usize>> + Send;
+    /// Writes a persister's batch: hands just dealt, writes that move no money and
+    /// finished hands, each kind as [`Store::start_hands`], [`Store::save_table_writes`]
+    /// and [`Store::commit_hands`] write it. On SQLite all three go in one transaction
+    /// (one disk flush for the batch: nothing is written unless everything is); on
+    /// PostgreSQL each kind in its own, in that order. Each kind is idempotent (a hand
+    /// dealt is recorded once, a write sets what it sets, a hand commits exactly once),
+    /// so after an error the caller may write them again kind by kind.
+    fn write_group(
+        &self,
+        starts: &[HandStart],
+        writes: &[TableWrite],
+        hands: &[CompletedHand],
+    ) -> impl Future<Output = StoreResult<()>> + Send;
     /// Start-up: hands started but never committed are void. Returns them.
     fn recover(&self) -> impl Future<Output = StoreResult<Vec<HandId>>> + Send;
     /// One table's hands started but never committed are void (its task failed mid-hand;

@@ -226,6 +226,12 @@ pub(crate) async fn connection(
     if *shutting_down.borrow_and_update() {
         return;
     }
+    // One timer for the connection's whole life, armed for its clock's deadline: moved
+    // earlier at once when the deadline comes sooner, and later only when it fires early
+    // (the client was heard from meanwhile). A timer made afresh on every wake-up would
+    // enter and leave the runtime's timer wheel once per message.
+    let clock = tokio::time::sleep_until(heard + Duration::from_secs(server.ws_auth_timeout_secs));
+    tokio::pin!(clock);
     loop {
         let deadline = match &conn.identity {
             None => heard + Duration::from_secs(server.ws_auth_timeout_secs),
@@ -233,6 +239,9 @@ pub(crate) async fn connection(
                 .expires
                 .min(heard + if pinged { idle } else { idle / 2 }),
         };
+        if deadline < clock.deadline() {
+            clock.as_mut().reset(deadline);
+        }
         tokio::select! {
             _ = shutting_down.changed() => {
                 let close = tokio::time::timeout(CLOSE_WAIT, socket.send(Message::Close(None)));
@@ -244,7 +253,12 @@ pub(crate) async fn connection(
                 Box::pin(session_over(socket, why)).await;
                 break;
             }
-            _ = tokio::time::sleep_until(deadline) => {
+            _ = &mut clock => {
+                if tokio::time::Instant::now() < deadline {
+                    // Early: the client was heard from since the timer was armed.
+                    clock.as_mut().reset(deadline);
+                    continue;
+                }
                 let Some(identity) = &conn.identity else {
                     let error = ServerMsg::error(
                         ErrorCode::AuthTimeout,

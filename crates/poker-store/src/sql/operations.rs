@@ -408,6 +408,15 @@ impl Store for SqlStore {
         self.commit_hands_impl(hands).await
     }
 
+    async fn write_group(
+        &self,
+        starts: &[HandStart],
+        writes: &[TableWrite],
+        hands: &[CompletedHand],
+    ) -> StoreResult<()> {
+        self.write_group_impl(starts, writes, hands).await
+    }
+
     async fn recover(&self) -> StoreResult<Vec<HandId>> {
         self.void_started(None).await
     }

@@ -440,3 +440,99 @@ pub(crate) async fn a_failed_tables_hand_is_voided_and_no_other(store: &SqlStore
     assert_eq!(store.commit_hands(&[live]).await.unwrap(), 1);
     audit_holds(store).await;
 }
+
+/// A persister's batch written with `write_group`: the next hand's start, a state write and
+/// the last hand's commit land together. On SQLite they are one transaction, so a batch
+/// whose commit is refused (a stale hand) writes none of them; on PostgreSQL each kind is
+/// its own, so what came before the refused commit stands.
+pub(crate) async fn a_group_of_starts_writes_and_hands_is_written_together(store: &SqlStore) {
+    let (f, g) = (
+        player(store, "gfay", 1000).await,
+        player(store, "ggus", 1000).await,
+    );
+    let table = store.create_table("group", "{}").await.unwrap();
+    store.buy_in(table, 0, f, 500, None, None).await.unwrap();
+    store.buy_in(table, 1, g, 500, None, None).await.unwrap();
+    let first = hand(table, 1, &[(f, 0, 500, 540), (g, 1, 500, 458)], 2);
+    let start = |h: &CompletedHand| HandStart {
+        hand: h.hand_id,
+        table,
+        number: h.number,
+        at: h.started_at,
+        fence: None,
+    };
+    store.start_hands(&[start(&first)]).await.unwrap();
+    let second = hand(table, 2, &[(f, 0, 540, 500), (g, 1, 458, 498)], 0);
+    let state = |n: u64| TableWrite::State {
+        table,
+        state: format!(r#"{{"hand":{n}}}"#),
+    };
+    store
+        .write_group(&[start(&second)], &[state(2)], std::slice::from_ref(&first))
+        .await
+        .expect("written");
+    let stacks: Vec<Chips> = store
+        .seats(table)
+        .await
+        .unwrap()
+        .iter()
+        .map(|s| s.stack)
+        .collect();
+    assert_eq!(stacks, vec![540, 458]);
+    assert_eq!(
+        store.hand(first.hand_id).await.unwrap().status,
+        HandStatus::Complete
+    );
+    assert_eq!(
+        store.hand(second.hand_id).await.unwrap().status,
+        HandStatus::Started
+    );
+    assert_eq!(
+        store.table_state(table).await.unwrap().as_deref(),
+        Some(r#"{"hand":2}"#)
+    );
+
+    // The third hand's start and a state beside a commit whose stacks are stale.
+    let stale = hand(table, 2, &[(f, 0, 500, 460), (g, 1, 500, 538)], 2);
+    let stale = CompletedHand {
+        hand_id: second.hand_id,
+        ..stale
+    };
+    let third = hand(table, 3, &[(f, 0, 540, 540), (g, 1, 458, 458)], 0);
+    let refused = store
+        .write_group(&[start(&third)], &[state(3)], std::slice::from_ref(&stale))
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::StaleHand(_))),
+        "{refused:?}"
+    );
+    let third_row = store.hand(third.hand_id).await;
+    let state_now = store.table_state(table).await.unwrap();
+    match store.backend() {
+        Backend::Sqlite => {
+            assert!(
+                matches!(third_row, Err(StoreError::NotFound(_))),
+                "{third_row:?}"
+            );
+            assert_eq!(state_now.as_deref(), Some(r#"{"hand":2}"#));
+        }
+        Backend::Postgres => {
+            assert_eq!(third_row.unwrap().status, HandStatus::Started);
+            assert_eq!(state_now.as_deref(), Some(r#"{"hand":3}"#));
+        }
+    }
+    // The second hand, with its true stacks, still commits.
+    store
+        .write_group(&[], &[], std::slice::from_ref(&second))
+        .await
+        .expect("written");
+    let stacks: Vec<Chips> = store
+        .seats(table)
+        .await
+        .unwrap()
+        .iter()
+        .map(|s| s.stack)
+        .collect();
+    assert_eq!(stacks, vec![500, 498]);
+    audit_holds(store).await;
+}
