@@ -471,7 +471,7 @@ impl Actor {
 /// (R26: "a player may not take a portion of their stake off the table, unless they opt
 /// to leave the game and remove their entire stake from play", betting-encyclopedia.txt)
 /// names what the player left with and when, else the table's range.
-pub(crate) pub(super) fn out_of_range(range: &BuyInRange) -> String {
+pub(crate) fn out_of_range(range: &BuyInRange) -> String {
     match &range.rathole {
         Some(r) => {
             let ago = minutes(r.left_secs_ago);
