@@ -59,7 +59,14 @@ impl Actor {
     ) -> Result<Outcome, Refusal> {
         let player = sit.player;
         self.table
-            .sit_down(sit.seat as usize, player, sit.buy_in, sit.entry, rathole, sit.now)
+            .sit_down(
+                sit.seat as usize,
+                player,
+                sit.buy_in,
+                sit.entry,
+                rathole,
+                sit.now,
+            )
             .map_err(|e| Refusal::Seat(e.to_string()))?;
         let mut info = SeatInfo::new(sit.name.clone(), &self.clock_rules);
         info.address = sit.address.clone();

@@ -224,10 +224,8 @@ impl SqlStore {
                     .max_lifetime(None)
                     .after_connect(|conn, _| {
                         Box::pin(async move {
-                            for pragma in [
-                                "pragma query_only = on",
-                                "pragma busy_timeout = 10000",
-                            ] {
+                            for pragma in ["pragma query_only = on", "pragma busy_timeout = 10000"]
+                            {
                                 sqlx::query(pragma).execute(&mut *conn).await?;
                             }
                             Ok(())
