@@ -131,6 +131,8 @@ pub(super) struct Actor {
     pub(super) failure: Option<String>,
     /// A private table's host, invite and seat requests (`None`: a lobby table).
     pub(super) private: Option<super::private::Private>,
+    /// The sits whose store work is under way, their seats held (`super::sitting`).
+    pub(super) sitting: super::sitting::Sitting,
 }
 
 /// The queues subscribed to a table, shared with its supervisor.
@@ -273,6 +275,7 @@ pub async fn spawn(
         committing: None,
         failure: None,
         private,
+        sitting: Default::default(),
     };
     actor.publish_lobby();
     let failed = Failed {
@@ -317,6 +320,10 @@ pub async fn spawn(
                         outcome = super::commit::outcome(&mut actor.committing), if actor.committing.is_some() => {
                             actor.committing = None;
                             Box::pin(actor.on_commit(outcome)).await;
+                        }
+                        // A sit's store work took a step: the seat is taken, or let go.
+                        Some((player, step)) = actor.sitting.next(), if actor.sitting.busy() => {
+                            Box::pin(actor.on_sit_step(player, step)).await;
                         }
                         // The lease's hold runs out: paused (at the loop's top).
                         _ = sleep_until(lease_until), if lease_until.is_some() => return true,
@@ -513,21 +520,8 @@ impl Actor {
                 entry,
                 address,
             } => {
-                let result = match self.waitlist_allows(player, seat) {
-                    Ok(()) => self.sit(player, name, seat, buy_in, entry, address).await,
-                    Err(refusal) => Err(refusal),
-                };
-                if result.is_ok() {
-                    self.waitlist_seated(player);
-                    // Subscribed only once seated: a refused sit leaves the connection
-                    // as it was.
-                    if let Some(queue) = queue {
-                        let snapshot = self.snapshot(Some(player));
-                        self.add_subscriber(Some(player), queue, snapshot);
-                    }
-                    self.seats_changed();
-                }
-                result.map(Reply::Done)
+                let (queue, answer) = (queue, respond_to);
+                return self.start_sit(player, name, seat, buy_in, entry, address, queue, answer);
             }
             Request::Act {
                 player,

@@ -38,6 +38,7 @@ mod private;
 mod request;
 mod seating;
 mod show;
+mod sitting;
 mod waitlist;
 mod writer;
 

@@ -22,6 +22,11 @@ impl Actor {
                 return;
             }
             if self.current.is_none() {
+                // Closing and draining wait for the sits under way: a buy-in made
+                // durable is seated, then cashed out or saved like any other seat.
+                if (self.drain || !self.closing.is_empty()) && self.sitting.busy() {
+                    return;
+                }
                 if !self.closing.is_empty() {
                     self.close().await;
                     return;

@@ -9,28 +9,31 @@ use crate::fairplay::SameAddressSeating;
 use poker_protocol::{BuyInRange, RatholeNote, ServerMsg};
 use poker_rules::table::{Entry, SitOut};
 use poker_rules::{Chips, Decision};
-use poker_store::{now_ms, BuyIn, PlayerId, Store, StoreError};
+use poker_store::{PlayerId, Store, StoreError};
 
 impl Actor {
-    pub(super) async fn sit(
-        &mut self,
+    /// Checks a sit that needs no store (the seat free and not held for a pending sit,
+    /// the player not seated or sitting down here already, the same-address rule): what
+    /// passes goes on in [`super::sitting`], off the actor's loop. Returns the address's
+    /// bucket label and the players seated from it.
+    pub(super) fn check_sit(
+        &self,
         player: PlayerId,
-        name: String,
         seat: u32,
-        buy_in: Chips,
-        entry: Entry,
         address: Option<std::net::IpAddr>,
-    ) -> Result<Outcome, Refusal> {
+    ) -> Result<(Option<String>, Vec<PlayerId>), Refusal> {
         if !self.closing.is_empty() {
             return Err(Refusal::Seat("the table is closing".into()));
         }
-        let seat_no = seat as usize;
-        match self.table.seats().get(seat_no) {
+        match self.table.seats().get(seat as usize) {
             None => return Err(Refusal::Seat("no such seat".into())),
             Some(Some(_)) => return Err(Refusal::Seat("the seat is taken".into())),
+            Some(None) if self.sitting.holds(seat) => {
+                return Err(Refusal::Seat("the seat is taken".into()))
+            }
             Some(None) => {}
         }
-        if self.seat_of(player).is_some() {
+        if self.seat_of(player).is_some() || self.sitting.is_sitting(player) {
             return Err(Refusal::Seat("already seated here".into()));
         }
         // Same address, same table: refused before any money moves.
@@ -44,45 +47,32 @@ impl Actor {
                     .into(),
             ));
         }
-        // One moment for the check here and the rules' own below.
-        let now = self.ctx.clock.now_secs();
-        let (range, rathole) = self.range_for(player, now).await;
-        if buy_in < range.min || buy_in > range.max {
-            return Err(Refusal::Seat(out_of_range(&range)));
-        }
-        // The money moves first, with its ledger rows, through the persister: in one
-        // transaction with the other tables' buy-ins waiting (a room whose tables all fill
-        // at once pays one disk flush per batch, not per sit), answered once durable.
-        let bought = self
-            .ctx
-            .persister
-            .buy_in(BuyIn {
-                table: self.table_id,
-                seat_no: seat,
-                player,
-                amount: buy_in,
-                fence: self.ctx.fence,
-            })
-            .await;
-        match bought {
-            Ok(()) => {}
-            Err(StoreError::InsufficientFunds { balance }) => {
-                return Err(Refusal::Funds(format!("the balance is {balance}")))
-            }
-            Err(e) if self.lost_table(&e) => return Err(Refusal::Moving),
-            Err(e) => return Err(Refusal::Seat(e.to_string())),
-        }
+        Ok((address, same))
+    }
+
+    /// The money of a sit moved (its buy-in durable, with its ledger rows): the player
+    /// takes the seat held for them, with the rathole record the range was checked with.
+    pub(super) fn seat_bought(
+        &mut self,
+        sit: &super::sitting::Sit,
+        rathole: Option<&poker_rules::table::Rathole<PlayerId>>,
+    ) -> Result<Outcome, Refusal> {
+        let player = sit.player;
         self.table
-            .sit_down(seat_no, player, buy_in, entry, rathole.as_ref(), now)
+            .sit_down(
+                sit.seat as usize,
+                player,
+                sit.buy_in,
+                sit.entry,
+                rathole,
+                sit.now,
+            )
             .map_err(|e| Refusal::Seat(e.to_string()))?;
-        let mut info = SeatInfo::new(name, &self.clock_rules);
-        info.address = address.clone();
+        let mut info = SeatInfo::new(sit.name.clone(), &self.clock_rules);
+        info.address = sit.address.clone();
         self.info.insert(player, info);
-        if let Some(address) = address {
-            self.record_sit_address(player, address, same).await;
-        }
         Ok(Outcome {
-            amount: buy_in,
+            amount: sit.buy_in,
             pending: false,
         })
     }
@@ -96,18 +86,22 @@ impl Actor {
         player: PlayerId,
         now: u64,
     ) -> (BuyInRange, Option<poker_rules::table::Rathole<PlayerId>>) {
-        let rathole = self
-            .ctx
-            .store
-            .rathole(self.table_id, player)
-            .await
-            .ok()
-            .flatten()
-            .map(|r| poker_rules::table::Rathole {
-                player,
-                stack: r.stack,
-                left_at: (r.left_at / 1000).max(0) as u64,
-            });
+        let row = self.ctx.store.rathole(self.table_id, player).await;
+        self.range_with(player, row.ok().flatten(), now)
+    }
+
+    /// [`Actor::range_for`] with the store's rathole record already read.
+    pub(super) fn range_with(
+        &self,
+        player: PlayerId,
+        row: Option<poker_store::RatholeRow>,
+        now: u64,
+    ) -> (BuyInRange, Option<poker_rules::table::Rathole<PlayerId>>) {
+        let rathole = row.map(|r| poker_rules::table::Rathole {
+            player,
+            stack: r.stack,
+            left_at: (r.left_at / 1000).max(0) as u64,
+        });
         let (min, max) = self.table.buy_in_range(rathole.as_ref(), now);
         let rules = self.table.rules();
         // The rules raised the minimum: the rathole rule applies.
@@ -137,35 +131,29 @@ impl Actor {
             .iter()
             .filter(|(p, i)| **p != player && i.address.as_deref() == Some(address))
             .map(|(p, _)| *p)
+            .chain(self.sitting.from_address(address, player))
             .collect();
         same.sort();
         same
     }
 
-    /// Records the address a player has just sat down from (a restart, or the node that
-    /// takes the table over, compares the next newcomers with it; the collusion report
-    /// lists the addresses players share) and, under "flag", the pairs it made with
-    /// players seated from it. The seat stands if this cannot be written: it is logged.
-    async fn record_sit_address(&mut self, player: PlayerId, address: String, same: Vec<PlayerId>) {
-        let flagged: Vec<PlayerId> = if self.ctx.same_address == SameAddressSeating::Flag {
-            // Once per pair: sitting down again and again adds no row.
-            same.into_iter()
-                .filter(|&other| self.flagged.insert((player.min(other), player.max(other))))
-                .collect()
-        } else {
-            Vec::new()
-        };
+    /// The pairs a player sitting down from the address of `same` makes with them, to be
+    /// flagged under "flag" (a pair once while the table runs, however often its players
+    /// sit down again); recorded with the address once the buy-in is durable
+    /// ([`super::sitting`]).
+    pub(super) fn flag_pairs(&mut self, player: PlayerId, same: &[PlayerId]) -> Vec<PlayerId> {
+        if self.ctx.same_address != SameAddressSeating::Flag {
+            return Vec::new();
+        }
+        let flagged: Vec<PlayerId> = same
+            .iter()
+            .copied()
+            .filter(|&other| self.flagged.insert((player.min(other), player.max(other))))
+            .collect();
         if !flagged.is_empty() {
             tracing::info!(%player, "seated from the address of {} seated player(s): flagged", flagged.len());
         }
-        if let Err(e) = self
-            .ctx
-            .store
-            .record_sit_address(self.table_id, player, &address, now_ms(), &flagged)
-            .await
-        {
-            tracing::error!("cannot record the address of a sit: {e}");
-        }
+        flagged
     }
 
     pub(super) async fn seat_request(
@@ -176,6 +164,11 @@ impl Actor {
         if let SeatRequest::Seed { hand_id, seed } = request {
             // Refused with its own code when the player is not seated.
             return self.take_seed(player, hand_id, seed);
+        }
+        if matches!(request, SeatRequest::Leave) {
+            if let Some(outcome) = self.leave_while_sitting(player) {
+                return Ok(outcome);
+            }
         }
         let seat = self
             .seat_of(player)

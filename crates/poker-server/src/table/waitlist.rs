@@ -27,7 +27,8 @@ impl Actor {
         self.table
             .seats()
             .iter()
-            .position(|o| o.is_none())
+            .enumerate()
+            .position(|(s, o)| o.is_none() && !self.sitting.holds(s as u32))
             .map(|s| s as u32)
     }
 

@@ -485,3 +485,143 @@ async fn a_hand_whose_commit_is_refused_is_void_and_its_result_never_sent_sqlite
 async fn a_hand_whose_commit_is_refused_is_void_and_its_result_never_sent_postgres() {
     refused_commit(Db::Postgres).await;
 }
+
+/// Holds the database's writes up from the test: on SQLite an open write transaction
+/// (WAL readers go on beside it), on PostgreSQL a lock on `seat` that lets reads through
+/// but no new seat. A buy-in cannot complete until the transaction is rolled back.
+async fn hold_writes(db: Db, holder: &sqlx::AnyPool) -> sqlx::Transaction<'static, sqlx::Any> {
+    let mut tx = holder.begin().await.unwrap();
+    let sql = match db {
+        Db::Sqlite => "update seat set stack = stack where 0 = 1",
+        Db::Postgres => "lock table seat in exclusive mode",
+    };
+    sqlx::query(sql).execute(&mut *tx).await.unwrap();
+    tx
+}
+
+/// The first decision of hand 1: which of Ann and Ben is asked, the decision's id and
+/// what is legal, unanswered.
+async fn first_decision(clients: &mut [Client]) -> (usize, u64, poker_rules::LegalActions) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(Instant::now() < deadline, "hand 1 was not dealt");
+        for (i, c) in clients.iter_mut().enumerate().take(2) {
+            if let Some(ServerMsg::Decide {
+                decision_id, legal, ..
+            }) = c.try_recv(Duration::from_millis(10)).await
+            {
+                return (i, decision_id, legal);
+            }
+        }
+    }
+}
+
+/// Dan's answer to his sit or leave: `(amount, pending)`; an error fails the test.
+async fn done(dan: &mut Client, what: &str) -> (u64, bool) {
+    dan.until(|m| match m {
+        ServerMsg::Done {
+            request,
+            amount,
+            pending,
+            ..
+        } if request == what => Some((*amount, *pending)),
+        _ => None,
+    })
+    .await
+}
+
+/// Dan sits down at Ann and Ben's table during hand 1 while the test holds the
+/// database's writes up, so his buy-in cannot complete: the table goes on answering the
+/// hand's action (the other player is asked next) while his sit waits, and his wallet is
+/// untouched meanwhile. Once the writes are let go, his sit is answered and he is seated
+/// with his buy-in; when he disconnected while it waited, the durable buy-in still
+/// seats him (his chips are on the table, not lost between wallet and seat). The chips
+/// are all there in every case.
+async fn sit_while_the_buy_in_waits(db: Db, disconnect: bool) {
+    let Some(guard) = DbGuard::new(db).await else {
+        return;
+    };
+    let url = guard.url();
+    let mut server = Server::start(&url, &[]).await;
+    let (table_id, mut clients) = table_of_three(&server).await;
+    server.player("dan", 1000).await;
+    let mut dan = server.client("dan").await;
+    let dan_id = dan.player_id.expect("welcomed");
+    // Connected before the writes are held: connecting runs the migrations' checks.
+    let store = SqlStore::connect(&url).await.unwrap();
+    let holder = SqlStore::connect_admin(&url).await.unwrap();
+    let (i, decision_id, legal) = first_decision(&mut clients).await;
+
+    let held = hold_writes(db, &holder).await;
+    dan.send(&sit(&table_id, 2, 200)).await;
+    // Dan's sit reaches the table first: it waits for the store from then on.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let action = common::simple_action(&legal, false);
+    clients[i]
+        .send(&common::act(&table_id, decision_id, action))
+        .await;
+    clients[1 - i]
+        .until(|m| matches!(m, ServerMsg::Decide { .. }).then_some(()))
+        .await;
+    assert_eq!(
+        dan.try_recv(Duration::from_millis(300)).await,
+        None,
+        "dan's sit is still waiting for its buy-in"
+    );
+    assert_eq!(store.balance(dan_id).await.unwrap(), 1000);
+    if disconnect {
+        drop(dan);
+        held.rollback().await.unwrap();
+    } else {
+        held.rollback().await.unwrap();
+        assert_eq!(
+            done(&mut dan, "sit").await,
+            (200, false),
+            "seated once durable"
+        );
+    }
+    let table: poker_store::TableId = table_id.parse().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let seats = store.seats(table).await.unwrap();
+        if seats
+            .iter()
+            .any(|s| s.player_id == dan_id && s.seat_no == 2 && s.stack == 200)
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "dan never took seat 2: {seats:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        store.balance(dan_id).await.unwrap(),
+        800,
+        "the buy-in left his wallet"
+    );
+    assert_conserved(&server.audit().await, 3000);
+    store.close().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_answers_actions_while_a_sit_waits_for_its_buy_in_sqlite() {
+    sit_while_the_buy_in_waits(Db::Sqlite, false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_answers_actions_while_a_sit_waits_for_its_buy_in_postgres() {
+    sit_while_the_buy_in_waits(Db::Postgres, false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_disconnecting_while_the_buy_in_waits_keeps_the_seat_bought_sqlite() {
+    sit_while_the_buy_in_waits(Db::Sqlite, true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_disconnecting_while_the_buy_in_waits_keeps_the_seat_bought_postgres() {
+    sit_while_the_buy_in_waits(Db::Postgres, true).await;
+}

@@ -28,10 +28,19 @@ pub(crate) use commit::*;
 use hands::HAND_COLUMNS;
 use rows::*;
 
+/// How many connections read beside SQLite's one writing connection: two, one per core of
+/// a small node; a read is a lookup by an indexed key, over in microseconds.
+const READERS: u32 = 2;
+
 /// [`Store`] on Postgres or SQLite, chosen by the URL.
 #[derive(Clone, Debug)]
 pub struct SqlStore {
     pool: AnyPool,
+    /// Where the reads that sign players in and seat them go (sessions, a player's tables,
+    /// rathole records): on SQLite a pool of its own, so a write batch on the one writing
+    /// connection never queues behind thousands of them (WAL lets them read beside it);
+    /// on Postgres the same pool as everything else, which has connections enough.
+    read: AnyPool,
     backend: Backend,
     /// Postgres only: a native pool for the bulk hand commit (arrays through `unnest`).
     pg: Option<sqlx::PgPool>,
@@ -202,6 +211,30 @@ impl SqlStore {
             Backend::Sqlite => SQLITE_MIGRATIONS.run(&pool).await?,
         }
         fill_name_keys(&pool, backend).await?;
+        let read = match backend {
+            Backend::Postgres => pool.clone(),
+            Backend::Sqlite => {
+                let path = backup::sqlite_file(url).unwrap_or_default();
+                // Opened after the migrations, so the file is in WAL mode already: these
+                // connections read the last committed state without waiting for the
+                // writer, and `query_only` keeps them from ever writing.
+                AnyPoolOptions::new()
+                    .max_connections(READERS)
+                    .idle_timeout(None)
+                    .max_lifetime(None)
+                    .after_connect(|conn, _| {
+                        Box::pin(async move {
+                            for pragma in ["pragma query_only = on", "pragma busy_timeout = 10000"]
+                            {
+                                sqlx::query(pragma).execute(&mut *conn).await?;
+                            }
+                            Ok(())
+                        })
+                    })
+                    .connect(&format!("sqlite://{path}?mode=rw"))
+                    .await?
+            }
+        };
         let pg = match backend {
             Backend::Postgres => Some(
                 sqlx::postgres::PgPoolOptions::new()
@@ -213,7 +246,12 @@ impl SqlStore {
             ),
             Backend::Sqlite => None,
         };
-        Ok(SqlStore { pool, backend, pg })
+        Ok(SqlStore {
+            pool,
+            read,
+            backend,
+            pg,
+        })
     }
 
     /// A plain pool on a Postgres server, for administration (creating databases).
@@ -227,8 +265,9 @@ impl SqlStore {
             .await?)
     }
 
-    /// Closes the pool.
+    /// Closes the pools.
     pub async fn close(&self) {
+        self.read.close().await;
         self.pool.close().await;
     }
 

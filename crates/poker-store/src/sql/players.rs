@@ -129,7 +129,7 @@ impl SqlStore {
         )
         .bind(token_hash)
         .bind(now_ms())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.read)
         .await?;
         Ok(expiry)
     }
@@ -141,7 +141,7 @@ impl SqlStore {
         ))
         .bind(token_hash)
         .bind(now_ms())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.read)
         .await?;
         row.map(Player::try_from).transpose()
     }

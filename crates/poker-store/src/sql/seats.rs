@@ -221,7 +221,7 @@ impl SqlStore {
                 "select poker_table_id from seat where player_id = $1 order by poker_table_id",
             ))
             .bind(player.to_string())
-            .fetch_all(&self.pool)
+            .fetch_all(&self.read)
             .await?;
         table_ids(rows)
     }
@@ -237,7 +237,7 @@ impl SqlStore {
         ))
         .bind(table.to_string())
         .bind(player.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.read)
         .await?;
         row.map(RatholeRow::try_from).transpose()
     }
