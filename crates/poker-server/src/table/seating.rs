@@ -131,7 +131,7 @@ impl Actor {
             .iter()
             .filter(|(p, i)| **p != player && i.address.as_deref() == Some(address))
             .map(|(p, _)| *p)
-            .chain(self.sitting.from_address(address, player))
+            .chain(self.sitting.sitting_from(address, player))
             .collect();
         same.sort();
         same

@@ -86,7 +86,7 @@ impl Sitting {
     }
 
     /// The players other than `player` sitting down from `address`.
-    pub(super) fn from_address<'a>(
+    pub(super) fn sitting_from<'a>(
         &'a self,
         address: &'a str,
         player: PlayerId,
