@@ -45,8 +45,8 @@ pub(super) struct Sit {
 
 /// A step of a sit's store work, sent back to the actor.
 pub(super) enum Step {
-    /// The player's rathole record here (`None`: none, or unreadable).
-    Rathole(Option<RatholeRow>),
+    /// The player's rathole record here (`None`: none), or why it could not be read.
+    Rathole(Result<Option<RatholeRow>, StoreError>),
     /// The buy-in's outcome, with the rathole record its range was checked with.
     Bought(Result<(), StoreError>, Option<Rathole<PlayerId>>),
 }
@@ -147,7 +147,7 @@ impl Actor {
             self.sitting.tx.clone(),
         );
         let read = async move {
-            let row = store.rathole(table, player).await.ok().flatten();
+            let row = store.rathole(table, player).await;
             let _ = tx.send((player, Step::Rathole(row)));
         };
         tokio::spawn(read.instrument(self.span.clone()));
@@ -171,6 +171,19 @@ impl Actor {
             Step::Rathole(row) => {
                 let Some(sit) = self.sitting.pending.get(&player) else {
                     return;
+                };
+                // A record that cannot be read is not taken for none: the rathole rule
+                // would not hold. The sit is refused and may be asked again.
+                let row = match row {
+                    Ok(row) => row,
+                    Err(e) => {
+                        tracing::error!(%player, "cannot read a rathole record: {e}");
+                        let refusal = Refusal::Seat(
+                            "the buy-in range cannot be checked now; try again".into(),
+                        );
+                        self.sit_answered(player, Err(refusal));
+                        return;
+                    }
                 };
                 let (seat, amount, same) = (sit.seat, sit.buy_in, sit.same.clone());
                 let address = sit.address.clone();

@@ -9,7 +9,7 @@
 use crate::common;
 
 use common::{assert_conserved, sit, tid, Client, Db, DbGuard, Received, Server};
-use poker_protocol::{ClientMsg, ServerMsg};
+use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::Event;
 use poker_store::{SqlStore, Store};
 use serde_json::json;
@@ -545,7 +545,9 @@ async fn sit_while_the_buy_in_waits(db: Db, disconnect: bool) {
     let mut server = Server::start(&url, &[]).await;
     let (table_id, mut clients) = table_of_three(&server).await;
     server.player("dan", 1000).await;
+    server.player("eve", 1000).await;
     let mut dan = server.client("dan").await;
+    let mut eve = server.client("eve").await;
     let dan_id = dan.player_id.expect("welcomed");
     // Connected before the writes are held: connecting runs the migrations' checks.
     let store = SqlStore::connect(&url).await.unwrap();
@@ -569,6 +571,18 @@ async fn sit_while_the_buy_in_waits(db: Db, disconnect: bool) {
         "dan's sit is still waiting for its buy-in"
     );
     assert_eq!(store.balance(dan_id).await.unwrap(), 1000);
+    // The seat is held for dan's sit: eve asking for it meanwhile is refused at once
+    // (the table does not wait for the store to say so).
+    eve.send(&sit(&table_id, 2, 200)).await;
+    let refused = loop {
+        if let ServerMsg::Error { code, message } = eve.recv().await {
+            break (code, message);
+        }
+    };
+    assert_eq!(
+        refused,
+        (ErrorCode::SeatRefused, "the seat is taken".to_string())
+    );
     if disconnect {
         drop(dan);
         held.rollback().await.unwrap();
@@ -601,7 +615,8 @@ async fn sit_while_the_buy_in_waits(db: Db, disconnect: bool) {
         800,
         "the buy-in left his wallet"
     );
-    assert_conserved(&server.audit().await, 3000);
+    // Ann's, Ben's, dan's and eve's deposits.
+    assert_conserved(&server.audit().await, 4000);
     store.close().await;
     server.stop().await;
 }
