@@ -106,31 +106,34 @@ type Jobs<T> = Vec<(Vec<T>, oneshot::Sender<StoreResult<()>>)>;
 /// fails too).
 async fn grouped<S: Store>(
     store: &S,
-    starts: Jobs<HandStart>,
-    saves: Jobs<TableWrite>,
-    commits: Jobs<CompletedHand>,
+    mut starts: Jobs<HandStart>,
+    mut saves: Jobs<TableWrite>,
+    mut commits: Jobs<CompletedHand>,
 ) {
     let kinds = [starts.is_empty(), saves.is_empty(), commits.is_empty()]
         .iter()
         .filter(|empty| !**empty)
         .count();
     if kinds > 1 {
-        fn all<T: Clone>(jobs: &Jobs<T>) -> Vec<T> {
-            jobs.iter()
-                .flat_map(|(items, _)| items.iter().cloned())
-                .collect()
-        }
+        // The items are moved out of their jobs for the group (not copied: finished
+        // hands carry their histories), and back into them if it fails.
+        let (start_items, start_dones) = flatten(starts);
+        let (save_items, save_dones) = flatten(saves);
+        let (commit_items, commit_dones) = flatten(commits);
         let written = store
-            .write_group(&all(&starts), &all(&saves), &all(&commits))
+            .write_group(&start_items, &save_items, &commit_items)
             .await;
         if written.is_ok() {
-            let dones = starts.into_iter().map(|(_, done)| done);
-            let dones = dones.chain(saves.into_iter().map(|(_, done)| done));
-            for done in dones.chain(commits.into_iter().map(|(_, done)| done)) {
+            let dones = start_dones.into_iter().map(|(_, done)| done);
+            let dones = dones.chain(save_dones.into_iter().map(|(_, done)| done));
+            for done in dones.chain(commit_dones.into_iter().map(|(_, done)| done)) {
                 let _ = done.send(Ok(()));
             }
             return;
         }
+        starts = unflatten(start_items, start_dones);
+        saves = unflatten(save_items, save_dones);
+        commits = unflatten(commit_items, commit_dones);
     }
     together(starts, |s| async move { store.start_hands(&s).await }).await;
     together(saves, |w| async move { store.save_table_writes(&w).await }).await;
@@ -138,6 +141,29 @@ async fn grouped<S: Store>(
         store.commit_hands(&h).await.map(|_| ())
     })
     .await;
+}
+
+/// Each job's count of items and where its answer goes, for items listed together.
+type Counts = Vec<(usize, oneshot::Sender<StoreResult<()>>)>;
+
+/// The items of several jobs in one list, with each job's count and answer.
+fn flatten<T>(jobs: Jobs<T>) -> (Vec<T>, Counts) {
+    let mut items = Vec::new();
+    let mut dones = Vec::with_capacity(jobs.len());
+    for (job, done) in jobs {
+        dones.push((job.len(), done));
+        items.extend(job);
+    }
+    (items, dones)
+}
+
+/// The jobs [`flatten`] made one list of, back as they were.
+fn unflatten<T>(items: Vec<T>, dones: Counts) -> Jobs<T> {
+    let mut items = items.into_iter();
+    dones
+        .into_iter()
+        .map(|(n, done)| (items.by_ref().take(n).collect(), done))
+        .collect()
 }
 
 /// At most this many transactions write one batch's buy-ins at once.
