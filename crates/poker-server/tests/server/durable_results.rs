@@ -530,14 +530,25 @@ async fn done(dan: &mut Client, what: &str) -> (u64, bool) {
     .await
 }
 
+/// What Dan does while his buy-in waits.
+#[derive(Clone, Copy, PartialEq)]
+enum Meanwhile {
+    Waits,
+    Disconnects,
+    /// Asks to leave from a second connection (another tab of his).
+    Leaves,
+}
+
 /// Dan sits down at Ann and Ben's table during hand 1 while the test holds the
 /// database's writes up, so his buy-in cannot complete: the table goes on answering the
 /// hand's action (the other player is asked next) while his sit waits, and his wallet is
 /// untouched meanwhile. Once the writes are let go, his sit is answered and he is seated
 /// with his buy-in; when he disconnected while it waited, the durable buy-in still
-/// seats him (his chips are on the table, not lost between wallet and seat). The chips
-/// are all there in every case.
-async fn sit_while_the_buy_in_waits(db: Db, disconnect: bool) {
+/// seats him (his chips are on the table, not lost between wallet and seat). When he
+/// asked to leave while it waited, he is told the leave is pending and is cashed out once
+/// seated: his buy-in goes back to his wallet whole. The chips are all there in every
+/// case.
+async fn sit_while_the_buy_in_waits(db: Db, meanwhile: Meanwhile) {
     let Some(guard) = DbGuard::new(db).await else {
         return;
     };
@@ -553,6 +564,11 @@ async fn sit_while_the_buy_in_waits(db: Db, disconnect: bool) {
     let store = SqlStore::connect(&url).await.unwrap();
     let holder = SqlStore::connect_admin(&url).await.unwrap();
     let (i, decision_id, legal) = first_decision(&mut clients).await;
+    // Dan's other tab signs in before the writes are held (signing in writes a session).
+    let mut tab = match meanwhile {
+        Meanwhile::Leaves => Some(server.client("dan").await),
+        _ => None,
+    };
 
     let held = hold_writes(db, &holder).await;
     dan.send(&sit(&table_id, 2, 200)).await;
@@ -583,16 +599,56 @@ async fn sit_while_the_buy_in_waits(db: Db, disconnect: bool) {
         refused,
         (ErrorCode::SeatRefused, "the seat is taken".to_string())
     );
-    if disconnect {
-        drop(dan);
-        held.rollback().await.unwrap();
-    } else {
-        held.rollback().await.unwrap();
-        assert_eq!(
-            done(&mut dan, "sit").await,
-            (200, false),
-            "seated once durable"
-        );
+    match meanwhile {
+        Meanwhile::Waits => {
+            held.rollback().await.unwrap();
+            assert_eq!(
+                done(&mut dan, "sit").await,
+                (200, false),
+                "seated once durable"
+            );
+        }
+        Meanwhile::Disconnects => {
+            drop(dan);
+            held.rollback().await.unwrap();
+        }
+        Meanwhile::Leaves => {
+            let tab = tab.as_mut().expect("dan's other tab");
+            tab.send(&ClientMsg::Leave {
+                table_id: tid(&table_id),
+            })
+            .await;
+            assert_eq!(
+                done(tab, "leave").await,
+                (200, true),
+                "the leave waits for the sit"
+            );
+            held.rollback().await.unwrap();
+            assert_eq!(
+                done(&mut dan, "sit").await,
+                (200, false),
+                "seated once durable"
+            );
+            // Then cashed out: the seat is let go and the buy-in is back in his wallet.
+            let table: poker_store::TableId = table_id.parse().unwrap();
+            let deadline = Instant::now() + Duration::from_secs(30);
+            loop {
+                let seats = store.seats(table).await.unwrap();
+                let balance = store.balance(dan_id).await.unwrap();
+                if balance == 1000 && seats.iter().all(|s| s.player_id != dan_id) {
+                    break;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "dan was never cashed out: balance {balance}, seats {seats:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            assert_conserved(&server.audit().await, 4000);
+            store.close().await;
+            server.stop().await;
+            return;
+        }
     }
     let table: poker_store::TableId = table_id.parse().unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -623,20 +679,30 @@ async fn sit_while_the_buy_in_waits(db: Db, disconnect: bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_table_answers_actions_while_a_sit_waits_for_its_buy_in_sqlite() {
-    sit_while_the_buy_in_waits(Db::Sqlite, false).await;
+    sit_while_the_buy_in_waits(Db::Sqlite, Meanwhile::Waits).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_table_answers_actions_while_a_sit_waits_for_its_buy_in_postgres() {
-    sit_while_the_buy_in_waits(Db::Postgres, false).await;
+    sit_while_the_buy_in_waits(Db::Postgres, Meanwhile::Waits).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_disconnecting_while_the_buy_in_waits_keeps_the_seat_bought_sqlite() {
-    sit_while_the_buy_in_waits(Db::Sqlite, true).await;
+    sit_while_the_buy_in_waits(Db::Sqlite, Meanwhile::Disconnects).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_disconnecting_while_the_buy_in_waits_keeps_the_seat_bought_postgres() {
-    sit_while_the_buy_in_waits(Db::Postgres, true).await;
+    sit_while_the_buy_in_waits(Db::Postgres, Meanwhile::Disconnects).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_leaving_while_the_buy_in_waits_is_cashed_out_once_seated_sqlite() {
+    sit_while_the_buy_in_waits(Db::Sqlite, Meanwhile::Leaves).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_leaving_while_the_buy_in_waits_is_cashed_out_once_seated_postgres() {
+    sit_while_the_buy_in_waits(Db::Postgres, Meanwhile::Leaves).await;
 }
