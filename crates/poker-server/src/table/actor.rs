@@ -455,6 +455,27 @@ impl Actor {
                 self.act_queued(player, decision_id, action, &queue, received);
                 return;
             }
+            Command::Seed {
+                player,
+                hand_id,
+                seed,
+                queue,
+            } => {
+                // Not urgent: a seed taken makes nothing for its player, so what they are
+                // sent as an onlooker may wait as usual (a refusal, their own frame, goes
+                // at once all the same).
+                let request = Request::Seat {
+                    player,
+                    request: SeatRequest::Seed { hand_id, seed },
+                };
+                let result = self
+                    .private_guard(&request)
+                    .and_then(|()| self.take_seed(player, hand_id, seed));
+                if let Err(refusal) = result {
+                    self.refuse_to(&queue, refusal);
+                }
+                return;
+            }
             Command::InjectFault => panic!("injected fault"),
             Command::Abandon => {
                 tracing::info!("stopping here: another node owns the table now, or takes it over");
@@ -707,7 +728,7 @@ impl Actor {
                 }
                 true
             }
-            Command::Act { queue, .. } => {
+            Command::Act { queue, .. } | Command::Seed { queue, .. } => {
                 super::fanout::refuse_queued(&queue, Refusal::Moving);
                 true
             }
