@@ -461,19 +461,7 @@ impl Actor {
                 seed,
                 queue,
             } => {
-                // Not urgent: a seed taken makes nothing for its player, so what they are
-                // sent as an onlooker may wait as usual (a refusal, their own frame, goes
-                // at once all the same).
-                let request = Request::Seat {
-                    player,
-                    request: SeatRequest::Seed { hand_id, seed },
-                };
-                let result = self
-                    .private_guard(&request)
-                    .and_then(|()| self.take_seed(player, hand_id, seed));
-                if let Err(refusal) = result {
-                    self.refuse_to(&queue, refusal);
-                }
+                self.seed_queued(player, hand_id, seed, &queue);
                 return;
             }
             Command::InjectFault => panic!("injected fault"),

@@ -67,6 +67,29 @@ impl Actor {
         });
     }
 
+    /// A seed from a connection of this process ([`super::Command::Seed`]): taken, or
+    /// its refusal sent to the connection's queue. Not urgent: a seed taken makes nothing
+    /// for its player, so what they are sent as an onlooker may wait as usual (a refusal,
+    /// their own frame, goes at once all the same).
+    pub(super) fn seed_queued(
+        &mut self,
+        player: PlayerId,
+        hand_id: HandId,
+        seed: Seed,
+        queue: &tokio::sync::mpsc::Sender<Batch>,
+    ) {
+        let request = Request::Seat {
+            player,
+            request: SeatRequest::Seed { hand_id, seed },
+        };
+        let result = self
+            .private_guard(&request)
+            .and_then(|()| self.take_seed(player, hand_id, seed));
+        if let Err(refusal) = result {
+            self.refuse_to(queue, refusal);
+        }
+    }
+
     /// A seated player's seed for the next hand: the first one each player sends counts,
     /// if it names the hand committed next.
     pub(super) fn take_seed(
