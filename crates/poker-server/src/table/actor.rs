@@ -455,6 +455,15 @@ impl Actor {
                 self.act_queued(player, decision_id, action, &queue, received);
                 return;
             }
+            Command::Seed {
+                player,
+                hand_id,
+                seed,
+                queue,
+            } => {
+                self.seed_queued(player, hand_id, seed, &queue);
+                return;
+            }
             Command::InjectFault => panic!("injected fault"),
             Command::Abandon => {
                 tracing::info!("stopping here: another node owns the table now, or takes it over");
@@ -707,7 +716,7 @@ impl Actor {
                 }
                 true
             }
-            Command::Act { queue, .. } => {
+            Command::Act { queue, .. } | Command::Seed { queue, .. } => {
                 super::fanout::refuse_queued(&queue, Refusal::Moving);
                 true
             }

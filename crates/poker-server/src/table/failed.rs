@@ -76,6 +76,13 @@ impl Failed {
                     );
                     continue;
                 }
+                Command::Seed { queue, .. } => {
+                    super::fanout::refuse_queued(
+                        &queue,
+                        Refusal::Seat("the table has failed: leave to cash out".into()),
+                    );
+                    continue;
+                }
                 Command::InjectFault => continue,
                 // Another node owns the table now.
                 Command::Abandon => break,

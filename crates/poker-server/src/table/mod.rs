@@ -19,7 +19,7 @@ use crate::metrics::Metrics;
 use poker_protocol::{ErrorCode, ServerMsg};
 use poker_rules::table::{Entry, TableRules};
 use poker_rules::{Action, Chips};
-use poker_store::{PersisterHandle, PlayerId, SqlStore, TableId};
+use poker_store::{HandId, PersisterHandle, PlayerId, SqlStore, TableId};
 use serde::{Deserialize, Serialize};
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -304,6 +304,19 @@ pub enum Command {
         /// When the gateway received it.
         received: Instant,
     },
+    /// A seated player's seed for the next hand's deck, from a connection of this process:
+    /// taken silently, as through [`Request::Seat`], but with no reply channel and without
+    /// the connection waiting for the table; a refusal goes to `queue` as an error frame.
+    Seed {
+        /// Who.
+        player: PlayerId,
+        /// The hand the seed is for.
+        hand_id: HandId,
+        /// The seed.
+        seed: poker_fairness::Seed,
+        /// Where a refusal goes.
+        queue: mpsc::Sender<Batch>,
+    },
     /// Makes the task fail at once, as a bug would (fault-injection tests).
     InjectFault,
     /// Stop at once, writing nothing and cashing nobody out: another node owns the table
@@ -557,20 +570,44 @@ impl TableHandle {
         action: Action,
         queue: &mpsc::Sender<Batch>,
     ) -> Result<bool, Refusal> {
+        self.queued(|| Command::Act {
+            player,
+            decision_id,
+            action,
+            queue: queue.clone(),
+            received: Instant::now(),
+        })
+    }
+
+    /// Gives a seed for the next hand's deck without waiting for the table, as
+    /// [`TableHandle::act_queued`] answers a decision: `Ok(true)` once it is on its way (a
+    /// refusal comes through `queue`), `Ok(false)` when it cannot go so (ask with
+    /// [`TableHandle::seat`]), an error when the table has stopped.
+    pub(crate) fn seed_queued(
+        &self,
+        player: PlayerId,
+        hand_id: HandId,
+        seed: poker_fairness::Seed,
+        queue: &mpsc::Sender<Batch>,
+    ) -> Result<bool, Refusal> {
+        self.queued(|| Command::Seed {
+            player,
+            hand_id,
+            seed,
+            queue: queue.clone(),
+        })
+    }
+
+    /// Puts a command that is answered through the connection's queue into the actor's,
+    /// if the table runs in this process on its own and the queue has room.
+    fn queued(&self, command: impl FnOnce() -> Command) -> Result<bool, Refusal> {
         let Route::Local(commands) = &self.route else {
             return Ok(false);
         };
         if self.stopped != Refusal::TableGone {
             return Ok(false);
         }
-        let command = Command::Act {
-            player,
-            decision_id,
-            action,
-            queue: queue.clone(),
-            received: Instant::now(),
-        };
-        match commands.try_send(command) {
+        match commands.try_send(command()) {
             Ok(()) => Ok(true),
             Err(mpsc::error::TrySendError::Full(_)) => Ok(false),
             Err(mpsc::error::TrySendError::Closed(_)) => Err(self.stopped.clone()),

@@ -234,18 +234,31 @@ pub(crate) async fn handle(
 /// causes, a refusal comes through the connection's queue with the table's frames
 /// ([`TableHandle::act_queued`]). `None`: not such an action, or it cannot go so (then it
 /// is asked like any request).
+///
+/// A seed for the next hand's deck goes so too: it is taken silently, and only a refusal
+/// (late, repeated, not seated) is answered, through the same queue.
 fn act_at_once(state: &AppState, conn: &Conn, msg: &ClientMsg) -> Option<Handled> {
-    let ClientMsg::Act {
-        table_id,
-        decision_id,
-        action,
-    } = msg
-    else {
-        return None;
-    };
     let player = conn.identity.as_ref()?.me.player_id;
-    let table = state.tables.get(*table_id)?;
-    match table.act_queued(player, *decision_id, *action, &conn.out) {
+    let queued = match msg {
+        ClientMsg::Act {
+            table_id,
+            decision_id,
+            action,
+        } => state
+            .tables
+            .get(*table_id)?
+            .act_queued(player, *decision_id, *action, &conn.out),
+        ClientMsg::Seed {
+            table_id,
+            hand_id,
+            seed,
+        } => state
+            .tables
+            .get(*table_id)?
+            .seed_queued(player, *hand_id, *seed, &conn.out),
+        _ => return None,
+    };
+    match queued {
         Ok(true) => Some(Handled::Now(None)),
         Ok(false) => None,
         Err(refusal) => Some(Handled::Now(Some(Box::new(refusal.into())))),
