@@ -228,25 +228,21 @@ mod tests {
         let h = read_header(
             "PokerStars Hand #12:  Hold'em No Limit ($0.25/$0.50 USD) - 2026/11/22 6:40:00 ET",
         )
-        .ok()
         .expect("read");
         assert_eq!((h.hand_number, h.stakes, h.cap), (12, [25, 50], None));
         let h = read_header(
             "PokerStars Hand #12:  Hold'em No Limit ($1/$2 - $40 Cap -  USD) - 2026/11/22 6:40:00 ET",
         )
-        .ok()
         .expect("read");
         assert_eq!((h.stakes, h.cap), ([100, 200], Some(4000)));
         let h = read_header(
             "PokerStars Hand #1: 6+ Hold'em No Limit (Button Blind $5 - Ante $5 USD) - 2026/11/22 6:40:00 ET",
         )
-        .ok()
         .expect("read");
         assert_eq!(h.stakes, [0, 500]);
         let h = read_header(
             "PokerStars Home Game Hand #7: {chip}  Hold'em No Limit (1/2) - 2026/11/22 6:40:00 ET",
         )
-        .ok()
         .expect("read");
         assert_eq!(h.club.as_deref(), Some("chip"));
         for bad in [
