@@ -544,7 +544,14 @@ fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> 
     // is the one named (the engine posts what the stack holds).
     let nominal = |named: Chips| (x == named || (all_in && x < named)).then_some(named);
     let has = |p: &Parsed, kind: PostKind| p.posts.iter().any(|q| q.kind == kind && q.live);
-    if p.blinds.contains_key(&s) && kind != "the ante " {
+    // One blind a seat (a returning player's dead small blind, then their big blind
+    // as a new player's post, as `small & big blinds` writes them).
+    let dead_small = p
+        .posts
+        .iter()
+        .any(|q| q.seat == seat && q.kind == PostKind::MissedSmall);
+    let new_big = kind == "big blind " && has(p, PostKind::BigBlind);
+    if kind != "the ante " && (p.blinds.contains_key(&s) || (dead_small && !new_big)) {
         return None;
     }
     match kind {

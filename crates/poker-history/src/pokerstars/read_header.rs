@@ -191,7 +191,7 @@ fn button_blind(text: &str) -> Option<(Money, Chips)> {
 }
 
 /// `$0.25/$0.50 USD`, `25/50`, or a cap game's `$1/$2 - $40 Cap -  USD`: the unit, the
-/// two stakes (positive, the second not below the first) and the cap.
+/// two stakes (the second above the first) and the cap.
 fn blinds(text: &str) -> Option<(Money, [Chips; 2], Option<Chips>)> {
     let (small, rest) = text.split_once('/')?;
     let money = unit_of(small);
@@ -210,8 +210,11 @@ fn blinds(text: &str) -> Option<(Money, [Chips; 2], Option<Chips>)> {
         },
     };
     let money = with_code(money, code)?;
-    let small = money.parse(small).filter(|&s| s > 0)?;
-    let big = money.parse(big).filter(|&b| b >= small)?;
+    // The small stake is below the big one (a small blind as big as the big blind
+    // would be a second big blind); it is 0 only in a header written for a one-chip
+    // big blind with no small blind posted.
+    let small = money.parse(small)?;
+    let big = money.parse(big).filter(|&b| b > small)?;
     let cap = match cap {
         Some(c) => Some(money.parse(c).filter(|&c| c > 0)?),
         None => None,
@@ -258,6 +261,7 @@ mod tests {
             "PokerStars Hand #1:  Hold'em No Limit (5/10 USD) - 2026/11/22 6:43:00 ET",
             "PokerStars Hand #1: {Club}  Hold'em No Limit (5/10) - 2026/11/22 6:43:00 ET",
             "PokerStars Hand #1:  Hold'em No Limit (10/5) - 2026/11/22 6:43:00 ET",
+            "PokerStars Hand #1:  Hold'em No Limit (5/5) - 2026/11/22 6:43:00 ET",
         ] {
             assert!(matches!(read_header(bad), Err(None)), "{bad}");
         }
