@@ -3,7 +3,7 @@
 //! with the currency's code (`($0.25/$0.50 USD)`). The engine counts whole chips, so a
 //! real-money hand is counted in cents.
 
-use poker_rules::Chips;
+use poker_rules::{Chips, MAX_CHIPS};
 
 /// The unit a hand's amounts are written in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -45,7 +45,7 @@ impl Money {
     /// An amount exactly as PokerStars writes it (`500`, `$24`, `$0.25`, `$1.00` in a
     /// header's stakes), in chips or cents; `None` if it is not one: no leading zeros
     /// (`05`), no thousands separators, cents in two digits, the sign of the hand's
-    /// currency, nothing around it.
+    /// currency, nothing around it, and no more than any table can hold (`MAX_CHIPS`).
     pub fn parse(&self, text: &str) -> Option<Chips> {
         let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
         let whole = |s: &str| -> Option<Chips> {
@@ -53,7 +53,7 @@ impl Money {
                 .then(|| s.parse().ok())
                 .flatten()
         };
-        match self {
+        let amount = match self {
             Money::Chips => whole(text),
             Money::Cash { sign, .. } => {
                 let t = text.strip_prefix(sign.as_str())?;
@@ -64,7 +64,8 @@ impl Money {
                 };
                 whole(w)?.checked_mul(100)?.checked_add(cents)
             }
-        }
+        };
+        amount.filter(|&a| a <= MAX_CHIPS)
     }
 
     /// An amount as PokerStars writes it in a hand: `$24`, `$31.60`, `500`.
@@ -141,6 +142,9 @@ mod tests {
             assert_eq!(chips.parse(bad), None, "{bad}");
         }
         assert_eq!(chips.parse("0"), Some(0));
+        assert_eq!(chips.parse("9007199254740992"), Some(MAX_CHIPS));
+        assert_eq!(chips.parse("9007199254740993"), None);
+        assert_eq!(chips.parse("18446744073709551616"), None);
         assert_eq!(chips.stakes(25, 50), "25/50");
         assert_eq!(Money::of_stakes("€0.05/€0.10 EUR").format(105), "€1.05");
     }

@@ -403,7 +403,8 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
         }
         if let Some((s, rest)) = who(line, " collected ") {
             let a = rest.split(" from").next().and_then(|a| money.parse(a));
-            *p.collected.entry(s).or_default() += a.ok_or_else(|| bad(i))?;
+            let total = p.collected.entry(s).or_default();
+            *total = a.and_then(|a| total.checked_add(a)).ok_or_else(|| bad(i))?;
             continue;
         }
         let Some((s, rest)) = who(line, ": ") else {
@@ -439,11 +440,13 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
             let to = amount(a).ok_or_else(|| bad(i))?;
             push(&mut p, Act::Play(Action::BetOrRaiseTo { to }));
         } else if rest.starts_with("discards ") {
-            // The viewer's discards are named; others' are so many unknown cards.
+            // The viewer's discards are named; others' are so many unknown cards (at
+            // most a hand's five: a count is not taken for an allocation's size).
             let n: usize = rest
                 .split(' ')
                 .nth(1)
                 .and_then(|n| n.parse().ok())
+                .filter(|&n| n <= 5)
                 .ok_or_else(|| bad(i))?;
             let cards = if rest.contains('[') {
                 last_group(&rest).ok_or_else(|| bad(i))?
@@ -506,6 +509,14 @@ fn printable_name(name: &str) -> Option<String> {
     (!name.is_empty() && !name.chars().any(breaks)).then(|| name.to_string())
 }
 
+/// Adds a forced bet to what the seat has put in dead; `None` past any count of chips
+/// (the engine refuses amounts past `MAX_CHIPS` in any case).
+fn add(dead: &mut BTreeMap<usize, Chips>, s: usize, x: Chips) -> Option<()> {
+    let total = dead.entry(s).or_default();
+    *total = total.checked_add(x)?;
+    Some(())
+}
+
 /// The forced bets a hand's header names.
 struct Forced {
     money: Money,
@@ -555,7 +566,7 @@ fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> 
         return None;
     }
     match kind {
-        "the ante " => *p.antes.entry(s).or_default() += x,
+        "the ante " => add(&mut p.antes, s, x)?,
         "small & big blinds " => {
             // The dead small blind the header names (else what is over the big blind),
             // then the live big blind (less when all in).
@@ -567,7 +578,7 @@ fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> 
                 .checked_sub(dead)
                 .filter(|&l| l > 0 && dead > 0 && dead < f.big)?;
             let big = (live == f.big || (all_in && live < f.big)).then_some(f.big)?;
-            *p.antes.entry(s).or_default() += dead;
+            add(&mut p.antes, s, dead)?;
             p.blinds.insert(s, (big, BlindKind::Post));
             p.posts.push(post(seat, PostKind::MissedSmall, dead, false));
             p.posts.push(post(seat, PostKind::MissedBig, big, true));
@@ -582,7 +593,7 @@ fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> 
                 p.posts.push(post(seat, PostKind::SmallBlind, small, true));
             } else {
                 // A second small blind: a returning player's dead small blind.
-                *p.antes.entry(s).or_default() += x;
+                add(&mut p.antes, s, x)?;
                 p.posts.push(post(seat, PostKind::MissedSmall, x, false));
             }
         }
