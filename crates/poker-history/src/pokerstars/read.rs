@@ -163,6 +163,9 @@ pub(super) struct Parsed {
     pub(super) acts: Vec<(usize, usize, Act)>,
     pub(super) antes: BTreeMap<usize, Chips>,
     pub(super) blinds: BTreeMap<usize, (Chips, BlindKind)>,
+    /// What each seat's post lines put in, antes and dead blinds included: no more than
+    /// its stack.
+    pub(super) posted: BTreeMap<usize, Chips>,
     pub(super) posts: Vec<Post>,
     pub(super) holes: BTreeMap<usize, VecDeque<Card>>,
     pub(super) viewer: Option<usize>,
@@ -551,6 +554,12 @@ fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> 
         None => (rest, false),
     };
     let x = f.money.parse(a).filter(|&x| x > 0)?;
+    // A post of more than the stack holds is no line PokerStars writes (the engine
+    // would post less, and a dead small blind could leave nothing for the big blind).
+    add(&mut p.posted, s, x)?;
+    if p.posted[&s] > p.seats[s].stack {
+        return None;
+    }
     // A blind of the amount named, or less when the poster is all in: the seat's blind
     // is the one named (the engine posts what the stack holds).
     let nominal = |named: Chips| (x == named || (all_in && x < named)).then_some(named);
