@@ -352,6 +352,30 @@ fn blinds_the_writer_would_name_otherwise_and_headers_read_in_part_are_refused()
         hand_with_posts("Hold'em No Limit", "5/10", &["Bob 2: posts small blind 5"]),
         hand_with_posts("Hold'em No Limit", "5/10", &["Ann: posts button blind 10"]),
         hand_with_posts("Hold'em No Limit", "5/10", &["Bob 2: posts small blind 5", "Ann: posts big blind 10 x"]),
+        // A post by a seat sitting out, past the stack, or a dead small blind and then
+        // the big blind's own post (written as `small & big blinds`, which reads as a
+        // new player's post).
+        hand_with_posts(
+            "Hold'em No Limit",
+            "5/10",
+            &["Bob 2: posts small blind 5", "Ann: posts big blind 10"],
+        )
+        .replace("(280 in chips) ", "(280 in chips) is sitting out"),
+        hand_with_posts(
+            "Hold'em No Limit",
+            "5/10",
+            &["Bob 2: posts small blind 5", "Ann: posts big blind 10"],
+        )
+        .replace("(280 in chips) ", "(3 in chips) "),
+        hand_with_posts(
+            "Hold'em No Limit",
+            "5/10",
+            &[
+                "Bob 2: posts small blind 5",
+                "Ann: posts small blind 5",
+                "Ann: posts big blind 10",
+            ],
+        ),
         // A date that is no date.
         hand_with_posts("Hold'em No Limit", "5/10", &["Bob 2: posts small blind 5", "Ann: posts big blind 10"])
             .replace("2026/11/22", "2026/:1/22"),

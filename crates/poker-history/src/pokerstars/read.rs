@@ -554,6 +554,11 @@ fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> 
         None => (rest, false),
     };
     let x = f.money.parse(a).filter(|&x| x > 0)?;
+    // A seat sitting out posts nothing (its blind would be missing from the hand, and
+    // another's named after it).
+    if !p.seats[s].dealt {
+        return None;
+    }
     // A post of more than the stack holds is no line PokerStars writes (the engine
     // would post less, and a dead small blind could leave nothing for the big blind).
     add(&mut p.posted, s, x)?;
