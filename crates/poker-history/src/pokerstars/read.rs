@@ -340,11 +340,11 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
                     .ok_or_else(|| bad(i))?;
             } else if let Some(seat_line) = line.strip_prefix("Seat ") {
                 let seat_line = seat_line.split_once(": ").map_or("", |x| x.1);
-                if let (Some((s, rest)), true) =
-                    (who(seat_line, " "), seat_line.contains(" mucked ["))
-                {
-                    let at = rest.find("mucked [").unwrap_or(0);
-                    let cards = last_group_first(&rest[at..]);
+                // `mucked [` after the player's name (a name may hold those words).
+                let mucked = who(seat_line, " ")
+                    .and_then(|(s, rest)| Some((s, rest[rest.find("mucked [")?..].to_string())));
+                if let Some((s, rest)) = mucked {
+                    let cards = last_group_first(&rest);
                     p.mucked.insert(s, cards.ok_or_else(|| bad(i))?);
                 }
             }
