@@ -17,7 +17,7 @@ mod pokerstars_gen;
 
 use poker_history::phh::replay;
 use poker_history::pokerstars::import::{decode, run_text_with, write_back};
-use poker_history::pokerstars::read::{read_hand, split};
+use poker_history::pokerstars::read::{read_hand, split, ReadError};
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
@@ -266,4 +266,138 @@ fn damaged_pokerstars_text_is_a_typed_error_never_a_panic() {
         variants.len()
     );
     assert!(refused > 0);
+}
+
+/// The fuzz target's property on one input: every hand read is written back, and the
+/// written text reads again and is written the same way a second time.
+fn assert_refused_or_fixed_point(name: &str, bytes: &[u8]) -> (usize, usize) {
+    let (mut read, mut refused) = (0, 0);
+    for hand_text in split(&decode(bytes)) {
+        let Ok(hand) = read_hand(&hand_text) else {
+            refused += 1;
+            continue;
+        };
+        read += 1;
+        let written = write_back(&hand).unwrap_or_else(|e| panic!("{name}: not written: {e}"));
+        let again = read_hand(&written)
+            .unwrap_or_else(|e| panic!("{name}: the written text does not read: {e}\n{written}"));
+        let twice = write_back(&again).expect("written again");
+        assert_eq!(
+            twice, written,
+            "{name}: the writer's text is no fixed point"
+        );
+    }
+    (read, refused)
+}
+
+#[test]
+fn every_fuzz_regression_is_refused_or_comes_back_the_same() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions/pokerstars_reader");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("fuzz/regressions/pokerstars_reader exists")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6, "the regression inputs are there");
+    for file in files {
+        let name = file
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let (read, refused) = assert_refused_or_fixed_point(&name, &std::fs::read(&file).unwrap());
+        println!("{name}: {read} read, {refused} refused");
+    }
+}
+
+/// A hand with the given header stakes and post lines, folded round to the big blind.
+fn hand_with_posts(game: &str, stakes: &str, posts: &[&str]) -> String {
+    let mut text = format!(
+        "PokerStars Hand #5:  {game} ({stakes}) - 2026/11/22 6:43:00 ET\n\
+         Table 'T' 9-max Seat #7 is the button\n\
+         Seat 2: Ann (1130 in chips) \n\
+         Seat 8: Bob 2 (280 in chips) \n"
+    );
+    for p in posts {
+        text.push_str(p);
+        text.push('\n');
+    }
+    text.push_str("*** HOLE CARDS ***\nBob 2: folds \n*** SUMMARY ***\n");
+    text
+}
+
+#[test]
+fn blinds_the_writer_would_name_otherwise_and_headers_read_in_part_are_refused() {
+    let refused = [
+        // fuzz crash-0acb14be: a small blind as big as the big blind (the writer names
+        // both big blinds, and the second reads as a new player's post).
+        hand_with_posts(
+            "6+ Hold'em No Limit",
+            "Button Blind 5 - Ante 5",
+            &["Ann: posts big blind 5", "Bob 2: posts small blind 5"],
+        ),
+        // The garbled header and the leading zero of that input.
+        hand_with_posts(
+            "6+ Hold'em No Limit",
+            "Button Bl0fd1 i - Ante 5",
+            &["Bob 2: posts small blind 2", "Ann: posts big blind 5"],
+        ),
+        hand_with_posts("Hold'em No Limit", "5/10", &["Bob 2: posts small blind 5", "Ann: posts big blind 010"]),
+        // fuzz crash-6497e263: two headers run together.
+        "PokerStars Hand #1:  6+ Hold'em No Limit (Button Blind 10 - AntPokerStars Hand #2:  Omaha Hi/Lo Pot Limit (5/11) - 2026/11/22 11:44:00 ET\nTable 'T' 9-max Seat #7 is the button\nSeat 1: Ann (590 in chips) \nSeat 2: Bob 2 (10 in chips) \nAnn: folds \n*** SUMMARY ***\n".to_string(),
+        // Blinds other than the header's, a small blind without a big blind, a button
+        // blind outside 6+, a post with words after its amount.
+        hand_with_posts("Hold'em No Limit", "5/10", &["Bob 2: posts small blind 5", "Ann: posts big blind 20"]),
+        hand_with_posts("Hold'em No Limit", "5/10", &["Bob 2: posts small blind 5"]),
+        hand_with_posts("Hold'em No Limit", "5/10", &["Ann: posts button blind 10"]),
+        hand_with_posts("Hold'em No Limit", "5/10", &["Bob 2: posts small blind 5", "Ann: posts big blind 10 x"]),
+        // A post by a seat sitting out, past the stack, or a dead small blind and then
+        // the big blind's own post (written as `small & big blinds`, which reads as a
+        // new player's post).
+        hand_with_posts(
+            "Hold'em No Limit",
+            "5/10",
+            &["Bob 2: posts small blind 5", "Ann: posts big blind 10"],
+        )
+        .replace("(280 in chips) ", "(280 in chips) is sitting out"),
+        hand_with_posts(
+            "Hold'em No Limit",
+            "5/10",
+            &["Bob 2: posts small blind 5", "Ann: posts big blind 10"],
+        )
+        .replace("(280 in chips) ", "(3 in chips) "),
+        hand_with_posts(
+            "Hold'em No Limit",
+            "5/10",
+            &[
+                "Bob 2: posts small blind 5",
+                "Ann: posts small blind 5",
+                "Ann: posts big blind 10",
+            ],
+        ),
+        // A date that is no date.
+        hand_with_posts("Hold'em No Limit", "5/10", &["Bob 2: posts small blind 5", "Ann: posts big blind 10"])
+            .replace("2026/11/22", "2026/:1/22"),
+    ];
+    for text in &refused {
+        assert!(
+            matches!(read_hand(text), Err(ReadError::Line { .. })),
+            "refused as a line: {text}"
+        );
+    }
+    // The same hand as PokerStars writes it reads, and comes back the same.
+    let good = hand_with_posts(
+        "Hold'em No Limit",
+        "5/10",
+        &["Bob 2: posts small blind 5", "Ann: posts big blind 10"],
+    )
+    .replace(
+        "*** SUMMARY ***\n",
+        "Uncalled bet (5) returned to Ann\nAnn collected 10 from pot\n*** SUMMARY ***\n",
+    );
+    assert_eq!(
+        assert_refused_or_fixed_point("good", good.as_bytes()),
+        (1, 0)
+    );
 }

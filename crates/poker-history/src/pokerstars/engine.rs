@@ -16,9 +16,12 @@ pub(super) struct PlayInput<'a> {
     pub(super) hand_number: u64,
     pub(super) game_name: String,
     pub(super) date_text: String,
+    /// The header's date (unix ms).
+    pub(super) started_at_ms: i64,
     pub(super) game: Game,
     pub(super) structure: Structure,
-    pub(super) stakes: Vec<Chips>,
+    /// The header's two stakes: the blinds, fixed limit's bets, `[0, button blind]` in 6+.
+    pub(super) stakes: [Chips; 2],
     /// A cap game's cap (R24).
     pub(super) cap: Option<Chips>,
     /// A home game's club.
@@ -80,7 +83,7 @@ pub(super) fn play(input: PlayInput, p: Parsed) -> Result<ImportedHand, ReadErro
         game_name: input.game_name,
         table_name: p.table.clone(),
         club: input.club,
-        started_at_ms: super::time::parse(&input.date_text),
+        started_at_ms: Some(input.started_at_ms),
         date_text: input.date_text,
         players: names,
         seats: order.iter().map(|&s| p.seats[s].number).collect(),
@@ -165,7 +168,7 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
     }
     let index_of: BTreeMap<usize, usize> = order.iter().enumerate().map(|(i, &s)| (s, i)).collect();
 
-    let stake = |k: usize| input.stakes.get(k).copied().unwrap_or(0);
+    let stake = |k: usize| input.stakes[k];
     let big_blind = p
         .blinds
         .values()
@@ -421,7 +424,12 @@ fn check_outcome(
             }
         }
     }
+    // A winner left nothing (a pot the rake took whole, the odd chip's empty half of a
+    // split pot) collects nothing: with or without a `collected 0` line, as the writer
+    // writes the engine's award of nothing.
     won.retain(|_, v| *v > 0);
+    let mut collected = p.collected.clone();
+    collected.retain(|_, v| *v > 0);
     let name = |s: usize| p.seats[s].name.clone();
     let show = |m: &BTreeMap<usize, Chips>| {
         m.iter()
@@ -429,10 +437,10 @@ fn check_outcome(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    if won != p.collected {
+    if won != collected {
         return Err(ReadError::Disagrees(format!(
             "collected: text [{}], engine [{}]",
-            show(&p.collected),
+            show(&collected),
             show(&won)
         )));
     }

@@ -2,6 +2,7 @@
 
 use super::time::timestamp;
 use super::{printable, structure_name, Family, Hand};
+use poker_rules::table::PostKind;
 use poker_rules::{BlindKind, Chips, Game, Structure};
 use std::fmt::Write;
 
@@ -55,12 +56,23 @@ fn stakes(hand: &Hand) -> String {
             .money
             .stakes(config.stakes.small_bet, config.stakes.big_bet);
     }
+    // The small blind: a live one, else a returning player's dead one (which is the
+    // small blind the header names), else half the big blind.
+    let dead_small = || {
+        hand.meta
+            .posts
+            .iter()
+            .filter(|p| p.kind == PostKind::MissedSmall && !p.live && p.amount > 0)
+            .map(|p| p.amount)
+            .min()
+    };
     let small: Chips = config
         .seats
         .iter()
         .filter(|s| s.kind == BlindKind::Blind && s.blind > 0 && s.blind < big)
         .map(|s| s.blind)
         .min()
+        .or_else(dead_small)
         .unwrap_or(big / 2);
     let stakes = hand.money.stakes(small, big);
     // A cap game names its cap between the blinds and the currency (R24).

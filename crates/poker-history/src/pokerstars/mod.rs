@@ -33,6 +33,7 @@ mod header;
 pub mod import;
 pub mod money;
 pub mod read;
+mod read_header;
 mod summary;
 pub(crate) mod time;
 

@@ -3,7 +3,7 @@
 //! with the currency's code (`($0.25/$0.50 USD)`). The engine counts whole chips, so a
 //! real-money hand is counted in cents.
 
-use poker_rules::Chips;
+use poker_rules::{Chips, MAX_CHIPS};
 
 /// The unit a hand's amounts are written in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -21,7 +21,8 @@ pub enum Money {
     },
 }
 
-const SIGNS: [&str; 4] = ["$", "€", "£", "₹"];
+/// The currency signs amounts are written with.
+pub(super) const SIGNS: [&str; 4] = ["$", "€", "£", "₹"];
 
 impl Money {
     /// The unit of a header's stakes text (`$0.25/$0.50 USD`, `25/50`,
@@ -41,35 +42,30 @@ impl Money {
         }
     }
 
-    /// An amount as written (`$0.25`, `1,000`), in chips or cents; `None` if it is not one.
+    /// An amount exactly as PokerStars writes it (`500`, `$24`, `$0.25`, `$1.00` in a
+    /// header's stakes), in chips or cents; `None` if it is not one: no leading zeros
+    /// (`05`), no thousands separators, cents in two digits, the sign of the hand's
+    /// currency, nothing around it, and no more than any table can hold (`MAX_CHIPS`).
     pub fn parse(&self, text: &str) -> Option<Chips> {
-        let mut t = text.trim().replace(',', "");
-        if let Money::Cash { sign, .. } = self {
-            t = t.strip_prefix(sign.as_str())?.to_string();
-        }
-        let (whole, frac) = match t.split_once('.') {
-            Some((w, f)) => (w, f),
-            None => (t.as_str(), ""),
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let whole = |s: &str| -> Option<Chips> {
+            (digits(s) && (s == "0" || !s.starts_with('0')))
+                .then(|| s.parse().ok())
+                .flatten()
         };
-        if whole.is_empty() && frac.is_empty() {
-            return None;
-        }
-        let whole: Chips = if whole.is_empty() {
-            0
-        } else {
-            whole.parse().ok()?
-        };
-        match self {
-            Money::Chips if frac.is_empty() => Some(whole),
-            Money::Chips => None,
-            Money::Cash { .. } => {
-                if frac.len() > 2 || !frac.chars().all(|c| c.is_ascii_digit()) {
-                    return None;
-                }
-                let cents: Chips = format!("{frac:0<2}").parse().ok()?;
-                Some(whole * 100 + cents)
+        let amount = match self {
+            Money::Chips => whole(text),
+            Money::Cash { sign, .. } => {
+                let t = text.strip_prefix(sign.as_str())?;
+                let (w, cents) = match t.split_once('.') {
+                    Some((w, f)) if f.len() == 2 && digits(f) => (w, f.parse().ok()?),
+                    Some(_) => return None,
+                    None => (t, 0),
+                };
+                whole(w)?.checked_mul(100)?.checked_add(cents)
             }
-        }
+        };
+        amount.filter(|&a| a <= MAX_CHIPS)
     }
 
     /// An amount as PokerStars writes it in a hand: `$24`, `$31.60`, `500`.
@@ -125,9 +121,14 @@ mod tests {
             }
         );
         assert_eq!(usd.parse("$0.25"), Some(25));
-        assert_eq!(usd.parse("$31.6"), Some(3160));
-        assert_eq!(usd.parse("$1,000"), Some(100_000));
-        assert_eq!(usd.parse("0.25"), None);
+        assert_eq!(usd.parse("$31.60"), Some(3160));
+        assert_eq!(usd.parse("$1.00"), Some(100));
+        // Not as PokerStars writes amounts: refused.
+        for bad in [
+            "$31.6", "$1,000", "0.25", "$05", "$.25", " $1", "$1 ", "$-1", "$+1",
+        ] {
+            assert_eq!(usd.parse(bad), None, "{bad}");
+        }
         assert_eq!(usd.format(2400), "$24");
         assert_eq!(usd.format(3160), "$31.60");
         assert_eq!(usd.format(5), "$0.05");
@@ -137,7 +138,13 @@ mod tests {
         let chips = Money::of_stakes("25/50");
         assert_eq!(chips, Money::Chips);
         assert_eq!(chips.parse("500"), Some(500));
-        assert_eq!(chips.parse("5.5"), None);
+        for bad in ["5.5", "05", "00", "1,000", "+5", ""] {
+            assert_eq!(chips.parse(bad), None, "{bad}");
+        }
+        assert_eq!(chips.parse("0"), Some(0));
+        assert_eq!(chips.parse("9007199254740992"), Some(MAX_CHIPS));
+        assert_eq!(chips.parse("9007199254740993"), None);
+        assert_eq!(chips.parse("18446744073709551616"), None);
         assert_eq!(chips.stakes(25, 50), "25/50");
         assert_eq!(Money::of_stakes("€0.05/€0.10 EUR").format(105), "€1.05");
     }

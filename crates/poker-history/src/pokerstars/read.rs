@@ -12,6 +12,7 @@
 //! and hands the text leaves unfinished are typed errors, so an import can count them.
 
 use super::money::Money;
+use super::read_header::plain_number;
 use crate::phh::PhhHand;
 use poker_rules::table::{Post, PostKind};
 use poker_rules::{Action, BlindKind, Card, Cards, Chips, Game, Structure};
@@ -128,33 +129,6 @@ pub fn read(text: &str) -> Result<Vec<ImportedHand>, ReadError> {
     split(text).iter().map(|h| read_hand(h)).collect()
 }
 
-/// The game and structure a header names, if the engine plays it.
-fn game_of(name: &str) -> Result<(Game, Structure), ReadError> {
-    let unsupported = || ReadError::UnsupportedGame(name.to_string());
-    let (game, limit) = [
-        ("Hold'em ", Game::Holdem),
-        ("6+ Hold'em ", Game::ShortDeckHoldem),
-        ("Omaha Hi/Lo ", Game::OmahaHiLo),
-        ("Omaha ", Game::Omaha),
-        ("7 Card Stud Hi/Lo ", Game::StudHiLo),
-        ("7 Card Stud ", Game::Stud),
-        ("Razz ", Game::Razz),
-        ("Single Draw 2-7 Lowball ", Game::DeuceToSevenSingleDraw),
-        ("Triple Draw 2-7 Lowball ", Game::DeuceToSevenTripleDraw),
-        ("Badugi ", Game::Badugi),
-    ]
-    .iter()
-    .find_map(|(p, g)| name.strip_prefix(p).map(|rest| (*g, rest)))
-    .ok_or_else(unsupported)?;
-    let structure = match limit {
-        "No Limit" => Structure::NoLimit,
-        "Pot Limit" => Structure::PotLimit,
-        "Limit" | "Fixed Limit" => Structure::FixedLimit,
-        _ => return Err(unsupported()),
-    };
-    Ok((game, structure))
-}
-
 /// The last `[...]` group of a line, as cards.
 fn last_group(text: &str) -> Option<Vec<Card>> {
     let open = text.rfind('[')?;
@@ -189,6 +163,9 @@ pub(super) struct Parsed {
     pub(super) acts: Vec<(usize, usize, Act)>,
     pub(super) antes: BTreeMap<usize, Chips>,
     pub(super) blinds: BTreeMap<usize, (Chips, BlindKind)>,
+    /// What each seat's post lines put in, antes and dead blinds included: no more than
+    /// its stack.
+    pub(super) posted: BTreeMap<usize, Chips>,
     pub(super) posts: Vec<Post>,
     pub(super) holes: BTreeMap<usize, VecDeque<Card>>,
     pub(super) viewer: Option<usize>,
@@ -219,83 +196,80 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
         line: i + 1,
         text: lines.get(i).copied().unwrap_or("").to_string(),
     };
-    let (id, rest) = header.split_once(": ").ok_or_else(|| bad(0))?;
-    if rest.contains("Tournament #") {
-        return Err(ReadError::Tournament);
-    }
-    let hand_number: u64 = id
-        .rsplit('#')
-        .next()
-        .and_then(|n| n.parse().ok())
-        .ok_or_else(|| bad(0))?;
-    let rest = rest.trim_start();
-    // Home games name their club first: `{Club} Hold'em No Limit (1/2)`.
-    let (club, rest) = match rest.strip_prefix('{') {
-        Some(r) => r
-            .split_once("} ")
-            .map(|x| (Some(x.0.to_string()), x.1.trim_start()))
-            .ok_or_else(|| bad(0))?,
-        None => (None, rest),
-    };
-    let open = rest.find(" (").ok_or_else(|| bad(0))?;
-    let game_name = rest[..open].to_string();
-    let (game, structure) = game_of(&game_name)?;
-    let close = rest.find(") - ").ok_or_else(|| bad(0))?;
-    let stakes_text = &rest[open + 2..close];
-    let date_text = rest[close + 4..].to_string();
-    let money = Money::of_stakes(stakes_text);
-    // A cap game names its cap (R24): `$0.25/$0.50 - $10 Cap -  USD`.
-    let cap = stakes_text
-        .split(" - ")
-        .find_map(|part| part.strip_suffix(" Cap"))
-        .and_then(|a| money.parse(a));
-    // The two stakes: blinds (no limit, pot limit), bets (fixed limit, stud).
-    let stakes: Vec<Chips> = stakes_text
-        .split(['/', ' '])
-        .filter_map(|w| money.parse(w))
-        .collect();
+    let super::read_header::Header {
+        hand_number,
+        club,
+        game_name,
+        game,
+        structure,
+        money,
+        stakes,
+        cap,
+        date_text,
+        started_at_ms,
+    } = super::read_header::read_header(header).map_err(|e| e.unwrap_or_else(|| bad(0)))?;
     let mut p = Parsed::default();
     let mut li = 1;
-    // Table line.
-    let table_line = lines.get(li).copied().unwrap_or("");
+    // Table line: `Table 'Name' 6-max[ (Play Money)][ Seat #3 is the button]`.
+    let table_line = lines.get(li).copied().unwrap_or("").trim_end();
     let after = table_line.strip_prefix("Table '").ok_or_else(|| bad(li))?;
-    let q = after.rfind("' ").ok_or_else(|| bad(li))?;
-    p.table = after[..q].to_string();
-    let tail = &after[q + 2..];
-    p.seat_count = tail
-        .split(['-', ' '])
-        .next()
-        .and_then(|n| n.parse().ok())
+    let (table, tail) = after.rsplit_once("' ").ok_or_else(|| bad(li))?;
+    let (max, tail) = tail.split_once("-max").ok_or_else(|| bad(li))?;
+    p.table = printable_name(table).ok_or_else(|| bad(li))?;
+    p.seat_count = plain_number(max)
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|&n| n >= 2)
         .ok_or_else(|| bad(li))?;
-    p.play_money = tail.contains("(Play Money)");
-    p.button = tail
-        .split("Seat #")
-        .nth(1)
-        .and_then(|s| s.split(' ').next())
-        .and_then(|n| n.parse().ok());
+    let tail = match tail.strip_prefix(" (Play Money)") {
+        Some(t) => {
+            p.play_money = true;
+            t
+        }
+        None => tail,
+    };
+    p.button = match tail {
+        "" => None,
+        t => Some(
+            t.strip_prefix(" Seat #")
+                .and_then(|t| t.strip_suffix(" is the button"))
+                .and_then(plain_number)
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|n| (1..=p.seat_count).contains(n))
+                .ok_or_else(|| bad(li))?,
+        ),
+    };
     li += 1;
+    // Seat lines: `Seat 2: Name ($10 in chips)`, then perhaps ` is sitting out` or
+    // ` out of hand (...)`.
     while let Some(line) = lines.get(li).and_then(|l| l.strip_prefix("Seat ")) {
         let Some((num, rest)) = line.split_once(": ") else {
             break;
         };
-        let Ok(number) = num.parse::<u32>() else {
+        let Some(number) = plain_number(num) else {
             break;
         };
-        // Seats are numbered from 1 (a `Seat 0` would have no table seat).
-        if number == 0 {
-            return Err(bad(li));
-        }
-        let open = rest.rfind(" (").ok_or_else(|| bad(li))?;
-        let chips = rest[open + 2..]
-            .split(" in chips")
-            .next()
-            .and_then(|a| money.parse(a))
+        let (left, after) = rest.rsplit_once(" in chips)").ok_or_else(|| bad(li))?;
+        let (name, chips) = left.rsplit_once(" (").ok_or_else(|| bad(li))?;
+        let after = after.trim_end();
+        let dealt = match after {
+            "" => true,
+            " is sitting out" => false,
+            a if a.starts_with(" out of hand") => false,
+            _ => return Err(bad(li)),
+        };
+        let name = printable_name(name).ok_or_else(|| bad(li))?;
+        // Seats are numbered from 1 to the table's size, each once (a `Seat 0` would
+        // have no table seat), and each name is one player's.
+        let number = u32::try_from(number)
+            .ok()
+            .filter(|n| (1..=p.seat_count).contains(n))
+            .filter(|n| p.seats.iter().all(|s| s.number != *n && s.name != name))
             .ok_or_else(|| bad(li))?;
-        let dealt = !rest.ends_with("is sitting out") && !rest.contains("out of hand");
+        let stack = money.parse(chips).ok_or_else(|| bad(li))?;
         p.seats.push(Seat {
             number,
-            name: rest[..open].to_string(),
-            stack: chips,
+            name,
+            stack,
             dealt,
         });
         li += 1;
@@ -316,17 +290,34 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
     };
     let family_stud = matches!(game, Game::Stud | Game::StudHiLo | Game::Razz);
     let draw = game.is_draw();
+    let fixed = structure == Structure::FixedLimit;
+    let forced = Forced {
+        money: money.clone(),
+        // Fixed limit: the big blind is the small bet, the small blind not named.
+        small: (!fixed && game != Game::ShortDeckHoldem).then_some(stakes[0]),
+        big: if fixed { stakes[0] } else { stakes[1] },
+        button_blind: game == Game::ShortDeckHoldem,
+    };
     let mut in_summary = false;
     let mut second_run = false;
     let mut first_dealt: BTreeMap<usize, bool> = BTreeMap::new();
+    // The first small blind's line: a small blind needs a big blind (else the writer
+    // would name it the big blind).
+    let mut small_line = None;
     for (i, &line) in lines.iter().enumerate().skip(li) {
         let line = line.trim_end();
-        // The amount is the first word: `2 and is all-in`, `$10 and has reached the
-        // $10 cap`. A post, bet or raise of nothing is no line PokerStars writes.
+        // A bet's amount, alone or with how it ends (`2 and is all-in`, `$10 and has
+        // reached the $10 cap`). A bet or raise of nothing is no line PokerStars writes.
         let amount = |w: &str| {
-            money
-                .parse(w.split(' ').next().unwrap_or(""))
-                .filter(|&a| a > 0)
+            let w = w.strip_suffix(" and is all-in").unwrap_or(w);
+            let w = match (w.split_once(" and has reached the "), cap) {
+                (Some((a, reached)), Some(c)) => {
+                    (money.parse(reached.strip_suffix(" cap")?) == Some(c)).then_some(a)?
+                }
+                (Some(_), None) => return None,
+                (None, _) => w,
+            };
+            money.parse(w).filter(|&a| a > 0)
         };
         if in_summary {
             if let Some(t) = line.strip_prefix("Total pot ") {
@@ -349,11 +340,11 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
                     .ok_or_else(|| bad(i))?;
             } else if let Some(seat_line) = line.strip_prefix("Seat ") {
                 let seat_line = seat_line.split_once(": ").map_or("", |x| x.1);
-                if let (Some((s, rest)), true) =
-                    (who(seat_line, " "), seat_line.contains(" mucked ["))
-                {
-                    let at = rest.find("mucked [").unwrap_or(0);
-                    let cards = last_group_first(&rest[at..]);
+                // `mucked [` after the player's name (a name may hold those words).
+                let mucked = who(seat_line, " ")
+                    .and_then(|(s, rest)| Some((s, rest[rest.find("mucked [")?..].to_string())));
+                if let Some((s, rest)) = mucked {
+                    let cards = last_group_first(&rest);
                     p.mucked.insert(s, cards.ok_or_else(|| bad(i))?);
                 }
             }
@@ -415,7 +406,8 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
         }
         if let Some((s, rest)) = who(line, " collected ") {
             let a = rest.split(" from").next().and_then(|a| money.parse(a));
-            *p.collected.entry(s).or_default() += a.ok_or_else(|| bad(i))?;
+            let total = p.collected.entry(s).or_default();
+            *total = a.and_then(|a| total.checked_add(a)).ok_or_else(|| bad(i))?;
             continue;
         }
         let Some((s, rest)) = who(line, ": ") else {
@@ -423,53 +415,12 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
             continue;
         };
         let push = |p: &mut Parsed, act: Act| p.acts.push((i, s, act));
-        if let Some(a) = rest.strip_prefix("posts the ante ") {
-            *p.antes.entry(s).or_default() += amount(a).ok_or_else(|| bad(i))?;
-        } else if let Some(a) = rest.strip_prefix("posts small & big blinds ") {
-            let total = amount(a).ok_or_else(|| bad(i))?;
-            let big = stakes.get(1).copied().unwrap_or(total);
-            let big = if structure == Structure::FixedLimit {
-                p.blinds.values().map(|b| b.0).max().unwrap_or(big)
-            } else {
-                big
-            };
-            let dead = total.saturating_sub(big);
-            *p.antes.entry(s).or_default() += dead;
-            p.blinds.insert(s, (big, BlindKind::Post));
+        if let Some(post_text) = rest.strip_prefix("posts ") {
             let seat = p.seats[s].number as usize - 1;
-            p.posts.push(post(seat, PostKind::MissedSmall, dead, false));
-            p.posts.push(post(seat, PostKind::MissedBig, big, true));
-        } else if let Some(a) = rest.strip_prefix("posts small blind ") {
-            let x = amount(a).ok_or_else(|| bad(i))?;
-            let seat = p.seats[s].number as usize - 1;
-            let has_small = p.posts.iter().any(|q| q.kind == PostKind::SmallBlind);
-            if !has_small {
-                p.blinds.insert(s, (x, BlindKind::Blind));
-                p.posts.push(post(seat, PostKind::SmallBlind, x, true));
-            } else {
-                // A second small blind: a returning player's dead small blind.
-                *p.antes.entry(s).or_default() += x;
-                p.posts.push(post(seat, PostKind::MissedSmall, x, false));
+            forced_bet(&mut p, &forced, s, seat, post_text).ok_or_else(|| bad(i))?;
+            if post_text.starts_with("small blind ") {
+                small_line.get_or_insert(i);
             }
-        } else if let Some(a) = rest.strip_prefix("posts big blind ") {
-            let x = amount(a).ok_or_else(|| bad(i))?;
-            let seat = p.seats[s].number as usize - 1;
-            let has_big = p.posts.iter().any(|q| q.kind == PostKind::BigBlind);
-            if has_big {
-                p.blinds.insert(s, (x, BlindKind::Post));
-                p.posts.push(post(seat, PostKind::NewPlayer, x, true));
-            } else {
-                p.blinds.insert(s, (x, BlindKind::Blind));
-                p.posts.push(post(seat, PostKind::BigBlind, x, true));
-            }
-        } else if let Some(a) = rest.strip_prefix("posts button blind ") {
-            let x = amount(a).ok_or_else(|| bad(i))?;
-            p.blinds.insert(s, (x, BlindKind::Blind));
-        } else if let Some(a) = rest.strip_prefix("posts straddle ") {
-            let x = amount(a).ok_or_else(|| bad(i))?;
-            let seat = p.seats[s].number as usize - 1;
-            p.blinds.insert(s, (x, BlindKind::Straddle));
-            p.posts.push(post(seat, PostKind::Straddle, x, true));
         } else if let Some(a) = rest.strip_prefix("brings in for ") {
             p.bring_in = Some(amount(a).ok_or_else(|| bad(i))?);
             push(&mut p, Act::Play(Action::BringIn));
@@ -484,17 +435,21 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
             push(&mut p, Act::Play(Action::BetOrRaiseTo { to }));
         } else if let Some(a) = rest
             .strip_prefix("raises ")
-            .and_then(|r| r.split(" to ").nth(1))
+            .and_then(|r| r.split_once(" to "))
+            .filter(|(by, _)| money.parse(by).is_some_and(|b| b > 0))
+            .map(|(_, to)| to)
             .or_else(|| rest.strip_prefix("completes it to "))
         {
             let to = amount(a).ok_or_else(|| bad(i))?;
             push(&mut p, Act::Play(Action::BetOrRaiseTo { to }));
         } else if rest.starts_with("discards ") {
-            // The viewer's discards are named; others' are so many unknown cards.
+            // The viewer's discards are named; others' are so many unknown cards (at
+            // most a hand's five: a count is not taken for an allocation's size).
             let n: usize = rest
                 .split(' ')
                 .nth(1)
                 .and_then(|n| n.parse().ok())
+                .filter(|&n| n <= 5)
                 .ok_or_else(|| bad(i))?;
             let cards = if rest.contains('[') {
                 last_group(&rest).ok_or_else(|| bad(i))?
@@ -525,12 +480,17 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
             continue;
         }
     }
+    let live = |kind: PostKind| p.posts.iter().any(|q| q.kind == kind && q.live);
+    if let (Some(i), false) = (small_line, live(PostKind::BigBlind)) {
+        return Err(bad(i));
+    }
     let bring_in = p.bring_in;
     super::engine::play(
         super::engine::PlayInput {
             hand_number,
             game_name,
             date_text,
+            started_at_ms,
             game,
             structure,
             stakes,
@@ -543,6 +503,134 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
         },
         p,
     )
+}
+
+/// A table's or player's name as a line holds it: not empty, no control characters or
+/// line separators (which the writer could not write back, see `printable`).
+fn printable_name(name: &str) -> Option<String> {
+    let breaks = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    (!name.is_empty() && !name.chars().any(breaks)).then(|| name.to_string())
+}
+
+/// Adds a forced bet to what the seat has put in dead; `None` past any count of chips
+/// (the engine refuses amounts past `MAX_CHIPS` in any case).
+fn add(dead: &mut BTreeMap<usize, Chips>, s: usize, x: Chips) -> Option<()> {
+    let total = dead.entry(s).or_default();
+    *total = total.checked_add(x)?;
+    Some(())
+}
+
+/// The forced bets a hand's header names.
+struct Forced {
+    money: Money,
+    /// The small blind, when the header names it (no limit and pot limit).
+    small: Option<Chips>,
+    /// The big blind: no limit's and pot limit's second stake, fixed limit's small bet,
+    /// 6+'s button blind.
+    big: Chips,
+    /// A 6+ game, which may post a button blind.
+    button_blind: bool,
+}
+
+/// Reads a forced bet (`posts ...`) of seat index `s` at table seat `seat`: only the
+/// blinds the game has, each for the amount the header names (or less, all in).
+/// A post the reader could not write back the same way is refused (`None`): a small
+/// blind not below the big blind (it would be written as a big blind), a new player's
+/// big blind below the big blind (written as a small blind), a button blind outside 6+
+/// or with another big blind, an amount with anything after it.
+fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> Option<()> {
+    let (kind, rest) = [
+        "the ante ",
+        "small & big blinds ",
+        "small blind ",
+        "big blind ",
+        "button blind ",
+        "straddle ",
+    ]
+    .into_iter()
+    .find_map(|k| text.strip_prefix(k).map(|r| (k, r)))?;
+    let (a, all_in) = match rest.strip_suffix(" and is all-in") {
+        Some(a) => (a, true),
+        None => (rest, false),
+    };
+    let x = f.money.parse(a).filter(|&x| x > 0)?;
+    // A seat sitting out posts nothing (its blind would be missing from the hand, and
+    // another's named after it).
+    if !p.seats[s].dealt {
+        return None;
+    }
+    // A post of more than the stack holds is no line PokerStars writes (the engine
+    // would post less, and a dead small blind could leave nothing for the big blind).
+    add(&mut p.posted, s, x)?;
+    if p.posted[&s] > p.seats[s].stack {
+        return None;
+    }
+    // A blind of the amount named, or less when the poster is all in: the seat's blind
+    // is the one named (the engine posts what the stack holds).
+    let nominal = |named: Chips| (x == named || (all_in && x < named)).then_some(named);
+    let has = |p: &Parsed, kind: PostKind| p.posts.iter().any(|q| q.kind == kind && q.live);
+    // One blind a seat (a returning player's dead small blind, then their big blind
+    // as a new player's post, as `small & big blinds` writes them).
+    let dead_small = p
+        .posts
+        .iter()
+        .any(|q| q.seat == seat && q.kind == PostKind::MissedSmall);
+    let new_big = kind == "big blind " && has(p, PostKind::BigBlind);
+    if kind != "the ante " && (p.blinds.contains_key(&s) || (dead_small && !new_big)) {
+        return None;
+    }
+    match kind {
+        "the ante " => add(&mut p.antes, s, x)?,
+        "small & big blinds " => {
+            // The dead small blind the header names (else what is over the big blind),
+            // then the live big blind (less when all in).
+            let dead = match f.small {
+                Some(named) => named,
+                None => x.checked_sub(f.big)?,
+            };
+            let live = x
+                .checked_sub(dead)
+                .filter(|&l| l > 0 && dead > 0 && dead < f.big)?;
+            let big = (live == f.big || (all_in && live < f.big)).then_some(f.big)?;
+            add(&mut p.antes, s, dead)?;
+            p.blinds.insert(s, (big, BlindKind::Post));
+            p.posts.push(post(seat, PostKind::MissedSmall, dead, false));
+            p.posts.push(post(seat, PostKind::MissedBig, big, true));
+        }
+        "small blind " => {
+            let small = match f.small {
+                Some(named) => nominal(named)?,
+                None => Some(x).filter(|&x| x < f.big)?,
+            };
+            if !has(p, PostKind::SmallBlind) {
+                p.blinds.insert(s, (small, BlindKind::Blind));
+                p.posts.push(post(seat, PostKind::SmallBlind, small, true));
+            } else {
+                // A second small blind: a returning player's dead small blind.
+                add(&mut p.antes, s, x)?;
+                p.posts.push(post(seat, PostKind::MissedSmall, x, false));
+            }
+        }
+        "big blind " | "button blind " => {
+            let big = nominal(f.big)?;
+            let big_posted = has(p, PostKind::BigBlind);
+            if kind == "button blind " && (!f.button_blind || big_posted) {
+                return None;
+            }
+            if big_posted {
+                p.blinds.insert(s, (big, BlindKind::Post));
+                p.posts.push(post(seat, PostKind::NewPlayer, big, true));
+            } else {
+                p.blinds.insert(s, (big, BlindKind::Blind));
+                p.posts.push(post(seat, PostKind::BigBlind, big, true));
+            }
+        }
+        _ => {
+            p.blinds.insert(s, (x, BlindKind::Straddle));
+            p.posts.push(post(seat, PostKind::Straddle, x, true));
+        }
+    }
+    Some(())
 }
 
 /// The first `[...]` group of a line, as cards (a shown hand, before its description).

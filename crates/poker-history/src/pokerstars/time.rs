@@ -72,30 +72,76 @@ pub(super) fn timestamp(ms: i64) -> String {
 }
 
 /// The moment (unix ms) of a PokerStars date in Eastern time: `2026/11/22 3:05:09 ET`,
-/// or the bracketed Eastern time of a date written in another zone
-/// (`2011/06/26 23:34:01 WET [2011/06/26 18:34:01 ET]`). `None` if there is none.
+/// the bracketed Eastern time of a date written in another zone (`2011/06/26 23:34:01 WET
+/// [2011/06/26 18:34:01 ET]`), or as older hands wrote it, `2008/08/17 - 01:14:43 (ET)`
+/// and without a zone (`2005/06/07 23:04:26`, read as Eastern time). `None` unless the
+/// text is one of these forms in full and names a real date and time.
 pub(super) fn parse(text: &str) -> Option<i64> {
-    let et = match text.rsplit_once('[') {
-        Some((_, inner)) => inner.trim_end_matches(']'),
-        None => text,
+    let et = match text.split_once(" [") {
+        Some((local, bracket)) => {
+            // The local date, in a zone of capital letters, must be a date too.
+            let (local, zone) = local.rsplit_once(' ')?;
+            if zone.is_empty() || !zone.bytes().all(|b| b.is_ascii_uppercase()) {
+                return None;
+            }
+            civil_seconds(local)?;
+            bracket.strip_suffix(" ET]")?
+        }
+        None => match text.strip_suffix(" (ET)") {
+            Some(old) => {
+                let (date, clock) = old.split_once(" - ")?;
+                return eastern(civil_seconds(&format!("{date} {clock}"))?);
+            }
+            None => text.strip_suffix(" ET").unwrap_or(text),
+        },
     };
-    let et = et.trim().strip_suffix(" ET")?;
-    let (date, clock) = et.split_once(' ')?;
-    let d: Vec<i64> = date
-        .split('/')
-        .map(|x| x.parse().ok())
-        .collect::<Option<_>>()?;
-    let t: Vec<i64> = clock
-        .split(':')
-        .map(|x| x.parse().ok())
-        .collect::<Option<_>>()?;
-    if d.len() != 3 || t.len() != 3 {
+    eastern(civil_seconds(et)?)
+}
+
+/// Seconds since 1970-01-01 00:00 of a civil date and time `2026/11/22 3:05:09`, if it
+/// is one: a four-digit year, a month and a day of that month in two digits, an hour of
+/// one or two digits, minutes and seconds in two.
+fn civil_seconds(text: &str) -> Option<i64> {
+    let (date, clock) = text.split_once(' ')?;
+    let number = |s: &str, widths: &[usize]| -> Option<i64> {
+        (widths.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    let mut d = date.split('/');
+    let (y, m, day) = (
+        number(d.next()?, &[4])?,
+        number(d.next()?, &[2])?,
+        number(d.next()?, &[2])?,
+    );
+    let mut t = clock.split(':');
+    let (h, min, s) = (
+        number(t.next()?, &[1, 2])?,
+        number(t.next()?, &[2])?,
+        number(t.next()?, &[2])?,
+    );
+    if d.next().is_some() || t.next().is_some() || y < 1000 || !(1..=12).contains(&m) {
         return None;
     }
-    let local = days_from_civil(d[0], d[1], d[2]) * 86_400 + t[0] * 3600 + t[1] * 60 + t[2];
-    // Daylight time if the moment, read as daylight time, falls within it.
-    let dst_start = nth_sunday(d[0], 3, 2) * 86_400 + 7 * 3600;
-    let dst_end = nth_sunday(d[0], 11, 1) * 86_400 + 6 * 3600;
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days_in_month = match m {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if !(1..=days_in_month).contains(&day) || h > 23 || min > 59 || s > 59 {
+        return None;
+    }
+    Some(days_from_civil(y, m, day) * 86_400 + h * 3600 + min * 60 + s)
+}
+
+/// The moment (unix ms) of a local Eastern time given as seconds since 1970-01-01:
+/// daylight time if the moment, read as daylight time, falls within it.
+fn eastern(local: i64) -> Option<i64> {
+    let (year, _, _) = civil(local.div_euclid(86_400));
+    let dst_start = nth_sunday(year, 3, 2) * 86_400 + 7 * 3600;
+    let dst_end = nth_sunday(year, 11, 1) * 86_400 + 6 * 3600;
     let utc = if (dst_start..dst_end).contains(&(local + 4 * 3600)) {
         local + 4 * 3600
     } else {
@@ -129,5 +175,19 @@ mod tests {
             Some(1_783_180_800_000)
         );
         assert_eq!(parse("2026/07/04 12:00 UTC"), None);
+        // Older forms; and dates that are no dates are refused.
+        assert_eq!(parse("2026/07/04 - 12:00:00 (ET)"), Some(1_783_180_800_000));
+        assert_eq!(parse("2026/07/04 12:00:00"), Some(1_783_180_800_000));
+        for bad in [
+            "2026/:1/22 6:43:00 ET",
+            "2026/02/29 6:43:00 ET",
+            "2026/11/22 24:00:00 ET",
+            "2026/11/22 6:60:00 ET",
+            "2026/13/01 6:43:00 ET",
+            "2026/11/22 6:43:00 ET garbage",
+            "2026/11/22 6:43:00 cet [2026/11/22 6:43:00 ET]",
+        ] {
+            assert_eq!(parse(bad), None, "{bad}");
+        }
     }
 }
