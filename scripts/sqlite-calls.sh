@@ -6,7 +6,8 @@
 # window: `sqlite3_step` (one per statement run, plus one per row it returns),
 # `sqlite3_reset` (about one per statement run: the statements per hand),
 # `sqlite3_prepare_v3` (statements compiled: those the connections' caches missed) and
-# `sqlite3_exec` (the `begin`s and `commit`s). Each count is divided by the hands played.
+# `sqlite3_exec` (the `begin`s and `commit`s), and pokerd's context switches (each call
+# to sqlx's SQLite worker thread costs two). Each count is divided by the hands played.
 #
 # Build first: cargo build --release -p poker-server -p poker-bots --bins
 # Settings (environment): TABLES (20), SECS (10), PORT (18095), BIN (the release folder).
@@ -27,7 +28,7 @@ unset DATABASE_URL
 cleanup() {
     if [[ -n $SERVER_PID ]]; then kill -KILL "$SERVER_PID" 2>/dev/null || true; fi
     perf probe -q -d 'probe_pokerd:*' 2>/dev/null || true
-    rm -rf "$WORK"
+    if [[ -n ${KEEP:-} ]]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
@@ -64,7 +65,7 @@ LOAD_PID=$!
 sleep 3
 before=$(curl -sf -H "authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/metrics" 2>/dev/null |
     sed -n 's/^poker_hands_total \([0-9]*\).*/\1/p' || true)
-perf stat -x, -o "$WORK/stat" "${events[@]}" -p "$SERVER_PID" -- sleep "$SECS"
+perf stat -x, -o "$WORK/stat" "${events[@]}" -e context-switches -p "$SERVER_PID" -- sleep "$SECS"
 after=$(curl -sf -H "authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/metrics" 2>/dev/null |
     sed -n 's/^poker_hands_total \([0-9]*\).*/\1/p' || true)
 wait "$LOAD_PID" || true
@@ -75,7 +76,7 @@ if (( hands <= 0 )); then
     hands=$(awk -v r="$rate" -v s="$SECS" 'BEGIN { printf "%d", r * s }')
 fi
 echo "SQLite calls per hand: $TABLES tables at full speed, ${SECS} s, $hands hands; load $(cut -d' ' -f1-3 /proc/loadavg)"
-for call in "${CALLS[@]}"; do
-    n=$(grep ",probe_pokerd:$call," "$WORK/stat" | cut -d, -f1)
+for call in "${CALLS[@]}" context-switches; do
+    n=$(grep ",\(probe_pokerd:\)\?$call," "$WORK/stat" | cut -d, -f1)
     awk -v c="$call" -v n="$n" -v h="$hands" 'BEGIN { printf "  %-20s %10d  %.2f per hand\n", c, n, n / h }'
 done

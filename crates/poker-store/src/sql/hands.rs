@@ -84,21 +84,22 @@ impl SqlStore {
         }
         check_conserved(hands)?;
         let mut tx = self.begin().await?;
-        if !starts.is_empty() {
-            self.start_hands_in(&mut tx, starts).await?;
-        }
-        self.table_writes_in(&mut tx, writes).await?;
-        if !hands.is_empty() {
-            self.commit_hands_sqlite(&mut tx, hands).await?;
-        }
+        self.check_start_fences(&mut tx, starts).await?;
+        let states = self.table_writes_in(&mut tx, writes).await?;
+        self.group_sqlite(&mut tx, starts, &states, hands).await?;
         tx.commit().await?;
         Ok(())
     }
 
-    /// Writes that move no money inside `tx`: the tables' states in one statement (each
-    /// table's last; a state only ever replaces the one before, and no other write
-    /// touches it), the rest one by one in order, as [`Store::save_table_writes`] does.
-    async fn table_writes_in(&self, tx: &mut Tx, writes: &[TableWrite]) -> StoreResult<()> {
+    /// Writes that move no money inside `tx`, one by one in order as
+    /// [`Store::save_table_writes`] does, but the tables' states: those are returned, each
+    /// table's last, to be written with the rest of the batch in one statement (a state
+    /// only ever replaces the one before, and no other write touches it).
+    async fn table_writes_in<'w>(
+        &self,
+        tx: &mut Tx,
+        writes: &'w [TableWrite],
+    ) -> StoreResult<Vec<(String, &'w str)>> {
         let mut states: Vec<(String, &str)> = Vec::new();
         for write in writes {
             match write {
@@ -110,11 +111,11 @@ impl SqlStore {
                 other => self.table_write(tx, other).await?,
             }
         }
-        self.table_states_sqlite(tx, &states).await
+        Ok(states)
     }
 
-    /// Records hands just dealt inside `tx` (their fences checked first).
-    async fn start_hands_in(&self, tx: &mut Tx, starts: &[HandStart]) -> StoreResult<()> {
+    /// Checks the fences of hands just dealt inside `tx`, each table's once.
+    async fn check_start_fences(&self, tx: &mut Tx, starts: &[HandStart]) -> StoreResult<()> {
         let mut checked: Vec<TableId> = Vec::new();
         for start in starts {
             if start.fence.is_some() && !checked.contains(&start.table) {
@@ -122,8 +123,14 @@ impl SqlStore {
                 checked.push(start.table);
             }
         }
+        Ok(())
+    }
+
+    /// Records hands just dealt inside `tx` (their fences checked first).
+    async fn start_hands_in(&self, tx: &mut Tx, starts: &[HandStart]) -> StoreResult<()> {
+        self.check_start_fences(tx, starts).await?;
         if self.backend == Backend::Sqlite {
-            return self.start_hands_sqlite(tx, starts).await;
+            return self.group_sqlite(tx, starts, &[], &[]).await.map(|_| ());
         }
         let now = now_ms();
         for chunk in starts.chunks(CHUNK_ROWS) {
@@ -153,7 +160,7 @@ impl SqlStore {
         }
         check_conserved(hands)?;
         let mut tx = self.begin().await?;
-        let committed = self.commit_hands_sqlite(&mut tx, hands).await?;
+        let committed = self.group_sqlite(&mut tx, &[], &[], hands).await?;
         tx.commit().await?;
         Ok(committed)
     }

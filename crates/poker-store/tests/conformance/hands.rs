@@ -550,7 +550,12 @@ pub(crate) async fn awkward_text_and_many_tables_in_one_group_are_written_exactl
     let mut hands = Vec::new();
     let mut writes = Vec::new();
     for (i, &(table, a, b)) in tables.iter().enumerate() {
-        let mut h = hand(table, 1, &[(a, 0, 500, 530 + i as u64), (b, 1, 500, 468 - i as u64)], 2);
+        let mut h = hand(
+            table,
+            1,
+            &[(a, 0, 500, 530 + i as u64), (b, 1, 500, 468 - i as u64)],
+            2,
+        );
         h.phh = format!("{awkward} {i}");
         h.record.button = i;
         // Every other hand was recorded when dealt; the rest are inserted complete.
@@ -566,7 +571,7 @@ pub(crate) async fn awkward_text_and_many_tables_in_one_group_are_written_exactl
         hands.push(h);
         writes.push(TableWrite::State {
             table,
-            state: format!(r#"{{"note":{:?}}}"#, format!("{awkward} {i}")),
+            state: serde_json::json!({ "note": format!("{awkward} {i}") }).to_string(),
         });
     }
     store.start_hands(&starts).await.unwrap();
@@ -605,7 +610,14 @@ pub(crate) async fn awkward_text_and_many_tables_in_one_group_are_written_exactl
             store.hand(next[i].hand).await.unwrap().status,
             HandStatus::Started
         );
-        assert_eq!(store.player_hands(h.players[0].player_id, 10, 0).await.unwrap().len(), 1);
+        assert_eq!(
+            store
+                .player_hands(h.players[0].player_id, 10, 0)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
     }
     // The same group again changes nothing: its hands are committed already.
     store
@@ -613,6 +625,6 @@ pub(crate) async fn awkward_text_and_many_tables_in_one_group_are_written_exactl
         .await
         .expect("a retried group applies once");
     let audit = store.audit().await.unwrap();
-    assert_eq!(audit.rake, 2 * tables.len() as Chips);
+    assert_eq!(audit.rake, 2 * tables.len() as i64);
     audit_holds(store).await;
 }
