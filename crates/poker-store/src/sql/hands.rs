@@ -84,21 +84,22 @@ impl SqlStore {
         }
         check_conserved(hands)?;
         let mut tx = self.begin().await?;
-        if !starts.is_empty() {
-            self.start_hands_in(&mut tx, starts).await?;
-        }
-        self.table_writes_in(&mut tx, writes).await?;
-        if !hands.is_empty() {
-            self.commit_hands_in(&mut tx, hands).await?;
-        }
+        self.check_start_fences(&mut tx, starts).await?;
+        let states = self.table_writes_in(&mut tx, writes).await?;
+        self.group_sqlite(&mut tx, starts, &states, hands).await?;
         tx.commit().await?;
         Ok(())
     }
 
-    /// Writes that move no money inside `tx`: the tables' states in one statement (each
-    /// table's last; a state only ever replaces the one before, and no other write
-    /// touches it), the rest one by one in order, as [`Store::save_table_writes`] does.
-    async fn table_writes_in(&self, tx: &mut Tx, writes: &[TableWrite]) -> StoreResult<()> {
+    /// Writes that move no money inside `tx`, one by one in order as
+    /// [`Store::save_table_writes`] does, but the tables' states: those are returned, each
+    /// table's last, to be written with the rest of the batch in one statement (a state
+    /// only ever replaces the one before, and no other write touches it).
+    async fn table_writes_in<'w>(
+        &self,
+        tx: &mut Tx,
+        writes: &'w [TableWrite],
+    ) -> StoreResult<Vec<(String, &'w str)>> {
         let mut states: Vec<(String, &str)> = Vec::new();
         for write in writes {
             match write {
@@ -110,18 +111,16 @@ impl SqlStore {
                 other => self.table_write(tx, other).await?,
             }
         }
-        for chunk in states.chunks(CHUNK_ROWS) {
-            let text = self.sql(&format!(
-                "with v (t, s) as (values {}) \
-                 update poker_table set state = v.s from v where poker_table.poker_table_id = v.t",
-                placeholders(chunk.len(), 2, 1)
-            ));
-            let mut q = sqlx::query(&text);
-            for (table, state) in chunk {
-                q = q.bind(table.clone()).bind(state.to_string());
-            }
-            if q.execute(&mut **tx).await?.rows_affected() != chunk.len() as u64 {
-                return Err(StoreError::NotFound("table"));
+        Ok(states)
+    }
+
+    /// Checks the fences of hands just dealt inside `tx`, each table's once.
+    async fn check_start_fences(&self, tx: &mut Tx, starts: &[HandStart]) -> StoreResult<()> {
+        let mut checked: Vec<TableId> = Vec::new();
+        for start in starts {
+            if start.fence.is_some() && !checked.contains(&start.table) {
+                self.check_fence(tx, start.table, start.fence).await?;
+                checked.push(start.table);
             }
         }
         Ok(())
@@ -129,12 +128,9 @@ impl SqlStore {
 
     /// Records hands just dealt inside `tx` (their fences checked first).
     async fn start_hands_in(&self, tx: &mut Tx, starts: &[HandStart]) -> StoreResult<()> {
-        let mut checked: Vec<TableId> = Vec::new();
-        for start in starts {
-            if start.fence.is_some() && !checked.contains(&start.table) {
-                self.check_fence(tx, start.table, start.fence).await?;
-                checked.push(start.table);
-            }
+        self.check_start_fences(tx, starts).await?;
+        if self.backend == Backend::Sqlite {
+            return self.group_sqlite(tx, starts, &[], &[]).await.map(|_| ());
         }
         let now = now_ms();
         for chunk in starts.chunks(CHUNK_ROWS) {
@@ -164,152 +160,9 @@ impl SqlStore {
         }
         check_conserved(hands)?;
         let mut tx = self.begin().await?;
-        let committed = self.commit_hands_in(&mut tx, hands).await?;
+        let committed = self.group_sqlite(&mut tx, &[], &[], hands).await?;
         tx.commit().await?;
         Ok(committed)
-    }
-
-    /// The SQLite hand commit inside `tx`: fences checked, then each hand not yet
-    /// committed written with its stacks and ledger rows. Returns how many were newly
-    /// committed (none: nothing was written).
-    async fn commit_hands_in(&self, tx: &mut Tx, hands: &[CompletedHand]) -> StoreResult<usize> {
-        self.check_fences_in(tx, hands).await?;
-        // Exactly once: only hands never recorded, or started and not yet committed.
-        let mut found: Vec<(String, String)> = Vec::new();
-        for chunk in hands.chunks(CHUNK_ROWS) {
-            let list = placeholders(chunk.len(), 1, 1);
-            let text = self.sql(&format!(
-                "select hand_id, status from hand where hand_id in ({})",
-                &list[1..list.len() - 1].replace("),(", ",")
-            ));
-            let mut q = sqlx::query_as::<_, (String, String)>(&text);
-            for h in chunk {
-                q = q.bind(h.hand_id.to_string());
-            }
-            found.extend(q.fetch_all(&mut **tx).await?);
-        }
-        let Some(plan) = plan(hands, &found)? else {
-            return Ok(0);
-        };
-        let now = now_ms();
-        for chunk in plan.started.chunks(CHUNK_ROWS) {
-            let sql = format!(
-                "with v (id, phh, record, rake, ended) as (values {}) \
-                 update hand set status = 'complete', phh = v.phh, record = v.record, rake = v.rake, ended_at = v.ended \
-                 from v where hand.hand_id = v.id and hand.status = 'started'",
-                placeholders(chunk.len(), 5, 1)
-            );
-            let text = self.sql(&sql);
-            let mut q = sqlx::query(&text);
-            for h in chunk {
-                q = q
-                    .bind(h.hand_id.to_string())
-                    .bind(h.phh.clone())
-                    .bind(h.record.to_json())
-                    .bind(to_i64(h.rake)?)
-                    .bind(h.ended_at);
-            }
-            q.execute(&mut **tx).await?;
-        }
-        for chunk in plan.fresh.chunks(CHUNK_ROWS) {
-            let sql = format!(
-                "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at, created_at) \
-                 values {}",
-                placeholders_with(chunk.len(), &["", "", "", "'complete'", "", "", "", "", "", ""], 1)
-            );
-            let text = self.sql(&sql);
-            let mut q = sqlx::query(&text);
-            for h in chunk {
-                q = q
-                    .bind(h.hand_id.to_string())
-                    .bind(h.table_id.to_string())
-                    .bind(to_i64(h.number)?)
-                    .bind(h.phh.clone())
-                    .bind(h.record.to_json())
-                    .bind(to_i64(h.rake)?)
-                    .bind(h.started_at)
-                    .bind(h.ended_at)
-                    .bind(now);
-            }
-            q.execute(&mut **tx).await?;
-        }
-        // The stacks: each seat must still hold the hand's starting stack.
-        for chunk in plan.seats.chunks(CHUNK_ROWS) {
-            let sql = format!(
-                "with v (t, p, s, f) as (values {}) \
-                 update seat set stack = v.f from v \
-                 where seat.poker_table_id = v.t and seat.player_id = v.p and seat.stack = v.s",
-                placeholders(chunk.len(), 4, 1)
-            );
-            let text = self.sql(&sql);
-            let mut q = sqlx::query(&text);
-            for s in chunk {
-                q = q
-                    .bind(s.table_id.clone())
-                    .bind(s.player_id.clone())
-                    .bind(s.start)
-                    .bind(s.end);
-            }
-            let updated = q.execute(&mut **tx).await?;
-            if updated.rows_affected() != chunk.len() as u64 {
-                let stale: HandId = chunk[0]
-                    .hand_id
-                    .parse()
-                    .map_err(|_| StoreError::Corrupt("a hand id".into()))?;
-                return Err(StoreError::StaleHand(stale));
-            }
-            let sql = format!(
-                "insert into hand_player (hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at) values {}",
-                placeholders(chunk.len(), 6, 1)
-            );
-            let text = self.sql(&sql);
-            let mut q = sqlx::query(&text);
-            for s in chunk {
-                q = q
-                    .bind(s.hand_id.clone())
-                    .bind(s.player_id.clone())
-                    .bind(s.seat_no)
-                    .bind(s.start)
-                    .bind(s.end)
-                    .bind(s.at);
-            }
-            q.execute(&mut **tx).await?;
-        }
-        // The ledger: one movement per hand, the seats' changes and the rake.
-        for chunk in plan.ledger.chunks(CHUNK_ROWS) {
-            let sql = format!(
-                "insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, reference, created_at) values {}",
-                placeholders_with(chunk.len(), &["", "", "", "'hand'", "", "", ""], 1)
-            );
-            let text = self.sql(&sql);
-            let mut q = sqlx::query(&text);
-            for (movement, account, table, amount, hand) in chunk {
-                q = q
-                    .bind(movement.clone())
-                    .bind(account.clone())
-                    .bind(table.clone())
-                    .bind(*amount)
-                    .bind(hand.clone())
-                    .bind(now);
-            }
-            q.execute(&mut **tx).await?;
-        }
-        if plan.rake > 0 {
-            let updated = sqlx::query(&self.sql(
-                "update house_account set balance = balance + $1 where house_account_id = 'rake'",
-            ))
-            .bind(plan.rake)
-            .execute(&mut **tx)
-            .await?;
-            if updated.rows_affected() == 0 {
-                sqlx::query(&self.sql("insert into house_account (house_account_id, balance, created_at) values ('rake', $1, $2)"))
-                    .bind(plan.rake)
-                    .bind(now)
-                    .execute(&mut **tx)
-                    .await?;
-            }
-        }
-        Ok(plan.hands())
     }
 
     /// [`Store::hand`] on both backends.

@@ -21,6 +21,7 @@ mod operations;
 mod players;
 mod rows;
 mod seats;
+mod sqlite_batch;
 mod staff;
 mod tables;
 

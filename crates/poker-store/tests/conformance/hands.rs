@@ -536,3 +536,95 @@ pub(crate) async fn a_group_of_starts_writes_and_hands_is_written_together(store
     assert_eq!(stacks, vec![500, 498]);
     audit_holds(store).await;
 }
+
+/// Texts with quotes, backslashes, control characters and characters outside the basic
+/// plane come back exactly as written through a group (on SQLite its rows travel as JSON
+/// arrays), for a hand recorded when dealt, one never recorded and a table's state; the
+/// batch's many tables land in one group, every seat and ledger row with them.
+pub(crate) async fn awkward_text_and_many_tables_in_one_group_are_written_exactly(
+    store: &SqlStore,
+) {
+    let tables = heads_up_tables(store, "awk").await;
+    let awkward = "q\"uote' back\\slash\nline\ttab \u{1} \u{2603} \u{1F0A1} \\u0041 ?1 $1 '); --";
+    let mut starts = Vec::new();
+    let mut hands = Vec::new();
+    let mut writes = Vec::new();
+    for (i, &(table, a, b)) in tables.iter().enumerate() {
+        let mut h = hand(
+            table,
+            1,
+            &[(a, 0, 500, 530 + i as u64), (b, 1, 500, 468 - i as u64)],
+            2,
+        );
+        h.phh = format!("{awkward} {i}");
+        h.record.button = i;
+        // Every other hand was recorded when dealt; the rest are inserted complete.
+        if i % 2 == 0 {
+            starts.push(HandStart {
+                hand: h.hand_id,
+                table,
+                number: 1,
+                at: h.started_at,
+                fence: None,
+            });
+        }
+        hands.push(h);
+        writes.push(TableWrite::State {
+            table,
+            state: serde_json::json!({ "note": format!("{awkward} {i}") }).to_string(),
+        });
+    }
+    store.start_hands(&starts).await.unwrap();
+    let next: Vec<HandStart> = tables
+        .iter()
+        .map(|&(table, _, _)| HandStart {
+            hand: HandId::new(),
+            table,
+            number: 2,
+            at: 3_000,
+            fence: None,
+        })
+        .collect();
+    store
+        .write_group(&next, &writes, &hands)
+        .await
+        .expect("written");
+    for (i, (&(table, _, _), h)) in tables.iter().zip(&hands).enumerate() {
+        let row = store.hand(h.hand_id).await.unwrap();
+        assert_eq!(row.status, HandStatus::Complete);
+        assert_eq!(row.phh.as_deref(), Some(format!("{awkward} {i}").as_str()));
+        assert_eq!(row.record.map(|r| r.button), Some(i));
+        assert_eq!((row.rake, row.number, row.started_at), (2, 1, h.started_at));
+        let stacks: Vec<Chips> = store
+            .seats(table)
+            .await
+            .unwrap()
+            .iter()
+            .map(|s| s.stack)
+            .collect();
+        assert_eq!(stacks, vec![530 + i as Chips, 468 - i as Chips]);
+        let state = store.table_state(table).await.unwrap().expect("a state");
+        let note: serde_json::Value = serde_json::from_str(&state).unwrap();
+        assert_eq!(note["note"], format!("{awkward} {i}"));
+        assert_eq!(
+            store.hand(next[i].hand).await.unwrap().status,
+            HandStatus::Started
+        );
+        assert_eq!(
+            store
+                .player_hands(h.players[0].player_id, 10, 0)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+    // The same group again changes nothing: its hands are committed already.
+    store
+        .write_group(&[], &[], &hands)
+        .await
+        .expect("a retried group applies once");
+    let audit = store.audit().await.unwrap();
+    assert_eq!(audit.rake, 2 * tables.len() as i64);
+    audit_holds(store).await;
+}

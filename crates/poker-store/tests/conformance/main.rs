@@ -161,6 +161,7 @@ scenarios! {
     hands::the_persister_commits_many_tables_hands_in_batches;
     hands::the_persister_writes_many_tables_starts_states_and_hands_together;
     hands::a_group_of_starts_writes_and_hands_is_written_together;
+    hands::awkward_text_and_many_tables_in_one_group_are_written_exactly;
     accounts::a_hands_players_are_named_by_their_ids_alone;
     accounts::bad_requests_are_refused_without_moving_money;
     accounts::sessions_survive_reconnection_and_expire, url;
