@@ -22,15 +22,21 @@ BIN=$(realpath "${BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/release}")
 TOKEN=sqlite-calls-admin-token-0123456789abcdef
 WORK=$(mktemp -d /tmp/poker-sqlite-calls.XXXXXX)
 CALLS=(sqlite3_step sqlite3_reset sqlite3_prepare_v3 sqlite3_exec)
-SERVER_PID=""
 unset DATABASE_URL
+EXTERNAL_PG=""
 
-cleanup() {
-    if [[ -n $SERVER_PID ]]; then kill -KILL "$SERVER_PID" 2>/dev/null || true; fi
+# shellcheck source=scripts/common.sh
+source "$ROOT/scripts/common.sh"
+# common.sh's cleanup, and the probes removed.
+finish() {
     perf probe -q -d 'probe_pokerd:*' 2>/dev/null || true
-    if [[ -n ${KEEP:-} ]]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
+    if [[ -n ${KEEP:-} ]]; then
+        echo "kept $WORK" >&2
+        WORK=/nonexistent
+    fi
+    cleanup
 }
-trap cleanup EXIT
+trap finish EXIT
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 perf probe -q -d 'probe_pokerd:*' 2>/dev/null || true
@@ -41,20 +47,7 @@ for call in "${CALLS[@]}"; do
 done
 
 mkdir -p "$WORK/data"
-(
-    cd "$WORK"
-    DATABASE_URL=sqlite://$WORK/data/poker.db POKER__SERVER__ADDR=127.0.0.1:$PORT \
-        POKER__ADMIN__TOKEN=$TOKEN POKER__ROOM__MONEY=real POKER__ROOM__SAME_ADDRESS_SEATING=allow \
-        POKER__SERVER__RATE_LIMIT_PER_SEC=1000 POKER__SERVER__RATE_LIMIT_BURST=1000 \
-        POKER__SERVER__API_RATE_PER_SEC=100000 POKER__SERVER__API_RATE_BURST=100000 \
-        POKER__SERVER__API_ADDRESS_RATE_PER_SEC=100000 POKER__SERVER__API_ADDRESS_RATE_BURST=100000 \
-        POKER__LOG__LEVEL=warn exec "$BIN/pokerd" >"$WORK/pokerd.log" 2>&1
-) &
-SERVER_PID=$!
-for _ in $(seq 100); do
-    curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
-    sleep 0.2
-done
+start_pokerd_at "sqlite://$WORK/data/poker.db" "$WORK"
 
 # poker-load seats its bots first; the counting starts with its window (the line it
 # prints when play begins is not relied on: the seating's calls are few next to SECS of
