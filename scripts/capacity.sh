@@ -9,7 +9,9 @@
 # /proc, over poker-load's measuring window); the database's processes are counted apart
 # (the postmaster's tree, when the cluster is this script's or PG_PID names its
 # postmaster). It prints every round and, per database, the ratio pokerd / io_floor of
-# each round with its min / median / max.
+# each round with its min / median / max. On SQLite, which runs inside pokerd, it also
+# prints the part of pokerd's CPU spent on SQLite's own threads and the ratio of the rest
+# to the floor (the figure comparable to PostgreSQL's, whose processes are apart).
 #
 # Build first: cargo build --release -p poker-server -p poker-bots --examples --bins
 #
@@ -66,7 +68,7 @@ echo "pokerd vs io_floor: $TABLES six-max tables at full speed, $ROUNDS rounds, 
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ)"
 for db in $DATABASES; do
     [[ $db == postgres ]] && start_postgres
-    ratios=() servers=() floors=() dbs=()
+    ratios=() servers=() floors=() dbs=() engines=() rests=()
     for round in $(seq "$ROUNDS"); do
         start_pokerd "$db" "$round"
         dbflag=()
@@ -78,6 +80,7 @@ for db in $DATABASES; do
         server=$(json "$load" server_cpu_ms_per_hand)
         hands=$(json "$load" hands_per_sec)
         dbcpu=$(json "$load" db_cpu_ms_per_hand)
+        sqlite=$(json "$load" sqlite_threads_cpu_ms_per_hand)
         floor_line=$("$BIN/examples/io_floor" --tables "$TABLES" --secs "$FLOOR_SECS" --coalesce-ms 10)
         floor=$(sed -n 's/.*server \([0-9.]*\) ms CPU per hand.*/\1/p' <<<"$floor_line")
         if [[ -z $server || $server == null || -z $floor ]]; then
@@ -91,11 +94,22 @@ for db in $DATABASES; do
             dbs+=("$dbcpu")
             extra=$(printf "; database processes %.3f ms" "$dbcpu")
         fi
+        if [[ -n $sqlite && $sqlite != null ]]; then
+            # SQLite runs inside pokerd, on threads of its own: its part, and the ratio
+            # of the rest (what PostgreSQL's figure leaves out) to the floor.
+            rest=$(awk -v a="$server" -v b="$sqlite" -v f="$floor" 'BEGIN { printf "%.2f", (a - b) / f }')
+            engines+=("$sqlite") rests+=("$rest")
+            extra=$(printf "; of which SQLite's threads %.3f ms (the rest %.2fx the floor)" "$sqlite" "$rest")
+        fi
         printf "%-8s round %d: pokerd %.3f ms CPU per hand (%.0f hands/s)%s; io_floor %.3f ms; ratio %.2f\n" \
             "$db" "$round" "$server" "$hands" "$extra" "$floor" "$ratio"
     done
     printf "%-8s min / median / max: pokerd %s ms, io_floor %s ms, ratio %s" \
         "$db" "$(spread "${servers[@]}")" "$(spread "${floors[@]}")" "$(spread "${ratios[@]}")"
     if ((${#dbs[@]})); then printf "; database processes %s ms" "$(spread "${dbs[@]}")"; fi
+    if ((${#engines[@]})); then
+        printf "; SQLite's threads %s ms, the rest against the floor %s" \
+            "$(spread "${engines[@]}")" "$(spread "${rests[@]}")"
+    fi
     echo
 done

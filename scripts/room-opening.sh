@@ -175,10 +175,11 @@ for db in $DATABASES; do
         server=$(server_p99_ms poker_action_broadcast_seconds)
         stop_pokerd
         load=$(tail -1 <<<"$out")
-        printf "%-8s round %d (load %s): first actions %s of %s, p50 %.2f ms, p99 %.2f ms; then %.1f hands/s, round trip p50 %.2f ms, p99 %.2f ms; pokerd's action to broadcast p99 <= %s ms\n" \
+        printf "%-8s round %d (load %s): first actions %s of %s, p50 %.2f ms, p99 %.2f ms; then %.1f hands/s, round trip p50 %.2f ms, p99 %.2f ms; pokerd's action to broadcast p99 <= %s ms; pokerd %s MB resident, %s of a core\n" \
             "$db" "$round" "$(cut -d' ' -f1 /proc/loadavg)" "$(json "$load" first_count)" \
             "$((TABLES * 6))" "$(json "$load" first_p50_ms)" "$(json "$load" first_p99_ms)" \
             "$(json "$load" hands_per_sec)" "$(json "$load" p50_ms)" "$(json "$load" p99_ms)" \
-            "$server"
+            "$server" "$(($(json "$load" server_rss_kb) / 1024))" \
+            "$(awk -v c="$(json "$load" server_cpu_share)" 'BEGIN { printf "%.2f", c }')"
     done
 done

@@ -10,7 +10,9 @@
 //! `hands_per_sec`, `p50_ms`, `p99_ms`, `server_cpu_ms_per_hand`, `server_rss_kb`. With
 //! `--db-pid` (a PostgreSQL postmaster on this machine) the database's CPU time per hand
 //! is reported apart (`db_cpu_ms_per_hand`): the postmaster's, its live children's and
-//! that of the children it has reaped, over the same window.
+//! that of the children it has reaped, over the same window. Of the server's own CPU time,
+//! that of its SQLite threads (sqlx runs each SQLite connection on a thread of its own) is
+//! reported too (`sqlite_threads_cpu_ms_per_hand`; null on PostgreSQL).
 //!
 //! With `--state FILE` the tables and players made are written to FILE, and a later run
 //! with the same FILE plays at them again instead of making new ones (creating thousands
@@ -157,6 +159,38 @@ fn stat_fields(pid: u32) -> Option<Vec<String>> {
     )
 }
 
+/// The name sqlx gives its SQLite threads, as /proc shows it.
+const SQLITE_THREAD: &str = "sqlx-sqlite";
+
+/// The CPU time (user + system) of a process's threads whose name starts with `prefix`:
+/// sqlx runs each SQLite connection on a thread of its own (`sqlx-sqlite-worker`, cut to
+/// 15 characters), so SQLite's work inside pokerd is theirs. A thread that ended is not
+/// counted (its time stays only in the process's total).
+fn threads_cpu(pid: u32, prefix: &str) -> Option<Duration> {
+    let hz = 100;
+    let mut ticks = 0u64;
+    for entry in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let Some(tid) = entry.ok().and_then(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        if !stat[open + 1..close].starts_with(prefix) {
+            continue;
+        }
+        let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
+        ticks += fields
+            .get(11..13)
+            .map_or(0, |f| f.iter().map(|v| v.parse::<u64>().unwrap_or(0)).sum());
+    }
+    Some(Duration::from_millis(ticks * 1000 / hz))
+}
+
 /// The CPU time of a process tree: `root` (with what its reaped children spent) and its
 /// live descendants. A database server's work is done in processes it forks; those that
 /// ended are in the root's reaped time.
@@ -262,6 +296,7 @@ async fn main() -> anyhow::Result<()> {
     tokio::time::sleep(Duration::from_secs(if args.human { 5 } else { 2 })).await;
     let before = args.server_pid.and_then(proc_usage);
     let db_before = args.db_pid.and_then(tree_cpu);
+    let sqlite_before = args.server_pid.and_then(|p| threads_cpu(p, SQLITE_THREAD));
     totals.counting.store(true, Ordering::Relaxed);
     let started = Instant::now();
     tokio::time::sleep(Duration::from_secs(args.secs)).await;
@@ -269,6 +304,7 @@ async fn main() -> anyhow::Result<()> {
     let elapsed = started.elapsed().as_secs_f64();
     let after = args.server_pid.and_then(proc_usage);
     let db_after = args.db_pid.and_then(tree_cpu);
+    let sqlite_after = args.server_pid.and_then(|p| threads_cpu(p, SQLITE_THREAD));
     for b in &bots {
         b.abort();
     }
@@ -295,6 +331,12 @@ async fn main() -> anyhow::Result<()> {
         }
         _ => None,
     };
+    let sqlite_per_hand = match (sqlite_before, sqlite_after) {
+        (Some(s0), Some(s1)) if hands > 0 && s1 > Duration::ZERO => {
+            Some(s1.saturating_sub(s0).as_secs_f64() * 1000.0 / hands as f64)
+        }
+        _ => None,
+    };
     println!(
         "{} tables, {} pace, {:.0} s: {:.1} hands/s, {:.0} actions/s; round trip p50 {:.2} ms, p99 {:.2} ms; {} reconnects; server {}",
         args.tables,
@@ -312,6 +354,9 @@ async fn main() -> anyhow::Result<()> {
     );
     if let Some(db) = db_per_hand {
         println!("database processes: {db:.3} ms CPU per hand");
+    }
+    if let Some(sqlite) = sqlite_per_hand {
+        println!("of the server's, SQLite's threads: {sqlite:.3} ms CPU per hand");
     }
     println!(
         "first actions (each bot's first): {} of {} bots, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
@@ -334,6 +379,7 @@ async fn main() -> anyhow::Result<()> {
                 _ => None,
             },
             "db_cpu_ms_per_hand": db_per_hand,
+            "sqlite_threads_cpu_ms_per_hand": sqlite_per_hand,
         })
     );
     Ok(())
