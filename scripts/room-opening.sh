@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # A room opening all its tables at once (docs/scaling.md, "Buy-ins"): TABLES six-max tables,
-# six funded players each, every player sitting down and buying in at the same moment,
+# PLAYERS funded players each (six unless set), every player sitting down and buying in at the same moment,
 # then playing at a human pace. It reports each bot's first action's round trip (from
 # sending it to receiving the event that applies it), the round trips of the SECS that
 # follow, and pokerd's own measure of the same (poker_action_broadcast_seconds: from an
 # action reaching its table to its events queued).
 #
-# Making 6 x TABLES accounts through the API costs an Argon2 hash each, so the script makes
+# Making PLAYERS x TABLES accounts through the API costs an Argon2 hash each, so the script makes
 # one table and six players through the API (poker-load --make-only), copies their rows
 # (the table's config, a password hash) into a template database of TABLES tables and
-# 6 x TABLES players with a wallet, its deposit in the ledger, and a session each, then
+# PLAYERS x TABLES players with a wallet, its deposit in the ledger, and a session each, then
 # runs every round on a fresh copy of that template.
 #
 # Build first: cargo build --release -p poker-server -p poker-bots --bins
 #
-# Settings (environment): TABLES (2000), SECS (60), ROUNDS (1), DATABASES ("sqlite
+# Settings (environment): TABLES (2000), PLAYERS (6, the players seated at each table:
+# fewer lets more tables fit under the open-file limit), SECS (60), ROUNDS (1), DATABASES ("sqlite
 # postgres"), PORT (18095), BIN (the release folder), DATABASE_URL (a postgres URL: use
 # that server instead of a throwaway cluster).
 #
@@ -24,6 +25,7 @@
 set -euo pipefail
 
 TABLES=${TABLES:-2000}
+PLAYERS=${PLAYERS:-6}
 SECS=${SECS:-60}
 ROUNDS=${ROUNDS:-1}
 DATABASES=${DATABASES:-sqlite postgres}
@@ -42,7 +44,7 @@ for exe in pokerd poker-load; do
     }
 done
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-need=$((TABLES * 6 + 1000))
+need=$((TABLES * PLAYERS + 1000))
 if (($(ulimit -n) < need)); then
     echo "open files: $(ulimit -n) per process, $TABLES tables need $need" >&2
     exit 1
@@ -93,9 +95,9 @@ make_template() {
     local hash config
     hash=$(value "$url" "select password_hash from player order by created_at limit 1")
     config=$(value "$url" "select config from poker_table order by created_at limit 1")
-    python3 - "$TABLES" "$hash" "$config" "$dir/fixture.sql" "$dir/state.json" <<'EOF'
+    python3 - "$TABLES" "$PLAYERS" "$hash" "$config" "$dir/fixture.sql" "$dir/state.json" <<'EOF'
 import hashlib, json, secrets, sys, time, uuid
-tables, password_hash, config, out_sql, out_state = int(sys.argv[1]), *sys.argv[2:]
+tables, players, (password_hash, config, out_sql, out_state) = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
 now = int(time.time() * 1000)
 q = lambda s: "'" + s.replace("'", "''") + "'"
 state = []
@@ -106,7 +108,7 @@ with open(out_sql, "w") as f:
         f.write("insert into poker_table (poker_table_id, name, config, status, created_at) "
                 f"values ({q(table_id)}, {q('Opening #%d' % t)}, {q(config)}, 'open', {now});\n")
         tokens = []
-        for s in range(6):
+        for s in range(players):
             player_id, movement, name = str(uuid.uuid4()), str(uuid.uuid4()), f"opening{t}s{s}"
             token = secrets.token_urlsafe(32)
             tokens.append(token)
@@ -159,7 +161,7 @@ server_p99_ms() {
         }'
 }
 
-echo "room opening: $TABLES six-max tables, $((TABLES * 6)) buy-ins at once, then ${SECS} s at a human pace, $ROUNDS round(s)"
+echo "room opening: $TABLES six-max tables, $((TABLES * PLAYERS)) buy-ins ($PLAYERS a table) at once, then ${SECS} s at a human pace, $ROUNDS round(s)"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ)"
 for db in $DATABASES; do
     [[ $db == postgres ]] && start_postgres
@@ -177,7 +179,7 @@ for db in $DATABASES; do
         load=$(tail -1 <<<"$out")
         printf "%-8s round %d (load %s): first actions %s of %s, p50 %.2f ms, p99 %.2f ms; then %.1f hands/s, round trip p50 %.2f ms, p99 %.2f ms; pokerd's action to broadcast p99 <= %s ms; pokerd %s MB resident, %s of a core\n" \
             "$db" "$round" "$(cut -d' ' -f1 /proc/loadavg)" "$(json "$load" first_count)" \
-            "$((TABLES * 6))" "$(json "$load" first_p50_ms)" "$(json "$load" first_p99_ms)" \
+            "$((TABLES * PLAYERS))" "$(json "$load" first_p50_ms)" "$(json "$load" first_p99_ms)" \
             "$(json "$load" hands_per_sec)" "$(json "$load" p50_ms)" "$(json "$load" p99_ms)" \
             "$server" "$(($(json "$load" server_rss_kb) / 1024))" \
             "$(awk -v c="$(json "$load" server_cpu_share)" 'BEGIN { printf "%.2f", c }')"

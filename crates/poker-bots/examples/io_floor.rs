@@ -10,7 +10,14 @@
 //! poker-load's bots make. It reports the server process's CPU time per hand (user +
 //! system, from /proc) and the writes and reads per hand.
 //!
-//! `cargo run --release -p poker-bots --example io_floor -- --tables 20 --secs 10 --coalesce-ms 10`
+//! With `--tasks` the same work is laid out as pokerd lays it out: each connection is a task
+//! of its own that reads its socket and writes what it is sent, and the table is a task
+//! that the connections send their actions to and that sends each connection its frames
+//! through a queue. The difference between the two is what those hand-offs cost (a wake-up
+//! of the table per action, and of each connection per batch), with no rules, JSON or
+//! database.
+//!
+//! `cargo run --release -p poker-bots --example io_floor -- --tables 20 --secs 10 --coalesce-ms 10 [--tasks]`
 
 use futures_util::{SinkExt, StreamExt};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -87,6 +94,7 @@ async fn server(tables: u64, secs: u64, coalesce: Duration) -> anyhow::Result<()
         ])
         .spawn()?;
     let counts = Arc::new(Counts::default());
+    let tasks = std::env::args().any(|a| a == "--tasks");
     for _ in 0..tables {
         let mut seats = Vec::new();
         for _ in 0..SEATS {
@@ -94,7 +102,11 @@ async fn server(tables: u64, secs: u64, coalesce: Duration) -> anyhow::Result<()
             stream.set_nodelay(true)?;
             seats.push(tokio_tungstenite::accept_async(stream).await?);
         }
-        tokio::spawn(table(seats, counts.clone(), coalesce));
+        if tasks {
+            tokio::spawn(table_of_tasks(seats, counts.clone(), coalesce));
+        } else {
+            tokio::spawn(table(seats, counts.clone(), coalesce));
+        }
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     let (cpu0, at0) = (cpu(), Instant::now());
@@ -109,8 +121,9 @@ async fn server(tables: u64, secs: u64, coalesce: Duration) -> anyhow::Result<()
     let writes = (counts.writes.load(Ordering::Relaxed) - w0) as f64;
     let reads = (counts.reads.load(Ordering::Relaxed) - r0) as f64;
     println!(
-        "{tables} tables, coalesce {} ms: {:.0} hands/s; server {:.3} ms CPU per hand, {:.1} writes and {:.1} reads per hand",
+        "{tables} tables, coalesce {} ms{}: {:.0} hands/s; server {:.3} ms CPU per hand, {:.1} writes and {:.1} reads per hand",
         coalesce.as_millis(),
+        if tasks { ", a task per connection" } else { "" },
         hands / elapsed,
         (cpu1 - cpu0).as_secs_f64() * 1000.0 / hands,
         writes / hands,
@@ -185,6 +198,111 @@ async fn table(seats: Vec<Ws>, counts: Arc<Counts>, coalesce: Duration) {
             }
         }
         to_act = next;
+    }
+}
+
+/// One table laid out as pokerd lays it out: a task per connection, which reads its
+/// socket (sending each action to the table) and writes the batches the table sends it;
+/// the table's task takes the actions and sends each connection its frames, holding an
+/// onlooker's back as [`table`] does.
+async fn table_of_tasks(seats: Vec<Ws>, counts: Arc<Counts>, coalesce: Duration) {
+    let (actions, mut actions_rx) = tokio::sync::mpsc::channel::<usize>(1024);
+    let mut queues = Vec::new();
+    for (seat, ws) in seats.into_iter().enumerate() {
+        let (queue, rx) = tokio::sync::mpsc::channel::<Vec<String>>(1024);
+        queues.push(queue);
+        tokio::spawn(connection(seat, ws, rx, actions.clone(), counts.clone()));
+    }
+    drop(actions);
+    let mut pending: Vec<Vec<String>> = vec![Vec::new(); SEATS];
+    let mut last_sent: Vec<Option<Instant>> = vec![None; SEATS];
+    let mut n: u64 = 0;
+    if queues[0].try_send(vec!["decide".into()]).is_err() {
+        return;
+    }
+    let mut to_act = 0;
+    loop {
+        let due = last_sent
+            .iter()
+            .zip(&pending)
+            .filter(|(_, p)| !p.is_empty())
+            .filter_map(|(t, _)| t.map(|t| t + coalesce))
+            .min();
+        let seat = tokio::select! {
+            seat = actions_rx.recv() => seat,
+            _ = tokio::time::sleep_until(due.unwrap_or_else(Instant::now).into()), if due.is_some() => {
+                let now = Instant::now();
+                for seat in 0..SEATS {
+                    if !pending[seat].is_empty() && last_sent[seat].is_some_and(|t| t + coalesce <= now) {
+                        if queues[seat].try_send(std::mem::take(&mut pending[seat])).is_err() {
+                            return;
+                        }
+                        last_sent[seat] = Some(now);
+                    }
+                }
+                continue;
+            }
+        };
+        match seat {
+            Some(seat) if seat == to_act => {}
+            _ => return,
+        }
+        counts.actions.fetch_add(1, Ordering::Relaxed);
+        n += 1;
+        let next = (to_act + 1) % SEATS;
+        let now = Instant::now();
+        for seat in 0..SEATS {
+            pending[seat].extend(frames(n));
+            let theirs = seat == to_act || seat == next;
+            if seat == next {
+                pending[seat].push("decide".into());
+            }
+            let held = !theirs && last_sent[seat].is_some_and(|t| t + coalesce > now);
+            if !held {
+                if queues[seat].try_send(std::mem::take(&mut pending[seat])).is_err() {
+                    return;
+                }
+                last_sent[seat] = Some(now);
+            }
+        }
+        to_act = next;
+    }
+}
+
+/// One connection's task in [`table_of_tasks`]: its socket's frames go to the table as
+/// actions, and what the table sends it goes out in one flush per batch.
+async fn connection(
+    seat: usize,
+    mut ws: Ws,
+    mut queue: tokio::sync::mpsc::Receiver<Vec<String>>,
+    actions: tokio::sync::mpsc::Sender<usize>,
+    counts: Arc<Counts>,
+) {
+    loop {
+        tokio::select! {
+            frame = ws.next() => {
+                match frame {
+                    Some(Ok(Message::Text(_))) => {}
+                    _ => return,
+                }
+                counts.reads.fetch_add(1, Ordering::Relaxed);
+                if actions.try_send(seat).is_err() {
+                    return;
+                }
+            }
+            batch = queue.recv() => {
+                let Some(batch) = batch else { return };
+                for text in batch {
+                    if ws.feed(Message::text(text)).await.is_err() {
+                        return;
+                    }
+                }
+                counts.writes.fetch_add(1, Ordering::Relaxed);
+                if ws.flush().await.is_err() {
+                    return;
+                }
+            }
+        }
     }
 }
 
