@@ -259,7 +259,10 @@ async fn table_of_tasks(seats: Vec<Ws>, counts: Arc<Counts>, coalesce: Duration)
             }
             let held = !theirs && last_sent[seat].is_some_and(|t| t + coalesce > now);
             if !held {
-                if queues[seat].try_send(std::mem::take(&mut pending[seat])).is_err() {
+                if queues[seat]
+                    .try_send(std::mem::take(&mut pending[seat]))
+                    .is_err()
+                {
                     return;
                 }
                 last_sent[seat] = Some(now);

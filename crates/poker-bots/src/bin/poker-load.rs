@@ -170,7 +170,9 @@ fn threads_cpu(pid: u32, prefix: &str) -> Option<Duration> {
     let hz = 100;
     let mut ticks = 0u64;
     for entry in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
-        let Some(tid) = entry.ok().and_then(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        let Some(tid) = entry
+            .ok()
+            .and_then(|e| e.file_name().to_str()?.parse::<u32>().ok())
         else {
             continue;
         };
