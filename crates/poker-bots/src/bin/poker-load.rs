@@ -672,3 +672,46 @@ async fn bot(
         let _ = ws.close(None).await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    /// The CPU time of a thread named as sqlx names its SQLite threads is found among this
+    /// process's threads, and only under that name.
+    #[test]
+    fn the_sqlite_threads_cpu_is_read_by_their_name() {
+        let pid = std::process::id();
+        let before = threads_cpu(pid, SQLITE_THREAD).expect("this process's threads");
+        let stop = Arc::new(AtomicBool::new(false));
+        let spinning = {
+            let stop = stop.clone();
+            std::thread::Builder::new()
+                .name("sqlx-sqlite-worker".into())
+                .spawn(move || {
+                    let mut x = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+                    }
+                    x
+                })
+                .expect("a thread")
+        };
+        // It spins until its CPU time shows (ten-millisecond ticks); a minute at most.
+        let mut seen = Duration::ZERO;
+        for _ in 0..600 {
+            std::thread::sleep(Duration::from_millis(100));
+            seen = threads_cpu(pid, SQLITE_THREAD).expect("this process's threads");
+            if seen > before {
+                break;
+            }
+        }
+        let other = threads_cpu(pid, "no-such-thread").expect("this process's threads");
+        stop.store(true, Ordering::Relaxed);
+        spinning.join().expect("the thread ends");
+        assert!(seen > before, "the spinning thread's CPU time was not read");
+        assert_eq!(other, Duration::ZERO);
+    }
+}
