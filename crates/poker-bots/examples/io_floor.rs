@@ -136,13 +136,77 @@ async fn server(tables: u64, secs: u64, coalesce: Duration) -> anyhow::Result<()
 
 type Ws = tokio_tungstenite::WebSocketStream<TcpStream>;
 
+/// What each seat's connection has waiting and when it was last written to: the frames
+/// of each action go at once to the player who acted and to the next one, and wait for an
+/// onlooker until `coalesce` after its last write.
+struct Held {
+    pending: Vec<Vec<String>>,
+    last_sent: Vec<Option<Instant>>,
+    coalesce: Duration,
+    /// The actions so far.
+    n: u64,
+}
+
+impl Held {
+    fn new(coalesce: Duration) -> Held {
+        Held {
+            pending: vec![Vec::new(); SEATS],
+            last_sent: vec![None; SEATS],
+            coalesce,
+            n: 0,
+        }
+    }
+
+    /// When the first onlooker's held-back frames fall due, if any wait.
+    fn due(&self) -> Option<Instant> {
+        self.last_sent
+            .iter()
+            .zip(&self.pending)
+            .filter(|(_, p)| !p.is_empty())
+            .filter_map(|(t, _)| t.map(|t| t + self.coalesce))
+            .min()
+    }
+
+    /// The seats whose held-back frames are due now.
+    fn due_now(&self) -> Vec<usize> {
+        let now = Instant::now();
+        (0..SEATS)
+            .filter(|&seat| {
+                !self.pending[seat].is_empty()
+                    && self.last_sent[seat].is_some_and(|t| t + self.coalesce <= now)
+            })
+            .collect()
+    }
+
+    /// Adds the frames of an action by `to_act` (the turn going to `next`) to every seat
+    /// and returns the seats to write to now.
+    fn act(&mut self, to_act: usize, next: usize) -> Vec<usize> {
+        self.n += 1;
+        let now = Instant::now();
+        (0..SEATS)
+            .filter(|&seat| {
+                self.pending[seat].extend(frames(self.n));
+                if seat == next {
+                    self.pending[seat].push("decide".into());
+                }
+                let theirs = seat == to_act || seat == next;
+                theirs || !self.last_sent[seat].is_some_and(|t| t + self.coalesce > now)
+            })
+            .collect()
+    }
+
+    /// Takes what waits for `seat`, noting the write.
+    fn take(&mut self, seat: usize) -> Vec<String> {
+        self.last_sent[seat] = Some(Instant::now());
+        std::mem::take(&mut self.pending[seat])
+    }
+}
+
 /// One table: each action is read from the player to act, then written back to them, to
 /// the next player with their turn, and to the onlookers (held back while coalescing).
 async fn table(seats: Vec<Ws>, counts: Arc<Counts>, coalesce: Duration) {
     let (mut sinks, mut streams): (Vec<_>, Vec<_>) = seats.into_iter().map(|s| s.split()).unzip();
-    let mut pending: Vec<Vec<String>> = vec![Vec::new(); SEATS];
-    let mut last_sent: Vec<Option<Instant>> = vec![None; SEATS];
-    let mut n: u64 = 0;
+    let mut held = Held::new(coalesce);
     // The first turn.
     if sinks[0].send(Message::text("decide")).await.is_err() {
         return;
@@ -150,22 +214,13 @@ async fn table(seats: Vec<Ws>, counts: Arc<Counts>, coalesce: Duration) {
     let mut to_act = 0;
     loop {
         // Onlookers' held-back batches that fall due while waiting for the action.
-        let due = last_sent
-            .iter()
-            .zip(&pending)
-            .filter(|(_, p)| !p.is_empty())
-            .filter_map(|(t, _)| t.map(|t| t + coalesce))
-            .min();
+        let due = held.due();
         let frame = tokio::select! {
             frame = streams[to_act].next() => frame,
             _ = tokio::time::sleep_until(due.unwrap_or_else(Instant::now).into()), if due.is_some() => {
-                let now = Instant::now();
-                for seat in 0..SEATS {
-                    if !pending[seat].is_empty() && last_sent[seat].is_some_and(|t| t + coalesce <= now) {
-                        if write(&mut sinks[seat], &mut pending[seat], &counts).await.is_err() {
-                            return;
-                        }
-                        last_sent[seat] = Some(now);
+                for seat in held.due_now() {
+                    if write(&mut sinks[seat], held.take(seat), &counts).await.is_err() {
+                        return;
                     }
                 }
                 continue;
@@ -177,24 +232,13 @@ async fn table(seats: Vec<Ws>, counts: Arc<Counts>, coalesce: Duration) {
         }
         counts.reads.fetch_add(1, Ordering::Relaxed);
         counts.actions.fetch_add(1, Ordering::Relaxed);
-        n += 1;
         let next = (to_act + 1) % SEATS;
-        let now = Instant::now();
-        for seat in 0..SEATS {
-            pending[seat].extend(frames(n));
-            let theirs = seat == to_act || seat == next;
-            if seat == next {
-                pending[seat].push("decide".into());
-            }
-            let held = !theirs && last_sent[seat].is_some_and(|t| t + coalesce > now);
-            if !held {
-                if write(&mut sinks[seat], &mut pending[seat], &counts)
-                    .await
-                    .is_err()
-                {
-                    return;
-                }
-                last_sent[seat] = Some(now);
+        for seat in held.act(to_act, next) {
+            if write(&mut sinks[seat], held.take(seat), &counts)
+                .await
+                .is_err()
+            {
+                return;
             }
         }
         to_act = next;
@@ -214,30 +258,19 @@ async fn table_of_tasks(seats: Vec<Ws>, counts: Arc<Counts>, coalesce: Duration)
         tokio::spawn(connection(seat, ws, rx, actions.clone(), counts.clone()));
     }
     drop(actions);
-    let mut pending: Vec<Vec<String>> = vec![Vec::new(); SEATS];
-    let mut last_sent: Vec<Option<Instant>> = vec![None; SEATS];
-    let mut n: u64 = 0;
+    let mut held = Held::new(coalesce);
     if queues[0].try_send(vec!["decide".into()]).is_err() {
         return;
     }
     let mut to_act = 0;
     loop {
-        let due = last_sent
-            .iter()
-            .zip(&pending)
-            .filter(|(_, p)| !p.is_empty())
-            .filter_map(|(t, _)| t.map(|t| t + coalesce))
-            .min();
+        let due = held.due();
         let seat = tokio::select! {
             seat = actions_rx.recv() => seat,
             _ = tokio::time::sleep_until(due.unwrap_or_else(Instant::now).into()), if due.is_some() => {
-                let now = Instant::now();
-                for seat in 0..SEATS {
-                    if !pending[seat].is_empty() && last_sent[seat].is_some_and(|t| t + coalesce <= now) {
-                        if queues[seat].try_send(std::mem::take(&mut pending[seat])).is_err() {
-                            return;
-                        }
-                        last_sent[seat] = Some(now);
+                for seat in held.due_now() {
+                    if queues[seat].try_send(held.take(seat)).is_err() {
+                        return;
                     }
                 }
                 continue;
@@ -248,24 +281,10 @@ async fn table_of_tasks(seats: Vec<Ws>, counts: Arc<Counts>, coalesce: Duration)
             _ => return,
         }
         counts.actions.fetch_add(1, Ordering::Relaxed);
-        n += 1;
         let next = (to_act + 1) % SEATS;
-        let now = Instant::now();
-        for seat in 0..SEATS {
-            pending[seat].extend(frames(n));
-            let theirs = seat == to_act || seat == next;
-            if seat == next {
-                pending[seat].push("decide".into());
-            }
-            let held = !theirs && last_sent[seat].is_some_and(|t| t + coalesce > now);
-            if !held {
-                if queues[seat]
-                    .try_send(std::mem::take(&mut pending[seat]))
-                    .is_err()
-                {
-                    return;
-                }
-                last_sent[seat] = Some(now);
+        for seat in held.act(to_act, next) {
+            if queues[seat].try_send(held.take(seat)).is_err() {
+                return;
             }
         }
         to_act = next;
@@ -312,10 +331,10 @@ async fn connection(
 /// One write: every frame waiting for this seat, flushed once.
 async fn write(
     sink: &mut futures_util::stream::SplitSink<Ws, Message>,
-    pending: &mut Vec<String>,
+    pending: Vec<String>,
     counts: &Counts,
 ) -> Result<(), tokio_tungstenite::tungstenite::Error> {
-    for text in pending.drain(..) {
+    for text in pending {
         sink.feed(Message::text(text)).await?;
     }
     counts.writes.fetch_add(1, Ordering::Relaxed);
