@@ -190,7 +190,7 @@ impl Held {
                     self.pending[seat].push("decide".into());
                 }
                 let theirs = seat == to_act || seat == next;
-                theirs || !self.last_sent[seat].is_some_and(|t| t + self.coalesce > now)
+                theirs || self.last_sent[seat].is_none_or(|t| t + self.coalesce <= now)
             })
             .collect()
     }
