@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
-# A room opening all its tables at once (docs/scaling.md, "Buy-ins"): TABLES six-max tables,
-# PLAYERS funded players each (six unless set), every player sitting down and buying in at the same moment,
-# then playing at a human pace. It reports each bot's first action's round trip (from
-# sending it to receiving the event that applies it), the round trips of the SECS that
-# follow, and pokerd's own measure of the same (poker_action_broadcast_seconds: from an
-# action reaching its table to its events queued).
+# A room opening all its tables at once (docs/scaling.md, "Buy-ins"): TABLES six-max
+# tables, PLAYERS funded players each (six unless set), every player sitting down and
+# buying in at the same moment, then playing at a human pace. It reports each bot's first
+# action's round trip (from sending it to receiving the event that applies it), the round
+# trips of the SECS that follow, pokerd's own measure of the same
+# (poker_action_broadcast_seconds: from an action reaching its table to its events
+# queued), and pokerd's resident memory and share of a core.
 #
-# Making PLAYERS x TABLES accounts through the API costs an Argon2 hash each, so the script makes
-# one table and six players through the API (poker-load --make-only), copies their rows
-# (the table's config, a password hash) into a template database of TABLES tables and
-# PLAYERS x TABLES players with a wallet, its deposit in the ledger, and a session each, then
-# runs every round on a fresh copy of that template.
+# Making PLAYERS x TABLES accounts through the API costs an Argon2 hash each, so the
+# script makes one table and six players through the API (poker-load --make-only), copies
+# their rows (the table's config, a password hash) into a template database of TABLES
+# tables and PLAYERS x TABLES players with a wallet, its deposit in the ledger, and a
+# session each, then runs every round on a fresh copy of that template.
 #
 # Build first: cargo build --release -p poker-server -p poker-bots --bins
 #
-# Settings (environment): TABLES (2000), PLAYERS (6, the players seated at each table:
-# fewer lets more tables fit under the open-file limit), SECS (60), ROUNDS (1), DATABASES ("sqlite
+# Settings (environment): TABLES (2000), PLAYERS (6; fewer players a table let more
+# tables fit under the open-file limit), SECS (60), ROUNDS (1), DATABASES ("sqlite
 # postgres"), PORT (18095), BIN (the release folder), DATABASE_URL (a postgres URL: use
 # that server instead of a throwaway cluster).
 #
