@@ -10,6 +10,22 @@ import { $, el, mySeat } from "./views.js";
 
 /** The private tables this page has sat the player down at once (approved, then sat). */
 const satAt = new Set();
+/** The sit this page sent last and has not heard refused: `{ table, seat }`. */
+let sitting = null;
+/** By table, the seats a sit of this page was refused at (see `freeSeat`). */
+const refusedSeats = new Map();
+
+/**
+ * The seat to sit an approved player down at: the first one the table shows free, passing
+ * over those a sit of this page was refused at. A seat held for another player's buy-in
+ * shows free until that buy-in is durable, so two friends approved at once can both pick
+ * it; the one refused takes the next free seat (`null`: none is free).
+ */
+export function freeSeat(table, refused = []) {
+  const taken = new Set(table.seats.map((s) => s.seat));
+  for (let i = 0; i < table.seat_count; i++) if (!taken.has(i) && !refused.includes(i)) return i;
+  return null;
+}
 
 /** The games a private table is made from (the server's preset keys). */
 export const GAMES = [
@@ -276,18 +292,31 @@ export function afterMessage(m) {
   const T = id ? S.tables.get(id) : null;
   if ((m.type === "snapshot" || m.type === "seats") && T && T.table && T.table.private) {
     const me = S.me && S.me.player_id;
-    const free = () => {
-      const taken = new Set(T.table.seats.map((s) => s.seat));
-      for (let i = 0; i < T.table.seat_count; i++) if (!taken.has(i)) return i;
-      return null;
-    };
+    const seat = freeSeat(T.table, refusedSeats.get(id));
     const sitNow = hostSit === id || (myStanding(T.table, me) === "approved" && T.table.private.host !== me && !satAt.has(id));
-    if (sitNow && mySeat(S, T) === null && free() !== null) {
+    if (sitNow && mySeat(S, T) === null && seat !== null) {
       hostSit = null;
       satAt.add(id);
+      sitting = { table: id, seat };
       const wallet = S.state.wallet ? S.state.wallet.balance : T.table.max_buy_in;
       const buyIn = Math.max(T.table.min_buy_in, Math.min(T.table.max_buy_in, wallet));
-      S.send({ type: "sit", table_id: id, seat: free(), buy_in: buyIn, post_now: true });
+      S.send({ type: "sit", table_id: id, seat, buy_in: buyIn, post_now: true });
+    }
+    if (sitting && sitting.table === id && mySeat(S, T) !== null) sitting = null;
+  }
+  if (m.type === "error" && m.code === "seat_refused" && sitting) {
+    // The seat went to someone else first (another friend approved at the same moment):
+    // sat again at the next free seat, now if the table shows one, else on its next update.
+    const { table, seat } = sitting;
+    sitting = null;
+    const refused = refusedSeats.get(table) || [];
+    refused.push(seat);
+    refusedSeats.set(table, refused);
+    const T2 = S.tables.get(table);
+    if (T2 && T2.table && refused.length < T2.table.seat_count) {
+      satAt.delete(table);
+      afterMessage({ type: "seats", table_id: table });
+      return;
     }
   }
   if (m.type === "error" && m.code === "private_refused" && S.current && !(S.tables.get(S.current) || {}).table) {

@@ -4,7 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { webcrypto } from "node:crypto";
-import { parseInvite, stakesLabel, newPassword, myStanding, GAMES, STAKES } from "../js/private.js";
+import { parseInvite, stakesLabel, newPassword, myStanding, freeSeat, GAMES, STAKES } from "../js/private.js";
 
 const TABLE = "5d0c8a8e-3f0b-4a7e-b0a4-1c2d3e4f5a6b";
 const INVITE = "0123456789abcdef0123456789abcdef";
@@ -46,4 +46,15 @@ test("where a player stands at a private table", () => {
   assert.equal(myStanding(table, "x"), null);
   assert.equal(myStanding({ seats: [], private: null }, "a"), null);
   assert.equal(myStanding({ seats: [], private: { host: "h", approved: [], requests: [] } }, "h"), "approved");
+});
+
+test("an approved friend refused a seat held for another's buy-in sits at the next free one", () => {
+  const table = { seat_count: 4, seats: [{ seat: 0, player_id: "h" }] };
+  // Two friends approved at once both see seat 1 free; the one refused passes over it.
+  assert.equal(freeSeat(table), 1);
+  assert.equal(freeSeat(table, [1]), 2);
+  // Once the first friend's buy-in is durable the table shows seat 1 taken.
+  assert.equal(freeSeat({ ...table, seats: [...table.seats, { seat: 1, player_id: "a" }] }, [1]), 2);
+  assert.equal(freeSeat(table, [1, 2, 3]), null);
+  assert.equal(freeSeat({ seat_count: 2, seats: [{ seat: 0 }, { seat: 1 }] }), null);
 });
