@@ -91,13 +91,13 @@ try {
   const saved = await pages[0].evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("pokerd.guest.")));
   check(saved.length === 1, "the guest's password is kept in the browser: " + saved);
 
-  // The host lets both in; they sit down by themselves.
+  // The host lets both in at the same moment; they sit down by themselves. Both pages
+  // see the same first free seat: the one refused it (held for the other's buy-in) takes
+  // the next.
   await host.waitForFunction(() => document.querySelectorAll("#host-requests li button.primary").length === 2);
   await checks(host, "the host's table with two seat requests");
-  for (let left = 1; left >= 0; left--) {
-    await host.locator("#host-requests li button.primary").first().click();
-    await host.waitForFunction((n) => document.querySelectorAll("#host-requests li button.primary").length === n, left);
-  }
+  await host.evaluate(() => document.querySelectorAll("#host-requests li button.primary").forEach((b) => b.click()));
+  await host.waitForFunction(() => document.querySelectorAll("#host-requests li button.primary").length === 0);
   for (const page of pages) await page.waitForSelector(".seat.me");
   await host.waitForFunction(() => document.querySelectorAll(".seat:not(.empty)").length === 3);
   mark("friends_seated");
