@@ -25,6 +25,11 @@ use std::time::{Duration, Instant};
 const SCALE: u64 = 60;
 /// How long the history runs, in real time (two hours of the room).
 const HISTORY: Duration = Duration::from_secs(120);
+/// How much longer it may run, 20 s at a time, until the ledger holds what the test looks
+/// for (a bot that left with more than the maximum, one back within the window): the
+/// cards decide when a bot first wins that much, and a loaded machine deals fewer hands
+/// in the same time (245 hands in one run that ended without it).
+const HISTORY_MORE: Duration = Duration::from_secs(100);
 /// The acceptance figure of the issue, printed beside each measure.
 const ISSUE_SECS: f64 = 5.0;
 /// The test fails only past this: four times the issue's figure (a loaded machine is
@@ -316,8 +321,17 @@ async fn house_bots_deal_a_newcomer_in_at_every_preset_table_after_hours_of_bot_
     }
     let mut seen = Seen::default();
     let started = Instant::now();
+    let mut until = started + HISTORY;
     let mut round = 0usize;
-    while started.elapsed() < HISTORY {
+    loop {
+        if Instant::now() >= until {
+            let history = bot_history(&server, &tables).await;
+            let whole = history.left_above_max > 0 && history.returned_within_window > 0;
+            if whole || started.elapsed() >= HISTORY + HISTORY_MORE {
+                break;
+            }
+            until += Duration::from_secs(20);
+        }
         // Everyone between tables sits down at the next one.
         for (i, r) in regs.iter_mut().enumerate() {
             if r.table.is_some() {
@@ -334,7 +348,7 @@ async fn house_bots_deal_a_newcomer_in_at_every_preset_table_after_hours_of_bot_
         }
         round += 1;
         let idle_since = Instant::now();
-        while regs.iter().all(|r| r.table.is_some()) && started.elapsed() < HISTORY {
+        while regs.iter().all(|r| r.table.is_some()) && Instant::now() < until {
             if drive(&mut regs, &mut rng, &mut seen).await {
                 continue;
             }
