@@ -179,10 +179,13 @@ fn departure(name: &str, rules: &Value, phh: &str, stars: &str, rake: u64) -> Op
         return Some("R28: callers must call the full big blind; pokerkit lets them call less");
     }
     // Fixed limit with a bet or raise all in: if it is short, a later player may complete
-    // it (R30), which pokerkit refuses; and pokerkit counts it toward the cap.
+    // it (R30), which pokerkit refuses; and pokerkit counts it toward the cap. In stud, a
+    // player all in for more than the bring-in and less than the small bet is written
+    // "completes it to 2 and is all-in", and the next player completes it to the full bet.
     let short_all_in = rules["structure"] == "fixed_limit"
         && stars.lines().any(|l| {
-            (l.contains(": bets ") || l.contains(": raises ")) && l.ends_with("and is all-in")
+            (l.contains(": bets ") || l.contains(": raises ") || l.contains(": completes it to "))
+                && l.ends_with("and is all-in")
         });
     if short_all_in {
         return Some("R30: an all-in bet in fixed limit may be completed; pokerkit refuses");
