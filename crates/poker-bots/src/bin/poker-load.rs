@@ -150,13 +150,16 @@ fn proc_usage(pid: u32) -> Option<(Duration, u64)> {
 
 /// The fields of /proc/PID/stat after the command name (which may hold spaces).
 fn stat_fields(pid: u32) -> Option<Vec<String>> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    Some(
-        stat[stat.rfind(')')? + 2..]
-            .split_whitespace()
-            .map(String::from)
-            .collect(),
-    )
+    read_stat(&format!("/proc/{pid}/stat")).map(|(_, fields)| fields)
+}
+
+/// A stat file of /proc (a process's or a thread's): its command name, and the fields
+/// after it.
+fn read_stat(path: &str) -> Option<(String, Vec<String>)> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    let (open, close) = (stat.find('(')?, stat.rfind(')')?);
+    let fields = stat.get(close + 2..)?.split_whitespace().map(String::from);
+    Some((stat[open + 1..close].to_string(), fields.collect()))
 }
 
 /// The name sqlx gives its SQLite threads, as /proc shows it.
@@ -167,7 +170,7 @@ const SQLITE_THREAD: &str = "sqlx-sqlite";
 /// 15 characters), so SQLite's work inside pokerd is theirs. A thread that ended is not
 /// counted (its time stays only in the process's total).
 fn threads_cpu(pid: u32, prefix: &str) -> Option<Duration> {
-    let hz = 100;
+    let hz = 100; // USER_HZ on Linux
     let mut ticks = 0u64;
     for entry in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
         let Some(tid) = entry
@@ -176,19 +179,15 @@ fn threads_cpu(pid: u32, prefix: &str) -> Option<Duration> {
         else {
             continue;
         };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")) else {
+        let Some((name, fields)) = read_stat(&format!("/proc/{pid}/task/{tid}/stat")) else {
             continue;
         };
-        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
-            continue;
-        };
-        if !stat[open + 1..close].starts_with(prefix) {
-            continue;
+        if name.starts_with(prefix) {
+            // utime, stime.
+            ticks += fields
+                .get(11..13)
+                .map_or(0, |f| f.iter().map(|v| v.parse::<u64>().unwrap_or(0)).sum());
         }
-        let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
-        ticks += fields
-            .get(11..13)
-            .map_or(0, |f| f.iter().map(|v| v.parse::<u64>().unwrap_or(0)).sum());
     }
     Some(Duration::from_millis(ticks * 1000 / hz))
 }
