@@ -1,15 +1,16 @@
-//! What the verifiable deck costs per hand, measured: committing a deck (order and salts
-//! from the operating system's generator, the tree, the commitment), dealing it from six
-//! seeds, every player's proofs after a six-handed hold'em hand and a 2-7 triple draw hand
+//! What the verifiable deck costs per hand, measured: committing a deck (a secret from
+//! the operating system's generator, each round's nonces, tree and tags, the commitment),
+//! dealing it from six seeds, every player's proofs after a six-handed hold'em hand and a 2-7 triple draw hand
 //! (reshuffles included), checking one player's record, and the bytes each adds.
 //! `cargo run --release -p poker-fairness --example cost`.
 
 use poker_fairness::proof::testing::{play, record_for};
-use poker_fairness::{prove_deck, verify, Bytes, CommittedDeck, SeatSeed, Viewer};
+use poker_fairness::{
+    prove_deck, seed_commitment, verify, Bytes, CommittedDeck, MySeed, SeatSeed, SeedCommit, Viewer,
+};
 use poker_ids::HandId;
 use poker_rules::{DeckKind, Game};
 use rand::rngs::OsRng;
-use rand::seq::SliceRandom;
 use rand::RngCore;
 use std::time::Instant;
 
@@ -24,37 +25,44 @@ fn micros(f: impl Fn(), rounds: u32) -> f64 {
 
 fn main() {
     let rounds = 2000;
-    let commit = micros(
-        || {
-            let mut cards = DeckKind::Standard.cards();
-            cards.shuffle(&mut OsRng);
-            // As the server draws them: every salt in one read of the generator.
-            let mut bytes = vec![0u8; 16 * cards.len()];
-            OsRng.fill_bytes(&mut bytes);
-            let salts = bytes
-                .chunks(16)
-                .map(|s| Bytes(s.try_into().unwrap()))
-                .collect();
-            let deck = CommittedDeck::new(HandId::new(), cards, salts).unwrap();
-            std::hint::black_box(deck.commitment());
-        },
-        rounds,
-    );
-    let deck = CommittedDeck::new(
-        HandId::new(),
-        DeckKind::Standard.cards(),
-        (0..52u8).map(|i| Bytes([i; 16])).collect(),
-    )
-    .unwrap();
+    let commit = |game_rounds: u8| {
+        micros(
+            || {
+                // As the server draws it: one read of the generator.
+                let mut secret = [0u8; 32];
+                OsRng.fill_bytes(&mut secret);
+                let deck = CommittedDeck::new(
+                    HandId::new(),
+                    DeckKind::Standard,
+                    game_rounds,
+                    Bytes(secret),
+                )
+                .unwrap();
+                std::hint::black_box(deck.commitment());
+            },
+            rounds,
+        )
+    };
+    let commit_holdem = commit(1);
+    let commit_triple_draw = commit(4);
+    let deck = CommittedDeck::new(HandId::new(), DeckKind::Standard, 1, Bytes([7; 32])).unwrap();
     let seeds: Vec<SeatSeed> = (0..6u8)
         .map(|seat| SeatSeed {
             seat,
             seed: Bytes([seat; 32]),
         })
         .collect();
+    let list: Vec<SeedCommit> = seeds
+        .iter()
+        .map(|s| SeedCommit {
+            seat: s.seat,
+            commitment: seed_commitment(&deck.commitment().commitment, &s.seed),
+            house: false,
+        })
+        .collect();
     let deal = micros(
         || {
-            let dealing = deck.dealing(seeds.clone());
+            let dealing = deck.dealing(list.clone(), seeds.clone());
             std::hint::black_box(deck.dealt_cards(&dealing));
         },
         rounds,
@@ -80,7 +88,7 @@ fn main() {
         let doc = record_for(&record, &events, Viewer::Player(0), 6);
         let check = micros(
             || {
-                std::hint::black_box(verify(&doc, None).unwrap());
+                std::hint::black_box(verify(&doc, MySeed::Unknown).unwrap());
             },
             rounds / 10,
         );
@@ -103,7 +111,8 @@ fn main() {
     println!(
         "{}",
         serde_json::json!({
-            "commit_deck_us": (commit * 10.0).round() / 10.0,
+            "commit_deck_holdem_us": (commit_holdem * 10.0).round() / 10.0,
+            "commit_deck_triple_draw_us": (commit_triple_draw * 10.0).round() / 10.0,
             "deal_from_6_seeds_us": (deal * 10.0).round() / 10.0,
             "commitment_bytes": committed,
             "hands": lines,

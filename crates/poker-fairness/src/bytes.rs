@@ -64,17 +64,22 @@ impl<const N: usize> fmt::Debug for Bytes<N> {
     }
 }
 
-/// Text that is not exactly `2N` hex digits.
+/// Text that is not exactly `2N` lowercase hex digits.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("expected {expected} hex digits")]
+#[error("expected {expected} lowercase hex digits")]
 pub struct HexError {
     /// How many digits were expected.
     pub expected: usize,
 }
 
-/// Decodes hex text into bytes (either case), `None` if it is not hex of an even length.
+/// Decodes lowercase hex text into bytes, `None` if it is not lowercase hex of an even
+/// length (uppercase digits are refused: every value has one spelling).
 pub fn decode_hex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 || !text.is_ascii() {
+    if text.len() % 2 != 0
+        || !text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
         return None;
     }
     (0..text.len())
@@ -134,7 +139,10 @@ mod tests {
         let text = seed.to_string();
         assert_eq!(text, "ab".repeat(32));
         assert_eq!(text.parse::<Seed>().unwrap(), seed);
-        assert_eq!(text.to_uppercase().parse::<Seed>().unwrap(), seed);
+        // One spelling per value: uppercase hex is refused, as are signs and spaces.
+        assert!(text.to_uppercase().parse::<Seed>().is_err());
+        assert!(format!("+{}", &text[1..]).parse::<Seed>().is_err());
+        assert!(format!(" {}", &text[1..]).parse::<Seed>().is_err());
         assert!("ab".repeat(31).parse::<Seed>().is_err());
         assert!("zz".repeat(32).parse::<Seed>().is_err());
         assert!(serde_json::from_str::<Salt>("\"00\"").is_err());

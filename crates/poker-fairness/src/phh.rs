@@ -1,14 +1,15 @@
-//! The proofs as PHH user-defined fields: each field of a [`HandProof`] under its own name
-//! prefixed `_deck_` (the standard's rule for user-defined fields: a single underscore,
-//! snake case), so a PHH reader that does not know them ignores them.
+//! The proofs as PHH user-defined fields: each field of a hand's proofs under its own
+//! name prefixed `_deck_` (the standard's rule for user-defined fields: a single
+//! underscore, snake case), so a PHH reader that does not know them ignores them.
 
-use crate::proof::HandProof;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 /// The prefix of every field.
 pub const PREFIX: &str = "_deck_";
 
 /// The fields, as (name, TOML value) lines to append to a history.
-pub fn fields(proof: &HandProof) -> Vec<(String, toml::Value)> {
+pub fn fields<T: Serialize>(proof: &T) -> Vec<(String, toml::Value)> {
     let toml::Value::Table(table) = toml::Value::try_from(proof).expect("proofs are TOML values")
     else {
         unreachable!("a struct is a table");
@@ -19,8 +20,8 @@ pub fn fields(proof: &HandProof) -> Vec<(String, toml::Value)> {
         .collect()
 }
 
-/// The fields written as TOML lines (`_deck_root = "..."`), in a fixed order.
-pub fn text(proof: &HandProof) -> String {
+/// The fields written as TOML lines (`_deck_commitment = "..."`), in a fixed order.
+pub fn text<T: Serialize>(proof: &T) -> String {
     let mut out = String::new();
     for (name, value) in fields(proof) {
         out.push_str(&format!("{name} = {value}\n"));
@@ -30,7 +31,7 @@ pub fn text(proof: &HandProof) -> String {
 
 /// The proofs read back from a history's fields (`None` if it has none or they are
 /// damaged).
-pub fn read(table: &toml::Table) -> Option<HandProof> {
+pub fn read<T: DeserializeOwned>(table: &toml::Table) -> Option<T> {
     let fields: toml::Table = table
         .iter()
         .filter_map(|(k, v)| Some((k.strip_prefix(PREFIX)?.to_string(), v.clone())))
@@ -45,7 +46,7 @@ pub fn read(table: &toml::Table) -> Option<HandProof> {
 mod tests {
     use super::*;
     use crate::proof::testing::{play, record_for};
-    use crate::proof::Viewer;
+    use crate::proof::{HandProof, Viewer};
     use poker_rules::Game;
 
     #[test]
@@ -58,7 +59,7 @@ mod tests {
                 assert!(line.starts_with("_deck_"), "{line}");
             }
             let table: toml::Table = history.parse().unwrap();
-            assert_eq!(read(&table), Some(doc.fairness));
+            assert_eq!(read::<HandProof>(&table), Some(doc.fairness));
         }
     }
 }

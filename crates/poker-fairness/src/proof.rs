@@ -1,47 +1,70 @@
-//! Proofs of the cards a player saw, and their check.
+//! Proofs of the cards a player saw, and their check (version 2).
 //!
-//! A card's *place* is its rank in the order cards left the deck (0 first, burn cards
-//! counted). It follows from public facts only: the hand's deal events in order (how many
-//! cards each deal took, hole or board), the rule that a board deal burns one card first
-//! when the stub holds more cards than the deal needs, and the reshuffles: when a deal
-//! needs more cards than the stub holds, the next reshuffle's discards go under the stub.
-//! The place fixes the committed position through the public permutation; the proof opens
-//! that position (card, salt, Merkle path), so the server cannot say a card came from
-//! anywhere else.
+//! Every card taken from the deck comes from a *slot* of a *round*: round 0 is the deal,
+//! whose slots are taken in order (burn cards included); round `r` is the `r`-th
+//! reshuffle of a draw game, which takes the slots of its round that hold the discards, in
+//! ascending order, and puts them under the stub. Which round and slot each card taken
+//! comes from follows from public facts only: the hand's deal events in order, the rule
+//! that a board deal burns one card first when the stub holds more than it needs, and the
+//! reshuffles' lists of slots. A slot's card is fixed by the seeds' order of the round's
+//! committed tags, and a tag's card by its opening (nonce and Merkle path).
 //!
-//! [`prove`] makes a player's proofs (or the operator's, every dealt card) from the
+//! Accounting: a reshuffle must take exactly the discards. Each player's proofs open, in
+//! every reshuffle's round, each card they held (or were still to be dealt from the old
+//! stub) when it was made, showing that its tag is not among the slots taken. Nobody
+//! learns where their own discards went: no proof opens a discard in the round that
+//! reshuffles it.
+//!
+//! [`prove`] makes a player's proofs (or the operator's, every card dealt) from the
 //! server's [`DeckRecord`] and the hand's events; [`verify`] checks a hand's record as a
 //! player downloads it: its events (others' down cards unknown) and its [`HandProof`].
 
-use crate::bytes::{Digest, Salt, Seed};
-use crate::deck::{commitment_digest, CommittedDeck, Dealing, DeckError, DeckRecord};
-use crate::merkle::{leaf_hash, verify_path};
-use crate::shuffle::{deal_order, reshuffle_order, shuffle_key, SeatSeed};
+use crate::bytes::{Digest, Seed};
+use crate::deck::{
+    card_number, commitment_digest, leaf_hash, tag_hash, tags_digest, CommittedDeck, Dealing,
+    DeckError, DeckRecord, Nonce, RoundCommitment,
+};
+use crate::merkle::verify_path;
+use crate::seeds::{list_digest, seed_commitment, SeatSeed, SeedCommit};
+use crate::shuffle::{round_order, shuffle_key};
 use poker_ids::HandId;
 use poker_rules::{Card, Event};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-/// The version of the construction this crate makes and checks.
-pub const VERSION: u8 = 1;
+/// The version of the construction this module makes and checks.
+pub const VERSION: u8 = 2;
 
-/// The opening of one card the viewer saw.
+/// The opening of one card the viewer saw, where it was dealt from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CardProof {
-    /// Where the card came in the order cards left the deck (burn cards counted).
-    pub place: u16,
-    /// Its position in the committed deck: the deal's permutation at `place`.
-    pub position: u8,
+    /// The round it was dealt from (0: the deal; `r`: the `r`-th reshuffle).
+    pub round: u8,
+    /// Its slot in that round.
+    pub slot: u8,
     /// The card.
     pub card: Card,
-    /// Its salt.
-    pub salt: Salt,
-    /// The leaf's inclusion proof (siblings from the leaf up).
+    /// Its nonce in that round.
+    pub nonce: Nonce,
+    /// Its leaf's inclusion proof in the round's tree (siblings from the leaf up).
     pub path: Vec<Digest>,
 }
 
-/// A hand's deck as one viewer may check it: the commitment and what it was made of, the
-/// seeds by seat, the reshuffles, and the proofs of the cards the viewer saw.
+/// The opening of a card the viewer knows in a reshuffle's round, showing that the
+/// reshuffle did not take it (it was held, or still in the stub).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptProof {
+    /// The reshuffle's round.
+    pub round: u8,
+    /// The card.
+    pub card: Card,
+    /// Its nonce in that round.
+    pub nonce: Nonce,
+    /// Its leaf's inclusion proof in the round's tree.
+    pub path: Vec<Digest>,
+}
+
+/// A hand's deck as one viewer may check it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HandProof {
     /// The construction's version ([`VERSION`]).
@@ -50,16 +73,26 @@ pub struct HandProof {
     pub hand_id: HandId,
     /// Cards in the deck.
     pub size: u8,
-    /// The Merkle root.
-    pub root: Digest,
+    /// Every round's root and tags digest, as committed.
+    pub rounds: Vec<RoundCommitment>,
     /// The commitment published before the seeds were taken.
     pub commitment: Digest,
+    /// The closed list of seed commitments, by ascending seat.
+    pub seed_list: Vec<SeedCommit>,
     /// Every seed used, by ascending seat.
     pub seeds: Vec<SeatSeed>,
-    /// Each reshuffle's discards as sorted committed positions (draw games).
+    /// Each reshuffle's slots of its round, ascending (draw games).
     pub reshuffles: Vec<Vec<u8>>,
-    /// The proofs, by ascending place.
+    /// For each discard of the hand, in order: which of the player's cards it threw away,
+    /// as their numbers in the order dealt to that player (from 0), ascending.
+    pub discards: Vec<Vec<u8>>,
+    /// The sorted tags of each round dealt from (the deal, then each reshuffle made).
+    pub tags: Vec<Vec<Digest>>,
+    /// The openings of the cards the viewer saw, by ascending round and slot.
     pub cards: Vec<CardProof>,
+    /// The openings that show each reshuffle left the viewer's cards alone, by ascending
+    /// round and card number.
+    pub kept: Vec<KeptProof>,
 }
 
 /// Whose proofs to make.
@@ -70,6 +103,24 @@ pub enum Viewer {
     Player(usize),
     /// The operator: every card dealt.
     Operator,
+}
+
+/// What the viewer knows of their own seed for the check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MySeed {
+    /// Nothing: the seeds are checked as they stand.
+    Unknown,
+    /// The viewer sent this seed (and, when kept, was sent the closed list with this
+    /// digest before revealing it): it must be the one used at their seat, under that
+    /// list.
+    Sent {
+        /// The seed.
+        seed: Seed,
+        /// The digest of the closed list the viewer was sent before revealing.
+        list: Option<Digest>,
+    },
+    /// The viewer sent none: no seed may be listed at their seat.
+    None,
 }
 
 /// Why a hand's deck does not check out (or, making proofs, does not match its events).
@@ -89,20 +140,50 @@ pub enum VerifyError {
     /// A deck size no game uses.
     #[error("a deck of {0} cards")]
     Size(u8),
-    /// The commitment is not made of the hand, the size and the root.
-    #[error("the commitment is not the hash of the hand id, the deck size and the root")]
+    /// No round, or more than 16.
+    #[error("the commitment has {0} rounds")]
+    Rounds(usize),
+    /// The commitment is not made of the hand, the size and the rounds.
+    #[error("the commitment is not the hash of the hand id, the deck size and the rounds")]
     Commitment,
-    /// Seeds not listed once each by ascending seat.
-    #[error("the seeds are not listed once each, by ascending seat")]
+    /// Seeds or commitments not listed once each by ascending seat.
+    #[error("the seeds and their commitments are not listed once each, by ascending seat")]
     SeedOrder,
     /// A seed from a seat that was not dealt in.
     #[error("a seed from seat {0}, which was not dealt in")]
     SeedSeat(u8),
+    /// A seed that does not open its seat's commitment (or whose seat committed none).
+    #[error("the seed of seat {0} does not open a commitment of the closed list")]
+    SeedOpen(u8),
+    /// A house seat dealt in committed a seed and did not reveal it.
+    #[error("the house committed a seed at seat {0} and did not reveal it: it could have chosen whether it counted")]
+    HouseWithheld(u8),
     /// The viewer's own seed is not among those used.
-    #[error("your seed was not counted (seat {seat})")]
+    #[error("your seed was not used (seat {seat})")]
     OwnSeed {
         /// The viewer's seat.
         seat: u32,
+    },
+    /// The closed list is not the one the viewer was sent before revealing their seed.
+    #[error(
+        "the list of seed commitments is not the one you were sent before revealing your seed"
+    )]
+    ListChanged,
+    /// A seed or commitment at the viewer's seat, who sent none.
+    #[error("a seed is listed at your seat (seat {seat}), and you sent none")]
+    SeedInMyName {
+        /// The viewer's seat.
+        seat: u32,
+    },
+    /// The tags of the rounds dealt from are not all given, or do not match.
+    #[error(
+        "the tags of round {round} are not the committed ones, or not {size} in ascending order"
+    )]
+    Tags {
+        /// The round.
+        round: usize,
+        /// The deck's size.
+        size: u8,
     },
     /// A deal needed more cards than the stub held and no reshuffle is listed.
     #[error("a deal needed a reshuffle the record does not list")]
@@ -115,8 +196,8 @@ pub enum VerifyError {
         /// Made.
         made: usize,
     },
-    /// A reshuffle's positions are not sorted, or repeat one.
-    #[error("reshuffle {round} does not list its positions once each in ascending order")]
+    /// A reshuffle's slots are not ascending, repeat one, or are off the deck.
+    #[error("reshuffle {round} does not list its slots once each in ascending order")]
     ReshuffleOrder {
         /// The reshuffle (from 1).
         round: usize,
@@ -126,94 +207,139 @@ pub enum VerifyError {
     ReshuffleCount {
         /// The reshuffle (from 1).
         round: usize,
-        /// Positions it lists.
+        /// Slots it lists.
         listed: usize,
         /// Cards discarded since the last one.
         discarded: usize,
     },
-    /// A reshuffle takes a position that is not a card out of the deck in a hand.
-    #[error("reshuffle {round} takes position {position}, which is not a card dealt to a hand and out of the deck")]
-    ReshuffleCard {
+    /// A reshuffle takes a card that was held or still in the stub.
+    #[error(
+        "reshuffle {round} takes {card}, which was not discarded (held, or still in the stub)"
+    )]
+    ReshuffleTookKept {
         /// The reshuffle (from 1).
         round: usize,
-        /// The position.
-        position: u8,
-    },
-    /// A reshuffle leaves out a discard the record shows.
-    #[error("reshuffle {round} leaves out the discard at position {position}")]
-    ReshuffleMissesDiscard {
-        /// The reshuffle (from 1).
-        round: usize,
-        /// The discard's position.
-        position: u8,
+        /// The card.
+        card: Card,
     },
     /// A deal needs more cards than the deck holds even after a reshuffle.
     #[error("the deal runs out of cards")]
     DeckExhausted,
-    /// Proofs not listed once each by ascending place.
-    #[error("the proofs are not listed once each by ascending place")]
-    PlaceOrder,
-    /// A proof for a place no card was dealt from.
-    #[error("a proof for place {place}, from which no card was dealt")]
-    PlaceNotDealt {
-        /// The place.
-        place: u16,
+    /// The record's discards are not one list per discard, each naming cards the player
+    /// held, as many as were thrown away.
+    #[error("discard {index} does not name {count} cards that player {player} held, ascending")]
+    Discard {
+        /// The discard (from 0, in the hand's order).
+        index: usize,
+        /// Its player.
+        player: usize,
+        /// How many cards it threw away.
+        count: usize,
+    },
+    /// A discard names other cards than the viewer threw away.
+    #[error("discard {index} names other cards than you threw away")]
+    DiscardCards {
+        /// The discard.
+        index: usize,
+    },
+    /// Proofs not listed once each in order.
+    #[error("the proofs are not listed once each in ascending order")]
+    ProofOrder,
+    /// A proof for a slot no card was dealt from.
+    #[error("a proof for round {round} slot {slot}, from which no card was dealt")]
+    SlotNotDealt {
+        /// The round.
+        round: u8,
+        /// The slot.
+        slot: u8,
     },
     /// A proof opens a burn card.
-    #[error("a proof opens the burn card at place {place}")]
+    #[error("a proof opens the burn card at round {round} slot {slot}")]
     BurnProved {
-        /// The place.
-        place: u16,
+        /// The round.
+        round: u8,
+        /// The slot.
+        slot: u8,
     },
-    /// A proof's position is not the permutation's at its place.
-    #[error("the card at place {place} claims position {claimed}; the permutation puts position {expected} there")]
-    Position {
-        /// The place.
-        place: u16,
-        /// The position the proof gives.
-        claimed: u8,
-        /// The position the permutation gives.
-        expected: u8,
-    },
-    /// The card, its salt and its path do not lead to the root.
-    #[error("the card at place {place} ({card}) is not in the committed deck: its leaf and path do not lead to the root")]
+    /// The card, its nonce and its path do not lead to the round's root.
+    #[error("{card} in round {round} is not in the committed deck: its leaf and path do not lead to the root")]
     Path {
-        /// The place.
-        place: u16,
+        /// The round.
+        round: u8,
         /// The card claimed.
         card: Card,
     },
-    /// The proof opens another card than the record shows at that place.
-    #[error("the record shows {recorded} at place {place}, the proof opens {proved}")]
+    /// The card's tag is not the one the seeds' order puts at its slot.
+    #[error("{card} is not the card at round {round} slot {slot}: its tag is not the one there")]
+    Tag {
+        /// The round.
+        round: u8,
+        /// The slot.
+        slot: u8,
+        /// The card claimed.
+        card: Card,
+    },
+    /// A card's tag is not among its round's committed tags.
+    #[error("the tag of {card} in round {round} is not among the committed tags")]
+    TagUnknown {
+        /// The round.
+        round: u8,
+        /// The card.
+        card: Card,
+    },
+    /// The proof opens another card than the record shows there.
+    #[error("the record shows {recorded} at round {round} slot {slot}, the proof opens {proved}")]
     CardMismatch {
-        /// The place.
-        place: u16,
+        /// The round.
+        round: u8,
+        /// The slot.
+        slot: u8,
         /// What the record shows.
         recorded: Card,
         /// What the proof opens.
         proved: Card,
     },
-    /// A proof of a card the record does not show.
-    #[error("a proof of {card} at place {place}, which the record does not show")]
+    /// A proof of a card the viewer did not see.
+    #[error("a proof of {card} at round {round} slot {slot}, a card you did not see")]
     NotShown {
-        /// The place.
-        place: u16,
+        /// The round.
+        round: u8,
+        /// The slot.
+        slot: u8,
         /// The card.
         card: Card,
     },
     /// A card the record shows has no proof.
-    #[error("the record shows {card} at place {place} without a proof")]
+    #[error("the record shows {card} (round {round} slot {slot}) without a proof")]
     Unproved {
-        /// The place.
-        place: u16,
+        /// The round.
+        round: u8,
+        /// The slot.
+        slot: u8,
         /// The card.
         card: Card,
     },
-    /// A shown card has no proof from its owner's places.
-    #[error("player {player} showed {card}, and no proof opens it from their cards")]
-    ShownUnproved {
+    /// A hand shown is not the cards its player held at the end.
+    #[error("player {player} showed {shown}, and the cards they held at the end are not those")]
+    ShownNotHeld {
         /// The player's index in the hand.
         player: usize,
+        /// The cards shown.
+        shown: String,
+    },
+    /// A reshuffle's opening of a card the viewer did not hold then.
+    #[error("an opening of {card} in round {round}, which the reshuffle does not concern for you")]
+    KeptUnexpected {
+        /// The round.
+        round: u8,
+        /// The card.
+        card: Card,
+    },
+    /// A card the viewer held through a reshuffle has no opening in its round.
+    #[error("no opening shows reshuffle {round} left {card} alone")]
+    KeptMissing {
+        /// The round.
+        round: u8,
         /// The card.
         card: Card,
     },
@@ -240,16 +366,27 @@ pub struct Record {
 }
 
 /// What a successful check covered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verified {
     /// Cards proved.
     pub cards: usize,
+    /// Openings showing reshuffles left the viewer's cards alone.
+    pub kept: usize,
     /// Seeds used.
     pub seeds: usize,
+    /// Of them, the house's.
+    pub house_seeds: usize,
+    /// Seeds used from seats that are not the house's.
+    pub player_seeds: usize,
+    /// Seats that committed a seed and did not reveal it (players' only: the house's
+    /// fail the check).
+    pub unrevealed: Vec<u8>,
     /// Reshuffles.
     pub reshuffles: usize,
     /// Cards taken from the deck in all (burn cards included).
     pub dealt: usize,
+    /// Whether the viewer's own seed was checked and used.
+    pub my_seed_used: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,59 +396,63 @@ enum Kind {
     Board,
 }
 
+/// One card taken from the deck, in the order taken.
 #[derive(Clone, Copy, Debug)]
-struct Slot {
+struct Taken {
     kind: Kind,
     card: Card,
-    position: u8,
+    round: u8,
+    slot: u8,
+    /// How many reshuffles were made when it left its holder (discarded); `None`: held
+    /// to the end (or a board card).
+    until: Option<usize>,
 }
 
-/// The places of a hand, from its events.
+/// The hand's cards taken, from its events.
 struct Walk {
-    slots: Vec<Slot>,
+    taken: Vec<Taken>,
     /// Each hand shown: the player and the cards.
     shown: Vec<(usize, Vec<Card>)>,
-    /// The places each player holds at the end (exact when the events show every card).
-    holes: Vec<Vec<usize>>,
+    /// Each player's cards, as indexes into `taken` in the order dealt to them.
+    receipts: Vec<Vec<usize>>,
+    /// Each discard's numbers (into the player's receipts).
+    discards: Vec<Vec<u8>>,
+    /// Reshuffles made.
+    made: usize,
+}
+
+impl Walk {
+    /// The indexes into `taken` a player holds at the end.
+    fn held(&self, player: usize) -> Vec<usize> {
+        self.receipts
+            .get(player)
+            .map(|r| {
+                r.iter()
+                    .copied()
+                    .filter(|&t| self.taken[t].until.is_none())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 struct Walker<'a> {
     size: usize,
-    key: Digest,
-    deal: Vec<u8>,
     lists: &'a [Vec<u8>],
-    /// The permuted order of each reshuffle made so far.
-    segments: Vec<Vec<u8>>,
-    remaining: usize,
-    /// Positions dealt to a hand and not back in the deck.
-    out: [bool; 256],
+    given: Option<&'a [Vec<u8>]>,
+    queue: VecDeque<(u8, u8)>,
     discarded: usize,
-    discards_known: Vec<u8>,
     walk: Walk,
 }
 
 impl Walker<'_> {
-    fn position(&self, place: usize) -> u8 {
-        if place < self.size {
-            return self.deal[place];
-        }
-        let mut p = place - self.size;
-        for seg in &self.segments {
-            if p < seg.len() {
-                return seg[p];
-            }
-            p -= seg.len();
-        }
-        unreachable!("a place within the cards the deck had")
-    }
-
     fn reshuffle(&mut self) -> Result<(), VerifyError> {
-        let round = self.segments.len() + 1;
+        let round = self.walk.made + 1;
         let list = self
             .lists
             .get(round - 1)
             .ok_or(VerifyError::ReshuffleMissing)?;
-        if list.windows(2).any(|w| w[0] >= w[1]) {
+        if list.windows(2).any(|w| w[0] >= w[1]) || list.iter().any(|&s| s as usize >= self.size) {
             return Err(VerifyError::ReshuffleOrder { round });
         }
         if list.len() != self.discarded {
@@ -321,36 +462,23 @@ impl Walker<'_> {
                 discarded: self.discarded,
             });
         }
-        for &position in list {
-            if !self.out[position as usize] {
-                return Err(VerifyError::ReshuffleCard { round, position });
-            }
-        }
-        if let Some(&position) = self.discards_known.iter().find(|p| !list.contains(p)) {
-            return Err(VerifyError::ReshuffleMissesDiscard { round, position });
-        }
-        for &position in list {
-            self.out[position as usize] = false;
-        }
-        let round_byte = u8::try_from(round).map_err(|_| VerifyError::ReshuffleMissing)?;
-        self.segments
-            .push(reshuffle_order(&self.key, round_byte, list));
-        self.remaining += list.len();
+        let r = u8::try_from(round).map_err(|_| VerifyError::ReshuffleMissing)?;
+        self.queue.extend(list.iter().map(|&slot| (r, slot)));
+        self.walk.made = round;
         self.discarded = 0;
-        self.discards_known.clear();
         Ok(())
     }
 
     fn take(&mut self, kind: Kind, cards: &[Card], up: u8) -> Result<(), VerifyError> {
         let count = cards.len();
-        if count > self.remaining {
+        if count > self.queue.len() {
             self.reshuffle()?;
-            if count > self.remaining {
+            if count > self.queue.len() {
                 return Err(VerifyError::DeckExhausted);
             }
         }
-        if kind == Kind::Board && count < self.remaining {
-            self.slot(Kind::Burn, Card::UNKNOWN);
+        if kind == Kind::Board && count < self.queue.len() {
+            self.push(Kind::Burn, Card::UNKNOWN);
         }
         for (k, &card) in cards.iter().enumerate() {
             let kind = match kind {
@@ -360,65 +488,112 @@ impl Walker<'_> {
                 },
                 other => other,
             };
-            self.slot(kind, card);
+            self.push(kind, card);
         }
         Ok(())
     }
 
-    fn slot(&mut self, kind: Kind, card: Card) {
-        let place = self.walk.slots.len();
-        let position = self.position(place);
+    fn push(&mut self, kind: Kind, card: Card) {
+        let (round, slot) = self.queue.pop_front().expect("counted before");
+        let index = self.walk.taken.len();
         if let Kind::Hole { player, .. } = kind {
-            self.out[position as usize] = true;
-            if self.walk.holes.len() <= player {
-                self.walk.holes.resize(player + 1, Vec::new());
+            if self.walk.receipts.len() <= player {
+                self.walk.receipts.resize(player + 1, Vec::new());
             }
-            self.walk.holes[player].push(place);
+            self.walk.receipts[player].push(index);
         }
-        self.walk.slots.push(Slot {
+        self.walk.taken.push(Taken {
             kind,
             card,
-            position,
+            round,
+            slot,
+            until: None,
         });
-        self.remaining -= 1;
     }
 
-    fn discard(&mut self, player: usize, cards: &[Card]) {
-        self.discarded += cards.len();
-        for &card in cards.iter().filter(|c| c.is_known()) {
-            let Some(held) = self.walk.holes.get_mut(player) else {
-                continue;
-            };
-            let slots = &self.walk.slots;
-            if let Some(i) = held.iter().rposition(|&p| slots[p].card == card) {
-                let place = held.remove(i);
-                self.discards_known.push(slots[place].position);
+    fn discard(&mut self, player: usize, cards: &[Card]) -> Result<(), VerifyError> {
+        let index = self.walk.discards.len();
+        let bad = VerifyError::Discard {
+            index,
+            player,
+            count: cards.len(),
+        };
+        let receipts = self.walk.receipts.get(player).cloned().unwrap_or_default();
+        let taken = &self.walk.taken;
+        let holds = |n: u8| {
+            receipts
+                .get(n as usize)
+                .is_some_and(|&t| taken[t].until.is_none())
+        };
+        let numbers: Vec<u8> = match self.given {
+            Some(given) => {
+                let list = given.get(index).ok_or(bad.clone())?;
+                if list.len() != cards.len()
+                    || list.windows(2).any(|w| w[0] >= w[1])
+                    || !list.iter().all(|&n| holds(n))
+                {
+                    return Err(bad);
+                }
+                if cards.iter().any(|c| c.is_known()) {
+                    let mut named: Vec<Card> = list
+                        .iter()
+                        .map(|&n| taken[receipts[n as usize]].card)
+                        .collect();
+                    let mut thrown = cards.to_vec();
+                    named.sort();
+                    thrown.sort();
+                    if named != thrown {
+                        return Err(VerifyError::DiscardCards { index });
+                    }
+                }
+                list.clone()
             }
+            None => {
+                // Making proofs: every card is known; each discard is the held card it is.
+                let mut numbers = Vec::new();
+                for &card in cards {
+                    let n = (0..receipts.len() as u8)
+                        .find(|&n| {
+                            holds(n)
+                                && !numbers.contains(&n)
+                                && taken[receipts[n as usize]].card == card
+                        })
+                        .ok_or(bad.clone())?;
+                    numbers.push(n);
+                }
+                numbers.sort_unstable();
+                numbers
+            }
+        };
+        for &n in &numbers {
+            self.walk.taken[receipts[n as usize]].until = Some(self.walk.made);
         }
+        self.discarded += cards.len();
+        self.walk.discards.push(numbers);
+        Ok(())
     }
 }
 
-/// Assigns every card taken from the deck its place and committed position.
+/// Assigns every card taken from the deck its round and slot; `given`: the record's
+/// discards (checking), or `None` to work them out from the cards (making proofs).
 fn walk(
     events: &[Event],
     size: usize,
-    key: &Digest,
     lists: &[Vec<u8>],
+    given: Option<&[Vec<u8>]>,
 ) -> Result<Walk, VerifyError> {
     let mut w = Walker {
         size,
-        key: *key,
-        deal: deal_order(key, size),
         lists,
-        segments: Vec::new(),
-        remaining: size,
-        out: [false; 256],
+        given,
+        queue: (0..size as u8).map(|slot| (0, slot)).collect(),
         discarded: 0,
-        discards_known: Vec::new(),
         walk: Walk {
-            slots: Vec::new(),
+            taken: Vec::new(),
             shown: Vec::new(),
-            holes: Vec::new(),
+            receipts: Vec::new(),
+            discards: Vec::new(),
+            made: 0,
         },
     };
     for e in events {
@@ -434,18 +609,65 @@ fn walk(
             Event::BoardDealt { cards } | Event::SecondBoardDealt { cards } => {
                 w.take(Kind::Board, cards, 0)?
             }
-            Event::Discarded { player, cards } => w.discard(*player, cards),
+            Event::Discarded { player, cards } => w.discard(*player, cards)?,
             Event::Shown { player, cards } => w.walk.shown.push((*player, cards.to_vec())),
             _ => {}
         }
     }
-    if w.segments.len() != lists.len() {
+    if w.walk.made != lists.len() {
         return Err(VerifyError::ReshuffleUnused {
             listed: lists.len(),
-            made: w.segments.len(),
+            made: w.walk.made,
         });
     }
+    if let Some(given) = given {
+        if given.len() != w.walk.discards.len() {
+            return Err(VerifyError::Discard {
+                index: w.walk.discards.len(),
+                player: 0,
+                count: 0,
+            });
+        }
+    }
     Ok(w.walk)
+}
+
+/// The cards of the walk the viewer sees (indexes into `taken`): with all cards known
+/// (making proofs), the viewer's own, the board, face-up cards, and what players who
+/// showed held at the end; the operator, every card but the burns.
+fn seen(walk: &Walk, viewer: Viewer) -> BTreeSet<usize> {
+    let mut out = BTreeSet::new();
+    for (i, t) in walk.taken.iter().enumerate() {
+        let visible = match (viewer, t.kind) {
+            (_, Kind::Burn) => false,
+            (Viewer::Operator, _) | (_, Kind::Board) => true,
+            (Viewer::Player(me), Kind::Hole { player, up }) => player == me || up,
+        };
+        if visible {
+            out.insert(i);
+        }
+    }
+    if viewer != Viewer::Operator {
+        for (player, _) in &walk.shown {
+            out.extend(walk.held(*player));
+        }
+    }
+    out
+}
+
+/// The (round, card) openings that show each reshuffle left the cards in `seen` alone:
+/// a card dealt from round `q` needs one in every round after `q` made before it was
+/// discarded (or before the hand ended).
+fn kept_needed(walk: &Walk, seen: &BTreeSet<usize>) -> BTreeSet<(u8, usize, usize)> {
+    let mut out = BTreeSet::new();
+    for &i in seen {
+        let t = &walk.taken[i];
+        let end = t.until.unwrap_or(walk.made);
+        for r in (t.round as usize + 1)..=end {
+            out.insert((r as u8, t.card.index(), i));
+        }
+    }
+    out
 }
 
 /// The proofs of what `viewer` saw in a hand, from the server's record of its deck and
@@ -467,67 +689,138 @@ pub fn prove_deck(
     events: &[Event],
     viewer: Viewer,
 ) -> Result<HandProof, VerifyError> {
-    let commitment = deck.commitment();
-    let walk = walk(events, deck.size(), &dealing.key, &dealing.reshuffles)?;
-    for (place, slot) in walk.slots.iter().enumerate() {
-        let committed = deck.card(slot.position);
-        if slot.kind != Kind::Burn && slot.card != committed {
-            return Err(VerifyError::CardMismatch {
-                place: place as u16,
-                recorded: slot.card,
-                proved: committed,
+    let size = deck.size();
+    let walk = walk(events, size, &dealing.reshuffles, None)?;
+    if walk.made >= deck.rounds() as usize {
+        return Err(DeckError::TooManyReshuffles(deck.rounds()).into());
+    }
+    let orders: Vec<Vec<u8>> = (0..=walk.made as u8)
+        .map(|r| round_order(&dealing.key, r, size))
+        .collect();
+    let tags: Vec<Vec<Digest>> = (0..=walk.made as u8)
+        .map(|r| deck.tags(r).to_vec())
+        .collect();
+    // Every card the events show is the committed one at its round and slot.
+    for t in walk.taken.iter().filter(|t| t.kind != Kind::Burn) {
+        let tag = tags[t.round as usize][orders[t.round as usize][t.slot as usize] as usize];
+        let (nonce, _) = deck.opening(t.round, t.card).ok_or(VerifyError::Path {
+            round: t.round,
+            card: t.card,
+        })?;
+        if tag_hash(t.round, t.card, &nonce) != tag {
+            return Err(VerifyError::Tag {
+                round: t.round,
+                slot: t.slot,
+                card: t.card,
             });
         }
     }
-    let mut places = BTreeSet::new();
-    for (place, slot) in walk.slots.iter().enumerate() {
-        let seen = match (viewer, slot.kind) {
-            (_, Kind::Burn) => false,
-            (Viewer::Operator, _) | (_, Kind::Board) => true,
-            (Viewer::Player(me), Kind::Hole { player, up }) => player == me || up,
-        };
-        if seen {
-            places.insert(place);
-        }
+    let seen = seen(&walk, viewer);
+    let opening = |round: u8, card: Card| {
+        deck.opening(round, card)
+            .ok_or(VerifyError::Path { round, card })
+    };
+    let mut cards = Vec::new();
+    for &i in &seen {
+        let t = &walk.taken[i];
+        let (nonce, path) = opening(t.round, t.card)?;
+        cards.push(CardProof {
+            round: t.round,
+            slot: t.slot,
+            card: t.card,
+            nonce,
+            path,
+        });
     }
-    for (player, cards) in &walk.shown {
-        let held = walk.holes.get(*player).map(Vec::as_slice).unwrap_or(&[]);
-        for card in cards {
-            if let Some(&place) = held.iter().find(|&&p| walk.slots[p].card == *card) {
-                places.insert(place);
-            }
-        }
+    cards.sort_by_key(|c| (c.round, c.slot));
+    let mut kept = Vec::new();
+    for (round, _, i) in kept_needed(&walk, &seen) {
+        let card = walk.taken[i].card;
+        let (nonce, path) = opening(round, card)?;
+        kept.push(KeptProof {
+            round,
+            card,
+            nonce,
+            path,
+        });
     }
-    let cards = places
-        .into_iter()
-        .map(|place| {
-            let position = walk.slots[place].position;
-            let (card, salt, path) = deck.opening(position);
-            CardProof {
-                place: place as u16,
-                position,
-                card,
-                salt,
-                path,
-            }
-        })
-        .collect();
+    let commitment = deck.commitment();
     Ok(HandProof {
         version: VERSION,
         hand_id: commitment.hand_id,
         size: commitment.size,
-        root: commitment.root,
+        rounds: deck.round_commitments(),
         commitment: commitment.commitment,
+        seed_list: dealing.seed_list.clone(),
         seeds: dealing.seeds.clone(),
         reshuffles: dealing.reshuffles.clone(),
+        discards: walk.discards,
+        tags,
         cards,
+        kept,
     })
 }
 
-/// Checks a hand's record: the commitment, the seeds, the permutation, the reshuffles and
-/// every proof, and that every card the record shows is proved (and nothing else). With
-/// `my_seed`, also that the viewer's own seed was counted.
-pub fn verify(record: &Record, my_seed: Option<&Seed>) -> Result<Verified, VerifyError> {
+/// Checks the seeds: both lists by ascending seat, every seed used from a seat dealt in
+/// that committed to it, every house seat dealt in revealed, and the viewer's own.
+fn check_seeds(record: &Record, mine: MySeed) -> Result<(Vec<u8>, usize, bool), VerifyError> {
+    let f = &record.fairness;
+    if f.seed_list.windows(2).any(|w| w[0].seat >= w[1].seat)
+        || f.seeds.windows(2).any(|w| w[0].seat >= w[1].seat)
+    {
+        return Err(VerifyError::SeedOrder);
+    }
+    let dealt_in = |seat: u8| record.seats.contains(&u32::from(seat));
+    for s in &f.seeds {
+        if !dealt_in(s.seat) {
+            return Err(VerifyError::SeedSeat(s.seat));
+        }
+        let committed = f.seed_list.iter().find(|c| c.seat == s.seat);
+        if committed.is_none_or(|c| c.commitment != seed_commitment(&f.commitment, &s.seed)) {
+            return Err(VerifyError::SeedOpen(s.seat));
+        }
+    }
+    let revealed = |seat: u8| f.seeds.iter().any(|s| s.seat == seat);
+    let mut unrevealed = Vec::new();
+    let mut house = 0;
+    for c in f.seed_list.iter().filter(|c| dealt_in(c.seat)) {
+        match (c.house, revealed(c.seat)) {
+            (true, false) => return Err(VerifyError::HouseWithheld(c.seat)),
+            (true, true) => house += 1,
+            (false, false) => unrevealed.push(c.seat),
+            (false, true) => {}
+        }
+    }
+    let mut used = false;
+    if let Some(me) = record.me {
+        let seat = record.seats.get(me).copied().unwrap_or(u32::MAX);
+        let at_mine = |s: u8| u32::from(s) == seat;
+        match mine {
+            MySeed::Sent { seed, list } => {
+                if list.is_some_and(|l| l != list_digest(&f.commitment, &f.seed_list)) {
+                    return Err(VerifyError::ListChanged);
+                }
+                if !f.seeds.iter().any(|s| at_mine(s.seat) && s.seed == seed) {
+                    return Err(VerifyError::OwnSeed { seat });
+                }
+                used = true;
+            }
+            MySeed::None => {
+                if f.seed_list.iter().any(|c| at_mine(c.seat)) {
+                    return Err(VerifyError::SeedInMyName { seat });
+                }
+            }
+            MySeed::Unknown => {}
+        }
+    }
+    Ok((unrevealed, house, used))
+}
+
+/// Checks a hand's record: the commitment, the seeds, the rounds' tags, the walk of the
+/// deal with its reshuffles and discards, every proof, that every card the record shows
+/// is proved (and nothing else), that each hand shown is what its player held, and that
+/// no reshuffle took a card the viewer held. With `mine`, also the viewer's own seed.
+pub fn verify(record: &Record, mine: MySeed) -> Result<Verified, VerifyError> {
     let f = &record.fairness;
     if f.version != VERSION {
         return Err(VerifyError::Version(f.version));
@@ -541,114 +834,197 @@ pub fn verify(record: &Record, my_seed: Option<&Seed>) -> Result<Verified, Verif
     if f.size != 52 && f.size != 36 {
         return Err(VerifyError::Size(f.size));
     }
-    if commitment_digest(&f.hand_id, f.size, &f.root) != f.commitment {
+    let size = f.size as usize;
+    if !(1..=16).contains(&f.rounds.len()) {
+        return Err(VerifyError::Rounds(f.rounds.len()));
+    }
+    if commitment_digest(&f.hand_id, f.size, &f.rounds) != f.commitment {
         return Err(VerifyError::Commitment);
     }
-    if f.seeds.windows(2).any(|w| w[0].seat >= w[1].seat) {
-        return Err(VerifyError::SeedOrder);
+    let (unrevealed, house_seeds, my_seed_used) = check_seeds(record, mine)?;
+    let list = list_digest(&f.commitment, &f.seed_list);
+    let key = shuffle_key(&f.commitment, &list, &f.seeds);
+    if f.reshuffles.len() >= f.rounds.len() {
+        return Err(VerifyError::ReshuffleUnused {
+            listed: f.reshuffles.len(),
+            made: f.rounds.len() - 1,
+        });
     }
-    if let Some(s) = f
-        .seeds
-        .iter()
-        .find(|s| !record.seats.contains(&u32::from(s.seat)))
-    {
-        return Err(VerifyError::SeedSeat(s.seat));
+    let made = f.reshuffles.len();
+    if f.tags.len() != made + 1 {
+        return Err(VerifyError::Tags {
+            round: f.tags.len().min(made + 1),
+            size: f.size,
+        });
     }
-    if let (Some(seed), Some(me)) = (my_seed, record.me) {
-        let seat = record.seats.get(me).copied().unwrap_or(u32::MAX);
-        if !f
-            .seeds
-            .iter()
-            .any(|s| u32::from(s.seat) == seat && s.seed == *seed)
+    for (r, tags) in f.tags.iter().enumerate() {
+        if tags.len() != size
+            || tags.windows(2).any(|w| w[0] >= w[1])
+            || tags_digest(r as u8, tags) != f.rounds[r].tags
         {
-            return Err(VerifyError::OwnSeed { seat });
-        }
-    }
-    let key = shuffle_key(&f.commitment, &f.seeds);
-    let walk = walk(&record.events, f.size as usize, &key, &f.reshuffles)?;
-    if f.cards.windows(2).any(|w| w[0].place >= w[1].place) {
-        return Err(VerifyError::PlaceOrder);
-    }
-    for p in &f.cards {
-        let slot = walk
-            .slots
-            .get(p.place as usize)
-            .ok_or(VerifyError::PlaceNotDealt { place: p.place })?;
-        if slot.kind == Kind::Burn {
-            return Err(VerifyError::BurnProved { place: p.place });
-        }
-        if p.position != slot.position {
-            return Err(VerifyError::Position {
-                place: p.place,
-                claimed: p.position,
-                expected: slot.position,
+            return Err(VerifyError::Tags {
+                round: r,
+                size: f.size,
             });
         }
-        let leaf = leaf_hash(p.position, p.card, &p.salt);
-        if !verify_path(
-            p.position as usize,
-            f.size as usize,
-            &leaf,
-            &p.path,
-            &f.root,
-        ) {
-            return Err(VerifyError::Path {
-                place: p.place,
+    }
+    let walk = walk(&record.events, size, &f.reshuffles, Some(&f.discards))?;
+    let orders: Vec<Vec<u8>> = (0..=made as u8)
+        .map(|r| round_order(&key, r, size))
+        .collect();
+    // Where each card was taken from.
+    let at: BTreeMap<(u8, u8), usize> = walk
+        .taken
+        .iter()
+        .enumerate()
+        .map(|(i, t)| ((t.round, t.slot), i))
+        .collect();
+    let opens = |round: u8, card: Card, nonce: &Nonce, path: &[Digest]| {
+        let index = card_number(size, card).ok_or(VerifyError::Path { round, card })?;
+        let root = &f.rounds[round as usize].root;
+        if verify_path(index, size, &leaf_hash(round, card, nonce), path, root) {
+            Ok(tag_hash(round, card, nonce))
+        } else {
+            Err(VerifyError::Path { round, card })
+        }
+    };
+    if f.cards
+        .windows(2)
+        .any(|w| (w[0].round, w[0].slot) >= (w[1].round, w[1].slot))
+    {
+        return Err(VerifyError::ProofOrder);
+    }
+    // The card each proof opens, by index into the walk.
+    let mut proved: BTreeMap<usize, Card> = BTreeMap::new();
+    let shown_by = |player: usize| walk.shown.iter().any(|(p, _)| *p == player);
+    for p in &f.cards {
+        let (round, slot) = (p.round, p.slot);
+        let &i = at
+            .get(&(round, slot))
+            .ok_or(VerifyError::SlotNotDealt { round, slot })?;
+        let t = &walk.taken[i];
+        if t.kind == Kind::Burn {
+            return Err(VerifyError::BurnProved { round, slot });
+        }
+        let tag = opens(round, p.card, &p.nonce, &p.path)?;
+        if tag != f.tags[round as usize][orders[round as usize][slot as usize] as usize] {
+            return Err(VerifyError::Tag {
+                round,
+                slot,
                 card: p.card,
             });
         }
-        if slot.card.is_known() {
-            if slot.card != p.card {
+        if t.card.is_known() {
+            if t.card != p.card {
                 return Err(VerifyError::CardMismatch {
-                    place: p.place,
-                    recorded: slot.card,
+                    round,
+                    slot,
+                    recorded: t.card,
                     proved: p.card,
                 });
             }
         } else {
-            let shown = match slot.kind {
-                Kind::Hole { player, .. } => walk
-                    .shown
-                    .iter()
-                    .any(|(who, cards)| *who == player && cards.contains(&p.card)),
+            let shown = match t.kind {
+                Kind::Hole { player, .. } => shown_by(player) && t.until.is_none(),
                 _ => false,
             };
             if !shown {
                 return Err(VerifyError::NotShown {
-                    place: p.place,
+                    round,
+                    slot,
                     card: p.card,
                 });
             }
         }
+        proved.insert(i, p.card);
     }
-    let proved = |place: usize| f.cards.iter().any(|p| p.place as usize == place);
-    for (place, slot) in walk.slots.iter().enumerate() {
-        if slot.kind != Kind::Burn && slot.card.is_known() && !proved(place) {
+    for (i, t) in walk.taken.iter().enumerate() {
+        if t.kind != Kind::Burn && t.card.is_known() && !proved.contains_key(&i) {
             return Err(VerifyError::Unproved {
-                place: place as u16,
-                card: slot.card,
+                round: t.round,
+                slot: t.slot,
+                card: t.card,
             });
         }
     }
+    // A hand shown is exactly the cards its player held at the end.
     for (player, cards) in &walk.shown {
-        for &card in cards {
-            let covered = f.cards.iter().any(|p| {
-                p.card == card
-                    && matches!(walk.slots[p.place as usize].kind, Kind::Hole { player: q, .. } if q == *player)
-            });
-            if !covered {
-                return Err(VerifyError::ShownUnproved {
-                    player: *player,
-                    card,
-                });
-            }
+        let mut held = Vec::new();
+        for i in walk.held(*player) {
+            held.push(proved.get(&i).copied().unwrap_or(Card::UNKNOWN));
         }
+        let mut shown = cards.clone();
+        held.sort();
+        shown.sort();
+        if held != shown {
+            return Err(VerifyError::ShownNotHeld {
+                player: *player,
+                shown: Card::format_many(cards),
+            });
+        }
+    }
+    // The reshuffles left alone every card the viewer knows while it was held or in the
+    // stub: each has an opening in the reshuffle's round whose tag is at no slot it took.
+    let known: BTreeSet<usize> = proved.keys().copied().collect();
+    let mut needed: BTreeMap<(u8, usize), usize> = BTreeMap::new();
+    for (round, _, i) in kept_needed(&walk, &known) {
+        needed.insert((round, card_number(size, proved[&i]).unwrap_or(0)), i);
+    }
+    if f.kept
+        .windows(2)
+        .any(|w| (w[0].round, w[0].card.index()) >= (w[1].round, w[1].card.index()))
+    {
+        return Err(VerifyError::ProofOrder);
+    }
+    for k in &f.kept {
+        let number = card_number(size, k.card).ok_or(VerifyError::Path {
+            round: k.round,
+            card: k.card,
+        })?;
+        let expected = needed
+            .remove(&(k.round, number))
+            .filter(|&i| proved[&i] == k.card);
+        if expected.is_none() {
+            return Err(VerifyError::KeptUnexpected {
+                round: k.round,
+                card: k.card,
+            });
+        }
+        let tag = opens(k.round, k.card, &k.nonce, &k.path)?;
+        let r = k.round as usize;
+        let index = f.tags[r]
+            .binary_search(&tag)
+            .map_err(|_| VerifyError::TagUnknown {
+                round: k.round,
+                card: k.card,
+            })?;
+        let slot = orders[r]
+            .iter()
+            .position(|&x| x as usize == index)
+            .expect("a permutation");
+        if f.reshuffles[r - 1].contains(&(slot as u8)) {
+            return Err(VerifyError::ReshuffleTookKept {
+                round: r,
+                card: k.card,
+            });
+        }
+    }
+    if let Some((&(round, _), &i)) = needed.iter().next() {
+        return Err(VerifyError::KeptMissing {
+            round,
+            card: proved[&i],
+        });
     }
     Ok(Verified {
         cards: f.cards.len(),
+        kept: f.kept.len(),
         seeds: f.seeds.len(),
-        reshuffles: f.reshuffles.len(),
-        dealt: walk.slots.len(),
+        house_seeds,
+        player_seeds: f.seeds.len() - house_seeds,
+        unrevealed,
+        reshuffles: made,
+        dealt: walk.taken.len(),
+        my_seed_used,
     })
 }
 

@@ -1,32 +1,26 @@
-//! The public permutation: a key from the commitment and every seed used, a stream of
-//! SHA-256 blocks in counter mode, and Fisher-Yates with rejection sampling (no modulo
-//! bias). Round 0 orders the deal; round `r` orders the `r`-th reshuffle of a draw game.
+//! The public permutation: a key from the commitment, the closed list of seed
+//! commitments and every seed revealed, a stream of SHA-256 blocks in counter mode, and
+//! Fisher-Yates with rejection sampling (no modulo bias). Round 0 orders the deal's
+//! slots; round `r` orders the slots of the `r`-th reshuffle of a draw game.
 
-use crate::bytes::{Bytes, Digest, Seed};
-use serde::{Deserialize, Serialize};
+use crate::bytes::{Bytes, Digest};
+use crate::seeds::SeatSeed;
 use sha2::{Digest as _, Sha256};
 
 /// The label hashed first into the shuffle key.
-pub const KEY_LABEL: &[u8] = b"pokerd shuffle key v1";
+pub const KEY_LABEL: &[u8] = b"pokerd shuffle key v2";
 /// The label hashed first into each block of the stream.
-pub const STREAM_LABEL: &[u8] = b"pokerd shuffle stream v1";
+pub const STREAM_LABEL: &[u8] = b"pokerd shuffle stream v2";
 
-/// One player's seed, by the seat it was sent from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SeatSeed {
-    /// The seat (0-based) of the player who sent it.
-    pub seat: u8,
-    /// The seed.
-    pub seed: Seed,
-}
-
-/// The shuffle key: SHA-256 of [`KEY_LABEL`], the commitment, the count of seeds (one
-/// byte), then each seed as its seat (one byte) and its 32 bytes, by ascending seat.
-/// The caller sorts the seeds; [`crate::proof::verify`] refuses an unsorted list.
-pub fn shuffle_key(commitment: &Digest, seeds: &[SeatSeed]) -> Digest {
+/// The shuffle key: SHA-256 of [`KEY_LABEL`], the deck's commitment, the digest of the
+/// closed list of seed commitments ([`crate::seeds::list_digest`]), the count of seeds
+/// used (one byte), then each seed as its seat (one byte) and its 32 bytes, by ascending
+/// seat. The caller sorts the seeds; [`crate::proof::verify`] refuses an unsorted list.
+pub fn shuffle_key(commitment: &Digest, list: &Digest, seeds: &[SeatSeed]) -> Digest {
     let mut h = Sha256::new();
     h.update(KEY_LABEL);
     h.update(commitment.as_bytes());
+    h.update(list.as_bytes());
     h.update([seeds.len() as u8]);
     for s in seeds {
         h.update([s.seat]);
@@ -35,10 +29,11 @@ pub fn shuffle_key(commitment: &Digest, seeds: &[SeatSeed]) -> Digest {
     Bytes(h.finalize().into())
 }
 
-/// The random stream of one round: block `i` is SHA-256 of [`STREAM_LABEL`], the key, the
-/// round (one byte) and `i` (four bytes, big-endian), from `i = 0`; each block gives eight
+/// The random stream of one round: block `i` is SHA-256 of the label, the key, the round
+/// (one byte) and `i` (four bytes, big-endian), from `i = 0`; each block gives eight
 /// 32-bit big-endian words, read in order.
 pub struct Stream {
+    label: &'static [u8],
     key: Digest,
     round: u8,
     counter: u32,
@@ -47,9 +42,15 @@ pub struct Stream {
 }
 
 impl Stream {
-    /// The stream of `round` under `key`.
+    /// The stream of `round` under `key`, with [`STREAM_LABEL`].
     pub fn new(key: &Digest, round: u8) -> Stream {
+        Stream::with_label(STREAM_LABEL, key, round)
+    }
+
+    /// The stream of `round` under `key` with another label (version 1's).
+    pub fn with_label(label: &'static [u8], key: &Digest, round: u8) -> Stream {
         Stream {
+            label,
             key: *key,
             round,
             counter: 0,
@@ -62,7 +63,7 @@ impl Stream {
     pub fn next_u32(&mut self) -> u32 {
         if self.used == 32 {
             let mut h = Sha256::new();
-            h.update(STREAM_LABEL);
+            h.update(self.label);
             h.update(self.key.as_bytes());
             h.update([self.round]);
             h.update(self.counter.to_be_bytes());
@@ -88,29 +89,25 @@ impl Stream {
     }
 }
 
-/// Fisher-Yates over `items` with round `round`'s stream: for `i` from the last index down
-/// to 1, swap `items[i]` with `items[j]`, `j` uniform in `0..=i`.
-pub fn permute<T>(items: &mut [T], key: &Digest, round: u8) {
-    let mut stream = Stream::new(key, round);
+/// Fisher-Yates over `items` with round `round`'s stream under `label`: for `i` from the
+/// last index down to 1, swap `items[i]` with `items[j]`, `j` uniform in `0..=i`.
+pub fn permute_with<T>(label: &'static [u8], items: &mut [T], key: &Digest, round: u8) {
+    let mut stream = Stream::with_label(label, key, round);
     for i in (1..items.len()).rev() {
         let j = stream.below(i as u32 + 1) as usize;
         items.swap(i, j);
     }
 }
 
-/// The order of the deal: `order[place]` is the committed position of the card dealt
-/// `place`-th (burn cards included), the positions `0..size` permuted by round 0.
-pub fn deal_order(key: &Digest, size: usize) -> Vec<u8> {
-    let mut order: Vec<u8> = (0..size as u8).collect();
-    permute(&mut order, key, 0);
-    order
+/// [`permute_with`] [`STREAM_LABEL`].
+pub fn permute<T>(items: &mut [T], key: &Digest, round: u8) {
+    permute_with(STREAM_LABEL, items, key, round)
 }
 
-/// The order of the `round`-th reshuffle (from 1): the discards' committed positions,
-/// sorted, permuted by that round. The first is dealt first.
-pub fn reshuffle_order(key: &Digest, round: u8, positions: &[u8]) -> Vec<u8> {
-    let mut order = positions.to_vec();
-    order.sort_unstable();
+/// The order of a round: `order[slot]` is the index in the round's sorted list of tags of
+/// the card at that slot, the indexes `0..size` permuted by the round's stream.
+pub fn round_order(key: &Digest, round: u8, size: usize) -> Vec<u8> {
+    let mut order: Vec<u8> = (0..size as u8).collect();
     permute(&mut order, key, round);
     order
 }
@@ -124,28 +121,39 @@ mod tests {
     }
 
     #[test]
-    fn the_deal_order_is_a_permutation_fixed_by_the_key() {
-        let a = deal_order(&key(1), 52);
+    fn a_rounds_order_is_a_permutation_fixed_by_the_key_and_the_round() {
+        let a = round_order(&key(1), 0, 52);
         let mut sorted = a.clone();
         sorted.sort_unstable();
         assert_eq!(sorted, (0..52).collect::<Vec<u8>>());
-        assert_eq!(a, deal_order(&key(1), 52), "the same key, the same order");
-        assert_ne!(a, deal_order(&key(2), 52), "another key, another order");
+        assert_eq!(
+            a,
+            round_order(&key(1), 0, 52),
+            "the same key, the same order"
+        );
+        assert_ne!(a, round_order(&key(2), 0, 52), "another key, another order");
+        assert_ne!(
+            a,
+            round_order(&key(1), 1, 52),
+            "another round, another order"
+        );
     }
 
     #[test]
-    fn every_seed_changes_the_key_and_so_does_its_seat() {
+    fn every_seed_changes_the_key_and_so_do_its_seat_and_the_list() {
         let c = key(9);
+        let l = key(7);
         let s = |seat, b| SeatSeed {
             seat,
             seed: Bytes([b; 32]),
         };
-        let base = shuffle_key(&c, &[s(0, 1), s(3, 2)]);
-        assert_ne!(base, shuffle_key(&c, &[s(0, 1)]));
-        assert_ne!(base, shuffle_key(&c, &[s(0, 1), s(3, 3)]));
-        assert_ne!(base, shuffle_key(&c, &[s(0, 1), s(4, 2)]));
-        assert_ne!(base, shuffle_key(&key(8), &[s(0, 1), s(3, 2)]));
-        assert_ne!(shuffle_key(&c, &[]), base);
+        let base = shuffle_key(&c, &l, &[s(0, 1), s(3, 2)]);
+        assert_ne!(base, shuffle_key(&c, &l, &[s(0, 1)]));
+        assert_ne!(base, shuffle_key(&c, &l, &[s(0, 1), s(3, 3)]));
+        assert_ne!(base, shuffle_key(&c, &l, &[s(0, 1), s(4, 2)]));
+        assert_ne!(base, shuffle_key(&key(8), &l, &[s(0, 1), s(3, 2)]));
+        assert_ne!(base, shuffle_key(&c, &key(6), &[s(0, 1), s(3, 2)]));
+        assert_ne!(shuffle_key(&c, &l, &[]), base);
     }
 
     #[test]
@@ -169,29 +177,15 @@ mod tests {
     }
 
     #[test]
-    fn positions_are_spread_evenly_over_many_keys() {
-        // 52,000 deals: each card lands first about 1,000 times (a loose bound; the
+    fn slots_are_spread_evenly_over_many_keys() {
+        // 52,000 deals: each index lands first about 1,000 times (a loose bound; the
         // construction, not luck, is what the other tests pin down).
         let mut first = [0u32; 52];
         for k in 0..52_000u32 {
             let mut b = [0u8; 32];
             b[..4].copy_from_slice(&k.to_be_bytes());
-            first[deal_order(&Bytes(b), 52)[0] as usize] += 1;
+            first[round_order(&Bytes(b), 0, 52)[0] as usize] += 1;
         }
         assert!(first.iter().all(|&c| (800..1200).contains(&c)), "{first:?}");
-    }
-
-    #[test]
-    fn a_reshuffle_sorts_the_positions_before_permuting_so_their_order_given_does_not_matter() {
-        let k = key(3);
-        let given = [40, 3, 17, 22, 9, 31, 5, 12, 48, 27];
-        let mut sorted = given.to_vec();
-        sorted.sort_unstable();
-        let a = reshuffle_order(&k, 1, &given);
-        assert_eq!(a, reshuffle_order(&k, 1, &sorted));
-        assert_ne!(a, reshuffle_order(&k, 2, &sorted), "rounds differ");
-        let mut back = a.clone();
-        back.sort_unstable();
-        assert_eq!(back, sorted);
     }
 }

@@ -1,17 +1,17 @@
 //! The test vectors of docs/fairness.md (`docs/fairness/vectors.json`): every step of the
-//! construction on fixed inputs, and two complete hand records as a player downloads
-//! them, so a verifier written in another language can be checked against this one.
-//! `cargo run -p poker-fairness --example vectors > docs/fairness/vectors.json` writes
-//! them; a test checks the file matches.
+//! construction on fixed inputs, and complete hand records as a player (and the operator)
+//! downloads them, so a verifier written in another language can be checked against this
+//! one. `cargo run -p poker-fairness --example vectors > docs/fairness/vectors.json`
+//! writes them; a test checks the file matches.
 
-use crate::bytes::{Bytes, Salt};
-use crate::deck::CommittedDeck;
-use crate::merkle::leaf_hash;
+use crate::bytes::Bytes;
+use crate::deck::{leaf_hash, nonce, tag_hash, CommittedDeck};
 use crate::proof::testing::{play, record_for};
 use crate::proof::Viewer;
-use crate::shuffle::{deal_order, reshuffle_order, SeatSeed, Stream};
+use crate::seeds::{list_digest, seed_commitment, SeatSeed, SeedCommit};
+use crate::shuffle::{round_order, Stream};
 use poker_ids::HandId;
-use poker_rules::{DeckKind, Game};
+use poker_rules::{Card, DeckKind, Event, Game};
 use serde_json::{json, Value};
 
 /// The vectors.
@@ -19,11 +19,11 @@ pub fn vectors() -> Value {
     let hand_id: HandId = "6f9619ff-8b86-4011-b42d-00c04fc964ff"
         .parse()
         .expect("a UUID");
-    let cards = DeckKind::Standard.cards();
-    // Salt i is the byte i sixteen times: easy to type, not how the server draws them.
-    let salts: Vec<Salt> = (0..52u8).map(|i| Bytes([i; 16])).collect();
-    let deck = CommittedDeck::new(hand_id, cards.clone(), salts.clone()).expect("a deck");
+    // The secret is the bytes 0, 1, ..., 31: easy to type, not how the server draws it.
+    let secret = Bytes(std::array::from_fn(|i| i as u8));
+    let deck = CommittedDeck::new(hand_id, DeckKind::Standard, 2, secret).expect("a deck");
     let commitment = deck.commitment();
+    let c = commitment.commitment;
     let seeds = vec![
         SeatSeed {
             seat: 0,
@@ -34,26 +34,56 @@ pub fn vectors() -> Value {
             seed: Bytes([0x33; 32]),
         },
     ];
-    let dealing = deck.dealing(seeds.clone());
+    let seed_list: Vec<SeedCommit> = seeds
+        .iter()
+        .map(|s| SeedCommit {
+            seat: s.seat,
+            commitment: seed_commitment(&c, &s.seed),
+            house: s.seat == 3,
+        })
+        .collect();
+    let mut dealing = deck.dealing(seed_list.clone(), seeds.clone());
     let mut stream = Stream::new(&dealing.key, 0);
     let words: Vec<u32> = (0..16).map(|_| stream.next_u32()).collect();
-    let discards = [30u8, 5, 41, 17, 9];
-    let (_, salt17, path17) = deck.opening(17);
+    let dealt = deck.dealt_cards(&dealing);
+    let discards: Vec<Card> = ["2c", "7h", "As", "Td", "9s"]
+        .iter()
+        .map(|c| c.parse().expect("a card"))
+        .collect();
+    let reshuffled = deck
+        .reshuffle(&mut dealing, &discards)
+        .expect("a reshuffle");
+    let first: Card = "2c".parse().expect("a card");
+    let ace: Card = "As".parse().expect("a card");
+    let (ace_nonce, ace_path) = deck.opening(0, ace).expect("a card of the deck");
+    let round0: Vec<Value> = DeckKind::Standard
+        .cards()
+        .into_iter()
+        .map(|card| {
+            let n = nonce(&secret, 0, card);
+            json!({
+                "card": card,
+                "nonce": n,
+                "leaf": leaf_hash(0, card, &n),
+                "tag": tag_hash(0, card, &n),
+            })
+        })
+        .collect();
     let records: Vec<Value> = [
-        (Game::Holdem, 6, 11u64, 1usize),
-        (Game::DeuceToSevenTripleDraw, 6, 0, 2),
+        (Game::Holdem, 6, 11u64, Viewer::Player(1)),
+        (Game::DeuceToSevenTripleDraw, 6, 0, Viewer::Player(2)),
+        (Game::DeuceToSevenTripleDraw, 6, 0, Viewer::Operator),
     ]
     .into_iter()
     .map(|(game, n, seed, viewer)| {
         let (record, events) = (seed..)
             .map(|s| play(game, n, s))
             .find(|(r, e)| {
-                e.iter()
-                    .any(|e| matches!(e, poker_rules::Event::Shown { .. }))
+                e.iter().any(|e| matches!(e, Event::Shown { .. }))
                     && (game != Game::DeuceToSevenTripleDraw || !r.reshuffles.is_empty())
             })
             .expect("a showdown");
-        let doc = record_for(&record, &events, Viewer::Player(viewer), n);
+        let doc = record_for(&record, &events, viewer, n);
         json!({
             "hand_id": doc.hand_id,
             "seats": doc.seats,
@@ -65,27 +95,32 @@ pub fn vectors() -> Value {
     .collect();
     json!({
         "hand_id": hand_id,
-        "cards": cards,
-        "salts": salts,
-        "leaves": cards.iter().zip(&salts).enumerate()
-            .map(|(i, (&c, s))| leaf_hash(i as u8, c, s)).collect::<Vec<_>>(),
-        "root": commitment.root,
-        "commitment": commitment.commitment,
+        "secret": secret,
+        "rounds": 2,
+        "round_0": round0,
+        "round_commitments": deck.round_commitments(),
+        "tags_round_0": deck.tags(0),
+        "commitment": c,
         "seeds": seeds,
+        "seed_list": seed_list,
+        "seed_list_digest": list_digest(&c, &seed_list),
         "key": dealing.key,
         "stream_round_0_words": words,
-        "deal_order": deal_order(&dealing.key, 52),
-        "dealt_cards": deck.dealt_cards(&dealing),
+        "round_0_order": round_order(&dealing.key, 0, 52),
+        "dealt_cards": dealt,
         "reshuffle": {
             "round": 1,
-            "positions": discards,
-            "order": reshuffle_order(&dealing.key, 1, &discards),
+            "discards": discards,
+            "round_1_order": round_order(&dealing.key, 1, 52),
+            "slots": dealing.reshuffles[0],
+            "cards": reshuffled,
         },
-        "proof_of_position_17": {
-            "card": cards[17],
-            "salt": salt17,
-            "path": path17,
+        "opening_of_as_in_round_0": {
+            "card": ace,
+            "nonce": ace_nonce,
+            "path": ace_path,
         },
+        "leaf_of_2c_in_round_0": leaf_hash(0, first, &nonce(&secret, 0, first)),
         "records": records,
     })
 }
@@ -103,7 +138,7 @@ mod tests {
         );
         for record in published["records"].as_array().unwrap() {
             let record: crate::Record = serde_json::from_value(record.clone()).unwrap();
-            crate::verify(&record, None).unwrap();
+            crate::verify(&record, crate::MySeed::Unknown).unwrap();
         }
     }
 }

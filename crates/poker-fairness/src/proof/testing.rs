@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::bytes::Bytes;
-use crate::deck::CommittedDeck;
+use crate::deck::{rounds_for, CommittedDeck};
 use poker_rules::{
     Action, CardSource, Cards, Decision, Game, Hand, HandConfig, HandOptions, SeatConfig, Stakes,
     Structure,
@@ -78,11 +78,33 @@ pub fn config(game: Game, players: usize) -> HandConfig {
     config
 }
 
-/// Plays one hand: the deck committed and dealt with one seed per player, random
-/// legal decisions, reshuffles through the committed deck. Returns the server's record
-/// of the deck and every event (all cards known).
+/// The seed player (seat) `seat` sends in the tests: the byte `seat + 1`, 32 times.
+pub fn test_seed(seat: u8) -> Seed {
+    Bytes([seat + 1; 32])
+}
+
+/// Plays one hand: the deck committed, seeds committed and revealed (most players send
+/// one, some commit and never reveal, some send nothing; seat 5, when dealt in, is the
+/// house's and always reveals), random legal decisions, reshuffles through the committed
+/// deck. Returns the server's record of the deck and every event (all cards known).
 pub fn play(game: Game, players: usize, seed: u64) -> (DeckRecord, Vec<Event>) {
     play_config(config(game, players), seed)
+}
+
+/// A hand id from the generator.
+fn hand_id(mix: &mut Mix) -> HandId {
+    let id: Bytes<16> = mix.bytes();
+    let t = id.to_string();
+    format!(
+        "{}-{}-4{}-8{}-{}",
+        &t[..8],
+        &t[8..12],
+        &t[13..16],
+        &t[17..20],
+        &t[20..32]
+    )
+    .parse()
+    .expect("a UUID")
 }
 
 /// [`play`] with this configuration.
@@ -90,34 +112,35 @@ pub fn play_config(config: HandConfig, seed: u64) -> (DeckRecord, Vec<Event>) {
     let game = config.game;
     let players = config.seats.len();
     let mut mix = Mix(seed);
-    let mut cards = game.deck().cards();
-    for i in (1..cards.len()).rev() {
-        cards.swap(i, mix.below(i as u64 + 1) as usize);
-    }
-    let salts = (0..cards.len()).map(|_| mix.bytes()).collect();
-    let id: Bytes<16> = mix.bytes();
-    let hand_id = format!(
-        "{}-{}-4{}-8{}-{}",
-        &id.to_string()[..8],
-        &id.to_string()[8..12],
-        &id.to_string()[13..16],
-        &id.to_string()[17..20],
-        &id.to_string()[20..32]
+    let deck = CommittedDeck::new(
+        hand_id(&mut mix),
+        game.deck(),
+        rounds_for(game),
+        mix.bytes(),
     )
-    .parse()
-    .expect("a UUID");
-    let deck = CommittedDeck::new(hand_id, cards, salts).expect("a deck");
+    .expect("a deck");
+    let commitment = deck.commitment().commitment;
+    let mut seed_list = Vec::new();
     let mut seeds = Vec::new();
     for seat in 0..players as u8 {
-        // Most players send a seed; some are late.
-        if mix.below(4) > 0 {
+        let house = seat == 5;
+        let roll = if house { 3 } else { mix.below(6) };
+        // 0: no seed; 1: committed, not revealed; else committed and revealed.
+        if roll > 0 {
+            seed_list.push(SeedCommit {
+                seat,
+                commitment: seed_commitment(&commitment, &test_seed(seat)),
+                house,
+            });
+        }
+        if roll > 1 {
             seeds.push(SeatSeed {
                 seat,
-                seed: mix.bytes(),
+                seed: test_seed(seat),
             });
         }
     }
-    let mut dealing = deck.dealing(seeds);
+    let mut dealing = deck.dealing(seed_list, seeds);
     let (mut hand, mut events) =
         Hand::new(config, CardSource::Deck(deck.dealt_cards(&dealing))).expect("a hand");
     for _ in 0..10_000 {
@@ -197,5 +220,23 @@ pub fn record_for(record: &DeckRecord, events: &[Event], viewer: Viewer, players
         me,
         events: seen,
         fairness: prove(record, events, viewer).expect("proofs"),
+    }
+}
+
+/// What player `i` knows of their own seed in [`play`]'s hands.
+pub fn my_seed(record: &DeckRecord, i: usize) -> MySeed {
+    let seat = i as u8;
+    let revealed = record.seeds.iter().any(|s| s.seat == seat);
+    let committed = record.seed_list.iter().any(|s| s.seat == seat);
+    match (committed, revealed) {
+        (_, true) => MySeed::Sent {
+            seed: test_seed(seat),
+            list: Some(crate::seeds::list_digest(
+                &record.deck().expect("a deck").commitment().commitment,
+                &record.seed_list,
+            )),
+        },
+        (false, false) => MySeed::None,
+        (true, false) => MySeed::Unknown,
     }
 }

@@ -1,327 +1,512 @@
-//! The proofs of every game family, checked by every viewer, and forged ones refused.
+//! The proofs of every game family, checked by every viewer; what each proof reveals;
+//! and records forged the way an auditor would, each refused.
 
 use super::testing::*;
 use super::*;
+use crate::deck::{card_number, rounds_for};
 use poker_rules::Game;
 
-const GAMES: [(Game, usize); 5] = [
+const GAMES: [(Game, usize); 6] = [
     (Game::Holdem, 6),
     (Game::ShortDeckHoldem, 4),
+    (Game::Omaha, 6),
     (Game::Stud, 7),
     (Game::DeuceToSevenTripleDraw, 6),
     (Game::Badugi, 6),
 ];
 
+fn viewers(n: usize) -> impl Iterator<Item = Viewer> {
+    (0..n).map(Viewer::Player).chain([Viewer::Operator])
+}
+
+fn mine(record: &DeckRecord, viewer: Viewer) -> MySeed {
+    match viewer {
+        Viewer::Player(i) => my_seed(record, i),
+        Viewer::Operator => MySeed::Unknown,
+    }
+}
+
 #[test]
 fn every_viewer_of_every_game_family_verifies_their_proofs() {
     let mut reshuffles = 0;
+    let mut kept = 0;
     for (game, n) in GAMES {
         for seed in 0..20 {
             let (record, events) = play(game, n, seed);
             reshuffles += record.reshuffles.len();
-            for viewer in (0..n).map(Viewer::Player).chain([Viewer::Operator]) {
+            for viewer in viewers(n) {
                 let doc = record_for(&record, &events, viewer, n);
-                let own = match viewer {
-                    Viewer::Player(i) => record.seeds.iter().find(|s| s.seat as usize == i),
-                    Viewer::Operator => None,
-                };
-                verify(&doc, own.map(|s| &s.seed))
+                let done = verify(&doc, mine(&record, viewer))
                     .unwrap_or_else(|e| panic!("{game:?} seed {seed} {viewer:?}: {e}"));
+                kept += done.kept;
+                assert_eq!(done.reshuffles, record.reshuffles.len());
             }
         }
     }
-    assert!(reshuffles > 0, "triple draw with six players reshuffles");
+    assert!(reshuffles > 10, "draw games reshuffled {reshuffles} times");
+    assert!(
+        kept > 50,
+        "{kept} openings showed reshuffles left cards alone"
+    );
 }
 
-#[test]
-fn a_player_is_proved_exactly_the_cards_they_saw() {
-    for (game, n) in GAMES {
-        for seed in 0..10 {
-            let (record, events) = play(game, n, seed);
-            let all = prove(&record, &events, Viewer::Operator).unwrap();
-            for me in 0..n {
-                let doc = record_for(&record, &events, Viewer::Player(me), n);
-                // Every card the viewer's events show (own, board, face up) or a hand
-                // shown...
-                let mut visible: Vec<Card> = Vec::new();
-                for e in &doc.events {
-                    match e {
-                        Event::HoleDealt { cards, .. }
-                        | Event::BoardDealt { cards }
-                        | Event::SecondBoardDealt { cards }
-                        | Event::Shown { cards, .. } => {
-                            visible.extend(cards.iter().filter(|c| c.is_known()))
-                        }
-                        _ => {}
+/// The cards a viewer saw, as the table knows them: (card, how many times dealt to them
+/// or shown to them).
+fn known_to(events: &[Event], me: usize) -> Vec<Card> {
+    let mut out = Vec::new();
+    for e in events {
+        match e {
+            Event::HoleDealt { player, cards, up } => {
+                for (k, &c) in cards.iter().enumerate() {
+                    if *player == me || up >> k & 1 == 1 {
+                        out.push(c);
                     }
                 }
-                // ...and no other: each proof opens a visible card, at a place the
-                // operator's proofs agree on.
-                for p in &doc.fairness.cards {
-                    assert!(visible.contains(&p.card), "{game:?}: {} not seen", p.card);
-                    assert!(all.cards.contains(p));
-                }
-                let unseen: Vec<&CardProof> = all
-                    .cards
-                    .iter()
-                    .filter(|p| !visible.contains(&p.card))
-                    .collect();
-                for p in unseen {
-                    assert!(doc.fairness.cards.iter().all(|q| q.salt != p.salt));
-                }
             }
+            Event::BoardDealt { cards } | Event::SecondBoardDealt { cards } => {
+                out.extend(cards.iter())
+            }
+            Event::Shown { cards, .. } => out.extend(cards.iter()),
+            _ => {}
         }
-    }
-}
-
-/// A viewer's record of a hand of each family, and the operator's, for tampering.
-fn docs() -> Vec<(String, Record)> {
-    let mut out = Vec::new();
-    for (game, n) in GAMES {
-        // A seed whose hand shows a hand and, in triple draw, reshuffles.
-        let (record, events) = (0..200)
-            .map(|s| play(game, n, s))
-            .find(|(r, e)| {
-                e.iter().any(|e| matches!(e, Event::Shown { .. }))
-                    && (game != Game::DeuceToSevenTripleDraw || !r.reshuffles.is_empty())
-            })
-            .expect("a showdown");
-        out.push((
-            format!("{game:?} p0"),
-            record_for(&record, &events, Viewer::Player(0), n),
-        ));
-        out.push((
-            format!("{game:?} operator"),
-            record_for(&record, &events, Viewer::Operator, n),
-        ));
     }
     out
 }
 
-fn refused(doc: &Record, what: &str) -> VerifyError {
-    match verify(doc, None) {
-        Ok(v) => panic!("{what}: a tampered record verified: {v:?}"),
-        Err(e) => e,
-    }
-}
-
 #[test]
-fn a_tampered_card_salt_path_position_or_place_is_caught() {
-    for (name, doc) in docs() {
-        verify(&doc, None).unwrap();
-        let n = doc.fairness.cards.len();
-        assert!(n > 0, "{name}");
-        for k in [0, n / 2, n - 1] {
-            let mut d = doc.clone();
-            let c = &mut d.fairness.cards[k];
-            c.card = poker_rules::Card::from_index(((c.card.index() + 1) % 52) as u8).unwrap();
-            refused(&d, &format!("{name}: card"));
-
-            let mut d = doc.clone();
-            d.fairness.cards[k].salt.0[3] ^= 0x40;
-            assert!(
-                matches!(refused(&d, &name), VerifyError::Path { .. }),
-                "{name}: salt"
-            );
-
-            let mut d = doc.clone();
-            d.fairness.cards[k].path[0].0[0] ^= 1;
-            assert!(
-                matches!(refused(&d, &name), VerifyError::Path { .. }),
-                "{name}: path"
-            );
-
-            let mut d = doc.clone();
-            d.fairness.cards[k].path.pop();
-            refused(&d, &format!("{name}: short path"));
-
-            let mut d = doc.clone();
-            let c = &mut d.fairness.cards[k];
-            c.position = (c.position + 1) % d.fairness.size;
-            assert!(
-                matches!(refused(&d, &name), VerifyError::Position { .. }),
-                "{name}: position"
-            );
-
-            // The card said to come from another place: the permutation disagrees,
-            // or the place is another card's.
-            let mut d = doc.clone();
-            let last = d.fairness.cards.last().unwrap().place;
-            d.fairness.cards[k].place = last + 1;
-            d.fairness.cards.sort_by_key(|c| c.place);
-            refused(&d, &format!("{name}: place"));
-
-            let mut d = doc.clone();
-            d.fairness.cards.remove(k);
-            refused(&d, &format!("{name}: a proof left out"));
-        }
-    }
-}
-
-#[test]
-fn a_tampered_seed_list_commitment_or_reshuffle_is_caught() {
-    for (name, doc) in docs() {
-        let mut d = doc.clone();
-        d.fairness.seeds[0].seed.0[0] ^= 1;
-        refused(&d, &format!("{name}: a seed changed"));
-
-        let mut d = doc.clone();
-        d.fairness.seeds.remove(0);
-        refused(&d, &format!("{name}: a seed left out"));
-
-        let mut d = doc.clone();
-        let free = (0..10u8).find(|s| {
-            d.fairness.seeds.iter().all(|x| x.seat != *s) && d.seats.contains(&u32::from(*s))
-        });
-        if let Some(seat) = free {
-            d.fairness.seeds.push(SeatSeed {
-                seat,
-                seed: crate::Bytes([9; 32]),
-            });
-            d.fairness.seeds.sort_by_key(|s| s.seat);
-            refused(&d, &format!("{name}: a seed added"));
-        }
-
-        let mut d = doc.clone();
-        d.fairness.seeds.reverse();
-        if d.fairness.seeds.len() > 1 {
-            assert_eq!(refused(&d, &name), VerifyError::SeedOrder);
-        }
-
-        let mut d = doc.clone();
-        d.fairness.root.0[5] ^= 1;
-        assert_eq!(refused(&d, &name), VerifyError::Commitment, "{name}: root");
-
-        let mut d = doc.clone();
-        d.fairness.commitment.0[5] ^= 1;
-        assert_eq!(
-            refused(&d, &name),
-            VerifyError::Commitment,
-            "{name}: commitment"
-        );
-
-        let mut d = doc.clone();
-        d.fairness.hand_id = HandId::new();
-        refused(&d, &format!("{name}: hand id"));
-
-        let mut d = doc.clone();
-        d.hand_id = d.fairness.hand_id;
-        d.fairness.version = 2;
-        assert_eq!(refused(&d, &name), VerifyError::Version(2));
-
-        if !doc.fairness.reshuffles.is_empty() {
-            // One of the viewer's own discards swapped for another card: the viewer
-            // sees theirs left out (another player's discard swapped is theirs to see).
-            let mut d = doc.clone();
-            let proved: Vec<u8> = d.fairness.cards.iter().map(|c| c.position).collect();
-            let list = &mut d.fairness.reshuffles[0];
-            if let Some(k) = list.iter().position(|p| proved.contains(p)) {
-                let other = (0..d.fairness.size).find(|p| !list.contains(p)).unwrap();
-                list[k] = other;
-                list.sort_unstable();
-                refused(&d, &format!("{name}: a reshuffle changed"));
-            }
-
-            let mut d = doc.clone();
-            d.fairness.reshuffles.pop();
-            refused(&d, &format!("{name}: a reshuffle left out"));
-
-            let mut d = doc.clone();
-            d.fairness.reshuffles[0].reverse();
-            refused(&d, &format!("{name}: a reshuffle out of order"));
-        }
-        let mut d = doc.clone();
-        d.fairness.reshuffles.push(vec![0]);
-        refused(&d, &format!("{name}: a reshuffle added"));
-    }
-}
-
-#[test]
-fn records_made_from_the_phh_history_verify_for_every_viewer_run_twice_included() {
-    // As the server exports them: the viewer's events replayed from their PHH (others'
-    // cards unknown, no burn cards), the proofs made from the full history's replay.
-    use poker_history::phh;
-    let mut hands = Vec::new();
-    for seed in 0..40 {
-        // Heads-up with short stacks: all in often, the board run twice sometimes.
-        let mut c = config(Game::Holdem, 2);
-        c.seats[0].stack = 9;
-        c.seats[1].stack = 7;
-        let (record, events) = play_config(c.clone(), seed);
-        hands.push((c, record, events));
-    }
+fn a_players_proofs_open_only_cards_they_saw_and_never_a_discard_where_it_went() {
+    let mut discards_reshuffled = 0;
     for (game, n) in GAMES {
-        for seed in 0..5 {
+        for seed in 0..20 {
             let (record, events) = play(game, n, seed);
-            hands.push((config(game, n), record, events));
+            let deck = record.deck().unwrap();
+            let key = record.dealing(&deck).key;
+            // The slot of a card in a round, as only the server (holding every nonce) knows.
+            let slot_of = |round: u8, card: Card| {
+                let (nonce, _) = deck.opening(round, card).unwrap();
+                let tag = crate::deck::tag_hash(round, card, &nonce);
+                let index = deck.tags(round).binary_search(&tag).unwrap();
+                let order = crate::shuffle::round_order(&key, round, deck.size());
+                order.iter().position(|&x| x as usize == index).unwrap() as u8
+            };
+            for me in 0..n {
+                let proof = prove(&record, &events, Viewer::Player(me)).unwrap();
+                let known = known_to(&events, me);
+                let opened = proof
+                    .cards
+                    .iter()
+                    .map(|c| (c.round, c.card))
+                    .chain(proof.kept.iter().map(|k| (k.round, k.card)));
+                for (round, card) in opened.clone() {
+                    assert!(known.contains(&card), "{game:?} {seed}: {card} unseen");
+                    // An opening in a reshuffle's round of a card that reshuffle took is
+                    // a card the viewer was dealt from it, nothing else.
+                    if round > 0
+                        && proof.reshuffles[round as usize - 1].contains(&slot_of(round, card))
+                    {
+                        assert!(proof
+                            .cards
+                            .iter()
+                            .any(|c| c.round == round && c.card == card));
+                    }
+                }
+                // The viewer's own discards that went into a reshuffle: never opened in its
+                // round (the slot would say who got them), unless dealt back to the viewer.
+                for card in discards_of(&events, me) {
+                    for (r, slots) in proof.reshuffles.iter().enumerate() {
+                        let round = r as u8 + 1;
+                        if !slots.contains(&slot_of(round, card)) {
+                            continue;
+                        }
+                        discards_reshuffled += 1;
+                        let back = proof
+                            .cards
+                            .iter()
+                            .any(|c| c.round == round && c.card == card);
+                        let opened_there = opened.clone().any(|o| o == (round, card));
+                        assert_eq!(
+                            opened_there, back,
+                            "{game:?} {seed}: {card} in round {round}"
+                        );
+                    }
+                }
+            }
         }
     }
-    let twice = hands
-        .iter()
-        .filter(|(_, _, e)| {
-            e.iter()
-                .any(|e| matches!(e, Event::SecondBoardDealt { .. }))
-        })
-        .count();
-    assert!(twice > 0, "a board was run twice");
-    for (config, record, events) in hands {
-        let n = config.seats.len();
-        let stacks = match events.last() {
-            Some(Event::HandEnded { stacks }) => stacks.clone(),
-            other => panic!("the hand ends: {other:?}"),
-        };
-        let full = phh::write(&config, &events, Some(&stacks)).expect("a history");
-        let replayed = phh::replay(&full).expect("it replays").events;
-        for v in 0..n {
-            let own = phh::for_viewer(&full, v).expect("the viewer's history");
-            let doc = Record {
-                hand_id: record.hand_id,
-                seats: (0..n as u32).collect(),
-                me: Some(v),
-                events: phh::replay(&own).expect("it replays").events,
-                fairness: prove(&record, &replayed, Viewer::Player(v)).expect("proofs"),
-            };
-            verify(&doc, None).unwrap_or_else(|e| panic!("{:?} viewer {v}: {e}", config.game));
+    assert!(discards_reshuffled > 10, "{discards_reshuffled}");
+}
+
+/// A triple-draw hand with a reshuffle, found by seed, and the first (`seed`, viewer)
+/// for which `fits` holds.
+fn find(fits: impl Fn(&DeckRecord, &[Event], usize) -> bool) -> (DeckRecord, Vec<Event>, usize) {
+    for seed in 0..2000 {
+        let (record, events) = play(Game::DeuceToSevenTripleDraw, 6, seed);
+        if record.reshuffles.is_empty() {
+            continue;
         }
+        for me in 0..6 {
+            if fits(&record, &events, me) {
+                return (record, events, me);
+            }
+        }
+    }
+    panic!("no such hand in 2000");
+}
+
+/// The index of the first event that reshuffles: the first hole deal after which the
+/// walk has made a reshuffle (the hole deal that needed it).
+fn shown_of(events: &[Event], p: usize) -> Option<Vec<Card>> {
+    events.iter().find_map(|e| match e {
+        Event::Shown { player, cards } if *player == p => Some(cards.to_vec()),
+        _ => None,
+    })
+}
+
+fn discards_of(events: &[Event], p: usize) -> Vec<Card> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Discarded { player, cards } if *player == p => Some(cards.to_vec()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// The cards reshuffled and dealt again in the hand, by who got them.
+fn redealt(record: &DeckRecord, events: &[Event]) -> Vec<(usize, Card)> {
+    let proof = prove(record, events, Viewer::Operator).unwrap();
+    let walk = walk(events, 52, &record.reshuffles, None).unwrap();
+    walk.taken
+        .iter()
+        .filter(|t| t.round > 0)
+        .filter_map(|t| match t.kind {
+            Kind::Hole { player, .. } => Some((player, t.card)),
+            _ => None,
+        })
+        .filter(|_| !proof.cards.is_empty())
+        .collect()
+}
+
+/// The auditor's forgery of a shown hand: opponent `p` "kept" `card`, which they threw
+/// away (and which was dealt again), and "threw away" instead a card of their hand shown
+/// that they held then. The events so changed, and every proof made honestly from the
+/// server's secret for them; `None` when no card of the hand shown was held then.
+fn forge_show(
+    record: &DeckRecord,
+    events: &[Event],
+    me: usize,
+    p: usize,
+    card: Card,
+) -> Option<(Vec<Event>, HandProof)> {
+    let shown = shown_of(events, p)?;
+    shown.iter().find_map(|&kept_card| {
+        let forged: Vec<Event> = events
+            .iter()
+            .map(|e| match e {
+                Event::Discarded { player, cards } if *player == p && cards.contains(&card) => {
+                    let mut c = *cards;
+                    let i = c.iter().position(|&x| x == card).expect("there");
+                    c.as_mut_slice()[i] = kept_card;
+                    Event::Discarded {
+                        player: p,
+                        cards: c,
+                    }
+                }
+                Event::Shown { player, cards } if *player == p => {
+                    let mut c = *cards;
+                    let i = c.iter().position(|&x| x == kept_card).expect("there");
+                    c.as_mut_slice()[i] = card;
+                    Event::Shown {
+                        player: p,
+                        cards: c,
+                    }
+                }
+                other => other.clone(),
+            })
+            .collect();
+        let proof = prove(record, &forged, Viewer::Player(me)).ok()?;
+        Some((forged, proof))
+    })
+}
+
+/// An opponent who showed, a card they threw away that the reshuffle dealt again (to
+/// the viewer or to someone else), and the forgery.
+fn show_attack(
+    record: &DeckRecord,
+    events: &[Event],
+    me: usize,
+    to_viewer: bool,
+) -> Option<(usize, Card, Vec<Event>, HandProof)> {
+    redealt(record, events)
+        .into_iter()
+        .filter(|&(got, _)| (got == me) == to_viewer)
+        .find_map(|(got, card)| {
+            (0..6)
+                .filter(|&p| p != me && p != got && discards_of(events, p).contains(&card))
+                .find_map(|p| {
+                    forge_show(record, events, me, p, card).map(|(f, proof)| (p, card, f, proof))
+                })
+        })
+}
+
+#[test]
+fn a_shown_card_its_owner_had_discarded_and_that_was_reshuffled_is_refused() {
+    // The auditor's record: an opponent "shows" a card they threw away, which the
+    // reshuffle dealt to someone else, or to the viewer.
+    for to_viewer in [false, true] {
+        let (record, events, me) =
+            find(|record, events, me| show_attack(record, events, me, to_viewer).is_some());
+        let (p, card, forged, proof) = show_attack(&record, &events, me, to_viewer).unwrap();
+        let honest = record_for(&record, &events, Viewer::Player(me), 6);
+        verify(&honest, MySeed::Unknown).unwrap();
+        let doc = Record {
+            hand_id: record.hand_id,
+            seats: (0..6).collect(),
+            me: Some(me),
+            events: seen_by(&forged, me),
+            fairness: proof,
+        };
+        let e = verify(&doc, MySeed::Unknown).unwrap_err();
+        assert!(
+            matches!(e, VerifyError::ReshuffleTookKept { card: c, .. } if c == card),
+            "to the viewer {to_viewer}: {e}"
+        );
+        // Without changing the discards, the show alone names a card thrown away.
+        let mut doc = honest.clone();
+        for ev in doc.events.iter_mut() {
+            if let Event::Shown { player, cards } = ev {
+                if *player == p {
+                    cards.as_mut_slice()[0] = card;
+                }
+            }
+        }
+        let e = verify(&doc, MySeed::Unknown).unwrap_err();
+        assert!(matches!(e, VerifyError::ShownNotHeld { .. }), "{e}");
     }
 }
 
 #[test]
-fn a_seed_that_was_not_counted_is_caught_by_its_owner() {
-    let (record, events) = play(Game::Holdem, 3, 7);
-    let doc = record_for(&record, &events, Viewer::Player(0), 3);
-    let mine = crate::Bytes([0x5a; 32]);
+fn a_reshuffle_that_takes_a_card_the_viewer_holds_is_refused() {
+    // The auditor's record: the reshuffle takes a card the viewer still holds in place of
+    // another player's discard. The viewer got nothing from that reshuffle, so only the
+    // accounting can tell.
+    let (record, events, me) = find(|record, events, me| {
+        let proof = prove(record, events, Viewer::Player(me)).unwrap();
+        !proof.cards.iter().any(|c| c.round > 0) && proof.kept.iter().any(|k| k.round == 1)
+    });
+    let honest = record_for(&record, &events, Viewer::Player(me), 6);
+    verify(&honest, MySeed::Unknown).unwrap();
+    let deck = record.deck().unwrap();
+    let dealing = record.dealing(&deck);
+    let order = crate::shuffle::round_order(&dealing.key, 1, 52);
+    let held = honest.fairness.kept.iter().find(|k| k.round == 1).unwrap();
+    let tag = crate::deck::tag_hash(1, held.card, &held.nonce);
+    let index = deck.tags(1).binary_search(&tag).unwrap() as u8;
+    let slot = order.iter().position(|&x| x == index).unwrap() as u8;
+    let mut forged = honest.clone();
+    let list = &mut forged.fairness.reshuffles[0];
+    assert!(!list.contains(&slot));
+    list.pop();
+    list.push(slot);
+    list.sort_unstable();
+    let e = verify(&forged, MySeed::Unknown).unwrap_err();
+    assert!(
+        matches!(e, VerifyError::ReshuffleTookKept { round: 1, card } if card == held.card),
+        "{e}"
+    );
+    // Leaving the opening out does not help.
+    forged.fairness.kept.retain(|k| k != held);
+    assert!(matches!(
+        verify(&forged, MySeed::Unknown).unwrap_err(),
+        VerifyError::KeptMissing { .. }
+    ));
+    // Nor taking one card too many or too few.
+    let mut forged = honest.clone();
+    forged.fairness.reshuffles[0].pop();
+    assert!(matches!(
+        verify(&forged, MySeed::Unknown).unwrap_err(),
+        VerifyError::ReshuffleCount { .. } | VerifyError::DeckExhausted
+    ));
+}
+
+#[test]
+fn a_discard_named_for_the_viewer_that_is_not_what_they_threw_is_refused() {
+    let (record, events, me) = find(|_, events, me| discards_of(events, me).len() >= 2);
+    let mut doc = record_for(&record, &events, Viewer::Player(me), 6);
+    let own = doc
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Discarded { .. }))
+        .position(|e| matches!(e, Event::Discarded { player, cards } if *player == me && !cards.is_empty()))
+        .unwrap();
+    let numbers = &mut doc.fairness.discards[own];
+    let all: Vec<u8> = (0..5).collect();
+    let other = all.iter().find(|n| !numbers.contains(n)).copied().unwrap();
+    numbers[0] = other;
+    numbers.sort_unstable();
+    let e = verify(&doc, MySeed::Unknown).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            VerifyError::DiscardCards { .. } | VerifyError::Discard { .. }
+        ),
+        "{e}"
+    );
+}
+
+fn holdem() -> (DeckRecord, Vec<Event>) {
+    (0..)
+        .map(|s| play(Game::Holdem, 6, s))
+        .find(|(r, e)| {
+            r.seeds.iter().any(|s| s.seat == 5)
+                && r.seed_list.iter().any(|s| s.seat == 1)
+                && r.seeds.iter().any(|s| s.seat == 1)
+                && !r.seed_list.iter().any(|s| s.seat == 2)
+                && e.iter().any(|e| matches!(e, Event::Shown { .. }))
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_house_seed_chosen_after_the_others_is_refused() {
+    // The server sees the players' seeds, then picks the house's: it must change the
+    // house's commitment (the seed must open it), which changes the closed list the
+    // players were sent before revealing.
+    let (record, events) = holdem();
+    let doc = record_for(&record, &events, Viewer::Player(1), 6);
+    let sent = my_seed(&record, 1);
+    verify(&doc, sent).unwrap();
+    let mut forged = doc.clone();
+    let house = forged
+        .fairness
+        .seed_list
+        .iter_mut()
+        .find(|s| s.house)
+        .unwrap();
+    let chosen = crate::Bytes([0x99; 32]);
+    house.commitment = seed_commitment(&forged.fairness.commitment, &chosen);
+    let seat = house.seat;
+    forged
+        .fairness
+        .seeds
+        .iter_mut()
+        .find(|s| s.seat == seat)
+        .unwrap()
+        .seed = chosen;
+    assert_eq!(verify(&forged, sent).unwrap_err(), VerifyError::ListChanged);
+    // Keeping the commitment and swapping the seed: the seed does not open it.
+    let mut forged = doc.clone();
+    forged
+        .fairness
+        .seeds
+        .iter_mut()
+        .find(|s| s.seat == seat)
+        .unwrap()
+        .seed = chosen;
     assert_eq!(
-        verify(&doc, Some(&mine)),
-        Err(VerifyError::OwnSeed { seat: 0 })
+        verify(&forged, MySeed::Unknown).unwrap_err(),
+        VerifyError::SeedOpen(seat)
+    );
+    // Withholding the house's seed (to pick between two orders) is refused too.
+    let mut forged = doc.clone();
+    forged.fairness.seeds.retain(|s| s.seat != seat);
+    assert_eq!(
+        verify(&forged, MySeed::Unknown).unwrap_err(),
+        VerifyError::HouseWithheld(seat)
     );
 }
 
 #[test]
-fn a_proof_of_a_card_the_player_did_not_see_is_refused() {
-    let (record, events) = (0..50)
-        .map(|s| play(Game::Holdem, 4, s))
-        .find(|(_, e)| {
-            !e.iter()
-                .any(|e| matches!(e, Event::Shown { player: 1, .. }))
-        })
-        .unwrap();
-    let mut doc = record_for(&record, &events, Viewer::Player(0), 4);
-    let all = prove(&record, &events, Viewer::Operator).unwrap();
-    // Player 1's first hole card, never shown.
-    let theirs = all
+fn a_seed_in_the_name_of_a_player_who_sent_none_is_refused() {
+    let (record, events) = holdem();
+    let doc = record_for(&record, &events, Viewer::Player(2), 6);
+    verify(&doc, MySeed::None).unwrap();
+    let mut forged = doc.clone();
+    let seed = crate::Bytes([0x42; 32]);
+    forged.fairness.seed_list.insert(
+        2,
+        SeedCommit {
+            seat: 2,
+            commitment: seed_commitment(&forged.fairness.commitment, &seed),
+            house: false,
+        },
+    );
+    forged.fairness.seed_list.sort_by_key(|s| s.seat);
+    assert_eq!(
+        verify(&forged, MySeed::None).unwrap_err(),
+        VerifyError::SeedInMyName { seat: 2 }
+    );
+    // A player whose seed was left out sees it.
+    let doc = record_for(&record, &events, Viewer::Player(1), 6);
+    let mut forged = doc.clone();
+    forged.fairness.seeds.retain(|s| s.seat != 1);
+    assert_eq!(
+        verify(&forged, my_seed(&record, 1)).unwrap_err(),
+        VerifyError::OwnSeed { seat: 1 }
+    );
+}
+
+#[test]
+fn tampered_proofs_are_refused() {
+    let (record, events) = holdem();
+    let doc = record_for(&record, &events, Viewer::Player(1), 6);
+    verify(&doc, MySeed::Unknown).unwrap();
+    let check = |f: &dyn Fn(&mut Record), what: &str| {
+        let mut d = doc.clone();
+        f(&mut d);
+        assert!(verify(&d, MySeed::Unknown).is_err(), "{what} passed");
+    };
+    check(&|d| d.fairness.cards[0].nonce.0[0] ^= 1, "a changed nonce");
+    check(&|d| d.fairness.cards[0].path[0].0[0] ^= 1, "a changed path");
+    check(&|d| d.fairness.cards.swap(0, 1), "proofs out of order");
+    check(
+        &|d| {
+            d.fairness.cards.pop();
+        },
+        "a card left unproved",
+    );
+    check(&|d| d.fairness.tags[0].swap(0, 1), "tags out of order");
+    check(&|d| d.fairness.rounds[0].root.0[0] ^= 1, "another root");
+    check(&|d| d.fairness.commitment.0[0] ^= 1, "another commitment");
+    check(&|d| d.fairness.version = 1, "another version");
+    check(&|d| d.hand_id = HandId::new(), "another hand");
+    check(&|d| d.fairness.seeds.reverse(), "seeds out of order");
+    check(
+        &|d| {
+            // Another card at a slot: whatever the card, its tag is not the one there.
+            let c = &mut d.fairness.cards[0];
+            c.card = Card::from_index((c.card.index() as u8 + 1) % 52).unwrap();
+        },
+        "another card",
+    );
+    // A proof of a card the viewer did not see: another player's folded hand.
+    let operator = record_for(&record, &events, Viewer::Operator, 6);
+    let extra = operator
+        .fairness
         .cards
         .iter()
-        .find(|p| {
-            matches!(events.iter().find(|e| matches!(e, Event::HoleDealt { player: 1, .. })),
-                Some(Event::HoleDealt { cards, .. }) if cards.contains(&p.card))
-        })
-        .unwrap()
-        .clone();
-    doc.fairness.cards.push(theirs);
-    doc.fairness.cards.sort_by_key(|c| c.place);
-    assert!(matches!(
-        verify(&doc, None),
-        Err(VerifyError::NotShown { .. })
-    ));
+        .find(|c| !doc.fairness.cards.iter().any(|d| d.card == c.card))
+        .cloned();
+    if let Some(extra) = extra {
+        let mut d = doc.clone();
+        d.fairness.cards.push(extra);
+        d.fairness.cards.sort_by_key(|c| (c.round, c.slot));
+        assert!(verify(&d, MySeed::Unknown).is_err());
+    }
+}
+
+#[test]
+fn every_committed_round_is_one_distinct_tag_per_card_in_every_game() {
+    for (game, _) in GAMES {
+        let (record, _) = play(game, 2, 1);
+        let deck = record.deck().unwrap();
+        assert_eq!(deck.rounds(), rounds_for(game));
+        for r in 0..deck.rounds() {
+            assert_eq!(deck.tags(r).len(), deck.size());
+            for card in game.deck().cards() {
+                assert!(card_number(deck.size(), card).is_some());
+            }
+        }
+    }
 }
