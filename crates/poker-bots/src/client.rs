@@ -71,8 +71,13 @@ struct Bot {
     pending: Option<(Instant, ClientMsg)>,
     leaving: bool,
     seated_once: bool,
-    /// The hand whose deck commitment the bot last sent a seed for.
-    seeded: Option<poker_protocol::HandId>,
+    /// The next hand's deck commitment, as last heard.
+    next_deck: Option<poker_protocol::Commitment>,
+    /// The seed for the next hand's deck, once committed: its hand, the seed and whether
+    /// it was revealed.
+    seed: Option<(poker_protocol::HandId, poker_protocol::Seed, bool)>,
+    /// A sit was asked (a commitment may go with it, before the seat shows).
+    sit_asked: bool,
 }
 
 async fn connect(plan: &BotPlan) -> anyhow::Result<Ws> {
@@ -99,7 +104,9 @@ pub async fn run(plan: BotPlan, mut leave: watch::Receiver<bool>) -> BotEnd {
         pending: None,
         leaving: false,
         seated_once: false,
-        seeded: None,
+        next_deck: None,
+        seed: None,
+        sit_asked: false,
     };
     let mut drops = 0;
     loop {
@@ -153,19 +160,51 @@ impl Bot {
         self.pending = Some((at, msg));
     }
 
-    /// A seed for the next hand's deck, once per commitment, while seated: 32 bytes from
-    /// the operating system's generator, like a person's browser (docs/fairness.md).
-    async fn seed(&mut self, ws: &mut Ws, commitment: &poker_protocol::Commitment) -> bool {
-        if self.seat.is_none() || self.seeded == Some(commitment.hand_id) {
+    /// Commits to a seed for the next hand's deck, once per deck, while seated or sitting
+    /// down: 32 bytes from the operating system's generator, like a person's browser,
+    /// sent as its commitment (docs/fairness.md). False if the connection is lost.
+    async fn commit_seed(&mut self, ws: &mut Ws) -> bool {
+        let Some(deck) = self.next_deck else {
+            return true;
+        };
+        if (self.seat.is_none() && !self.sit_asked)
+            || self.seed.is_some_and(|(h, _, _)| h == deck.hand_id)
+        {
             return true;
         }
-        self.seeded = Some(commitment.hand_id);
-        let mut seed = [0u8; 32];
-        rand::rngs::OsRng.fill_bytes(&mut seed);
+        let mut bytes = [0u8; 32];
+        rand::rngs::OsRng.fill_bytes(&mut bytes);
+        let seed = poker_protocol::Seed::from_bytes(bytes);
+        self.seed = Some((deck.hand_id, seed, false));
+        let msg = ClientMsg::SeedCommit {
+            table_id: self.plan.table_id,
+            hand_id: deck.hand_id,
+            commitment: poker_protocol::seed_commitment(&deck.commitment, &seed),
+        };
+        send(ws, &msg).await.is_ok()
+    }
+
+    /// Reveals the seed once the table closed the list of commitments, if the list holds
+    /// the bot's. False if the connection is lost.
+    async fn reveal_seed(
+        &mut self,
+        ws: &mut Ws,
+        hand_id: poker_protocol::HandId,
+        list: &[poker_protocol::SeedCommit],
+    ) -> bool {
+        let (Some((h, seed, false)), Some(deck)) = (self.seed, self.next_deck) else {
+            return true;
+        };
+        let mine = poker_protocol::seed_commitment(&deck.commitment, &seed);
+        if h != hand_id || deck.hand_id != hand_id || !list.iter().any(|e| e.commitment == mine)
+        {
+            return true;
+        }
+        self.seed = Some((h, seed, true));
         let msg = ClientMsg::Seed {
             table_id: self.plan.table_id,
-            hand_id: commitment.hand_id,
-            seed: poker_protocol::Seed::from_bytes(seed),
+            hand_id,
+            seed,
         };
         send(ws, &msg).await.is_ok()
     }
@@ -284,12 +323,15 @@ impl Bot {
             ServerMsg::Welcome { player_id, .. } => {
                 self.me = Some(*player_id);
                 let next = match self.plan.sit {
-                    Some((seat, buy_in)) if !self.seated_once => ClientMsg::Sit {
-                        table_id,
-                        seat,
-                        buy_in,
-                        post_now: true,
-                    },
+                    Some((seat, buy_in)) if !self.seated_once => {
+                        self.sit_asked = true;
+                        ClientMsg::Sit {
+                            table_id,
+                            seat,
+                            buy_in,
+                            post_now: true,
+                        }
+                    }
                     _ => ClientMsg::Watch { table_id },
                 };
                 if send(ws, &next).await.is_err() {
@@ -301,6 +343,7 @@ impl Bot {
                 hand,
                 decide,
                 next_deck,
+                seeds_closed,
                 ..
             } if table.table_id == table_id => {
                 self.note_view(table);
@@ -308,8 +351,14 @@ impl Bot {
                     self.seated_once = true;
                 }
                 if let Some(c) = next_deck {
-                    if !self.seed(ws, c).await {
+                    self.next_deck = Some(**c);
+                    if !self.commit_seed(ws).await {
                         return Some(None);
+                    }
+                    if let Some(list) = seeds_closed {
+                        if !self.reveal_seed(ws, c.hand_id, list).await {
+                            return Some(None);
+                        }
                     }
                 }
                 if let Some(h) = hand {
@@ -326,6 +375,9 @@ impl Bot {
                 self.note_view(table);
                 if self.seat.is_some() {
                     self.seated_once = true;
+                }
+                if !self.commit_seed(ws).await {
+                    return Some(None);
                 }
                 let me = self.me;
                 let busted = table
@@ -355,8 +407,16 @@ impl Bot {
                 table_id: t,
                 commitment,
             } if *t == table_id => {
-                // The connection is lost if the seed cannot be sent.
-                return (!self.seed(ws, commitment).await).then_some(None);
+                // The connection is lost if the commitment cannot be sent.
+                self.next_deck = Some(*commitment);
+                return (!self.commit_seed(ws).await).then_some(None);
+            }
+            ServerMsg::SeedsClosed {
+                table_id: t,
+                hand_id,
+                list,
+            } if *t == table_id => {
+                return (!self.reveal_seed(ws, *hand_id, list).await).then_some(None);
             }
             ServerMsg::Decide { table_id: t, .. }
             | ServerMsg::DecideDraw { table_id: t, .. }

@@ -35,3 +35,44 @@ pub use proof::{
     VerifyError, Viewer,
 };
 pub use seeds::{seed_commitment, SeatSeed, SeedCommit};
+
+/// A hand's deck as its record keeps it: this version's, or version 1's (hands recorded
+/// before version 2), told apart by their fields.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum StoredDeck {
+    /// Version 2.
+    V2(DeckRecord),
+    /// Version 1.
+    V1(v1::DeckRecord),
+}
+
+/// A hand's proofs as an export carries them, in the version its deck was recorded in.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum AnyProof {
+    /// Version 2.
+    V2(HandProof),
+    /// Version 1.
+    V1(v1::HandProof),
+}
+
+impl StoredDeck {
+    /// The proofs of what `viewer` saw, from the hand's events (every card known).
+    pub fn prove(&self, events: &[poker_rules::Event], viewer: Viewer) -> Result<AnyProof, String> {
+        match self {
+            StoredDeck::V2(d) => prove(d, events, viewer)
+                .map(AnyProof::V2)
+                .map_err(|e| e.to_string()),
+            StoredDeck::V1(d) => {
+                let viewer = match viewer {
+                    Viewer::Player(i) => v1::proof::Viewer::Player(i),
+                    Viewer::Operator => v1::proof::Viewer::Operator,
+                };
+                v1::prove(d, events, viewer)
+                    .map(AnyProof::V1)
+                    .map_err(|e| e.to_string())
+            }
+        }
+    }
+}

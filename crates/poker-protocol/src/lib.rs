@@ -6,7 +6,7 @@
 //! or late action is refused instead of being applied twice. Hole cards appear only in
 //! their owner's messages until shown at showdown.
 
-pub use poker_fairness::{Commitment, HandProof, Seed};
+pub use poker_fairness::{seed_commitment, Commitment, Digest, HandProof, Seed, SeedCommit};
 pub use poker_ids::{HandId, PlayerId, TableId};
 use poker_rules::{Action, Chips, Event, LegalActions};
 pub use poker_rules::{Game, Structure};
@@ -123,10 +123,24 @@ pub enum ClientMsg {
         /// The line: 1 to [`CHAT_MAX_CHARS`] characters, no control characters.
         text: String,
     },
-    /// The player's random seed for the next hand's deck, answering `deck_committed`
-    /// (or a snapshot's `next_deck`): 32 random bytes as 64 hex digits. A seed that
-    /// arrives before the deal is mixed into its order; a late one is refused
+    /// The player's commitment to a random seed for the next hand's deck, answering
+    /// `deck_committed` (or a snapshot's `next_deck`), sent by a seated player or one
+    /// whose `sit` is under way: SHA-256 of "pokerd seed commitment v2", the deck's
+    /// commitment and the seed (docs/fairness.md). The first one each player sends for a
+    /// hand counts; one after the table closed the list (`seeds_closed`) is refused
     /// (`seed_refused`) and the hand is dealt without it.
+    SeedCommit {
+        /// The table.
+        table_id: TableId,
+        /// The hand the deck's commitment is for.
+        hand_id: HandId,
+        /// The seed's commitment.
+        commitment: Digest,
+    },
+    /// The player's seed, revealed once the table closed the list of commitments
+    /// (`seeds_closed`, which must list the player's): 32 random bytes as 64 lowercase
+    /// hex digits. It counts if it opens the player's commitment and arrives before the
+    /// deal; otherwise it is refused (`seed_refused`).
     Seed {
         /// The table.
         table_id: TableId,
@@ -259,8 +273,10 @@ pub enum ErrorCode {
     /// No `auth` within the server's `ws_auth_timeout_secs` of connecting: the connection
     /// is closed.
     AuthTimeout,
-    /// A seed refused: the commitment it answers is not the next hand's any more (the
-    /// hand was dealt without it), the player is not seated, or already sent one.
+    /// A seed or a seed's commitment refused: the deck it answers is not the next hand's
+    /// any more (the hand was dealt without it), the player is not seated, already sent
+    /// one, committed after the list closed, or revealed a seed that does not open the
+    /// commitment (or before the list closed).
     SeedRefused,
     /// A private table's host command from someone who is not its host.
     NotHost,
@@ -474,9 +490,13 @@ pub enum ServerMsg {
         /// The table's recent chat, oldest first.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         chat: Vec<ChatLine>,
-        /// The next hand's deck commitment, to answer with a `seed`.
+        /// The next hand's deck commitment, to answer with a `seed_commit`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         next_deck: Option<Box<Commitment>>,
+        /// The next hand's closed list of seed commitments, once closed: a player listed
+        /// reveals their seed (`seed`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seeds_closed: Option<Vec<SeedCommit>>,
     },
     /// The seats changed (someone sat, left, sat out, topped up, or a hand ended).
     Seats {
@@ -635,12 +655,24 @@ pub enum ServerMsg {
         enabled: bool,
     },
     /// The next hand's deck is committed (sent when a hand is dealt, for the one after
-    /// it): every seated client answers with a `seed` before that hand is dealt.
+    /// it, and when a table opens): every seated client answers with a `seed_commit`.
     DeckCommitted {
         /// The table.
         table_id: TableId,
         /// The commitment.
         commitment: Commitment,
+    },
+    /// The table closed the next hand's list of seed commitments (sent to everyone at
+    /// the table between hands, before the deal): no commitment counts after it, and
+    /// each player listed now reveals their seed (`seed`). A client keeps the list's
+    /// digest to check that the hand's record shows this same list (docs/fairness.md).
+    SeedsClosed {
+        /// The table.
+        table_id: TableId,
+        /// The hand.
+        hand_id: HandId,
+        /// The commitments, by ascending seat; `house` marks the house's own seats.
+        list: Vec<SeedCommit>,
     },
     /// After a hand, to each player dealt in: the proofs of exactly the cards they saw,
     /// with the commitment and the seeds used (docs/fairness.md says how to check them).

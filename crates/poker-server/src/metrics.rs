@@ -79,6 +79,13 @@ pub struct Metrics {
     pub table_wakeups: AtomicU64,
     /// Table tasks that ended unexpectedly (their hand was voided, the table failed).
     pub table_failures: AtomicU64,
+    /// Hands dealt.
+    pub hands_dealt: AtomicU64,
+    /// Hands dealt in which the seed of every player dealt in (the house's seats aside)
+    /// was used (docs/fairness.md).
+    pub hands_all_seeds: AtomicU64,
+    /// Hands dealt with no player's seed (the house's aside): the order was the server's.
+    pub hands_no_player_seed: AtomicU64,
     /// From an action reaching its table to its events queued for every subscriber.
     pub action_latency: Histogram,
     /// From a hand's end to its commit being durable.
@@ -97,6 +104,9 @@ impl Default for Metrics {
             resyncs: AtomicU64::new(0),
             table_wakeups: AtomicU64::new(0),
             table_failures: AtomicU64::new(0),
+            hands_dealt: AtomicU64::new(0),
+            hands_all_seeds: AtomicU64::new(0),
+            hands_no_player_seed: AtomicU64::new(0),
             action_latency: Histogram::new(LATENCY),
             persist_lag: Histogram::new(PERSIST),
         }
@@ -174,6 +184,24 @@ impl Metrics {
             "counter",
             "Table tasks that ended unexpectedly (hand voided, table failed).",
             load(&self.table_failures),
+        );
+        gauge(
+            "poker_hands_dealt_total",
+            "counter",
+            "Hands dealt.",
+            load(&self.hands_dealt),
+        );
+        gauge(
+            "poker_hands_all_seeds_total",
+            "counter",
+            "Hands dealt with the seed of every player dealt in (the house aside).",
+            load(&self.hands_all_seeds),
+        );
+        gauge(
+            "poker_hands_no_player_seed_total",
+            "counter",
+            "Hands dealt with no player's seed (the house aside).",
+            load(&self.hands_no_player_seed),
         );
         self.action_latency.render(
             &mut out,

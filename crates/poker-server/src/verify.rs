@@ -1,10 +1,15 @@
-//! `pokerd verify FILE [--seed HEX]`: checks a hand's record as a player (or the operator)
-//! downloads it (`/api/me/hands/{id}?format=replay`, `/admin/hands/{id}?format=replay`):
-//! the deck's commitment, the seeds, the permutation, the reshuffles and every proof, and
-//! that the record shows no card without its proof. With `--seed`, also that the player's
-//! own seed was counted. Says what failed and exits 1 on any failure.
+//! `pokerd verify FILE [--seed HEX [--list HEX] | --no-seed]`: checks a hand's record as a
+//! player (or the operator) downloads it (`/api/me/hands/{id}?format=replay`,
+//! `/admin/hands/{id}?format=replay`): the deck's commitment, the seeds, each round's
+//! tags and order, the reshuffles and every proof, that the record shows no card without
+//! its proof, that each hand shown is what its player held, and that no reshuffle took a
+//! card the viewer held. With `--seed`, also that the player's own seed was used (and with
+//! `--list`, under the closed list of commitments the player was sent before revealing);
+//! with `--no-seed`, that no seed is listed at the player's seat. Records of version 1
+//! (hands dealt before version 2) are checked as version 1 checked them. Says what failed
+//! and exits 1 on any failure.
 
-use poker_fairness::{verify, Record, Seed, Verified};
+use poker_fairness::{verify, Digest, MySeed, Record, Seed};
 use std::path::Path;
 
 /// Why a file does not verify.
@@ -24,22 +29,64 @@ pub enum VerifyFileError {
     /// The deck does not check out.
     #[error("{0}")]
     Failed(#[from] poker_fairness::VerifyError),
+    /// A version 1 record does not check out.
+    #[error("{0}")]
+    FailedV1(#[from] poker_fairness::v1::proof::VerifyError),
 }
 
-/// Checks one record file.
-pub fn verify_file(path: &Path, my_seed: Option<&Seed>) -> Result<Verified, VerifyFileError> {
+/// What a successful check says.
+pub fn verify_file(path: &Path, mine: MySeed) -> Result<String, VerifyFileError> {
     let text = std::fs::read_to_string(path).map_err(|error| VerifyFileError::Read {
         path: path.display().to_string(),
         error,
     })?;
-    let record: Record =
+    let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| VerifyFileError::Format(e.to_string()))?;
-    Ok(verify(&record, my_seed)?)
+    if value["fairness"]["version"] == 1 {
+        let record: poker_fairness::v1::Record =
+            serde_json::from_value(value).map_err(|e| VerifyFileError::Format(e.to_string()))?;
+        let seed = match mine {
+            MySeed::Sent { seed, .. } => Some(seed),
+            _ => None,
+        };
+        let v = poker_fairness::v1::verify(&record, seed.as_ref())?;
+        return Ok(format!(
+            "verified (version 1): {} cards proved from the committed deck, {} seeds, {} reshuffles, {} cards dealt",
+            v.cards, v.seeds, v.reshuffles, v.dealt
+        ));
+    }
+    let record: Record =
+        serde_json::from_value(value).map_err(|e| VerifyFileError::Format(e.to_string()))?;
+    let v = verify(&record, mine)?;
+    let mut out = format!(
+        "verified: {} cards proved from the committed deck, {} openings show the reshuffles left your cards alone, {} seeds used ({} of players, {} of the house), {} reshuffles, {} cards dealt",
+        v.cards, v.kept, v.seeds, v.player_seeds, v.house_seeds, v.reshuffles, v.dealt
+    );
+    if v.player_seeds == 0 {
+        out.push_str("; NO player's seed was used: the order was the server's alone");
+    }
+    if !v.unrevealed.is_empty() {
+        let seats: Vec<String> = v.unrevealed.iter().map(|s| s.to_string()).collect();
+        out.push_str(&format!(
+            "; seats {} committed a seed and did not reveal it",
+            seats.join(", ")
+        ));
+    }
+    match mine {
+        MySeed::Sent { .. } => out.push_str("; your seed was used"),
+        MySeed::None => out.push_str("; no seed was used in your name"),
+        MySeed::Unknown => {}
+    }
+    Ok(out)
 }
+
+const USAGE: &str = "usage: pokerd verify FILE [--seed HEX [--list HEX] | --no-seed]";
 
 /// The command: prints what was checked, or what failed; the exit code says which.
 pub fn run(args: &[String]) -> std::process::ExitCode {
     let mut seed = None;
+    let mut list = None;
+    let mut none = false;
     let mut file = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -47,31 +94,41 @@ pub fn run(args: &[String]) -> std::process::ExitCode {
             "--seed" => match it.next().map(|s| s.parse::<Seed>()) {
                 Some(Ok(s)) => seed = Some(s),
                 _ => {
-                    eprintln!("pokerd verify: --seed takes 64 hex digits");
+                    eprintln!("pokerd verify: --seed takes 64 lowercase hex digits");
                     return std::process::ExitCode::from(2);
                 }
             },
+            "--list" => match it.next().map(|s| s.parse::<Digest>()) {
+                Some(Ok(d)) => list = Some(d),
+                _ => {
+                    eprintln!("pokerd verify: --list takes 64 lowercase hex digits");
+                    return std::process::ExitCode::from(2);
+                }
+            },
+            "--no-seed" => none = true,
             _ if file.is_none() => file = Some(arg.clone()),
             _ => {
-                eprintln!("usage: pokerd verify FILE [--seed HEX]");
+                eprintln!("{USAGE}");
                 return std::process::ExitCode::from(2);
             }
         }
     }
+    let mine = match (seed, none, list) {
+        (Some(seed), false, list) => MySeed::Sent { seed, list },
+        (None, true, None) => MySeed::None,
+        (None, false, None) => MySeed::Unknown,
+        _ => {
+            eprintln!("{USAGE}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     let Some(file) = file else {
-        eprintln!("usage: pokerd verify FILE [--seed HEX]");
+        eprintln!("{USAGE}");
         return std::process::ExitCode::from(2);
     };
-    match verify_file(Path::new(&file), seed.as_ref()) {
-        Ok(v) => {
-            println!(
-                "{file}: verified: {} cards proved from the committed deck, {} seeds, {} reshuffles, {} cards dealt{}",
-                v.cards,
-                v.seeds,
-                v.reshuffles,
-                v.dealt,
-                if seed.is_some() { ", your seed counted" } else { "" }
-            );
+    match verify_file(Path::new(&file), mine) {
+        Ok(said) => {
+            println!("{file}: {said}");
             std::process::ExitCode::SUCCESS
         }
         Err(e) => {

@@ -361,7 +361,7 @@ pub struct HandRecord {
     /// and the reshuffles, from which every player's proofs are made again. The
     /// operator's: never sent to a player whole (its `Debug` shows no card).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deck: Option<poker_fairness::DeckRecord>,
+    pub deck: Option<poker_fairness::StoredDeck>,
     /// Every fold made facing another player's bet or raise, for the collusion report:
     /// worked out by the table from the hand's cards as it ends (a few microseconds), so
     /// the report reads it instead of replaying the history. `None` in records written

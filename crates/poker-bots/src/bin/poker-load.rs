@@ -575,6 +575,8 @@ async fn bot(
         let drop_at = (human && rng.gen_bool(0.05))
             .then(|| Instant::now() + Duration::from_secs(rng.gen_range(5..30)));
         let mut sent: Option<Instant> = None;
+        // The seed committed for the next hand, until revealed.
+        let mut seeded: Option<(poker_protocol::HandId, poker_protocol::Seed)> = None;
         while let Some(frame) = ws.next().await {
             if drop_at.is_some_and(|t| Instant::now() > t) {
                 totals.reconnects.fetch_add(1, Ordering::Relaxed);
@@ -624,14 +626,28 @@ async fn bot(
                     }
                     continue;
                 }
-                // Every seated client seeds the next hand's deck (docs/fairness.md).
+                // Every seated client commits to a seed for the next hand's deck, and
+                // reveals it once the table closes the list (docs/fairness.md).
                 ServerMsg::DeckCommitted { commitment, .. } => {
-                    ws.send(send(&ClientMsg::Seed {
+                    let seed = poker_protocol::Seed::from_bytes(rng.gen());
+                    seeded = Some((commitment.hand_id, seed));
+                    ws.send(send(&ClientMsg::SeedCommit {
                         table_id,
                         hand_id: commitment.hand_id,
-                        seed: poker_protocol::Seed::from_bytes(rng.gen()),
+                        commitment: poker_protocol::seed_commitment(&commitment.commitment, &seed),
                     }))
                     .await?;
+                    continue;
+                }
+                ServerMsg::SeedsClosed { hand_id, .. } => {
+                    if let Some((h, seed)) = seeded.take().filter(|(h, _)| *h == hand_id) {
+                        ws.send(send(&ClientMsg::Seed {
+                            table_id,
+                            hand_id: h,
+                            seed,
+                        }))
+                        .await?;
+                    }
                     continue;
                 }
                 // Busted: buy back in.

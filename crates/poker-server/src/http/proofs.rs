@@ -4,13 +4,13 @@
 
 use crate::http::error::*;
 use axum::http::StatusCode;
-use poker_fairness::{prove, HandProof, Viewer};
+use poker_fairness::{AnyProof, Viewer};
 use poker_history::phh::{self, PhhHand};
 use poker_store::HandRow;
 
-/// The proofs of a hand for the player at `viewer` (`None`: the operator); `None` for a
-/// hand recorded before decks were committed.
-pub(crate) fn hand_proof(row: &HandRow, viewer: Option<usize>) -> ApiResult<Option<HandProof>> {
+/// The proofs of a hand for the player at `viewer` (`None`: the operator), in the version
+/// its deck was recorded in; `None` for a hand recorded before decks were committed.
+pub(crate) fn hand_proof(row: &HandRow, viewer: Option<usize>) -> ApiResult<Option<AnyProof>> {
     let Some(deck) = row.record.as_ref().and_then(|r| r.deck.as_ref()) else {
         return Ok(None);
     };
@@ -33,13 +33,11 @@ pub(crate) fn hand_proof(row: &HandRow, viewer: Option<usize>) -> ApiResult<Opti
         .and_then(|h| phh::replay(&h))
         .map_err(|e| damaged(e.to_string()))?;
     let viewer = viewer.map_or(Viewer::Operator, Viewer::Player);
-    prove(deck, &played.events, viewer)
-        .map(Some)
-        .map_err(|e| damaged(e.to_string()))
+    deck.prove(&played.events, viewer).map(Some).map_err(damaged)
 }
 
 /// A PHH history with the proofs appended as user-defined fields (`_deck_...`).
-pub(crate) fn with_fields(mut text: String, proof: Option<&HandProof>) -> String {
+pub(crate) fn with_fields(mut text: String, proof: Option<&AnyProof>) -> String {
     if let Some(proof) = proof {
         if !text.ends_with('\n') {
             text.push('\n');

@@ -39,6 +39,9 @@ pub(super) struct Current {
     pub(super) deck: poker_fairness::CommittedDeck,
     /// The seeds used, the shuffle key and the reshuffles so far.
     pub(super) dealing: poker_fairness::Dealing,
+    /// The hand's history as committed, once finished (an uncontested winner's show
+    /// adds a line to it).
+    pub(super) phh: Option<String>,
 }
 
 /// The clock of the decision being asked.
@@ -123,6 +126,13 @@ pub(super) struct Actor {
     pub(super) flush_at: Option<Instant>,
     /// The next hand's committed deck and the seeds sent for it (docs/fairness.md).
     pub(super) next_deck: Option<super::deck::NextDeck>,
+    /// When the deal's wait for seeds ends, while it waits.
+    pub(super) seeds_at: Option<Instant>,
+    /// The players whose clients take part in the seeds: the deal waits for them a
+    /// while (one who misses the wait is left out until their client commits again).
+    pub(super) seeding: std::collections::HashSet<PlayerId>,
+    /// The players whose commitments came from a house bot's connection.
+    pub(super) house: std::collections::HashSet<PlayerId>,
     /// The finished hand's commit under way: its outcome wakes the actor, which shows the
     /// hand's result only once it is durable.
     pub(super) committing: Option<oneshot::Receiver<super::commit::Outcome>>,
@@ -271,7 +281,10 @@ pub async fn spawn(
         urgent: None,
         flush_at: None,
         // Committed before anyone sits, so the first hand's seeds can come in too.
-        next_deck: Some(super::deck::NextDeck::draw(spec.rules.game.deck())),
+        next_deck: Some(super::deck::NextDeck::draw(spec.rules.game)),
+        seeds_at: None,
+        seeding: Default::default(),
+        house: Default::default(),
         committing: None,
         failure: None,
         private,
@@ -457,11 +470,10 @@ impl Actor {
             }
             Command::Seed {
                 player,
-                hand_id,
-                seed,
+                step,
                 queue,
             } => {
-                self.seed_queued(player, hand_id, seed, &queue);
+                self.seed_queued(player, step, &queue);
                 return;
             }
             Command::InjectFault => panic!("injected fault"),

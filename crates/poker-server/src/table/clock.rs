@@ -16,8 +16,12 @@ impl Actor {
             Some(self.clock_deadline(clock))
         } else {
             match &self.current {
-                // Between hands (the next one, or a hand start to be tried again).
-                None => self.next_hand_at,
+                // Between hands (the next one, or a hand start to be tried again, or
+                // the seeds' wait).
+                None => match (self.next_hand_at, self.seeds_at) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                },
                 // In a hand with no clock running, or a finished hand waiting for its
                 // commit (whose outcome wakes the actor): nobody's time runs out.
                 Some(_) => None,

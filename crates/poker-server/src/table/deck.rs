@@ -1,65 +1,115 @@
 //! The verifiable deck at a table (docs/fairness.md): the next hand's deck is committed
-//! (its order drawn from a generator keyed by the operating system's, a salt per card from
-//! the operating system's generator itself) and published when a
-//! hand is dealt, so seated players' seeds for it arrive during that hand; the deal mixes
-//! in the seeds that came before it; after the hand each player gets the proofs of exactly
-//! the cards they saw.
+//! (every nonce from one secret read from the operating system's generator) and published
+//! when a hand is dealt, so seated players' commitments to their seeds arrive during that
+//! hand; between hands the table closes the list of commitments and sends it to everyone,
+//! the players reveal their seeds, and the deal mixes in those that open their
+//! commitments. The deal waits a short while for the players whose clients take part
+//! ([`SEED_WAIT`]); after the hand each player gets the proofs of exactly the cards they
+//! saw.
 
 use super::actor::*;
 use super::*;
-use poker_fairness::{prove_deck, CommittedDeck, Seed, Viewer};
+use poker_fairness::deck::rounds_for;
+use poker_fairness::{prove_deck, seed_commitment, CommittedDeck, Digest, Seed, Viewer};
+use poker_fairness::{SeatSeed, SeedCommit};
 use poker_protocol::ServerMsg;
-use poker_rules::DeckKind;
+use poker_rules::Game;
 use poker_store::HandId;
 use rand::rngs::OsRng;
-use rand::seq::SliceRandom;
-use rand::{RngCore, SeedableRng};
+use rand::RngCore;
 use std::collections::HashMap;
+use tokio::time::Instant;
+
+/// How long the deal waits, between hands, for the commitments of the players whose
+/// clients take part in the seeds, and again, once the list is closed, for their seeds.
+/// A browser or a bot answers within a round trip (milliseconds on a LAN, a few hundred on
+/// a phone), so one second keeps every seed of a live client and costs a table at most two
+/// seconds when a client goes quiet; a player who misses it is not waited for again until
+/// their client sends a commitment (a client that never sends one is never waited for).
+pub(super) const SEED_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The next hand's committed deck and the seeds sent for it so far.
 pub(super) struct NextDeck {
     /// The deck, committed for the hand id it will be dealt under.
     pub(super) deck: CommittedDeck,
-    /// The first seed each player sent for it.
-    pub(super) seeds: HashMap<PlayerId, Seed>,
+    /// The first commitment each player sent for it, and whether it is the house's.
+    commits: HashMap<PlayerId, (Digest, bool)>,
+    /// The list, once closed: by ascending seat, with each entry's player.
+    closed: Option<Closed>,
+    /// The seeds revealed (each opens its player's commitment).
+    seeds: HashMap<PlayerId, Seed>,
+    /// Since when the table has been ready to deal with the list still open.
+    waiting_since: Option<Instant>,
+}
+
+/// A closed list of seed commitments.
+struct Closed {
+    list: Vec<SeedCommit>,
+    players: Vec<PlayerId>,
+    at: Instant,
 }
 
 impl NextDeck {
-    /// A deck of this kind, shuffled and salted afresh, committed for a fresh hand id. The
-    /// salts are read from the operating system's generator; the order comes from a ChaCha
-    /// generator (`StdRng`, cryptographically secure) keyed with 32 bytes read from it at
-    /// once: shuffling with `OsRng` itself made a system call per card (about 75 per hand,
-    /// 1.7% of pokerd's CPU at full speed).
-    pub(super) fn draw(kind: DeckKind) -> NextDeck {
-        let mut cards = kind.cards();
-        let mut order = rand::rngs::StdRng::from_rng(OsRng).expect("the system's generator");
-        cards.shuffle(&mut order);
-        // Every salt in one read of the generator.
-        let mut bytes = vec![0u8; 16 * cards.len()];
-        OsRng.fill_bytes(&mut bytes);
-        let salts = bytes
-            .chunks(16)
-            .map(|s| poker_fairness::Bytes(s.try_into().expect("16 bytes")))
-            .collect();
-        let deck = CommittedDeck::new(HandId::new(), cards, salts)
-            .expect("a game's deck holds distinct cards, each with a salt");
+    /// A deck for `game`, committed for a fresh hand id from a secret read at once from
+    /// the operating system's generator (every nonce of every round comes from it).
+    pub(super) fn draw(game: Game) -> NextDeck {
+        let mut secret = [0u8; 32];
+        OsRng.fill_bytes(&mut secret);
+        let deck = CommittedDeck::new(
+            HandId::new(),
+            game.deck(),
+            rounds_for(game),
+            poker_fairness::Bytes(secret),
+        )
+        .expect("every game commits 1 to 4 rounds of a 52- or 36-card deck");
         NextDeck {
             deck,
+            commits: HashMap::new(),
+            closed: None,
             seeds: HashMap::new(),
+            waiting_since: None,
         }
+    }
+
+    /// The closed list, if closed.
+    pub(super) fn closed_list(&self) -> Option<&[SeedCommit]> {
+        self.closed.as_ref().map(|c| c.list.as_slice())
+    }
+
+    /// The closed list (empty if it never closed) and the seeds revealed by the players
+    /// dealt in (`dealt`: each player and their seat), for the dealing.
+    pub(super) fn seeds_for(&self, dealt: &[(PlayerId, usize)]) -> (Vec<SeedCommit>, Vec<SeatSeed>) {
+        let Some(closed) = &self.closed else {
+            return (Vec::new(), Vec::new());
+        };
+        let seeds = dealt
+            .iter()
+            .filter_map(|&(player, seat)| {
+                let seat = u8::try_from(seat).ok()?;
+                let listed = closed
+                    .list
+                    .iter()
+                    .zip(&closed.players)
+                    .any(|(e, p)| *p == player && e.seat == seat);
+                let seed = *self.seeds.get(&player)?;
+                listed.then_some(SeatSeed { seat, seed })
+            })
+            .collect();
+        (closed.list.clone(), seeds)
     }
 }
 
 impl Actor {
     /// Commits the next hand's deck and tells every seated player (who answer with their
-    /// seeds; spectators and whoever sits later find it in their snapshot).
+    /// seeds' commitments; spectators and whoever sits later find it in their snapshot).
     pub(super) fn commit_next_deck(&mut self) {
-        let next = NextDeck::draw(self.table.rules().game.deck());
+        let next = NextDeck::draw(self.table.rules().game);
         let msg = ServerMsg::DeckCommitted {
             table_id: self.table_id,
             commitment: next.deck.commitment(),
         };
         self.next_deck = Some(next);
+        self.seeds_at = None;
         let seated = self.seated_players();
         self.fan_out(|who| match who {
             Some(p) if seated.contains(&p) => vec![Out::own(msg.clone())],
@@ -67,38 +117,38 @@ impl Actor {
         });
     }
 
-    /// A seed from a connection of this process ([`super::Command::Seed`]): taken, or
-    /// its refusal sent to the connection's queue. Not urgent: a seed taken makes nothing
-    /// for its player, so what they are sent as an onlooker may wait as usual (a refusal,
-    /// their own frame, goes at once all the same).
+    /// A seed's commitment or a seed from a connection of this process
+    /// ([`super::Command::Seed`]): taken, or its refusal sent to the connection's queue.
+    /// Not urgent: a seed taken makes nothing for its player, so what they are sent as an
+    /// onlooker may wait as usual (a refusal, their own frame, goes at once all the same).
     pub(super) fn seed_queued(
         &mut self,
         player: PlayerId,
-        hand_id: HandId,
-        seed: Seed,
+        step: SeedStep,
         queue: &tokio::sync::mpsc::Sender<Batch>,
     ) {
         let request = Request::Seat {
             player,
-            request: SeatRequest::Seed { hand_id, seed },
+            request: SeatRequest::Seed(step),
         };
         let result = self
             .private_guard(&request)
-            .and_then(|()| self.take_seed(player, hand_id, seed));
+            .and_then(|()| self.take_seed(player, step));
         if let Err(refusal) = result {
             self.refuse_to(queue, refusal);
         }
     }
 
-    /// A seated player's seed for the next hand: the first one each player sends counts,
-    /// if it names the hand committed next.
-    pub(super) fn take_seed(
-        &mut self,
-        player: PlayerId,
-        hand_id: HandId,
-        seed: Seed,
-    ) -> Result<Outcome, Refusal> {
-        if self.seat_of(player).is_none() {
+    /// A player's commitment (seated, or sitting down now) or seed (listed when the list
+    /// closed) for the next hand: the first of each counts, if it names the hand
+    /// committed next and, for a seed, opens the commitment.
+    pub(super) fn take_seed(&mut self, player: PlayerId, step: SeedStep) -> Result<Outcome, Refusal> {
+        let seated = self.seat_of(player).is_some();
+        let sitting = self.sitting.is_sitting(player);
+        let hand_id = match step {
+            SeedStep::Commit { hand_id, .. } | SeedStep::Reveal { hand_id, .. } => hand_id,
+        };
+        if !seated && !(sitting && matches!(step, SeedStep::Commit { .. })) {
             return Err(Refusal::Seed("you are not seated at this table".into()));
         }
         let next = self
@@ -110,27 +160,234 @@ impl Actor {
                     "hand {hand_id} is not the next hand: it was dealt without this seed"
                 ))
             })?;
-        if next.seeds.contains_key(&player) {
-            return Err(Refusal::Seed(
-                "you sent a seed for this hand already".into(),
-            ));
+        match step {
+            SeedStep::Commit {
+                commitment, house, ..
+            } => {
+                if next.closed.is_some() {
+                    return Err(Refusal::Seed(
+                        "the list of commitments for this hand is closed: it is dealt without yours".into(),
+                    ));
+                }
+                if next.commits.contains_key(&player) {
+                    return Err(Refusal::Seed(
+                        "you sent a commitment for this hand already".into(),
+                    ));
+                }
+                next.commits.insert(player, (commitment, house));
+                self.seeding.insert(player);
+                if house {
+                    self.house.insert(player);
+                }
+            }
+            SeedStep::Reveal { seed, .. } => {
+                let deck = next.deck.commitment().commitment;
+                let Some(closed) = &next.closed else {
+                    return Err(Refusal::Seed(
+                        "the list of commitments is not closed yet: reveal your seed once it is (seeds_closed)".into(),
+                    ));
+                };
+                let Some(i) = closed.players.iter().position(|&p| p == player) else {
+                    return Err(Refusal::Seed(
+                        "your commitment is not in the closed list: this hand is dealt without your seed".into(),
+                    ));
+                };
+                if next.seeds.contains_key(&player) {
+                    return Err(Refusal::Seed("you sent a seed for this hand already".into()));
+                }
+                if seed_commitment(&deck, &seed) != closed.list[i].commitment {
+                    return Err(Refusal::Seed(
+                        "this seed does not open your commitment".into(),
+                    ));
+                }
+                next.seeds.insert(player, seed);
+            }
         }
-        next.seeds.insert(player, seed);
         Ok(Outcome {
             amount: 0,
             pending: false,
         })
     }
 
-    /// Sends each player dealt into the hand just finished the proofs of what they saw.
-    pub(super) fn send_proofs(&mut self, cur: &Current) {
-        for (i, &player) in cur.players.iter().enumerate() {
-            match prove_deck(&cur.deck, &cur.dealing, &cur.events, Viewer::Player(i)) {
+    /// The seated players the deal waits for: not sitting out, with chips, and whose
+    /// clients take part in the seeds.
+    fn seed_takers(&self) -> Vec<PlayerId> {
+        self.table
+            .seats()
+            .iter()
+            .flatten()
+            .filter(|o| !o.sitting_out && o.stack > 0 && self.seeding.contains(&o.player))
+            .map(|o| o.player)
+            .collect()
+    }
+
+    /// Whether two players could be dealt in now (sitting in, with chips).
+    fn could_deal(&self) -> bool {
+        self.table
+            .seats()
+            .iter()
+            .flatten()
+            .filter(|o| !o.sitting_out && o.stack > 0)
+            .count()
+            >= 2
+    }
+
+    /// Closes the next deck's list of commitments and sends it to everyone at the table:
+    /// the commitments of the players seated now, by seat.
+    fn close_seeds(&mut self) {
+        let Some(next) = self.next_deck.as_mut() else {
+            return;
+        };
+        if next.closed.is_some() {
+            return;
+        }
+        let mut entries: Vec<(SeedCommit, PlayerId)> = self
+            .table
+            .seats()
+            .iter()
+            .enumerate()
+            .filter_map(|(seat, o)| {
+                let o = o.as_ref()?;
+                let &(commitment, house) = next.commits.get(&o.player)?;
+                Some((
+                    SeedCommit {
+                        seat: u8::try_from(seat).ok()?,
+                        commitment,
+                        house,
+                    },
+                    o.player,
+                ))
+            })
+            .collect();
+        entries.sort_by_key(|e| e.0.seat);
+        let msg = ServerMsg::SeedsClosed {
+            table_id: self.table_id,
+            hand_id: next.deck.hand_id(),
+            list: entries.iter().map(|e| e.0).collect(),
+        };
+        next.closed = Some(Closed {
+            list: entries.iter().map(|e| e.0).collect(),
+            players: entries.iter().map(|e| e.1).collect(),
+            at: Instant::now(),
+        });
+        self.send_all(&msg);
+    }
+
+    /// Between hands, while the table pauses: closes the list as soon as every player the
+    /// deal would wait for has committed, so the seeds come in during the pause.
+    pub(super) fn close_seeds_when_all_in(&mut self) {
+        let Some(next) = self.next_deck.as_ref() else {
+            return;
+        };
+        if next.closed.is_none()
+            && self.could_deal()
+            && self
+                .seed_takers()
+                .iter()
+                .all(|p| next.commits.contains_key(p))
+        {
+            self.close_seeds();
+        }
+    }
+
+    /// Whether the next deck's seeds let the table deal now: the list closed once every
+    /// player the deal waits for committed (or [`SEED_WAIT`] passed), then every player
+    /// listed revealed (or [`SEED_WAIT`] passed). `Err`: when to look again.
+    pub(super) fn seeds_ready(&mut self) -> Result<(), Instant> {
+        if !self.could_deal() {
+            return Ok(());
+        }
+        let now = Instant::now();
+        let takers = self.seed_takers();
+        let Some(next) = self.next_deck.as_mut() else {
+            return Ok(());
+        };
+        if next.closed.is_none() {
+            let missing: Vec<PlayerId> = takers
+                .iter()
+                .copied()
+                .filter(|p| !next.commits.contains_key(p))
+                .collect();
+            if !missing.is_empty() {
+                let since = *next.waiting_since.get_or_insert(now);
+                if now < since + SEED_WAIT {
+                    return Err(since + SEED_WAIT);
+                }
+                tracing::info!(missing = missing.len(), "dealt without the commitments of players who did not send one in time");
+                for p in missing {
+                    self.seeding.remove(&p);
+                }
+            }
+            self.close_seeds();
+        }
+        let Some(next) = self.next_deck.as_ref() else {
+            return Ok(());
+        };
+        let Some(closed) = &next.closed else {
+            return Ok(());
+        };
+        let missing: Vec<PlayerId> = closed
+            .players
+            .iter()
+            .copied()
+            .filter(|p| takers.contains(p) && !next.seeds.contains_key(p))
+            .collect();
+        if !missing.is_empty() {
+            let due = closed.at + SEED_WAIT;
+            if now < due {
+                return Err(due);
+            }
+            tracing::info!(missing = missing.len(), "dealt without the seeds of players who did not reveal in time");
+            for p in missing {
+                self.seeding.remove(&p);
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts the hand just dealt in the seeds' metrics: whether every player dealt in
+    /// (the house's seats aside) had their seed used, or none did.
+    pub(super) fn count_seeds(
+        &self,
+        dealing: &poker_fairness::Dealing,
+        players: &[PlayerId],
+        seats: &[usize],
+    ) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let m = &self.ctx.metrics;
+        m.hands_dealt.fetch_add(1, Relaxed);
+        let used = |seat: usize| dealing.seeds.iter().any(|s| usize::from(s.seat) == seat);
+        let people: Vec<usize> = players
+            .iter()
+            .zip(seats)
+            .filter(|(p, _)| !self.house.contains(p))
+            .map(|(_, &s)| s)
+            .collect();
+        if people.iter().all(|&s| used(s)) {
+            m.hands_all_seeds.fetch_add(1, Relaxed);
+        }
+        if !people.iter().any(|&s| used(s)) {
+            m.hands_no_player_seed.fetch_add(1, Relaxed);
+        }
+    }
+
+    /// Sends each player dealt into the hand the proofs of what they saw (again after an
+    /// uncontested winner shows: the shown cards then have their proofs too).
+    pub(super) fn send_proofs(
+        &mut self,
+        number: u64,
+        players: &[PlayerId],
+        deck: &CommittedDeck,
+        dealing: &poker_fairness::Dealing,
+        events: &[poker_rules::Event],
+    ) {
+        for (i, &player) in players.iter().enumerate() {
+            match prove_deck(deck, dealing, events, Viewer::Player(i)) {
                 Ok(proof) => self.send_to(
                     player,
                     ServerMsg::DeckProof {
                         table_id: self.table_id,
-                        hand_number: cur.plan.number,
+                        hand_number: number,
                         proof: Box::new(proof),
                     },
                 ),

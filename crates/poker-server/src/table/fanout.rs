@@ -128,6 +128,11 @@ impl Actor {
                 .next_deck
                 .as_ref()
                 .map(|n| Box::new(n.deck.commitment())),
+            seeds_closed: self
+                .next_deck
+                .as_ref()
+                .and_then(|n| n.closed_list())
+                .map(<[_]>::to_vec),
         }
     }
 

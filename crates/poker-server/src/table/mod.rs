@@ -19,7 +19,7 @@ use crate::metrics::Metrics;
 use poker_protocol::{ErrorCode, ServerMsg};
 use poker_rules::table::{Entry, TableRules};
 use poker_rules::{Action, Chips};
-use poker_store::{HandId, PersisterHandle, PlayerId, SqlStore, TableId};
+use poker_store::{PersisterHandle, PlayerId, SqlStore, TableId};
 use serde::{Deserialize, Serialize};
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -310,10 +310,8 @@ pub enum Command {
     Seed {
         /// Who.
         player: PlayerId,
-        /// The hand the seed is for.
-        hand_id: HandId,
-        /// The seed.
-        seed: poker_fairness::Seed,
+        /// The commitment or the seed.
+        step: SeedStep,
         /// Where a refusal goes.
         queue: mpsc::Sender<Batch>,
     },
@@ -357,9 +355,26 @@ pub enum SeatRequest {
     },
     /// Show the cards of the hand just won without a showdown (until the next hand).
     ShowHand,
-    /// The player's seed for the next hand's deck (docs/fairness.md).
-    Seed {
-        /// The hand the commitment answered is for.
+    /// A step of the player's seed for the next hand's deck (docs/fairness.md).
+    Seed(SeedStep),
+}
+
+/// A step of a player's seed for the next hand's deck (docs/fairness.md): the commitment,
+/// then, once the table closed the list of commitments, the seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SeedStep {
+    /// The commitment to a seed.
+    Commit {
+        /// The hand the deck's commitment is for.
+        hand_id: poker_store::HandId,
+        /// The seed's commitment.
+        commitment: poker_fairness::Digest,
+        /// Sent by a house bot's connection: the house's own seed.
+        house: bool,
+    },
+    /// The seed revealed.
+    Reveal {
+        /// The hand.
         hand_id: poker_store::HandId,
         /// The seed.
         seed: poker_fairness::Seed,
@@ -376,14 +391,15 @@ impl SeatRequest {
             SeatRequest::Leave => "leave",
             SeatRequest::AutoMuck { .. } => "auto_muck",
             SeatRequest::Straddle { .. } => "straddle",
-            SeatRequest::Seed { .. } => "seed",
+            SeatRequest::Seed(SeedStep::Commit { .. }) => "seed_commit",
+            SeatRequest::Seed(SeedStep::Reveal { .. }) => "seed",
             SeatRequest::ShowHand => "show_hand",
         }
     }
 
     /// Whether granting it changes what everyone sees of the seats (a seed does not).
     pub fn changes_seats(&self) -> bool {
-        !matches!(self, SeatRequest::Seed { .. } | SeatRequest::ShowHand)
+        !matches!(self, SeatRequest::Seed(_) | SeatRequest::ShowHand)
     }
 }
 
@@ -586,14 +602,12 @@ impl TableHandle {
     pub(crate) fn seed_queued(
         &self,
         player: PlayerId,
-        hand_id: HandId,
-        seed: poker_fairness::Seed,
+        step: SeedStep,
         queue: &mpsc::Sender<Batch>,
     ) -> Result<bool, Refusal> {
         self.queued(|| Command::Seed {
             player,
-            hand_id,
-            seed,
+            step,
             queue: queue.clone(),
         })
     }

@@ -6,7 +6,6 @@ use super::clock::default_action;
 use super::deck::NextDeck;
 use super::writer::*;
 use super::*;
-use poker_fairness::SeatSeed;
 use poker_protocol::ServerMsg;
 use poker_rules::{Action, Card, CardSource, Chips, Decision, Event, Hand};
 use poker_store::{now_ms, CompletedHand, HandPlayer, HandRecord, PlayerId, Store, TableStatus};
@@ -47,9 +46,21 @@ impl Actor {
                     return;
                 }
                 if self.next_hand_at.is_some_and(|t| Instant::now() < t) {
+                    // The pause between hands: the seeds can come in meanwhile.
+                    self.close_seeds_when_all_in();
                     return;
                 }
-                if !self.private_before_deal().await || !self.deal().await {
+                if !self.private_before_deal().await {
+                    return;
+                }
+                match self.seeds_ready() {
+                    Ok(()) => self.seeds_at = None,
+                    Err(at) => {
+                        self.seeds_at = Some(at);
+                        return;
+                    }
+                }
+                if !self.deal().await {
                     return;
                 }
             }
@@ -193,24 +204,17 @@ impl Actor {
                     .player
             })
             .collect();
-        // The deck committed before any seed was taken, in the order the seeds of the
-        // players dealt in make of it (those that came before now; none is waited for).
+        // The deck committed before any seed was taken, in the order the seeds revealed
+        // by the players dealt in make of it, under the list of commitments closed before
+        // any was revealed (docs/fairness.md).
         let next = match self.next_deck.take() {
             Some(next) => next,
-            None => NextDeck::draw(plan.config.game.deck()),
+            None => NextDeck::draw(plan.config.game),
         };
-        let seeds = players
-            .iter()
-            .zip(&plan.seats)
-            .filter_map(|(p, &seat)| {
-                let seed = *next.seeds.get(p)?;
-                Some(SeatSeed {
-                    seat: seat as u8,
-                    seed,
-                })
-            })
-            .collect();
-        let dealing = next.deck.dealing(seeds);
+        let dealt: Vec<(PlayerId, usize)> =
+            players.iter().copied().zip(plan.seats.iter().copied()).collect();
+        let (seed_list, seeds) = next.seeds_for(&dealt);
+        let dealing = next.deck.dealing(seed_list, seeds);
         let cards = next.deck.dealt_cards(&dealing);
         let (hand, events) = match Hand::new(plan.config.clone(), CardSource::Deck(cards)) {
             Ok(x) => x,
@@ -249,6 +253,7 @@ impl Actor {
             self.next_hand_at = Some(Instant::now() + Duration::from_secs(1));
             return false;
         }
+        self.count_seeds(&dealing, &players, &plan.seats);
         self.button = Some(plan.button as u32);
         self.uncontested = None;
         self.current = Some(Current {
@@ -266,6 +271,7 @@ impl Actor {
             span,
             deck: next.deck,
             dealing,
+            phh: None,
         });
         // Everyone learns of the new hand with a snapshot of the table first.
         let view = self.table_view();
@@ -318,7 +324,7 @@ impl Actor {
                 })
                 .collect(),
             rake: cur.hand.rake(),
-            phh,
+            phh: phh.clone(),
             record: HandRecord {
                 board: Card::format_many(cur.hand.board()),
                 button: cur.plan.button,
@@ -328,7 +334,7 @@ impl Actor {
                 posts: cur.plan.posts.clone(),
                 starting_stacks: cur.plan.config.seats.iter().map(|s| s.stack).collect(),
                 finishing_stacks: stacks,
-                deck: Some(cur.deck.record(&cur.dealing)),
+                deck: Some(poker_fairness::StoredDeck::V2(cur.deck.record(&cur.dealing))),
                 // Folds to a bet, and whether the folder was ahead: for the collusion
                 // report, from the cards the table knows (microseconds, no replay).
                 folds: Some(crate::fairplay::report::fold_facts(
@@ -341,6 +347,7 @@ impl Actor {
             ended_at: now_ms(),
             fence: self.ctx.fence,
         };
+        cur.phh = Some(phh);
         self.committing = Some(super::commit::spawn(
             self.ctx.persister.clone(),
             completed,
@@ -399,7 +406,13 @@ impl Actor {
         let cur = self.current.take().expect("a hand");
         self.clock = None;
         self.uncontested = super::show::Uncontested::of(&cur);
-        self.send_proofs(&cur);
+        self.send_proofs(
+            cur.plan.number,
+            &cur.players,
+            &cur.deck,
+            &cur.dealing,
+            &cur.events,
+        );
         if self.rabbit_hunt {
             let cards = cur.hand.rabbit();
             if !cards.is_empty() {

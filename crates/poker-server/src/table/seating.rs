@@ -161,9 +161,9 @@ impl Actor {
         player: PlayerId,
         request: SeatRequest,
     ) -> Result<Outcome, Refusal> {
-        if let SeatRequest::Seed { hand_id, seed } = request {
+        if let SeatRequest::Seed(step) = request {
             // Refused with its own code when the player is not seated.
-            return self.take_seed(player, hand_id, seed);
+            return self.take_seed(player, step);
         }
         if matches!(request, SeatRequest::Leave) {
             if let Some(outcome) = self.leave_while_sitting(player) {
@@ -237,8 +237,8 @@ impl Actor {
                 self.table.set_straddle(seat, on).map_err(table_error)?;
                 done(0, false)
             }
-            SeatRequest::Seed { hand_id, seed } => self.take_seed(player, hand_id, seed),
-            SeatRequest::ShowHand => self.show_uncontested(player),
+            SeatRequest::Seed(step) => self.take_seed(player, step),
+            SeatRequest::ShowHand => self.show_uncontested(player).await,
             SeatRequest::Leave => {
                 if self.in_hand(player) {
                     self.info.get_mut(&player).expect("seated").leaving = true;

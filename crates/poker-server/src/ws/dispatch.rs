@@ -5,7 +5,7 @@
 //! ([`Handled::Later`]), which goes on answering its client meanwhile (a table on a frozen
 //! node answers `table_moving` after about a heartbeat, and only that request waits).
 
-use crate::table::{PrivateAsk, Refusal, SeatRequest, TableHandle};
+use crate::table::{PrivateAsk, Refusal, SeatRequest, SeedStep, TableHandle};
 use crate::AppState;
 use futures_util::future::BoxFuture;
 use poker_protocol::{ClientMsg, ErrorCode, HostCommand, ServerMsg};
@@ -189,6 +189,7 @@ pub(crate) async fn handle(
         | ClientMsg::JoinWaitlist { table_id }
         | ClientMsg::LeaveWaitlist { table_id }
         | ClientMsg::Seed { table_id, .. }
+        | ClientMsg::SeedCommit { table_id, .. }
         | ClientMsg::BuyInRange { table_id }
         | ClientMsg::JoinPrivate { table_id, .. }
         | ClientMsg::Host { table_id, .. } => *table_id,
@@ -248,20 +249,37 @@ fn act_at_once(state: &AppState, conn: &Conn, msg: &ClientMsg) -> Option<Handled
             .tables
             .get(*table_id)?
             .act_queued(player, *decision_id, *action, &conn.out),
-        ClientMsg::Seed {
-            table_id,
-            hand_id,
-            seed,
-        } => state
-            .tables
-            .get(*table_id)?
-            .seed_queued(player, *hand_id, *seed, &conn.out),
+        ClientMsg::Seed { table_id, .. } | ClientMsg::SeedCommit { table_id, .. } => {
+            let step = seed_step(msg, conn.identity.as_ref()?.me.bot)?;
+            state
+                .tables
+                .get(*table_id)?
+                .seed_queued(player, step, &conn.out)
+        }
         _ => return None,
     };
     match queued {
         Ok(true) => Some(Handled::Now(None)),
         Ok(false) => None,
         Err(refusal) => Some(Handled::Now(Some(Box::new(refusal.into())))),
+    }
+}
+
+/// The seed protocol's step a client's message carries (`None`: not a seed message); a
+/// commitment from a house bot's connection is the house's.
+fn seed_step(msg: &ClientMsg, bot: bool) -> Option<SeedStep> {
+    match *msg {
+        ClientMsg::SeedCommit {
+            hand_id,
+            commitment,
+            ..
+        } => Some(SeedStep::Commit {
+            hand_id,
+            commitment,
+            house: bot,
+        }),
+        ClientMsg::Seed { hand_id, seed, .. } => Some(SeedStep::Reveal { hand_id, seed }),
+        _ => None,
     }
 }
 
@@ -364,11 +382,10 @@ async fn ask(
             let result = table.chat(me.player_id, me.name.clone(), text).await;
             return Finished::reply(table_id, refused(result));
         }
-        ClientMsg::Seed { hand_id, seed, .. } => {
+        ClientMsg::Seed { .. } | ClientMsg::SeedCommit { .. } => {
             // Taken silently; only a refusal (late, repeated, not seated) is answered.
-            let result = table
-                .seat(me.player_id, SeatRequest::Seed { hand_id, seed })
-                .await;
+            let step = seed_step(&msg, me.bot).expect("a seed message");
+            let result = table.seat(me.player_id, SeatRequest::Seed(step)).await;
             return Finished::reply(table_id, refused(result.map(|_| ())));
         }
         ClientMsg::BuyInRange { .. } => {

@@ -177,6 +177,21 @@ impl SqlStore {
         HandRow::try_from(row)
     }
 
+    /// [`Store::record_show`] on both backends.
+    pub(super) async fn record_show_impl(&self, hand: HandId, phh: &str) -> StoreResult<()> {
+        let done = sqlx::query(&self.sql(
+            "update hand set phh = $1 where hand_id = $2 and status = 'complete'",
+        ))
+        .bind(phh)
+        .bind(hand.to_string())
+        .execute(&self.pool)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound("hand"));
+        }
+        Ok(())
+    }
+
     /// [`Store::table_hands`] on both backends.
     pub(super) async fn table_hands_impl(
         &self,

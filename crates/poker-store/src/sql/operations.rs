@@ -429,6 +429,10 @@ impl Store for SqlStore {
         self.hand_impl(hand).await
     }
 
+    async fn record_show(&self, hand: HandId, phh: &str) -> StoreResult<()> {
+        self.record_show_impl(hand, phh).await
+    }
+
     async fn table_hands(
         &self,
         table: TableId,
