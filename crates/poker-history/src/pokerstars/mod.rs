@@ -131,10 +131,10 @@ struct Hand<'a> {
     /// Mucked hands the record says the table saw (`# p2 mucked 9sAh`), as PokerStars
     /// names them in the summary: kept as a comment, which replays as nothing.
     mucked_named: std::collections::BTreeMap<usize, Vec<Card>>,
-    /// Cards the record says a player showed outside the engine's showdown (`# p3
-    /// shows Qc`): a hand shown in part then mucked (PokerStars writes `shows [Qc]` for
-    /// the muck), or the hand of a winner without a showdown who showed it (written
-    /// after the pot is collected).
+    /// Cards the record says a player showed outside the engine's showdown: a hand
+    /// shown in part then mucked (`# p3 shows in part Qc`; PokerStars writes `shows
+    /// [Qc]` for the muck), a part of the hand of a winner without a showdown, or that
+    /// winner's whole hand (`# p3 shows QcQd`), written after the pot is collected.
     shown_outside: std::collections::BTreeMap<usize, Vec<Card>>,
 }
 
@@ -223,7 +223,7 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
         .filter(|&k| (1..=n).contains(&k))
         .map(|k| k - 1)
         .collect();
-    // Comments naming a player's cards: `# p2 mucked 9sAh`, `# p3 shows Qc`.
+    // Comments naming a player's cards: `# p2 mucked 9sAh`, `# p3 shows in part Qc`.
     let named = |what: &str| {
         phh.actions
             .iter()
@@ -238,7 +238,8 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
             .collect()
     };
     let mucked_named = named(" mucked ");
-    let shown_outside = named(" shows ");
+    let mut shown_outside: std::collections::BTreeMap<usize, Vec<Card>> = named(" shows in part ");
+    shown_outside.append(&mut named(" shows "));
     let hand = Hand {
         money,
         no_show,

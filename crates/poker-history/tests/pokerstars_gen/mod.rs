@@ -1,7 +1,7 @@
 //! The authored PokerStars fixtures: hands our engine deals from fixed seeds, played by
 //! seeded random choices, written by our PokerStars writer for one viewer; and edge
 //! cases written by hand as PHH (run it twice, a straddle, side pots, a dead small blind
-//! posted with the big, a winner who does not show).
+//! posted with the big, a winner who does not show, hands shown in part).
 
 use poker_history::phh::{self, PhhHand};
 use poker_history::pokerstars::money::Money;
@@ -392,6 +392,38 @@ _blind_kinds = ['blind', 'blind', 'post', 'blind']
             },
         ],
         4,
+    );
+    // A hand shown in part at the showdown and mucked (`shows [9c]` for the muck), its
+    // shown part named in the summary.
+    add(
+        r##"variant = 'NT'
+antes = [0, 0, 0]
+blinds_or_straddles = [50, 100, 0]
+min_bet = 100
+starting_stacks = [4000, 4000, 4000]
+actions = ['d dh p1 AcAd', 'd dh p2 9c9d', 'd dh p3 7h2c', 'p3 f', 'p1 cbr 300', 'p2 cc',
+  'd db Qs8h3d', 'p1 cc', 'p2 cc', 'd db 4c', 'p1 cc', 'p2 cc', 'd db 2h', 'p1 cc', 'p2 cc',
+  'p1 sm AcAd', 'p2 sm', '# p2 shows in part 9c', '# p2 mucked 9c']
+"##,
+        3,
+        &[1, 4, 6],
+        &[],
+        5,
+    );
+    // A winner without a showdown who shows one card of the hand, after collecting.
+    add(
+        r##"variant = 'NT'
+antes = [0, 0, 0]
+blinds_or_straddles = [50, 100, 0]
+min_bet = 100
+starting_stacks = [4000, 4000, 4000]
+actions = ['d dh p1 5c5d', 'd dh p2 Jh9h', 'd dh p3 AsKd', 'p3 cbr 300', 'p1 f', 'p2 cc',
+  'd db Ah7c2d', 'p2 cc', 'p3 cbr 400', 'p2 f', '# p3 shows in part As']
+"##,
+        3,
+        &[1, 4, 6],
+        &[],
+        6,
     );
     out
 }
