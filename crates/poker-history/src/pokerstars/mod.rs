@@ -131,10 +131,11 @@ struct Hand<'a> {
     /// Mucked hands the record says the table saw (`# p2 mucked 9sAh`), as PokerStars
     /// names them in the summary: kept as a comment, which replays as nothing.
     mucked_named: std::collections::BTreeMap<usize, Vec<Card>>,
-    /// Cards the record says a player showed outside the engine's showdown: a hand
-    /// shown in part then mucked (`# p3 shows in part Qc`; PokerStars writes `shows
-    /// [Qc]` for the muck), a part of the hand of a winner without a showdown, or that
-    /// winner's whole hand (`# p3 shows QcQd`), written after the pot is collected.
+    /// Cards the record says a player showed in part (`# p3 shows in part Qc`), which
+    /// no event of the engine's holds: a hand shown in part then mucked (PokerStars
+    /// writes `shows [Qc]` for the muck), or a part of the hand of a winner without a
+    /// showdown, written after the pot is collected. (That winner's whole hand is an
+    /// event, `Shown` after `HandEnded`.)
     shown_outside: std::collections::BTreeMap<usize, Vec<Card>>,
 }
 
@@ -238,8 +239,7 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
             .collect()
     };
     let mucked_named = named(" mucked ");
-    let mut shown_outside: std::collections::BTreeMap<usize, Vec<Card>> = named(" shows in part ");
-    shown_outside.append(&mut named(" shows "));
+    let shown_outside = named(" shows in part ");
     let hand = Hand {
         money,
         no_show,
