@@ -457,5 +457,20 @@ actions = ['d dh p1 KhKs9d', 'd dh p2 3d3s5h', 'd dh p3 QhQdAs', 'p1 pb', 'p2 cc
         &[],
         8,
     );
+    // A winner before the flop who shows: two cards named by their pair.
+    add(
+        r##"variant = 'NT'
+antes = [0, 0, 0]
+blinds_or_straddles = [50, 100, 0]
+min_bet = 100
+starting_stacks = [4000, 4000, 4000]
+actions = ['d dh p1 5c5d', 'd dh p2 Jh9h', 'd dh p3 ThTd', 'p3 cbr 300', 'p1 f', 'p2 f',
+  '# p3 shows ThTd']
+"##,
+        3,
+        &[1, 4, 6],
+        &[],
+        9,
+    );
     out
 }
