@@ -501,8 +501,9 @@ pub struct Replay {
 }
 
 /// The history as one player may see it: their own cards, every card dealt face up, and
-/// the hands shown at showdown; everyone else's down cards and discards are `??`. Amounts
-/// and actions are unchanged, so it replays to the same stacks.
+/// the hands shown (at the showdown, or after the hand by a winner without one, `# p3
+/// shows AsKd`); everyone else's down cards and discards are `??`. Amounts and actions
+/// are unchanged, so it replays to the same stacks.
 pub fn for_viewer(phh: &PhhHand, viewer: usize) -> Result<PhhHand, PhhError> {
     let played = replay(phh)?;
     if played.scale != 1 {
