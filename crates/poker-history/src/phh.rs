@@ -6,6 +6,20 @@
 //! history is scaled by the smallest power of ten that makes every input amount whole,
 //! and results are scaled back. Players are `p1..pN` from the button's left; in
 //! heads-up histories the forced-bet arrays are listed in reverse (the spec's rule).
+//!
+//! What the standard has no notation for is written as commentary, a whole action
+//! string that starts with `#`, which other readers (pokerkit) skip:
+//!
+//! - run it twice: each player's answer (`# p2 run it twice: yes`) and the second run's
+//!   board cards (`# d db2 7h2c`);
+//! - a show after a hand won without a showdown: the winner's whole hand, after the
+//!   hand is over (`# p3 shows AsKd`, every hole card in any order, as one string);
+//!   [`replay`] gives it as an [`Event::Shown`] after [`Event::HandEnded`] and refuses
+//!   it ([`PhhError::Show`]) anywhere else, and [`write`] writes that event back so;
+//! - what a PokerStars text said that no engine action plays, for the PokerStars
+//!   writer only (replay skips it): a winner who did not show (`# p3 doesn't show
+//!   hand`), a mucked hand the summary names (`# p2 mucked 9sAh`), cards shown in part
+//!   (`# p2 shows in part 9s`).
 
 use poker_rules::card::{Card, Cards};
 use poker_rules::game::{Structure, Variant};
@@ -107,6 +121,16 @@ pub enum PhhError {
     /// The actions stop before the hand is over.
     #[error("the history ends before the hand is over")]
     Incomplete,
+    /// A show after the hand (`# p3 shows AsKd`) that the hand does not allow.
+    #[error("action {index} ({text:?}) refused: {reason}")]
+    Show {
+        /// Position in `actions`.
+        index: usize,
+        /// The notation.
+        text: String,
+        /// Why it is refused.
+        reason: ShowRefusal,
+    },
     /// The replayed result differs from the recorded one.
     #[error("finishing stacks differ: recorded {recorded:?}, replayed {replayed:?}")]
     Mismatch {
@@ -115,6 +139,28 @@ pub enum PhhError {
         /// What the engine computed.
         replayed: Vec<f64>,
     },
+}
+
+/// Why a show after the hand (`# p3 shows AsKd`) is refused: only the one player left
+/// when everyone else folded may show, once, every card they hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ShowRefusal {
+    /// An action follows the show, or the history ends before the hand does.
+    #[error("the hand is not over")]
+    NotOver,
+    /// More than one player reached the showdown, whose hands are shown with `sm`.
+    #[error("the hand ended with a showdown")]
+    Showdown,
+    /// The player is not the one left when everyone else folded.
+    #[error("only the winner of a hand won without a showdown may show it")]
+    NotWinner,
+    /// The winner's hand was shown already.
+    #[error("the hand was shown already")]
+    AlreadyShown,
+    /// The cards are not exactly the player's hole cards (all of them, in any order;
+    /// a card the history did not know may be any card nobody else holds or sees).
+    #[error("the cards shown are not the player's hole cards")]
+    NotHeld,
 }
 
 fn number(value: &toml::Value) -> Option<f64> {
@@ -444,7 +490,9 @@ fn strip_comment(notation: &str) -> &str {
 pub struct Replay {
     /// The finished hand.
     pub hand: Hand,
-    /// Everything that happened.
+    /// Everything that happened: the engine's events, and after its `HandEnded` the
+    /// winner's show when a hand won without a showdown was shown (`# p3 shows AsKd`),
+    /// which the finished hand itself does not record.
     pub events: Vec<Event>,
     /// The scale applied to amounts.
     pub scale: u64,
@@ -453,8 +501,9 @@ pub struct Replay {
 }
 
 /// The history as one player may see it: their own cards, every card dealt face up, and
-/// the hands shown at showdown; everyone else's down cards and discards are `??`. Amounts
-/// and actions are unchanged, so it replays to the same stacks.
+/// the hands shown (at the showdown, or after the hand by a winner without one, `# p3
+/// shows AsKd`); everyone else's down cards and discards are `??`. Amounts and actions
+/// are unchanged, so it replays to the same stacks.
 pub fn for_viewer(phh: &PhhHand, viewer: usize) -> Result<PhhHand, PhhError> {
     let played = replay(phh)?;
     if played.scale != 1 {
@@ -503,22 +552,28 @@ pub fn replay(phh: &PhhHand) -> Result<Replay, PhhError> {
     // order other than the rules' (R33); they wait here and are applied in the
     // engine's showdown order once the cards are out.
     let mut pending_shows: BTreeMap<usize, (usize, Action)> = BTreeMap::new();
+    // Shows after the hand (`# p3 shows AsKd`), checked once the hand is over, and the
+    // last action that played: a show before it was not after the hand.
+    let mut shows_after: Vec<(usize, usize, Cards)> = Vec::new();
+    let mut last_played: Option<usize> = None;
     for (index, text) in phh.actions.iter().enumerate() {
-        // Run it twice has no notation in the standard: it is written as commentary,
-        // a no-op to other readers (`# p2 run it twice: yes`, `# d db2 7h2c`).
+        // What the standard has no notation for is commentary, a no-op to other
+        // readers (see the module's documentation).
         if let Some(note) = text.trim().strip_prefix('#').map(str::trim) {
             let refused = |error: ActionError| PhhError::Refused {
                 index,
                 text: text.clone(),
                 error,
             };
+            let bad = |reason: String| PhhError::Notation {
+                index,
+                text: text.clone(),
+                reason,
+            };
             if let Some(rest) = note.strip_prefix("d db2 ") {
-                let cards = Card::parse_many(rest).map_err(|e| PhhError::Notation {
-                    index,
-                    text: text.clone(),
-                    reason: e.to_string(),
-                })?;
+                let cards = Card::parse_many(rest).map_err(|e| bad(e.to_string()))?;
                 events.extend(hand.deal(None, &cards).map_err(refused)?);
+                last_played = Some(index);
             } else if let Some((who, answer)) = note.split_once(" run it twice: ") {
                 if let Some(player) = player_index(who, n) {
                     let agree = answer.trim() == "yes";
@@ -526,6 +581,21 @@ pub fn replay(phh: &PhhHand) -> Result<Replay, PhhError> {
                         hand.apply(player, Action::RunItTwice { agree })
                             .map_err(refused)?,
                     );
+                    last_played = Some(index);
+                }
+            } else if let Some((who, rest)) = note.split_once(" shows ") {
+                // `# p2 shows in part 9s` is the PokerStars writer's alone; a note that
+                // names no player (`# Alice shows`) is anyone's commentary.
+                let named = who
+                    .strip_prefix('p')
+                    .filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+                if named.is_some() && !rest.starts_with("in part ") {
+                    let player =
+                        player_index(who, n).ok_or_else(|| bad("unknown player".into()))?;
+                    let cards = Card::parse_many(rest).map_err(|e| bad(e.to_string()))?;
+                    let cards =
+                        Cards::from_slice(&cards).ok_or_else(|| bad("too many cards".into()))?;
+                    shows_after.push((index, player, cards));
                 }
             }
             continue;
@@ -534,6 +604,7 @@ pub fn replay(phh: &PhhHand) -> Result<Replay, PhhError> {
         if notation.is_empty() {
             continue;
         }
+        last_played = Some(index);
         let bad = |reason: &str| PhhError::Notation {
             index,
             text: text.clone(),
@@ -622,6 +693,23 @@ pub fn replay(phh: &PhhHand) -> Result<Replay, PhhError> {
         })?;
         events.extend(applied);
     }
+    for (index, player, cards) in shows_after {
+        let refused = |reason: ShowRefusal| PhhError::Show {
+            index,
+            text: phh.actions[index].clone(),
+            reason,
+        };
+        if last_played.is_some_and(|last| last > index) || !hand.is_complete() {
+            return Err(refused(ShowRefusal::NotOver));
+        }
+        let shown_before = events
+            .iter()
+            .rev()
+            .take_while(|e| !matches!(e, Event::HandEnded { .. }))
+            .any(|e| matches!(e, Event::Shown { .. }));
+        let cards = show_after(&hand, player, cards, shown_before).map_err(refused)?;
+        events.push(Event::Shown { player, cards });
+    }
     let stacks = hand.final_stacks().ok_or(PhhError::Incomplete)?;
     let finishing_stacks: Vec<f64> = stacks.iter().map(|&s| s as f64 / scale as f64).collect();
     if let Some(recorded) = &phh.finishing_stacks {
@@ -648,6 +736,55 @@ pub fn replay(phh: &PhhHand) -> Result<Replay, PhhError> {
         scale,
         finishing_stacks,
     })
+}
+
+/// Checks a show after a finished hand (`# pN shows CARDS`): the hand was won without a
+/// showdown, `player` is its winner and has not shown, and `cards` are every card they
+/// hold, in any order; a card the history did not know (`??`) may be any card of the
+/// deck that no other hand or the board holds. `shown_before`: a show after the hand
+/// came already. Returns the cards shown.
+fn show_after(
+    hand: &Hand,
+    player: usize,
+    cards: Cards,
+    shown_before: bool,
+) -> Result<Cards, ShowRefusal> {
+    let players = hand.players();
+    let mut left = (0..players.len()).filter(|&p| !players[p].folded);
+    let winner = match (left.next(), left.next()) {
+        (_, Some(_)) => return Err(ShowRefusal::Showdown),
+        (winner, None) => winner,
+    };
+    let held = match winner {
+        Some(w) if w == player => &players[w],
+        _ => return Err(ShowRefusal::NotWinner),
+    };
+    if held.shown.is_some() || shown_before {
+        return Err(ShowRefusal::AlreadyShown);
+    }
+    if cards.len() != held.hole.len() || cards.iter().any(|c| !c.is_known()) {
+        return Err(ShowRefusal::NotHeld);
+    }
+    // Every known card held is among those shown; the rest stand for unknown ones.
+    let mut rest: Vec<Card> = cards.iter().copied().collect();
+    for &c in held.hole.iter().filter(|c| c.is_known()) {
+        match rest.iter().position(|&s| s == c) {
+            Some(i) => {
+                rest.remove(i);
+            }
+            None => return Err(ShowRefusal::NotHeld),
+        }
+    }
+    let deck = hand.config().game.deck();
+    for (k, &c) in rest.iter().enumerate() {
+        let elsewhere = rest[..k].contains(&c)
+            || hand.board().contains(&c)
+            || players.iter().any(|p| p.hole.contains(&c));
+        if !deck.contains(c) || elsewhere {
+            return Err(ShowRefusal::NotHeld);
+        }
+    }
+    Ok(cards)
 }
 
 fn flush_shows(
@@ -700,8 +837,17 @@ pub fn write(
         blinds.reverse();
     }
     let mut actions = Vec::new();
+    // A hand shown after the hand ended is a winner's without a showdown: commentary.
+    let mut ended = false;
     for e in events {
         let line = match e {
+            Event::HandEnded { .. } => {
+                ended = true;
+                continue;
+            }
+            Event::Shown { player, cards } if ended => {
+                format!("# p{} shows {}", player + 1, cards)
+            }
             Event::HoleDealt { player, cards, .. } => format!("d dh p{} {}", player + 1, cards),
             Event::BoardDealt { cards } => format!("d db {cards}"),
             Event::BringInPosted { player, .. } => format!("p{} pb", player + 1),

@@ -4,7 +4,8 @@
 //! Hands of every flop game the standard expresses (hold'em, Omaha, Omaha hi/lo), each
 //! betting structure (no limit, pot limit, fixed limit) and option family (plain, antes,
 //! a straddle, rake, run it twice, a bet cap) are played by the engine from seeded decks
-//! with random legal actions, and every real hand of those games in the PHH corpus
+//! with random legal actions (where everyone else folded, every other winner shows the
+//! hand afterwards, `# pN shows`), and every real hand of those games in the PHH corpus
 //! (testdata/phh) with whole-chip amounts is replayed; each is written twice, as one
 //! player's history and as the operator's. A Python checker then reads the `.ohh` files
 //! as the spec stores them (objects separated by a blank line) and, for every document:
@@ -28,8 +29,8 @@ mod python;
 use poker_history::ohh::{self, OhhError, PLAY_MONEY};
 use poker_history::phh::{self, PhhHand};
 use poker_rules::{
-    Action, BlindKind, Card, CardSource, Chips, Decision, Game, Hand, HandConfig, LegalActions,
-    Rake, RakeRounding, SeatConfig, Stakes, Structure,
+    Action, BlindKind, Card, CardSource, Chips, Decision, Event, Game, Hand, HandConfig,
+    LegalActions, Rake, RakeRounding, SeatConfig, Stakes, Structure,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -177,8 +178,10 @@ fn config(
     config
 }
 
-/// Plays one hand with random actions; the PHH the table would store.
-fn play(config: HandConfig, rng: &mut SmallRng) -> String {
+/// Plays one hand with random actions; the PHH the table would store, and whether its
+/// winner without a showdown showed the hand afterwards (every other such winner, by
+/// the number of events, so that the seeded choices stay as they were).
+fn play(config: HandConfig, rng: &mut SmallRng) -> (String, bool) {
     let mut deck: Vec<Card> = config.game.deck().cards();
     for i in (1..deck.len()).rev() {
         deck.swap(i, rng.gen_range(0..=i));
@@ -226,9 +229,19 @@ fn play(config: HandConfig, rng: &mut SmallRng) -> String {
         total,
         "chips are conserved"
     );
-    phh::write(&config, &events, Some(&stacks))
+    let players = hand.players();
+    let left: Vec<usize> = (0..players.len()).filter(|&p| !players[p].folded).collect();
+    let shows = left.len() == 1 && events.len() % 2 == 0;
+    if shows {
+        events.push(Event::Shown {
+            player: left[0],
+            cards: players[left[0]].hole,
+        });
+    }
+    let text = phh::write(&config, &events, Some(&stacks))
         .expect("a PHH variant")
-        .to_toml()
+        .to_toml();
+    (text, shows)
 }
 
 fn game_name(game: Game) -> &'static str {
@@ -290,6 +303,7 @@ fn every_ohh_document_of_every_flop_game_validates_against_ohh_pydantic() {
     let mut rng = SmallRng::seed_from_u64(27);
     let mut docs: BTreeMap<String, Vec<ohh::Document>> = BTreeMap::new();
     let mut number = 0;
+    let mut shown_after = 0;
     for game in [Game::Holdem, Game::Omaha, Game::OmahaHiLo] {
         for structure in [
             Structure::NoLimit,
@@ -299,7 +313,9 @@ fn every_ohh_document_of_every_flop_game_validates_against_ohh_pydantic() {
             for family in FAMILIES {
                 for _ in 0..HANDS {
                     let n = rng.gen_range(if family == "straddle" { 3..=9 } else { 2..=9 });
-                    let text = play(config(game, structure, family, n, &mut rng), &mut rng);
+                    let (text, shown) =
+                        play(config(game, structure, family, n, &mut rng), &mut rng);
+                    shown_after += usize::from(shown);
                     let names: Vec<String> = (0..n).map(|i| format!("Zoë \"{i}\" ✓")).collect();
                     number += 1;
                     let viewer = rng.gen_range(0..n);
@@ -316,6 +332,7 @@ fn every_ohh_document_of_every_flop_game_validates_against_ohh_pydantic() {
             }
         }
     }
+    assert!(shown_after > 0, "some winners without a showdown show");
     // Real hands: every corpus hand of a flop game in whole chips.
     let mut files = Vec::new();
     corpus(

@@ -296,6 +296,9 @@ pub fn write(meta: &Meta) -> Result<Document, OhhError> {
                 rounds[current].actions.push(a);
             }
             Event::UncalledReturned { player, amount } => stacks[*player] += amount,
+            // A winner without a showdown who shows after the hand (`Shown` after
+            // `HandEnded`) goes to the showdown round too: the spec puts `Shows Cards`
+            // in one.
             Event::Shown { player, cards } => {
                 let mut a = act(*player, "Shows Cards", None, false);
                 a.cards = known_cards(cards);

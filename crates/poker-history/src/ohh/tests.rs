@@ -241,3 +241,54 @@ actions = ["d dh p1 AcAd2c", "d dh p2 KcKd3c", "p1 pb", "p2 f"]
         Err(OhhError::Game("short-deck (6+) hold'em"))
     );
 }
+
+#[test]
+fn a_winner_without_a_showdown_who_shows_is_a_showdown_round_of_that_show_alone() {
+    // cat raises, ann folds, bob calls; cat bets the flop, bob folds and cat shows. The
+    // spec: `Shows Cards` "should be included in a Showdown round".
+    let phh = r##"
+variant = "NT"
+antes = [0, 0, 0]
+blinds_or_straddles = [50, 100, 0]
+min_bet = 100
+starting_stacks = [4000, 4000, 4000]
+actions = ["d dh p1 5c5d", "d dh p2 Jh9h", "d dh p3 KdAs", "p3 cbr 300", "p1 f", "p2 cc",
+  "d db Ah7c2d", "p2 cc", "p3 cbr 400", "p2 f", "# p3 shows AsKd"]
+"##;
+    let players = names(3);
+    // Another player's history shows it as the house's does; the pot is cat's alone.
+    for viewer in [Some(0), Some(2), None] {
+        let h = write(&meta(phh, &players, &[1, 4, 6], viewer)).unwrap().ohh;
+        let streets: Vec<_> = h.rounds.iter().map(|r| r.street).collect();
+        assert_eq!(streets, ["Preflop", "Flop", "Showdown"], "{viewer:?}");
+        let shown: Vec<_> = h.rounds[2]
+            .actions
+            .iter()
+            .map(|a| (a.player_id, a.action, a.cards.clone()))
+            .collect();
+        assert_eq!(
+            shown,
+            [(
+                2,
+                "Shows Cards",
+                Some(vec!["As".to_string(), "Kd".to_string()])
+            )],
+            "{viewer:?}"
+        );
+        let wins: Vec<_> = h.pots[0]
+            .player_wins
+            .iter()
+            .map(|w| (w.player_id, w.win_amount))
+            .collect();
+        assert_eq!(
+            (h.pots.len(), h.pots[0].amount, wins),
+            (1, 650, vec![(2, 650)])
+        );
+    }
+    // Without the show, no showdown round.
+    let quiet = phh.replace(r##", "# p3 shows AsKd""##, "");
+    let h = write(&meta(&quiet, &players, &[1, 4, 6], Some(0)))
+        .unwrap()
+        .ohh;
+    assert!(h.rounds.iter().all(|r| r.street != "Showdown"));
+}

@@ -68,6 +68,9 @@ pub(super) struct Body<'h> {
     posts: Vec<(u8, u32, String)>,
     /// Run it twice: the length of the board both runs share, once it is run twice.
     twice: Option<usize>,
+    /// Whether the hand has ended: a hand shown after that is the winner's without a
+    /// showdown.
+    ended: bool,
     /// The second run's board (the shared cards and its own).
     pub(super) board2: Vec<Card>,
     /// The showdown's lines (hands shown or mucked) by player, held back until the pots
@@ -150,6 +153,7 @@ impl<'h> Body<'h> {
             written_with_discard: BTreeSet::new(),
             posts: Vec::new(),
             twice: None,
+            ended: false,
             board2: Vec::new(),
             showdown: Vec::new(),
             second_showdown: Vec::new(),
@@ -170,7 +174,8 @@ impl<'h> Body<'h> {
         for &w in &hand.no_show {
             let _ = writeln!(body.out, "{}: doesn't show hand ", hand.name(w));
         }
-        // A winner without a showdown who showed their hand does so after collecting.
+        // A winner without a showdown who showed a part of their hand does so after
+        // collecting.
         for (&p, c) in &hand.shown_outside {
             if body.mucked.contains(&p) || body.shown.contains_key(&p) {
                 continue;
@@ -265,6 +270,16 @@ impl<'h> Body<'h> {
                     name(*player)
                 );
             }
+            // A winner without a showdown who shows the hand does so after collecting,
+            // and the summary still says `collected`, as PokerStars writes it.
+            Event::Shown { player, cards: c } if self.ended => {
+                let _ = match describe::describe(self.hand.config.game, c, &self.board) {
+                    Some(what) => {
+                        writeln!(self.out, "{}: shows [{}] ({what})", name(*player), cards(c))
+                    }
+                    None => writeln!(self.out, "{}: shows [{}]", name(*player), cards(c)),
+                };
+            }
             Event::Shown { player, cards: c } => self.shows(*player, c),
             Event::Mucked { player } => {
                 self.mucked.push(*player);
@@ -315,7 +330,10 @@ impl<'h> Body<'h> {
                     }
                 }
             }
-            Event::HandEnded { stacks } => self.settle(stacks),
+            Event::HandEnded { stacks } => {
+                self.ended = true;
+                self.settle(stacks);
+            }
             _ => {}
         }
     }

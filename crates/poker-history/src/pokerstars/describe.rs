@@ -3,7 +3,9 @@
 //!
 //! The best five cards are found here by trying every allowed combination with the
 //! engine's evaluators (any five of hole and board in hold'em and stud, exactly two hole
-//! and three board cards in Omaha), then named from their ranks.
+//! and three board cards in Omaha), then named from their ranks; fewer than five (a
+//! hand shown by a winner without a showdown before the flop) are named by their pairs
+//! or their top card.
 
 use poker_rules::eval::{self, high, Category};
 use poker_rules::{Card, Game};
@@ -33,6 +35,13 @@ pub fn describe(game: Game, hole: &[Card], board: &[Card]) -> Option<String> {
     }
     let all: Vec<Card> = hole.iter().chain(board).copied().collect();
     Some(match game {
+        // Fewer than five cards (a hand shown by a winner without a showdown before the
+        // flop, or before stud's fifth street) are named by their pairs, or their top
+        // card, as PokerStars names them (`a pair of Tens`, `high card Four`).
+        Game::Holdem | Game::ShortDeckHoldem | Game::Stud if all.len() < 5 => {
+            short_high_description(&all)?
+        }
+        Game::StudHiLo if all.len() < 5 => format!("HI: {}", short_high_description(&all)?),
         Game::Holdem | Game::Stud => high_description(&best_high(&fives(&all), false)?, false),
         Game::ShortDeckHoldem => high_description(&best_high(&fives(&all), true)?, true),
         Game::Omaha => high_description(&best_high(&omaha_fives(hole, board), false)?, false),
@@ -266,6 +275,20 @@ fn high_description(five: &[Card; 5], short_deck: bool) -> String {
     }
 }
 
+/// A high hand of fewer than five cards, named by how many of a rank it holds (four or
+/// three of a kind, two pair, a pair), else by its top card; `None` without cards.
+fn short_high_description(cards: &[Card]) -> Option<String> {
+    let g = groups(cards);
+    Some(match g.as_slice() {
+        [] => return None,
+        [(4, r), ..] => format!("four of a kind, {}", plural(*r)),
+        [(3, r), ..] => format!("three of a kind, {}", plural(*r)),
+        [(2, a), (2, b), ..] => format!("two pair, {} and {}", plural(*a), plural(*b)),
+        [(2, r), ..] => format!("a pair of {}", plural(*r)),
+        [(_, r), ..] => format!("high card {}", name(*r)),
+    })
+}
+
 /// `Lo: 8,6,4,3,A`: highest first, the ace low.
 fn low_description(five: &[Card; 5]) -> String {
     format!("Lo: {}", low_list(five))
@@ -446,5 +469,26 @@ mod tests {
         assert_eq!(kicker_suffix(&mine, &mine), None);
         assert_eq!(d(Game::Badugi, "Ah3h5d7s", ""), "3-card: 7,5,A");
         assert_eq!(d(Game::Razz, "3d3s5h4h", ""), "Lo: 3,3,5,4");
+    }
+
+    #[test]
+    fn fewer_than_five_cards_are_named_by_their_pairs_or_top_card_as_pokerstars_names_them() {
+        // Hold'em hands shown before the flop by a winner without a showdown, as in real
+        // PokerStars hands (the fpdb project's regression-test-files/tour/Stars/Flop/
+        // NLHE-USD-STT-20-201006.DONturbo.txt, `Player4: shows [Th Td] (a pair of Tens)`;
+        // NLHE-9max-Freeroll-MTT-201209.concatenated.partial.txt, `Player5: shows [4d 2c]
+        // (high card Four)`).
+        assert_eq!(d(Game::Holdem, "ThTd", ""), "a pair of Tens");
+        assert_eq!(d(Game::Holdem, "4d2c", ""), "high card Four");
+        assert_eq!(d(Game::ShortDeckHoldem, "AsKd", ""), "high card Ace");
+        // Stud before the fifth street.
+        assert_eq!(d(Game::Stud, "KhKd9s", ""), "a pair of Kings");
+        assert_eq!(d(Game::Stud, "KhKd9s9c", ""), "two pair, Kings and Nines");
+        assert_eq!(d(Game::Stud, "9h9d9s4c", ""), "three of a kind, Nines");
+        assert_eq!(d(Game::Stud, "9h9d9s9c", ""), "four of a kind, Nines");
+        assert_eq!(d(Game::StudHiLo, "Ah2d3c", ""), "HI: high card Ace");
+        // Omaha's hand needs three board cards: none is named before the flop.
+        let hole = parse("AsAdKcQd");
+        assert_eq!(describe(Game::Omaha, &hole, &[]), None);
     }
 }

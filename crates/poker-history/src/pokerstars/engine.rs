@@ -338,9 +338,13 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
                 ),
             ),
             // A hand shown in part and mucked: the cards shown are kept as a comment
-            // for the writer (`# p3 shows Qc`).
+            // for the writer (`# p3 shows in part Qc`).
             Some((_, Act::Show(c))) if c.len() != held => {
-                partial.push(format!("# p{} shows {}", player + 1, Card::format_many(&c)));
+                partial.push(format!(
+                    "# p{} shows in part {}",
+                    player + 1,
+                    Card::format_many(&c)
+                ));
                 (end, Action::Muck, format!("p{} sm", player + 1))
             }
             Some((line, Act::Show(c))) => {
@@ -374,10 +378,24 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
         )));
     }
     // A winner without a showdown who showed anyway (`shows [As 4h]` after the pot is
-    // collected): no action of the engine's, kept as a comment for the writer.
+    // collected): no action of the engine's, kept as a comment (`# p3 shows As4h`); a
+    // part of the hand (`shows [As]`), or cards shown by anyone else, as one the writer
+    // alone reads (`# p3 shows in part As`).
+    let players = hand.players();
+    let mut left = (0..players.len()).filter(|&p| !players[p].folded);
+    let winner = match (left.next(), left.next()) {
+        (Some(w), None) => Some(w),
+        _ => None,
+    };
     for (player, (_, act)) in shows {
         if let Act::Show(c) = act {
-            notes.push(format!("# p{} shows {}", player + 1, Card::format_many(&c)));
+            let whole = Some(player) == winner && c.len() == players[player].hole.len();
+            let part = if whole { "" } else { "in part " };
+            notes.push(format!(
+                "# p{} shows {part}{}",
+                player + 1,
+                Card::format_many(&c)
+            ));
         }
     }
     Ok(Run {

@@ -131,10 +131,11 @@ struct Hand<'a> {
     /// Mucked hands the record says the table saw (`# p2 mucked 9sAh`), as PokerStars
     /// names them in the summary: kept as a comment, which replays as nothing.
     mucked_named: std::collections::BTreeMap<usize, Vec<Card>>,
-    /// Cards the record says a player showed outside the engine's showdown (`# p3
-    /// shows Qc`): a hand shown in part then mucked (PokerStars writes `shows [Qc]` for
-    /// the muck), or the hand of a winner without a showdown who showed it (written
-    /// after the pot is collected).
+    /// Cards the record says a player showed in part (`# p3 shows in part Qc`), which
+    /// no event of the engine's holds: a hand shown in part then mucked (PokerStars
+    /// writes `shows [Qc]` for the muck), or a part of the hand of a winner without a
+    /// showdown, written after the pot is collected. (That winner's whole hand is an
+    /// event, `Shown` after `HandEnded`.)
     shown_outside: std::collections::BTreeMap<usize, Vec<Card>>,
 }
 
@@ -223,7 +224,7 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
         .filter(|&k| (1..=n).contains(&k))
         .map(|k| k - 1)
         .collect();
-    // Comments naming a player's cards: `# p2 mucked 9sAh`, `# p3 shows Qc`.
+    // Comments naming a player's cards: `# p2 mucked 9sAh`, `# p3 shows in part Qc`.
     let named = |what: &str| {
         phh.actions
             .iter()
@@ -238,7 +239,7 @@ pub fn write_in(meta: &Meta, money: &Money) -> Result<String, String> {
             .collect()
     };
     let mucked_named = named(" mucked ");
-    let shown_outside = named(" shows ");
+    let shown_outside = named(" shows in part ");
     let hand = Hand {
         money,
         no_show,

@@ -582,3 +582,52 @@ actions = ["d dh p1 AcAd", "d dh p2 KcKd", "d dh p3 QcQd", "p3 f", "p1 cc", "p2 
     has(&cats, &["Seat 2: bob (big blind) mucked\n"]);
     assert!(!cats.contains("Kc"), "{cats}");
 }
+
+#[test]
+fn a_winner_without_a_showdown_who_shows_does_so_after_collecting_and_reads_again() {
+    // cat raises, ann folds, bob calls; cat bets the flop, bob folds, cat shows. As in
+    // real PokerStars text (the fpdb project's regression-test-files/cash/Stars/Flop/
+    // NLHE-6max-USD-0.01-0.02-201101.Export.from.PT.or.HEM.trailing.whitespace.txt:
+    // `Wonderboy_06 collected $0.19 from pot`, `Wonderboy_06: shows [As 4h] (a pair of
+    // Fours)`, `Seat 1: Wonderboy_06 collected ($0.19)`): the show right after the pot
+    // is collected, and the summary's `collected` unchanged.
+    let phh = r##"
+variant = "NT"
+antes = [0, 0, 0]
+blinds_or_straddles = [50, 100, 0]
+min_bet = 100
+starting_stacks = [4000, 4000, 4000]
+actions = ["d dh p1 5c5d", "d dh p2 Jh9h", "d dh p3 KdAs", "p3 cbr 300", "p1 f", "p2 cc",
+  "d db Ah7c2d", "p2 cc", "p3 cbr 400", "p2 f", "# p3 shows AsKd"]
+"##;
+    let players: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+    // Every history shows it, the winner's own, another player's, the house's.
+    for viewer in [Some(2), Some(0), None] {
+        let out = write(&Meta {
+            viewer,
+            ..meta(phh, &players, &[1, 4, 6])
+        })
+        .unwrap();
+        has(
+            &out,
+            &[
+                "Uncalled bet (400) returned to cat\n\
+                 cat collected 650 from pot\n\
+                 cat: shows [As Kd] (a pair of Aces)\n\
+                 *** SUMMARY ***\n",
+                "Seat 6: cat (button) collected (650)\n",
+            ],
+        );
+        assert!(!out.contains("SHOW DOWN"), "{out}");
+        assert!(!out.contains("showed"), "{out}");
+        // The crate's own reader reads it back to the same record and the same text.
+        let hand = read::read_hand(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+        assert_eq!(
+            hand.phh.actions.last().map(String::as_str),
+            Some("# p3 shows AsKd"),
+            "{:?}",
+            hand.phh.actions
+        );
+        assert_eq!(import::write_back(&hand).unwrap(), out);
+    }
+}

@@ -1,7 +1,8 @@
 //! The authored PokerStars fixtures: hands our engine deals from fixed seeds, played by
 //! seeded random choices, written by our PokerStars writer for one viewer; and edge
 //! cases written by hand as PHH (run it twice, a straddle, side pots, a dead small blind
-//! posted with the big, a winner who does not show).
+//! posted with the big, a winner who does not show, hands shown in part, winners without
+//! a showdown who show).
 
 use poker_history::phh::{self, PhhHand};
 use poker_history::pokerstars::money::Money;
@@ -392,6 +393,84 @@ _blind_kinds = ['blind', 'blind', 'post', 'blind']
             },
         ],
         4,
+    );
+    // A hand shown in part at the showdown and mucked (`shows [9c]` for the muck), its
+    // shown part named in the summary.
+    add(
+        r##"variant = 'NT'
+antes = [0, 0, 0]
+blinds_or_straddles = [50, 100, 0]
+min_bet = 100
+starting_stacks = [4000, 4000, 4000]
+actions = ['d dh p1 AcAd', 'd dh p2 9c9d', 'd dh p3 7h2c', 'p3 f', 'p1 cbr 300', 'p2 cc',
+  'd db Qs8h3d', 'p1 cc', 'p2 cc', 'd db 4c', 'p1 cc', 'p2 cc', 'd db 2h', 'p1 cc', 'p2 cc',
+  'p1 sm AcAd', 'p2 sm', '# p2 shows in part 9c', '# p2 mucked 9c']
+"##,
+        3,
+        &[1, 4, 6],
+        &[],
+        5,
+    );
+    // A winner without a showdown who shows one card of the hand, after collecting.
+    add(
+        r##"variant = 'NT'
+antes = [0, 0, 0]
+blinds_or_straddles = [50, 100, 0]
+min_bet = 100
+starting_stacks = [4000, 4000, 4000]
+actions = ['d dh p1 5c5d', 'd dh p2 Jh9h', 'd dh p3 AsKd', 'p3 cbr 300', 'p1 f', 'p2 cc',
+  'd db Ah7c2d', 'p2 cc', 'p3 cbr 400', 'p2 f', '# p3 shows in part As']
+"##,
+        3,
+        &[1, 4, 6],
+        &[],
+        6,
+    );
+    // A winner without a showdown who shows the whole hand, after collecting.
+    add(
+        r##"variant = 'NT'
+antes = [0, 0, 0]
+blinds_or_straddles = [50, 100, 0]
+min_bet = 100
+starting_stacks = [4000, 4000, 4000]
+actions = ['d dh p1 5c5d', 'd dh p2 Jh9h', 'd dh p3 AsKd', 'p3 cbr 300', 'p1 f', 'p2 cc',
+  'd db Ah7c2d', 'p2 cc', 'p3 cbr 400', 'p2 f', '# p3 shows AsKd']
+"##,
+        3,
+        &[1, 4, 6],
+        &[],
+        7,
+    );
+    // Razz won on fourth street and shown, down cards and up cards.
+    add(
+        r##"variant = 'FR'
+antes = [1, 1, 1]
+bring_in = 2
+small_bet = 4
+big_bet = 8
+starting_stacks = [100, 100, 100]
+actions = ['d dh p1 KhKs9d', 'd dh p2 3d3s5h', 'd dh p3 QhQdAs', 'p1 pb', 'p2 cc', 'p3 cc',
+  'd dh p1 4s', 'd dh p2 4h', 'd dh p3 Ah', 'p2 cbr 4', 'p3 f', 'p1 f', '# p2 shows 3d3s5h4h']
+"##,
+        3,
+        &[2, 5, 7],
+        &[],
+        8,
+    );
+    // A winner before the flop who shows: two cards named by their pair.
+    add(
+        r##"variant = 'NT'
+antes = [0, 0, 0]
+blinds_or_straddles = [50, 100, 0]
+min_bet = 100
+starting_stacks = [4000, 4000, 4000]
+actions = ['d dh p1 5c5d', 'd dh p2 Jh9h', 'd dh p3 ThTd', 'p3 cbr 300', 'p1 f', 'p2 f',
+  '# p3 shows ThTd']
+"##,
+        3,
+        &[1, 4, 6],
+        &[],
+        9,
     );
     out
 }
