@@ -348,9 +348,52 @@ pub enum VerifyError {
     Deck(#[from] DeckError),
 }
 
+impl VerifyError {
+    /// A stable name for the error, the same in every verifier (`docs/fairness/vectors.json`
+    /// names the error each forged record must give by it).
+    pub fn code(&self) -> &'static str {
+        match self {
+            VerifyError::Version { .. } => "version",
+            VerifyError::HandId { .. } => "hand_id",
+            VerifyError::Size { .. } => "size",
+            VerifyError::Rounds { .. } => "rounds",
+            VerifyError::Commitment { .. } => "commitment",
+            VerifyError::SeedOrder { .. } => "seed_order",
+            VerifyError::SeedSeat { .. } => "seed_seat",
+            VerifyError::SeedOpen { .. } => "seed_open",
+            VerifyError::HouseWithheld { .. } => "house_withheld",
+            VerifyError::OwnSeed { .. } => "own_seed",
+            VerifyError::ListChanged { .. } => "list_changed",
+            VerifyError::SeedInMyName { .. } => "seed_in_my_name",
+            VerifyError::Tags { .. } => "tags",
+            VerifyError::ReshuffleMissing { .. } => "reshuffle_missing",
+            VerifyError::ReshuffleUnused { .. } => "reshuffle_unused",
+            VerifyError::ReshuffleOrder { .. } => "reshuffle_order",
+            VerifyError::ReshuffleCount { .. } => "reshuffle_count",
+            VerifyError::ReshuffleTookKept { .. } => "reshuffle_took_kept",
+            VerifyError::DeckExhausted { .. } => "deck_exhausted",
+            VerifyError::Discard { .. } => "discard",
+            VerifyError::DiscardCards { .. } => "discard_cards",
+            VerifyError::ProofOrder { .. } => "proof_order",
+            VerifyError::SlotNotDealt { .. } => "slot_not_dealt",
+            VerifyError::BurnProved { .. } => "burn_proved",
+            VerifyError::Path { .. } => "path",
+            VerifyError::Tag { .. } => "tag",
+            VerifyError::TagUnknown { .. } => "tag_unknown",
+            VerifyError::CardMismatch { .. } => "card_mismatch",
+            VerifyError::NotShown { .. } => "not_shown",
+            VerifyError::Unproved { .. } => "unproved",
+            VerifyError::ShownNotHeld { .. } => "shown_not_held",
+            VerifyError::KeptUnexpected { .. } => "kept_unexpected",
+            VerifyError::KeptMissing { .. } => "kept_missing",
+            VerifyError::Deck { .. } => "deck",
+        }
+    }
+}
+
 /// A hand's record as a player (or the operator) downloads it, as far as the check needs:
 /// `/api/me/hands/{id}?format=replay` and `/admin/hands/{id}?format=replay`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Record {
     /// The hand.
     pub hand_id: HandId,
@@ -1030,6 +1073,9 @@ pub fn verify(record: &Record, mine: MySeed) -> Result<Verified, VerifyError> {
 
 #[doc(hidden)]
 pub mod testing;
+
+#[doc(hidden)]
+pub mod attacks;
 
 #[cfg(test)]
 mod tests;

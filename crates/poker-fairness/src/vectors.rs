@@ -7,7 +7,7 @@
 use crate::bytes::Bytes;
 use crate::deck::{leaf_hash, nonce, tag_hash, CommittedDeck};
 use crate::proof::testing::{play, record_for};
-use crate::proof::Viewer;
+use crate::proof::{MySeed, Viewer};
 use crate::seeds::{list_digest, seed_commitment, SeatSeed, SeedCommit};
 use crate::shuffle::{round_order, Stream};
 use poker_ids::HandId;
@@ -122,6 +122,20 @@ pub fn vectors() -> Value {
         },
         "leaf_of_2c_in_round_0": leaf_hash(0, first, &nonce(&secret, 0, first)),
         "records": records,
+        "attacks": crate::proof::attacks::attacks().into_iter().map(|a| {
+            let mine = match a.mine {
+                MySeed::Unknown => Value::Null,
+                MySeed::None => json!("none"),
+                MySeed::Sent { seed, list } => json!({ "seed": seed, "list": list }),
+            };
+            json!({
+                "name": a.name,
+                "what": a.what,
+                "record": a.record,
+                "mine": mine,
+                "error": a.error,
+            })
+        }).collect::<Vec<_>>(),
     })
 }
 
