@@ -7,7 +7,8 @@
 //! `--list`, under the closed list of commitments the player was sent before revealing);
 //! with `--no-seed`, that no seed is listed at the player's seat. Records of version 1
 //! (hands dealt before version 2) are checked as version 1 checked them. Says what failed
-//! and exits 1 on any failure.
+//! and exits 1 on any failure, naming the failure's code (`FAILED (code): ...`, the codes
+//! of docs/fairness/vectors.json's forged records).
 
 use poker_fairness::{verify, Digest, MySeed, Record, Seed};
 use std::path::Path;
@@ -130,6 +131,10 @@ pub fn run(args: &[String]) -> std::process::ExitCode {
         Ok(said) => {
             println!("{file}: {said}");
             std::process::ExitCode::SUCCESS
+        }
+        Err(VerifyFileError::Failed(e)) => {
+            eprintln!("{file}: FAILED ({}): {e}", e.code());
+            std::process::ExitCode::FAILURE
         }
         Err(e) => {
             eprintln!("{file}: FAILED: {e}");

@@ -267,10 +267,26 @@ pub(crate) async fn a_hands_deck_record_reads_back_whole(store: &SqlStore) {
         .find(|(d, _)| !d.reshuffles.is_empty())
         .unwrap();
     let mut h = hand(table, 1, &[(a, 0, 300, 300), (b, 1, 300, 300)], 0);
-    h.record.deck = Some(deck.clone());
+    h.record.deck = Some(poker_fairness::StoredDeck::V2(deck.clone()));
     store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
     let back = store.hand(h.hand_id).await.unwrap().record.unwrap();
-    assert_eq!(back.deck, Some(deck));
+    assert_eq!(back.deck, Some(poker_fairness::StoredDeck::V2(deck)));
+    // A hand recorded before version 2 keeps its version 1 deck, read back as such.
+    let (old, _) = poker_fairness::v1::proof::testing::play(poker_rules::Game::Holdem, 6, 1);
+    let mut h = hand(table, 2, &[(a, 0, 300, 300), (b, 1, 300, 300)], 0);
+    h.record.deck = Some(poker_fairness::StoredDeck::V1(old.clone()));
+    store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
+    let back = store.hand(h.hand_id).await.unwrap().record.unwrap();
+    assert_eq!(back.deck, Some(poker_fairness::StoredDeck::V1(old)));
+    // An uncontested winner's show rewrites the committed hand's history, and only a
+    // committed hand's.
+    let shown = format!("{}\n# shown\n", h.phh);
+    store.record_show(h.hand_id, &shown).await.unwrap();
+    assert_eq!(store.hand(h.hand_id).await.unwrap().phh.as_deref(), Some(shown.as_str()));
+    assert!(matches!(
+        store.record_show(poker_store::HandId::new(), &shown).await,
+        Err(poker_store::StoreError::NotFound(_))
+    ));
     audit_holds(store).await;
 }
 
