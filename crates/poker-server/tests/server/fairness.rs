@@ -1,17 +1,22 @@
-//! A deck anyone can verify (docs/fairness.md), through the real server: players seed
-//! every deck they are shown over the WebSocket, and every hand of every game family
-//! (flop, stud, 2-7 triple draw with six players, which reshuffles) is checked from what
-//! each player downloads, by the library, by `pokerd verify` and by the independent
-//! Python verifier. Attackers: a player fishing for others' cards in the proofs (the raw
-//! bytes sent to them hold no salt of a card they did not see), a server that drops or
-//! changes a seed, a card, a salt, a proof, the permutation or a reshuffle (both
-//! verifiers refuse the record), a player sending seeds late, twice, or without a seat.
+//! A deck anyone can verify (docs/fairness.md), through the real server: players commit
+//! to a seed for every deck they are shown and reveal it once the table closes the list,
+//! over the WebSocket, and every hand of every game family (flop, stud, 2-7 triple draw
+//! with six players, which reshuffles) is checked from what each player downloads, by
+//! the library, by `pokerd verify` and by the independent Python verifier, each player's
+//! own seed included (and the first hand's). Attackers: a player fishing for others' cards
+//! in the proofs (the raw bytes sent to them hold no nonce of a card they did not see,
+//! and never the deck's secret), the forged records of docs/fairness/vectors.json (a shown
+//! card its owner threw away, a reshuffle that takes a held card, a house seed chosen
+//! after the others, a seed in a player's name...), each refused by both verifiers with
+//! its code, a server that changes a card, a nonce, a proof, a seed, a slot or a
+//! reshuffle, and a player whose commitments and seeds come late, twice, unopened, out of
+//! order or without a seat.
 
 use crate::common;
 
 use common::{assert_conserved, games, sit, Client, Db, DbGuard, MyCards, Server};
 use futures_util::StreamExt;
-use poker_fairness::{HandProof, Record, Seed};
+use poker_fairness::{Digest, HandProof, MySeed, Record, Seed};
 use poker_protocol::{ClientMsg, ErrorCode, HandId, ServerMsg};
 use poker_rules::{Action, Cards, Event};
 use serde_json::{json, Value};
@@ -39,7 +44,7 @@ fn python() -> bool {
 }
 
 /// Runs a verifier on a record file: (exit code, what it said).
-fn run(verifier: &str, file: &Path, seed: Option<&Seed>) -> (i32, String) {
+fn run(verifier: &str, file: &Path, mine: MySeed) -> (i32, String) {
     let mut cmd = if verifier == "pokerd" {
         let mut c = Command::new(env!("CARGO_BIN_EXE_pokerd"));
         c.arg("verify");
@@ -50,8 +55,17 @@ fn run(verifier: &str, file: &Path, seed: Option<&Seed>) -> (i32, String) {
         c
     };
     cmd.arg(file);
-    if let Some(s) = seed {
-        cmd.args(["--seed", &s.to_string()]);
+    match mine {
+        MySeed::Sent { seed, list } => {
+            cmd.args(["--seed", &seed.to_string()]);
+            if let Some(l) = list {
+                cmd.args(["--list", &l.to_string()]);
+            }
+        }
+        MySeed::None => {
+            cmd.arg("--no-seed");
+        }
+        MySeed::Unknown => {}
     }
     let out = cmd.output().expect("the verifier runs");
     let said = format!(
@@ -70,36 +84,41 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// Both command-line verifiers accept the record (`pokerd verify` and, where python3
-/// runs, verify.py), checking the player's seed when given.
-fn both_accept(dir: &Path, name: &str, record: &Value, seed: Option<&Seed>) {
+/// runs, verify.py), checking the player's seed as given.
+fn both_accept(dir: &Path, name: &str, record: &Value, mine: MySeed) {
     let file = dir.join(format!("{name}.json"));
     std::fs::write(&file, record.to_string()).unwrap();
-    let (code, said) = run("pokerd", &file, seed);
+    let (code, said) = run("pokerd", &file, mine);
     assert_eq!(code, 0, "pokerd verify {name}: {said}");
     assert!(said.contains("verified"), "{said}");
     if python() {
-        let (code, said) = run("python", &file, seed);
+        let (code, said) = run("python", &file, mine);
         assert_eq!(code, 0, "verify.py {name}: {said}");
     }
 }
 
-/// Both command-line verifiers refuse the record, saying so.
-fn both_refuse(dir: &Path, name: &str, record: &Value) {
+/// Both command-line verifiers refuse the record, saying so (with this code, when given).
+fn both_refuse(dir: &Path, name: &str, record: &Value, mine: MySeed, code: Option<&str>) {
     let file = dir.join(format!("{name}.json"));
     std::fs::write(&file, record.to_string()).unwrap();
-    let (code, said) = run("pokerd", &file, None);
-    assert_eq!(code, 1, "pokerd verify accepted {name}: {said}");
-    assert!(said.contains("FAILED"), "{name}: {said}");
-    if python() {
-        let (code, said) = run("python", &file, None);
-        assert_eq!(code, 1, "verify.py accepted {name}: {said}");
-        assert!(said.contains("FAILED"), "{name}: {said}");
+    let verifiers: &[&str] = if python() { &["pokerd", "python"] } else { &["pokerd"] };
+    for verifier in verifiers {
+        let (exit, said) = run(verifier, &file, mine);
+        assert_eq!(exit, 1, "{verifier} accepted {name}: {said}");
+        assert!(said.contains("FAILED"), "{verifier} {name}: {said}");
+        if let Some(code) = code {
+            assert!(
+                said.contains(&format!("FAILED ({code})")),
+                "{verifier} {name}: expected {code}: {said}"
+            );
+        }
     }
 }
 
-/// Every way of tampering with a record that a verifier must catch: a card, a salt, a
-/// proof's path, a seed changed or dropped, the permutation (a card's position or
-/// place), the root, a proof left out, and a reshuffle's list when there is one.
+/// Every way of tampering with a record a verifier must catch, as JSON: a card, a nonce,
+/// a proof's path, a seed changed or dropped, a slot, a round, the commitment, a proof
+/// left out, uppercase hex, and a reshuffle's list or a reshuffle's opening when there
+/// is one.
 fn tampered(record: &Value) -> Vec<(&'static str, Value)> {
     let mut out = Vec::new();
     let mut t = |name, f: &dyn Fn(&mut Value)| {
@@ -111,13 +130,17 @@ fn tampered(record: &Value) -> Vec<(&'static str, Value)> {
         let c = &mut r["fairness"]["cards"][0]["card"];
         *c = json!(if c == "2c" { "3c" } else { "2c" });
     });
-    t("a salt", &|r| {
-        let s = r["fairness"]["cards"][0]["salt"]
+    t("a nonce", &|r| {
+        let s = r["fairness"]["cards"][0]["nonce"]
             .as_str()
             .unwrap()
             .to_string();
         let flipped = if s.starts_with('0') { "1" } else { "0" };
-        r["fairness"]["cards"][0]["salt"] = json!(format!("{flipped}{}", &s[1..]));
+        r["fairness"]["cards"][0]["nonce"] = json!(format!("{flipped}{}", &s[1..]));
+    });
+    t("uppercase hex", &|r| {
+        let s = r["fairness"]["commitment"].as_str().unwrap().to_uppercase();
+        r["fairness"]["commitment"] = json!(s);
     });
     t("a proof's path", &|r| {
         r["fairness"]["cards"][0]["path"][0] = json!("00".repeat(32));
@@ -125,22 +148,15 @@ fn tampered(record: &Value) -> Vec<(&'static str, Value)> {
     t("a seed changed", &|r| {
         r["fairness"]["seeds"][0]["seed"] = json!("ab".repeat(32));
     });
-    t("a seed dropped", &|r| {
-        r["fairness"]["seeds"].as_array_mut().unwrap().remove(0);
-    });
-    t("the permutation: a position", &|r| {
-        let p = &mut r["fairness"]["cards"][0]["position"];
+    t("a slot", &|r| {
+        let p = &mut r["fairness"]["cards"][0]["slot"];
         *p = json!((p.as_u64().unwrap() + 1) % 52);
     });
-    t("the permutation: a place", &|r| {
-        let cards = r["fairness"]["cards"].as_array_mut().unwrap();
-        let last = cards.last().unwrap()["place"].as_u64().unwrap();
-        let mut moved = cards.remove(0);
-        moved["place"] = json!(last + 1);
-        cards.push(moved);
+    t("a round", &|r| {
+        r["fairness"]["cards"][0]["round"] = json!(1);
     });
-    t("the root", &|r| {
-        r["fairness"]["root"] = json!("11".repeat(32));
+    t("the commitment", &|r| {
+        r["fairness"]["commitment"] = json!("11".repeat(32));
     });
     t("a proof left out", &|r| {
         r["fairness"]["cards"].as_array_mut().unwrap().pop();
@@ -157,16 +173,36 @@ fn tampered(record: &Value) -> Vec<(&'static str, Value)> {
             list.pop();
         });
     }
+    if record["fairness"]["kept"]
+        .as_array()
+        .is_some_and(|l| !l.is_empty())
+    {
+        t("a reshuffle's opening left out", &|r| {
+            r["fairness"]["kept"].as_array_mut().unwrap().pop();
+        });
+    }
     out
 }
 
+/// What a vector's `mine` says.
+fn mine_of(v: &Value) -> MySeed {
+    match v {
+        Value::Null => MySeed::Unknown,
+        Value::String(s) if s == "none" => MySeed::None,
+        v => MySeed::Sent {
+            seed: v["seed"].as_str().unwrap().parse().unwrap(),
+            list: v["list"].as_str().map(|l| l.parse().unwrap()),
+        },
+    }
+}
+
 #[test]
-fn a_tampered_card_salt_proof_seed_list_or_permutation_is_caught_by_both_verifiers() {
+fn every_forged_record_and_every_tampering_is_refused_by_both_verifiers_with_its_code() {
     let vectors: Value = serde_json::from_str(
         &std::fs::read_to_string(repo().join("docs/fairness/vectors.json")).unwrap(),
     )
     .unwrap();
-    let dir = scratch("tampered");
+    let dir = scratch("forged");
     if python() {
         let out = Command::new("python3")
             .arg(repo().join("docs/fairness/verify.py"))
@@ -176,17 +212,32 @@ fn a_tampered_card_salt_proof_seed_list_or_permutation_is_caught_by_both_verifie
             .unwrap();
         assert!(
             out.status.success(),
-            "verify.py recomputes every published vector: {}",
+            "verify.py recomputes every published vector and refuses every forged record: {}{}",
+            String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    let attacks = vectors["attacks"].as_array().unwrap();
+    assert!(attacks.len() >= 15, "{} forged records", attacks.len());
+    for a in attacks {
+        let name = a["name"].as_str().unwrap();
+        both_refuse(
+            &dir,
+            name,
+            &a["record"],
+            mine_of(&a["mine"]),
+            Some(a["error"].as_str().unwrap()),
+        );
+    }
     for (i, record) in vectors["records"].as_array().unwrap().iter().enumerate() {
-        both_accept(&dir, &format!("vector-{i}"), record, None);
+        both_accept(&dir, &format!("vector-{i}"), record, MySeed::Unknown);
         for (name, bad) in tampered(record) {
             both_refuse(
                 &dir,
                 &format!("vector-{i}-{}", name.replace(' ', "-")),
                 &bad,
+                MySeed::Unknown,
+                None,
             );
         }
     }
@@ -206,8 +257,10 @@ async fn recv_raw(c: &mut Client, wait: Duration) -> Option<(String, ServerMsg)>
     }
 }
 
-/// A player at one table who seeds every deck shown to them (unless `silent`) and plays
-/// simply: calls, checks, draws three, agrees to run twice, shows.
+/// A player at one table who commits to a seed for every deck shown to them (right
+/// after asking to sit, too), reveals it once the list closes with their commitment in
+/// it (unless `silent`: then they send nothing), and plays simply: calls, checks, draws
+/// three, agrees to run twice, shows.
 struct Seeder {
     client: Client,
     table: String,
@@ -215,9 +268,13 @@ struct Seeder {
     silent: bool,
     /// Every raw frame received.
     frames: Vec<String>,
-    /// The seed sent for each hand.
+    /// The next deck, as last heard.
+    next: Option<poker_fairness::Commitment>,
+    /// The seed committed for each hand.
     seeds: HashMap<HandId, Seed>,
-    /// Hands whose seed the server refused as late.
+    /// The closed list's digest each seed was revealed under.
+    revealed: HashMap<HandId, Digest>,
+    /// Hands whose commitment or seed the server refused as late.
     late: HashSet<HandId>,
     /// Each hand's proofs received live, by hand id.
     proofs: HashMap<HandId, HandProof>,
@@ -228,18 +285,75 @@ struct Seeder {
 }
 
 impl Seeder {
-    async fn seed(&mut self, hand_id: HandId) {
-        if self.silent || self.seeds.contains_key(&hand_id) {
+    fn new(client: Client, table: &str, seat: u32, silent: bool) -> Seeder {
+        Seeder {
+            client,
+            table: table.to_string(),
+            seat,
+            silent,
+            frames: Vec::new(),
+            next: None,
+            seeds: HashMap::new(),
+            revealed: HashMap::new(),
+            late: HashSet::new(),
+            proofs: HashMap::new(),
+            cards: MyCards::default(),
+            topping_up: false,
+            ended: 0,
+            closed: false,
+        }
+    }
+
+    /// Commits to a seed for the next deck, once per deck.
+    async fn commit(&mut self) {
+        let Some(next) = self.next else { return };
+        if self.silent || self.seeds.contains_key(&next.hand_id) {
             return;
         }
         let seed = Seed::from_bytes(rand::random());
-        self.seeds.insert(hand_id, seed);
+        self.seeds.insert(next.hand_id, seed);
+        let msg = ClientMsg::SeedCommit {
+            table_id: common::tid(&self.table),
+            hand_id: next.hand_id,
+            commitment: poker_protocol::seed_commitment(&next.commitment, &seed),
+        };
+        self.client.send(&msg).await;
+    }
+
+    /// Reveals the seed of the next deck once its list is closed with this player's
+    /// commitment in it.
+    async fn reveal(&mut self, hand_id: HandId, list: &[poker_fairness::SeedCommit]) {
+        let Some(next) = self.next.filter(|n| n.hand_id == hand_id) else { return };
+        let Some(&seed) = self.seeds.get(&hand_id) else { return };
+        if self.revealed.contains_key(&hand_id) {
+            return;
+        }
+        let mine = poker_protocol::seed_commitment(&next.commitment, &seed);
+        if !list.iter().any(|e| e.commitment == mine) {
+            return;
+        }
+        self.revealed.insert(
+            hand_id,
+            poker_fairness::seeds::list_digest(&next.commitment, list),
+        );
         let msg = ClientMsg::Seed {
             table_id: common::tid(&self.table),
             hand_id,
             seed,
         };
         self.client.send(&msg).await;
+    }
+
+    /// What this player knows of their seed for a hand.
+    fn mine(&self, hand: HandId) -> MySeed {
+        match (self.seeds.get(&hand), self.revealed.get(&hand)) {
+            (Some(&seed), Some(&list)) if !self.late.contains(&hand) => MySeed::Sent {
+                seed,
+                list: Some(list),
+            },
+            (None, _) => MySeed::None,
+            _ => MySeed::Unknown,
+        }
     }
 
     async fn step(&mut self) -> bool {
@@ -256,9 +370,21 @@ impl Seeder {
         };
         match msg {
             ServerMsg::Snapshot {
-                next_deck: Some(c), ..
-            } => self.seed(c.hand_id).await,
-            ServerMsg::DeckCommitted { commitment, .. } => self.seed(commitment.hand_id).await,
+                next_deck: Some(c),
+                seeds_closed,
+                ..
+            } => {
+                self.next = Some(*c);
+                self.commit().await;
+                if let Some(list) = seeds_closed {
+                    self.reveal(c.hand_id, &list).await;
+                }
+            }
+            ServerMsg::DeckCommitted { commitment, .. } => {
+                self.next = Some(commitment);
+                self.commit().await;
+            }
+            ServerMsg::SeedsClosed { hand_id, list, .. } => self.reveal(hand_id, &list).await,
             ServerMsg::DeckProof { proof, .. } => {
                 self.proofs.insert(proof.hand_id, *proof);
             }
@@ -315,12 +441,14 @@ impl Seeder {
                 code: ErrorCode::SeedRefused,
                 message,
             } => {
-                // A seed that came after its hand was dealt: the message names the hand.
+                // A commitment or seed that came after its hand was dealt, or a
+                // commitment after the list closed: the hand is dealt without it.
                 let id = self
                     .seeds
                     .keys()
                     .find(|h| message.contains(&h.to_string()))
                     .copied()
+                    .or(self.next.map(|n| n.hand_id))
                     .unwrap_or_else(|| panic!("{}: a seed refused: {message}", self.client.name));
                 self.late.insert(id);
             }
@@ -344,15 +472,26 @@ async fn get_text(server: &Server, path: &str, token: &str) -> (u16, String) {
     (r.status().as_u16(), r.text().await.unwrap())
 }
 
-/// The salts of every card of a hand's committed deck, from the operator's record.
-async fn all_salts(server: &Server, hand: HandId) -> Vec<String> {
+/// The deck's secret and the nonce of every card in every round of a hand, from the
+/// operator's record.
+async fn all_nonces(server: &Server, hand: HandId) -> (String, Vec<String>) {
     let row = server.get_json(&format!("/admin/hands/{hand}")).await;
-    let salts = row["record"]["deck"]["salts"]
+    let deck = &row["record"]["deck"];
+    let secret: poker_fairness::Secret = deck["secret"]
         .as_str()
-        .expect("the deck's salts");
-    (0..salts.len() / 32)
-        .map(|i| salts[i * 32..i * 32 + 32].to_string())
-        .collect()
+        .expect("the deck's secret")
+        .parse()
+        .unwrap();
+    let kind = poker_fairness::deck::deck_kind(deck["size"].as_u64().unwrap() as usize).unwrap();
+    let rounds = deck["rounds"].as_u64().unwrap() as u8;
+    let nonces = (0..rounds)
+        .flat_map(|r| {
+            kind.cards()
+                .into_iter()
+                .map(move |c| poker_fairness::deck::nonce(&secret, r, c).to_string())
+        })
+        .collect();
+    (secret.to_string(), nonces)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -386,21 +525,9 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
             deposited += 1000;
             let mut client = server.client(&name).await;
             client.send(&sit(&table, seat as u32, 200)).await;
-            seeders.push(Seeder {
-                client,
-                table: table.clone(),
-                seat: seat as u32,
-                // At the flop table one player never seeds: no hand waits for them.
-                silent: *family == "holdem" && seat == 3,
-                frames: Vec::new(),
-                seeds: HashMap::new(),
-                late: HashSet::new(),
-                proofs: HashMap::new(),
-                cards: MyCards::default(),
-                topping_up: false,
-                ended: 0,
-                closed: false,
-            });
+            // At the flop table one player never seeds: no hand waits for them.
+            let silent = *family == "holdem" && seat == 3;
+            seeders.push(Seeder::new(client, &table, seat as u32, silent));
         }
     }
     // Play until every table has six hands and the draw table has reshuffled.
@@ -451,7 +578,10 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
     let dir = scratch("hands");
     let mut checked = 0;
     let mut counted = 0;
+    let mut expected = 0;
     let mut reshuffles = 0;
+    // Each table's first hand: (number, whether every player who seeds had theirs used).
+    let mut first: HashMap<String, (u64, bool)> = HashMap::new();
     for s in &seeders {
         let token = server.login(&s.client.name).await;
         let (_, hands) = server
@@ -466,20 +596,31 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
             let seat = parsed.seats[parsed.me.unwrap()];
             assert_eq!(seat, s.seat);
             let f = &parsed.fairness;
-            // The seeds by seat: this player's is counted unless it came late, and no
-            // other is listed for their seat.
+            // The seeds by seat: this player's is used unless it came late, and none is
+            // listed in the name of the player who sends none.
             let listed = f.seeds.iter().find(|x| u32::from(x.seat) == seat);
-            let mine = s.seeds.get(&id).filter(|_| !s.late.contains(&id));
-            assert_eq!(
-                listed.map(|x| x.seed),
-                mine.copied(),
-                "{}: hand {id}",
-                s.client.name
-            );
-            if s.silent {
-                assert!(listed.is_none());
+            let mine = s.mine(id);
+            match mine {
+                MySeed::Sent { seed, .. } => {
+                    assert_eq!(listed.map(|x| x.seed), Some(seed), "{}: {id}", s.client.name);
+                    counted += 1;
+                }
+                MySeed::None => {
+                    assert!(listed.is_none());
+                    assert!(!f.seed_list.iter().any(|c| u32::from(c.seat) == seat));
+                }
+                MySeed::Unknown => {}
             }
-            counted += usize::from(mine.is_some());
+            expected += usize::from(!s.silent);
+            assert!(f.seed_list.iter().all(|c| !c.house), "no house seat here");
+            let number = h["number"].as_u64().expect("the hand's number");
+            let all_in = matches!(mine, MySeed::Sent { .. }) || s.silent;
+            let e = first.entry(s.table.clone()).or_insert((number, true));
+            if number < e.0 {
+                *e = (number, all_in);
+            } else if number == e.0 {
+                e.1 &= all_in;
+            }
             reshuffles += f.reshuffles.len();
             // The library, `pokerd verify` and verify.py all accept it, seed included.
             poker_fairness::verify(&parsed, mine).unwrap_or_else(|e| panic!("hand {id}: {e}"));
@@ -499,23 +640,31 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
                 get_text(&server, &format!("/api/me/hands/{id}?format=phh"), &token).await;
             assert_eq!(status, 200);
             let table: toml::Table = phh.parse().unwrap();
-            assert_eq!(poker_fairness::phh::read(&table).as_ref(), Some(f));
-            // Secrecy: no salt of a card this player did not see was ever sent to them,
-            // live or in their exports; every card proved is one their record shows.
-            let seen: HashSet<String> = f.cards.iter().map(|c| c.salt.to_string()).collect();
+            assert_eq!(poker_fairness::phh::read::<HandProof>(&table).as_ref(), Some(f));
+            // Secrecy: no nonce of a card this player did not see, and never the deck's
+            // secret, was ever sent to them, live or in their exports.
+            let seen: HashSet<String> = f
+                .cards
+                .iter()
+                .map(|c| c.nonce.to_string())
+                .chain(f.kept.iter().map(|k| k.nonce.to_string()))
+                .collect();
             let exported = format!("{record}{phh}");
-            for salt in all_salts(&server, id).await {
-                if seen.contains(&salt) {
+            let (secret, nonces) = all_nonces(&server, id).await;
+            assert!(!exported.contains(&secret), "the secret exported");
+            assert!(s.frames.iter().all(|fr| !fr.contains(&secret)), "the secret sent");
+            for nonce in nonces {
+                if seen.contains(&nonce) {
                     continue;
                 }
                 assert!(
-                    !exported.contains(&salt),
-                    "{}: an unseen salt exported",
+                    !exported.contains(&nonce),
+                    "{}: an unseen nonce exported",
                     s.client.name
                 );
                 assert!(
-                    s.frames.iter().all(|fr| !fr.contains(&salt)),
-                    "{}: an unseen salt sent over the WebSocket",
+                    s.frames.iter().all(|fr| !fr.contains(&nonce)),
+                    "{}: an unseen nonce sent over the WebSocket",
                     s.client.name
                 );
             }
@@ -523,14 +672,19 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
         }
     }
     println!(
-        "{checked} records checked, {counted} with the player's seed, {reshuffles} reshuffles"
+        "{checked} records checked; {counted} of {expected} with the seed of a player who seeds; {reshuffles} reshuffles"
     );
     assert!(checked >= 3 * 6 * 4, "{checked} records checked");
     assert!(reshuffles > 0, "a reshuffle was verified");
+    // The deal waits for the seeds of the players who send them: all but a rare late one
+    // count, the first hand's included.
     assert!(
-        counted * 10 >= checked * 7,
-        "most seeds count: {counted} of {checked}"
+        counted * 100 >= expected * 95,
+        "the seeds of players who seed: {counted} of {expected}"
     );
+    for (table, (number, all)) in &first {
+        assert!(all, "the first hand ({number}) at {table} has every seeding player's seed");
+    }
 
     // The operator's record has every card dealt, each proved; tampered, it fails.
     let draw_hand = seeders[first_of(2)]
@@ -544,14 +698,20 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
         .await;
     assert_eq!(operator["me"], Value::Null);
     let parsed: Record = serde_json::from_value(operator.clone()).unwrap();
-    let dealt = poker_fairness::verify(&parsed, None).unwrap();
+    let dealt = poker_fairness::verify(&parsed, MySeed::Unknown).unwrap();
     assert_eq!(
         dealt.cards, dealt.dealt,
         "every card of a draw hand (no burns) is proved"
     );
-    both_accept(&dir, "operator", &operator, None);
+    both_accept(&dir, "operator", &operator, MySeed::Unknown);
     for (name, bad) in tampered(&operator) {
-        both_refuse(&dir, &format!("operator-{}", name.replace(' ', "-")), &bad);
+        both_refuse(
+            &dir,
+            &format!("operator-{}", name.replace(' ', "-")),
+            &bad,
+            MySeed::Unknown,
+            None,
+        );
     }
     let (status, phh) = server
         .get(&format!("/admin/hands/{draw_hand}?format=phh"))
@@ -564,7 +724,7 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_seed_that_is_late_repeated_malformed_or_from_a_spectator_is_refused_and_the_table_plays_on(
+async fn a_commitment_or_seed_that_is_late_repeated_unopened_malformed_or_from_a_spectator_is_refused_and_the_table_plays_on(
 ) {
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
     let server = Server::start(&guard.url(), &[]).await;
@@ -585,18 +745,29 @@ async fn a_seed_that_is_late_repeated_malformed_or_from_a_spectator_is_refused_a
             _ => None,
         })
         .await;
-    // A spectator's seed counts for nothing.
     let seed = |b: u8| Seed::from_bytes([b; 32]);
-    sue.send(&ClientMsg::Seed {
+    let commit = |b: u8| ClientMsg::SeedCommit {
         table_id: tid,
         hand_id: next.hand_id,
-        seed: seed(1),
-    })
-    .await;
+        commitment: poker_protocol::seed_commitment(&next.commitment, &seed(b)),
+    };
+    let reveal = |b: u8| ClientMsg::Seed {
+        table_id: tid,
+        hand_id: next.hand_id,
+        seed: seed(b),
+    };
+    // A spectator's commitment counts for nothing.
+    sue.send(&commit(1)).await;
     sue.expect_error(ErrorCode::SeedRefused).await;
-    // Malformed: a seed that is not 64 hex digits.
+    // Malformed: not 64 hex digits, or uppercase hex (each value has one spelling).
     sue.send_raw(
-        json!({ "type": "seed", "table_id": table, "hand_id": next.hand_id, "seed": "abc" })
+        json!({ "type": "seed_commit", "table_id": table, "hand_id": next.hand_id, "commitment": "abc" })
+            .to_string(),
+    )
+    .await;
+    sue.expect_error(ErrorCode::BadMessage).await;
+    sue.send_raw(
+        json!({ "type": "seed", "table_id": table, "hand_id": next.hand_id, "seed": "AB".repeat(32) })
             .to_string(),
     )
     .await;
@@ -604,25 +775,36 @@ async fn a_seed_that_is_late_repeated_malformed_or_from_a_spectator_is_refused_a
 
     let mut ann = server.client("ann").await;
     ann.send(&sit(&table, 0, 100)).await;
-    ann.until(|m| matches!(m, ServerMsg::Done { .. }).then_some(()))
-        .await;
-    ann.send(&ClientMsg::Seed {
-        table_id: tid,
-        hand_id: next.hand_id,
-        seed: seed(2),
-    })
-    .await;
-    // The first seed stands; a second is refused.
-    ann.send(&ClientMsg::Seed {
-        table_id: tid,
-        hand_id: next.hand_id,
-        seed: seed(3),
-    })
-    .await;
+    // Ann commits while her sit is under way (as the page does), then again: refused.
+    ann.send(&commit(2)).await;
+    ann.send(&commit(3)).await;
     ann.expect_error(ErrorCode::SeedRefused).await;
+    // Her seed before the list is closed: refused (it would be seen before the others
+    // are fixed).
+    ann.send(&reveal(2)).await;
+    ann.expect_error(ErrorCode::SeedRefused).await;
+    // Ben sits and sends nothing: his client takes no part in the seeds, so the table
+    // does not wait for him; the list closes with ann's commitment alone.
     let mut ben = server.client("ben").await;
     ben.send(&sit(&table, 1, 100)).await;
-    // Ben sat without seeding: the hand is dealt at once, without waiting for him.
+    let list = ann
+        .until(|m| match m {
+            ServerMsg::SeedsClosed { hand_id, list, .. } if *hand_id == next.hand_id => {
+                Some(list.clone())
+            }
+            _ => None,
+        })
+        .await;
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].seat, 0);
+    assert!(!list[0].house);
+    // Too late for ben's commitment now; a seed that does not open ann's commitment is
+    // refused; hers counts.
+    ben.send(&commit(4)).await;
+    ben.expect_error(ErrorCode::SeedRefused).await;
+    ann.send(&reveal(9)).await;
+    ann.expect_error(ErrorCode::SeedRefused).await;
+    ann.send(&reveal(2)).await;
     let dealt = ann
         .until(|m| match m {
             ServerMsg::DeckCommitted { commitment, .. } => Some(*commitment),
@@ -634,32 +816,43 @@ async fn a_seed_that_is_late_repeated_malformed_or_from_a_spectator_is_refused_a
         "the next deck is committed at the deal"
     );
     // Too late now for the hand being played.
-    ben.send(&ClientMsg::Seed {
-        table_id: tid,
-        hand_id: next.hand_id,
-        seed: seed(4),
-    })
-    .await;
-    ben.expect_error(ErrorCode::SeedRefused).await;
-    // The table plays on: the hand ends, and its record lists ann's seed alone.
+    ann.send(&reveal(2)).await;
+    ann.expect_error(ErrorCode::SeedRefused).await;
+    // The table plays on: the hand ends, and its record lists ann's seed alone, under
+    // the list she was sent; ben's record shows none in his name.
     let mut clients = [ann, ben];
     common::play(&mut clients, &table, 1, |_, _, l| {
         common::simple_action(l, false)
     })
     .await;
-    let token = server.login("ann").await;
-    let (_, record) = server
-        .call(
-            "GET",
-            &format!("/api/me/hands/{}?format=replay", next.hand_id),
-            Some(&token),
-            None,
-        )
-        .await;
-    let parsed: Record = serde_json::from_value(record).unwrap();
+    let record_of = |name: &'static str| {
+        let server = &server;
+        async move {
+            let token = server.login(name).await;
+            let (_, record) = server
+                .call(
+                    "GET",
+                    &format!("/api/me/hands/{}?format=replay", next.hand_id),
+                    Some(&token),
+                    None,
+                )
+                .await;
+            serde_json::from_value::<Record>(record).unwrap()
+        }
+    };
+    let parsed = record_of("ann").await;
     assert_eq!(parsed.fairness.seeds.len(), 1);
     assert_eq!(parsed.fairness.seeds[0].seat, 0);
     assert_eq!(parsed.fairness.seeds[0].seed, seed(2));
-    poker_fairness::verify(&parsed, Some(&seed(2))).unwrap();
+    let digest = poker_fairness::seeds::list_digest(&next.commitment, &list);
+    poker_fairness::verify(
+        &parsed,
+        MySeed::Sent {
+            seed: seed(2),
+            list: Some(digest),
+        },
+    )
+    .unwrap();
+    poker_fairness::verify(&record_of("ben").await, MySeed::None).unwrap();
     assert_conserved(&server.audit().await, 1500);
 }
