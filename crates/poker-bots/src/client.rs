@@ -160,26 +160,37 @@ impl Bot {
         self.pending = Some((at, msg));
     }
 
-    /// Commits to a seed for the next hand's deck, once per deck, while seated or sitting
-    /// down: 32 bytes from the operating system's generator, like a person's browser,
-    /// sent as its commitment (docs/fairness.md). False if the connection is lost.
-    async fn commit_seed(&mut self, ws: &mut Ws) -> bool {
-        let Some(deck) = self.next_deck else {
-            return true;
-        };
-        if (self.seat.is_none() && !self.sit_asked)
-            || self.seed.is_some_and(|(h, _, _)| h == deck.hand_id)
-        {
-            return true;
+    /// A fresh seed for the next deck, unless one is committed for it already: 32 bytes
+    /// from the operating system's generator, like a person's browser; returns its
+    /// commitment (docs/fairness.md).
+    fn new_seed(&mut self) -> Option<poker_protocol::SitSeed> {
+        let deck = self.next_deck?;
+        if self.seed.is_some_and(|(h, _, _)| h == deck.hand_id) {
+            return None;
         }
         let mut bytes = [0u8; 32];
         rand::rngs::OsRng.fill_bytes(&mut bytes);
         let seed = poker_protocol::Seed::from_bytes(bytes);
         self.seed = Some((deck.hand_id, seed, false));
-        let msg = ClientMsg::SeedCommit {
-            table_id: self.plan.table_id,
+        Some(poker_protocol::SitSeed {
             hand_id: deck.hand_id,
             commitment: poker_protocol::seed_commitment(&deck.commitment, &seed),
+        })
+    }
+
+    /// Commits to a seed for the next hand's deck, once per deck, while seated or sitting
+    /// down. False if the connection is lost.
+    async fn commit_seed(&mut self, ws: &mut Ws) -> bool {
+        if self.seat.is_none() && !self.sit_asked {
+            return true;
+        }
+        let Some(c) = self.new_seed() else {
+            return true;
+        };
+        let msg = ClientMsg::SeedCommit {
+            table_id: self.plan.table_id,
+            hand_id: c.hand_id,
+            commitment: c.commitment,
         };
         send(ws, &msg).await.is_ok()
     }
@@ -321,20 +332,15 @@ impl Bot {
         let table_id = self.plan.table_id;
         match &msg {
             ServerMsg::Welcome { player_id, .. } => {
+                // Watched first: the snapshot brings the next deck's commitment, so the
+                // bot's commitment goes right after its `sit`, and the table's next hand
+                // (its first, if the bot makes two) has the bot's seed.
                 self.me = Some(*player_id);
-                let next = match self.plan.sit {
-                    Some((seat, buy_in)) if !self.seated_once => {
-                        self.sit_asked = true;
-                        ClientMsg::Sit {
-                            table_id,
-                            seat,
-                            buy_in,
-                            post_now: true,
-                        }
-                    }
-                    _ => ClientMsg::Watch { table_id },
-                };
-                if send(ws, &next).await.is_err() {
+                if !self.seated_once {
+                    // A sit that never came back (the connection dropped) is asked again.
+                    self.sit_asked = false;
+                }
+                if send(ws, &ClientMsg::Watch { table_id }).await.is_err() {
                     return Some(None);
                 }
             }
@@ -352,6 +358,23 @@ impl Bot {
                 }
                 if let Some(c) = next_deck {
                     self.next_deck = Some(**c);
+                }
+                if let Some((seat, buy_in)) = self.plan.sit.filter(|_| {
+                    !self.seated_once && !self.sit_asked
+                }) {
+                    self.sit_asked = true;
+                    let sit = ClientMsg::Sit {
+                        table_id,
+                        seat,
+                        buy_in,
+                        post_now: true,
+                        seed_commit: self.new_seed(),
+                    };
+                    if send(ws, &sit).await.is_err() {
+                        return Some(None);
+                    }
+                }
+                if let Some(c) = next_deck {
                     if !self.commit_seed(ws).await {
                         return Some(None);
                     }

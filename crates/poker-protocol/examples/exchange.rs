@@ -54,6 +54,7 @@ fn main() {
         seat: 0,
         buy_in: 150,
         post_now: true,
+        seed_commit: None,
     });
     let seat = |seat: u32, name: &str, player: &str| SeatView {
         seat,

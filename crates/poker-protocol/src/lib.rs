@@ -18,6 +18,15 @@ pub use private::{
     HostCommand, NewPrivateTable, PrivateCreated, PrivateInvite, PrivateView, SeatAsk,
 };
 
+/// A seed's commitment sent with a `sit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SitSeed {
+    /// The hand the deck's commitment is for.
+    pub hand_id: HandId,
+    /// The seed's commitment.
+    pub commitment: Digest,
+}
+
 /// What a client sends.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -40,6 +49,12 @@ pub enum ClientMsg {
         /// Post a live big blind at once (true) or wait for the big blind (false).
         #[serde(default = "yes")]
         post_now: bool,
+        /// The player's commitment to a seed for the table's next deck (as `seed_commit`
+        /// says), taken before the seat: the hand the sit may start has this player's
+        /// seed (docs/fairness.md). The page and the bots watch the table first, so they
+        /// know the next deck.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seed_commit: Option<SitSeed>,
     },
     /// Watches a table without playing.
     Watch {
@@ -733,6 +748,7 @@ mod tests {
                 seat: 2,
                 buy_in: 200,
                 post_now: false,
+                seed_commit: None,
             },
             ClientMsg::Act {
                 table_id: table,

@@ -567,6 +567,7 @@ async fn bot(
                 seat,
                 buy_in: 200,
                 post_now: true,
+                seed_commit: None,
             }))
             .await?;
             first = false;

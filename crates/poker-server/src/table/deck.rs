@@ -139,16 +139,19 @@ impl Actor {
         }
     }
 
-    /// A player's commitment (seated, or sitting down now) or seed (listed when the list
-    /// closed) for the next hand: the first of each counts, if it names the hand
-    /// committed next and, for a seed, opens the commitment.
+    /// A player's commitment (seated, sitting down now, or watching the table: a client
+    /// sends it with its `sit`, and it may reach the table first; it counts only if the
+    /// player is seated when the list closes) or seed (listed when the list closed) for
+    /// the next hand: the first of each counts, if it names the hand committed next and,
+    /// for a seed, opens the commitment.
     pub(super) fn take_seed(&mut self, player: PlayerId, step: SeedStep) -> Result<Outcome, Refusal> {
         let seated = self.seat_of(player).is_some();
-        let sitting = self.sitting.is_sitting(player);
+        let near = self.sitting.is_sitting(player)
+            || self.subscribers.iter().any(|s| s.who == Some(player));
         let hand_id = match step {
             SeedStep::Commit { hand_id, .. } | SeedStep::Reveal { hand_id, .. } => hand_id,
         };
-        if !seated && !(sitting && matches!(step, SeedStep::Commit { .. })) {
+        if !seated && !(near && matches!(step, SeedStep::Commit { .. })) {
             return Err(Refusal::Seed("you are not seated at this table".into()));
         }
         let next = self
@@ -233,7 +236,8 @@ impl Actor {
     }
 
     /// Closes the next deck's list of commitments and sends it to everyone at the table:
-    /// the commitments of the players seated now, by seat.
+    /// the commitments of the players seated now, and of those whose sit is under way
+    /// (their seat is held: the sit may end before the deal), by seat.
     fn close_seeds(&mut self) {
         let Some(next) = self.next_deck.as_mut() else {
             return;
@@ -241,21 +245,27 @@ impl Actor {
         if next.closed.is_some() {
             return;
         }
-        let mut entries: Vec<(SeedCommit, PlayerId)> = self
+        let seated = self
             .table
             .seats()
             .iter()
             .enumerate()
-            .filter_map(|(seat, o)| {
-                let o = o.as_ref()?;
-                let &(commitment, house) = next.commits.get(&o.player)?;
+            .filter_map(|(seat, o)| Some((o.as_ref()?.player, seat)));
+        let sitting = next
+            .commits
+            .keys()
+            .filter_map(|&p| Some((p, self.sitting.seat_of(p)? as usize)));
+        let mut entries: Vec<(SeedCommit, PlayerId)> = seated
+            .chain(sitting)
+            .filter_map(|(player, seat)| {
+                let &(commitment, house) = next.commits.get(&player)?;
                 Some((
                     SeedCommit {
                         seat: u8::try_from(seat).ok()?,
                         commitment,
                         house,
                     },
-                    o.player,
+                    player,
                 ))
             })
             .collect();

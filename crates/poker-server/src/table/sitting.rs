@@ -80,6 +80,11 @@ impl Sitting {
         self.pending.values().any(|s| s.seat == seat)
     }
 
+    /// The seat held for `player`'s sit under way.
+    pub(super) fn seat_of(&self, player: PlayerId) -> Option<u32> {
+        self.pending.get(&player).map(|s| s.seat)
+    }
+
     /// Whether `player` is sitting down here.
     pub(super) fn is_sitting(&self, player: PlayerId) -> bool {
         self.pending.contains_key(&player)

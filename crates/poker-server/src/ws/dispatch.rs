@@ -314,8 +314,20 @@ async fn ask(
             seat,
             buy_in,
             post_now,
+            seed_commit,
             ..
         } => {
+            // The seed's commitment first (the client watches the table, so it is taken):
+            // the hand this sit may start then has this player's seed. A refusal leaves
+            // the sit as it is (the next deck's commitment can come later).
+            if let Some(c) = seed_commit {
+                let commit = SeedStep::Commit {
+                    hand_id: c.hand_id,
+                    commitment: c.commitment,
+                    house: me.bot,
+                };
+                let _ = table.seat(me.player_id, SeatRequest::Seed(commit)).await;
+            }
             let entry = if post_now {
                 Entry::PostNow
             } else {

@@ -175,6 +175,7 @@ impl Bot {
             seat: self.seat,
             buy_in,
             post_now: self.rng.gen_bool(0.7),
+            seed_commit: None,
         };
         self.send(&msg).await;
     }

@@ -276,6 +276,9 @@ struct Seeder {
     revealed: HashMap<HandId, Digest>,
     /// Hands whose commitment or seed the server refused as late.
     late: HashSet<HandId>,
+    /// The seat to take once the table's snapshot (and its next deck) is in: a client
+    /// watches first and sends its commitment right after its `sit`, as the page does.
+    to_sit: Option<ClientMsg>,
     /// Each hand's proofs received live, by hand id.
     proofs: HashMap<HandId, HandProof>,
     cards: MyCards,
@@ -287,6 +290,7 @@ struct Seeder {
 impl Seeder {
     fn new(client: Client, table: &str, seat: u32, silent: bool) -> Seeder {
         Seeder {
+            to_sit: Some(sit(table, seat, 200)),
             client,
             table: table.to_string(),
             seat,
@@ -375,6 +379,18 @@ impl Seeder {
                 ..
             } => {
                 self.next = Some(*c);
+                if let Some(mut sit) = self.to_sit.take() {
+                    // The commitment goes with the sit, as the page sends it.
+                    if let (ClientMsg::Sit { seed_commit, .. }, false) = (&mut sit, self.silent) {
+                        let seed = Seed::from_bytes(rand::random());
+                        self.seeds.insert(c.hand_id, seed);
+                        *seed_commit = Some(poker_protocol::SitSeed {
+                            hand_id: c.hand_id,
+                            commitment: poker_protocol::seed_commitment(&c.commitment, &seed),
+                        });
+                    }
+                    self.client.send(&sit).await;
+                }
                 self.commit().await;
                 if let Some(list) = seeds_closed {
                     self.reveal(c.hand_id, &list).await;
@@ -452,6 +468,12 @@ impl Seeder {
                     .unwrap_or_else(|| panic!("{}: a seed refused: {message}", self.client.name));
                 self.late.insert(id);
             }
+            // The tables close at the end: a commitment or seed answering their last
+            // deck may find the table gone.
+            ServerMsg::Error {
+                code: ErrorCode::UnknownTable,
+                ..
+            } => {}
             ServerMsg::Error { code, message } => {
                 panic!("{}: unexpected error {code:?}: {message}", self.client.name)
             }
@@ -524,7 +546,11 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
             server.player(&name, 1000).await;
             deposited += 1000;
             let mut client = server.client(&name).await;
-            client.send(&sit(&table, seat as u32, 200)).await;
+            client
+                .send(&ClientMsg::Watch {
+                    table_id: common::tid(&table),
+                })
+                .await;
             // At the flop table one player never seeds: no hand waits for them.
             let silent = *family == "holdem" && seat == 3;
             seeders.push(Seeder::new(client, &table, seat as u32, silent));
@@ -612,6 +638,18 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
                 MySeed::Unknown => {}
             }
             expected += usize::from(!s.silent);
+            if !s.silent && !matches!(mine, MySeed::Sent { .. }) {
+                println!(
+                    "MISSING {} seat {seat} hand {} {:?}: committed {} revealed {} late {} listed {:?}",
+                    s.client.name,
+                    h["number"],
+                    id,
+                    s.seeds.contains_key(&id),
+                    s.revealed.contains_key(&id),
+                    s.late.contains(&id),
+                    f.seed_list.iter().map(|c| c.seat).collect::<Vec<_>>()
+                );
+            }
             assert!(f.seed_list.iter().all(|c| !c.house), "no house seat here");
             let number = h["number"].as_u64().expect("the hand's number");
             let all_in = matches!(mine, MySeed::Sent { .. }) || s.silent;
@@ -756,9 +794,13 @@ async fn a_commitment_or_seed_that_is_late_repeated_unopened_malformed_or_from_a
         hand_id: next.hand_id,
         seed: seed(b),
     };
-    // A spectator's commitment counts for nothing.
+    // A commitment from someone neither at nor watching the table is refused; a
+    // spectator's is kept in case they sit before the list closes (sue never does: the
+    // list below holds ann's alone).
+    let mut ben = server.client("ben").await;
+    ben.send(&commit(1)).await;
+    ben.expect_error(ErrorCode::SeedRefused).await;
     sue.send(&commit(1)).await;
-    sue.expect_error(ErrorCode::SeedRefused).await;
     // Malformed: not 64 hex digits, or uppercase hex (each value has one spelling).
     sue.send_raw(
         json!({ "type": "seed_commit", "table_id": table, "hand_id": next.hand_id, "commitment": "abc" })
@@ -783,9 +825,8 @@ async fn a_commitment_or_seed_that_is_late_repeated_unopened_malformed_or_from_a
     // are fixed).
     ann.send(&reveal(2)).await;
     ann.expect_error(ErrorCode::SeedRefused).await;
-    // Ben sits and sends nothing: his client takes no part in the seeds, so the table
-    // does not wait for him; the list closes with ann's commitment alone.
-    let mut ben = server.client("ben").await;
+    // Ben sits and sends nothing more: his client takes no part in the seeds, so the
+    // table does not wait for him; the list closes with ann's commitment alone.
     ben.send(&sit(&table, 1, 100)).await;
     let list = ann
         .until(|m| match m {

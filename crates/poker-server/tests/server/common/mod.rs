@@ -579,6 +579,7 @@ pub fn sit(table_id: &str, seat: u32, buy_in: u64) -> ClientMsg {
         seat,
         buy_in,
         post_now: true,
+        seed_commit: None,
     }
 }
 
