@@ -9,6 +9,8 @@ use poker_rules::{Action, CardSource, DeckKind, Game, Hand, Stakes, Structure};
 
 #[path = "table/kill_and_straddle.rs"]
 mod kill_and_straddle;
+#[path = "table/players_per_deck.rs"]
+mod players_per_deck;
 
 const NAMES: [&str; 5] = ["Alice", "Bob", "Carol", "David", "Ellen"];
 
