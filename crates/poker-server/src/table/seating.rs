@@ -36,6 +36,12 @@ impl Actor {
         if self.seat_of(player).is_some() || self.sitting.is_sitting(player) {
             return Err(Refusal::Seat("already seated here".into()));
         }
+        // Refused before any money moves: a table an older version stored with more
+        // seats than the game deals (an 8-seat stud table) seats no more than that,
+        // counting the sits under way.
+        self.table
+            .room_for(self.sitting.count() + 1)
+            .map_err(|e| Refusal::Seat(e.to_string()))?;
         // Same address, same table: refused before any money moves.
         let address = address.map(crate::fairplay::address_label);
         let same = self.seated_from(address.as_deref(), player);

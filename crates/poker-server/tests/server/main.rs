@@ -28,6 +28,7 @@ mod kill_restart;
 mod my_history;
 mod operations;
 mod play_money;
+mod players_per_deck;
 mod pokerdf;
 mod pokerkit;
 mod private_games;

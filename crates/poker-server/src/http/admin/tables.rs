@@ -410,6 +410,9 @@ pub(crate) async fn clone_table(
     })?;
     // A clone is the room's table, in the lobby: neither a host nor an invite.
     spec.private = None;
+    // Checked as a new table: the table cloned may be one an older version stored with
+    // rules refused now (an 8-seat stud table, which would stall once full).
+    check_rules(&spec.rules)?;
     let Json(c) = body?;
     // "NAME (2)", shortened so that it stays a valid name.
     let default = || {
