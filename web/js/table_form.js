@@ -8,6 +8,9 @@
 
 /// The most chips any amount may be (the engine's MAX_CHIPS, 2^53).
 export const MAX_CHIPS = 2 ** 53;
+/// The longest any clock setting may be, in milliseconds: a day
+/// (crates/poker-server/src/http/admin/tables.rs, MAX_CLOCK_MS).
+export const MAX_CLOCK_MS = 24 * 60 * 60 * 1000;
 /// The longest table name, in characters (poker_store::names::TABLE_NAME_MAX).
 export const TABLE_NAME_MAX = 64;
 
@@ -301,6 +304,10 @@ export function check(body) {
   if (o.run_it_twice && !BOARD.includes(r.game)) bad("rules.options.run_it_twice", "run it twice needs a game with a board");
   if (o.rake && o.rake.basis_points > 10000) bad("rules.options.rake", "rake cannot exceed 100% of a pot");
   if (!(body.clock && body.clock.action_ms > 0)) bad("clock.action_ms", "the action clock must give some time");
+  for (const k of ["action_ms", "warning_ms", "time_bank_ms"]) {
+    const ms = body.clock ? body.clock[k] : 0;
+    if (ms > MAX_CLOCK_MS) bad("clock." + k, `${k} is ${ms}: a clock setting is at most ${MAX_CLOCK_MS} ms (a day)`);
+  }
   return out;
 }
 

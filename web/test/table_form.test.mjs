@@ -77,6 +77,8 @@ test("each check the server makes is found on the field it concerns, alone", () 
     // One deck deals stud to seven players and draw games to eight: more seats would stall.
     [stud, { "rules.seat_count": "8" }, "rules.seat_count"],
     [nl, { "rules.game": "deuce_to_seven_triple_draw", "rules.seat_count": "9" }, "rules.seat_count"],
+    [nl, { "clock.action_ms": "86401" }, "clock.action_ms"],
+    [nl, { "clock.time_bank_ms": String(2 ** 64) }, "clock.time_bank_ms"],
   ];
   for (const [base, change, field] of cases) {
     const { body, problems } = edited(base, change);

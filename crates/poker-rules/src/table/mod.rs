@@ -681,11 +681,14 @@ impl<P: Clone + PartialEq> Table<P> {
         }
         let max = self.rules.max_buy_in;
         let occupant = self.occupant_mut(seat)?;
-        if amount == 0 || occupant.stack + amount > max {
-            return Err(TableError::TopUpTooLarge { max });
+        // A client's amount: checked before it is added (u64::MAX would wrap past `max`).
+        match occupant.stack.checked_add(amount) {
+            Some(stack) if amount > 0 && stack <= max => {
+                occupant.stack = stack;
+                Ok(())
+            }
+            _ => Err(TableError::TopUpTooLarge { max }),
         }
-        occupant.stack += amount;
-        Ok(())
     }
 
     /// Asks to sit out.

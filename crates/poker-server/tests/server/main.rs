@@ -25,6 +25,7 @@ mod house_all_night;
 mod house_options;
 mod identity;
 mod kill_restart;
+mod largest_amounts;
 mod my_history;
 mod operations;
 mod play_money;

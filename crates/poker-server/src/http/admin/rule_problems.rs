@@ -114,6 +114,10 @@ fn too_large(rules: &TableRules) -> &'static str {
         ("rules.options.cap", o.cap.unwrap_or(0)),
         ("rules.options.unit", o.unit),
         ("rules.options.rake", o.rake.map_or(0, |r| r.cap)),
+        (
+            "rules.options.spread",
+            o.spread.iter().map(|&(a, b)| a.max(b)).max().unwrap_or(0),
+        ),
     ]
     .into_iter()
     .find(|&(_, amount)| amount > MAX_CHIPS)
