@@ -27,15 +27,24 @@ export function freeSeat(table, refused = []) {
   return null;
 }
 
-/** The games a private table is made from (the server's preset keys). */
+/**
+ * The games a private table is made from (the server's preset keys), with the most
+ * players one deck deals each (the server refuses a table with more seats: it would
+ * stall once full).
+ */
 export const GAMES = [
-  { key: "nlhe", label: "NL Hold'em", blinds: true },
-  { key: "plo", label: "PL Omaha", blinds: true },
-  { key: "flhe", label: "FL Hold'em", blinds: true },
-  { key: "stud", label: "7 Card Stud", blinds: false },
-  { key: "razz", label: "Razz", blinds: false },
-  { key: "triple_draw", label: "2-7 Triple Draw", blinds: true },
+  { key: "nlhe", label: "NL Hold'em", blinds: true, maxSeats: 10 },
+  { key: "plo", label: "PL Omaha", blinds: true, maxSeats: 10 },
+  { key: "flhe", label: "FL Hold'em", blinds: true, maxSeats: 10 },
+  { key: "stud", label: "7 Card Stud", blinds: false, maxSeats: 7 },
+  { key: "razz", label: "Razz", blinds: false, maxSeats: 7 },
+  { key: "triple_draw", label: "2-7 Triple Draw", blinds: true, maxSeats: 8 },
 ];
+
+/** The table sizes offered for a game: heads-up, six, and a full ring of up to nine. */
+export function seatChoices(game) {
+  return [2, 6, Math.min(9, game.maxSeats)];
+}
 
 /** The stakes offered: the big blind (or a stud game's small bet). */
 export const STAKES = [2, 10, 50, 200];
@@ -116,12 +125,16 @@ function fillStakes() {
   const game = GAMES.find((g) => g.key === chosen("private-game")) || GAMES[0];
   const was = parseInt(chosen("private-stakes"), 10) || STAKES[0];
   radios($("#private-stakes"), "private-stakes", STAKES.map((s) => ({ value: s, label: stakesLabel(s, game.blinds) })), was);
+  const seats = seatChoices(game);
+  const wasSeats = parseInt(chosen("private-seats"), 10);
+  const keep = seats.includes(wasSeats) ? wasSeats : wasSeats > 6 ? seats[2] : 6;
+  radios($("#private-seats"), "private-seats", seats.map((n) => ({ value: n, label: n + " seats" })), keep);
 }
 
 function openCreate() {
   radios($("#private-games"), "private-game", GAMES.map((g) => ({ value: g.key, label: g.label })), "nlhe");
+  $("#private-seats").replaceChildren();
   fillStakes();
-  radios($("#private-seats"), "private-seats", [2, 6, 9].map((n) => ({ value: n, label: n + " seats" })), 6);
   $("#private-error").textContent = "";
   $("#private-dialog").showModal();
 }

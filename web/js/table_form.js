@@ -8,11 +8,30 @@
 
 /// The most chips any amount may be (the engine's MAX_CHIPS, 2^53).
 export const MAX_CHIPS = 2 ** 53;
+/// The longest any clock setting may be, in milliseconds: a day
+/// (crates/poker-server/src/http/admin/tables.rs, MAX_CLOCK_MS).
+export const MAX_CLOCK_MS = 24 * 60 * 60 * 1000;
 /// The longest table name, in characters (poker_store::names::TABLE_NAME_MAX).
 export const TABLE_NAME_MAX = 64;
 
 const STUD = ["stud", "stud_hi_lo", "razz"];
 const BOARD = ["holdem", "short_deck_holdem", "omaha", "omaha_hi_lo"];
+
+/// The most players each game deals from one deck (poker_rules::Game::max_players): a
+/// table with more seats than that would stall once full, and the server refuses it.
+const MAX_PLAYERS = {
+  stud: 7, stud_hi_lo: 7, razz: 7,
+  deuce_to_seven_single_draw: 8, deuce_to_seven_triple_draw: 8, badugi: 8,
+};
+/// The games as the server's refusals name them.
+const WORDS = {
+  holdem: "hold'em", short_deck_holdem: "short-deck hold'em", omaha: "Omaha", omaha_hi_lo: "Omaha hi/lo",
+  stud: "seven-card stud", stud_hi_lo: "seven-card stud hi/lo", razz: "razz",
+  deuce_to_seven_single_draw: "2-7 single draw", deuce_to_seven_triple_draw: "2-7 triple draw", badugi: "badugi",
+};
+
+/// The most seats a table of this game may have: 10, or fewer where one deck deals fewer.
+export const maxSeats = (game) => Math.min(10, MAX_PLAYERS[game] || 10);
 
 /// Whether the game opens with blinds (by position), not a bring-in (stud games).
 export const blindGame = (game) => !STUD.includes(game);
@@ -31,7 +50,7 @@ const GAMES = [
 export const GROUPS = [
   { title: "The table", fields: [
     { id: "name", label: "Name", kind: "text", help: `What players see in the lobby: 1 to ${TABLE_NAME_MAX} characters, not an id.` },
-    { id: "rules.seat_count", label: "Seats", kind: "number", min: 2, max: 10, help: "2 to 10 seats around the table." },
+    { id: "rules.seat_count", label: "Seats", kind: "number", min: 2, max: 10, help: "2 to 10 seats around the table; at most 7 in stud games and 8 in draw games, the players one deck deals." },
   ] },
   { title: "Game and stakes", fields: [
     { id: "rules.game", label: "Game", kind: "select", options: GAMES, help: "The game dealt. Seven card stud, stud hi/lo and razz open with a bring-in (R12); the others with blinds (R10)." },
@@ -241,6 +260,9 @@ export function check(body) {
   const r = body.rules;
   const o = r.options || {};
   if (!(r.seat_count >= 2 && r.seat_count <= 10)) bad("rules.seat_count", "a table has 2 to 10 seats");
+  else if (r.seat_count > maxSeats(r.game)) {
+    bad("rules.seat_count", `${WORDS[r.game]} deals at most ${maxSeats(r.game)} players from one deck: a table of ${r.seat_count} seats would stall`);
+  }
   if (r.min_buy_in === 0) bad("rules.min_buy_in", "the buy-in range must be positive with min <= max");
   else if (r.min_buy_in > r.max_buy_in) bad("rules.max_buy_in", "the buy-in range must be positive with min <= max");
   const blinds = blindGame(r.game);
@@ -282,6 +304,10 @@ export function check(body) {
   if (o.run_it_twice && !BOARD.includes(r.game)) bad("rules.options.run_it_twice", "run it twice needs a game with a board");
   if (o.rake && o.rake.basis_points > 10000) bad("rules.options.rake", "rake cannot exceed 100% of a pot");
   if (!(body.clock && body.clock.action_ms > 0)) bad("clock.action_ms", "the action clock must give some time");
+  for (const k of ["action_ms", "warning_ms", "time_bank_ms"]) {
+    const ms = body.clock ? body.clock[k] : 0;
+    if (ms > MAX_CLOCK_MS) bad("clock." + k, `${k} is ${ms}: a clock setting is at most ${MAX_CLOCK_MS} ms (a day)`);
+  }
   return out;
 }
 

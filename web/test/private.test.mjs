@@ -4,7 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { webcrypto } from "node:crypto";
-import { parseInvite, stakesLabel, newPassword, myStanding, freeSeat, GAMES, STAKES } from "../js/private.js";
+import { parseInvite, stakesLabel, newPassword, myStanding, freeSeat, seatChoices, GAMES, STAKES } from "../js/private.js";
 
 const TABLE = "5d0c8a8e-3f0b-4a7e-b0a4-1c2d3e4f5a6b";
 const INVITE = "0123456789abcdef0123456789abcdef";
@@ -57,4 +57,12 @@ test("an approved friend refused a seat held for another's buy-in sits at the ne
   assert.equal(freeSeat({ ...table, seats: [...table.seats, { seat: 1, player_id: "a" }] }, [1]), 2);
   assert.equal(freeSeat(table, [1, 2, 3]), null);
   assert.equal(freeSeat({ seat_count: 2, seats: [{ seat: 0 }, { seat: 1 }] }), null);
+});
+
+test("a game is offered no more seats than one deck deals it", () => {
+  const game = (key) => GAMES.find((g) => g.key === key);
+  assert.deepEqual(seatChoices(game("nlhe")), [2, 6, 9]);
+  assert.deepEqual(seatChoices(game("stud")), [2, 6, 7]);
+  assert.deepEqual(seatChoices(game("razz")), [2, 6, 7]);
+  assert.deepEqual(seatChoices(game("triple_draw")), [2, 6, 8]);
 });

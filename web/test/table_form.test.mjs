@@ -21,7 +21,7 @@ const stud = {
   name: "FL 7 Card Stud 2/4",
   rules: {
     ...structuredClone(nl.rules), game: "stud", structure: "fixed_limit", stakes: { small_bet: 2, big_bet: 4, bring_in: 1 },
-    max_raises: 4, uncapped_heads_up: true, seat_count: 8, small_blind: 0, big_blind: 0, ante: { kind: "each", amount: 1 }, straddle: undefined,
+    max_raises: 4, uncapped_heads_up: true, seat_count: 7, small_blind: 0, big_blind: 0, ante: { kind: "each", amount: 1 }, straddle: undefined,
   },
   clock: { action_ms: 20000, warning_ms: 7000, time_bank_ms: 30000 },
 };
@@ -74,6 +74,11 @@ test("each check the server makes is found on the field it concerns, alone", () 
     [nl, { "rules.max_buy_in": String(2 ** 52) }, "rules.max_buy_in"],
     [nl, { "clock.action_ms": "0" }, "clock.action_ms"],
     [stud, { "rules.stakes.small_bet": "0" }, "rules.stakes.small_bet"],
+    // One deck deals stud to seven players and draw games to eight: more seats would stall.
+    [stud, { "rules.seat_count": "8" }, "rules.seat_count"],
+    [nl, { "rules.game": "deuce_to_seven_triple_draw", "rules.seat_count": "9" }, "rules.seat_count"],
+    [nl, { "clock.action_ms": "86401" }, "clock.action_ms"],
+    [nl, { "clock.time_bank_ms": String(2 ** 64) }, "clock.time_bank_ms"],
   ];
   for (const [base, change, field] of cases) {
     const { body, problems } = edited(base, change);
@@ -81,6 +86,14 @@ test("each check the server makes is found on the field it concerns, alone", () 
     assert.deepEqual(found.map((p) => p.field), [field], JSON.stringify(change));
     assert.ok(found[0].message.length > 5);
   }
+});
+
+test("a stud game seats seven at most, in the server's words", () => {
+  const found = check(edited(stud, { "rules.seat_count": "8" }).body);
+  assert.deepEqual(found, [{
+    field: "rules.seat_count",
+    message: "seven-card stud deals at most 7 players from one deck: a table of 8 seats would stall",
+  }]);
 });
 
 test("what a field does not apply to is neither sent nor checked", () => {

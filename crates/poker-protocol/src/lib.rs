@@ -728,9 +728,23 @@ pub fn parse_client(text: &str) -> Result<ClientMsg, ServerMsg> {
     serde_json::from_str(text).map_err(|e| {
         ServerMsg::error(
             ErrorCode::BadMessage,
-            format!("cannot read the message: {e}"),
+            format!("cannot read the message: {e}{}", number_hint(&e)),
         )
     })
+}
+
+/// What a number the reader refused must be, added to its words (which name the number
+/// as read: `-1`, `1e30`, or 2^64 read as a float): every amount and id of a message is a
+/// whole number that fits 64 bits, a seat one that fits 32.
+fn number_hint(e: &serde_json::Error) -> &'static str {
+    let text = e.to_string();
+    if text.contains("expected u64") || text.contains("number out of range") {
+        " (amounts and ids are whole numbers from 0 to 18446744073709551615)"
+    } else if text.contains("expected u32") {
+        " (a seat is a whole number from 0 to 4294967295)"
+    } else {
+        ""
+    }
 }
 
 #[cfg(test)]
@@ -789,6 +803,48 @@ mod tests {
                 Err(ServerMsg::Error { code, .. }) => assert_eq!(code, ErrorCode::BadMessage),
                 other => panic!("{bad:?} gave {other:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn a_number_that_does_not_fit_its_field_is_refused_saying_what_it_must_be() {
+        let table = TableId::new();
+        let frames = [
+            format!(r#"{{"type":"sit","table_id":"{table}","seat":0,"buy_in":N}}"#),
+            format!(r#"{{"type":"top_up","table_id":"{table}","amount":N}}"#),
+            format!(
+                r#"{{"type":"act","table_id":"{table}","decision_id":1,"action":{{"type":"bet_or_raise_to","to":N}}}}"#
+            ),
+            format!(
+                r#"{{"type":"act","table_id":"{table}","decision_id":N,"action":{{"type":"call"}}}}"#
+            ),
+            format!(
+                r#"{{"type":"host","table_id":"{table}","command":{{"do":"blinds","small":N,"big":4}}}}"#
+            ),
+        ];
+        for frame in &frames {
+            for n in ["18446744073709551616", "-1", "1e30", "0.5", "1e400"] {
+                let frame = frame.replace('N', n);
+                match parse_client(&frame) {
+                    Err(ServerMsg::Error {
+                        code: ErrorCode::BadMessage,
+                        message,
+                    }) => assert!(
+                        message.contains("whole numbers from 0 to 18446744073709551615"),
+                        "{frame}: {message}"
+                    ),
+                    other => panic!("{frame} gave {other:?}"),
+                }
+            }
+            // The largest that fits is read as it is (and refused later, by the table).
+            assert!(parse_client(&frame.replace('N', "18446744073709551615")).is_ok());
+        }
+        let seat = format!(r#"{{"type":"sit","table_id":"{table}","seat":4294967296,"buy_in":1}}"#);
+        match parse_client(&seat) {
+            Err(ServerMsg::Error { message, .. }) => {
+                assert!(message.contains("from 0 to 4294967295"), "{message}")
+            }
+            other => panic!("{other:?}"),
         }
     }
 }

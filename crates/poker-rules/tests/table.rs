@@ -9,6 +9,8 @@ use poker_rules::{Action, CardSource, DeckKind, Game, Hand, Stakes, Structure};
 
 #[path = "table/kill_and_straddle.rs"]
 mod kill_and_straddle;
+#[path = "table/players_per_deck.rs"]
+mod players_per_deck;
 
 const NAMES: [&str; 5] = ["Alice", "Bob", "Carol", "David", "Ellen"];
 
@@ -575,6 +577,32 @@ fn r26_buy_ins_are_bounded_and_a_top_up_only_reaches_the_maximum() {
     );
     t.top_up(2, 600).unwrap();
     assert_eq!(t.seats()[2].as_ref().unwrap().stack, 1000);
+}
+
+#[test]
+fn r26_a_top_up_of_the_largest_amounts_is_refused_not_wrapped_past_the_maximum() {
+    let mut t = table(rules(ButtonRule::Dead), &["Alice", "Bob"]);
+    t.leave(0, 0).unwrap();
+    t.sit_down(0, "Alice".into(), 200, Entry::PostNow, None, 0)
+        .unwrap();
+    // 200 + (2^64 - 1) wraps to 199 in a release build: it must not pass the maximum.
+    for amount in [
+        u64::MAX,
+        u64::MAX - 199,
+        1 << 63,
+        i64::MAX as u64,
+        i64::MAX as u64 + 1,
+        801,
+    ] {
+        assert_eq!(
+            t.top_up(0, amount),
+            Err(TableError::TopUpTooLarge { max: 1000 }),
+            "{amount}"
+        );
+        assert_eq!(t.seats()[0].as_ref().unwrap().stack, 200);
+    }
+    assert_eq!(t.top_up(0, 800), Ok(()));
+    assert_eq!(t.seats()[0].as_ref().unwrap().stack, 1000);
 }
 
 #[test]

@@ -29,7 +29,8 @@ fn stud(game: &str) -> Value {
         game,
         "fixed_limit",
         json!({ "small_bet": 2, "big_bet": 4, "bring_in": 1 }),
-        8,
+        // One deck deals seven-card stud to seven players at most.
+        7,
         (0, 0),
     );
     r["ante"] = json!({ "kind": "each", "amount": 1 });

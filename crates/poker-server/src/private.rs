@@ -84,9 +84,19 @@ pub fn spec_for(host: &Player, ask: &NewPrivateTable) -> ApiResult<(String, Tabl
         body["rules"]["seat_count"] = Value::from(seats);
     }
     if let Some(secs) = ask.action_secs {
-        body["clock"]["action_ms"] = Value::from(secs.saturating_mul(1000));
-        if secs.saturating_mul(1000) <= body["clock"]["warning_ms"].as_u64().unwrap_or(0) {
-            body["clock"]["warning_ms"] = Value::from(secs.saturating_mul(1000) / 3);
+        // A player's number: multiplied only once known to fit the clock's bound.
+        let max = crate::http::admin::tables::MAX_CLOCK_MS / 1000;
+        if secs == 0 || secs > max {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_rules",
+                format!("action_secs is 1 to {max} (a day)"),
+            ));
+        }
+        let ms = secs * 1000;
+        body["clock"]["action_ms"] = Value::from(ms);
+        if ms <= body["clock"]["warning_ms"].as_u64().unwrap_or(0) {
+            body["clock"]["warning_ms"] = Value::from(ms / 3);
         }
     }
     if let Some(on) = ask.chat {

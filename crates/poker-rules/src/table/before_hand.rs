@@ -388,6 +388,8 @@ impl<P: Clone + PartialEq> Table<P> {
         }
         // Player order: first dealt seat after the button, ending at (or before) it.
         dealt.sort_by_key(|&s| (s + n - pos.button - 1) % n);
+        let blinds: Vec<usize> = pos.big.iter().chain(&pos.small).copied().collect();
+        self.deal_at_most(&mut dealt, &mut posts, &blinds);
         let big_seat = *pos.big.last().expect("a big blind");
         // The rock: its holder straddles twice the big blind from under the gun (R16).
         if self.rules.rock && dealt.len() > 2 {
@@ -519,6 +521,7 @@ impl<P: Clone + PartialEq> Table<P> {
         let button = self.next_seat(self.button.unwrap_or(n - 1), |s| self.active(s))?;
         let mut dealt = dealt;
         dealt.sort_by_key(|&s| (s + n - button - 1) % n);
+        self.deal_at_most(&mut dealt, &mut Vec::new(), &[]);
         let posts = match self.rules.ante {
             AnteRule::Each(a) => dealt
                 .iter()
@@ -531,7 +534,12 @@ impl<P: Clone + PartialEq> Table<P> {
                 .collect(),
             AnteRule::Button(a) | AnteRule::BigBlind(a) => {
                 vec![Post {
-                    seat: button,
+                    // The button, unless it sits this hand out (`deal_at_most`).
+                    seat: if dealt.contains(&button) {
+                        button
+                    } else {
+                        *dealt.last().expect("dealt")
+                    },
                     kind: PostKind::Ante,
                     amount: a,
                     live: false,
@@ -541,6 +549,31 @@ impl<P: Clone + PartialEq> Table<P> {
         };
         self.button = Some(button);
         Some(self.make_plan(button, dealt, posts, false))
+    }
+
+    /// Leaves out of the hand the players the game cannot deal to from one deck, at a
+    /// table an older version stored with more seats than that ([`Table::reopen`]): the
+    /// last in the hand's order (`dealt`, sorted from the button) who post no blind, with
+    /// their posts, so that who sits a hand out moves round with the button. They owe
+    /// nothing for it and are dealt in again as it moves on.
+    fn deal_at_most(&self, dealt: &mut Vec<usize>, posts: &mut Vec<Post>, blinds: &[usize]) {
+        let max = self.rules.game.max_players();
+        let mut over = dealt.len().saturating_sub(max);
+        if over == 0 {
+            return;
+        }
+        let mut left_out = Vec::new();
+        for &s in dealt.iter().rev() {
+            if over == 0 {
+                break;
+            }
+            if !blinds.contains(&s) {
+                left_out.push(s);
+                over -= 1;
+            }
+        }
+        dealt.retain(|s| !left_out.contains(s));
+        posts.retain(|p| !left_out.contains(&p.seat));
     }
 
     pub(super) fn make_plan(

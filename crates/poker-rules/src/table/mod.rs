@@ -164,6 +164,31 @@ pub enum TableError {
     /// `finish_hand` got a hand that is not the one planned, or is not complete.
     #[error("that hand does not belong to the current plan")]
     WrongHand,
+    /// As many players sit as the game deals from one deck (a table an older version
+    /// stored with more seats than that): another would stall the table.
+    #[error("{} deals at most {max} players from one deck: the table is full", game_words(*.game))]
+    GameFull {
+        /// The game.
+        game: Game,
+        /// The most players it deals.
+        max: usize,
+    },
+}
+
+/// A game as players read it, for the words of a refusal.
+fn game_words(game: Game) -> &'static str {
+    match game {
+        Game::Holdem => "hold'em",
+        Game::ShortDeckHoldem => "short-deck hold'em",
+        Game::Omaha => "Omaha",
+        Game::OmahaHiLo => "Omaha hi/lo",
+        Game::Stud => "seven-card stud",
+        Game::StudHiLo => "seven-card stud hi/lo",
+        Game::Razz => "razz",
+        Game::DeuceToSevenSingleDraw => "2-7 single draw",
+        Game::DeuceToSevenTripleDraw => "2-7 triple draw",
+        Game::Badugi => "badugi",
+    }
 }
 
 /// When a player sitting down with no post wants to be dealt in.
@@ -333,8 +358,27 @@ struct Positions {
 }
 
 impl<P: Clone + PartialEq> Table<P> {
-    /// An empty table.
+    /// An empty table. Refused when the rules are inconsistent, when an amount is past
+    /// the bound that keeps every sum in range, or when the table has more seats than the
+    /// game deals from one deck (seven for stud games, eight for draw games): the hand of
+    /// a full table could not be dealt and the table would stall.
     pub fn new(rules: TableRules) -> Result<Table<P>, TableError> {
+        let (seats, max) = (rules.seat_count, rules.game.max_players());
+        if (2..=10).contains(&seats) && seats > max {
+            return Err(TableError::InvalidRules(format!(
+                "{} deals at most {max} players from one deck: a table of {seats} seats would stall",
+                game_words(rules.game)
+            )));
+        }
+        Table::reopen(rules)
+    }
+
+    /// A table as an older version stored it, which may have more seats than the game
+    /// deals from one deck (an 8-seat stud table): checked as [`Table::new`] checks a new
+    /// one but for that. Such a table seats at most the game's players
+    /// ([`Table::room_for`]), and a hand deals at most that many ([`Table::next_hand`]),
+    /// so it never stalls.
+    pub fn reopen(rules: TableRules) -> Result<Table<P>, TableError> {
         let bad = |s: &str| Err(TableError::InvalidRules(s.to_string()));
         if !(2..=10).contains(&rules.seat_count) {
             return bad("a table has 2 to 10 seats");
@@ -432,6 +476,26 @@ impl<P: Clone + PartialEq> Table<P> {
         Ok(())
     }
 
+    /// The most players this table seats at once: its seats, or fewer when the game deals
+    /// fewer from one deck (a table an older version stored, see [`Table::reopen`]).
+    pub fn max_players(&self) -> usize {
+        self.rules.seat_count.min(self.rules.game.max_players())
+    }
+
+    /// Whether `more` players may sit down beside those seated now (a caller that holds
+    /// seats for sits under way counts them in); refused with [`TableError::GameFull`]
+    /// when the game could not deal to them all.
+    pub fn room_for(&self, more: usize) -> Result<(), TableError> {
+        let seated = self.seats.iter().flatten().count();
+        if seated.saturating_add(more) > self.max_players() {
+            return Err(TableError::GameFull {
+                game: self.rules.game,
+                max: self.max_players(),
+            });
+        }
+        Ok(())
+    }
+
     /// Every seat.
     pub fn seats(&self) -> &[Option<Occupant<P>>] {
         &self.seats
@@ -510,6 +574,7 @@ impl<P: Clone + PartialEq> Table<P> {
         if self.seats.iter().flatten().any(|o| o.player == player) {
             return Err(TableError::AlreadySeated);
         }
+        self.room_for(1)?;
         let rathole = rathole.filter(|r| r.player == player);
         let (min, max) = self.buy_in_range(rathole, now);
         if buy_in < min || buy_in > max {
@@ -616,11 +681,14 @@ impl<P: Clone + PartialEq> Table<P> {
         }
         let max = self.rules.max_buy_in;
         let occupant = self.occupant_mut(seat)?;
-        if amount == 0 || occupant.stack + amount > max {
-            return Err(TableError::TopUpTooLarge { max });
+        // A client's amount: checked before it is added (u64::MAX would wrap past `max`).
+        match occupant.stack.checked_add(amount) {
+            Some(stack) if amount > 0 && stack <= max => {
+                occupant.stack = stack;
+                Ok(())
+            }
+            _ => Err(TableError::TopUpTooLarge { max }),
         }
-        occupant.stack += amount;
-        Ok(())
     }
 
     /// Asks to sit out.

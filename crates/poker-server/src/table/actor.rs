@@ -179,7 +179,10 @@ pub async fn spawn(
             t
         }
         None => {
-            let mut t = Table::new(spec.rules.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
+            // Reopened, not new: a table an older version stored with more seats than its
+            // game deals (an 8-seat stud table) still opens, to seat and deal no more than
+            // the game allows, and its players' chips stay reachable.
+            let mut t = Table::reopen(spec.rules.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
             for &(seat, player, stack) in &stored {
                 t.restore_seat(seat, player, stack)
                     .map_err(|e| anyhow::anyhow!("seat {seat}: {e}"))?;

@@ -127,28 +127,31 @@ impl Private {
 }
 
 /// The rules with new blinds: the minimum bet (no and pot limit) or the small and big bet
-/// (fixed limit) follow the big blind, and so does the buy-in range, in proportion.
-pub(super) fn with_blinds(rules: &TableRules, small: Chips, big: Chips) -> TableRules {
+/// (fixed limit) follow the big blind, and so does the buy-in range, in proportion. The
+/// blinds are the host's numbers: every product is checked, and `None` when one does
+/// not fit (the new rules are then refused as too large).
+pub(super) fn with_blinds(rules: &TableRules, small: Chips, big: Chips) -> Option<TableRules> {
     let mut new = rules.clone();
     let scale = |x: Chips| {
         if rules.big_blind == 0 {
-            x
+            Some(x)
         } else {
-            ((x as u128 * big as u128) / rules.big_blind as u128).max(1) as Chips
+            let scaled = u128::from(x) * u128::from(big) / u128::from(rules.big_blind);
+            Chips::try_from(scaled.max(1)).ok()
         }
     };
-    new.min_buy_in = scale(rules.min_buy_in);
-    new.max_buy_in = scale(rules.max_buy_in);
+    new.min_buy_in = scale(rules.min_buy_in)?;
+    new.max_buy_in = scale(rules.max_buy_in)?;
     new.small_blind = small;
     new.big_blind = big;
     match rules.structure {
         Structure::FixedLimit => {
             new.stakes.small_bet = big;
-            new.stakes.big_bet = big * 2;
+            new.stakes.big_bet = big.checked_mul(2)?;
         }
         _ => new.stakes.min_bet = big,
     }
-    new
+    Some(new)
 }
 
 impl Actor {
@@ -270,7 +273,13 @@ impl Actor {
                         "the blinds are positive, the small at most the big".into(),
                     ));
                 }
-                let new = with_blinds(rules, small, big);
+                let too_large = || {
+                    Refusal::Illegal(format!(
+                        "blinds of {small}/{big} are too large: amounts are at most {} chips",
+                        poker_rules::MAX_CHIPS
+                    ))
+                };
+                let new = with_blinds(rules, small, big).ok_or_else(too_large)?;
                 poker_rules::table::Table::<PlayerId>::new(new)
                     .map_err(|e| Refusal::Illegal(e.to_string()))?;
                 p.next_blinds = Some((small, big));
@@ -373,7 +382,10 @@ impl Actor {
             return true;
         };
         let spec = p.spec.clone();
-        let rules = with_blinds(self.table.rules(), small, big);
+        let Some(rules) = with_blinds(self.table.rules(), small, big) else {
+            tracing::warn!("the host's blinds {small}/{big} cannot apply: too large");
+            return true;
+        };
         if let Err(e) = self.table.set_rules(rules.clone()) {
             tracing::warn!("the host's blinds {small}/{big} cannot apply: {e}");
             return true;

@@ -36,6 +36,12 @@ impl Actor {
         if self.seat_of(player).is_some() || self.sitting.is_sitting(player) {
             return Err(Refusal::Seat("already seated here".into()));
         }
+        // Refused before any money moves: a table an older version stored with more
+        // seats than the game deals (an 8-seat stud table) seats no more than that,
+        // counting the sits under way.
+        self.table
+            .room_for(self.sitting.count() + 1)
+            .map_err(|e| Refusal::Seat(e.to_string()))?;
         // Same address, same table: refused before any money moves.
         let address = address.map(crate::fairplay::address_label);
         let same = self.seated_from(address.as_deref(), player);
@@ -207,14 +213,18 @@ impl Actor {
                 let max = self.table.rules().max_buy_in;
                 let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
                 let pending = self.info.get(&player).map_or(0, |i| i.pending_top_up);
-                if amount == 0 || stack + pending + amount > max {
+                // The client's amount is added only once the sum is known to fit: u64::MAX
+                // would wrap past the maximum (or panic in a debug build).
+                let now = stack.saturating_add(pending);
+                let after = now.checked_add(amount).filter(|&a| a <= max);
+                if amount == 0 || after.is_none() {
                     return Err(Refusal::Seat(format!(
-                        "a top-up may bring the stack to at most {max} (now {})",
-                        stack + pending
+                        "a top-up may bring the stack to at most {max} (now {now})"
                     )));
                 }
                 if self.in_hand(player) {
                     // Chips are added only between hands (R26); the money moves then.
+                    // `pending + amount` is at most `after`, so it fits.
                     let balance = self.ctx.store.balance(player).await.unwrap_or(0);
                     if balance < pending + amount {
                         return Err(Refusal::Funds(format!("the balance is {balance}")));

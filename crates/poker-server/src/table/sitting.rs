@@ -75,6 +75,11 @@ impl Sitting {
         !self.pending.is_empty()
     }
 
+    /// How many sits are under way (each holds a seat).
+    pub(super) fn count(&self) -> usize {
+        self.pending.len()
+    }
+
     /// Whether `seat` is held for a sit under way.
     pub(super) fn holds(&self, seat: u32) -> bool {
         self.pending.values().any(|s| s.seat == seat)

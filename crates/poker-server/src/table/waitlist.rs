@@ -23,7 +23,10 @@ pub(super) struct Waitlist {
 }
 
 impl Actor {
+    /// A seat a player may sit down in now: empty, not held for a sit under way, and at a
+    /// table with room for another player (`Table::room_for`).
     fn free_seat(&self) -> Option<u32> {
+        self.table.room_for(self.sitting.count() + 1).ok()?;
         self.table
             .seats()
             .iter()

@@ -189,7 +189,7 @@ async fn hostile_names_and_chat_never_run_and_foreign_pages_cannot_use_the_serve
     assert_conserved(&server.audit().await, 1000);
 }
 
-/// Hold'em (9 seats), fixed-limit stud (8 seats) and fixed-limit 2-7 triple draw (6
+/// Hold'em (9 seats), fixed-limit stud (7 seats) and fixed-limit 2-7 triple draw (6
 /// seats): three players at every table at once (tabs) and a spectator, on desktops and
 /// phones, with layout checks and screenshots of each family at both sizes
 /// (`target/e2e-screenshots/`, or `$SCREENSHOTS`); and a full heads-up table's waiting
@@ -211,7 +211,7 @@ async fn every_game_family_with_three_players_and_a_spectator_in_chromium() {
     holdem["straddle"] = json!(true);
     let tables = [
         ("board", "NL Hold'em 9-max", holdem),
-        ("stud", "FL Stud 4/8", games::stud("stud", 8)),
+        ("stud", "FL Stud 4/8", games::stud("stud", 7)),
         (
             "draw",
             "FL 2-7 Triple Draw",

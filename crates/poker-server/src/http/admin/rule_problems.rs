@@ -29,7 +29,7 @@ pub(crate) fn table_problem(rules: &TableRules, e: &TableError) -> Problem {
     let TableError::InvalidRules(why) = e else {
         return problem("rules", message);
     };
-    let field = if why.starts_with("a table has") {
+    let field = if why.starts_with("a table has") || why.contains("players from one deck") {
         "rules.seat_count"
     } else if why.starts_with("the buy-in range") {
         if rules.min_buy_in == 0 {
@@ -114,6 +114,10 @@ fn too_large(rules: &TableRules) -> &'static str {
         ("rules.options.cap", o.cap.unwrap_or(0)),
         ("rules.options.unit", o.unit),
         ("rules.options.rake", o.rake.map_or(0, |r| r.cap)),
+        (
+            "rules.options.spread",
+            o.spread.iter().map(|&(a, b)| a.max(b)).max().unwrap_or(0),
+        ),
     ]
     .into_iter()
     .find(|&(_, amount)| amount > MAX_CHIPS)
@@ -147,8 +151,12 @@ mod tests {
 
     #[test]
     fn each_engine_refusal_names_the_rule_that_causes_it() {
-        let cases: [Case; 12] = [
+        let cases: [Case; 13] = [
             ("rules.seat_count", |r| r["seat_count"] = json!(11)),
+            ("rules.seat_count", |r| {
+                r["game"] = json!("deuce_to_seven_triple_draw");
+                r["seat_count"] = json!(9);
+            }),
             ("rules.min_buy_in", |r| r["min_buy_in"] = json!(0)),
             ("rules.max_buy_in", |r| r["max_buy_in"] = json!(10)),
             ("rules.big_blind", |r| r["big_blind"] = json!(0)),

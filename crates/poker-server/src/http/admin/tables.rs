@@ -1,7 +1,7 @@
 //! Tables: create from a game and betting structure checked in full before anything is
 //! stored, list, inspect the live state, close (the hand in progress finishes first).
 
-use crate::table::TableSpec;
+use crate::table::{ClockRules, TableSpec};
 use crate::AppState;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
@@ -24,7 +24,7 @@ pub(crate) struct NewTable {
     name: String,
     rules: TableRules,
     #[serde(default)]
-    clock: crate::table::ClockRules,
+    clock: ClockRules,
     #[serde(default)]
     chat: crate::table::ChatRules,
     #[serde(default)]
@@ -70,19 +70,46 @@ fn checked_name(raw: &str) -> ApiResult<String> {
     })
 }
 
+/// The longest time any of a table's clock settings may give, in milliseconds (a day):
+/// a deadline is the time asked plus a setting, and past this bound it could overflow the
+/// clock's instant and stop the table.
+pub const MAX_CLOCK_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// Checks a table's clock: some time to act, and no setting longer than [`MAX_CLOCK_MS`].
+pub(crate) fn check_clock(clock: &ClockRules) -> ApiResult<()> {
+    let bad = |field: &str, message: String| {
+        ApiError::new(StatusCode::BAD_REQUEST, "invalid_rules", message.clone()).with_problems(
+            vec![Problem {
+                field: format!("clock.{field}"),
+                message,
+            }],
+        )
+    };
+    if clock.action_ms == 0 {
+        return Err(bad(
+            "action_ms",
+            "the action clock must give some time".into(),
+        ));
+    }
+    let times = [
+        ("action_ms", clock.action_ms),
+        ("warning_ms", clock.warning_ms),
+        ("time_bank_ms", clock.time_bank_ms),
+        ("between_hands_ms", clock.between_hands_ms),
+        ("seat_offer_ms", clock.seat_offer_ms),
+    ];
+    if let Some((field, ms)) = times.into_iter().find(|&(_, ms)| ms > MAX_CLOCK_MS) {
+        return Err(bad(
+            field,
+            format!("{field} is {ms}: a clock setting is at most {MAX_CLOCK_MS} ms (a day)"),
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn check_new_table(t: NewTable) -> ApiResult<(String, TableSpec)> {
     check_rules(&t.rules)?;
-    if t.clock.action_ms == 0 {
-        let message = "the action clock must give some time";
-        return Err(
-            ApiError::new(StatusCode::BAD_REQUEST, "invalid_rules", message).with_problems(vec![
-                Problem {
-                    field: "clock.action_ms".into(),
-                    message: message.into(),
-                },
-            ]),
-        );
-    }
+    check_clock(&t.clock)?;
     let name = checked_name(&t.name)?;
     Ok((
         name,
@@ -179,7 +206,7 @@ pub fn table_problems(value: &Value) -> Vec<String> {
         Some(_) => out.push("rules: must be an object".into()),
     }
     if let Some(c) = body.get("clock") {
-        if let Err(e) = serde_json::from_value::<crate::table::ClockRules>(c.clone()) {
+        if let Err(e) = serde_json::from_value::<ClockRules>(c.clone()) {
             out.push(format!("clock: {e}"));
         }
     }
@@ -410,6 +437,10 @@ pub(crate) async fn clone_table(
     })?;
     // A clone is the room's table, in the lobby: neither a host nor an invite.
     spec.private = None;
+    // Checked as a new table: the table cloned may be one an older version stored with
+    // rules refused now (an 8-seat stud table, which would stall once full).
+    check_rules(&spec.rules)?;
+    check_clock(&spec.clock)?;
     let Json(c) = body?;
     // "NAME (2)", shortened so that it stays a valid name.
     let default = || {
