@@ -60,7 +60,10 @@ const K = Uint32Array.from([
   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
 
-/** SHA-256 (FIPS 180-4) in plain JavaScript, for pages without SubtleCrypto. */
+/**
+ * SHA-256 (FIPS 180-4) in plain JavaScript, at once: for pages without SubtleCrypto, and for
+ * the seed's commitment (`commitTo`).
+ */
 export function sha256(data) {
   const bits = data.length * 8;
   const padded = new Uint8Array((((data.length + 8) >> 6) + 1) << 6);
@@ -624,9 +627,13 @@ export function mineFor(storage, handId) {
   return found[2] ? { seed: found[1], list: found[2] } : { seed: found[1], revealed: false };
 }
 
-/** The commitment (hex) to this browser's seed for a deck (the commitment's hex). */
-export async function commitTo(deck, seed) {
-  return toHex(await seedCommitment(unhex(deck, 32, "the deck's commitment"), unhex(seed, 32, "a seed")));
+/**
+ * The commitment (hex) to this browser's seed for a deck (the commitment's hex). Worked out
+ * at once (this page's own SHA-256, not SubtleCrypto's promise), so that after a `sit` the
+ * commitment leaves in the same turn of the page's loop, while the sit is under way.
+ */
+export function commitTo(deck, seed) {
+  return toHex(sha256(concat([SEED_LABEL, unhex(deck, 32, "the deck's commitment"), unhex(seed, 32, "a seed")])));
 }
 
 /** The digest (hex) of a closed list as `seeds_closed` sends it, for a deck (hex). */

@@ -83,11 +83,13 @@ function run(e) {
     case "buy_in": openBuyIn(S, e.seat); break;
     case "top_up": openTopUp(S, e.rebuy); break;
     case "seed_commit": {
-      // The seed is kept before its commitment leaves the page (a reload commits to it again).
+      // The seed is kept before its commitment leaves the page (a reload commits to it
+      // again). Sent before the page's loop turns: right after a `sit`, the sit is still
+      // under way when the commitment arrives, so the table's first hand waits for it.
       const seed = newSeed(localStorage, e.hand_id);
-      commitTo(e.deck, seed)
-        .then((commitment) => dispatch({ type: "ui_seed_commitment", table_id: e.table_id, hand_id: e.hand_id, commitment }))
-        .catch(() => { /* a malformed deck commitment: no seed for that hand, as the check will say */ });
+      let commitment;
+      try { commitment = commitTo(e.deck, seed); } catch (_) { break; /* a malformed deck commitment: no seed for it */ }
+      queueMicrotask(() => dispatch({ type: "ui_seed_commitment", table_id: e.table_id, hand_id: e.hand_id, commitment }));
       break;
     }
     case "seed_reveal": {
