@@ -284,11 +284,29 @@ try {
   check(await ann.locator("#replay-next").isDisabled(), "nothing after the end");
   if (process.env.SCREENSHOT) await ann.screenshot({ path: process.env.SCREENSHOT.replace(/\.png$/, "-replay.png") });
 
-  step("ann verifies the hand's deck in the page, her own seed counted; a tampered record fails");
+  step("ann's seed is in the first hand dealt to her; she verifies the hand's deck in the page, her own seed used; a tampered record fails");
+  // Committed right after her sit and revealed once the list closed with it: the table's
+  // first hand waited for it (docs/fairness.md).
+  const annSeat = replay.seats[replay.me];
+  check(replay.fairness.version === 2 && replay.fairness.seeds.some((x) => x.seat === annSeat),
+    `the first hand's record lists ann's seed (seat ${annSeat}): ` + JSON.stringify(replay.fairness.seeds));
+  check(replay.fairness.seed_list.some((x) => x.seat === annSeat && !x.house), "and her commitment in the closed list");
+  // Ben's sit started the hand: his page committed right after sending it, while the sit
+  // was under way, so the deal waited for his seed too.
+  const benFirst = await ben.evaluate(async () => {
+    const auth = { headers: { authorization: "Bearer " + window.pokerd.token } };
+    const id = (await (await fetch("/api/me/hands?limit=1", auth)).json())[0].hand_id;
+    return (await fetch("/api/me/hands/" + id + "?format=replay", auth)).json();
+  });
+  check(benFirst.hand_id === replay.hand_id && benFirst.fairness.seeds.some((x) => x.seat === benFirst.seats[benFirst.me]),
+    "the first hand's record lists ben's seed, whose sit started it: " + JSON.stringify(benFirst.fairness.seeds));
+  const kept = await ann.evaluate((id) => JSON.parse(localStorage.getItem("pokerd.seeds") || "[]").find((x) => x[0] === id), replay.fairness.hand_id);
+  check(kept && replay.fairness.seeds.some((x) => x.seat === annSeat && x.seed === kept[1]) && /^[0-9a-f]{64}$/.test(kept[2] || ""),
+    "the page kept the seed used and the closed list's digest: " + JSON.stringify(kept));
   await ann.click("#history-list li .verify-open");
   await ann.waitForFunction(() => ["yes", "no"].includes(document.querySelector("#history-text").dataset.verified));
   const verified = await ann.locator("#history-text").textContent();
-  check(verified.includes("Verified:") && verified.includes("your seed was counted"), "the hand verifies with ann's seed: " + verified);
+  check(verified.includes("Verified:") && verified.includes("your seed was used"), "the hand verifies with ann's seed: " + verified);
   // The server (played here by the page's network) changes one card of the record.
   await ann.route((url) => url.href.includes("format=replay"), async (route) => {
     const response = await route.fetch();

@@ -15,7 +15,7 @@ import { $ } from "./dom.js";
 import { render as draw, updateRaiseLabel, chosenAmount, tick, showToast, showNotice, announce } from "./views.js";
 import { openBuyIn, openTopUp, wireBuyIn, openHistory, wireHistory, openSettings, wireSettings, wireReplay, ask, api } from "./dialogs.js";
 import { onBuyInRange } from "./buyin.js";
-import { newSeed, seedFor, forgetSeed } from "./fairness.js";
+import { newSeed, keepList, forgetSeed, mineFor, commitTo, closedListDigest, proofWords } from "./fairness.js";
 import { wireFeatures, afterRender } from "./features.js"; // issue 26: theme, filters, stats, notes, emoji, chips, tiling
 import { tileParam } from "./tiling.js"; // issue 26: a tile (`/?tile=ID`) opens on its table
 import { wirePrivate, afterMessage, renderPrivate } from "./private.js";
@@ -37,6 +37,9 @@ const S = {
   get online() { return state.online; },
   get state() { return state; },
   send: (msg) => !!S.conn && S.conn.send(msg),
+  // Takes a seat: the `sit`, then at once this page's commitment to its seed for the
+  // table's next deck (the table's first hand waits for it: docs/fairness.md).
+  sit: (msg) => { const ok = S.send(msg); dispatch({ type: "ui_sit", table_id: msg.table_id }); return ok; },
   toast: (text) => showToast(text),
   dispatch: (m) => dispatch(m),
   get ws() { return S.conn && S.conn.ws; },
@@ -79,23 +82,35 @@ function run(e) {
       break;
     case "buy_in": openBuyIn(S, e.seat); break;
     case "top_up": openTopUp(S, e.rebuy); break;
-    case "seed": {
-      const seed = seedFor(localStorage, e.hand_id) || newSeed(localStorage, e.hand_id);
-      S.send({ type: "seed", table_id: e.table_id, hand_id: e.hand_id, seed });
+    case "seed_commit": {
+      // The seed is kept before its commitment leaves the page (a reload commits to it
+      // again). Sent before the page's loop turns: right after a `sit`, the sit is still
+      // under way when the commitment arrives, so the table's first hand waits for it.
+      const seed = newSeed(localStorage, e.hand_id);
+      let commitment;
+      try { commitment = commitTo(e.deck, seed); } catch (_) { break; /* a malformed deck commitment: no seed for it */ }
+      queueMicrotask(() => dispatch({ type: "ui_seed_commitment", table_id: e.table_id, hand_id: e.hand_id, commitment }));
+      break;
+    }
+    case "seed_reveal": {
+      // The closed list's digest is kept with the seed before the seed is sent: the
+      // hand's check compares the record's list with it.
+      const mine = mineFor(localStorage, e.hand_id);
+      if (!mine.seed) break;
+      closedListDigest(e.deck, e.list).then((digest) => {
+        keepList(localStorage, e.hand_id, digest);
+        S.send({ type: "seed", table_id: e.table_id, hand_id: e.hand_id, seed: mine.seed });
+      }).catch(() => { /* a malformed list: the seed is not revealed */ });
       break;
     }
     case "forget_seed": forgetSeed(localStorage, e.hand_id); break;
-    case "proof": {
-      const mine = seedFor(localStorage, e.proof.hand_id);
-      const listed = e.proof.seeds.find((x) => x.seat === e.seat);
-      const counted = mine && listed && listed.seed === mine;
+    case "proof":
+      // One line a hand: a second proof (after an uncontested winner showed) replaces it.
       queueMicrotask(() => dispatch({
-        type: "ui_log", table_id: e.table_id, hand_number: e.hand_number,
-        text: "Hand #" + e.hand_number + ": the deck's proofs of " + e.proof.cards.length + " cards came" +
-          (mine ? (counted ? "; your seed was counted." : "; your seed was NOT counted.") : ".") + " Verify it in the history.",
+        type: "ui_log", table_id: e.table_id, hand_number: e.hand_number, key: "proof",
+        text: "Hand #" + e.hand_number + ": " + proofWords(e.proof, e.seat, mineFor(localStorage, e.proof.hand_id)) + " Verify it in the history.",
       }));
       break;
-    }
     case "remember_table":
       if (e.table_id) sessionStorage.setItem("pokerd.table", e.table_id); else sessionStorage.removeItem("pokerd.table");
       break;

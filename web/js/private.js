@@ -313,7 +313,8 @@ export function afterMessage(m) {
       sitting = { table: id, seat };
       const wallet = S.state.wallet ? S.state.wallet.balance : T.table.max_buy_in;
       const buyIn = Math.max(T.table.min_buy_in, Math.min(T.table.max_buy_in, wallet));
-      S.send({ type: "sit", table_id: id, seat, buy_in: buyIn, post_now: true });
+      // S.sit commits to this page's seed for the next deck right after the sit.
+      S.sit({ type: "sit", table_id: id, seat, buy_in: buyIn, post_now: true });
     }
     if (sitting && sitting.table === id && mySeat(S, T) !== null) sitting = null;
   }

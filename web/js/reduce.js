@@ -29,7 +29,10 @@ export function initialState({ current = null, token = false } = {}) {
 export function newTable(id) {
   return {
     id, table: null, hand: null, decide: null, clock: null, pre: null, discards: [],
-    log: [], chat: [], unread: 0, alert: false, rebuyFor: null, waitPlace: null, seeded: null, rabbit: null,
+    log: [], chat: [], unread: 0, alert: false, rebuyFor: null, waitPlace: null, rabbit: null,
+    // The next hand's deck commitment (`deck_committed`, a snapshot's `next_deck`), and this
+    // page's seed for it: see `commitSeed`.
+    nextDeck: null, seed: null,
   };
 }
 
@@ -42,20 +45,26 @@ export const LOG_LINES = 400;
  * The messages the page itself feeds to `reduce`, besides the server's:
  * `ui_open_table {table_id}`, `ui_lobby`, `ui_act {action}`, `ui_show_hand`, `ui_pane {pane}`,
  * `ui_preselect {pre}`, `ui_discard {card}`, `ui_settings {settings}`, `ui_wallet {wallet}`,
- * `ui_log {table_id, text}`, `ui_logout`, `ui_focus {table_id}` (the table on screen from now
- * on, asking nothing of the server: a private table is entered with its invite),
- * `conn_down`, `conn_up`.
+ * `ui_log {table_id, hand_number, text, key}` (a line of the hand log; a line with a `key`
+ * replaces the hand's line with the same key), `ui_logout`, `ui_focus {table_id}` (the
+ * table on screen from now on, asking nothing of the server: a private table is entered
+ * with its invite), `ui_sit {table_id}` (the page just sent `sit`), `ui_seed_commitment
+ * {table_id, hand_id, commitment}` (the commitment to this page's seed, worked out by
+ * main.js), `conn_down`, `conn_up`.
  */
 export const LOCAL = ["ui_focus", "ui_open_table", "ui_lobby", "ui_act", "ui_show_hand", "ui_pane", "ui_preselect", "ui_discard", "ui_settings",
-  "ui_wallet", "ui_log", "ui_logout", "conn_down", "conn_up"];
+  "ui_wallet", "ui_log", "ui_logout", "ui_sit", "ui_seed_commitment", "conn_down", "conn_up"];
 
 /**
  * The next state after `m`, and the effects to run: `{ type: "send", msg }`,
  * `{ type: "toast", text, table_id }` (a table's word: shown loudly only when that table
  * is on screen), `{ type: "beep", freq, secs }`, `{ type: "announce", text }`,
  * `{ type: "notify", title, body, table_id }`, `{ type: "buy_in", seat }`,
- * `{ type: "top_up", rebuy }`, `{ type: "seed", table_id, hand_id }`,
- * `{ type: "forget_seed", hand_id }`, `{ type: "proof", table_id, hand_number, proof, seat }`,
+ * `{ type: "top_up", rebuy }`, `{ type: "seed_commit", table_id, hand_id, deck }` (find or
+ * make the seed for the hand, keep it, and feed its commitment to the deck back as
+ * `ui_seed_commitment`), `{ type: "seed_reveal", table_id, hand_id, deck, list }` (keep the
+ * closed list's digest with the seed, then send the seed), `{ type: "forget_seed", hand_id }`,
+ * `{ type: "proof", table_id, hand_number, proof, seat }`,
  * `{ type: "remember_table", table_id }` (null: none), `{ type: "wallet" }` (ask again),
  * `{ type: "your_turn", table_id }` (clear the table of what covers it),
  * `{ type: "settings" }` (load the player's saved settings), `{ type: "logout", message }`.
@@ -107,8 +116,15 @@ export function logCtx(S, T, handName) {
   };
 }
 
-function log(T, text, hand, cls) {
-  T.log.push(cls ? { text, hand, cls } : { text, hand });
+// A line of a table's hand log; one with a `key` replaces the hand's line with that key.
+function log(T, text, hand, cls, key) {
+  const line = cls ? { text, hand, cls } : { text, hand };
+  if (key) {
+    line.key = key;
+    const at = T.log.findIndex((l) => l.hand === hand && l.key === key);
+    if (at >= 0) { T.log[at] = line; return; }
+  }
+  T.log.push(line);
   if (T.log.length > LOG_LINES) T.log.splice(0, T.log.length - LOG_LINES);
 }
 
@@ -182,11 +198,41 @@ function yourTurn(r, T) {
   r.effects.push({ type: "notify", title: "Your turn at " + name, body: what, table_id: T.id }, { type: "your_turn", table_id: T.id });
 }
 
-// Every seated player answers the next hand's deck commitment with a seed, once a hand.
-function seedDeck(r, T, commitment) {
-  if (mySeat(r.state, T) === null || T.seeded === commitment.hand_id) return;
-  T.seeded = commitment.hand_id;
-  r.effects.push({ type: "seed", table_id: T.id, hand_id: commitment.hand_id });
+// The seeds (docs/fairness.md): a seated player, or one who just sent `sit`, commits to a
+// seed for each new next deck (`seed_commit`: main.js makes or finds the seed, keeps it,
+// and feeds its commitment back, `ui_seed_commitment`, which is then sent); once the
+// table's closed list (`seeds_closed`) holds that commitment, the page reveals the seed,
+// once (`seed_reveal`: main.js keeps the list's digest, then sends the seed). `T.seed` is
+// `{ hand_id, deck, commitment, list, revealed, resend }`: `commitment` once worked out,
+// `list` once closed, `resend` after the connection dropped (what was sent may be lost:
+// the snapshot that resyncs the table starts again). `again` (after `sit`: a sit refused
+// and sent again commits again) starts again, with the same seed, unless the list already
+// closed; `closed` is a snapshot's closed list.
+function commitSeed(r, T, { again = false, closed = null } = {}) {
+  const d = T.nextDeck;
+  if (!d) return;
+  const s = T.seed;
+  if (s && s.hand_id === d.hand_id && !s.resend && !(again && !s.list)) {
+    if (closed) closeSeeds(r, T, d.hand_id, closed);
+    return;
+  }
+  T.seed = { hand_id: d.hand_id, deck: d.commitment, commitment: null, list: closed, revealed: false, resend: false };
+  r.effects.push({ type: "seed_commit", table_id: T.id, hand_id: d.hand_id, deck: d.commitment });
+}
+
+// The closed list of a hand's seed commitments: the seed is revealed if it holds ours.
+function closeSeeds(r, T, handId, list) {
+  const s = T.seed;
+  if (!s || s.hand_id !== handId) return;
+  s.list = list;
+  revealSeed(r, T);
+}
+
+function revealSeed(r, T) {
+  const s = T.seed;
+  if (!s.commitment || !s.list || s.revealed || !s.list.some((e) => e.commitment === s.commitment)) return;
+  s.revealed = true;
+  r.effects.push({ type: "seed_reveal", table_id: T.id, hand_id: s.hand_id, deck: s.deck, list: s.list });
 }
 
 // Busted after a hand at the table on screen: offer a rebuy once per hand.
@@ -213,9 +259,14 @@ const HANDLERS = {
   error(r, m) {
     if (m.code === "unauthenticated") { r.effects.push({ type: "logout", message: "Please log in again." }); return; }
     if (m.code === "seed_refused") {
-      // A seed that came after its hand was dealt: it was not counted (nothing to show).
+      // A commitment or seed for a hand dealt without it (the refusal names the hand): the
+      // seed is forgotten (nothing to show). Other refusals (a repeat after a reload, a
+      // commitment after the list closed) leave it kept: a seed never revealed is checked
+      // as such.
       const hand = (m.message.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/) || [])[0];
-      if (hand) r.effects.push({ type: "forget_seed", hand_id: hand });
+      if (!hand) return;
+      r.effects.push({ type: "forget_seed", hand_id: hand });
+      for (const [id, T] of r.state.tables) if (T.seed && T.seed.hand_id === hand) table(r, id).seed = null;
       return;
     }
     toast(r, m.message);
@@ -255,7 +306,10 @@ const HANDLERS = {
     T.clock = m.clock ? clockOf(m.clock, m.table, m.at) : null;
     // The server mucks beaten hands unless told to ask (per seat, so told on each join).
     if (seated && !S.settings.autoMuck) r.effects.push({ type: "send", msg: { type: "auto_muck", table_id: id, on: false } });
-    if (m.next_deck) seedDeck(r, T, m.next_deck);
+    if (m.next_deck) {
+      T.nextDeck = m.next_deck;
+      if (seated) commitSeed(r, T, { closed: m.seeds_closed || null });
+    }
     if (id === S.current) { S.view = "table"; r.effects.push({ type: "remember_table", table_id: id }); }
     if (T.decide && id !== S.current) T.alert = true;
   },
@@ -359,12 +413,19 @@ const HANDLERS = {
   },
   deck_committed(r, m, id) {
     const T = table(r, id);
-    if (T) seedDeck(r, T, m.commitment);
+    if (!T) return;
+    T.nextDeck = m.commitment;
+    if (mySeat(r.state, T) !== null) commitSeed(r, T);
+  },
+  seeds_closed(r, m, id) {
+    const T = table(r, id);
+    if (T) closeSeeds(r, T, m.hand_id, m.list);
   },
   deck_proof(r, m, id) {
     const T = r.state.tables.get(id);
     // The proofs of the cards this player saw: main.js compares the seed it remembers
-    // and logs the outcome (`ui_log`); the history dialog checks the proofs.
+    // and logs the outcome (`ui_log`, one line a hand: a second proof, after an
+    // uncontested winner showed, replaces it); the history dialog checks the proofs.
     if (T) r.effects.push({ type: "proof", table_id: id, hand_number: m.hand_number, proof: m.proof, seat: mySeat(r.state, T) });
   },
   rabbit(r, m, id) {
@@ -428,13 +489,34 @@ const HANDLERS = {
   ui_wallet(r, m) { r.state.wallet = m.wallet; },
   ui_log(r, m) {
     const T = table(r, m.table_id);
-    if (T) log(T, m.text, m.hand_number);
+    if (T) log(T, m.text, m.hand_number, null, m.key);
+  },
+  ui_sit(r, m) {
+    // Committed at once, before the seat is taken: the table's first hand then waits for
+    // this player's seed too (the server takes a commitment from a sit under way).
+    const T = table(r, m.table_id);
+    if (T) commitSeed(r, T, { again: true });
+  },
+  ui_seed_commitment(r, m) {
+    const T = table(r, m.table_id);
+    const s = T && T.seed;
+    if (!s || s.hand_id !== m.hand_id) return;
+    s.commitment = m.commitment;
+    // A list already closed (a snapshot after a reload): too late to commit; revealed if
+    // the list holds this seed's commitment.
+    if (s.list) revealSeed(r, T);
+    else r.effects.push({ type: "send", msg: { type: "seed_commit", table_id: T.id, hand_id: s.hand_id, commitment: s.commitment } });
   },
   ui_logout(r) {
     const keepLobby = r.state.lobby;
     r.state = { ...initialState(), lobby: keepLobby, view: "login" };
   },
-  conn_down(r) { r.state.online = false; },
+  conn_down(r) {
+    r.state.online = false;
+    // What was sent about the seeds may be lost with the connection: sent again on the
+    // snapshot that resyncs each table.
+    for (const [id, T] of r.state.tables) if (T.seed) table(r, id).seed.resend = true;
+  },
   conn_up(r) { r.state.online = true; },
 };
 

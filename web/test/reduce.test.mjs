@@ -128,13 +128,104 @@ test("chat counts unread lines until the chat pane is opened; draw discards togg
   assert.deepEqual(newTable(T1).discards, []);
 });
 
-test("the deck's commitment is answered with a seed once per hand, only when seated", () => {
+const DECK = (hand, n = "d1") => ({ hand_id: hand, size: 52, rounds: 1, commitment: n.repeat(32) });
+const commits = (effects) => effects.filter((e) => e.type === "seed_commit");
+const reveals = (effects) => effects.filter((e) => e.type === "seed_reveal");
+const entry = (seat, commitment, house = false) => ({ seat, commitment, house });
+const MINE = "c0".repeat(32);
+
+test("a seated player commits to a seed for each new deck, once a hand; a spectator does not", () => {
   const base = play(initialState({ current: T1, token: true }), welcome, { type: "snapshot", table: seated(T1), chat: [] }).state;
-  const c = { type: "deck_committed", table_id: T1, commitment: { hand_id: "h1" } };
+  const c = { type: "deck_committed", table_id: T1, commitment: DECK("h1") };
   const r = play(base, c, c);
-  assert.deepEqual(r.effects.filter((e) => e.type === "seed"), [{ type: "seed", table_id: T1, hand_id: "h1" }]);
-  const watching = play(initialState({ current: T2, token: true }), welcome, { type: "snapshot", table: view(T2, [seat(1, BEN, "ben")]), chat: [] }).state;
-  assert.deepEqual(play(watching, { ...c, table_id: T2 }).effects.filter((e) => e.type === "seed"), []);
+  assert.deepEqual(commits(r.effects), [{ type: "seed_commit", table_id: T1, hand_id: "h1", deck: "d1".repeat(32) }]);
+  assert.deepEqual(sent(r.effects), [], "nothing is sent before the commitment is worked out");
+  // main.js feeds the commitment back: it is sent once.
+  const back = { type: "ui_seed_commitment", table_id: T1, hand_id: "h1", commitment: MINE };
+  const s = play(r.state, back);
+  assert.deepEqual(sent(s.effects), [{ type: "seed_commit", table_id: T1, hand_id: "h1", commitment: MINE }]);
+  assert.deepEqual(sent(play(s.state, { ...back, hand_id: "h0" }).effects), [], "a late answer for another hand is dropped");
+  // The next hand's deck: committed again; a snapshot with the same deck does not.
+  const next = play(s.state, { type: "deck_committed", table_id: T1, commitment: DECK("h2", "d2") });
+  assert.deepEqual(commits(next.effects).map((e) => e.hand_id), ["h2"]);
+  const again = play(next.state, { type: "snapshot", table: seated(T1), chat: [], next_deck: DECK("h2", "d2") });
+  assert.deepEqual(commits(again.effects), []);
+  // A snapshot's next deck, new to the page (a reload), is committed to.
+  const fresh = play(initialState({ current: T1, token: true }), welcome, { type: "snapshot", table: seated(T1), chat: [], next_deck: DECK("h3") });
+  assert.deepEqual(commits(fresh.effects).map((e) => e.hand_id), ["h3"]);
+  const watching = play(initialState({ current: T2, token: true }), welcome,
+    { type: "snapshot", table: view(T2, [seat(1, BEN, "ben")]), chat: [], next_deck: DECK("h1") });
+  assert.deepEqual(commits(watching.effects), []);
+  assert.deepEqual(commits(play(watching.state, { ...c, table_id: T2 }).effects), []);
+});
+
+test("right after sitting down the page commits to a seed for the deck the table shows, so the first hand includes it", () => {
+  // A spectator's snapshot carries the next deck; sitting (ui_sit, sent by main.js right
+  // after `sit`) commits to it before the seat is taken.
+  const watching = play(initialState({ current: T2, token: true }), welcome,
+    { type: "snapshot", table: view(T2, [seat(1, BEN, "ben")]), chat: [], next_deck: DECK("h1") }).state;
+  const r = play(watching, { type: "ui_sit", table_id: T2 });
+  assert.deepEqual(commits(r.effects), [{ type: "seed_commit", table_id: T2, hand_id: "h1", deck: "d1".repeat(32) }]);
+  const s = play(r.state, { type: "ui_seed_commitment", table_id: T2, hand_id: "h1", commitment: MINE });
+  assert.deepEqual(sent(s.effects), [{ type: "seed_commit", table_id: T2, hand_id: "h1", commitment: MINE }]);
+  // The snapshot that seats the player shows the same deck: not committed twice.
+  const sat = play(s.state, { type: "snapshot", table: view(T2, [seat(0, ME, "ann"), seat(1, BEN, "ben")]), chat: [], next_deck: DECK("h1") });
+  assert.deepEqual(commits(sat.effects), []);
+  // A sit refused and sent again (another seat) commits again, to the same seed (main.js
+  // keeps it), since the first may have been refused with the sit.
+  assert.deepEqual(commits(play(s.state, { type: "ui_sit", table_id: T2 }).effects).map((e) => e.hand_id), ["h1"]);
+  // No deck known: nothing to commit to.
+  const bare = play(initialState({ current: T2, token: true }), welcome, { type: "snapshot", table: view(T2, []), chat: [] }).state;
+  assert.deepEqual(commits(play(bare, { type: "ui_sit", table_id: T2 }).effects), []);
+});
+
+test("the seed is revealed once the closed list holds this page's commitment, once, and never otherwise", () => {
+  const base = play(initialState({ current: T1, token: true }), welcome, { type: "snapshot", table: seated(T1), chat: [] },
+    { type: "deck_committed", table_id: T1, commitment: DECK("h1") },
+    { type: "ui_seed_commitment", table_id: T1, hand_id: "h1", commitment: MINE }).state;
+  const list = [entry(0, MINE), entry(3, "e0".repeat(32), true)];
+  const closed = { type: "seeds_closed", table_id: T1, hand_id: "h1", list };
+  const r = play(base, closed, closed);
+  assert.deepEqual(reveals(r.effects), [{ type: "seed_reveal", table_id: T1, hand_id: "h1", deck: "d1".repeat(32), list }]);
+  assert.deepEqual(sent(r.effects), [], "main.js sends the seed once it kept the list's digest");
+  // A list without this page's commitment (it came too late): nothing is revealed.
+  const without = play(base, { ...closed, list: [entry(3, "e0".repeat(32), true)] });
+  assert.deepEqual(reveals(without.effects), []);
+  // Another hand's list: nothing.
+  assert.deepEqual(reveals(play(base, { ...closed, hand_id: "h0" }).effects), []);
+  // After a reload, the snapshot carries the deck and its closed list: the page commits
+  // again to the same seed (main.js finds it), sends no commitment the list would refuse,
+  // and reveals once the commitment is worked out and found in the list.
+  const reload = play(initialState({ current: T1, token: true }), welcome,
+    { type: "snapshot", table: seated(T1), chat: [], next_deck: DECK("h1"), seeds_closed: list });
+  assert.deepEqual(commits(reload.effects).map((e) => e.hand_id), ["h1"]);
+  const back = play(reload.state, { type: "ui_seed_commitment", table_id: T1, hand_id: "h1", commitment: MINE });
+  assert.deepEqual(sent(back.effects), []);
+  assert.deepEqual(reveals(back.effects).map((e) => e.hand_id), ["h1"]);
+  // A dropped connection: the snapshot that resyncs the table reveals again (the seed
+  // sent may be lost; a repeat is refused harmlessly).
+  const resync = play(r.state, { type: "conn_down" }, { type: "conn_up" },
+    { type: "snapshot", table: seated(T1), chat: [], next_deck: DECK("h1"), seeds_closed: list },
+    { type: "ui_seed_commitment", table_id: T1, hand_id: "h1", commitment: MINE });
+  assert.deepEqual(reveals(resync.effects).map((e) => e.hand_id), ["h1"]);
+});
+
+test("a seed refused for a hand dealt without it is forgotten; other refusals keep it, silently", () => {
+  const base = play(initialState({ current: T1, token: true }), welcome, { type: "snapshot", table: seated(T1), chat: [] },
+    { type: "deck_committed", table_id: T1, commitment: DECK(T2) }).state;
+  const r = play(base, { type: "error", code: "seed_refused", message: `hand ${T2} is not the next hand: it was dealt without this seed` });
+  assert.deepEqual(r.effects, [{ type: "forget_seed", hand_id: T2 }]);
+  assert.equal(r.state.tables.get(T1).seed, null);
+  const repeat = play(base, { type: "error", code: "seed_refused", message: "you sent a commitment for this hand already" });
+  assert.deepEqual(repeat.effects, [], "no toast, nothing forgotten");
+  assert.equal(repeat.state.tables.get(T1).seed.hand_id, T2);
+});
+
+test("a line of the log with a key replaces the hand's line with that key (a second deck proof)", () => {
+  const base = play(initialState({ current: T1, token: true }), welcome, { type: "snapshot", table: seated(T1), chat: [] }).state;
+  const line = (text) => ({ type: "ui_log", table_id: T1, hand_number: 4, key: "proof", text });
+  const r = play(base, line("first"), { type: "ui_log", table_id: T1, hand_number: 4, text: "other" }, line("second"), { ...line("hand 5"), hand_number: 5 });
+  assert.deepEqual(r.state.tables.get(T1).log.map((l) => l.text), ["second", "other", "hand 5"]);
 });
 
 test("the winner of a hand nobody called may show it once; a folded player may not", async () => {
