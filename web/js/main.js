@@ -37,9 +37,23 @@ const S = {
   get online() { return state.online; },
   get state() { return state; },
   send: (msg) => !!S.conn && S.conn.send(msg),
-  // Takes a seat: the `sit`, then at once this page's commitment to its seed for the
-  // table's next deck (the table's first hand waits for it: docs/fairness.md).
-  sit: (msg) => { const ok = S.send(msg); dispatch({ type: "ui_sit", table_id: msg.table_id }); return ok; },
+  // Takes a seat: the `sit` carries this page's commitment to its seed for the table's
+  // next deck, which the table takes before the seat, so the hand the sit may start has
+  // this player's seed (docs/fairness.md).
+  sit: (msg) => {
+    const T = state.tables.get(msg.table_id);
+    const d = T && T.nextDeck;
+    let committed = null;
+    if (d) {
+      const seed = newSeed(localStorage, d.hand_id);
+      try {
+        committed = { hand_id: d.hand_id, commitment: commitTo(d.commitment, seed) };
+      } catch (_) { committed = null; /* a malformed deck commitment: no seed for it */ }
+    }
+    const ok = S.send(committed ? { ...msg, seed_commit: committed } : msg);
+    dispatch({ type: "ui_sit", table_id: msg.table_id, committed });
+    return ok;
+  },
   toast: (text) => showToast(text),
   dispatch: (m) => dispatch(m),
   get ws() { return S.conn && S.conn.ws; },

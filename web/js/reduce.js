@@ -48,7 +48,8 @@ export const LOG_LINES = 400;
  * `ui_log {table_id, hand_number, text, key}` (a line of the hand log; a line with a `key`
  * replaces the hand's line with the same key), `ui_logout`, `ui_focus {table_id}` (the
  * table on screen from now on, asking nothing of the server: a private table is entered
- * with its invite), `ui_sit {table_id}` (the page just sent `sit`), `ui_seed_commitment
+ * with its invite), `ui_sit {table_id, committed}` (the page just sent `sit`, with the
+ * commitment `committed` {hand_id, commitment} when it had a next deck), `ui_seed_commitment
  * {table_id, hand_id, commitment}` (the commitment to this page's seed, worked out by
  * main.js), `conn_down`, `conn_up`.
  */
@@ -492,10 +493,17 @@ const HANDLERS = {
     if (T) log(T, m.text, m.hand_number, null, m.key);
   },
   ui_sit(r, m) {
-    // Committed at once, before the seat is taken: the table's first hand then waits for
-    // this player's seed too (the server takes a commitment from a sit under way).
+    // The sit carried the commitment (`committed`: main.js kept the seed), taken before
+    // the seat: the hand the sit may start has this player's seed. Without a next deck
+    // known, the page commits once one comes.
     const T = table(r, m.table_id);
-    if (T) commitSeed(r, T, { again: true });
+    if (!T) return;
+    const d = T.nextDeck;
+    if (m.committed && d && m.committed.hand_id === d.hand_id) {
+      T.seed = { hand_id: d.hand_id, deck: d.commitment, commitment: m.committed.commitment, list: null, revealed: false, resend: false };
+    } else {
+      commitSeed(r, T, { again: true });
+    }
   },
   ui_seed_commitment(r, m) {
     const T = table(r, m.table_id);

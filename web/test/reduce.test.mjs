@@ -159,24 +159,27 @@ test("a seated player commits to a seed for each new deck, once a hand; a specta
   assert.deepEqual(commits(play(watching.state, { ...c, table_id: T2 }).effects), []);
 });
 
-test("right after sitting down the page commits to a seed for the deck the table shows, so the first hand includes it", () => {
-  // A spectator's snapshot carries the next deck; sitting (ui_sit, sent by main.js right
-  // after `sit`) commits to it before the seat is taken.
+test("the sit carries the page's commitment for the deck the table shows, so the hand it starts includes its seed", () => {
+  // A spectator's snapshot carries the next deck; main.js puts the commitment in the
+  // `sit` and tells the reducer (ui_sit with `committed`): nothing more is sent for it.
   const watching = play(initialState({ current: T2, token: true }), welcome,
     { type: "snapshot", table: view(T2, [seat(1, BEN, "ben")]), chat: [], next_deck: DECK("h1") }).state;
-  const r = play(watching, { type: "ui_sit", table_id: T2 });
-  assert.deepEqual(commits(r.effects), [{ type: "seed_commit", table_id: T2, hand_id: "h1", deck: "d1".repeat(32) }]);
-  const s = play(r.state, { type: "ui_seed_commitment", table_id: T2, hand_id: "h1", commitment: MINE });
-  assert.deepEqual(sent(s.effects), [{ type: "seed_commit", table_id: T2, hand_id: "h1", commitment: MINE }]);
+  const r = play(watching, { type: "ui_sit", table_id: T2, committed: { hand_id: "h1", commitment: MINE } });
+  assert.deepEqual(commits(r.effects), []);
+  assert.deepEqual(sent(r.effects), []);
   // The snapshot that seats the player shows the same deck: not committed twice.
-  const sat = play(s.state, { type: "snapshot", table: view(T2, [seat(0, ME, "ann"), seat(1, BEN, "ben")]), chat: [], next_deck: DECK("h1") });
+  const sat = play(r.state, { type: "snapshot", table: view(T2, [seat(0, ME, "ann"), seat(1, BEN, "ben")]), chat: [], next_deck: DECK("h1") });
   assert.deepEqual(commits(sat.effects), []);
-  // A sit refused and sent again (another seat) commits again, to the same seed (main.js
-  // keeps it), since the first may have been refused with the sit.
-  assert.deepEqual(commits(play(s.state, { type: "ui_sit", table_id: T2 }).effects).map((e) => e.hand_id), ["h1"]);
+  // The list closes with the commitment the sit carried: the seed is revealed.
+  const closed = play(sat.state, { type: "seeds_closed", table_id: T2, hand_id: "h1", list: [{ seat: 0, commitment: MINE, house: false }] });
+  assert.equal(closed.effects.filter((e) => e.type === "seed_reveal").length, 1);
+  // A sit sent without a commitment (no deck was known to main.js, or a stale one)
+  // commits once a deck is known, as a seated player does.
+  const late = play(watching, { type: "ui_sit", table_id: T2, committed: null });
+  assert.deepEqual(commits(late.effects).map((e) => e.hand_id), ["h1"]);
   // No deck known: nothing to commit to.
   const bare = play(initialState({ current: T2, token: true }), welcome, { type: "snapshot", table: view(T2, []), chat: [] }).state;
-  assert.deepEqual(commits(play(bare, { type: "ui_sit", table_id: T2 }).effects), []);
+  assert.deepEqual(commits(play(bare, { type: "ui_sit", table_id: T2, committed: null }).effects), []);
 });
 
 test("the seed is revealed once the closed list holds this page's commitment, once, and never otherwise", () => {

@@ -207,8 +207,7 @@ impl Bot {
             return true;
         };
         let mine = poker_protocol::seed_commitment(&deck.commitment, &seed);
-        if h != hand_id || deck.hand_id != hand_id || !list.iter().any(|e| e.commitment == mine)
-        {
+        if h != hand_id || deck.hand_id != hand_id || !list.iter().any(|e| e.commitment == mine) {
             return true;
         }
         self.seed = Some((h, seed, true));
@@ -359,9 +358,11 @@ impl Bot {
                 if let Some(c) = next_deck {
                     self.next_deck = Some(**c);
                 }
-                if let Some((seat, buy_in)) = self.plan.sit.filter(|_| {
-                    !self.seated_once && !self.sit_asked
-                }) {
+                if let Some((seat, buy_in)) = self
+                    .plan
+                    .sit
+                    .filter(|_| !self.seated_once && !self.sit_asked)
+                {
                     self.sit_asked = true;
                     let sit = ClientMsg::Sit {
                         table_id,

@@ -49,12 +49,37 @@ fn main() {
         tables: vec![summary(1)],
     });
     server(ServerMsg::TableUpdate { table: summary(2) });
+    // The decks committed for hands 1 and 2 (a fixed secret here; the server draws one
+    // from the operating system's generator for each).
+    let committed = |id: &str| {
+        let hand_id: HandId = id.parse().expect("an id");
+        poker_fairness::CommittedDeck::new(
+            hand_id,
+            poker_rules::DeckKind::Standard,
+            1,
+            poker_fairness::Bytes([7; 32]),
+        )
+        .expect("a deck")
+        .commitment()
+    };
+    let first = committed("3d2c1b0a-9f8e-4d7c-8b6a-5f4e3d2c1b0a");
+    let second = committed("a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d");
+    // Ann watched the table (its snapshot named the next deck, `first`): her seat comes
+    // with her commitment to her seed for it.
+    let ann_seed: poker_protocol::Seed =
+        "7c1f0e9a4b3d2c5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6"
+            .parse()
+            .expect("64 hex digits");
+    let ann_commitment = poker_protocol::seed_commitment(&first.commitment, &ann_seed);
     client(ClientMsg::Sit {
         table_id: table,
         seat: 0,
         buy_in: 150,
         post_now: true,
-        seed_commit: None,
+        seed_commit: Some(poker_protocol::SitSeed {
+            hand_id: first.hand_id,
+            commitment: ann_commitment,
+        }),
     });
     let seat = |seat: u32, name: &str, player: &str| SeatView {
         seat,
@@ -90,16 +115,6 @@ fn main() {
     };
     let ann = seat(0, "ann", "5d0c8a8e-3f0b-4a7e-b0a4-1c2d3e4f5a6b");
     let ben = seat(1, "ben", "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b");
-    // The decks committed for hands 1 and 2 (fixed salts here; the server draws them).
-    let committed = |id: &str| {
-        let salts = (0..52u8).map(|i| poker_fairness::Bytes([i; 16])).collect();
-        let hand_id: HandId = id.parse().expect("an id");
-        poker_fairness::CommittedDeck::new(hand_id, poker_rules::DeckKind::Standard.cards(), salts)
-            .expect("a deck")
-            .commitment()
-    };
-    let first = committed("3d2c1b0a-9f8e-4d7c-8b6a-5f4e3d2c1b0a");
-    let second = committed("a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d");
     server(ServerMsg::Snapshot {
         table: view(vec![ann.clone()], None),
         hand: None,
@@ -107,13 +122,7 @@ fn main() {
         decide: None,
         chat: Vec::new(),
         next_deck: Some(Box::new(first)),
-    });
-    client(ClientMsg::Seed {
-        table_id: table,
-        hand_id: first.hand_id,
-        seed: "7c1f0e9a4b3d2c5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6"
-            .parse()
-            .expect("64 hex digits"),
+        seeds_closed: None,
     });
     server(ServerMsg::Done {
         table_id: table,
@@ -123,6 +132,22 @@ fn main() {
     });
     server(ServerMsg::Seats {
         table: view(vec![ann.clone(), ben.clone()], Some(1)),
+    });
+    // Two players: the table closes the list of commitments (ben's client sent none), and
+    // ann reveals her seed; the hand is dealt in the order it makes.
+    server(ServerMsg::SeedsClosed {
+        table_id: table,
+        hand_id: first.hand_id,
+        list: vec![poker_protocol::SeedCommit {
+            seat: 0,
+            commitment: ann_commitment,
+            house: false,
+        }],
+    });
+    client(ClientMsg::Seed {
+        table_id: table,
+        hand_id: first.hand_id,
+        seed: ann_seed,
     });
     let event = |hand: u64, e: Event| ServerMsg::Event {
         table_id: table,

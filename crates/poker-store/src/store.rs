@@ -428,8 +428,7 @@ pub trait Store: Send + Sync + 'static {
     /// Replaces a committed hand's history with one that adds what its winner showed after
     /// an uncontested win (the same history and one line): every download and every
     /// proof is made from it. `NotFound` unless the hand is committed.
-    fn record_show(&self, hand: HandId, phh: &str)
-        -> impl Future<Output = StoreResult<()>> + Send;
+    fn record_show(&self, hand: HandId, phh: &str) -> impl Future<Output = StoreResult<()>> + Send;
     /// A table's hands, newest first.
     fn table_hands(
         &self,

@@ -99,7 +99,9 @@ fn forge_show(
 }
 
 /// A triple-draw hand with a reshuffle and a viewer for which `fits` gives something.
-fn find<T>(fits: impl Fn(&DeckRecord, &[Event], usize) -> Option<T>) -> (DeckRecord, Vec<Event>, usize, T) {
+fn find<T>(
+    fits: impl Fn(&DeckRecord, &[Event], usize) -> Option<T>,
+) -> (DeckRecord, Vec<Event>, usize, T) {
     for seed in 0..2000 {
         let (record, events) = play(Game::DeuceToSevenTripleDraw, 6, seed);
         if record.reshuffles.is_empty() {
@@ -158,7 +160,10 @@ fn slot_of(record: &DeckRecord, round: u8, card: Card) -> u8 {
     let tag = tag_hash(round, card, &nonce);
     let index = deck.tags(round).binary_search(&tag).expect("a tag") as u8;
     let order = round_order(&key, round, deck.size());
-    order.iter().position(|&x| x == index).expect("a permutation") as u8
+    order
+        .iter()
+        .position(|&x| x == index)
+        .expect("a permutation") as u8
 }
 
 /// A hold'em hand with a house seat that revealed, a player (1) who committed and
@@ -221,12 +226,15 @@ pub fn attacks() -> Vec<Attack> {
     list.sort_unstable();
     out.push(Attack {
         name: "reshuffle_takes_held_card",
-        what: "a reshuffle takes a card the viewer still holds in place of another player's discard",
+        what:
+            "a reshuffle takes a card the viewer still holds in place of another player's discard",
         record: doc.clone(),
         mine: MySeed::Unknown,
         error: "reshuffle_took_kept",
     });
-    doc.fairness.kept.retain(|k| !(k.round == 1 && k.card == held));
+    doc.fairness
+        .kept
+        .retain(|k| !(k.round == 1 && k.card == held));
     out.push(Attack {
         name: "reshuffle_takes_held_card_opening_left_out",
         what: "the same, with the viewer's opening of that card in the reshuffle's round left out",
@@ -269,10 +277,21 @@ pub fn attacks() -> Vec<Attack> {
     let (record, events) = holdem();
     let doc = record_for(&record, &events, Viewer::Player(1), 6);
     let sent = my_seed(&record, 1);
-    let house = doc.fairness.seed_list.iter().find(|s| s.house).map(|s| s.seat).expect("a house seat");
+    let house = doc
+        .fairness
+        .seed_list
+        .iter()
+        .find(|s| s.house)
+        .map(|s| s.seat)
+        .expect("a house seat");
     let chosen = crate::Bytes([0x99; 32]);
     let mut forged = doc.clone();
-    for e in forged.fairness.seed_list.iter_mut().filter(|s| s.seat == house) {
+    for e in forged
+        .fairness
+        .seed_list
+        .iter_mut()
+        .filter(|s| s.seat == house)
+    {
         e.commitment = seed_commitment(&doc.fairness.commitment, &chosen);
     }
     for s in forged.fairness.seeds.iter_mut().filter(|s| s.seat == house) {
@@ -322,7 +341,10 @@ pub fn attacks() -> Vec<Attack> {
         house: false,
     });
     forged.fairness.seed_list.sort_by_key(|s| s.seat);
-    forged.fairness.seeds.push(SeatSeed { seat: 2, seed: fake });
+    forged.fairness.seeds.push(SeatSeed {
+        seat: 2,
+        seed: fake,
+    });
     forged.fairness.seeds.sort_by_key(|s| s.seat);
     out.push(Attack {
         name: "seed_in_my_name",

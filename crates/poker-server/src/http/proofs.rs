@@ -33,7 +33,9 @@ pub(crate) fn hand_proof(row: &HandRow, viewer: Option<usize>) -> ApiResult<Opti
         .and_then(|h| phh::replay(&h))
         .map_err(|e| damaged(e.to_string()))?;
     let viewer = viewer.map_or(Viewer::Operator, Viewer::Player);
-    deck.prove(&played.events, viewer).map(Some).map_err(damaged)
+    deck.prove(&played.events, viewer)
+        .map(Some)
+        .map_err(damaged)
 }
 
 /// A PHH history with the proofs appended as user-defined fields (`_deck_...`).

@@ -78,7 +78,10 @@ impl NextDeck {
 
     /// The closed list (empty if it never closed) and the seeds revealed by the players
     /// dealt in (`dealt`: each player and their seat), for the dealing.
-    pub(super) fn seeds_for(&self, dealt: &[(PlayerId, usize)]) -> (Vec<SeedCommit>, Vec<SeatSeed>) {
+    pub(super) fn seeds_for(
+        &self,
+        dealt: &[(PlayerId, usize)],
+    ) -> (Vec<SeedCommit>, Vec<SeatSeed>) {
         let Some(closed) = &self.closed else {
             return (Vec::new(), Vec::new());
         };
@@ -144,15 +147,22 @@ impl Actor {
     /// player is seated when the list closes) or seed (listed when the list closed) for
     /// the next hand: the first of each counts, if it names the hand committed next and,
     /// for a seed, opens the commitment.
-    pub(super) fn take_seed(&mut self, player: PlayerId, step: SeedStep) -> Result<Outcome, Refusal> {
+    pub(super) fn take_seed(
+        &mut self,
+        player: PlayerId,
+        step: SeedStep,
+    ) -> Result<Outcome, Refusal> {
         let seated = self.seat_of(player).is_some();
         let near = self.sitting.is_sitting(player)
             || self.subscribers.iter().any(|s| s.who == Some(player));
         let hand_id = match step {
             SeedStep::Commit { hand_id, .. } | SeedStep::Reveal { hand_id, .. } => hand_id,
         };
-        if !seated && !(near && matches!(step, SeedStep::Commit { .. })) {
-            return Err(Refusal::Seed("you are not seated at this table".into()));
+        let commit = matches!(step, SeedStep::Commit { .. });
+        if !(seated || near && commit) {
+            return Err(Refusal::Seed(format!(
+                "hand {hand_id}: you are not seated at this table"
+            )));
         }
         let next = self
             .next_deck
@@ -168,14 +178,14 @@ impl Actor {
                 commitment, house, ..
             } => {
                 if next.closed.is_some() {
-                    return Err(Refusal::Seed(
-                        "the list of commitments for this hand is closed: it is dealt without yours".into(),
-                    ));
+                    return Err(Refusal::Seed(format!(
+                        "hand {hand_id}: the list of commitments is closed: it is dealt without yours"
+                    )));
                 }
                 if next.commits.contains_key(&player) {
-                    return Err(Refusal::Seed(
-                        "you sent a commitment for this hand already".into(),
-                    ));
+                    return Err(Refusal::Seed(format!(
+                        "hand {hand_id}: you sent a commitment for this hand already"
+                    )));
                 }
                 next.commits.insert(player, (commitment, house));
                 self.seeding.insert(player);
@@ -186,17 +196,19 @@ impl Actor {
             SeedStep::Reveal { seed, .. } => {
                 let deck = next.deck.commitment().commitment;
                 let Some(closed) = &next.closed else {
-                    return Err(Refusal::Seed(
-                        "the list of commitments is not closed yet: reveal your seed once it is (seeds_closed)".into(),
-                    ));
+                    return Err(Refusal::Seed(format!(
+                        "hand {hand_id}: the list of commitments is not closed yet: reveal your seed once it is (seeds_closed)"
+                    )));
                 };
                 let Some(i) = closed.players.iter().position(|&p| p == player) else {
-                    return Err(Refusal::Seed(
-                        "your commitment is not in the closed list: this hand is dealt without your seed".into(),
-                    ));
+                    return Err(Refusal::Seed(format!(
+                        "hand {hand_id}: your commitment is not in the closed list: it is dealt without your seed"
+                    )));
                 };
                 if next.seeds.contains_key(&player) {
-                    return Err(Refusal::Seed("you sent a seed for this hand already".into()));
+                    return Err(Refusal::Seed(
+                        "you sent a seed for this hand already".into(),
+                    ));
                 }
                 if seed_commitment(&deck, &seed) != closed.list[i].commitment {
                     return Err(Refusal::Seed(
@@ -323,7 +335,10 @@ impl Actor {
                 if now < since + SEED_WAIT {
                     return Err(since + SEED_WAIT);
                 }
-                tracing::info!(missing = missing.len(), "dealt without the commitments of players who did not send one in time");
+                tracing::info!(
+                    missing = missing.len(),
+                    "dealt without the commitments of players who did not send one in time"
+                );
                 for p in missing {
                     self.seeding.remove(&p);
                 }
@@ -347,7 +362,10 @@ impl Actor {
             if now < due {
                 return Err(due);
             }
-            tracing::info!(missing = missing.len(), "dealt without the seeds of players who did not reveal in time");
+            tracing::info!(
+                missing = missing.len(),
+                "dealt without the seeds of players who did not reveal in time"
+            );
             for p in missing {
                 self.seeding.remove(&p);
             }

@@ -211,8 +211,11 @@ impl Actor {
             Some(next) => next,
             None => NextDeck::draw(plan.config.game),
         };
-        let dealt: Vec<(PlayerId, usize)> =
-            players.iter().copied().zip(plan.seats.iter().copied()).collect();
+        let dealt: Vec<(PlayerId, usize)> = players
+            .iter()
+            .copied()
+            .zip(plan.seats.iter().copied())
+            .collect();
         let (seed_list, seeds) = next.seeds_for(&dealt);
         let dealing = next.deck.dealing(seed_list, seeds);
         let cards = next.deck.dealt_cards(&dealing);
@@ -334,7 +337,9 @@ impl Actor {
                 posts: cur.plan.posts.clone(),
                 starting_stacks: cur.plan.config.seats.iter().map(|s| s.stack).collect(),
                 finishing_stacks: stacks,
-                deck: Some(poker_fairness::StoredDeck::V2(cur.deck.record(&cur.dealing))),
+                deck: Some(poker_fairness::StoredDeck::V2(
+                    cur.deck.record(&cur.dealing),
+                )),
                 // Folds to a bet, and whether the folder was ahead: for the collusion
                 // report, from the cards the table knows (microseconds, no replay).
                 folds: Some(crate::fairplay::report::fold_facts(

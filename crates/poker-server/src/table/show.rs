@@ -87,7 +87,12 @@ impl Actor {
             won.index + 1,
             Card::format_many(&hole)
         ));
-        if let Err(e) = self.ctx.store.record_show(won.hand_id, &history.to_toml()).await {
+        if let Err(e) = self
+            .ctx
+            .store
+            .record_show(won.hand_id, &history.to_toml())
+            .await
+        {
             if self.lost_table(&e) {
                 return Err(Refusal::Moving);
             }

@@ -101,7 +101,11 @@ fn both_accept(dir: &Path, name: &str, record: &Value, mine: MySeed) {
 fn both_refuse(dir: &Path, name: &str, record: &Value, mine: MySeed, code: Option<&str>) {
     let file = dir.join(format!("{name}.json"));
     std::fs::write(&file, record.to_string()).unwrap();
-    let verifiers: &[&str] = if python() { &["pokerd", "python"] } else { &["pokerd"] };
+    let verifiers: &[&str] = if python() {
+        &["pokerd", "python"]
+    } else {
+        &["pokerd"]
+    };
     for verifier in verifiers {
         let (exit, said) = run(verifier, &file, mine);
         assert_eq!(exit, 1, "{verifier} accepted {name}: {said}");
@@ -327,8 +331,12 @@ impl Seeder {
     /// Reveals the seed of the next deck once its list is closed with this player's
     /// commitment in it.
     async fn reveal(&mut self, hand_id: HandId, list: &[poker_fairness::SeedCommit]) {
-        let Some(next) = self.next.filter(|n| n.hand_id == hand_id) else { return };
-        let Some(&seed) = self.seeds.get(&hand_id) else { return };
+        let Some(next) = self.next.filter(|n| n.hand_id == hand_id) else {
+            return;
+        };
+        let Some(&seed) = self.seeds.get(&hand_id) else {
+            return;
+        };
         if self.revealed.contains_key(&hand_id) {
             return;
         }
@@ -628,7 +636,12 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
             let mine = s.mine(id);
             match mine {
                 MySeed::Sent { seed, .. } => {
-                    assert_eq!(listed.map(|x| x.seed), Some(seed), "{}: {id}", s.client.name);
+                    assert_eq!(
+                        listed.map(|x| x.seed),
+                        Some(seed),
+                        "{}: {id}",
+                        s.client.name
+                    );
                     counted += 1;
                 }
                 MySeed::None => {
@@ -678,7 +691,10 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
                 get_text(&server, &format!("/api/me/hands/{id}?format=phh"), &token).await;
             assert_eq!(status, 200);
             let table: toml::Table = phh.parse().unwrap();
-            assert_eq!(poker_fairness::phh::read::<HandProof>(&table).as_ref(), Some(f));
+            assert_eq!(
+                poker_fairness::phh::read::<HandProof>(&table).as_ref(),
+                Some(f)
+            );
             // Secrecy: no nonce of a card this player did not see, and never the deck's
             // secret, was ever sent to them, live or in their exports.
             let seen: HashSet<String> = f
@@ -690,7 +706,10 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
             let exported = format!("{record}{phh}");
             let (secret, nonces) = all_nonces(&server, id).await;
             assert!(!exported.contains(&secret), "the secret exported");
-            assert!(s.frames.iter().all(|fr| !fr.contains(&secret)), "the secret sent");
+            assert!(
+                s.frames.iter().all(|fr| !fr.contains(&secret)),
+                "the secret sent"
+            );
             for nonce in nonces {
                 if seen.contains(&nonce) {
                     continue;
@@ -721,7 +740,10 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
         "the seeds of players who seed: {counted} of {expected}"
     );
     for (table, (number, all)) in &first {
-        assert!(all, "the first hand ({number}) at {table} has every seeding player's seed");
+        assert!(
+            all,
+            "the first hand ({number}) at {table} has every seeding player's seed"
+        );
     }
 
     // The operator's record has every card dealt, each proved; tampered, it fails.

@@ -179,9 +179,9 @@ impl SqlStore {
 
     /// [`Store::record_show`] on both backends.
     pub(super) async fn record_show_impl(&self, hand: HandId, phh: &str) -> StoreResult<()> {
-        let done = sqlx::query(&self.sql(
-            "update hand set phh = $1 where hand_id = $2 and status = 'complete'",
-        ))
+        let done = sqlx::query(
+            &self.sql("update hand set phh = $1 where hand_id = $2 and status = 'complete'"),
+        )
         .bind(phh)
         .bind(hand.to_string())
         .execute(&self.pool)

@@ -282,7 +282,10 @@ pub(crate) async fn a_hands_deck_record_reads_back_whole(store: &SqlStore) {
     // committed hand's.
     let shown = format!("{}\n# shown\n", h.phh);
     store.record_show(h.hand_id, &shown).await.unwrap();
-    assert_eq!(store.hand(h.hand_id).await.unwrap().phh.as_deref(), Some(shown.as_str()));
+    assert_eq!(
+        store.hand(h.hand_id).await.unwrap().phh.as_deref(),
+        Some(shown.as_str())
+    );
     assert!(matches!(
         store.record_show(poker_store::HandId::new(), &shown).await,
         Err(poker_store::StoreError::NotFound(_))
