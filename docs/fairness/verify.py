@@ -65,38 +65,35 @@ FAILURE_CODES = {
     "size": "the deck size is not 52 or 36",
     "rounds": "not 1 to 16 rounds",
     "commitment": "the commitment is not the hash of the hand id, the size and the rounds",
-    "seed_list_order": "the closed list is not by strictly ascending seat",
-    "seeds_order": "the seeds are not by strictly ascending seat",
-    "seed_not_dealt": "a seed used from a seat not dealt in",
-    "seed_unlisted": "a seed used from a seat with no commitment in the closed list",
-    "seed_open": "a seed does not open its seat's commitment",
+    "seed_order": "the closed list or the seeds not by strictly ascending seat",
+    "seed_seat": "a seed used from a seat not dealt in",
+    "seed_open": "a seed that does not open its seat's commitment (or whose seat committed none)",
     "house_withheld": "a house seat dealt in committed and did not reveal",
-    "no_viewer": "--seed or --no-seed on a record with no viewer (the operator's)",
+    "no_viewer": "the viewer's own seed checked on a record with no viewer (the operator's)",
     "own_seed": "the viewer's seed is not the one used at their seat",
     "list_changed": "the closed list is not the one the viewer was sent before revealing",
     "seed_in_my_name": "a commitment is listed at the seat of a viewer who sent none",
-    "reshuffles": "as many reshuffles as rounds, or more",
     "tags": "a round's tags: not one list per round dealt from, not n, not strictly ascending, or not the committed digest",
-    "discards": "discards: not one list per discarded event, or a list not ascending, not held, or not as many as thrown",
-    "discard_cards": "a discard list names other cards than the ones the record shows thrown",
-    "reshuffle_slots": "a reshuffle's slots not strictly ascending below n",
+    "reshuffle_missing": "a deal needed a reshuffle the record does not list",
+    "reshuffle_unused": "a reshuffle listed and never made (or as many reshuffles as rounds, or more)",
+    "reshuffle_order": "a reshuffle's slots not strictly ascending below n",
     "reshuffle_count": "a reshuffle does not take as many slots as cards were thrown away since the one before",
-    "deck_exhausted": "a deal takes more cards than the deck (with the next reshuffle) holds",
-    "reshuffle_unused": "a reshuffle listed was never applied by the walk",
-    "cards_order": "the openings not ascending by (round, slot), or outside the rounds dealt from",
-    "burn": "an opening of a burn card",
-    "not_dealt": "an opening of a slot no deal took",
-    "path": "an opening's leaf and path do not lead to its round's root",
-    "slot": "an opening's tag is not the one at its slot",
-    "card": "an opening's card is not the one the record shows there",
-    "not_shown": "an opening of another player's down card they did not show",
-    "shown_not_held": "a hand shown is not the cards its player held at the end",
-    "unproved": "a card the record shows has no opening",
-    "kept_order": "the kept openings not ascending by (round, card number)",
-    "kept_missing": "a kept opening the accounting needs is missing",
-    "kept_extra": "a kept opening the accounting does not need",
-    "kept_tag": "a kept opening's tag is not among its round's tags",
     "reshuffle_took_kept": "a reshuffle took a slot holding a card that was held or still in the stub",
+    "deck_exhausted": "a deal takes more cards than the deck holds even after the reshuffle",
+    "discard": "the discards: not one list per discarded event, or a list not strictly ascending, naming cards not held, or not as many as thrown",
+    "discard_cards": "a discard list names other cards than the viewer threw",
+    "proof_order": "the openings (cards, or kept) not strictly ascending",
+    "slot_not_dealt": "an opening of a slot no deal took",
+    "burn_proved": "an opening of a burn card",
+    "path": "an opening's leaf and path do not lead to its round's root",
+    "tag": "an opening's tag is not the one at its slot",
+    "tag_unknown": "a kept opening's tag is not among its round's tags",
+    "card_mismatch": "an opening's card is not the one the record shows there",
+    "not_shown": "an opening of another player's down card they did not show",
+    "unproved": "a card the record shows has no opening",
+    "shown_not_held": "a hand shown is not the cards its player held at the end",
+    "kept_unexpected": "a kept opening the accounting does not need",
+    "kept_missing": "a kept opening the accounting needs is missing",
 }
 
 RANKS = "23456789TJQKA"
@@ -447,16 +444,16 @@ def verify_record(record, mine=None):
         seeds.append((small(need(e, "seat", "int", w), f"{w}.seat"),
                       unhex(need(e, "seed", "str", w), 32, f"{w}.seed")))
     if any(a[0] >= b[0] for a, b in zip(entries, entries[1:])):
-        raise Refused("seed_list_order", "the closed list is not by strictly ascending seat")
+        raise Refused("seed_order", "the closed list is not by strictly ascending seat")
     if any(a[0] >= b[0] for a, b in zip(seeds, seeds[1:])):
-        raise Refused("seeds_order", "the seeds are not by strictly ascending seat")
+        raise Refused("seed_order", "the seeds are not by strictly ascending seat")
     listed = {seat: (house, c) for seat, house, c in entries}
     used = dict(seeds)
     for seat, seed in seeds:
         if seat not in seats:
-            raise Refused("seed_not_dealt", f"a seed used from seat {seat}, not dealt in")
+            raise Refused("seed_seat", f"a seed used from seat {seat}, not dealt in")
         if seat not in listed:
-            raise Refused("seed_unlisted", f"a seed used from seat {seat}, which is not in the closed list")
+            raise Refused("seed_open", f"a seed used from seat {seat}, which is not in the closed list")
         if seed_commitment(commitment, seed) != listed[seat][1]:
             raise Refused("seed_open", f"seat {seat}'s seed does not open its commitment")
     for seat, house, _ in entries:
@@ -481,7 +478,7 @@ def verify_record(record, mine=None):
     # 3. the tags.
     reshuffles = need(proof, "reshuffles", "list", "fairness")
     if len(reshuffles) >= len(rounds):
-        raise Refused("reshuffles", f"{len(reshuffles)} reshuffles for {len(rounds)} rounds")
+        raise Refused("reshuffle_unused", f"{len(reshuffles)} reshuffles for {len(rounds)} rounds")
     tag_lists = need(proof, "tags", "list", "fairness")
     if len(tag_lists) != 1 + len(reshuffles):
         raise Refused("tags", f"{len(tag_lists)} tag lists for {1 + len(reshuffles)} rounds dealt from")
@@ -521,22 +518,22 @@ def verify_record(record, mine=None):
         nonce_ = unhex(need(o, "nonce", "str", w), 16, f"{w}.nonce")
         path = hex_path(need(o, "path", "list", w), f"{w}.path")
         if previous is not None and (r, slot) <= previous:
-            raise Refused("cards_order", f"{w}: the openings are not ascending by (round, slot)")
+            raise Refused("proof_order", f"{w}: the openings are not ascending by (round, slot)")
         previous = (r, slot)
         if r >= len(tags) or slot >= n:
-            raise Refused("not_dealt", f"{w}: round {r} slot {slot} is no slot of a round dealt from")
+            raise Refused("slot_not_dealt", f"{w}: round {r} slot {slot} is no slot of a round dealt from")
         if (r, slot) in walk["burns"]:
-            raise Refused("burn", f"{w}: round {r} slot {slot} is a burn card")
+            raise Refused("burn_proved", f"{w}: round {r} slot {slot} is a burn card")
         taken = walk["taken"].get((r, slot))
         if taken is None:
-            raise Refused("not_dealt", f"{w}: round {r} slot {slot} was not dealt")
+            raise Refused("slot_not_dealt", f"{w}: round {r} slot {slot} was not dealt")
         if not path_leads_to(rounds[r][0], card_number(card, n), n, leaf(r, card, nonce_), path):
             raise Refused("path", f"{w}: {card}'s leaf and path do not lead to round {r}'s root")
         if tag(r, card, nonce_) != tags[r][orders[r][slot]]:
-            raise Refused("slot", f"{w}: {card}'s tag is not the one at round {r} slot {slot}")
+            raise Refused("tag", f"{w}: {card}'s tag is not the one at round {r} slot {slot}")
         if taken.shown != "??":
             if taken.shown != card:
-                raise Refused("card", f"{w}: the opening is {card}, the record shows {taken.shown} there")
+                raise Refused("card_mismatch", f"{w}: the opening is {card}, the record shows {taken.shown} there")
         else:
             if taken.player not in walk["shows"]:
                 raise Refused("not_shown", f"{w}: {card} is player {taken.player}'s down card, never shown")
@@ -582,7 +579,7 @@ def verify_record(record, mine=None):
                      hex_path(need(o, "path", "list", w), f"{w}.path")))
     keys = [(r, card_number(card, n)) for _, r, card, _, _ in kept]
     if any(a >= b for a, b in zip(keys, keys[1:])):
-        raise Refused("kept_order", "the kept openings are not ascending by (round, card number)")
+        raise Refused("proof_order", "the kept openings are not ascending by (round, card number)")
     missing = sorted(needed - set(keys))
     if missing:
         r, number = missing[0]
@@ -591,14 +588,14 @@ def verify_record(record, mine=None):
     extra = sorted(set(keys) - needed)
     if extra:
         r, number = extra[0]
-        raise Refused("kept_extra", f"a kept opening of {card_name(number, n)} in round {r}, "
+        raise Refused("kept_unexpected", f"a kept opening of {card_name(number, n)} in round {r}, "
                                     f"which the accounting does not need")
     for w, r, card, nonce_, path in kept:
         if not path_leads_to(rounds[r][0], card_number(card, n), n, leaf(r, card, nonce_), path):
             raise Refused("path", f"{w}: {card}'s leaf and path do not lead to round {r}'s root")
         t = tag(r, card, nonce_)
         if t not in set(tags[r]):
-            raise Refused("kept_tag", f"{w}: {card}'s tag is not among round {r}'s tags")
+            raise Refused("tag_unknown", f"{w}: {card}'s tag is not among round {r}'s tags")
         took = {tags[r][orders[r][s]] for s in slots_of[r - 1]}
         if t in took:
             raise Refused("reshuffle_took_kept",
@@ -630,7 +627,7 @@ def walk_events(events, n, seats, me, slots_of, discards):
     thrown_since = 0
     n_discarded = sum(1 for e in events if isinstance(e, dict) and e.get("type") == "discarded")
     if n_discarded != len(discards):
-        raise Refused("discards", f"{len(discards)} discard lists for {n_discarded} discarded events")
+        raise Refused("discard", f"{len(discards)} discard lists for {n_discarded} discarded events")
     next_discard = 0
     for ei, e in enumerate(events):
         w = f"record.events[{ei}]"
@@ -651,10 +648,10 @@ def walk_events(events, n, seats, me, slots_of, discards):
             if c > len(queue) - head:
                 r = len(applied) + 1
                 if r > len(slots_of):
-                    raise Refused("deck_exhausted", f"{w}: {c} cards dealt, {len(queue) - head} left, no reshuffle")
+                    raise Refused("reshuffle_missing", f"{w}: {c} cards dealt, {len(queue) - head} left, and no reshuffle listed")
                 slots = slots_of[r - 1]
                 if any(s < 0 or s >= n for s in slots) or any(a >= b for a, b in zip(slots, slots[1:])):
-                    raise Refused("reshuffle_slots", f"reshuffle {r}'s slots are not strictly ascending below {n}")
+                    raise Refused("reshuffle_order", f"reshuffle {r}'s slots are not strictly ascending below {n}")
                 if len(slots) != thrown_since:
                     raise Refused("reshuffle_count", f"reshuffle {r} takes {len(slots)} slots, "
                                                      f"{thrown_since} cards were thrown away")
@@ -684,12 +681,12 @@ def walk_events(events, n, seats, me, slots_of, discards):
             next_discard += 1
             hand = hands.get(player, [])
             if any(a >= b for a, b in zip(numbers, numbers[1:])):
-                raise Refused("discards", f"{where} is not strictly ascending")
+                raise Refused("discard", f"{where} is not strictly ascending")
             if len(numbers) != len(cards):
-                raise Refused("discards", f"{where} names {len(numbers)} cards, {len(cards)} were thrown")
+                raise Refused("discard", f"{where} names {len(numbers)} cards, {len(cards)} were thrown")
             for x in numbers:
                 if not 0 <= x < len(hand) or hand[x].thrown is not None:
-                    raise Refused("discards", f"{where}: player {player} does not hold a card {x}")
+                    raise Refused("discard", f"{where}: player {player} does not hold a card {x}")
             if player == me and "??" in cards:
                 raise Refused("format", f"{w}: the viewer's own discard is not named")
             # The cards the record shows thrown (all of the viewer's; all in the

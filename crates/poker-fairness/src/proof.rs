@@ -164,6 +164,9 @@ pub enum VerifyError {
         /// The viewer's seat.
         seat: u32,
     },
+    /// The viewer's own seed checked on a record with no viewer (the operator's).
+    #[error("a record with no viewer (the operator's): there is no seed of yours to check")]
+    NoViewer,
     /// The closed list is not the one the viewer was sent before revealing their seed.
     #[error(
         "the list of seed commitments is not the one you were sent before revealing your seed"
@@ -363,6 +366,7 @@ impl VerifyError {
             VerifyError::SeedOpen { .. } => "seed_open",
             VerifyError::HouseWithheld { .. } => "house_withheld",
             VerifyError::OwnSeed { .. } => "own_seed",
+            VerifyError::NoViewer => "no_viewer",
             VerifyError::ListChanged => "list_changed",
             VerifyError::SeedInMyName { .. } => "seed_in_my_name",
             VerifyError::Tags { .. } => "tags",
@@ -835,6 +839,9 @@ fn check_seeds(record: &Record, mine: MySeed) -> Result<(Vec<u8>, usize, bool), 
         }
     }
     let mut used = false;
+    if record.me.is_none() && mine != MySeed::Unknown {
+        return Err(VerifyError::NoViewer);
+    }
     if let Some(me) = record.me {
         let seat = record.seats.get(me).copied().unwrap_or(u32::MAX);
         let at_mine = |s: u8| u32::from(s) == seat;

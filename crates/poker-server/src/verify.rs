@@ -136,6 +136,10 @@ pub fn run(args: &[String]) -> std::process::ExitCode {
             eprintln!("{file}: FAILED ({}): {e}", e.code());
             std::process::ExitCode::FAILURE
         }
+        Err(e @ VerifyFileError::Format(_)) => {
+            eprintln!("{file}: FAILED (format): {e}");
+            std::process::ExitCode::FAILURE
+        }
         Err(e) => {
             eprintln!("{file}: FAILED: {e}");
             std::process::ExitCode::FAILURE

@@ -221,6 +221,21 @@ fn every_forged_record_and_every_tampering_is_refused_by_both_verifiers_with_its
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    if python() {
+        // verify.py's own tests: records it forges itself (uppercase hex, a card or a seed
+        // changed, a kept opening removed...), each refused with its code.
+        let out = Command::new("python3")
+            .args(["-m", "unittest", "docs/fairness/test_verify.py"])
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "verify.py's tests: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     let attacks = vectors["attacks"].as_array().unwrap();
     assert!(attacks.len() >= 15, "{} forged records", attacks.len());
     for a in attacks {
