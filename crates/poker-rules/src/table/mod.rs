@@ -627,6 +627,14 @@ impl<P: Clone + PartialEq> Table<P> {
         Ok(())
     }
 
+    /// Forgets the hand planned by [`Table::next_hand`] when it could not be dealt (its
+    /// start could not be recorded, say): the table plans afresh next time, from the seats
+    /// as they stand. The button and the hand count stay moved on: a number once planned
+    /// is never given again.
+    pub fn abandon_hand(&mut self) {
+        self.current = None;
+    }
+
     /// After a restart: the table as last saved, made to agree with the seats the store
     /// has, which are the truth for who sits where with how many chips (`seats`: seat,
     /// player, stack). A hand that was in progress never happened (it is void); players

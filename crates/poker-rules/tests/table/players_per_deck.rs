@@ -193,3 +193,25 @@ fn a_draw_table_restored_with_nine_players_deals_eight_with_the_blinds_and_never
     sat_out.dedup();
     assert_eq!(sat_out, (0..9).collect::<Vec<_>>());
 }
+
+#[test]
+fn a_hand_planned_and_never_dealt_is_abandoned_and_the_next_is_planned_afresh() {
+    // The server plans a hand, then cannot record its start: the table forgets the plan
+    // (it would otherwise refuse to plan again, "finish the current hand first"), and the
+    // next plan has a new number and deals as usual.
+    let mut t: Table<String> = Table::new(triple_draw(6)).unwrap();
+    for s in 0..3 {
+        t.sit_down(s, format!("p{s}"), 200, Entry::PostNow, None, 0)
+            .unwrap();
+    }
+    let (first, _) = t.next_hand();
+    let first = first.expect("a hand is planned");
+    assert!(t.current_hand().is_some());
+    t.abandon_hand();
+    assert!(t.current_hand().is_none());
+    let played = deal_and_play(&mut t);
+    assert!(
+        played.number > first.number,
+        "a planned number is never given again"
+    );
+}

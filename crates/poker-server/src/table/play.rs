@@ -223,6 +223,7 @@ impl Actor {
             Ok(x) => x,
             Err(e) => {
                 tracing::error!("cannot deal: {e}");
+                self.table.abandon_hand();
                 self.next_deck = Some(next);
                 self.next_hand_at = None;
                 return false;
@@ -250,8 +251,9 @@ impl Actor {
                 return false;
             }
             tracing::error!("cannot record the hand start: {e}");
-            // Tried again after a pause, with a deck committed anew (for a new hand id:
-            // the failed write may have kept this one).
+            // Tried again after a pause, planned afresh, with a deck committed anew (for
+            // a new hand id: the failed write may have kept this one).
+            self.table.abandon_hand();
             self.commit_next_deck();
             self.next_hand_at = Some(Instant::now() + Duration::from_secs(1));
             return false;

@@ -141,6 +141,38 @@ async fn a_newcomer_to_a_play_money_room_gets_chips_presets_and_house_bots_to_pl
     assert_eq!(bots_seen, 2, "two bots joined the lone newcomer");
     assert!(hands >= 3, "hands were played against the bots: {hands}");
 
+    // The bots' seeds are the house's: committed with the others' before any is
+    // revealed, marked so in each hand's record, and revealed (a house seat dealt in
+    // that committed and revealed nothing fails the check); the newcomer's client sent
+    // none, and none is listed in their name.
+    let (_, mine) = me(&server, &token, "GET", "/api/me/hands?limit=20").await;
+    let mut house_seeds = 0;
+    for h in mine.as_array().unwrap() {
+        let id = h["hand_id"].as_str().unwrap();
+        let (status, record) = me(
+            &server,
+            &token,
+            "GET",
+            &format!("/api/me/hands/{id}?format=replay"),
+        )
+        .await;
+        assert_eq!(status, 200, "{record}");
+        let parsed: poker_fairness::Record = serde_json::from_value(record).unwrap();
+        let done = poker_fairness::verify(&parsed, poker_fairness::MySeed::None)
+            .unwrap_or_else(|e| panic!("hand {id}: {e}"));
+        let me_seat = parsed.seats[parsed.me.unwrap()];
+        for c in &parsed.fairness.seed_list {
+            assert_eq!(
+                c.house,
+                u32::from(c.seat) != me_seat,
+                "only the bots' seats are the house's"
+            );
+        }
+        assert_eq!(done.player_seeds, 0);
+        house_seeds += done.house_seeds;
+    }
+    assert!(house_seeds > 0, "the bots' seeds were used, as the house's");
+
     // The operator's live view of the table: the hand in progress with its pot and
     // whose turn it is (the newcomer, who stops answering), and never a hole card.
     let mut seen_turn = false;

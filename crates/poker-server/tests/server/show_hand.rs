@@ -1,13 +1,16 @@
 //! Showing after an uncontested win, over real WebSockets: ann bets, ben folds, and ann
 //! may show the cards she won with (`show_hand`): everyone at the table sees them as a
-//! `shown` event of that hand. The attacker is the other player: ben, who folded,
-//! cannot make the table show ann's cards (or his own folded ones), and ann cannot show
-//! twice; the books balance.
+//! `shown` event of that hand, the show is on the hand's record (every download has it)
+//! and every player dealt in gets the hand's proofs again with the cards shown proved
+//! (docs/fairness.md). The attacker is the other player: ben, who folded, cannot make the
+//! table show ann's cards (or his own folded ones), and ann cannot show twice; the books
+//! balance.
 
 use crate::common;
 
 use common::{act, assert_conserved, sit, tid, Client, Db, DbGuard, Server};
-use poker_protocol::{ClientMsg, ServerMsg};
+use poker_fairness::{HandProof, MySeed, Record};
+use poker_protocol::{ClientMsg, HandId, ServerMsg};
 use poker_rules::{Action, Event};
 use serde_json::json;
 use std::time::Duration;
@@ -95,17 +98,20 @@ async fn the_winner_of_an_uncontested_hand_may_show_it_once_and_nobody_else_may(
     );
 
     // Ann shows: both see her cards as an event of the hand just played, and ann's
-    // request is done (its answer may come before or after the event).
+    // request is done (its answer may come before or after the event); each gets the
+    // hand's proofs again, now with ann's cards opened.
     clients[0].send(&show).await;
+    let mut proofs: Vec<HandProof> = Vec::new();
     for (i, c) in clients.iter_mut().enumerate() {
-        let (mut shown, mut done) = (None, i == 1);
-        while shown.is_none() || !done {
+        let (mut shown, mut done, mut proof) = (None, i == 1, None);
+        while shown.is_none() || !done || proof.is_none() {
             match c.recv().await {
                 ServerMsg::Event {
                     event: Event::Shown { player, cards },
                     ..
                 } => shown = Some((player, cards)),
                 ServerMsg::Done { request, .. } if request == "show_hand" => done = true,
+                ServerMsg::DeckProof { proof: p, .. } if shown.is_some() => proof = Some(*p),
                 ServerMsg::Error { code, message } => panic!("{code:?}: {message}"),
                 _ => {}
             }
@@ -113,6 +119,72 @@ async fn the_winner_of_an_uncontested_hand_may_show_it_once_and_nobody_else_may(
         let (player, cards) = shown.unwrap();
         assert_eq!(seats[player], 0, "ann's cards are shown");
         assert_eq!(cards, ann_cards, "the cards she was dealt");
+        proofs.push(proof.unwrap());
+    }
+    for card in ann_cards.iter() {
+        assert!(
+            proofs[1].cards.iter().any(|p| p.card == *card),
+            "ben's proofs open ann's {card} once shown"
+        );
+    }
+    // The show is on the hand's record: ben's download has the `shown` event, his proofs
+    // (the live ones) with ann's cards, and both verifiers accept it; the PHH, PokerStars
+    // and OHH downloads say it too.
+    let hand: HandId = proofs[1].hand_id;
+    let token = server.login("ben").await;
+    let (status, record) = server
+        .call(
+            "GET",
+            &format!("/api/me/hands/{hand}?format=replay"),
+            Some(&token),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{record}");
+    let parsed: Record = serde_json::from_value(record.clone()).unwrap();
+    assert!(parsed
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::Shown { cards, .. } if *cards == ann_cards)));
+    assert_eq!(
+        parsed.fairness, proofs[1],
+        "the live proofs are the record's"
+    );
+    poker_fairness::verify(&parsed, MySeed::Unknown).unwrap();
+    let file = std::env::temp_dir().join(format!("pokerd-show-{}.json", std::process::id()));
+    std::fs::write(&file, record.to_string()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pokerd"))
+        .arg("verify")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_file(&file);
+    let shown_text = poker_rules::Card::format_many(ann_cards.as_slice());
+    for (format, says) in [
+        ("phh", format!("shows {shown_text}")),
+        ("pokerstars", ": shows [".to_string()),
+        ("ohh", "Shows Cards".to_string()),
+    ] {
+        let r = reqwest::Client::new()
+            .get(format!(
+                "{}/api/me/hands/{hand}?format={format}",
+                server.base
+            ))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200, "{format}");
+        let text = r.text().await.unwrap();
+        assert!(
+            text.contains(&says),
+            "the {format} download shows ann's cards: {text}"
+        );
     }
 
     // Once only.
