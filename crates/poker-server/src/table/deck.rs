@@ -102,6 +102,14 @@ impl NextDeck {
     }
 }
 
+/// Whether a seated player may play the next hand: sitting in, not about to sit out,
+/// with chips. It errs towards yes (one waiting for the big blind counts): a list closed
+/// for a hand not dealt then costs nothing, a hand dealt without its list closed would
+/// be dealt with no seed.
+fn playing(o: &poker_rules::table::Occupant<PlayerId>) -> bool {
+    !o.sitting_out && !o.sit_out_next_hand && o.stack > 0
+}
+
 impl Actor {
     /// Commits the next hand's deck and tells every seated player (who answer with their
     /// seeds' commitments; spectators and whoever sits later find it in their snapshot).
@@ -224,25 +232,26 @@ impl Actor {
         })
     }
 
-    /// The seated players the deal waits for: not sitting out, with chips, and whose
-    /// clients take part in the seeds.
+    /// The seated players the deal waits for: playing the next hand (sitting in, not
+    /// about to sit out, with chips), and whose clients take part in the seeds.
     fn seed_takers(&self) -> Vec<PlayerId> {
         self.table
             .seats()
             .iter()
             .flatten()
-            .filter(|o| !o.sitting_out && o.stack > 0 && self.seeding.contains(&o.player))
+            .filter(|o| playing(o) && self.seeding.contains(&o.player))
             .map(|o| o.player)
             .collect()
     }
 
-    /// Whether two players could be dealt in now (sitting in, with chips).
+    /// Whether two players could be dealt in now (sitting in, not about to sit out, with
+    /// chips).
     fn could_deal(&self) -> bool {
         self.table
             .seats()
             .iter()
             .flatten()
-            .filter(|o| !o.sitting_out && o.stack > 0)
+            .filter(|o| playing(o))
             .count()
             >= 2
     }
@@ -292,7 +301,14 @@ impl Actor {
             players: entries.iter().map(|e| e.1).collect(),
             at: Instant::now(),
         });
-        self.send_all(&msg);
+        // To the players at the table (seated, or listed: a sit under way); spectators
+        // learn it from their snapshot if they sit.
+        let mut told = self.seated_players();
+        told.extend(entries.iter().map(|e| e.1));
+        self.fan_out(|who| match who {
+            Some(p) if told.contains(&p) => vec![Out::own(msg.clone())],
+            _ => Vec::new(),
+        });
     }
 
     /// Between hands, while the table pauses: closes the list as soon as every player the
