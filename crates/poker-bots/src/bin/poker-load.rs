@@ -548,6 +548,9 @@ async fn bot(
 ) -> anyhow::Result<()> {
     let mut rng = rand::rngs::StdRng::from_entropy();
     let mut first = true;
+    // The seed committed for the next hand (its hand and the seed), until revealed; kept
+    // across a dropped connection.
+    let mut seeded: Option<(poker_protocol::HandId, poker_protocol::Seed)> = None;
     // Until the first action this bot sends has come back applied.
     let mut first_action = true;
     loop {
@@ -561,23 +564,13 @@ async fn bot(
             token: token.clone(),
         }))
         .await?;
-        if first {
-            ws.send(send(&ClientMsg::Sit {
-                table_id,
-                seat,
-                buy_in: 200,
-                post_now: true,
-                seed_commit: None,
-            }))
-            .await?;
-            first = false;
-        }
+        // Watched first: the snapshot names the next deck, and the `sit` carries the
+        // commitment to a seed for it, as the page's does (docs/fairness.md).
+        ws.send(send(&ClientMsg::Watch { table_id })).await?;
         // At a human pace, one bot in twenty drops its connection after a while.
         let drop_at = (human && rng.gen_bool(0.05))
             .then(|| Instant::now() + Duration::from_secs(rng.gen_range(5..30)));
         let mut sent: Option<Instant> = None;
-        // The seed committed for the next hand, until revealed.
-        let mut seeded: Option<(poker_protocol::HandId, poker_protocol::Seed)> = None;
         while let Some(frame) = ws.next().await {
             if drop_at.is_some_and(|t| Instant::now() > t) {
                 totals.reconnects.fetch_add(1, Ordering::Relaxed);
@@ -586,7 +579,53 @@ async fn bot(
             let Message::Text(text) = frame? else {
                 continue;
             };
-            let (decision, legal) = match serde_json::from_str::<ServerMsg>(&text)? {
+            let msg = serde_json::from_str::<ServerMsg>(&text)?;
+            if let ServerMsg::Snapshot {
+                next_deck: Some(deck),
+                seeds_closed,
+                ..
+            } = &msg
+            {
+                let fresh = seeded.is_none_or(|(h, _)| h != deck.hand_id);
+                if fresh {
+                    let seed = poker_protocol::Seed::from_bytes(rng.gen());
+                    seeded = Some((deck.hand_id, seed));
+                }
+                let (hand_id, seed) = seeded.expect("just set");
+                let commit = poker_protocol::SitSeed {
+                    hand_id,
+                    commitment: poker_protocol::seed_commitment(&deck.commitment, &seed),
+                };
+                if first {
+                    first = false;
+                    ws.send(send(&ClientMsg::Sit {
+                        table_id,
+                        seat,
+                        buy_in: 200,
+                        post_now: true,
+                        seed_commit: Some(commit),
+                    }))
+                    .await?;
+                } else if fresh {
+                    ws.send(send(&ClientMsg::SeedCommit {
+                        table_id,
+                        hand_id,
+                        commitment: commit.commitment,
+                    }))
+                    .await?;
+                }
+                if let Some(list) = seeds_closed {
+                    if list.iter().any(|e| e.commitment == commit.commitment) {
+                        ws.send(send(&ClientMsg::Seed {
+                            table_id,
+                            hand_id,
+                            seed,
+                        }))
+                        .await?;
+                    }
+                }
+            }
+            let (decision, legal) = match msg {
                 ServerMsg::Decide {
                     decision_id, legal, ..
                 } => (decision_id, legal),
