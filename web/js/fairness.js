@@ -437,6 +437,14 @@ export async function verifyRecord(record, mine = null) {
     if (!same(await tagsDigest(r, bytes), rounds[r].tags)) bad();
   }
   const w = walk(record.events, size, f.reshuffles, f.discards);
+  // Every card the viewer saw is written: only another player's down cards are unknown.
+  const me = Number.isInteger(record.me) ? record.me : null;
+  for (const t of w.taken) {
+    const mayHide = t.kind.burn || (t.kind.hole && !t.kind.up && me !== null && t.kind.player !== me);
+    if (t.card === UNKNOWN && !mayHide) {
+      fail("format", (t.kind.board ? "a board card" : t.kind.player === me ? "your card" : `a card of player ${t.kind.player}`) + " is written unknown (??), and the record must show it");
+    }
+  }
   const orders = [];
   for (let r = 0; r <= made; r++) orders.push(await roundOrder(key, r, size));
   const at = new Map(w.taken.map((t, i) => [t.round * 256 + t.slot, i]));

@@ -260,10 +260,11 @@ const HANDLERS = {
   error(r, m) {
     if (m.code === "unauthenticated") { r.effects.push({ type: "logout", message: "Please log in again." }); return; }
     if (m.code === "seed_refused") {
-      // A commitment or seed for a hand dealt without it (the refusal names the hand): the
-      // seed is forgotten (nothing to show). Other refusals (a repeat after a reload, a
-      // commitment after the list closed) leave it kept: a seed never revealed is checked
-      // as such.
+      // A commitment or seed for a hand dealt without it ("hand … is not the next hand"):
+      // the seed is forgotten (nothing to show). Other refusals (a repeat after a reload,
+      // a commitment after the list closed; they name their hand too) leave it kept: a
+      // seed never revealed is checked as such.
+      if (!/ is not the next hand/.test(m.message)) return;
       const hand = (m.message.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/) || [])[0];
       if (!hand) return;
       r.effects.push({ type: "forget_seed", hand_id: hand });

@@ -219,7 +219,7 @@ test("a seed refused for a hand dealt without it is forgotten; other refusals ke
   const r = play(base, { type: "error", code: "seed_refused", message: `hand ${T2} is not the next hand: it was dealt without this seed` });
   assert.deepEqual(r.effects, [{ type: "forget_seed", hand_id: T2 }]);
   assert.equal(r.state.tables.get(T1).seed, null);
-  const repeat = play(base, { type: "error", code: "seed_refused", message: "you sent a commitment for this hand already" });
+  const repeat = play(base, { type: "error", code: "seed_refused", message: `hand ${T2}: you sent a commitment for this hand already` });
   assert.deepEqual(repeat.effects, [], "no toast, nothing forgotten");
   assert.equal(repeat.state.tables.get(T1).seed.hand_id, T2);
 });

@@ -164,6 +164,10 @@ pub enum VerifyError {
         /// The viewer's seat.
         seat: u32,
     },
+    /// A card the viewer saw written unknown (`??`): their own, one dealt face up, the
+    /// board's, or any in the operator's record.
+    #[error("{0} is written unknown (??), and the record must show it")]
+    Format(String),
     /// The viewer's own seed checked on a record with no viewer (the operator's).
     #[error("a record with no viewer (the operator's): there is no seed of yours to check")]
     NoViewer,
@@ -366,6 +370,7 @@ impl VerifyError {
             VerifyError::SeedOpen { .. } => "seed_open",
             VerifyError::HouseWithheld { .. } => "house_withheld",
             VerifyError::OwnSeed { .. } => "own_seed",
+            VerifyError::Format(_) => "format",
             VerifyError::NoViewer => "no_viewer",
             VerifyError::ListChanged => "list_changed",
             VerifyError::SeedInMyName { .. } => "seed_in_my_name",
@@ -919,6 +924,23 @@ pub fn verify(record: &Record, mine: MySeed) -> Result<Verified, VerifyError> {
         }
     }
     let walk = walk(&record.events, size, &f.reshuffles, Some(&f.discards))?;
+    // Every card the viewer saw is written: only another player's down cards are unknown.
+    for t in &walk.taken {
+        let may_hide = match (t.kind, record.me) {
+            (Kind::Burn, _) => true,
+            (Kind::Hole { player, up: false }, Some(me)) => player != me,
+            _ => false,
+        };
+        if !t.card.is_known() && !may_hide {
+            let what = match t.kind {
+                Kind::Board => "a board card".to_string(),
+                Kind::Hole { player, .. } if Some(player) == record.me => "your card".to_string(),
+                Kind::Hole { player, .. } => format!("a card of player {player}"),
+                Kind::Burn => unreachable!("burns may be hidden"),
+            };
+            return Err(VerifyError::Format(what));
+        }
+    }
     let orders: Vec<Vec<u8>> = (0..=made as u8)
         .map(|r| round_order(&key, r, size))
         .collect();

@@ -43,6 +43,7 @@ pub fn verify_file(path: &Path, mine: MySeed) -> Result<String, VerifyFileError>
     })?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| VerifyFileError::Format(e.to_string()))?;
+    canonical(&value).map_err(VerifyFileError::Format)?;
     if value["fairness"]["version"] == 1 {
         let record: poker_fairness::v1::Record =
             serde_json::from_value(value).map_err(|e| VerifyFileError::Format(e.to_string()))?;
@@ -79,6 +80,62 @@ pub fn verify_file(path: &Path, mine: MySeed) -> Result<String, VerifyFileError>
         MySeed::Unknown => {}
     }
     Ok(out)
+}
+
+/// Whether `s` is a hand id as the page writes it: 36 lowercase characters with dashes.
+fn is_uuid_text(s: &str) -> bool {
+    s.len() == 36
+        && s.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_digit() || ('a'..='f').contains(&c),
+        })
+}
+
+/// Whether `s` is cards as the page writes them: a rank of `23456789TJQKA` and a suit
+/// of `cdhs` each (or `??` where `unknown`); none (a player standing pat) is none.
+fn is_cards_text(s: &str, unknown: bool) -> bool {
+    let b = s.as_bytes();
+    b.len() % 2 == 0
+        && b.chunks(2).all(|c| {
+            (unknown && c == b"??") || (b"23456789TJQKA".contains(&c[0]) && b"cdhs".contains(&c[1]))
+        })
+}
+
+/// Every value of the record in its one spelling (docs/fairness.md): hand ids as
+/// lowercase UUID text, cards as rank and suit (the byte strings' lowercase hex is
+/// checked as they are read). What a record's serde reading would forgive is refused.
+fn canonical(v: &serde_json::Value) -> Result<(), String> {
+    let id = |x: &serde_json::Value, what: &str| match x.as_str() {
+        Some(s) if is_uuid_text(s) => Ok(()),
+        _ => Err(format!("{what} is not a hand id in lowercase UUID text")),
+    };
+    id(&v["hand_id"], "hand_id")?;
+    id(&v["fairness"]["hand_id"], "fairness.hand_id")?;
+    for (i, e) in v["events"].as_array().into_iter().flatten().enumerate() {
+        if let Some(cards) = e.get("cards") {
+            if !cards.as_str().is_some_and(|s| is_cards_text(s, true)) {
+                return Err(format!("events[{i}].cards is not cards as rank and suit"));
+            }
+        }
+    }
+    for list in ["cards", "kept"] {
+        for (i, p) in v["fairness"][list]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if !p["card"]
+                .as_str()
+                .is_some_and(|s| is_cards_text(s, false) && s.len() == 2)
+            {
+                return Err(format!(
+                    "fairness.{list}[{i}].card is not a card as rank and suit"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 const USAGE: &str = "usage: pokerd verify FILE [--seed HEX [--list HEX] | --no-seed]";

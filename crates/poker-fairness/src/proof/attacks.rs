@@ -391,6 +391,39 @@ pub fn attacks() -> Vec<Attack> {
         mine: MySeed::Unknown,
         error: "not_shown",
     });
+    // The viewer's own cards written unknown and left unproved (a record that shows less
+    // than the viewer saw proves less).
+    let mut d = doc.clone();
+    for ev in d.events.iter_mut() {
+        if let Event::HoleDealt {
+            player: 1, cards, ..
+        } = ev
+        {
+            for c in cards.as_mut_slice() {
+                *c = Card::UNKNOWN;
+            }
+        }
+    }
+    let own: Vec<Card> = record_for(&record, &events, Viewer::Player(1), 6)
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::HoleDealt {
+                player: 1, cards, ..
+            } => Some(cards.to_vec()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    d.fairness.cards.retain(|c| !own.contains(&c.card));
+    d.fairness.kept.retain(|k| !own.contains(&k.card));
+    out.push(Attack {
+        name: "own_cards_hidden",
+        what: "the viewer's own cards written unknown (??) and left unproved",
+        record: d,
+        mine: MySeed::Unknown,
+        error: "format",
+    });
     let mut d = doc.clone();
     d.fairness.commitment.0[0] ^= 1;
     out.push(Attack {

@@ -28,6 +28,11 @@ use tokio::time::Instant;
 /// their client sends a commitment (a client that never sends one is never waited for).
 pub(super) const SEED_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// How long before the end of the pause between hands the list of seed commitments
+/// closes: a round trip for the seeds to come back before the deal (a player who sits
+/// during the pause, or whose page reloads, is still in the list).
+pub(super) const REVEAL_LEAD: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// The next hand's committed deck and the seeds sent for it so far.
 pub(super) struct NextDeck {
     /// The deck, committed for the hand id it will be dealt under.

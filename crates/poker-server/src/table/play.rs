@@ -45,9 +45,16 @@ impl Actor {
                     }
                     return;
                 }
-                if self.next_hand_at.is_some_and(|t| Instant::now() < t) {
-                    // The pause between hands: the seeds can come in meanwhile.
-                    self.close_seeds_when_all_in();
+                if let Some(t) = self.next_hand_at.filter(|&t| Instant::now() < t) {
+                    // The pause between hands: the list of seed commitments closes
+                    // REVEAL_LEAD before its end (whoever sits meanwhile is in it), and
+                    // the seeds come in before the deal.
+                    let close_at = t.checked_sub(super::deck::REVEAL_LEAD).unwrap_or(t);
+                    if Instant::now() >= close_at {
+                        self.close_seeds_when_all_in();
+                    } else {
+                        self.seeds_at = Some(close_at);
+                    }
                     return;
                 }
                 if !self.private_before_deal().await {

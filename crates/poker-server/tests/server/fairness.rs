@@ -142,6 +142,23 @@ fn tampered(record: &Value) -> Vec<(&'static str, Value)> {
         let flipped = if s.starts_with('0') { "1" } else { "0" };
         r["fairness"]["cards"][0]["nonce"] = json!(format!("{flipped}{}", &s[1..]));
     });
+    t("an uppercase hand id", &|r| {
+        let s = r["hand_id"].as_str().unwrap().to_uppercase();
+        r["hand_id"] = json!(s);
+        r["fairness"]["hand_id"] = json!(s);
+    });
+    t("a hand id without dashes", &|r| {
+        let s = r["hand_id"].as_str().unwrap().replace('-', "");
+        r["hand_id"] = json!(s);
+        r["fairness"]["hand_id"] = json!(s);
+    });
+    t("a card in another spelling", &|r| {
+        let c = r["fairness"]["cards"][0]["card"]
+            .as_str()
+            .unwrap()
+            .to_uppercase();
+        r["fairness"]["cards"][0]["card"] = json!(c);
+    });
     t("uppercase hex", &|r| {
         let s = r["fairness"]["commitment"].as_str().unwrap().to_uppercase();
         r["fairness"]["commitment"] = json!(s);
