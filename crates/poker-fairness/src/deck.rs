@@ -16,6 +16,9 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 use std::fmt;
 
+/// The version of the construction: what a record's `version` says and a proof checks.
+pub const VERSION: u8 = 2;
+
 /// The label hashed first into a nonce.
 pub const NONCE_LABEL: &[u8] = b"pokerd deck nonce v2";
 /// The label hashed first into a round's tags digest.
@@ -368,7 +371,7 @@ impl CommittedDeck {
     /// What the server keeps of the hand's deck once it is dealt.
     pub fn record(&self, dealing: &Dealing) -> DeckRecord {
         DeckRecord {
-            version: crate::proof::VERSION,
+            version: VERSION,
             hand_id: self.hand_id,
             size: self.size as u8,
             rounds: self.rounds(),

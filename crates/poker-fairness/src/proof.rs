@@ -32,8 +32,8 @@ use poker_rules::{Card, Event};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-/// The version of the construction this module makes and checks.
-pub const VERSION: u8 = 2;
+/// The version of the construction this module makes and checks (the deck's).
+pub use crate::deck::VERSION;
 
 /// The opening of one card the viewer saw, where it was dealt from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,7 +4,7 @@
 //! the engine's record (PHH) of the hand.
 
 use super::money::Money;
-use super::read::{Act, ImportedHand, Parsed, ReadError};
+use super::parsed::{Act, ImportedHand, Parsed, ReadError};
 use crate::phh::{replay, PhhHand};
 use poker_rules::{
     Action, BlindKind, Card, CardSource, Cards, Chips, DealStep, Decision, Event, Game, Hand,

@@ -32,6 +32,7 @@ mod engine;
 mod header;
 pub mod import;
 pub mod money;
+mod parsed;
 pub mod read;
 mod read_header;
 mod summary;

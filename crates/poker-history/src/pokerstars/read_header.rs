@@ -5,7 +5,7 @@
 //! garbled) gives stakes the writer cannot write back the same way.
 
 use super::money::Money;
-use super::read::ReadError;
+use super::parsed::ReadError;
 use poker_rules::{Chips, Game, Structure};
 
 /// What a header line says.
