@@ -6,7 +6,7 @@ use crate::AppState;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
-use poker_store::{AuditEntry, Player, Role, Store};
+use poker_store::{now_ms, AuditEntry, Player, Role, Staff, Store, StoreError};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
@@ -103,8 +103,7 @@ impl FromRequestParts<Arc<AppState>> for Admin {
         }
         if let Some(token) = bearer(&parts.headers) {
             if token.len() <= 256 {
-                if let Ok(Some(staff)) = crate::http::admin::staff::live_session(state, token).await
-                {
+                if let Ok(Some(staff)) = live_session(state, token).await {
                     return Ok(Admin {
                         actor: format!("staff:{}", staff.name),
                         role: staff.role,
@@ -187,4 +186,17 @@ async fn session_player(state: &AppState, headers: &HeaderMap) -> ApiResult<Play
         Ok(Some(p)) => Ok(p),
         _ => Err(unauthorized()),
     }
+}
+
+/// The staff member of a session token, if the session stands: unexpired, used within
+/// `admin.staff_idle_minutes`, the account enabled. The session's last use becomes now.
+pub(crate) async fn live_session(
+    state: &AppState,
+    token: &str,
+) -> Result<Option<Staff>, StoreError> {
+    let idle_ms = i64::from(state.config.admin.staff_idle_minutes) * 60_000;
+    state
+        .store
+        .touch_staff_session(&token_hash(token), now_ms(), idle_ms)
+        .await
 }

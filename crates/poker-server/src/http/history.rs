@@ -171,7 +171,7 @@ pub(crate) async fn download(
 ) -> ApiResult<Response> {
     let rows = hands_in_range(state, me, range).await?;
     if format == "ohh" {
-        let names = crate::http::admin::hands::Names::load(state, &rows).await?;
+        let names = crate::http::formats::Names::load(state, &rows).await?;
         let (docs, omitted) = crate::http::ohh::documents(state, &names, &rows, Some(me))?;
         let (from, to) = range.bounds()?;
         let file = format!("hands-{from}-{}.ohh", to.min(now_ms()));
@@ -180,7 +180,7 @@ pub(crate) async fn download(
     let mut out = String::new();
     let extension = if format == "phh" {
         for row in &rows {
-            let own = super::me::my_phh(row, me)?;
+            let own = crate::http::formats::my_phh(row, me)?;
             let index = row.record.as_ref().and_then(|r| r.index_of(me));
             let proof = crate::http::proofs::hand_proof(row, index)?;
             let text = crate::http::proofs::with_fields(own, proof.as_ref());
@@ -190,9 +190,9 @@ pub(crate) async fn download(
         }
         "phhs"
     } else {
-        let names = crate::http::admin::hands::Names::load(state, &rows).await?;
+        let names = crate::http::formats::Names::load(state, &rows).await?;
         for row in &rows {
-            out.push_str(&crate::http::admin::hands::pokerstars_text(
+            out.push_str(&crate::http::formats::pokerstars_text(
                 &names,
                 row,
                 Some(me),

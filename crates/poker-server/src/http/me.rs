@@ -7,7 +7,6 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use poker_rules::table::PostKind;
 use poker_store::{HandStatus, Store, TableId};
 use serde_json::json;
 use std::sync::Arc;
@@ -212,13 +211,13 @@ pub(crate) async fn my_hand(
         return not_found();
     };
     if format == "replay" {
-        return match my_replay(&state, &row, Some(me.player_id)).await {
+        return match crate::http::formats::my_replay(&state, &row, Some(me.player_id)).await {
             Ok(json) => axum::Json(json).into_response(),
             Err(e) => e.into_response(),
         };
     }
     if format == "ohh" {
-        let names = match crate::http::admin::hands::Names::load(&state, [&row]).await {
+        let names = match crate::http::formats::Names::load(&state, [&row]).await {
             Ok(names) => names,
             Err(e) => return e.into_response(),
         };
@@ -229,16 +228,14 @@ pub(crate) async fn my_hand(
     }
     let text = if format == "phh" {
         // With the deck's proofs of the cards the player saw, as user-defined fields.
-        my_phh(&row, me.player_id).and_then(|own| {
+        crate::http::formats::my_phh(&row, me.player_id).and_then(|own| {
             let index = row.record.as_ref().and_then(|r| r.index_of(me.player_id));
             let proof = crate::http::proofs::hand_proof(&row, index)?;
             Ok(crate::http::proofs::with_fields(own, proof.as_ref()))
         })
     } else {
-        match crate::http::admin::hands::Names::load(&state, [&row]).await {
-            Ok(names) => {
-                crate::http::admin::hands::pokerstars_text(&names, &row, Some(me.player_id))
-            }
+        match crate::http::formats::Names::load(&state, [&row]).await {
+            Ok(names) => crate::http::formats::pokerstars_text(&names, &row, Some(me.player_id)),
             Err(e) => Err(e),
         }
     };
@@ -253,87 +250,4 @@ pub(crate) async fn my_hand(
             .into_response(),
         Err(e) => e.into_response(),
     }
-}
-
-/// A hand the player was dealt into, for the replayer: who sat where, their names and
-/// stacks, and every event as the player's client saw it live (others' down cards `??`
-/// until shown), replayed through the engine from the player's own PHH; with the deck's
-/// proofs of the cards they saw (`fairness`, docs/fairness.md). `None`: the operator's,
-/// every card and every proof.
-pub(crate) async fn my_replay(
-    state: &AppState,
-    row: &poker_store::HandRow,
-    me: Option<poker_store::PlayerId>,
-) -> ApiResult<serde_json::Value> {
-    let not_found = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found");
-    let record = row.record.as_ref().ok_or_else(not_found)?;
-    let (text, index) = match me {
-        Some(me) => (
-            my_phh(row, me)?,
-            Some(record.index_of(me).ok_or_else(not_found)?),
-        ),
-        None => (row.phh.clone().ok_or_else(not_found)?, None),
-    };
-    let fairness = crate::http::proofs::hand_proof(row, index)?;
-    let unsupported = |e: poker_history::phh::PhhError| {
-        ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "unsupported",
-            e.to_string(),
-        )
-    };
-    let phh = poker_history::phh::PhhHand::parse(&text).map_err(unsupported)?;
-    let played = poker_history::phh::replay(&phh).map_err(unsupported)?;
-    let names = crate::http::admin::hands::Names::load(state, [row]).await?;
-    let config = played.hand.config();
-    let big = config.big_blind();
-    let small = config
-        .seats
-        .iter()
-        .map(|s| s.blind)
-        .filter(|&b| b > 0 && b < big)
-        .min()
-        .unwrap_or(0);
-    Ok(serde_json::json!({
-        "hand_id": row.hand_id,
-        "table_id": row.table_id,
-        "table_name": names.table(row.table_id),
-        "hand_number": row.number,
-        "seat_count": record.seat_count,
-        "button": record.button,
-        "seats": record.seats,
-        "names": record.seat_players.iter().map(|p| names.player(*p)).collect::<Vec<_>>(),
-        "me": index,
-        "starting_stacks": record.starting_stacks,
-        "finishing_stacks": record.finishing_stacks,
-        "game": crate::table::game_label(config.game, config.structure),
-        "game_kind": config.game,
-        "structure": config.structure,
-        "blinds": [small, big],
-        "straddle": record.posts.iter().any(|p| matches!(p.kind, PostKind::Straddle | PostKind::Rock)),
-        "events": played.events,
-        "fairness": fairness,
-    }))
-}
-
-/// The PHH of a hand the player was dealt into, as they may see it.
-pub(crate) fn my_phh(row: &poker_store::HandRow, me: poker_store::PlayerId) -> ApiResult<String> {
-    let not_found = || ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found");
-    let text = row.phh.as_deref().ok_or_else(not_found)?;
-    let index = row
-        .record
-        .as_ref()
-        .and_then(|r| r.index_of(me))
-        .ok_or_else(not_found)?;
-    let unsupported = |e: poker_history::phh::PhhError| {
-        ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "unsupported",
-            e.to_string(),
-        )
-    };
-    let full = poker_history::phh::PhhHand::parse(text).map_err(unsupported)?;
-    Ok(poker_history::phh::for_viewer(&full, index)
-        .map_err(unsupported)?
-        .to_toml())
 }

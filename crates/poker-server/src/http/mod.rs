@@ -10,6 +10,7 @@ pub mod accounts;
 pub mod admin;
 pub mod auth;
 pub mod error;
+pub(crate) mod formats;
 pub mod guard;
 pub mod hashing;
 pub mod history;

@@ -3,8 +3,8 @@
 //! downloads. The writer is `poker_history::ohh`; this module supplies what the row does
 //! not hold itself: names, the table's name, the room's currency, and the viewer.
 
-use crate::http::admin::hands::{hand_facts, hand_number_for, Names};
 use crate::http::error::*;
+use crate::http::formats::{hand_facts, hand_number_for, Names};
 use crate::AppState;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

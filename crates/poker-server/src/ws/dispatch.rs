@@ -13,7 +13,7 @@ use poker_rules::table::Entry;
 use poker_store::{now_ms, Store, TableId};
 use std::sync::Arc;
 
-use super::connection::*;
+use super::conn::*;
 use crate::http::auth::*;
 
 /// How a client's message is answered.

@@ -10,6 +10,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use std::sync::Arc;
 
+mod conn;
 mod connection;
 mod dispatch;
 mod follows;

@@ -14,13 +14,14 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use poker_store::{HandId, HandRow, HandStatus, PlayerId, Store, StoreError, TableId};
+use poker_store::{HandId, HandRow, HandStatus, PlayerId, Store, TableId};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
 use crate::http::auth::*;
 use crate::http::error::*;
+use crate::http::formats::{pokerstars_text, Names};
 
 #[derive(Deserialize)]
 pub(crate) struct Page {
@@ -227,7 +228,7 @@ pub(crate) async fn hand(
             let (history, index) = match viewer {
                 None => (history, None),
                 Some(v) => (
-                    crate::http::me::my_phh(&row, v)?,
+                    crate::http::formats::my_phh(&row, v)?,
                     row.record.as_ref().and_then(|r| r.index_of(v)),
                 ),
             };
@@ -241,7 +242,7 @@ pub(crate) async fn hand(
             if row.phh.is_none() {
                 return Err(unfinished());
             }
-            Ok(Json(crate::http::me::my_replay(&state, &row, viewer).await?).into_response())
+            Ok(Json(crate::http::formats::my_replay(&state, &row, viewer).await?).into_response())
         }
         "pokerstars" => {
             if row.phh.is_none() {
@@ -264,155 +265,4 @@ pub(crate) async fn hand(
             format!("unknown format {other:?}: json, phh, pokerstars, ohh or replay"),
         )),
     }
-}
-
-/// The names of the players and tables of some hands, read for those hands alone (what
-/// an export costs is what its hands cost, however many accounts the room has).
-pub(crate) struct Names {
-    players: std::collections::HashMap<PlayerId, String>,
-    tables: std::collections::HashMap<TableId, String>,
-    /// A play-money room: its histories say `(Play Money)` as PokerStars' do.
-    play_money: bool,
-}
-
-impl Names {
-    /// A player's name (their id if unknown).
-    pub(crate) fn player(&self, id: PlayerId) -> String {
-        self.players
-            .get(&id)
-            .cloned()
-            .unwrap_or_else(|| id.to_string())
-    }
-
-    /// A table's name (empty if unknown).
-    pub(crate) fn table(&self, id: TableId) -> String {
-        self.tables.get(&id).cloned().unwrap_or_default()
-    }
-
-    /// The names these hands show: their players' and their tables'.
-    pub(crate) async fn load<'a>(
-        state: &AppState,
-        rows: impl IntoIterator<Item = &'a HandRow>,
-    ) -> ApiResult<Names> {
-        let mut players = Vec::new();
-        let mut tables = Vec::new();
-        for row in rows {
-            if let Some(record) = &row.record {
-                players.extend_from_slice(&record.seat_players);
-            }
-            if !tables.contains(&row.table_id) {
-                tables.push(row.table_id);
-            }
-        }
-        let mut names = Names {
-            players: state.store.player_names(&players).await?,
-            tables: Default::default(),
-            play_money: state.config.play_money(),
-        };
-        for table in tables {
-            match state.store.table(table).await {
-                Ok(t) => {
-                    names.tables.insert(table, t.name);
-                }
-                Err(StoreError::NotFound(_)) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(names)
-    }
-}
-
-/// What every history format needs of a stored hand beside the writer itself: its PHH,
-/// the names made printable, seat numbers from 1, and the viewer's place in the hand.
-pub(crate) struct HandFacts<'r> {
-    /// The hand's PHH history.
-    pub phh: &'r str,
-    /// The hand's record (posts, seats, button).
-    pub record: poker_store::HandRecord,
-    /// The table's name, printable.
-    pub table_name: String,
-    /// Player names by index in the hand, printable.
-    pub players: Vec<String>,
-    /// Seat numbers (1-based) by index in the hand.
-    pub seats: Vec<u32>,
-    /// The viewer's index in the hand; `None`: the house's view.
-    pub viewer: Option<usize>,
-}
-
-impl HandFacts<'_> {
-    /// The button's seat number (1-based), when the hand records its players.
-    pub fn button_seat(&self) -> Option<u32> {
-        (!self.record.seat_players.is_empty()).then_some(self.record.button as u32 + 1)
-    }
-}
-
-/// The facts of `row` for `viewer`. A player learns nothing of a hand they cannot be
-/// shown to have played: an unfinished or void hand records no players, so it is "not
-/// found" to them, as is a hand they were not dealt into; to the house it is unfinished.
-pub(crate) fn hand_facts<'r>(
-    names: &Names,
-    row: &'r HandRow,
-    viewer: Option<PlayerId>,
-) -> ApiResult<HandFacts<'r>> {
-    let phh = row.phh.as_deref().ok_or_else(|| match viewer {
-        Some(_) => ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found"),
-        None => ApiError::new(
-            StatusCode::CONFLICT,
-            "unfinished",
-            "the hand has no history",
-        ),
-    })?;
-    let record = row.record.clone().unwrap_or_default();
-    let players = record
-        .seat_players
-        .iter()
-        .map(|&id| poker_store::names::printable(&names.player(id)).into_owned())
-        .collect();
-    let seats = record.seats.iter().map(|&s| s as u32 + 1).collect();
-    let viewer =
-        match viewer {
-            None => None,
-            Some(p) => Some(record.index_of(p).ok_or_else(|| {
-                ApiError::new(StatusCode::NOT_FOUND, "not_found", "hand not found")
-            })?),
-        };
-    Ok(HandFacts {
-        phh,
-        table_name: poker_store::names::printable(&names.table(row.table_id)).into_owned(),
-        record,
-        players,
-        seats,
-        viewer,
-    })
-}
-
-/// A hand in PokerStars text, as the house sees it (`viewer: None`: nobody's hole cards
-/// dealt face up, the hands mucked at the showdown in the summary) or as one of its
-/// players does (only their own hole cards, and those shown).
-pub(crate) fn pokerstars_text(
-    names: &Names,
-    row: &HandRow,
-    viewer: Option<PlayerId>,
-) -> ApiResult<String> {
-    let facts = hand_facts(names, row, viewer)?;
-    poker_history::pokerstars::write(&poker_history::pokerstars::Meta {
-        hand_number: hand_number_for(row),
-        table_name: &facts.table_name,
-        started_at_ms: row.started_at,
-        players: &facts.players,
-        seats: &facts.seats,
-        seat_count: facts.record.seat_count as u32,
-        button_seat: facts.button_seat(),
-        posts: &facts.record.posts,
-        phh: facts.phh,
-        viewer: facts.viewer,
-        play_money: names.play_money,
-    })
-    .map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unsupported", e))
-}
-
-/// A stable numeric hand id for tracking tools: the first 60 bits of the UUID.
-pub(crate) fn hand_number_for(row: &HandRow) -> u64 {
-    let b = row.hand_id.0.as_bytes();
-    u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]) >> 4
 }

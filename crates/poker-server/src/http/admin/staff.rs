@@ -179,19 +179,6 @@ pub(crate) async fn list_staff(
     ))
 }
 
-/// The staff member of a session token, if the session stands: unexpired, used within
-/// `admin.staff_idle_minutes`, the account enabled. The session's last use becomes now.
-pub(crate) async fn live_session(
-    state: &AppState,
-    token: &str,
-) -> Result<Option<Staff>, StoreError> {
-    let idle_ms = i64::from(state.config.admin.staff_idle_minutes) * 60_000;
-    state
-        .store
-        .touch_staff_session(&token_hash(token), now_ms(), idle_ms)
-        .await
-}
-
 /// A staff account named in a path by its id (never by name); admins only.
 async fn staff_target(state: &AppState, who: &Admin, id: &str) -> ApiResult<Staff> {
     who.may(Duty::Staff)?;
