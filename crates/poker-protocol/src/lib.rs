@@ -199,6 +199,36 @@ pub enum ClientMsg {
     Ping,
 }
 
+impl ClientMsg {
+    /// The table a message is for (`None`: the connection's own business: `auth`, `ping`,
+    /// the lobby). The server routes by it alone, so a new table command is routed as
+    /// soon as it says its table here.
+    pub fn table_id(&self) -> Option<TableId> {
+        match self {
+            ClientMsg::Sit { table_id, .. }
+            | ClientMsg::Watch { table_id }
+            | ClientMsg::Unwatch { table_id }
+            | ClientMsg::Act { table_id, .. }
+            | ClientMsg::SitOut { table_id, .. }
+            | ClientMsg::SitIn { table_id, .. }
+            | ClientMsg::TopUp { table_id, .. }
+            | ClientMsg::Leave { table_id }
+            | ClientMsg::AutoMuck { table_id, .. }
+            | ClientMsg::Straddle { table_id, .. }
+            | ClientMsg::ShowHand { table_id }
+            | ClientMsg::Chat { table_id, .. }
+            | ClientMsg::JoinWaitlist { table_id }
+            | ClientMsg::LeaveWaitlist { table_id }
+            | ClientMsg::Seed { table_id, .. }
+            | ClientMsg::SeedCommit { table_id, .. }
+            | ClientMsg::BuyInRange { table_id }
+            | ClientMsg::JoinPrivate { table_id, .. }
+            | ClientMsg::Host { table_id, .. } => Some(*table_id),
+            ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => None,
+        }
+    }
+}
+
 /// What one player may buy in for at one table now (the answer to `buy_in_range`, and
 /// what a sit is checked against).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -185,12 +185,6 @@ pub async fn invite(state: &AppState, table: TableId, invite: &str) -> ApiResult
     })
 }
 
-/// This node forgets a table it closed (and lets its lease go, among several nodes).
-pub async fn forget(state: &AppState, table: TableId) {
-    let node = state.cluster.as_ref().map(|c| c.node.as_str());
-    state.tables.closed(state, table, node).await;
-}
-
 /// Closes this node's private tables once nobody has been seated at one for
 /// `room.private_empty_secs` (everyone was cashed out as they left; closing moves no
 /// chips then), checking every second until the server shuts down.
@@ -220,8 +214,7 @@ pub fn spawn_janitor(state: Arc<AppState>) -> tokio::task::JoinHandle<()> {
                     continue;
                 }
                 empty_since.remove(&table);
-                if handle.close().await.is_some() {
-                    forget(&state, table).await;
+                if state.tables.close(&state, &handle).await.is_ok() {
                     tracing::info!(table_id = %table, "private table closed: nobody seated");
                 }
             }

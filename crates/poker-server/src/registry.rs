@@ -8,8 +8,9 @@
 //! are this type's methods, and nothing else touches the entries; the cluster (leases, RPC)
 //! calls them, never the reverse.
 
-use crate::table::{self, Command, TableContext, TableHandle, TableSpec};
+use crate::table::{self, Command, Refusal, TableContext, TableHandle, TableSpec};
 use crate::AppState;
+use poker_rules::Chips;
 use poker_store::{Store, TableId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -279,11 +280,32 @@ impl Registry {
     /// Stops owning a table whose lease passed on (or that another node says it took):
     /// its actor stops at once, writing nothing.
     pub async fn lost(&self, table: TableId) -> bool {
-        let Some(gone) = self.let_go(table, None) else {
+        self.lost_under(table, None).await
+    }
+
+    /// [`Registry::lost`], only if the table is still held under `token` (not opened again
+    /// meanwhile).
+    pub async fn lost_under(&self, table: TableId, token: Option<u64>) -> bool {
+        let Some(gone) = self.let_go(table, token) else {
             return false;
         };
         let _ = gone.handle.command(Command::Abandon).await;
         true
+    }
+
+    /// Closes a table: the hand in progress finishes, everyone is cashed out and the actor
+    /// stops; a table of this node is then forgotten here and its lease let go (one closed
+    /// through another node is forgotten by its owner, which this same call runs on when
+    /// the request arrives there). The one way a table is closed: the admin API, a private
+    /// game's host or janitor, and another node's request all come here. Returns the chips
+    /// cashed out.
+    pub async fn close(&self, state: &AppState, handle: &TableHandle) -> Result<Chips, Refusal> {
+        let cashed_out = handle.try_close().await?;
+        if handle.is_local() {
+            let node = state.cluster.as_ref().map(|c| c.node.as_str());
+            self.closed(state, handle.table_id, node).await;
+        }
+        Ok(cashed_out)
     }
 
     /// Hands a table over, as on shutdown or over a fair share: the hand in progress

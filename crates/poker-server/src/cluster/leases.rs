@@ -188,9 +188,7 @@ impl Cluster {
         };
         if let Err(e) = self.serve(state, table, token).await {
             // Not reachable from the other nodes: stopped, and its lease let go.
-            if let Some(gone) = state.tables.let_go(table, Some(token)) {
-                let _ = gone.handle.command(crate::table::Command::Abandon).await;
-            }
+            state.tables.lost_under(table, Some(token)).await;
             let _ = state.store.release_lease(table, &self.node, token).await;
             return Err(e);
         }

@@ -186,10 +186,12 @@ async fn answer(
     if matches!(request, Request::Unsubscribe) && queue.is_none() {
         return Ok(crate::table::Reply::Ok);
     }
-    let closing = matches!(request, Request::Close);
-    let answer = handle.request(request, queue).await;
-    if closing && answer.is_ok() {
-        state.tables.closed(state, table, Some(&cluster.node)).await;
+    if matches!(request, Request::Close) {
+        return state
+            .tables
+            .close(state, &handle)
+            .await
+            .map(crate::table::Reply::Closed);
     }
-    answer
+    handle.request(request, queue).await
 }

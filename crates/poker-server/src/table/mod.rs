@@ -743,7 +743,14 @@ impl TableHandle {
     /// Finishes the hand in progress, cashes everyone out and closes the table; returns
     /// the chips cashed out (`None` if it was already closed).
     pub async fn close(&self) -> Option<Chips> {
-        expect(self.request(Request::Close, None).await, Reply::closed).ok()
+        self.try_close().await.ok()
+    }
+
+    /// [`TableHandle::close`], saying why it could not (closed already, gone, moving).
+    /// What closes a table for good is [`crate::registry::Registry::close`], which also
+    /// has this node forget it.
+    pub async fn try_close(&self) -> Result<Chips, Refusal> {
+        expect(self.request(Request::Close, None).await, Reply::closed)
     }
 
     /// Makes the table's task fail as a bug would, to test that the server contains it

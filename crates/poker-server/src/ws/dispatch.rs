@@ -173,29 +173,8 @@ pub(crate) async fn handle(
             tables: state.lobby.list(),
         })));
     }
-    let table_id = match &msg {
-        ClientMsg::Sit { table_id, .. }
-        | ClientMsg::Watch { table_id }
-        | ClientMsg::Unwatch { table_id }
-        | ClientMsg::Act { table_id, .. }
-        | ClientMsg::SitOut { table_id, .. }
-        | ClientMsg::SitIn { table_id, .. }
-        | ClientMsg::TopUp { table_id, .. }
-        | ClientMsg::Leave { table_id }
-        | ClientMsg::AutoMuck { table_id, .. }
-        | ClientMsg::Straddle { table_id, .. }
-        | ClientMsg::ShowHand { table_id }
-        | ClientMsg::Chat { table_id, .. }
-        | ClientMsg::JoinWaitlist { table_id }
-        | ClientMsg::LeaveWaitlist { table_id }
-        | ClientMsg::Seed { table_id, .. }
-        | ClientMsg::SeedCommit { table_id, .. }
-        | ClientMsg::BuyInRange { table_id }
-        | ClientMsg::JoinPrivate { table_id, .. }
-        | ClientMsg::Host { table_id, .. } => *table_id,
-        ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => {
-            return Handled::Now(None)
-        }
+    let Some(table_id) = msg.table_id() else {
+        return Handled::Now(None);
     };
     if matches!(msg, ClientMsg::Unwatch { .. }) {
         // No longer followed, whatever the table answers.
@@ -221,9 +200,7 @@ pub(crate) async fn handle(
         // hand in progress finishes first, its players still acting).
         if ends && finished.reply.is_none() {
             tokio::spawn(async move {
-                if table.close().await.is_some() && table.is_local() {
-                    crate::private::forget(&state, table_id).await;
-                }
+                let _ = state.tables.close(&state, &table).await;
             });
         }
         finished

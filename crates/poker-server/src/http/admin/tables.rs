@@ -343,18 +343,13 @@ pub(crate) async fn close_table(
             None => ApiError::new(StatusCode::NOT_FOUND, "not_found", "no table with that id"),
         });
     };
-    let cashed_out = handle.close().await.ok_or_else(|| {
+    let cashed_out = state.tables.close(&state, &handle).await.map_err(|_| {
         ApiError::new(
             StatusCode::CONFLICT,
             "closed",
             "the table is already closed",
         )
     })?;
-    // Closed here (the owner forgets a table closed through another node itself).
-    if handle.is_local() {
-        let node = state.cluster.as_ref().map(|c| c.node.as_str());
-        state.tables.closed(&state, table, node).await;
-    }
     who.audit(
         &state,
         "close_table",
