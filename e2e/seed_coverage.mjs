@@ -42,7 +42,14 @@ try {
   // of hands dealt is this table's.
   let reloaded = false;
   const deadline = Date.now() + HANDS * 60000;
+  // A person who loses every chip sits out and the bots leave: the table stops dealing.
+  // The run ends then, with the hands dealt so far.
+  let last = -1;
+  let lastAt = Date.now();
   while ((await metric("poker_hands_dealt_total")) < HANDS && Date.now() < deadline) {
+    const now = await metric("poker_hands_dealt_total");
+    if (now !== last) { last = now; lastAt = Date.now(); }
+    if (Date.now() - lastAt > 90000) { console.log(`no hand dealt for 90 s after ${now}: the person is out of chips`); break; }
     if (await page.locator("#actions:not(.hidden)").count()) {
       await pause(1000, 3000);
       for (const id of ["#act-check", "#act-call"]) {
