@@ -3,6 +3,8 @@
 // the filter bar's wiring; the lobby's rows, drawn by views.js, are then hidden and
 // reordered to match.
 
+import { arrange } from "./dom.js";
+
 export const SORTS = {
   name: (a, b) => a.name.localeCompare(b.name),
   stakes: (a, b) => bigBlind(a.stakes) - bigBlind(b.stakes) || a.name.localeCompare(b.name),
@@ -63,11 +65,12 @@ export function filterLobby(doc, storage, lobby) {
   const kept = selectTables(tables, f);
   const body = doc.querySelector("#lobby tbody");
   const rows = new Map([...body.children].map((tr) => [tr.dataset.table, tr]));
-  for (const tr of rows.values()) tr.classList.add("hidden");
-  for (const t of kept) {
-    const tr = rows.get(t.table_id);
-    if (tr) { tr.classList.remove("hidden"); body.append(tr); }
-  }
+  const shown = kept.map((t) => rows.get(t.table_id)).filter(Boolean);
+  const on = new Set(shown);
+  for (const tr of rows.values()) tr.classList.toggle("hidden", !on.has(tr));
+  // The rows kept in the sort's order, the hidden ones after them; only the rows out of
+  // place move, so a row with the focus keeps it while the lobby updates.
+  arrange(body, shown.concat([...rows.values()].filter((tr) => !on.has(tr))));
   const note = doc.querySelector("#filter-count");
   note.textContent = kept.length === tables.length ? "" : kept.length + " of " + tables.length + " tables";
 }

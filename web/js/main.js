@@ -6,21 +6,27 @@
 // under node), state.js (cards, hands, pots, sizing: pure), net.js (the socket),
 // views.js (drawing: the only writer of the page), dialogs.js (buy-in, history,
 // settings, questions), dom.js (DOM and HTTP helpers), and this file: it feeds the
-// server's and the player's messages to `reduce`, runs the effects, and redraws.
+// server's and the player's messages to `reduce`, runs the effects, and asks for a
+// drawing: one per animation frame whatever the message rate (what the player just did
+// is drawn at once).
 
 import { loadSettings, saveSettings } from "./state.js";
 import { reduce, initialState, mySeat, inHand } from "./reduce.js";
 import { connection } from "./net.js";
-import { $ } from "./dom.js";
-import { render as draw, updateRaiseLabel, chosenAmount, tick, showToast, showNotice, announce } from "./views.js";
+import { $, frames } from "./dom.js";
+import { render as draw, renderTitle, updateRaiseLabel, chosenAmount, tick, showToast, showNotice, announce } from "./views.js";
 import { openBuyIn, openTopUp, wireBuyIn, openHistory, wireHistory, openSettings, wireSettings, wireReplay, ask, api } from "./dialogs.js";
 import { onBuyInRange } from "./buyin.js";
 import { newSeed, keepList, forgetSeed, mineFor, commitTo, closedListDigest, proofWords } from "./fairness.js";
 import { wireFeatures, afterRender } from "./features.js"; // issue 26: theme, filters, stats, notes, emoji, chips, tiling
 import { tileParam } from "./tiling.js"; // issue 26: a tile (`/?tile=ID`) opens on its table
-import { wirePrivate, afterMessage, renderPrivate } from "./private.js";
+import { wirePrivate, renderPrivate, loadInvites, keepInvites } from "./private.js";
 
-let state = initialState({ current: tileParam(location.search) || sessionStorage.getItem("pokerd.table"), token: !!localStorage.getItem("pokerd.token") });
+let state = initialState({
+  current: tileParam(location.search) || sessionStorage.getItem("pokerd.table"),
+  token: !!localStorage.getItem("pokerd.token"),
+  invites: loadInvites(sessionStorage),
+});
 
 // What the dialogs and the end-to-end tests see: the state (read-only in spirit), the
 // session token, the socket and the ways to send and to tell the player something.
@@ -55,24 +61,43 @@ const S = {
     return ok;
   },
   toast: (text) => showToast(text),
-  dispatch: (m) => dispatch(m),
+  // What the player did (private.js's dialogs): drawn at once.
+  dispatch: (m) => dispatchNow(m),
   get ws() { return S.conn && S.conn.ws; },
+  /** How many times the page was drawn (e2e/frames.mjs compares it with the messages). */
+  get drawn() { return frame.drawn; },
 };
 window.pokerd = S;
 
-/** Draws the state (views.js), then what features.js adds over it. */
+/** Draws the state (views.js), then what features.js and private.js add over it. */
 function redraw() {
   draw(state, ui);
-  afterRender(S, redraw); // issue 26 (features.js)
+  afterRender(S, redrawNow); // issue 26 (features.js)
   renderPrivate(); // private games' bar and host panel (private.js)
 }
 
-/** Feeds one message to the reducer, runs what it asks for, and redraws. */
+// At most one drawing per animation frame: a table streaming events is drawn at the
+// screen's pace, not once per message.
+const frame = frames(redraw);
+const redrawNow = () => frame.now();
+
+/**
+ * Feeds one message to the reducer, runs what it asks for, and asks for a drawing at the
+ * next frame. A page in the background draws no frames: its title (whose turn it is)
+ * is written at once all the same.
+ */
 function dispatch(m) {
   const r = reduce(state, m);
   state = r.state;
   for (const e of r.effects) run(e);
-  redraw();
+  frame.request();
+  if (document.hidden) renderTitle(state);
+}
+
+/** What the player did: reduced, and drawn at once. */
+function dispatchNow(m) {
+  dispatch(m);
+  frame.now();
 }
 
 function run(e) {
@@ -131,14 +156,16 @@ function run(e) {
     case "wallet": showWallet(); break;
     case "settings": queueMicrotask(() => dispatch({ type: "ui_settings", settings: loadSettings(localStorage, state.me.player_id) })); break;
     case "logout": logout(); $("#login-error").textContent = e.message; break;
+    case "sit": S.sit(e.msg); break;
+    case "keep_invites": keepInvites(sessionStorage, e.invites); break;
   }
 }
 
 // What the views call back.
 const ui = {
-  openTable: (id) => dispatch({ type: "ui_open_table", table_id: id }),
+  openTable: (id) => dispatchNow({ type: "ui_open_table", table_id: id }),
   openBuyIn: (seat) => openBuyIn(S, seat),
-  discard: (card) => dispatch({ type: "ui_discard", card }),
+  discard: (card) => dispatchNow({ type: "ui_discard", card }),
   setAmount: (v) => { $("#amount").value = v; $("#amount-slider").value = v; updateRaiseLabel(state); },
   mute: async (playerId, name) => {
     if (!state.me || playerId === state.me.player_id) return;
@@ -152,7 +179,7 @@ const ui = {
 
 function changeSettings(settings) {
   if (state.me) saveSettings(localStorage, state.me.player_id, settings);
-  dispatch({ type: "ui_settings", settings });
+  dispatchNow({ type: "ui_settings", settings });
 }
 
 let audio = null;
@@ -174,7 +201,7 @@ function beep(freq, secs) {
 // ---------------------------------------------------------------- actions
 
 function current() { return state.tables.get(state.current); }
-const act = (action) => dispatch({ type: "ui_act", action });
+const act = (action) => dispatchNow({ type: "ui_act", action });
 
 function betOrRaise() {
   const T = current();
@@ -251,7 +278,6 @@ function start() {
       // A player's own buy-in range answers the buy-in dialog's question (buyin.js).
       if (m.type === "buy_in_range") { onBuyInRange(m); return; }
       dispatch(m);
-      afterMessage(m); // private.js reads each message after the reducer
     },
     onDown: () => dispatch({ type: "conn_down" }),
     onUp: () => dispatch({ type: "conn_up" }),
@@ -266,7 +292,7 @@ function logout() {
   S.token = null;
   localStorage.removeItem("pokerd.token");
   sessionStorage.removeItem("pokerd.table");
-  dispatch({ type: "ui_logout" });
+  dispatchNow({ type: "ui_logout" });
 }
 
 // ---------------------------------------------------------------- wiring
@@ -275,7 +301,7 @@ $("#login-form").addEventListener("submit", (e) => { e.preventDefault(); authent
 $("#register-submit").addEventListener("click", () => authenticate("/register"));
 $("#reset-form").addEventListener("submit", resetWithCode);
 $("#logout").addEventListener("click", logout);
-$("#to-lobby").addEventListener("click", () => dispatch({ type: "ui_lobby" }));
+$("#to-lobby").addEventListener("click", () => dispatchNow({ type: "ui_lobby" }));
 $("#history-open").addEventListener("click", () => openHistory(S));
 $("#settings-open").addEventListener("click", () => openSettings(S));
 wireSettings(S, (key, on) => {
@@ -306,13 +332,13 @@ $("#act-rit-yes").addEventListener("click", () => act({ type: "run_it_twice", ag
 $("#act-rit-no").addEventListener("click", () => act({ type: "run_it_twice", agree: false }));
 $("#act-show").addEventListener("click", () => act({ type: "show" }));
 $("#act-muck").addEventListener("click", () => act({ type: "muck" }));
-$("#show-hand").addEventListener("click", () => dispatch({ type: "ui_show_hand" }));
+$("#show-hand").addEventListener("click", () => dispatchNow({ type: "ui_show_hand" }));
 $("#amount-slider").addEventListener("input", (e) => { $("#amount").value = e.target.value; updateRaiseLabel(state); });
 $("#amount").addEventListener("input", (e) => { $("#amount-slider").value = e.target.value; updateRaiseLabel(state); });
 // Enter in the amount box bets that amount.
 $("#amount").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); betOrRaise(); } });
 document.querySelectorAll("#preselect input").forEach((i) => i.addEventListener("change", () => {
-  dispatch({ type: "ui_preselect", pre: i.checked ? i.dataset.pre : null });
+  dispatchNow({ type: "ui_preselect", pre: i.checked ? i.dataset.pre : null });
 }));
 function meSeat() {
   const T = current();
@@ -346,7 +372,7 @@ $("#leave").addEventListener("click", async () => {
   if (inHand(state, current()) && !(await ask("You are in a hand: leaving folds it. Leave anyway?", "Leave"))) return;
   S.send({ type: "leave", table_id: state.current });
 });
-for (const pane of ["log", "chat"]) $("#tab-" + pane).addEventListener("click", () => dispatch({ type: "ui_pane", pane }));
+for (const pane of ["log", "chat"]) $("#tab-" + pane).addEventListener("click", () => dispatchNow({ type: "ui_pane", pane }));
 $("#chat-form").addEventListener("submit", (e) => {
   e.preventDefault();
   const text = $("#chat-text").value.trim();
@@ -365,10 +391,10 @@ document.addEventListener("keydown", (e) => {
   else if (k === "c") act(l.check ? { type: "check" } : l.call !== null ? { type: "call" } : { type: "fold" });
   else if ((k === "r" || k === "enter") && l.bet_or_raise) betOrRaise();
 });
-document.addEventListener("visibilitychange", () => { if (!document.hidden) redraw(); });
-window.matchMedia("(max-width: 640px)").addEventListener("change", () => redraw());
+document.addEventListener("visibilitychange", () => { if (!document.hidden) redrawNow(); });
+window.matchMedia("(max-width: 640px)").addEventListener("change", redrawNow);
 setInterval(() => tick(state), 200);
 
-redraw();
+redrawNow();
 if (S.token) start();
-wireFeatures(S, redraw); // issue 26 (features.js)
+wireFeatures(S, redrawNow); // issue 26 (features.js)

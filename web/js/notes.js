@@ -23,29 +23,49 @@ export function forgetNotes() { notes = null; }
 /** The note on a player, or "". */
 export function noteOn(id) { return (notes && notes.get(id)) || ""; }
 
-/** Puts a note button on every other player's seat, and their note when there is one. */
+/**
+ * Puts a note button on every other player's seat, and their note when there is one. The
+ * seats are kept across drawings (views.js), so what is already there is brought up to
+ * date, not added again: a note button with the focus keeps it.
+ */
 export function decorateSeats(doc, S, T) {
   if (!T || !T.table || !S.me) return;
-  for (const d of doc.querySelectorAll("#seats .seat:not(.empty)")) {
-    const view = T.table.seats.find((x) => String(x.seat) === d.dataset.seat);
-    if (!view || view.player_id === S.me.player_id) continue;
-    const note = noteOn(view.player_id);
-    const b = doc.createElement("button");
-    b.type = "button";
-    b.className = "note-btn";
-    b.textContent = note ? "\u270e" : "+";
-    b.setAttribute("aria-label", (note ? "Edit your note on " : "Write a note on ") + view.name);
-    b.title = note ? "Your note: " + note : "Write a note on " + view.name;
-    b.addEventListener("click", (e) => { e.stopPropagation(); openNote(doc, view.player_id, view.name); });
-    d.append(b);
-    if (note) {
-      d.classList.add("has-note");
-      const t = doc.createElement("div");
-      t.className = "note-text";
-      t.textContent = note;
-      d.append(t);
-      d.setAttribute("aria-label", d.getAttribute("aria-label") + ". Your note: " + note);
+  for (const d of doc.querySelectorAll("#seats .seat")) {
+    const view = d.classList.contains("empty") ? null : T.table.seats.find((x) => String(x.seat) === d.dataset.seat);
+    let b = d.querySelector(":scope > .note-btn");
+    let t = d.querySelector(":scope > .note-text");
+    if (!view || view.player_id === S.me.player_id) {
+      if (b) b.remove();
+      if (t) t.remove();
+      d.classList.remove("has-note");
+      continue;
     }
+    const note = noteOn(view.player_id);
+    if (!b) {
+      b = doc.createElement("button");
+      b.type = "button";
+      b.className = "note-btn";
+      b.addEventListener("click", (e) => { e.stopPropagation(); openNote(doc, b.dataset.player, b.dataset.name); });
+      d.append(b);
+    }
+    b.dataset.player = view.player_id;
+    b.dataset.name = view.name;
+    const label = (note ? "Edit your note on " : "Write a note on ") + view.name;
+    if (b.getAttribute("aria-label") !== label) {
+      b.textContent = note ? "\u270e" : "+";
+      b.setAttribute("aria-label", label);
+    }
+    const title = note ? "Your note: " + note : "Write a note on " + view.name;
+    if (b.title !== title) b.title = title;
+    d.classList.toggle("has-note", !!note);
+    if (!note) { if (t) t.remove(); continue; }
+    if (!t) {
+      t = doc.createElement("div");
+      t.className = "note-text";
+      d.append(t);
+    }
+    if (t.textContent !== note) t.textContent = note;
+    d.setAttribute("aria-label", d.getAttribute("aria-label") + ". Your note: " + note);
   }
 }
 

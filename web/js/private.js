@@ -3,17 +3,12 @@
 // invite link, and runs it from the host's panel (seat requests, pause, blinds, remove,
 // end). A friend who opens the link chooses a name and asks for a seat; in a play-money
 // room the page makes their account on the spot, with a generated password kept in this
-// browser only. Everything here reads the server's messages after main.js has (the
-// `afterMessage` hook) and writes only its own elements.
+// browser only. What the page keeps about private games is the state's `private` part,
+// changed only by reduce.js (presenting an invite, sitting down once let in, a seat
+// refused); this module has their pure helpers, the dialogs and the host's panel, which
+// it draws from the state and whose buttons send or feed reduce.js.
 
-import { $, el, mySeat } from "./views.js";
-
-/** The private tables this page has sat the player down at once (approved, then sat). */
-const satAt = new Set();
-/** The sit this page sent last and has not heard refused: `{ table, seat }`. */
-let sitting = null;
-/** By table, the seats a sit of this page was refused at (see `freeSeat`). */
-const refusedSeats = new Map();
+import { $, el, keyed, setText } from "./dom.js";
 
 /**
  * The seat to sit an approved player down at: the first one the table shows free, passing
@@ -77,22 +72,20 @@ export function myStanding(table, me) {
   return null;
 }
 
+/** The invites kept for this tab (table id -> invite), from sessionStorage. */
+export function loadInvites(storage) {
+  try { return JSON.parse(storage.getItem("pokerd.invites") || "{}") || {}; } catch (_) { return {}; }
+}
+
+/** Keeps the invites for this tab (the `keep_invites` effect). */
+export function keepInvites(storage, invites) {
+  storage.setItem("pokerd.invites", JSON.stringify(invites));
+}
+
+// The page's handle (main.js's `window.pokerd`: the state, send, dispatch) and its hooks,
+// set once by `wirePrivate`.
 let S = null;
 let hooks = null;
-let pending = null; // an invite to present once the connection is up: { table, invite }
-let hostSit = null; // a table just made: the host sits down when its snapshot comes
-let confirmed = null; // what the confirmation dialog does when accepted
-let retried = null; // the table whose invite was presented again after a refusal
-
-function invites() {
-  try { return JSON.parse(sessionStorage.getItem("pokerd.invites") || "{}"); } catch (_) { return {}; }
-}
-
-function keepInvite(table, invite) {
-  const all = invites();
-  all[table] = invite;
-  sessionStorage.setItem("pokerd.invites", JSON.stringify(all));
-}
 
 async function post(path, body, token) {
   const headers = { "content-type": "application/json" };
@@ -153,15 +146,7 @@ async function create() {
   const r = await post("/api/private", ask, S.token);
   if (!r.ok) { $("#private-error").textContent = r.body.message || "Refused"; return; }
   $("#private-dialog").close();
-  keepInvite(r.body.table_id, r.body.invite);
-  hostSit = r.body.table_id;
-  enter(r.body.table_id, r.body.invite);
-}
-
-/** Presents the invite and looks at the table (its snapshot opens it). */
-function enter(table, invite) {
-  S.dispatch({ type: "ui_focus", table_id: table });
-  S.send({ type: "join_private", table_id: table, invite });
+  S.dispatch({ type: "ui_private_made", table_id: r.body.table_id, invite: r.body.invite });
 }
 
 // ---------------------------------------------------------------- joining by the link
@@ -181,7 +166,6 @@ async function openJoin(link) {
     $("#join-info").textContent = "The host ended this game, or everyone left. Ask " + info.host_name + " for a new link.";
     $("#join-form").classList.add("hidden");
   } else {
-    keepInvite(link.table, link.invite);
     $("#join-title").textContent = "Join " + info.host_name + "'s game";
     $("#join-info").textContent = info.game + " " + info.stakes + " \u00b7 " + info.players + " of " + info.seats + " seated";
     $("#join-form").classList.remove("hidden");
@@ -193,16 +177,16 @@ async function openJoin(link) {
       : "This room plays for real money: log in (or register) first, then you join this game.";
     $("#join-submit").textContent = signedIn || info.play_money ? "Join the game" : "Log in first";
     d.dataset.play = info.play_money ? "1" : "";
-    pending = link;
+    S.dispatch({ type: "ui_invite", table_id: link.table, invite: link.invite });
   }
   if (!d.open) d.showModal();
 }
 
 async function join(e) {
   e.preventDefault();
-  if (!pending) return;
+  if (!S.state.private.pending) return;
   const d = $("#join-dialog");
-  if (S.token) { d.close(); if (S.me) present(); return; }
+  if (S.token) { d.close(); if (S.me) S.dispatch({ type: "ui_present" }); return; }
   if (!d.dataset.play) { d.close(); $("#login-name").focus(); return; }
   const name = $("#join-name").value.trim();
   const key = "pokerd.guest." + name;
@@ -221,14 +205,6 @@ async function join(e) {
   hooks.signIn(r.body.token);
 }
 
-/** Presents the invite waiting for the connection. */
-function present() {
-  if (!pending) return;
-  const link = pending;
-  pending = null;
-  enter(link.table, link.invite);
-}
-
 // ---------------------------------------------------------------- the table's panel
 
 function button(text, cls, onClick) {
@@ -242,11 +218,14 @@ function host(command) {
   S.send({ type: "host", table_id: S.current, command });
 }
 
+// The host's yes-or-no question in the page's own dialog; `action` runs on yes.
 function ask(question, yes, action) {
+  const d = $("#private-confirm");
   $("#private-confirm-text").textContent = question;
   $("#private-confirm-yes").textContent = yes;
-  confirmed = action;
-  $("#private-confirm").showModal();
+  d.returnValue = "";
+  d.addEventListener("close", () => { if (d.returnValue === "yes") action(); }, { once: true });
+  d.showModal();
 }
 
 /** Draws the private game's bar and, for its host, the controls. */
@@ -265,86 +244,48 @@ export function renderPrivate() {
   if (p.paused) parts.push("paused by the host");
   if (p.next_blinds) parts.push("blinds " + p.next_blinds[0] + "/" + p.next_blinds[1] + " from the next hand");
   if (standing === "asking") parts.push("waiting for the host to let you in");
-  $("#private-status").textContent = parts.join(" \u00b7 ");
-  const invite = invites()[t.table_id];
+  setText($("#private-status"), parts.join(" \u00b7 "));
+  const invite = S.state.private.invites[t.table_id];
   $("#invite-row").classList.toggle("hidden", !invite);
-  if (invite) $("#invite-link").value = location.origin + "/#join/" + t.table_id + "/" + invite;
+  if (invite) {
+    const link = location.origin + "/#join/" + t.table_id + "/" + invite;
+    if ($("#invite-link").value !== link) $("#invite-link").value = link;
+  }
   if (panel.classList.contains("hidden")) return;
+  // A row per request (its key the player's id), kept while the table plays: the focus
+  // on "Let in" survives the table's events.
   const list = $("#host-requests");
-  list.replaceChildren(...p.requests.map((r) => {
+  keyed(list, p.requests.length ? p.requests : [null], (r) => (r ? r.player_id : ""), (r) => {
+    if (!r) return el("li", "muted", "No seat requests.");
     const li = el("li", null, r.name + " asks for a seat ");
     li.append(
       button("Let in", "primary", () => host({ do: "approve", player_id: r.player_id })),
       button("Refuse", "secondary", () => host({ do: "deny", player_id: r.player_id })),
     );
     return li;
-  }));
-  if (!p.requests.length) list.append(el("li", "muted", "No seat requests."));
+  }, () => {});
   // A new game waits for its host to deal the first hand.
-  $("#host-pause").textContent = p.paused ? (t.button === null ? "Start the game" : "Resume") : "Pause";
+  setText($("#host-pause"), p.paused ? (t.button === null ? "Start the game" : "Resume") : "Pause");
   $("#host-pause").setAttribute("aria-pressed", String(p.paused));
+  // The players the host may remove; the list is made again only when they changed.
   const who = $("#host-remove-who");
-  const keep = who.value;
-  who.replaceChildren(...t.seats.filter((s) => s.player_id !== me).map((s) => {
-    const o = el("option", null, s.name);
-    o.value = s.player_id;
-    return o;
-  }));
-  if ([...who.options].some((o) => o.value === keep)) who.value = keep;
+  const others = t.seats.filter((s) => s.player_id !== me);
+  const names = others.map((s) => s.player_id + "\u0000" + s.name).join("\u0001");
+  if (who.dataset.names !== names) {
+    who.dataset.names = names;
+    const keep = who.value;
+    who.replaceChildren(...others.map((s) => {
+      const o = el("option", null, s.name);
+      o.value = s.player_id;
+      return o;
+    }));
+    if ([...who.options].some((o) => o.value === keep)) who.value = keep;
+  }
   $("#host-remove").disabled = who.options.length === 0;
   if (document.activeElement !== $("#host-small") && document.activeElement !== $("#host-big")) {
     $("#host-small").value = t.blinds[0];
     $("#host-big").value = t.blinds[1];
   }
-}
-
-/** Runs after main.js has handled each server message. */
-export function afterMessage(m) {
-  if (m.type === "welcome") present();
-  const id = m.table_id || (m.table && m.table.table_id);
-  const T = id ? S.tables.get(id) : null;
-  if ((m.type === "snapshot" || m.type === "seats") && T && T.table && T.table.private) {
-    const me = S.me && S.me.player_id;
-    const seat = freeSeat(T.table, refusedSeats.get(id));
-    const sitNow = hostSit === id || (myStanding(T.table, me) === "approved" && T.table.private.host !== me && !satAt.has(id));
-    if (sitNow && mySeat(S, T) === null && seat !== null) {
-      hostSit = null;
-      satAt.add(id);
-      sitting = { table: id, seat };
-      const wallet = S.state.wallet ? S.state.wallet.balance : T.table.max_buy_in;
-      const buyIn = Math.max(T.table.min_buy_in, Math.min(T.table.max_buy_in, wallet));
-      // S.sit commits to this page's seed for the next deck right after the sit.
-      S.sit({ type: "sit", table_id: id, seat, buy_in: buyIn, post_now: true });
-    }
-    if (sitting && sitting.table === id && mySeat(S, T) !== null) sitting = null;
-  }
-  if (m.type === "error" && m.code === "seat_refused" && sitting) {
-    // The seat went to someone else first (another friend approved at the same moment):
-    // sat again at the next free seat, now if the table shows one, else on its next update.
-    const { table, seat } = sitting;
-    sitting = null;
-    const refused = refusedSeats.get(table) || [];
-    refused.push(seat);
-    refusedSeats.set(table, refused);
-    const T2 = S.tables.get(table);
-    if (T2 && T2.table && refused.length < T2.table.seat_count) {
-      satAt.delete(table);
-      afterMessage({ type: "seats", table_id: table });
-      return;
-    }
-  }
-  if (m.type === "error" && m.code === "private_refused" && S.current && !(S.tables.get(S.current) || {}).table) {
-    // A private table this page looked at, refused on reconnecting (the server restarted
-    // and forgot who presented the invite): presented again once, or forgotten.
-    const invite = invites()[S.current];
-    if (invite && retried !== S.current) {
-      retried = S.current;
-      S.send({ type: "join_private", table_id: S.current, invite });
-    } else {
-      S.dispatch({ type: "ui_focus", table_id: null });
-    }
-  }
-  renderPrivate();
 }
 
 /** Wires the dialogs and buttons; `h.signIn(token)` starts a session made here. */
@@ -356,7 +297,7 @@ export function wirePrivate(state, h) {
   $("#private-create").addEventListener("click", create);
   $("#private-cancel").addEventListener("click", () => $("#private-dialog").close());
   $("#join-form").addEventListener("submit", join);
-  $("#join-cancel").addEventListener("click", () => { pending = null; $("#join-dialog").close(); });
+  $("#join-cancel").addEventListener("click", () => { S.dispatch({ type: "ui_invite_drop" }); $("#join-dialog").close(); });
   $("#invite-copy").addEventListener("click", async () => {
     try { await navigator.clipboard.writeText($("#invite-link").value); S.toast("Invite link copied"); } catch (_) { $("#invite-link").select(); }
   });
@@ -375,11 +316,6 @@ export function wirePrivate(state, h) {
     ask("Remove " + name + "? A hand they are in is folded, and their chips go back to their wallet.", "Remove", () => host({ do: "remove", player_id: id }));
   });
   $("#host-end").addEventListener("click", () => ask("End the game? The hand in progress finishes, then everyone is cashed out.", "End the game", () => host({ do: "end" })));
-  $("#private-confirm").addEventListener("close", () => {
-    const action = confirmed;
-    confirmed = null;
-    if ($("#private-confirm").returnValue === "yes" && action) action();
-  });
   const link = parseInvite(location.hash);
   if (link) openJoin(link);
 }

@@ -9,9 +9,13 @@
 // Local messages (`type` with a `ui_` or `conn_` prefix) are listed in `LOCAL` below.
 
 import { applyEvent, newHand, DEFAULT_SETTINGS, mySeat, myPlayer, inHand, family } from "./state.js";
+import { freeSeat, myStanding } from "./private.js";
 
-/** The state before the server has said anything; `current` is the table last looked at. */
-export function initialState({ current = null, token = false } = {}) {
+/**
+ * The state before the server has said anything; `current` is the table last looked at,
+ * `invites` the private games' invites this tab kept (table id -> invite).
+ */
+export function initialState({ current = null, token = false, invites = {} } = {}) {
   return {
     me: null, // { player_id, name }
     lobby: new Map(), // table_id -> the lobby's summary
@@ -22,14 +26,31 @@ export function initialState({ current = null, token = false } = {}) {
     pane: "log", // the side pane shown: the hand log or the chat
     online: true, // false while the connection is down or silent: no action can be sent
     wallet: null, // the answer of /api/me, once asked
+    private: newPrivate(invites), // private games: see `newPrivate`
   };
+}
+
+/**
+ * What the page keeps about private games (docs/web-client.md, "Private games"): the
+ * invites this tab knows (`invites`, table id -> invite; kept in sessionStorage), the
+ * invite to present once the connection is up (`pending`: { table, invite }), the table
+ * just made whose host sits down when its snapshot comes (`hostSit`), the tables this page
+ * sat the player down at once let in (`satAt`), the sit sent and not yet seen refused
+ * (`sitting`: { table, seat }), by table the seats a sit of this page was refused at
+ * (`refused`, see `freeSeat`), and the table whose invite was presented again after a
+ * refusal (`retried`).
+ */
+export function newPrivate(invites = {}) {
+  return { invites, pending: null, hostSit: null, satAt: [], sitting: null, refused: {}, retried: null };
 }
 
 /** One table's state before its snapshot. */
 export function newTable(id) {
   return {
     id, table: null, hand: null, decide: null, clock: null, pre: null, discards: [],
-    log: [], chat: [], unread: 0, alert: false, rebuyFor: null, waitPlace: null, rabbit: null,
+    log: [], logDropped: 0, chat: [], unread: 0, alert: false, rebuyFor: null, waitPlace: null, rabbit: null,
+    // `logDropped`: how many lines the log has dropped at its front (past LOG_LINES), so
+    // that the view removes as many and touches nothing else.
     // The next hand's deck commitment (`deck_committed`, a snapshot's `next_deck`), and this
     // page's seed for it: see `commitSeed`.
     nextDeck: null, seed: null,
@@ -51,10 +72,14 @@ export const LOG_LINES = 400;
  * with its invite), `ui_sit {table_id, committed}` (the page just sent `sit`, with the
  * commitment `committed` {hand_id, commitment} when it had a next deck), `ui_seed_commitment
  * {table_id, hand_id, commitment}` (the commitment to this page's seed, worked out by
- * main.js), `conn_down`, `conn_up`.
+ * main.js), `conn_down`, `conn_up`; private games' (private.js): `ui_private_made {table_id,
+ * invite}` (the host made a game: it is entered and the host sits down), `ui_invite {table_id,
+ * invite}` (an invite link of an open game: kept, and presented once connected and asked),
+ * `ui_present` (the friend asked to join), `ui_invite_drop` (they did not).
  */
 export const LOCAL = ["ui_focus", "ui_open_table", "ui_lobby", "ui_act", "ui_show_hand", "ui_pane", "ui_preselect", "ui_discard", "ui_settings",
-  "ui_wallet", "ui_log", "ui_logout", "ui_sit", "ui_seed_commitment", "conn_down", "conn_up"];
+  "ui_wallet", "ui_log", "ui_logout", "ui_sit", "ui_seed_commitment", "ui_private_made", "ui_invite", "ui_present", "ui_invite_drop",
+  "conn_down", "conn_up"];
 
 /**
  * The next state after `m`, and the effects to run: `{ type: "send", msg }`,
@@ -68,13 +93,16 @@ export const LOCAL = ["ui_focus", "ui_open_table", "ui_lobby", "ui_act", "ui_sho
  * `{ type: "proof", table_id, hand_number, proof, seat }`,
  * `{ type: "remember_table", table_id }` (null: none), `{ type: "wallet" }` (ask again),
  * `{ type: "your_turn", table_id }` (clear the table of what covers it),
- * `{ type: "settings" }` (load the player's saved settings), `{ type: "logout", message }`.
+ * `{ type: "settings" }` (load the player's saved settings), `{ type: "logout", message }`,
+ * `{ type: "sit", msg }` (take a seat: main.js sends the sit with the seed's commitment),
+ * `{ type: "keep_invites", invites }` (the private games' invites, kept for the tab).
  */
 export function reduce(state, m) {
   const r = { state: { ...state, tables: new Map(state.tables) }, effects: [] };
   const id = m.table_id || (m.table && m.table.table_id) || null;
   const handler = HANDLERS[m.type];
   if (handler) handler(r, m, id);
+  privateGames(r, m, id);
   return r;
 }
 
@@ -126,7 +154,11 @@ function log(T, text, hand, cls, key) {
     if (at >= 0) { T.log[at] = line; return; }
   }
   T.log.push(line);
-  if (T.log.length > LOG_LINES) T.log.splice(0, T.log.length - LOG_LINES);
+  if (T.log.length > LOG_LINES) {
+    const gone = T.log.length - LOG_LINES;
+    T.log.splice(0, gone);
+    T.logDropped += gone;
+  }
 }
 
 function toast(r, text, T = null) {
@@ -459,10 +491,7 @@ const HANDLERS = {
 
   // ------------------------------------------------------------ local messages
 
-  ui_focus(r, m) {
-    r.state.current = m.table_id;
-    r.effects.push({ type: "remember_table", table_id: m.table_id });
-  },
+  ui_focus(r, m) { focus(r, m.table_id); },
   ui_open_table(r, m) { openTable(r, m.table_id); },
   ui_lobby(r) { goLobby(r); },
   ui_act(r, m) { act(r, table(r, r.state.current), m.action); },
@@ -517,9 +546,22 @@ const HANDLERS = {
     else r.effects.push({ type: "send", msg: { type: "seed_commit", table_id: T.id, hand_id: s.hand_id, commitment: s.commitment } });
   },
   ui_logout(r) {
-    const keepLobby = r.state.lobby;
-    r.state = { ...initialState(), lobby: keepLobby, view: "login" };
+    // The lobby and what the tab knows of private games stay (an invite opened before
+    // logging in is presented after).
+    const { lobby, private: kept } = r.state;
+    r.state = { ...initialState(), lobby, private: kept, view: "login" };
   },
+  ui_private_made(r, m) {
+    keepInvite(r, m.table_id, m.invite);
+    r.state.private.hostSit = m.table_id;
+    enterPrivate(r, m.table_id, m.invite);
+  },
+  ui_invite(r, m) {
+    keepInvite(r, m.table_id, m.invite);
+    r.state.private.pending = { table: m.table_id, invite: m.invite };
+  },
+  ui_present(r) { present(r); },
+  ui_invite_drop(r) { r.state.private = { ...r.state.private, pending: null }; },
   conn_down(r) {
     r.state.online = false;
     // What was sent about the seeds may be lost with the connection: sent again on the
@@ -528,6 +570,108 @@ const HANDLERS = {
   },
   conn_up(r) { r.state.online = true; },
 };
+
+// The table on screen from now on, asking nothing of the server.
+function focus(r, id) {
+  r.state.current = id;
+  r.effects.push({ type: "remember_table", table_id: id });
+}
+
+// ------------------------------------------------------------ private games
+
+// Private games read every message after its handler (the seats after a snapshot, a
+// refusal): the page presents an invite once connected, and sits the player down by
+// itself once let in (the host at the table just made).
+function privateGames(r, m, id) {
+  if (m.type === "welcome") present(r);
+  if ((m.type === "snapshot" || m.type === "seats") && id) sitIfLetIn(r, id);
+  if (m.type === "error" && m.code === "seat_refused") sitElsewhere(r);
+  if (m.type === "error" && m.code === "private_refused") presentAgain(r);
+}
+
+// The state's private part, copied before this message changes it.
+function priv(r) {
+  r.state.private = { ...r.state.private };
+  return r.state.private;
+}
+
+function keepInvite(r, table, invite) {
+  const P = priv(r);
+  P.invites = { ...P.invites, [table]: invite };
+  r.effects.push({ type: "keep_invites", invites: P.invites });
+}
+
+/** Presents the invite and looks at the table (its snapshot opens it). */
+function enterPrivate(r, table, invite) {
+  focus(r, table);
+  r.effects.push({ type: "send", msg: { type: "join_private", table_id: table, invite } });
+}
+
+// The invite waiting for the connection (or for the friend to ask), presented once.
+function present(r) {
+  const link = r.state.private.pending;
+  if (!link) return;
+  priv(r).pending = null;
+  enterPrivate(r, link.table, link.invite);
+}
+
+/**
+ * Sits the player down at private table `id` once: the host at the table just made, a
+ * friend once let in, in the first free seat (see `freeSeat`) with the largest buy-in the
+ * wallet allows.
+ */
+function sitIfLetIn(r, id) {
+  const S = r.state;
+  const T = S.tables.get(id);
+  if (!T || !T.table || !T.table.private) return;
+  const P = S.private;
+  const me = S.me && S.me.player_id;
+  const seat = freeSeat(T.table, P.refused[id]);
+  const letIn = myStanding(T.table, me) === "approved" && T.table.private.host !== me && !P.satAt.includes(id);
+  if ((P.hostSit === id || letIn) && mySeat(S, T) === null && seat !== null) {
+    const wallet = S.wallet ? S.wallet.balance : T.table.max_buy_in;
+    const buyIn = Math.max(T.table.min_buy_in, Math.min(T.table.max_buy_in, wallet));
+    const Q = priv(r);
+    Q.hostSit = null;
+    if (!Q.satAt.includes(id)) Q.satAt = Q.satAt.concat([id]);
+    Q.sitting = { table: id, seat };
+    // main.js sends it with this page's commitment to its seed for the next deck.
+    r.effects.push({ type: "sit", msg: { type: "sit", table_id: id, seat, buy_in: buyIn, post_now: true } });
+  }
+  const sitting = S.private.sitting;
+  if (sitting && sitting.table === id && mySeat(S, T) !== null) priv(r).sitting = null;
+}
+
+// The seat went to someone else first (another friend let in at the same moment): sat
+// again at the next free seat, now if the table shows one, else on its next update.
+function sitElsewhere(r) {
+  const sitting = r.state.private.sitting;
+  if (!sitting) return;
+  const { table, seat } = sitting;
+  const P = priv(r);
+  P.sitting = null;
+  const refused = (P.refused[table] || []).concat([seat]);
+  P.refused = { ...P.refused, [table]: refused };
+  const T = r.state.tables.get(table);
+  if (T && T.table && refused.length < T.table.seat_count) {
+    P.satAt = P.satAt.filter((x) => x !== table);
+    sitIfLetIn(r, table);
+  }
+}
+
+// A private table this page looked at, refused on reconnecting (the server restarted and
+// forgot who presented the invite): presented again once, or forgotten.
+function presentAgain(r) {
+  const S = r.state;
+  if (!S.current || (S.tables.get(S.current) || {}).table) return;
+  const invite = S.private.invites[S.current];
+  if (invite && S.private.retried !== S.current) {
+    priv(r).retried = S.current;
+    r.effects.push({ type: "send", msg: { type: "join_private", table_id: S.current, invite } });
+  } else {
+    focus(r, null);
+  }
+}
 
 function decideOther(r, m, id) {
   const T = table(r, id);

@@ -4,7 +4,7 @@
 // except through the callbacks in `ui`.
 
 import { SUITS, cardName, family, potsOf, raiseLabel, callLabel, sizing, legalAmount, seatPosition, mySeat, myPlayer, inHand } from "./state.js";
-import { $, el } from "./dom.js";
+import { $, el, keyed, arrange, setText } from "./dom.js";
 import { canShowHand } from "./reduce.js";
 
 export { $, el, mySeat, myPlayer, inHand };
@@ -94,40 +94,55 @@ export function cardEl(code, { down = false, fresh = false } = {}) {
 
 // ---------------------------------------------------------------- lobby and tabs
 
+/**
+ * The lobby: a row per table (its key the table's id), kept across drawings and brought
+ * up to date in place, so the focus and a click on a row survive the table's updates.
+ * New rows come at the end; lobbyfilter.js hides and orders them.
+ */
 export function renderLobby(S, ui) {
   const body = $("#lobby tbody");
-  body.replaceChildren();
-  for (const t of S.lobby.values()) {
-    const mine = S.tables.has(t.table_id) && mySeat(S, S.tables.get(t.table_id)) !== null;
-    const tr = el("tr", t.status + (mine ? " mine" : ""));
+  keyed(body, [...S.lobby.values()], (t) => t.table_id, (t) => {
+    const tr = el("tr");
     tr.dataset.table = t.table_id;
-    const seats = t.players + "/" + t.seats + (t.waiting ? " +" + t.waiting + " waiting" : "");
-    // Nobody playing: the last hour's figures say nothing about the table now.
-    const idle = t.players < 2;
-    for (const v of [t.name, t.game, t.stakes, seats, idle ? "\u2014" : t.avg_pot, idle ? "\u2014" : t.hands_per_hour]) tr.append(el("td", "", String(v)));
+    for (let k = 0; k < 6; k++) tr.append(el("td", ""));
     const td = el("td");
-    const b = el("button", "primary", mine ? "Return" : "Open");
-    b.setAttribute("aria-label", (mine ? "Return to " : "Open ") + t.name);
+    const b = el("button", "primary");
     b.onclick = () => ui.openTable(t.table_id);
     td.append(b);
     tr.append(td);
-    body.append(tr);
-  }
+    return tr;
+  }, (tr, t) => {
+    const mine = S.tables.has(t.table_id) && mySeat(S, S.tables.get(t.table_id)) !== null;
+    const cls = t.status + (mine ? " mine" : "") + (tr.classList.contains("hidden") ? " hidden" : "");
+    if (tr.className !== cls) tr.className = cls;
+    const seats = t.players + "/" + t.seats + (t.waiting ? " +" + t.waiting + " waiting" : "");
+    // Nobody playing: the last hour's figures say nothing about the table now.
+    const idle = t.players < 2;
+    [t.name, t.game, t.stakes, seats, idle ? "\u2014" : t.avg_pot, idle ? "\u2014" : t.hands_per_hour].forEach((v, k) => setText(tr.cells[k], v));
+    const b = tr.cells[6].firstChild;
+    setText(b, mine ? "Return" : "Open");
+    const label = (mine ? "Return to " : "Open ") + t.name;
+    if (b.getAttribute("aria-label") !== label) b.setAttribute("aria-label", label);
+  });
   $("#lobby-empty").classList.toggle("hidden", S.lobby.size > 0);
 }
 
+/** The tabs of the player's tables: a button per table, kept across drawings. */
 export function renderTabs(S, ui) {
   const nav = $("#tabs");
-  nav.replaceChildren();
-  for (const T of S.tables.values()) {
-    if (!T.table) continue;
-    const b = el("button", (T.id === S.current && S.view === "table" ? "current" : "") + (T.alert ? " alert" : ""), T.table.name);
+  const tabs = keyed(nav, [...S.tables.values()].filter((T) => T.table), (T) => T.id, (T) => {
+    const b = el("button");
     b.dataset.table = T.id;
-    if (T.alert) b.setAttribute("aria-label", T.table.name + ": your turn");
     b.onclick = () => ui.openTable(T.id);
-    nav.append(b);
-  }
-  nav.classList.toggle("hidden", S.view === "login" || nav.childElementCount < 1 || (nav.childElementCount === 1 && S.view === "table"));
+    return b;
+  }, (b, T) => {
+    const cls = (T.id === S.current && S.view === "table" ? "current" : "") + (T.alert ? " alert" : "");
+    if (b.className !== cls) b.className = cls;
+    setText(b, T.table.name);
+    if (T.alert) b.setAttribute("aria-label", T.table.name + ": your turn"); else b.removeAttribute("aria-label");
+  });
+  arrange(nav, tabs);
+  nav.classList.toggle("hidden", S.view === "login" || tabs.length < 1 || (tabs.length === 1 && S.view === "table"));
 }
 
 // ---------------------------------------------------------------- the table
@@ -170,96 +185,18 @@ export function renderTable(S, ui) {
   // The felt's shape as drawn, for spacing the seats evenly along its rim.
   const aspect = felt.clientWidth && felt.clientHeight ? felt.clientWidth / felt.clientHeight : (portrait ? 0.6 : 2.3);
   const seatsEl = $("#seats");
-  seatsEl.replaceChildren();
-  seatsEl.className = "fam-" + family(t);
-  for (let i = 0; i < t.seat_count; i++) {
-    const pos = seatPosition(i, t.seat_count, mine, portrait, aspect);
-    const view = t.seats.find((x) => x.seat === i);
-    const p = h ? h.players.find((x) => x.seat === i) : null;
-    const d = el("div", "seat");
-    d.dataset.seat = i;
-    d.style.left = pos.left + "%"; d.style.top = pos.top + "%";
-    if (!view) {
-      d.classList.add("empty");
-      d.append(el("div", "name", mine === null ? "Sit here" : "Empty"));
-      if (mine === null) {
-        d.tabIndex = 0;
-        d.setAttribute("role", "button");
-        d.setAttribute("aria-label", "Sit here, seat " + (i + 1));
-        d.onclick = () => ui.openBuyIn(i);
-        d.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); ui.openBuyIn(i); } };
-      }
-      seatsEl.append(d);
-      continue;
-    }
-    const stillIn = p && h && !h.ended && !p.folded;
-    if (i === mine) d.classList.add("me");
-    // Sitting out asked during a hand: still in that hand until it ends.
-    if (view.sitting_out && !stillIn) d.classList.add("out");
-    if (p && p.folded) d.classList.add("folded");
-    if (p && p.won > 0 && h.ended) d.classList.add("winner");
-    const toAct = T.clock && T.clock.seat === i && h && !h.ended;
-    if (toAct) d.classList.add("to-act");
-    d.dataset.player = view.name;
-    d.setAttribute("role", "group");
-    d.tabIndex = 0;
-    d.append(el("div", "name", view.name));
-    const stack = p ? p.stack : view.stack;
-    const st = el("div", "stack", String(stack));
-    st.dataset.stack = stack;
-    d.append(st);
-    const hole = el("div", "hole");
-    const drawing = i === mine && T.decide && T.decide.kind === "draw";
-    if (drawing) d.classList.add("drawing");
-    if (p && !p.folded) {
-      p.cards.forEach((c, k) => {
-        const fresh = S.settings.animations && (M.seenCards[i] || 0) <= k;
-        const ce = cardEl(c, { down: i === mine && !p.up[k] && !p.shown && family(t) === "stud", fresh });
-        if (drawing) {
-          ce.tabIndex = 0;
-          ce.setAttribute("role", "checkbox");
-          ce.setAttribute("aria-checked", String(T.discards.includes(c)));
-          if (T.discards.includes(c)) ce.classList.add("selected");
-          const flip = () => ui.discard(c);
-          ce.onclick = flip;
-          ce.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); flip(); } };
-        }
-        hole.append(ce);
-      });
-      M.seenCards[i] = p.cards.length;
-    } else {
-      M.seenCards[i] = 0;
-    }
-    d.append(hole);
-    let lastText = view.leaving ? "Leaving" : p ? p.last : (view.sitting_out ? "Sitting out" : h && !h.ended ? "Next hand" : "");
-    if (view.sitting_out && stillIn && !view.leaving) lastText = (p.last ? p.last + " \u00b7 " : "") + "out next hand";
-    const last = el("div", "last", lastText);
-    if (p && p.won > 0 && h.ended) { last.textContent = "Wins " + p.won; last.classList.add("won"); }
-    d.append(last);
-    if (p && p.shown && p.handName) d.append(el("div", "handname", p.handName));
-    if (toAct) {
-      const bar = el("div", "timer" + (T.clock.inBank ? " bank" : ""));
-      bar.append(el("div"));
-      d.append(bar);
-      d.append(el("div", "clock", ""));
-    }
-    if (p && p.bet > 0) {
-      const b = el("div", "bet", String(p.bet));
-      b.style.top = pos.top > 50 ? "-1.6em" : "calc(100% + .3em)";
-      d.append(b);
-    }
-    if (h && h.button === i && family(t) !== "stud") d.append(el("div", "dealer", "D"));
-    const label = [view.name, stack + " chips", i === mine ? "you" : "", lastText, p && p.won && h.ended ? "wins " + p.won : "",
-      toAct ? "to act" : "", h && h.button === i ? "dealer" : "", p && p.bet ? "bet " + p.bet : ""].filter(Boolean).join(", ");
-    d.setAttribute("aria-label", "Seat " + (i + 1) + ": " + label);
-    seatsEl.append(d);
-  }
+  const fam = "fam-" + family(t);
+  if (seatsEl.className !== fam) seatsEl.className = fam;
+  // A seat's element is kept while its table is drawn (the focus on a seat survives the
+  // table's events); what is in it is made again only when something it shows changed.
+  const seatEls = keyed(seatsEl, [...Array(t.seat_count).keys()], (i) => T.id + "/" + i, () => el("div", "seat"), () => {});
+  seatEls.forEach((d, i) => drawSeat(d, i, { S, T, ui, M, mine, h, pos: seatPosition(i, t.seat_count, mine, portrait, aspect) }));
   // A wide seat (stud's seven cards) near the felt's end stays on the felt: its centre
   // moves in as far as half its width (all read first, then all moved).
   const fw = felt.clientWidth;
   if (fw) {
-    const widths = [...seatsEl.children].map((d) => d.offsetWidth);
-    [...seatsEl.children].forEach((d, k) => {
+    const widths = seatEls.map((d) => d.offsetWidth);
+    seatEls.forEach((d, k) => {
       const half = (100 * widths[k]) / 2 / fw;
       const left = parseFloat(d.style.left);
       if (half < 50) d.style.left = Math.min(100 - half, Math.max(half, left)) + "%";
@@ -268,12 +205,15 @@ export function renderTable(S, ui) {
   const fresh = (n) => S.settings.animations && n >= (M.seenBoard || 0);
   // The rabbit hunt: the cards a hand that ended early would have dealt, set apart.
   const rabbit = h && T.rabbit && T.rabbit.hand === h.number ? T.rabbit.cards : [];
-  $("#board").replaceChildren(...(h ? h.board.map((c, k) => cardEl(c, { fresh: fresh(k) })) : []),
-    ...rabbit.map((c) => { const e = cardEl(c); e.classList.add("rabbit"); e.title = "Rabbit hunt: not dealt"; return e; }));
+  const board = $("#board");
+  if (changed(board, [T.id, h ? h.number : null, h ? h.board : [], rabbit, S.settings.animations])) {
+    board.replaceChildren(...(h ? h.board.map((c, k) => cardEl(c, { fresh: fresh(k) })) : []),
+      ...rabbit.map((c) => { const e = cardEl(c); e.classList.add("rabbit"); e.title = "Rabbit hunt: not dealt"; return e; }));
+  }
   M.seenBoard = h ? h.board.length : 0;
   const b2 = $("#board2");
   b2.classList.toggle("hidden", !(h && h.board2));
-  if (h && h.board2) b2.replaceChildren(...h.board2.map((c) => cardEl(c)));
+  if (h && h.board2 && changed(b2, h.board2)) b2.replaceChildren(...h.board2.map((c) => cardEl(c)));
   const pots = h ? potsOf(h) : [];
   $("#pots").textContent = !h || pots.every((x) => x === 0) ? "" :
     pots.length === 1 ? "Pot " + pots[0] : pots.map((x, k) => (k === 0 ? "Main " : "Side " + k + " ") + x).join(" \u00b7 ");
@@ -292,6 +232,116 @@ export function renderTable(S, ui) {
   tick(S);
 }
 
+// What each part of the table was last drawn from (as JSON), by its element.
+const drawnFrom = new WeakMap();
+
+// Whether what `e` shows from `inputs` changed since it was last drawn: a part of the
+// table is made again only when it did.
+function changed(e, inputs) {
+  const sig = JSON.stringify(inputs);
+  if (drawnFrom.get(e) === sig) return false;
+  drawnFrom.set(e, sig);
+  return true;
+}
+
+// One seat: its element's classes, place and label every drawing; what is in it (name,
+// stack, cards, last action, clock, bet, button) only when it changed. A card that had
+// the focus (choosing discards) has it again once the seat is made again.
+function drawSeat(d, i, { S, T, ui, M, mine, h, pos }) {
+  const t = T.table;
+  const view = t.seats.find((x) => x.seat === i);
+  const p = h ? h.players.find((x) => x.seat === i) : null;
+  const stud = family(t) === "stud";
+  d.dataset.seat = i;
+  d.style.left = pos.left + "%"; d.style.top = pos.top + "%";
+  const stillIn = p && h && !h.ended && !p.folded;
+  const toAct = !!(view && T.clock && T.clock.seat === i && h && !h.ended);
+  const drawing = !!(view && i === mine && T.decide && T.decide.kind === "draw");
+  d.classList.toggle("empty", !view);
+  d.classList.toggle("me", !!view && i === mine);
+  // Sitting out asked during a hand: still in that hand until it ends.
+  d.classList.toggle("out", !!view && view.sitting_out && !stillIn);
+  d.classList.toggle("folded", !!(view && p && p.folded));
+  d.classList.toggle("winner", !!(view && p && p.won > 0 && h.ended));
+  d.classList.toggle("to-act", toAct);
+  d.classList.toggle("drawing", drawing);
+  if (!view) {
+    delete d.dataset.player;
+    if (changed(d, ["empty", mine === null])) d.replaceChildren(el("div", "name", mine === null ? "Sit here" : "Empty"));
+    if (mine === null) {
+      d.tabIndex = 0;
+      d.setAttribute("role", "button");
+      d.setAttribute("aria-label", "Sit here, seat " + (i + 1));
+      d.onclick = () => ui.openBuyIn(i);
+      d.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); ui.openBuyIn(i); } };
+    } else {
+      for (const a of ["tabindex", "role", "aria-label"]) d.removeAttribute(a);
+      d.onclick = d.onkeydown = null;
+    }
+    M.seenCards[i] = 0;
+    return;
+  }
+  d.onclick = d.onkeydown = null;
+  d.dataset.player = view.name;
+  d.setAttribute("role", "group");
+  d.tabIndex = 0;
+  const stack = p ? p.stack : view.stack;
+  let lastText = view.leaving ? "Leaving" : p ? p.last : (view.sitting_out ? "Sitting out" : h && !h.ended ? "Next hand" : "");
+  if (view.sitting_out && stillIn && !view.leaving) lastText = (p.last ? p.last + " \u00b7 " : "") + "out next hand";
+  const label = [view.name, stack + " chips", i === mine ? "you" : "", lastText, p && p.won && h.ended ? "wins " + p.won : "",
+    toAct ? "to act" : "", h && h.button === i ? "dealer" : "", p && p.bet ? "bet " + p.bet : ""].filter(Boolean).join(", ");
+  d.setAttribute("aria-label", "Seat " + (i + 1) + ": " + label);
+  const shows = [view, p, i === mine, h ? [h.number, h.ended, h.button === i] : null, stud, drawing, drawing ? T.discards : null,
+    toAct && T.clock.inBank, pos.top > 50, S.settings.animations];
+  if (!changed(d, shows)) return;
+  const focused = d.contains(document.activeElement) ? document.activeElement.dataset.card : undefined;
+  const parts = [el("div", "name", view.name)];
+  const st = el("div", "stack", String(stack));
+  st.dataset.stack = stack;
+  parts.push(st);
+  const hole = el("div", "hole");
+  if (p && !p.folded) {
+    p.cards.forEach((c, k) => {
+      const fresh = S.settings.animations && (M.seenCards[i] || 0) <= k;
+      const ce = cardEl(c, { down: i === mine && !p.up[k] && !p.shown && stud, fresh });
+      if (drawing) {
+        ce.tabIndex = 0;
+        ce.setAttribute("role", "checkbox");
+        ce.setAttribute("aria-checked", String(T.discards.includes(c)));
+        if (T.discards.includes(c)) ce.classList.add("selected");
+        const flip = () => ui.discard(c);
+        ce.onclick = flip;
+        ce.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); flip(); } };
+      }
+      hole.append(ce);
+    });
+    M.seenCards[i] = p.cards.length;
+  } else {
+    M.seenCards[i] = 0;
+  }
+  parts.push(hole);
+  const last = el("div", "last", lastText);
+  if (p && p.won > 0 && h.ended) { last.textContent = "Wins " + p.won; last.classList.add("won"); }
+  parts.push(last);
+  if (p && p.shown && p.handName) parts.push(el("div", "handname", p.handName));
+  if (toAct) {
+    const bar = el("div", "timer" + (T.clock.inBank ? " bank" : ""));
+    bar.append(el("div"));
+    parts.push(bar, el("div", "clock", ""));
+  }
+  if (p && p.bet > 0) {
+    const b = el("div", "bet", String(p.bet));
+    b.style.top = pos.top > 50 ? "-1.6em" : "calc(100% + .3em)";
+    parts.push(b);
+  }
+  if (h && h.button === i && !stud) parts.push(el("div", "dealer", "D"));
+  d.replaceChildren(...parts);
+  if (focused !== undefined) {
+    const again = [...hole.children].find((c) => c.dataset.card === focused);
+    if (again) again.focus();
+  }
+}
+
 // Whether the hand log follows new lines, per table: it does until the reader scrolls
 // back, and again once they scroll to the end. Kept while the log is hidden (a hidden
 // box has no height, so its scroll position says nothing).
@@ -306,37 +356,50 @@ export function renderLog(S, T) {
       following.set(box.dataset.table, box.scrollTop + box.clientHeight >= box.scrollHeight - 8);
     });
   }
-  // Redrawn whole when the table or the lines changed other than by growing at the end.
-  const first = T.log.length ? T.log[0] : null;
-  const fresh = box.dataset.table !== T.id || box.childElementCount > T.log.length ||
-    (first && box.firstChild && box.firstChild.textContent !== first.text);
+  // Redrawn whole when the table changed; otherwise the lines dropped at the front (past
+  // LOG_LINES) are removed, a line changed in place (a second deck proof) is rewritten and
+  // new ones are added: at a busy table nothing else is touched.
+  const dropped = (T.logDropped || 0) - Number(box.dataset.from || 0);
+  const fresh = box.dataset.table !== T.id || dropped < 0;
   if (fresh) { box.replaceChildren(); box.dataset.table = T.id; }
-  for (let k = box.childElementCount; k < T.log.length; k++) box.append(el("p", T.log[k].cls || "", T.log[k].text));
+  else for (let k = 0; k < dropped && box.firstChild; k++) box.firstChild.remove();
+  box.dataset.from = String(T.logDropped || 0);
+  const lines = box.children;
+  while (lines.length > T.log.length) box.lastChild.remove();
+  for (let k = 0; k < T.log.length; k++) {
+    const line = T.log[k];
+    if (k >= lines.length) { box.append(el("p", line.cls || "", line.text)); continue; }
+    if (lines[k].textContent !== line.text) lines[k].textContent = line.text;
+    if (lines[k].className !== (line.cls || "")) lines[k].className = line.cls || "";
+  }
   if (fresh && !following.has(T.id)) following.set(T.id, true);
   if (S.pane === "log" && following.get(T.id) !== false) box.scrollTop = box.scrollHeight;
 }
 
+/** The chat: made again only when its lines, the muted players or the pane changed. */
 export function renderChat(S, T, ui) {
   const box = $("#chat");
-  box.replaceChildren();
-  for (const line of T.chat) {
-    if (line.off !== undefined) { box.append(el("p", "off", line.off)); continue; }
-    if (S.settings.muted.includes(line.player_id)) continue;
-    const p = el("p");
-    const who = el("button", "who", line.name);
-    who.type = "button";
-    who.title = "Mute " + line.name;
-    who.setAttribute("aria-label", "Mute " + line.name);
-    who.onclick = () => ui.mute(line.player_id, line.name);
-    p.append(who, document.createTextNode(": " + line.text));
-    box.append(p);
-  }
-  box.scrollTop = box.scrollHeight;
   const chatOpen = S.pane === "chat";
+  if (changed(box, [T.id, T.chat, S.settings.muted, T.table.chat, chatOpen])) {
+    box.replaceChildren();
+    for (const line of T.chat) {
+      if (line.off !== undefined) { box.append(el("p", "off", line.off)); continue; }
+      if (S.settings.muted.includes(line.player_id)) continue;
+      const p = el("p");
+      const who = el("button", "who", line.name);
+      who.type = "button";
+      who.title = "Mute " + line.name;
+      who.setAttribute("aria-label", "Mute " + line.name);
+      who.onclick = () => ui.mute(line.player_id, line.name);
+      p.append(who, document.createTextNode(": " + line.text));
+      box.append(p);
+    }
+    box.scrollTop = box.scrollHeight;
+    if (!T.table.chat && chatOpen && !box.childElementCount) box.append(el("p", "off", "Chat is off at this table."));
+  }
   // Seated players and signed-in spectators chat alike.
   $("#chat-form").classList.toggle("hidden", !chatOpen || !T.table.chat);
-  $("#chat-unread").textContent = T.unread && !chatOpen ? "(" + T.unread + ")" : "";
-  if (!T.table.chat && chatOpen && !box.childElementCount) box.append(el("p", "off", "Chat is off at this table."));
+  setText($("#chat-unread"), T.unread && !chatOpen ? "(" + T.unread + ")" : "");
 }
 
 // ---------------------------------------------------------------- actions
