@@ -1,6 +1,8 @@
 // Private games' pure logic under node (web/js/private.js): reading an invite link, the
 // stakes as players read them, a guest's generated password, and where a player stands
-// at a private table (asking, let in, seated).
+// at a private table (asking, let in, seated); and their transitions in the reducer
+// (web/js/reduce.js): the invite presented once connected, sitting down once let in (the
+// host at the game just made), a refused seat, a refusal after reconnecting.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { webcrypto } from "node:crypto";
@@ -65,4 +67,105 @@ test("a game is offered no more seats than one deck deals it", () => {
   assert.deepEqual(seatChoices(game("stud")), [2, 6, 7]);
   assert.deepEqual(seatChoices(game("razz")), [2, 6, 7]);
   assert.deepEqual(seatChoices(game("triple_draw")), [2, 6, 8]);
+});
+
+// ---------------------------------------------------------------- the reducer's private games
+
+const { reduce, initialState } = await import("../js/reduce.js");
+
+const HOST = "11111111-1111-4111-8111-111111111111";
+const ANN = "22222222-2222-4222-8222-222222222222";
+const BEN = "33333333-3333-4333-8333-333333333333";
+
+/** Feeds messages in order (the state given is never changed); the last state and every effect. */
+function play(state, ...messages) {
+  const effects = [];
+  for (const m of messages) {
+    const before = JSON.stringify(state, (k, v) => (v instanceof Map ? [...v] : v));
+    const r = reduce(state, m);
+    assert.equal(JSON.stringify(state, (k, v) => (v instanceof Map ? [...v] : v)), before, "reduce changed its input on " + m.type);
+    state = r.state;
+    effects.push(...r.effects);
+  }
+  return { state, effects };
+}
+const of = (effects, type) => effects.filter((e) => e.type === type);
+const sits = (effects) => of(effects, "sit").map((e) => e.msg);
+const sent = (effects) => of(effects, "send").map((e) => e.msg);
+const privateTable = (seats, priv = {}) => ({
+  table_id: TABLE, name: "Home", seat_count: 4, button: null, seats, min_buy_in: 40, max_buy_in: 200, blinds: [1, 2],
+  action_ms: 30000, time_bank_ms: 0, game: "NL Hold'em", game_kind: "holdem", structure: "no_limit", stakes: "1/2", chat: true,
+  waitlist: 0, straddle: false, rabbit_hunt: false,
+  private: { host: HOST, host_name: "hostess", approved: [], requests: [], paused: true, next_blinds: null, ...priv },
+});
+const seat = (n, player_id, name) => ({ seat: n, player_id, name, stack: 100, sitting_out: false, pending_top_up: 0, leaving: false, straddle: false });
+const welcome = (player_id, name) => ({ type: "welcome", player_id, name });
+
+test("the host's new game is entered with its invite, and the host sits down once, at the first seat", () => {
+  let { state, effects } = play(initialState({ token: true }), welcome(HOST, "hostess"), { type: "ui_wallet", wallet: { balance: 150 } },
+    { type: "ui_private_made", table_id: TABLE, invite: INVITE });
+  assert.equal(state.current, TABLE);
+  assert.deepEqual(sent(effects).at(-1), { type: "join_private", table_id: TABLE, invite: INVITE });
+  assert.deepEqual(of(effects, "keep_invites"), [{ type: "keep_invites", invites: { [TABLE]: INVITE } }]);
+  ({ state, effects } = play(state, { type: "snapshot", table: privateTable([]), chat: [] }));
+  assert.deepEqual(sits(effects), [{ type: "sit", table_id: TABLE, seat: 0, buy_in: 150, post_now: true }], "the largest buy-in the wallet allows");
+  // The seats come again before the sit is done: no second sit.
+  ({ effects } = play(state, { type: "seats", table_id: TABLE, table: privateTable([]) }));
+  assert.deepEqual(sits(effects), []);
+  ({ state } = play(state, { type: "seats", table_id: TABLE, table: privateTable([seat(0, HOST, "hostess")]) }));
+  assert.equal(state.private.sitting, null, "seated: the sit is done");
+});
+
+test("a friend's invite waits for the connection, is presented once, and they sit once let in", () => {
+  let { state, effects } = play(initialState(), { type: "ui_invite", table_id: TABLE, invite: INVITE });
+  assert.deepEqual(sent(effects), [], "nothing is sent before the connection is up");
+  ({ state, effects } = play(state, welcome(ANN, "ann")));
+  assert.deepEqual(sent(effects).filter((m) => m.type === "join_private"), [{ type: "join_private", table_id: TABLE, invite: INVITE }]);
+  assert.equal(state.current, TABLE);
+  ({ state, effects } = play(state, { type: "snapshot", table: privateTable([seat(0, HOST, "hostess")], { requests: [{ player_id: ANN, name: "ann" }] }), chat: [] }));
+  assert.deepEqual(sits(effects), [], "asking is not let in");
+  ({ effects } = play(state, welcome(ANN, "ann")));
+  assert.deepEqual(sent(effects).filter((m) => m.type === "join_private"), [], "presented once");
+  const letIn = privateTable([seat(0, HOST, "hostess")], { approved: [ANN] });
+  ({ state, effects } = play(state, { type: "seats", table_id: TABLE, table: letIn }));
+  assert.deepEqual(sits(effects), [{ type: "sit", table_id: TABLE, seat: 1, buy_in: 200, post_now: true }]);
+  ({ effects } = play(state, { type: "seats", table_id: TABLE, table: letIn }));
+  assert.deepEqual(sits(effects), [], "once");
+});
+
+test("two friends let in at once: the one refused the shared seat sits at the next free one, and gives up when none is left", () => {
+  const letIn = privateTable([seat(0, HOST, "hostess")], { approved: [ANN, BEN] });
+  let { state, effects } = play(initialState({ current: TABLE, token: true }), welcome(BEN, "ben"), { type: "snapshot", table: letIn, chat: [] });
+  assert.deepEqual(sits(effects).map((m) => m.seat), [1]);
+  ({ state, effects } = play(state, { type: "error", code: "seat_refused", message: "seat 2 is taken" }));
+  assert.deepEqual(sits(effects).map((m) => m.seat), [2], "the next free seat, at once");
+  assert.ok(of(effects, "toast").length === 1, "and the refusal is said");
+  ({ state, effects } = play(state, { type: "error", code: "seat_refused", message: "seat 3 is taken" }));
+  assert.deepEqual(sits(effects).map((m) => m.seat), [3]);
+  ({ state, effects } = play(state, { type: "error", code: "seat_refused", message: "seat 4 is taken" }));
+  assert.deepEqual(sits(effects), [], "every seat refused: no more sits");
+  ({ effects } = play(state, { type: "error", code: "seat_refused", message: "again" }));
+  assert.deepEqual(sits(effects), [], "a refusal with no sit under way changes nothing");
+});
+
+test("a private table refused on reconnecting is presented again once, then forgotten", () => {
+  let { state, effects } = play(initialState({ current: TABLE, token: true, invites: { [TABLE]: INVITE } }), welcome(ANN, "ann"),
+    { type: "error", code: "private_refused", message: "present the invite" });
+  assert.deepEqual(sent(effects).at(-1), { type: "join_private", table_id: TABLE, invite: INVITE });
+  ({ state, effects } = play(state, { type: "error", code: "private_refused", message: "present the invite" }));
+  assert.equal(state.current, null, "forgotten");
+  assert.deepEqual(of(effects, "remember_table"), [{ type: "remember_table", table_id: null }]);
+  // Without an invite kept, forgotten at once.
+  ({ state } = play(initialState({ current: TABLE, token: true }), welcome(ANN, "ann"), { type: "error", code: "private_refused", message: "no" }));
+  assert.equal(state.current, null);
+});
+
+test("logging out keeps the tab's invites and the invite waiting to be presented; a cancelled join drops it", () => {
+  let { state } = play(initialState({ token: true }), welcome(ANN, "ann"), { type: "ui_invite", table_id: TABLE, invite: INVITE }, { type: "ui_logout" });
+  assert.deepEqual(state.private.invites, { [TABLE]: INVITE });
+  assert.deepEqual(state.private.pending, { table: TABLE, invite: INVITE });
+  ({ state } = play(state, { type: "ui_invite_drop" }));
+  assert.equal(state.private.pending, null);
+  const { effects } = play(state, welcome(ANN, "ann"));
+  assert.deepEqual(sent(effects).filter((m) => m.type === "join_private"), []);
 });
