@@ -1,6 +1,8 @@
 // Checks every browser test runs on every page it visits: accessibility (axe-core, the
 // WCAG 2.x A and AA rules) and horizontal overflow (a page wider than the window makes a
-// phone scroll sideways). Each throws with the offending elements named.
+// phone scroll sideways). Each throws with the offending elements named. Also what some
+// tests share: the player's turns answered from inside the page (`autoplay`), and a
+// focused control watched frame by frame while messages come (`watchFocus`).
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
@@ -53,4 +55,52 @@ export async function checkNoOverflow(page, label) {
   if (result.scroll > result.width) {
     throw new Error(`${label}: page is ${result.scroll} px wide in a ${result.width} px window: ${result.out.join(", ")}`);
   }
+}
+
+/// The player's own turns answered at once from inside the page (`page.evaluate(autoplay)`),
+/// whatever it shows, so that a table plays on while the test looks elsewhere: a check, or
+/// a fold to a bet (the stack lasts), a stand pat, no second run, a muck.
+export function autoplay() {
+  const done = new Set();
+  setInterval(() => {
+    for (const T of window.pokerd.tables.values()) {
+      const d = T.decide;
+      if (!d || done.has(T.id + d.id)) continue;
+      done.add(T.id + d.id);
+      const action = d.kind === "bet" ? (d.legal.check ? { type: "check" } : { type: "fold" })
+        : d.kind === "draw" ? { type: "draw", discards: "" } : d.kind === "run_twice" ? { type: "run_it_twice", agree: false } : { type: "muck" };
+      window.pokerd.send({ type: "act", table_id: T.id, decision_id: d.id, action });
+    }
+  }, 20);
+}
+
+/// Gives the focus to `selector` and watches it for `ms` as a player sees it, at every
+/// animation frame: whether it still has the focus, how far it moved on the screen, and
+/// whether it was off the screen; and how many messages the page's socket received
+/// meanwhile. Returns `{ frames, kept, moved, offscreen, messages }`.
+export async function watchFocus(page, selector, ms) {
+  await page.focus(selector);
+  return page.evaluate(async ({ selector, ms }) => {
+    const target = document.querySelector(selector);
+    const at = target.getBoundingClientRect();
+    let messages = 0;
+    const count = () => messages++;
+    const ws = window.pokerd.ws;
+    ws.addEventListener("message", count);
+    const seen = { frames: 0, kept: 0, moved: 0, offscreen: 0 };
+    let running = true;
+    const frame = () => {
+      seen.frames++;
+      if (document.activeElement === target) seen.kept++;
+      const r = target.getBoundingClientRect();
+      seen.moved = Math.max(seen.moved, Math.abs(r.top - at.top), Math.abs(r.left - at.left));
+      if (!target.isConnected || r.bottom <= 0 || r.top >= innerHeight || r.width === 0) seen.offscreen++;
+      if (running) requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    running = false;
+    ws.removeEventListener("message", count);
+    return { ...seen, messages };
+  }, { selector, ms });
 }

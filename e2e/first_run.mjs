@@ -2,10 +2,14 @@
 // (crates/poker-server/tests/server/browser.rs starts the binary in an empty folder, as the
 // README's run command does, and passes BASE): open the page, register, see the preset
 // tables and the play chips, sit at the hold'em table, and play a hand against the house
-// bots, all through the page: no curl, no admin call. Each step is timed; the last line
-// is JSON with the times in milliseconds since the page was opened.
+// bots, all through the page: no curl, no admin call. Then, while that table plays on
+// (the newcomer's turns answered at once), the lobby: another table's row given the focus
+// keeps it, at the same place on the screen, in every frame for 5 s of the table's
+// messages, and opens with Enter; a click whose press and release span messages opens
+// its table. Each step is timed; the last line is JSON with the times in milliseconds
+// since the page was opened.
 import { chromium } from "playwright-core";
-import { checkAxe, checkNoOverflow } from "./checks.mjs";
+import { checkAxe, checkNoOverflow, autoplay, watchFocus } from "./checks.mjs";
 
 const BASE = process.env.BASE;
 const SHOTS = process.env.SHOTS;
@@ -86,6 +90,32 @@ try {
   check(await logDone(), "a hand was played to its end");
   mark("first_hand_played");
   if (SHOTS) await page.screenshot({ path: `${SHOTS}/first-run-table.png` });
+
+  // The lobby while the newcomer's table plays on: its events and the lobby's updates
+  // keep coming, and the rows are updated in place.
+  await page.evaluate(autoplay);
+  await page.click("#to-lobby");
+  await page.waitForSelector("#lobby-view:not(.hidden)");
+  const omaha = await page.locator("#lobby tbody tr", { hasText: "PL Omaha" }).first().getAttribute("data-table");
+  const open = `#lobby tr[data-table="${omaha}"] button`;
+  const seen = await watchFocus(page, open, 5000);
+  step("a focused lobby row while the table plays: " + JSON.stringify(seen));
+  check(seen.messages >= 3, "the table played on while the row had the focus: " + JSON.stringify(seen));
+  check(seen.frames > 0 && seen.kept === seen.frames, "the row's button kept the focus in every frame: " + JSON.stringify(seen));
+  check(seen.moved <= 1 && seen.offscreen === 0, "and stayed where it was on the screen: " + JSON.stringify(seen));
+  await page.keyboard.press("Enter");
+  await page.waitForFunction((id) => window.pokerd.current === id && !document.querySelector("#table-view").classList.contains("hidden"), omaha);
+  mark("lobby_row_kept_focus");
+  // A click pressed before messages and released after them opens the table.
+  await page.click("#to-lobby");
+  await page.waitForSelector("#lobby-view:not(.hidden)");
+  await page.hover(open);
+  await page.evaluate(() => { window.__heard = 0; window.pokerd.ws.addEventListener("message", () => window.__heard++); });
+  await page.mouse.down();
+  await page.waitForFunction(() => window.__heard >= 2, null, { timeout: 20000 });
+  await page.mouse.up();
+  await page.waitForFunction((id) => window.pokerd.current === id && !document.querySelector("#table-view").classList.contains("hidden"), omaha);
+  mark("lobby_click_across_messages");
 
   check(errors.length === 0, "no page or console error:\n" + errors.join("\n"));
   console.log("first run: ok");

@@ -292,7 +292,7 @@ function drawSeat(d, i, { S, T, ui, M, mine, h, pos }) {
     toAct ? "to act" : "", h && h.button === i ? "dealer" : "", p && p.bet ? "bet " + p.bet : ""].filter(Boolean).join(", ");
   d.setAttribute("aria-label", "Seat " + (i + 1) + ": " + label);
   const shows = [view, p, i === mine, h ? [h.number, h.ended, h.button === i] : null, stud, drawing, drawing ? T.discards : null,
-    toAct && T.clock.inBank, pos.top > 50, S.settings.animations];
+    toAct, toAct && T.clock.inBank, pos.top > 50, S.settings.animations];
   if (!changed(d, shows)) return;
   const focused = d.contains(document.activeElement) ? document.activeElement.dataset.card : undefined;
   const parts = [el("div", "name", view.name)];
