@@ -6,18 +6,10 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { reduceConsole, initialConsole, withinDays, pairQuery, metric, booksBalance, PAIR_SORT } from "../js/admin.js";
 
-/** Feeds messages in order; returns the last state and every effect. */
-function play(state, ...messages) {
-  const effects = [];
-  for (const m of messages) {
-    const before = JSON.stringify(state);
-    const r = reduceConsole(state, m);
-    assert.equal(JSON.stringify(state), before, "reduceConsole changed its input on " + m.type);
-    state = r.state;
-    effects.push(...r.effects);
-  }
-  return { state, effects };
-}
+import { player } from "./play.mjs";
+
+/** Feeds messages in order; returns the last state and every effect (the state given is never changed). */
+const play = player(reduceConsole);
 const calls = (effects) => effects.filter((e) => e.type === "call").map((e) => `${e.method} ${e.path} -> ${e.then}`);
 const live = (effects) => effects.filter((e) => e.type === "live").map((e) => e.on);
 const ADMIN = { role: "admin", actor: "token" };

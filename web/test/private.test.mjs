@@ -72,23 +72,13 @@ test("a game is offered no more seats than one deck deals it", () => {
 // ---------------------------------------------------------------- the reducer's private games
 
 const { reduce, initialState } = await import("../js/reduce.js");
+const { player } = await import("./play.mjs");
 
 const HOST = "11111111-1111-4111-8111-111111111111";
 const ANN = "22222222-2222-4222-8222-222222222222";
 const BEN = "33333333-3333-4333-8333-333333333333";
 
-/** Feeds messages in order (the state given is never changed); the last state and every effect. */
-function play(state, ...messages) {
-  const effects = [];
-  for (const m of messages) {
-    const before = JSON.stringify(state, (k, v) => (v instanceof Map ? [...v] : v));
-    const r = reduce(state, m);
-    assert.equal(JSON.stringify(state, (k, v) => (v instanceof Map ? [...v] : v)), before, "reduce changed its input on " + m.type);
-    state = r.state;
-    effects.push(...r.effects);
-  }
-  return { state, effects };
-}
+const play = player(reduce);
 const of = (effects, type) => effects.filter((e) => e.type === type);
 const sits = (effects) => of(effects, "sit").map((e) => e.msg);
 const sent = (effects) => of(effects, "send").map((e) => e.msg);

@@ -4,6 +4,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { reduce, initialState, newTable } from "../js/reduce.js";
+import { player } from "./play.mjs";
 
 const ME = "11111111-1111-4111-8111-111111111111";
 const BEN = "22222222-2222-4222-8222-222222222222";
@@ -20,19 +21,8 @@ const seat = (n, player_id, name, stack = 100) => ({ seat: n, player_id, name, s
 const seated = (id) => view(id, [seat(0, ME, "ann"), seat(1, BEN, "ben")]);
 const LEGAL = { fold: true, check: false, call: 2, bring_in: null, bet_or_raise: [4, 100], unit: 0 };
 
-/** Feeds messages in order; returns the last state and every effect. */
-function play(state, ...messages) {
-  const effects = [];
-  for (const m of messages) {
-    const before = JSON.stringify(state, (k, v) => (v instanceof Map ? [...v] : v));
-    const r = reduce(state, m);
-    // The state given is never changed.
-    assert.equal(JSON.stringify(state, (k, v) => (v instanceof Map ? [...v] : v)), before, "reduce changed its input on " + m.type);
-    state = r.state;
-    effects.push(...r.effects);
-  }
-  return { state, effects };
-}
+/** Feeds messages in order; returns the last state and every effect (the state given is never changed). */
+const play = player(reduce);
 const sent = (effects) => effects.filter((e) => e.type === "send").map((e) => e.msg);
 const welcome = { type: "welcome", player_id: ME, name: "ann" };
 const hand = (n, events) => ({ hand_number: n, seats: [0, 1], starting_stacks: [100, 100], button: 0, events });
