@@ -92,7 +92,10 @@ try {
   if (SHOTS) await page.screenshot({ path: `${SHOTS}/first-run-table.png` });
 
   // The lobby while the newcomer's table plays on: its events and the lobby's updates
-  // keep coming, and the rows are updated in place.
+  // keep coming, and the rows are updated in place. Busted in that hand (a bot's all-in
+  // called), the newcomer buys back in first, so that the table plays on.
+  await page.waitForTimeout(1000);
+  if (await page.locator("#buy-in-dialog[open]").count()) await page.click("#buy-in-confirm");
   await page.evaluate(autoplay);
   await page.click("#to-lobby");
   await page.waitForSelector("#lobby-view:not(.hidden)");
