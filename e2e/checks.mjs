@@ -75,25 +75,35 @@ export function autoplay() {
 }
 
 /// Gives the focus to `selector` and watches it for `ms` as a player sees it, at every
-/// animation frame: whether it still has the focus, how far it moved on the screen, and
-/// whether it was off the screen; and how many messages the page's socket received
-/// meanwhile. Returns `{ frames, kept, moved, offscreen, messages }`.
+/// animation frame: whether it still has the focus, how far it moved in its list (the
+/// table or list it is in), how far the list itself moved on the screen (`shifted`: what
+/// is drawn above it grew), and whether it was off the screen; and how many messages the
+/// page's socket received meanwhile. Returns `{ frames, kept, moved, shifted, offscreen,
+/// messages }`.
 export async function watchFocus(page, selector, ms) {
   await page.focus(selector);
   return page.evaluate(async ({ selector, ms }) => {
     const target = document.querySelector(selector);
-    const at = target.getBoundingClientRect();
+    const list = target.closest("table, ul, ol, nav") || document.body;
+    const inList = () => {
+      const r = target.getBoundingClientRect();
+      const l = list.getBoundingClientRect();
+      return { top: r.top - l.top, left: r.left - l.left, listTop: l.top };
+    };
+    const at = inList();
     let messages = 0;
     const count = () => messages++;
     const ws = window.pokerd.ws;
     ws.addEventListener("message", count);
-    const seen = { frames: 0, kept: 0, moved: 0, offscreen: 0 };
+    const seen = { frames: 0, kept: 0, moved: 0, shifted: 0, offscreen: 0 };
     let running = true;
     const frame = () => {
       seen.frames++;
       if (document.activeElement === target) seen.kept++;
+      const now = inList();
+      seen.moved = Math.max(seen.moved, Math.abs(now.top - at.top), Math.abs(now.left - at.left));
+      seen.shifted = Math.max(seen.shifted, Math.abs(now.listTop - at.listTop));
       const r = target.getBoundingClientRect();
-      seen.moved = Math.max(seen.moved, Math.abs(r.top - at.top), Math.abs(r.left - at.left));
       if (!target.isConnected || r.bottom <= 0 || r.top >= innerHeight || r.width === 0) seen.offscreen++;
       if (running) requestAnimationFrame(frame);
     };

@@ -105,7 +105,7 @@ try {
   step("a focused lobby row while the table plays: " + JSON.stringify(seen));
   check(seen.messages >= 3, "the table played on while the row had the focus: " + JSON.stringify(seen));
   check(seen.frames > 0 && seen.kept === seen.frames, "the row's button kept the focus in every frame: " + JSON.stringify(seen));
-  check(seen.moved <= 1 && seen.offscreen === 0, "and stayed where it was on the screen: " + JSON.stringify(seen));
+  check(seen.moved <= 1 && seen.offscreen === 0, "and stayed in its place in the list, on the screen: " + JSON.stringify(seen));
   await page.keyboard.press("Enter");
   await page.waitForFunction((id) => window.pokerd.current === id && !document.querySelector("#table-view").classList.contains("hidden"), omaha);
   mark("lobby_row_kept_focus");
