@@ -9,8 +9,11 @@
 // frames drawn per second (requestAnimationFrame callbacks), the longest gap between two
 // frames, the long tasks (PerformanceObserver 'longtask', 50 ms or more: how many, the
 // longest, their total), the longest animation frame ('long-animation-frame', where the
-// browser has it), the time spent handling messages (the socket's handler: the longest
-// and the total), and how often the page drew (`pokerd.drawn`, where the page counts it).
+// browser has it: its time, the style and layout's part, its longest scripts), the time
+// spent handling messages (the socket's handler: the longest and the total) and in
+// animation frame callbacks (the page's drawing, where it draws per frame: the longest
+// and the total), and how often
+// the page drew (`pokerd.drawn`, where the page counts it).
 // In the lobby, the button of another table's row has the focus from the start: how many
 // frames it kept it. One JSON line per view.
 //
@@ -54,8 +57,26 @@ function instrument() {
   };
   new PerformanceObserver((list) => { for (const e of list.getEntries()) m.longtasks.push(e.duration); }).observe({ type: "longtask", buffered: true });
   try {
-    new PerformanceObserver((list) => { for (const e of list.getEntries()) m.loaf.push(e.duration); }).observe({ type: "long-animation-frame", buffered: true });
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        // Where the frame's time went: scripts (the longest named), then style and layout.
+        const scripts = e.scripts.map((x) => ({ ms: Math.round(x.duration), what: x.invoker || x.sourceFunctionName }));
+        scripts.sort((a, b) => b.ms - a.ms);
+        m.loaf.push({ ms: e.duration, layout_ms: Math.round(e.startTime + e.duration - (e.styleAndLayoutStart || e.startTime + e.duration)), scripts: scripts.slice(0, 2) });
+      }
+    }).observe({ type: "long-animation-frame", buffered: true });
   } catch (_) { /* not in this browser */ }
+  // The time spent in animation frame callbacks: the page's drawing, where it draws per frame.
+  const raf = window.requestAnimationFrame.bind(window);
+  Object.assign(m, { rafMs: 0, rafMax: 0 });
+  window.requestAnimationFrame = (f) => raf((t) => {
+    const t0 = performance.now();
+    try { return f(t); } finally {
+      const d = performance.now() - t0;
+      m.rafMs += d;
+      m.rafMax = Math.max(m.rafMax, d);
+    }
+  });
 }
 
 // SECS seconds of the page as it is: the figures above, from inside the page.
@@ -64,7 +85,7 @@ async function measure(page, view, focusSel = null) {
     const m = window.__m;
     const focus = focusSel ? document.querySelector(focusSel) : null;
     if (focus) focus.focus();
-    Object.assign(m, { msgs: 0, handlerMs: 0, handlerMax: 0, longtasks: [], loaf: [] });
+    Object.assign(m, { msgs: 0, handlerMs: 0, handlerMax: 0, longtasks: [], loaf: [], rafMs: 0, rafMax: 0 });
     const drawn0 = window.pokerd.drawn;
     let frames = 0;
     let kept = 0;
@@ -91,9 +112,11 @@ async function measure(page, view, focusSel = null) {
       longtasks: m.longtasks.length,
       longest_task_ms: round(Math.max(0, ...m.longtasks)),
       longtask_total_ms: round(m.longtasks.reduce((a, b) => a + b, 0)),
-      longest_animation_frame_ms: round(Math.max(0, ...m.loaf)),
+      longest_animation_frame: m.loaf.sort((a, b) => b.ms - a.ms)[0] || null,
       handler_max_ms: round(m.handlerMax),
       handler_ms_per_sec: round(m.handlerMs / s),
+      frame_callbacks_ms_per_sec: round(m.rafMs / s),
+      frame_callback_max_ms: round(m.rafMax),
       drawings_per_sec: drawn0 === undefined ? null : round((window.pokerd.drawn - drawn0) / s),
       focus_kept: focus ? round(kept / Math.max(1, frames), 3) : null,
     };
