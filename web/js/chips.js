@@ -32,6 +32,7 @@ export function chipMoves(prev, next) {
 
 const last = new Map(); // table id -> the chip state last drawn
 let moved = 0;
+let reduced = null; // the system's reduced-motion query, asked once
 
 function centre(doc, where) {
   const e = where === "pot" ? doc.querySelector("#pots") : doc.querySelector('#seats .seat[data-seat="' + where + '"]');
@@ -45,7 +46,8 @@ export function animateChips(win, S, T) {
   const next = chipState(T.hand);
   const moves = chipMoves(last.get(T.id), next);
   last.set(T.id, next);
-  const still = !S.settings.animations || win.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  reduced = reduced || win.matchMedia("(prefers-reduced-motion: reduce)");
+  const still = !S.settings.animations || reduced.matches;
   if (still || !moves.length) return;
   const doc = win.document;
   for (const m of moves) {

@@ -48,9 +48,10 @@ export function newPrivate(invites = {}) {
 export function newTable(id) {
   return {
     id, table: null, hand: null, decide: null, clock: null, pre: null, discards: [],
-    log: [], logDropped: 0, chat: [], unread: 0, alert: false, rebuyFor: null, waitPlace: null, rabbit: null,
-    // `logDropped`: how many lines the log has dropped at its front (past LOG_LINES), so
-    // that the view removes as many and touches nothing else.
+    log: [], logDropped: 0, logEdits: 0, chat: [], unread: 0, alert: false, rebuyFor: null, waitPlace: null, rabbit: null,
+    // `logDropped`: how many lines the log has dropped at its front (past LOG_LINES), and
+    // `logEdits` how many times lines were changed or removed elsewhere, so that the view
+    // removes as many, adds the new ones, and reads the others only after an edit.
     // The next hand's deck commitment (`deck_committed`, a snapshot's `next_deck`), and this
     // page's seed for it: see `commitSeed`.
     nextDeck: null, seed: null,
@@ -106,11 +107,17 @@ export function reduce(state, m) {
   return r;
 }
 
-// A copy of one table's state that this message may change (null: not followed).
+// A copy of one table's state that this message may change (null: not followed). The
+// log's and the chat's lines are never changed once made (a line is replaced, never
+// edited), so their lists are copied and the lines shared: a busy table's 400 lines are
+// not cloned at every message.
 function table(r, id) {
   const T = r.state.tables.get(id);
   if (!T) return null;
-  const copy = structuredClone(T);
+  const { log, chat, ...rest } = T;
+  const copy = structuredClone(rest);
+  copy.log = log.slice();
+  copy.chat = chat.slice();
   r.state.tables.set(id, copy);
   return copy;
 }
@@ -151,7 +158,7 @@ function log(T, text, hand, cls, key) {
   if (key) {
     line.key = key;
     const at = T.log.findIndex((l) => l.hand === hand && l.key === key);
-    if (at >= 0) { T.log[at] = line; return; }
+    if (at >= 0) { T.log[at] = line; T.logEdits++; return; }
   }
   T.log.push(line);
   if (T.log.length > LOG_LINES) {
@@ -328,6 +335,7 @@ const HANDLERS = {
       // sitting down or joining the waiting list) replaces its lines, never repeats them.
       const had = T.log.some((l) => l.hand === n);
       T.log = T.log.filter((l) => l.hand !== n);
+      T.logEdits++;
       T.hand = newHand(m.hand);
       log(T, "Hand #" + n + (had ? "" : " (joined)"), n, "hand-start");
       for (const e of m.hand.events) {

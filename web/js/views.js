@@ -44,12 +44,14 @@ export function render(S, ui) {
 export function renderTitle(S) {
   const waiting = [...S.tables.values()].filter((T) => T.decide && T.table);
   const cur = S.tables.get(S.current);
+  let title;
   if (waiting.length) {
     const first = waiting.find((T) => T.id !== S.current) || waiting[0];
-    document.title = "\u25B6 Your turn at " + first.table.name + " \u2013 pokerd";
+    title = "\u25B6 Your turn at " + first.table.name + " \u2013 pokerd";
   } else {
-    document.title = S.view === "table" && cur && cur.table ? cur.table.name + " \u2013 pokerd" : "pokerd";
+    title = S.view === "table" && cur && cur.table ? cur.table.name + " \u2013 pokerd" : "pokerd";
   }
+  if (document.title !== title) document.title = title;
 }
 
 let toastTimer = null;
@@ -180,23 +182,36 @@ export function renderTable(S, ui) {
   const M = memoOf(T.id);
   // A new hand (or none) starts the animation memory over.
   if (!h || M.hand !== h.number) { M.seenCards = {}; M.seenBoard = 0; M.hand = h ? h.number : null; }
-  const portrait = window.matchMedia("(max-width: 640px)").matches;
+  portraitQuery = portraitQuery || window.matchMedia("(max-width: 640px)");
+  const portrait = portraitQuery.matches;
   const felt = $("#felt");
   // The felt's shape as drawn, for spacing the seats evenly along its rim.
-  const aspect = felt.clientWidth && felt.clientHeight ? felt.clientWidth / felt.clientHeight : (portrait ? 0.6 : 2.3);
+  const fw = felt.clientWidth;
+  const fh = felt.clientHeight;
+  const aspect = fw && fh ? fw / fh : (portrait ? 0.6 : 2.3);
   const seatsEl = $("#seats");
   const fam = "fam-" + family(t);
   if (seatsEl.className !== fam) seatsEl.className = fam;
+  const refit = seatsEl.dataset.fw !== String(fw);
+  seatsEl.dataset.fw = String(fw);
   // A seat's element is kept while its table is drawn (the focus on a seat survives the
-  // table's events); what is in it is made again only when something it shows changed.
+  // table's events); what is in it is made again only when something it shows changed,
+  // and it is placed again only then, or when its place or the felt changed.
   const seatEls = keyed(seatsEl, [...Array(t.seat_count).keys()], (i) => T.id + "/" + i, () => el("div", "seat"), () => {});
-  seatEls.forEach((d, i) => drawSeat(d, i, { S, T, ui, M, mine, h, pos: seatPosition(i, t.seat_count, mine, portrait, aspect) }));
+  const places = placesOf(t.seat_count, mine, portrait, aspect);
+  const moved = seatEls.filter((d, i) => {
+    const pos = places[i];
+    const place = pos.left + "/" + pos.top;
+    if (!drawSeat(d, i, { S, T, ui, M, mine, h, pos }) && !refit && placed.get(d) === place) return false;
+    placed.set(d, place);
+    d.style.left = pos.left + "%"; d.style.top = pos.top + "%";
+    return true;
+  });
   // A wide seat (stud's seven cards) near the felt's end stays on the felt: its centre
   // moves in as far as half its width (all read first, then all moved).
-  const fw = felt.clientWidth;
-  if (fw) {
-    const widths = seatEls.map((d) => d.offsetWidth);
-    seatEls.forEach((d, k) => {
+  if (fw && moved.length) {
+    const widths = moved.map((d) => d.offsetWidth);
+    moved.forEach((d, k) => {
       const half = (100 * widths[k]) / 2 / fw;
       const left = parseFloat(d.style.left);
       if (half < 50) d.style.left = Math.min(100 - half, Math.max(half, left)) + "%";
@@ -232,8 +247,24 @@ export function renderTable(S, ui) {
   tick(S);
 }
 
-// What each part of the table was last drawn from (as JSON), by its element.
+// What each part of the table was last drawn from (as JSON), by its element; where each
+// seat was last placed.
 const drawnFrom = new WeakMap();
+const placed = new WeakMap();
+// The phone's layout (a portrait felt): asked once, read at each drawing.
+let portraitQuery = null;
+
+// The seats' places for a table of `count` seats as drawn (seatPosition measures the
+// oval's rim: worked out once per layout).
+const placeMemo = new Map();
+function placesOf(count, mine, portrait, aspect) {
+  const key = [count, mine, portrait, aspect].join("/");
+  if (!placeMemo.has(key)) {
+    if (placeMemo.size > 50) placeMemo.clear();
+    placeMemo.set(key, [...Array(count).keys()].map((i) => seatPosition(i, count, mine, portrait, aspect)));
+  }
+  return placeMemo.get(key);
+}
 
 // Whether what `e` shows from `inputs` changed since it was last drawn: a part of the
 // table is made again only when it did.
@@ -244,16 +275,15 @@ function changed(e, inputs) {
   return true;
 }
 
-// One seat: its element's classes, place and label every drawing; what is in it (name,
-// stack, cards, last action, clock, bet, button) only when it changed. A card that had
-// the focus (choosing discards) has it again once the seat is made again.
+// One seat: its element's classes and label every drawing; what is in it (name, stack,
+// cards, last action, clock, bet, button) only when it changed (then it says so: true).
+// A card that had the focus (choosing discards) has it again once the seat is made again.
 function drawSeat(d, i, { S, T, ui, M, mine, h, pos }) {
   const t = T.table;
   const view = t.seats.find((x) => x.seat === i);
   const p = h ? h.players.find((x) => x.seat === i) : null;
   const stud = family(t) === "stud";
   d.dataset.seat = i;
-  d.style.left = pos.left + "%"; d.style.top = pos.top + "%";
   const stillIn = p && h && !h.ended && !p.folded;
   const toAct = !!(view && T.clock && T.clock.seat === i && h && !h.ended);
   const drawing = !!(view && i === mine && T.decide && T.decide.kind === "draw");
@@ -267,7 +297,8 @@ function drawSeat(d, i, { S, T, ui, M, mine, h, pos }) {
   d.classList.toggle("drawing", drawing);
   if (!view) {
     delete d.dataset.player;
-    if (changed(d, ["empty", mine === null])) d.replaceChildren(el("div", "name", mine === null ? "Sit here" : "Empty"));
+    const made = changed(d, ["empty", mine === null]);
+    if (made) d.replaceChildren(el("div", "name", mine === null ? "Sit here" : "Empty"));
     if (mine === null) {
       d.tabIndex = 0;
       d.setAttribute("role", "button");
@@ -279,7 +310,7 @@ function drawSeat(d, i, { S, T, ui, M, mine, h, pos }) {
       d.onclick = d.onkeydown = null;
     }
     M.seenCards[i] = 0;
-    return;
+    return made;
   }
   d.onclick = d.onkeydown = null;
   d.dataset.player = view.name;
@@ -293,7 +324,7 @@ function drawSeat(d, i, { S, T, ui, M, mine, h, pos }) {
   d.setAttribute("aria-label", "Seat " + (i + 1) + ": " + label);
   const shows = [view, p, i === mine, h ? [h.number, h.ended, h.button === i] : null, stud, drawing, drawing ? T.discards : null,
     toAct, toAct && T.clock.inBank, pos.top > 50, S.settings.animations];
-  if (!changed(d, shows)) return;
+  if (!changed(d, shows)) return false;
   const focused = d.contains(document.activeElement) ? document.activeElement.dataset.card : undefined;
   const parts = [el("div", "name", view.name)];
   const st = el("div", "stack", String(stack));
@@ -340,6 +371,7 @@ function drawSeat(d, i, { S, T, ui, M, mine, h, pos }) {
     const again = [...hole.children].find((c) => c.dataset.card === focused);
     if (again) again.focus();
   }
+  return true;
 }
 
 // Whether the hand log follows new lines, per table: it does until the reader scrolls
@@ -366,12 +398,15 @@ export function renderLog(S, T) {
   box.dataset.from = String(T.logDropped || 0);
   const lines = box.children;
   while (lines.length > T.log.length) box.lastChild.remove();
-  for (let k = 0; k < T.log.length; k++) {
-    const line = T.log[k];
-    if (k >= lines.length) { box.append(el("p", line.cls || "", line.text)); continue; }
-    if (lines[k].textContent !== line.text) lines[k].textContent = line.text;
-    if (lines[k].className !== (line.cls || "")) lines[k].className = line.cls || "";
+  if (box.dataset.edits !== String(T.logEdits || 0)) {
+    box.dataset.edits = String(T.logEdits || 0);
+    for (let k = 0; k < lines.length; k++) {
+      const line = T.log[k];
+      if (lines[k].textContent !== line.text) lines[k].textContent = line.text;
+      if (lines[k].className !== (line.cls || "")) lines[k].className = line.cls || "";
+    }
   }
+  for (let k = lines.length; k < T.log.length; k++) box.append(el("p", T.log[k].cls || "", T.log[k].text));
   if (fresh && !following.has(T.id)) following.set(T.id, true);
   if (S.pane === "log" && following.get(T.id) !== false) box.scrollTop = box.scrollHeight;
 }
