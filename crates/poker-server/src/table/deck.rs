@@ -127,10 +127,7 @@ impl Actor {
         self.next_deck = Some(next);
         self.seeds_at = None;
         let seated = self.seated_players();
-        self.fan_out(|who| match who {
-            Some(p) if seated.contains(&p) => vec![Out::own(msg.clone())],
-            _ => Vec::new(),
-        });
+        self.audience.send_to_each(&seated, &msg);
     }
 
     /// A seed's commitment or a seed from a connection of this process
@@ -151,7 +148,7 @@ impl Actor {
             .private_guard(&request)
             .and_then(|()| self.take_seed(player, step));
         if let Err(refusal) = result {
-            self.refuse_to(queue, refusal);
+            self.audience.refuse_to(queue, refusal);
         }
     }
 
@@ -166,8 +163,7 @@ impl Actor {
         step: SeedStep,
     ) -> Result<Outcome, Refusal> {
         let seated = self.seat_of(player).is_some();
-        let near = self.sitting.is_sitting(player)
-            || self.subscribers.iter().any(|s| s.who == Some(player));
+        let near = self.sitting.is_sitting(player) || self.audience.watching(player);
         let hand_id = match step {
             SeedStep::Commit { hand_id, .. } | SeedStep::Reveal { hand_id, .. } => hand_id,
         };
@@ -310,10 +306,7 @@ impl Actor {
         // learn it from their snapshot if they sit.
         let mut told = self.seated_players();
         told.extend(entries.iter().map(|e| e.1));
-        self.fan_out(|who| match who {
-            Some(p) if told.contains(&p) => vec![Out::own(msg.clone())],
-            _ => Vec::new(),
-        });
+        self.audience.send_to_each(&told, &msg);
     }
 
     /// Between hands, while the table pauses: closes the list as soon as every player the
@@ -432,7 +425,7 @@ impl Actor {
     ) {
         for (i, &player) in players.iter().enumerate() {
             match prove_deck(deck, dealing, events, Viewer::Player(i)) {
-                Ok(proof) => self.send_to(
+                Ok(proof) => self.audience.send_to(
                     player,
                     ServerMsg::DeckProof {
                         table_id: self.table_id,

@@ -27,18 +27,23 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 mod actor;
+mod audience;
+mod book;
 mod chat;
 mod clock;
 mod commit;
+mod current;
 mod deck;
 mod failed;
 mod fanout;
+mod lifecycle;
 mod play;
 mod private;
 mod request;
 mod seating;
 mod show;
 mod sitting;
+mod social;
 mod waitlist;
 mod writer;
 

@@ -300,7 +300,7 @@ impl Actor {
                     // and they are cashed out when it ends.
                     let outcome = self.seat_request(player_id, SeatRequest::Leave).await?;
                     if !outcome.pending {
-                        self.send_to(
+                        self.audience.send_to(
                             player_id,
                             ServerMsg::Done {
                                 table_id: self.table_id,
@@ -359,7 +359,7 @@ impl Actor {
         }
         if let Some(queue) = queue {
             let snapshot = self.snapshot(Some(player));
-            self.add_subscriber(Some(player), queue, snapshot);
+            self.audience.add(Some(player), queue, snapshot);
         }
         if asks {
             self.seats_changed();
@@ -375,7 +375,7 @@ impl Actor {
             return true;
         };
         if p.paused {
-            self.next_hand_at = None;
+            self.clock.deal_at(None);
             return false;
         }
         let Some((small, big)) = p.next_blinds.take() else {
@@ -392,8 +392,8 @@ impl Actor {
         }
         let saved = TableSpec {
             rules,
-            clock: self.clock_rules,
-            chat: self.chat_rules,
+            clock: *self.clock.rules(),
+            chat: self.chat.rules(),
             rabbit_hunt: self.rabbit_hunt,
             private: Some(spec),
         };

@@ -2,8 +2,10 @@
 //! between hands, at the hand's end during one), and saving seat states for a restart.
 
 use super::actor::*;
+use super::book::{Saved, SeatInfo};
 use super::clock::default_action;
-use super::writer::*;
+use super::current::Next;
+use super::writer::Write;
 use super::*;
 use crate::fairplay::SameAddressSeating;
 use poker_protocol::{BuyInRange, RatholeNote, ServerMsg};
@@ -22,7 +24,7 @@ impl Actor {
         seat: u32,
         address: Option<std::net::IpAddr>,
     ) -> Result<(Option<String>, Vec<PlayerId>), Refusal> {
-        if !self.closing.is_empty() {
+        if self.life.is_closing() {
             return Err(Refusal::Seat("the table is closing".into()));
         }
         match self.table.seats().get(seat as usize) {
@@ -74,9 +76,8 @@ impl Actor {
                 sit.now,
             )
             .map_err(|e| Refusal::Seat(e.to_string()))?;
-        let mut info = SeatInfo::new(sit.name.clone(), &self.clock_rules);
-        info.address = sit.address.clone();
-        self.info.insert(player, info);
+        let info = SeatInfo::new(sit.name.clone(), self.clock.rules(), sit.address.clone());
+        self.book.seat(player, info);
         Ok(Outcome {
             amount: sit.buy_in,
             pending: false,
@@ -133,10 +134,8 @@ impl Actor {
             return Vec::new();
         };
         let mut same: Vec<PlayerId> = self
-            .info
-            .iter()
-            .filter(|(p, i)| **p != player && i.address.as_deref() == Some(address))
-            .map(|(p, _)| *p)
+            .book
+            .seated_from(address, player)
             .chain(self.sitting.sitting_from(address, player))
             .collect();
         same.sort();
@@ -151,11 +150,7 @@ impl Actor {
         if self.ctx.same_address != SameAddressSeating::Flag {
             return Vec::new();
         }
-        let flagged: Vec<PlayerId> = same
-            .iter()
-            .copied()
-            .filter(|&other| self.flagged.insert((player.min(other), player.max(other))))
-            .collect();
+        let flagged = self.book.flag(player, same);
         if !flagged.is_empty() {
             tracing::info!(%player, "seated from the address of {} seated player(s): flagged", flagged.len());
         }
@@ -190,10 +185,8 @@ impl Actor {
                 };
                 self.table.sit_out(seat, when).map_err(table_error)?;
                 let pending = self.in_hand(player);
-                if let Some(info) = self.info.get_mut(&player) {
-                    // Told `done` again when the hand ends.
-                    info.pending_sit_out = pending;
-                }
+                // Told `done` again when the hand ends.
+                self.book.sat_out(player, pending);
                 done(0, pending)
             }
             SeatRequest::SitIn { post_now } => {
@@ -203,16 +196,13 @@ impl Actor {
                     Entry::WaitForBigBlind
                 };
                 self.table.sit_in(seat, entry).map_err(table_error)?;
-                if let Some(info) = self.info.get_mut(&player) {
-                    info.timeouts = 0;
-                    info.pending_sit_out = false;
-                }
+                self.book.sat_in(player);
                 done(0, false)
             }
             SeatRequest::TopUp { amount } => {
                 let max = self.table.rules().max_buy_in;
                 let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
-                let pending = self.info.get(&player).map_or(0, |i| i.pending_top_up);
+                let pending = self.book.pending_top_up(player);
                 // The client's amount is added only once the sum is known to fit: u64::MAX
                 // would wrap past the maximum (or panic in a debug build).
                 let now = stack.saturating_add(pending);
@@ -229,18 +219,14 @@ impl Actor {
                     if balance < pending + amount {
                         return Err(Refusal::Funds(format!("the balance is {balance}")));
                     }
-                    if let Some(info) = self.info.get_mut(&player) {
-                        info.pending_top_up += amount;
-                    }
+                    self.book.add_top_up(player, amount);
                     return done(amount, true);
                 }
                 self.top_up_now(player, seat, amount).await?;
                 done(amount, false)
             }
             SeatRequest::AutoMuck { on } => {
-                if let Some(info) = self.info.get_mut(&player) {
-                    info.auto_muck = on;
-                }
+                self.book.set_auto_muck(player, on);
                 done(0, false)
             }
             SeatRequest::Straddle { on } => {
@@ -251,19 +237,18 @@ impl Actor {
             SeatRequest::ShowHand => self.show_uncontested(player).await,
             SeatRequest::Leave => {
                 if self.in_hand(player) {
-                    self.info.get_mut(&player).expect("seated").leaving = true;
+                    self.book.set_leaving(player);
                     let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
                     // The hand is dead: if the player is being asked now, the answer is
                     // given for them at once (a fold where folding is allowed).
-                    let cur = self.current.as_ref().expect("in a hand");
-                    if let Some(p) = cur.hand.to_act() {
-                        if cur.players[p] == player {
-                            if let Some(decision) = cur.hand.decision() {
-                                if !matches!(decision, Decision::Showdown { can_muck: false }) {
-                                    self.clock = None;
-                                    self.auto(p, default_action(&decision, true));
-                                }
-                            }
+                    let asked = self.current.as_ref().map(|cur| cur.next());
+                    if let Some(Next::Decide(p, decision)) = asked {
+                        let to_act = self.current.as_ref().map(|cur| cur.players()[p]);
+                        if to_act == Some(player)
+                            && !matches!(decision, Decision::Showdown { can_muck: false })
+                        {
+                            self.clock.stop();
+                            self.auto(p, default_action(&decision, true));
                         }
                     }
                     return done(stack, true);
@@ -337,7 +322,7 @@ impl Actor {
         self.table
             .leave(seat, now)
             .map_err(|e| Refusal::Seat(e.to_string()))?;
-        self.info.remove(&player);
+        self.book.remove(player);
         Ok(amount)
     }
 
@@ -356,35 +341,25 @@ impl Actor {
     /// Writes who sits out and the blinds they owe, where changed, so that a restart
     /// keeps them.
     pub(super) fn save_seat_states(&mut self) {
-        if self.closed {
+        if self.life.is_closed() {
             return;
         }
-        let now: Vec<(PlayerId, (bool, bool, bool))> = self
+        let now: Vec<(PlayerId, Saved)> = self
             .table
             .seats()
             .iter()
             .flatten()
             .map(|o| {
-                let out = o.sitting_out || o.sit_out_next_hand;
-                (o.player, (out, o.missed_small, o.missed_big))
+                let saved = Saved {
+                    sitting_out: o.sitting_out || o.sit_out_next_hand,
+                    missed_small: o.missed_small,
+                    missed_big: o.missed_big,
+                };
+                (o.player, saved)
             })
             .collect();
-        self.saved.retain(|p, _| now.iter().any(|(q, _)| q == p));
-        for (player, state) in now {
-            let before = self.saved.insert(player, state);
-            if before.map(|b| b.0) != Some(state.0) {
-                self.writer.send(Write::SittingOut {
-                    player,
-                    out: state.0,
-                });
-            }
-            if before.map(|b| (b.1, b.2)) != Some((state.1, state.2)) {
-                self.writer.send(Write::MissedBlinds {
-                    player,
-                    small: state.1,
-                    big: state.2,
-                });
-            }
+        for write in self.book.changes(now) {
+            self.writer.send(write);
         }
     }
 
@@ -394,7 +369,7 @@ impl Actor {
     pub(super) fn save_table(&mut self) {
         // A drained table wrote its state for the next start; the database may be
         // closing now.
-        if !self.state_dirty || self.closed || self.drain || self.table.current_hand().is_some() {
+        if !self.state_dirty || !self.life.keeps_state() || self.table.current_hand().is_some() {
             return;
         }
         self.state_dirty = false;
@@ -406,17 +381,9 @@ impl Actor {
 
     /// Top-ups and departures asked during the hand that just ended.
     pub(super) async fn apply_pending(&mut self) {
-        let sat_out: Vec<PlayerId> = self
-            .info
-            .iter_mut()
-            .filter(|(_, i)| i.pending_sit_out)
-            .map(|(&p, i)| {
-                i.pending_sit_out = false;
-                p
-            })
-            .collect();
+        let sat_out = self.book.take_sit_outs();
         for player in sat_out {
-            self.send_to(
+            self.audience.send_to(
                 player,
                 ServerMsg::Done {
                     table_id: self.table_id,
@@ -426,21 +393,14 @@ impl Actor {
                 },
             );
         }
-        let pending: Vec<(PlayerId, Chips, bool)> = self
-            .info
-            .iter()
-            .filter(|(_, i)| i.leaving || i.pending_top_up > 0)
-            .map(|(&p, i)| (p, i.pending_top_up, i.leaving))
-            .collect();
+        let pending = self.book.waiting_moves();
         for (player, top_up, leaving) in pending {
-            if self.closed {
+            if self.life.is_closed() {
                 // Another node owns the table now (a write was fenced): it moves the
                 // rest of the money.
                 return;
             }
-            if let Some(info) = self.info.get_mut(&player) {
-                info.pending_top_up = 0;
-            }
+            self.book.clear_top_up(player);
             let Some(seat) = self.seat_of(player) else {
                 continue;
             };
@@ -455,7 +415,7 @@ impl Actor {
             };
             if leaving {
                 if top_up > 0 {
-                    self.send_to(player, top_up_done(0));
+                    self.audience.send_to(player, top_up_done(0));
                 }
                 let msg = match self.leave_now(player, seat).await {
                     Ok(amount) => ServerMsg::Done {
@@ -466,7 +426,7 @@ impl Actor {
                     },
                     Err(refusal) => refusal.into(),
                 };
-                self.send_to(player, msg);
+                self.audience.send_to(player, msg);
                 continue;
             }
             let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
@@ -479,7 +439,7 @@ impl Actor {
                     Err(refusal) => refusal.into(),
                 }
             };
-            self.send_to(player, msg);
+            self.audience.send_to(player, msg);
         }
     }
 }

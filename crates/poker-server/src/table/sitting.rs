@@ -130,7 +130,8 @@ impl Actor {
         respond_to: oneshot::Sender<Answer>,
     ) -> Option<(oneshot::Sender<Answer>, Answer)> {
         let checked = self
-            .waitlist_allows(player, seat)
+            .waitlist
+            .allows(player, seat)
             .and_then(|()| self.check_sit(player, seat, address));
         let (address, same) = match checked {
             Ok(checked) => checked,
@@ -252,9 +253,7 @@ impl Actor {
                 };
                 if let Some(sit) = self.sitting.pending.get(&player) {
                     // A refused buy-in flags no pair: its player never sat down.
-                    for other in sit.flagged.clone() {
-                        self.flagged.remove(&(player.min(other), player.max(other)));
-                    }
+                    self.book.unflag(player, &sit.flagged);
                 }
                 self.sit_answered(player, Err(refusal));
             }
@@ -273,7 +272,7 @@ impl Actor {
             // Subscribed only once seated: a refused sit leaves the connection as it was.
             if let Some(queue) = sit.queue {
                 let snapshot = self.snapshot(Some(player));
-                self.add_subscriber(Some(player), queue, snapshot);
+                self.audience.add(Some(player), queue, snapshot);
             }
         }
         self.seats_changed();
