@@ -50,14 +50,7 @@ pub(super) struct Actor {
     /// Who listens, and what waits to be sent to them.
     pub(super) audience: Audience,
     /// The next hand's committed deck and the seeds sent for it (docs/fairness.md).
-    pub(super) next_deck: Option<super::deck::NextDeck>,
-    /// When the deal's wait for seeds ends, while it waits.
-    pub(super) seeds_at: Option<Instant>,
-    /// The players whose clients take part in the seeds: the deal waits for them a
-    /// while (one who misses the wait is left out until their client commits again).
-    pub(super) seeding: std::collections::HashSet<PlayerId>,
-    /// The players whose commitments came from a house bot's connection.
-    pub(super) house: std::collections::HashSet<PlayerId>,
+    pub(super) seeds: super::deck::Seeds,
     /// The finished hand's commit under way: its outcome wakes the actor, which shows the
     /// hand's result only once it is durable.
     pub(super) committing: Option<oneshot::Receiver<super::commit::Outcome>>,
@@ -191,10 +184,7 @@ pub async fn spawn(
         state_dirty: false,
         audience: Audience::new(listeners.clone()),
         // Committed before anyone sits, so the first hand's seeds can come in too.
-        next_deck: Some(super::deck::NextDeck::draw(spec.rules.game)),
-        seeds_at: None,
-        seeding: Default::default(),
-        house: Default::default(),
+        seeds: super::deck::Seeds::new(spec.rules.game),
         committing: None,
         private,
         sitting: Default::default(),

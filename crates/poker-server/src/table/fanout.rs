@@ -88,15 +88,8 @@ impl Actor {
             clock: self.clock.view(self.bank()),
             decide,
             chat: self.chat.lines().cloned().collect(),
-            next_deck: self
-                .next_deck
-                .as_ref()
-                .map(|n| Box::new(n.deck.commitment())),
-            seeds_closed: self
-                .next_deck
-                .as_ref()
-                .and_then(|n| n.closed_list())
-                .map(<[_]>::to_vec),
+            next_deck: self.seeds.commitment().map(Box::new),
+            seeds_closed: self.seeds.closed_list().map(<[_]>::to_vec),
         }
     }
 

@@ -41,6 +41,7 @@ mod play;
 mod private;
 mod request;
 mod seating;
+mod seeding;
 mod show;
 mod sitting;
 mod social;

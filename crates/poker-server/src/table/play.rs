@@ -59,7 +59,7 @@ impl Actor {
                     if Instant::now() >= close_at {
                         self.close_seeds_when_all_in();
                     } else {
-                        self.seeds_at = Some(close_at);
+                        self.seeds.set_wait(Some(close_at));
                     }
                     return;
                 }
@@ -67,9 +67,9 @@ impl Actor {
                     return;
                 }
                 match self.seeds_ready() {
-                    Ok(()) => self.seeds_at = None,
+                    Ok(()) => self.seeds.set_wait(None),
                     Err(at) => {
-                        self.seeds_at = Some(at);
+                        self.seeds.set_wait(Some(at));
                         return;
                     }
                 }
@@ -204,7 +204,7 @@ impl Actor {
         // The deck committed before any seed was taken, in the order the seeds revealed
         // by the players dealt in make of it, under the list of commitments closed before
         // any was revealed (docs/fairness.md).
-        let next = match self.next_deck.take() {
+        let next = match self.seeds.take_next() {
             Some(next) => next,
             None => NextDeck::draw(plan.config.game),
         };
@@ -221,7 +221,7 @@ impl Actor {
             Err(e) => {
                 tracing::error!("cannot deal: {e}");
                 self.table.abandon_hand();
-                self.next_deck = Some(next);
+                self.seeds.put_back(next);
                 self.clock.deal_at(None);
                 return false;
             }
@@ -256,7 +256,8 @@ impl Actor {
                 .deal_at(Some(Instant::now() + Duration::from_secs(1)));
             return false;
         }
-        self.count_seeds(&dealing, &players, &plan.seats);
+        self.seeds
+            .count(&self.ctx.metrics, &dealing, &players, &plan.seats);
         self.button = Some(plan.button as u32);
         self.uncontested = None;
         // Everyone learns of the new hand with a snapshot of the table first.
@@ -450,7 +451,7 @@ impl Actor {
             (Some(turn), _) => Some(turn),
             // Between hands (the next one, or a hand start to be tried again, or the
             // seeds' wait).
-            (None, None) => match (self.clock.next_hand_at(), self.seeds_at) {
+            (None, None) => match (self.clock.next_hand_at(), self.seeds.wait_until()) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             },

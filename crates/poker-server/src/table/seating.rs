@@ -5,13 +5,17 @@ use super::actor::*;
 use super::book::{Saved, SeatInfo};
 use super::clock::default_action;
 use super::current::Next;
+use super::sitting::{Sit, Step};
 use super::writer::Write;
 use super::*;
 use crate::fairplay::SameAddressSeating;
 use poker_protocol::{BuyInRange, RatholeNote, ServerMsg};
+use poker_rules::table::Rathole;
 use poker_rules::table::{Entry, SitOut};
 use poker_rules::{Chips, Decision};
-use poker_store::{PlayerId, Store, StoreError};
+use poker_store::{BuyIn, PlayerId, Store, StoreError};
+use tokio::sync::{mpsc, oneshot};
+use tracing::Instrument;
 
 impl Actor {
     /// Checks a sit that needs no store (the seat free and not held for a pending sit,
@@ -62,7 +66,7 @@ impl Actor {
     /// takes the seat held for them, with the rathole record the range was checked with.
     pub(super) fn seat_bought(
         &mut self,
-        sit: &super::sitting::Sit,
+        sit: &Sit,
         rathole: Option<&poker_rules::table::Rathole<PlayerId>>,
     ) -> Result<Outcome, Refusal> {
         let player = sit.player;
@@ -167,7 +171,7 @@ impl Actor {
             return self.take_seed(player, step);
         }
         if matches!(request, SeatRequest::Leave) {
-            if let Some(outcome) = self.leave_while_sitting(player) {
+            if let Some(outcome) = self.sitting.leave(player) {
                 return Ok(outcome);
             }
         }
@@ -440,6 +444,172 @@ impl Actor {
                 }
             };
             self.audience.send_to(player, msg);
+        }
+    }
+}
+
+impl Actor {
+    /// Starts a sit: refused at once if the seat, the player or the address rule forbid
+    /// it; otherwise the seat is held and the store work starts, and the answer comes
+    /// when it ends (`None` here).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn start_sit(
+        &mut self,
+        player: PlayerId,
+        name: String,
+        seat: u32,
+        buy_in: Chips,
+        entry: Entry,
+        address: Option<std::net::IpAddr>,
+        queue: Option<mpsc::Sender<Batch>>,
+        respond_to: oneshot::Sender<Answer>,
+    ) -> Option<(oneshot::Sender<Answer>, Answer)> {
+        let checked = self
+            .waitlist
+            .allows(player, seat)
+            .and_then(|()| self.check_sit(player, seat, address));
+        let (address, same) = match checked {
+            Ok(checked) => checked,
+            Err(refusal) => return Some((respond_to, Err(refusal))),
+        };
+        let sit = Sit {
+            player,
+            name,
+            seat,
+            buy_in,
+            entry,
+            address,
+            same,
+            flagged: Vec::new(),
+            now: self.ctx.clock.now_secs(),
+            queue,
+            respond_to,
+            leave: false,
+        };
+        self.sitting.hold(sit);
+        let (store, table, tx) = (self.ctx.store.clone(), self.table_id, self.sitting.steps());
+        let read = async move {
+            let row = store.rathole(table, player).await;
+            let _ = tx.send((player, Step::Rathole(row)));
+        };
+        tokio::spawn(read.instrument(self.span.clone()));
+        None
+    }
+
+    /// Goes on with a sit after a step of its store work.
+    pub(super) async fn on_sit_step(&mut self, player: PlayerId, step: Step) {
+        match step {
+            Step::Rathole(row) => {
+                let Some(sit) = self.sitting.get(player) else {
+                    return;
+                };
+                // A record that cannot be read is not taken for none: the rathole rule
+                // would not hold. The sit is refused and may be asked again.
+                let row = match row {
+                    Ok(row) => row,
+                    Err(e) => {
+                        tracing::error!(%player, "cannot read a rathole record: {e}");
+                        let refusal = Refusal::Seat(
+                            "the buy-in range cannot be checked now; try again".into(),
+                        );
+                        self.sit_answered(player, Err(refusal));
+                        return;
+                    }
+                };
+                let (seat, amount, same) = (sit.seat, sit.buy_in, sit.same.clone());
+                let (address, now) = (sit.address.clone(), sit.now);
+                let (range, rathole) = self.range_with(player, row, now);
+                if amount < range.min || amount > range.max {
+                    let refusal = Refusal::Seat(out_of_range(&range));
+                    self.sit_answered(player, Err(refusal));
+                    return;
+                }
+                let flagged = self.flag_pairs(player, &same);
+                self.sitting.flagged(player, flagged.clone());
+                let buy_in = BuyIn {
+                    table: self.table_id,
+                    seat_no: seat,
+                    player,
+                    amount,
+                    fence: self.ctx.fence,
+                };
+                let (persister, store, table, tx) = (
+                    self.ctx.persister.clone(),
+                    self.ctx.store.clone(),
+                    self.table_id,
+                    self.sitting.steps(),
+                );
+                // The money moves first, with its ledger rows, through the persister: in
+                // one transaction with the other tables' buy-ins waiting (a room whose
+                // tables all fill at once pays one disk flush per batch, not per sit),
+                // answered once durable. The address is recorded next (a restart, or the
+                // node that takes the table over, compares the next newcomers with it);
+                // the seat stands if it cannot be written: that is logged.
+                let work = async move {
+                    let bought = persister.buy_in(buy_in).await;
+                    if let (Ok(()), Some(address)) = (&bought, address) {
+                        let now = poker_store::now_ms();
+                        let recorded = store
+                            .record_sit_address(table, player, &address, now, &flagged)
+                            .await;
+                        if let Err(e) = recorded {
+                            tracing::error!("cannot record the address of a sit: {e}");
+                        }
+                    }
+                    let _ = tx.send((player, Step::Bought(bought, rathole)));
+                };
+                tokio::spawn(work.instrument(self.span.clone()));
+            }
+            Step::Bought(bought, rathole) => {
+                let refusal = match bought {
+                    Ok(()) => return self.take_seat(player, rathole).await,
+                    Err(StoreError::InsufficientFunds { balance }) => {
+                        Refusal::Funds(format!("the balance is {balance}"))
+                    }
+                    Err(e) if self.lost_table(&e) => Refusal::Moving,
+                    Err(e) => Refusal::Seat(e.to_string()),
+                };
+                if let Some(sit) = self.sitting.get(player) {
+                    // A refused buy-in flags no pair: its player never sat down.
+                    self.book.unflag(player, &sit.flagged);
+                }
+                self.sit_answered(player, Err(refusal));
+            }
+        }
+    }
+
+    /// The buy-in is durable: the player takes the seat held for them, is answered,
+    /// subscribed and shown; and cashed out at once if they asked to leave meanwhile.
+    async fn take_seat(&mut self, player: PlayerId, rathole: Option<Rathole<PlayerId>>) {
+        let Some(sit) = self.sitting.take(player) else {
+            return;
+        };
+        let result = self.seat_bought(&sit, rathole.as_ref());
+        if result.is_ok() {
+            self.waitlist_seated(player);
+            // Subscribed only once seated: a refused sit leaves the connection as it was.
+            if let Some(queue) = sit.queue {
+                let snapshot = self.snapshot(Some(player));
+                self.audience.add(Some(player), queue, snapshot);
+            }
+        }
+        self.seats_changed();
+        let seated = result.is_ok();
+        let _ = sit.respond_to.send(result.map(Reply::Done));
+        if sit.leave && seated {
+            match self.leave_now(player, sit.seat as usize).await {
+                Ok(_) => self.seats_changed(),
+                Err(refusal) => tracing::warn!(%player, "leaving once seated: {refusal}"),
+            }
+        }
+    }
+
+    /// Answers a sit that ends without a seat, letting the seat held for it go.
+    fn sit_answered(&mut self, player: PlayerId, answer: Result<Outcome, Refusal>) {
+        if let Some(sit) = self.sitting.take(player) {
+            let _ = sit.respond_to.send(answer.map(Reply::Done));
+            // The held seat is free again: the waiting list may be offered it.
+            self.seats_changed();
         }
     }
 }
