@@ -36,6 +36,7 @@ mod current;
 mod deck;
 mod failed;
 mod fanout;
+mod hosting;
 mod lifecycle;
 mod play;
 mod private;
