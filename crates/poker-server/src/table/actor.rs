@@ -7,12 +7,13 @@ use super::clock::Clock;
 use super::current::Current;
 use super::failed::Failed;
 use super::lifecycle::Lifecycle;
+use super::pace::Pace;
 use super::writer::*;
 use super::*;
 use poker_rules::table::Table;
 use poker_rules::Chips;
 use poker_store::{PlayerId, Store, TableId};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
@@ -41,12 +42,10 @@ pub(super) struct Actor {
     pub(super) button: Option<u32>,
     /// Running, draining, closing, closed or failed, with the requests waiting for it.
     pub(super) life: Lifecycle,
-    pub(super) recent_pots: VecDeque<Chips>,
-    pub(super) hand_times: VecDeque<Instant>,
+    /// The last hands' pots and the hands of the last hour, for the lobby.
+    pub(super) pace: Pace,
     /// Where writes that move no money go (the background writer).
     pub(super) writer: Writer,
-    /// The table changed since its state was last handed to the writer.
-    pub(super) state_dirty: bool,
     /// Who listens, and what waits to be sent to them.
     pub(super) audience: Audience,
     /// The next hand's committed deck and the seeds sent for it (docs/fairness.md).
@@ -178,10 +177,8 @@ pub async fn spawn(
         clock: Clock::new(spec.clock),
         button: None,
         life: Lifecycle::Running,
-        recent_pots: VecDeque::new(),
-        hand_times: VecDeque::new(),
+        pace: Pace::default(),
         writer,
-        state_dirty: false,
         audience: Audience::new(listeners.clone()),
         // Committed before anyone sits, so the first hand's seeds can come in too.
         seeds: super::deck::Seeds::new(spec.rules.game),

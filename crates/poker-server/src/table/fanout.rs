@@ -7,10 +7,9 @@ use super::current::Current;
 use super::Out;
 use axum::extract::ws::Utf8Bytes;
 use poker_protocol::{SeatView, ServerMsg, TableStatus, TableSummary, TableView};
-use poker_rules::{Card, Cards, Chips, Event};
+use poker_rules::{Card, Cards, Event};
 use poker_store::{PlayerId, TableId};
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 impl Actor {
     pub(super) fn status(&self) -> TableStatus {
@@ -161,7 +160,7 @@ impl Actor {
     }
 
     pub(super) fn seats_changed(&mut self) {
-        self.state_dirty = true;
+        self.writer.table_changed();
         let msg = ServerMsg::Seats {
             table: self.table_view(),
         };
@@ -170,16 +169,8 @@ impl Actor {
     }
 
     pub(super) fn publish_lobby(&mut self) {
+        let (avg_pot, hands_per_hour) = self.pace.summary();
         let rules = self.table.rules();
-        let hour = Duration::from_secs(3600);
-        while self.hand_times.front().is_some_and(|t| t.elapsed() > hour) {
-            self.hand_times.pop_front();
-        }
-        let avg_pot = if self.recent_pots.is_empty() {
-            0
-        } else {
-            self.recent_pots.iter().sum::<Chips>() / self.recent_pots.len() as Chips
-        };
         let summary = TableSummary {
             table_id: self.table_id,
             name: self.name.clone(),
@@ -192,7 +183,7 @@ impl Actor {
             min_buy_in: rules.min_buy_in,
             max_buy_in: rules.max_buy_in,
             avg_pot,
-            hands_per_hour: self.hand_times.len() as u32,
+            hands_per_hour,
             status: self.status(),
             waiting: self.waitlist.len() as u32,
             private: self.private.is_some(),

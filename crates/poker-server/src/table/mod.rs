@@ -38,6 +38,7 @@ mod failed;
 mod fanout;
 mod hosting;
 mod lifecycle;
+mod pace;
 mod play;
 mod private;
 mod request;

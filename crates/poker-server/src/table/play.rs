@@ -42,7 +42,7 @@ impl Actor {
                                 self.writer.send(Write::TableState(json));
                             }
                             self.writer.flush().await;
-                            self.state_dirty = false;
+                            self.writer.table_saved();
                         }
                         for waiter in self.life.drained() {
                             let _ = waiter.send(());
@@ -372,11 +372,7 @@ impl Actor {
             tracing::warn!("{e}");
             return;
         }
-        self.recent_pots.push_back(pot);
-        if self.recent_pots.len() > 50 {
-            self.recent_pots.pop_front();
-        }
-        self.hand_times.push_back(Instant::now());
+        self.pace.hand_ended(pot);
         self.apply_pending().await;
         if self.life.is_closed() {
             // A cash-out or top-up was fenced: another node owns the table now.

@@ -85,7 +85,7 @@ pub enum PrivateAsk {
 /// A private table's state in its actor.
 pub(super) struct Private {
     /// Host and invite hash.
-    pub(super) spec: PrivateSpec,
+    spec: PrivateSpec,
     /// The host's name, for the view.
     host_name: String,
     /// Presented the invite (they may watch); forgotten on a restart, so a friend not

@@ -373,10 +373,13 @@ impl Actor {
     pub(super) fn save_table(&mut self) {
         // A drained table wrote its state for the next start; the database may be
         // closing now.
-        if !self.state_dirty || !self.life.keeps_state() || self.table.current_hand().is_some() {
+        if !self.writer.table_dirty()
+            || !self.life.keeps_state()
+            || self.table.current_hand().is_some()
+        {
             return;
         }
-        self.state_dirty = false;
+        self.writer.table_saved();
         match serde_json::to_string(&self.table) {
             Ok(json) => self.writer.send(Write::TableState(json)),
             Err(e) => tracing::warn!("state: {e}"),
