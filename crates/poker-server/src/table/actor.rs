@@ -1,5 +1,8 @@
-//! The actor's state and its loop: what it owns (the table, the hand in progress, the
-//! seats' clocks and subscribers), how it starts, and how it answers each command.
+//! The actor and its loop: the table and its rooms (the hand in progress, the audience,
+//! the seats' book, the lifecycle, the clock, the seeds, the sits under way...), each a
+//! type of its own module whose fields only its methods change; how it starts, and how it
+//! answers each command. The orchestration files (`play`, `seating`, `fanout`,
+//! `seeding`, `social`, `hosting`) add to `Actor` what takes several rooms at once.
 
 use super::audience::{Audience, Listeners};
 use super::book::{Book, Saved, SeatInfo};

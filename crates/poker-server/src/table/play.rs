@@ -1,5 +1,7 @@
-//! The hand's life: dealing from a shuffled deck, applying actions, running until an
-//! answer or the clock is needed, recording and committing the finished hand, closing.
+//! The hand's life: dealing from the committed deck, applying actions, running until an
+//! answer or the clock is needed (and what the clock does when it runs out), recording
+//! and committing the finished hand, showing its result, an uncontested winner's show,
+//! closing.
 
 use super::actor::*;
 use super::clock::{default_action, Tick};

@@ -1,5 +1,6 @@
 //! Seating: sitting down with a buy-in, sitting out and in, top-ups and leaving (at once
 //! between hands, at the hand's end during one), and saving seat states for a restart.
+//! The sits under way (`super::sitting`) are run here, step by step, off the actor's loop.
 
 use super::actor::*;
 use super::book::{Saved, SeatInfo};
