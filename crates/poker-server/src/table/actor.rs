@@ -24,7 +24,9 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 pub(super) struct Actor {
+    /// The table's id.
     pub(super) table_id: TableId,
+    /// The table's name in the lobby.
     pub(super) name: String,
     /// The table's span, parent of each hand's.
     pub(super) span: tracing::Span,
@@ -32,16 +34,22 @@ pub(super) struct Actor {
     pub(super) rabbit_hunt: bool,
     /// The last hand, won without a showdown, until the next is dealt: its winner may show.
     pub(super) uncontested: Option<super::show::Uncontested>,
+    /// The chat: its rules, the last lines, who spoke when.
     pub(super) chat: super::chat::Chat,
+    /// The waiting list of a full table, and the seat offered.
     pub(super) waitlist: super::waitlist::Waitlist,
+    /// The table between hands, as the rules keep it.
     pub(super) table: Table<PlayerId>,
+    /// What every table of the process shares: the store, the persister, the lobby...
     pub(super) ctx: TableContext,
     /// The seats' book: each seated player's own state, seat states as saved, flagged
     /// pairs.
     pub(super) book: Book,
+    /// The hand in progress, while one is (until its commit is durable).
     pub(super) current: Option<Current>,
     /// The action clock and when the next hand is due.
     pub(super) clock: Clock,
+    /// The last hand's button seat, for the view.
     pub(super) button: Option<u32>,
     /// Running, draining, closing, closed or failed, with the requests waiting for it.
     pub(super) life: Lifecycle,
