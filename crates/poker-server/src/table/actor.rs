@@ -1,152 +1,74 @@
-//! The actor's state and its loop: what it owns (the table, the hand in progress, the
-//! seats' clocks and subscribers), how it starts, and how it answers each command.
+//! The actor and its loop: the table and its rooms (the hand in progress, the audience,
+//! the seats' book, the lifecycle, the clock, the seeds, the sits under way...), each a
+//! type of its own module whose fields only its methods change; how it starts, and how it
+//! answers each command. The orchestration files (`play`, `seating`, `fanout`,
+//! `seeding`, `social`, `hosting`) add to `Actor` what takes several rooms at once.
 
+use super::audience::{Audience, Listeners};
+use super::book::{Book, Saved, SeatInfo};
+use super::clock::Clock;
+use super::current::Current;
 use super::failed::Failed;
+use super::lifecycle::Lifecycle;
+use super::pace::Pace;
 use super::writer::*;
 use super::*;
-use poker_protocol::ServerMsg;
-use poker_rules::table::{HandPlan, Table};
-use poker_rules::{Chips, Event, Hand};
-use poker_store::{HandId, PlayerId, Store, TableId};
-use std::collections::{HashMap, VecDeque};
+use poker_rules::table::Table;
+use poker_rules::Chips;
+use poker_store::{PlayerId, Store, TableId};
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::Instrument;
 
-pub(super) struct Current {
-    pub(super) plan: HandPlan,
-    pub(super) hand: Hand,
-    pub(super) hand_id: HandId,
-    pub(super) players: Vec<PlayerId>,
-    pub(super) started_at: i64,
-    pub(super) decision_id: u64,
-    /// How many events the hand had when the current decision was asked.
-    pub(super) asked_at: usize,
-    pub(super) events: Vec<Event>,
-    /// How many of `events` have been sent to subscribers (the rest are held back).
-    pub(super) told: usize,
-    /// The hand's end has begun (showdown, awards): what follows is held back until the
-    /// hand is committed, or a player must decide with it in view.
-    pub(super) holding: bool,
-    pub(super) ended: Option<Instant>,
-    /// The hand's span (`hand_id`, inside the table's): the actor's work runs in it while
-    /// the hand lasts, so every event it logs names the hand.
-    pub(super) span: tracing::Span,
-    /// The deck committed for the hand, dealt in the order its seeds made.
-    pub(super) deck: poker_fairness::CommittedDeck,
-    /// The seeds used, the shuffle key and the reshuffles so far.
-    pub(super) dealing: poker_fairness::Dealing,
-    /// The hand's history as committed, once finished (an uncontested winner's show
-    /// adds a line to it).
-    pub(super) phh: Option<String>,
-}
-
-/// The clock of the decision being asked.
-pub(super) struct TurnClock {
-    pub(super) player: usize,
-    pub(super) seat: u32,
-    pub(super) asked: Instant,
-    pub(super) warned: bool,
-    pub(super) bank_started: Option<Instant>,
-}
-
-/// What the actor knows of a seated player besides the table's rules.
-pub(super) struct SeatInfo {
-    pub(super) name: String,
-    pub(super) time_bank_ms: u64,
-    pub(super) timeouts: u32,
-    pub(super) pending_top_up: Chips,
-    pub(super) leaving: bool,
-    /// Asked to sit out during a hand and told `pending`: told `done` again at its end.
-    pub(super) pending_sit_out: bool,
-    /// Beaten hands are mucked without asking (R33: they may be).
-    pub(super) auto_muck: bool,
-    /// The client address (bucket label) the player sat down from; `None` for a house
-    /// bot, or a seat taken before addresses were recorded.
-    pub(super) address: Option<String>,
-}
-
-pub(super) struct Subscriber {
-    pub(super) who: Option<PlayerId>,
-    pub(super) queue: mpsc::Sender<Batch>,
-    /// What this step of the actor made for it, sent as one batch when the step ends.
-    pub(super) pending: Batch,
-    /// Missed messages: gets a snapshot as soon as its queue has room.
-    pub(super) stale: bool,
-    /// When it was last written to (what concerns it only as an onlooker waits until
-    /// `coalesce` after this).
-    pub(super) last_sent: Option<Instant>,
-}
-
 pub(super) struct Actor {
+    /// The table's id.
     pub(super) table_id: TableId,
+    /// The table's name in the lobby.
     pub(super) name: String,
-    pub(super) clock_rules: ClockRules,
-    pub(super) chat_rules: ChatRules,
     /// The table's span, parent of each hand's.
     pub(super) span: tracing::Span,
     /// Show the cards a hand that ended early would have dealt.
     pub(super) rabbit_hunt: bool,
     /// The last hand, won without a showdown, until the next is dealt: its winner may show.
     pub(super) uncontested: Option<super::show::Uncontested>,
+    /// The chat: its rules, the last lines, who spoke when.
     pub(super) chat: super::chat::Chat,
+    /// The waiting list of a full table, and the seat offered.
     pub(super) waitlist: super::waitlist::Waitlist,
+    /// The table between hands, as the rules keep it.
     pub(super) table: Table<PlayerId>,
+    /// What every table of the process shares: the store, the persister, the lobby...
     pub(super) ctx: TableContext,
-    pub(super) info: HashMap<PlayerId, SeatInfo>,
-    /// Same-address pairs flagged here (lower id first): a pair is recorded once while
-    /// the table runs, however often its players sit down again.
-    pub(super) flagged: std::collections::HashSet<(PlayerId, PlayerId)>,
-    pub(super) subscribers: Vec<Subscriber>,
+    /// The seats' book: each seated player's own state, seat states as saved, flagged
+    /// pairs.
+    pub(super) book: Book,
+    /// The hand in progress, while one is (until its commit is durable).
     pub(super) current: Option<Current>,
-    pub(super) clock: Option<TurnClock>,
-    pub(super) next_decision: u64,
-    pub(super) next_hand_at: Option<Instant>,
+    /// The action clock and when the next hand is due.
+    pub(super) clock: Clock,
+    /// The last hand's button seat, for the view.
     pub(super) button: Option<u32>,
-    pub(super) draining: Vec<oneshot::Sender<()>>,
-    pub(super) drain: bool,
-    pub(super) closing: Vec<oneshot::Sender<Chips>>,
-    pub(super) closed: bool,
-    pub(super) recent_pots: VecDeque<Chips>,
-    pub(super) hand_times: VecDeque<Instant>,
-    /// Sitting out and blinds owed, as last written to the store.
-    pub(super) saved: HashMap<PlayerId, (bool, bool, bool)>,
+    /// Running, draining, closing, closed or failed, with the requests waiting for it.
+    pub(super) life: Lifecycle,
+    /// The last hands' pots and the hands of the last hour, for the lobby.
+    pub(super) pace: Pace,
     /// Where writes that move no money go (the background writer).
     pub(super) writer: Writer,
-    /// The table changed since its state was last handed to the writer.
-    pub(super) state_dirty: bool,
-    /// Who listens, mirrored for the supervisor (which tells them if this task fails).
-    pub(super) listeners: Listeners,
-    /// The player whose command this step answers: what it makes for them goes at once.
-    pub(super) urgent: Option<PlayerId>,
-    /// When the batches held back for onlookers are due.
-    pub(super) flush_at: Option<Instant>,
+    /// Who listens, and what waits to be sent to them.
+    pub(super) audience: Audience,
     /// The next hand's committed deck and the seeds sent for it (docs/fairness.md).
-    pub(super) next_deck: Option<super::deck::NextDeck>,
-    /// When the deal's wait for seeds ends, while it waits.
-    pub(super) seeds_at: Option<Instant>,
-    /// The players whose clients take part in the seeds: the deal waits for them a
-    /// while (one who misses the wait is left out until their client commits again).
-    pub(super) seeding: std::collections::HashSet<PlayerId>,
-    /// The players whose commitments came from a house bot's connection.
-    pub(super) house: std::collections::HashSet<PlayerId>,
+    pub(super) seeds: super::deck::Seeds,
     /// The finished hand's commit under way: its outcome wakes the actor, which shows the
     /// hand's result only once it is durable.
     pub(super) committing: Option<oneshot::Receiver<super::commit::Outcome>>,
-    /// Why the table stops for good (a hand's commit refused): its supervisor then voids
-    /// the hand, tells the players and serves the table as failed.
-    pub(super) failure: Option<String>,
     /// A private table's host, invite and seat requests (`None`: a lobby table).
     pub(super) private: Option<super::private::Private>,
     /// The sits whose store work is under way, their seats held (`super::sitting`).
     pub(super) sitting: super::sitting::Sitting,
 }
-
-/// The queues subscribed to a table, shared with its supervisor.
-pub(super) type Listeners = Arc<std::sync::Mutex<Vec<(Option<PlayerId>, mpsc::Sender<Batch>)>>>;
 
 /// Starts a table's actor, with the players the store says are seated there.
 pub async fn spawn(
@@ -213,8 +135,7 @@ pub async fn spawn(
         }
         None => None,
     };
-    let mut info = HashMap::new();
-    let mut saved = HashMap::new();
+    let mut book = Book::default();
     // The address each seated player sat down from, for the same-address rule.
     let addresses: HashMap<PlayerId, String> = if seats.is_empty() {
         HashMap::new()
@@ -231,13 +152,17 @@ pub async fn spawn(
         table
             .restore_state(seat.seat_no as usize, seat.sitting_out, small, big)
             .map_err(|e| anyhow::anyhow!("seat {}: {e}", seat.seat_no))?;
-        saved.insert(seat.player_id, (seat.sitting_out, small, big));
-        let mut seat_info = SeatInfo::new(
+        let saved = Saved {
+            sitting_out: seat.sitting_out,
+            missed_small: small,
+            missed_big: big,
+        };
+        let seat_info = SeatInfo::new(
             names.get(&seat.player_id).cloned().unwrap_or_default(),
             &spec.clock,
+            addresses.get(&seat.player_id).cloned(),
         );
-        seat_info.address = addresses.get(&seat.player_id).cloned();
-        info.insert(seat.player_id, seat_info);
+        book.restore(seat.player_id, seat_info, saved);
     }
     // Every event the table's tasks log carries its id, and the hand's while one runs (a
     // span per hand inside this one: recording a field again would repeat it, not
@@ -251,45 +176,24 @@ pub async fn spawn(
     let mut actor = Actor {
         table_id,
         name,
-        clock_rules: spec.clock,
-        chat_rules: spec.chat,
         span: span.clone(),
         rabbit_hunt: spec.rabbit_hunt,
         uncontested: None,
-        chat: Default::default(),
+        chat: super::chat::Chat::new(spec.chat),
         waitlist: Default::default(),
         table,
         ctx,
-        info,
-        flagged: Default::default(),
-        subscribers: Vec::new(),
+        book,
         current: None,
-        clock: None,
-        // Decision ids go on rising across restarts and moves between nodes (1,024 per
-        // millisecond of the clock), so a late answer to a decision of a cut hand can never
-        // match one the table asks now. Below 2^53: a JavaScript number holds them.
-        next_decision: (poker_store::now_ms().max(0) as u64) << 10,
-        next_hand_at: None,
+        clock: Clock::new(spec.clock),
         button: None,
-        draining: Vec::new(),
-        drain: false,
-        closing: Vec::new(),
-        closed: false,
-        recent_pots: VecDeque::new(),
-        hand_times: VecDeque::new(),
-        saved,
+        life: Lifecycle::Running,
+        pace: Pace::default(),
         writer,
-        state_dirty: false,
-        listeners: listeners.clone(),
-        urgent: None,
-        flush_at: None,
+        audience: Audience::new(listeners.clone()),
         // Committed before anyone sits, so the first hand's seeds can come in too.
-        next_deck: Some(super::deck::NextDeck::draw(spec.rules.game)),
-        seeds_at: None,
-        seeding: Default::default(),
-        house: Default::default(),
+        seeds: super::deck::Seeds::new(spec.rules.game),
         committing: None,
-        failure: None,
         private,
         sitting: Default::default(),
     };
@@ -306,7 +210,7 @@ pub async fn spawn(
             let mut rx = actor_rx.lock().await;
             Box::pin(actor.progress()).await;
             actor.flush_out();
-            while !actor.closed {
+            while !actor.life.is_closed() {
                 // Among several nodes, past its hold (its lease not renewed: the database
                 // or NATS out, or this node frozen), the table acts on nothing and answers
                 // every request with `table_moving` at once, until the lease is renewed
@@ -318,7 +222,7 @@ pub async fn spawn(
                     break;
                 }
                 let deadline = actor.next_deadline();
-                let flush_at = actor.flush_at;
+                let flush_at = actor.audience.flush_at();
                 let lease_until = actor.lease_until();
                 let hand = actor.hand_span();
                 let go_on = async {
@@ -373,7 +277,7 @@ pub async fn spawn(
                     actor.save_seat_states();
                     actor.save_table();
                     actor.flush_out();
-                    actor.urgent = None;
+                    actor.audience.answering(None);
                     true
                 }
                 .instrument(hand)
@@ -384,7 +288,7 @@ pub async fn spawn(
             }
             // Closed: nothing held back stays behind.
             actor.flush_everything();
-            actor.failure.take()
+            std::mem::replace(&mut actor.life, Lifecycle::Closed).failure()
         }
         .instrument(span.clone()),
     );
@@ -422,32 +326,13 @@ impl Actor {
     fn hand_span(&self) -> tracing::Span {
         self.current
             .as_ref()
-            .map_or_else(tracing::Span::none, |c| c.span.clone())
+            .map_or_else(tracing::Span::none, |c| c.span().clone())
     }
 }
 
 pub(super) async fn sleep_until(deadline: Option<Instant>) {
     if let Some(d) = deadline {
         tokio::time::sleep_until(d).await;
-    }
-}
-
-pub(super) fn ms(d: Duration) -> u64 {
-    d.as_millis() as u64
-}
-
-impl SeatInfo {
-    pub(super) fn new(name: String, clock: &ClockRules) -> SeatInfo {
-        SeatInfo {
-            name,
-            time_bank_ms: clock.time_bank_ms,
-            timeouts: 0,
-            pending_top_up: 0,
-            leaving: false,
-            pending_sit_out: false,
-            auto_muck: true,
-            address: None,
-        }
     }
 }
 
@@ -467,7 +352,7 @@ impl Actor {
                 queue,
                 received,
             } => {
-                self.urgent = Some(player);
+                self.audience.answering(Some(player));
                 self.act_queued(player, decision_id, action, &queue, received);
                 return;
             }
@@ -487,7 +372,7 @@ impl Actor {
             }
         };
         // What answers a player's own command reaches them at once.
-        self.urgent = request.player();
+        self.audience.answering(request.player());
         if let Some(answer) = self.answer(request, queue, received, respond_to).await {
             let _ = answer.0.send(answer.1);
         }
@@ -516,7 +401,7 @@ impl Actor {
                     let snapshot = self.snapshot(player);
                     // A connection subscribes once per table; a spectator who sits down
                     // becomes that player.
-                    self.add_subscriber(player, queue, snapshot);
+                    self.audience.add(player, queue, snapshot);
                 }
                 Ok(Reply::Subscribed(ok))
             }
@@ -569,10 +454,7 @@ impl Actor {
             Request::Unsubscribe => {
                 if let Some(queue) = queue {
                     let seated = self.seated_players();
-                    self.subscribers.retain(|s| {
-                        !s.queue.same_channel(&queue) || s.who.is_some_and(|p| seated.contains(&p))
-                    });
-                    self.mirror_listeners();
+                    self.audience.remove(&queue, &seated);
                 }
                 Ok(Reply::Ok)
             }
@@ -585,15 +467,14 @@ impl Actor {
             }
             Request::Inspect => Ok(Reply::View(self.inspect())),
             Request::Drain => {
-                self.drain = true;
                 let (done, idle) = oneshot::channel();
-                self.draining.push(done);
+                self.life.drain(done);
                 later(idle, respond_to, |()| Reply::Ok);
                 return None;
             }
             Request::Close => {
                 let (done, closed) = oneshot::channel();
-                self.closing.push(done);
+                self.life.close(done);
                 later(closed, respond_to, Reply::Closed);
                 self.publish_lobby();
                 return None;
@@ -608,54 +489,21 @@ impl Actor {
         let view = self.table_view();
         let hand = self.current.as_ref().map(|c| {
             serde_json::json!({
-                "number": c.plan.number,
-                "board": poker_rules::Card::format_many(c.hand.board()),
-                "pot": c.hand.players().iter().map(|p| p.committed).sum::<poker_rules::Chips>(),
-                "in_hand": c.plan.seats.iter().zip(c.hand.players())
+                "number": c.number(),
+                "board": poker_rules::Card::format_many(c.hand().board()),
+                "pot": c.hand().players().iter().map(|p| p.committed).sum::<poker_rules::Chips>(),
+                "in_hand": c.plan().seats.iter().zip(c.hand().players())
                     .filter(|(_, p)| !p.folded).map(|(&s, _)| s).collect::<Vec<_>>(),
             })
         });
         serde_json::json!({
             "table": view,
-            "hand_number": self.current.as_ref().map(|c| c.plan.number),
+            "hand_number": self.current.as_ref().map(|c| c.number()),
             "hands_dealt": self.table.hands_dealt(),
             "status": self.status(),
             "hand": hand,
-            "clock": self.clock.as_ref().map(|c| self.clock_view(c)),
+            "clock": self.clock.view(self.bank()),
         })
-    }
-
-    /// Subscribes a queue (once per connection: a spectator who sits down becomes that
-    /// player), sending it a snapshot first.
-    pub(super) fn add_subscriber(
-        &mut self,
-        player: Option<PlayerId>,
-        queue: mpsc::Sender<Batch>,
-        snapshot: ServerMsg,
-    ) {
-        // What this step already made for the queue's old subscription goes first (a
-        // spectator who sits down is told of the waiting list they left, then sees the
-        // table as a player).
-        let mut batch: Batch = Vec::new();
-        self.subscribers.retain_mut(|s| {
-            if !s.queue.same_channel(&queue) {
-                return true;
-            }
-            if !s.stale {
-                batch.append(&mut s.pending);
-            }
-            false
-        });
-        batch.push(Out::own(snapshot));
-        let stale = queue.try_send(batch).is_err();
-        self.subscribers.push(Subscriber {
-            who: player,
-            queue,
-            pending: Vec::new(),
-            stale,
-            last_sent: Some(Instant::now()),
-        });
-        self.mirror_listeners();
     }
 
     /// Among several nodes: waits until the lease is known to hold (a node frozen past its
@@ -732,12 +580,12 @@ impl Actor {
                 true
             }
             Command::Act { queue, .. } | Command::Seed { queue, .. } => {
-                super::fanout::refuse_queued(&queue, Refusal::Moving);
+                super::audience::refuse_queued(&queue, Refusal::Moving);
                 true
             }
             command @ (Command::Abandon | Command::InjectFault) => {
                 self.handle(command).await;
-                !self.closed
+                !self.life.is_closed()
             }
         }
     }
@@ -751,20 +599,11 @@ impl Actor {
     /// hand in progress is left for the new owner to void; listeners are dropped (the
     /// new owner sends them a snapshot).
     pub(super) fn abandon(&mut self) {
-        self.closed = true;
+        self.life.stop();
         self.current = None;
         self.committing = None;
-        self.clock = None;
-        self.subscribers.clear();
-        self.mirror_listeners();
-    }
-
-    /// Copies who listens for the supervisor.
-    pub(super) fn mirror_listeners(&mut self) {
-        self.subscribers.retain(|s| !s.queue.is_closed());
-        let mut listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
-        listeners.clear();
-        listeners.extend(self.subscribers.iter().map(|s| (s.who, s.queue.clone())));
+        self.clock.stop();
+        self.audience.clear();
     }
 
     /// Everyone seated here.
@@ -788,9 +627,12 @@ impl Actor {
     /// waits for its commit is still in progress (the table has not absorbed it), so a
     /// leave or a top-up asked meanwhile waits for it like one asked during play.
     pub(super) fn in_hand(&self, player: PlayerId) -> bool {
-        self.current
-            .as_ref()
-            .is_some_and(|c| c.players.contains(&player))
+        self.current.as_ref().is_some_and(|c| c.deals(player))
+    }
+
+    /// What is left of the time bank of the player asked now.
+    pub(super) fn bank(&self) -> u64 {
+        self.clock.asked().map_or(0, |p| self.book.time_bank(p))
     }
 }
 

@@ -6,9 +6,8 @@
 //! off and on. The last lines are kept for the
 //! snapshot, so a player who joins or reconnects sees the conversation.
 
-use super::actor::Actor;
-use super::Refusal;
-use poker_protocol::{ChatLine, ServerMsg, CHAT_MAX_CHARS};
+use super::{ChatRules, Refusal};
+use poker_protocol::{ChatLine, CHAT_MAX_CHARS};
 use poker_store::{now_ms, PlayerId};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -20,9 +19,11 @@ pub(super) const KEPT: usize = 50;
 const WINDOW: Duration = Duration::from_secs(10);
 
 /// The chat's state in the actor.
-#[derive(Default)]
 pub(super) struct Chat {
-    pub(super) lines: VecDeque<ChatLine>,
+    /// Whether chat is on, and how fast each player may speak.
+    rules: ChatRules,
+    /// The last lines, for snapshots.
+    lines: VecDeque<ChatLine>,
     /// When each player last spoke, within the window.
     spoken: std::collections::HashMap<PlayerId, VecDeque<Instant>>,
 }
@@ -33,76 +34,76 @@ pub(super) fn clean(text: &str) -> Result<String, Refusal> {
     poker_store::names::chat_line(text, CHAT_MAX_CHARS).map_err(|e| Refusal::Chat(e.to_string()))
 }
 
-impl Actor {
-    /// Says `text` as `player`: seated here, or watching the table (a subscriber signed
-    /// in as them; `name` is then theirs). Spectators are rate limited like players.
-    pub(super) fn chat(&mut self, player: PlayerId, name: &str, text: &str) -> Result<(), Refusal> {
-        if !self.chat_rules.enabled {
-            return Err(Refusal::Chat("chat is off at this table".into()));
+impl Chat {
+    /// A table's chat under `rules`, no line said yet.
+    pub(super) fn new(rules: ChatRules) -> Chat {
+        Chat {
+            rules,
+            lines: VecDeque::new(),
+            spoken: Default::default(),
         }
-        let seat = self.seat_of(player);
-        if seat.is_none() && !self.subscribers.iter().any(|s| s.who == Some(player)) {
-            return Err(Refusal::Chat(
-                "only players seated at or watching this table may chat".into(),
-            ));
-        }
+    }
+
+    /// The chat's rules (whether it is on).
+    pub(super) fn rules(&self) -> ChatRules {
+        self.rules
+    }
+
+    /// The lines kept, oldest first.
+    pub(super) fn lines(&self) -> impl Iterator<Item = &ChatLine> {
+        self.lines.iter()
+    }
+
+    /// Says `text` as `player` (at `seat`, shown as `name`), if chat is on and the player
+    /// within the rate limit: the line, to be sent to everyone.
+    pub(super) fn say(
+        &mut self,
+        player: PlayerId,
+        seat: Option<u32>,
+        name: String,
+        text: &str,
+    ) -> Result<ChatLine, Refusal> {
         let text = clean(text)?;
         let now = Instant::now();
         // Only speakers of the last ten seconds are remembered: spectators come and go
         // without leaving a trace.
-        self.chat.spoken.retain(|_, times| {
+        self.spoken.retain(|_, times| {
             times
                 .back()
                 .is_some_and(|t| now.duration_since(*t) <= WINDOW)
         });
-        let spoken = self.chat.spoken.entry(player).or_default();
+        let spoken = self.spoken.entry(player).or_default();
         while spoken
             .front()
             .is_some_and(|t| now.duration_since(*t) > WINDOW)
         {
             spoken.pop_front();
         }
-        if spoken.len() >= self.chat_rules.lines_per_10s as usize {
+        if spoken.len() >= self.rules.lines_per_10s as usize {
             return Err(Refusal::RateLimited(
                 "you are chatting too fast: wait a few seconds".into(),
             ));
         }
         spoken.push_back(now);
-        let name = match self.info.get(&player) {
-            Some(info) if seat.is_some() => info.name.clone(),
-            _ => name.to_string(),
-        };
         let line = ChatLine {
-            seat: seat.map(|s| s as u32),
+            seat,
             player_id: player,
             name,
             text,
             at_ms: now_ms(),
         };
-        if self.chat.lines.len() == KEPT {
-            self.chat.lines.pop_front();
+        if self.lines.len() == KEPT {
+            self.lines.pop_front();
         }
-        self.chat.lines.push_back(line.clone());
-        self.send_all(&ServerMsg::Chat {
-            table_id: self.table_id,
-            line,
-        });
-        Ok(())
+        self.lines.push_back(line.clone());
+        Ok(line)
     }
 
-    pub(super) fn switch_chat(&mut self, enabled: bool) {
-        self.chat_rules.enabled = enabled;
-        // Players who left take their rate-limit history with them (spectators still
-        // watching keep theirs).
-        let seated = self.seated_players();
-        let watching: Vec<PlayerId> = self.subscribers.iter().filter_map(|s| s.who).collect();
-        self.chat
-            .spoken
-            .retain(|p, _| seated.contains(p) || watching.contains(p));
-        self.send_all(&ServerMsg::ChatSwitched {
-            table_id: self.table_id,
-            enabled,
-        });
+    /// Switches chat on or off; players not in `keep` take their rate-limit history with
+    /// them.
+    pub(super) fn switch(&mut self, enabled: bool, keep: &[PlayerId]) {
+        self.rules.enabled = enabled;
+        self.spoken.retain(|p, _| keep.contains(p));
     }
 }
 

@@ -7,17 +7,16 @@
 //! ([`SEED_WAIT`]); after the hand each player gets the proofs of exactly the cards they
 //! saw.
 
-use super::actor::*;
 use super::*;
 use poker_fairness::deck::rounds_for;
-use poker_fairness::{prove_deck, seed_commitment, CommittedDeck, Digest, Seed, Viewer};
+use poker_fairness::{seed_commitment, Commitment, CommittedDeck, Digest, Seed};
 use poker_fairness::{SeatSeed, SeedCommit};
 use poker_protocol::ServerMsg;
 use poker_rules::Game;
 use poker_store::HandId;
 use rand::rngs::OsRng;
 use rand::RngCore;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use tokio::time::Instant;
 
 /// How long the deal waits, between hands, for the commitments of the players whose
@@ -115,59 +114,86 @@ fn playing(o: &poker_rules::table::Occupant<PlayerId>) -> bool {
     !o.sitting_out && !o.sit_out_next_hand && o.stack > 0
 }
 
-impl Actor {
-    /// Commits the next hand's deck and tells every seated player (who answer with their
-    /// seeds' commitments; spectators and whoever sits later find it in their snapshot).
-    pub(super) fn commit_next_deck(&mut self) {
-        let next = NextDeck::draw(self.table.rules().game);
-        let msg = ServerMsg::DeckCommitted {
-            table_id: self.table_id,
-            commitment: next.deck.commitment(),
-        };
-        self.next_deck = Some(next);
-        self.seeds_at = None;
-        let seated = self.seated_players();
-        self.fan_out(|who| match who {
-            Some(p) if seated.contains(&p) => vec![Out::own(msg.clone())],
-            _ => Vec::new(),
-        });
-    }
+/// Whether two players could be dealt in now (sitting in, not about to sit out, with
+/// chips).
+pub(super) fn could_deal(seats: &[Option<poker_rules::table::Occupant<PlayerId>>]) -> bool {
+    seats.iter().flatten().filter(|o| playing(o)).count() >= 2
+}
 
-    /// A seed's commitment or a seed from a connection of this process
-    /// ([`super::Command::Seed`]): taken, or its refusal sent to the connection's queue.
-    /// Not urgent: a seed taken makes nothing for its player, so what they are sent as an
-    /// onlooker may wait as usual (a refusal, their own frame, goes at once all the same).
-    pub(super) fn seed_queued(
-        &mut self,
-        player: PlayerId,
-        step: SeedStep,
-        queue: &tokio::sync::mpsc::Sender<Batch>,
-    ) {
-        let request = Request::Seat {
-            player,
-            request: SeatRequest::Seed(step),
-        };
-        let result = self
-            .private_guard(&request)
-            .and_then(|()| self.take_seed(player, step));
-        if let Err(refusal) = result {
-            self.refuse_to(queue, refusal);
+/// The table's seeds: the next hand's deck and the commitments and seeds sent for it,
+/// who takes part, and when the deal's wait for them ends.
+pub(super) struct Seeds {
+    /// The next hand's committed deck and the seeds sent for it (docs/fairness.md).
+    next: Option<NextDeck>,
+    /// When the deal's wait for seeds ends, while it waits.
+    at: Option<Instant>,
+    /// The players whose clients take part in the seeds: the deal waits for them a
+    /// while (one who misses the wait is left out until their client commits again).
+    seeding: HashSet<PlayerId>,
+    /// The players whose commitments came from a house bot's connection.
+    house: HashSet<PlayerId>,
+}
+
+impl Seeds {
+    /// A table's seeds, the first deck committed before anyone sits (so the first hand's
+    /// seeds can come in too).
+    pub(super) fn new(game: Game) -> Seeds {
+        Seeds {
+            next: Some(NextDeck::draw(game)),
+            at: None,
+            seeding: HashSet::new(),
+            house: HashSet::new(),
         }
     }
 
-    /// A player's commitment (seated, sitting down now, or watching the table: a client
-    /// sends it with its `sit`, and it may reach the table first; it counts only if the
-    /// player is seated when the list closes) or seed (listed when the list closed) for
-    /// the next hand: the first of each counts, if it names the hand committed next and,
-    /// for a seed, opens the commitment.
-    pub(super) fn take_seed(
+    /// Commits the next hand's deck: its commitment, to be sent.
+    pub(super) fn commit(&mut self, game: Game) -> Commitment {
+        let next = NextDeck::draw(game);
+        let commitment = next.deck.commitment();
+        self.next = Some(next);
+        self.at = None;
+        commitment
+    }
+
+    /// The next deck, taken to deal it.
+    pub(super) fn take_next(&mut self) -> Option<NextDeck> {
+        self.next.take()
+    }
+
+    /// The next deck, not dealt after all.
+    pub(super) fn put_back(&mut self, next: NextDeck) {
+        self.next = Some(next);
+    }
+
+    /// The next deck's commitment, for snapshots.
+    pub(super) fn commitment(&self) -> Option<Commitment> {
+        self.next.as_ref().map(|n| n.deck.commitment())
+    }
+
+    /// The next deck's closed list of commitments, once closed.
+    pub(super) fn closed_list(&self) -> Option<&[SeedCommit]> {
+        self.next.as_ref()?.closed_list()
+    }
+
+    /// When the deal's wait for seeds ends, while it waits.
+    pub(super) fn wait_until(&self) -> Option<Instant> {
+        self.at
+    }
+
+    /// Waits for seeds until `at` (`None`: not waiting).
+    pub(super) fn set_wait(&mut self, at: Option<Instant>) {
+        self.at = at;
+    }
+
+    /// A player's commitment or seed for the next hand (see [`Seeds::take`]'s caller):
+    /// `seated` here, or `near` (sitting down or watching: a commitment only).
+    pub(super) fn take(
         &mut self,
         player: PlayerId,
         step: SeedStep,
+        seated: bool,
+        near: bool,
     ) -> Result<Outcome, Refusal> {
-        let seated = self.seat_of(player).is_some();
-        let near = self.sitting.is_sitting(player)
-            || self.subscribers.iter().any(|s| s.who == Some(player));
         let hand_id = match step {
             SeedStep::Commit { hand_id, .. } | SeedStep::Reveal { hand_id, .. } => hand_id,
         };
@@ -178,7 +204,7 @@ impl Actor {
             )));
         }
         let next = self
-            .next_deck
+            .next
             .as_mut()
             .filter(|n| n.deck.hand_id() == hand_id)
             .ok_or_else(|| {
@@ -239,9 +265,11 @@ impl Actor {
 
     /// The seated players the deal waits for: playing the next hand (sitting in, not
     /// about to sit out, with chips), and whose clients take part in the seeds.
-    fn seed_takers(&self) -> Vec<PlayerId> {
-        self.table
-            .seats()
+    pub(super) fn takers(
+        &self,
+        seats: &[Option<poker_rules::table::Occupant<PlayerId>>],
+    ) -> Vec<PlayerId> {
+        seats
             .iter()
             .flatten()
             .filter(|o| playing(o) && self.seeding.contains(&o.player))
@@ -249,39 +277,33 @@ impl Actor {
             .collect()
     }
 
-    /// Whether two players could be dealt in now (sitting in, not about to sit out, with
-    /// chips).
-    fn could_deal(&self) -> bool {
-        self.table
-            .seats()
-            .iter()
-            .flatten()
-            .filter(|o| playing(o))
-            .count()
-            >= 2
+    /// Whether the list is open and every one of `takers` has committed.
+    pub(super) fn all_in(&self, takers: &[PlayerId]) -> bool {
+        self.next.as_ref().is_some_and(|next| {
+            next.closed.is_none() && takers.iter().all(|p| next.commits.contains_key(p))
+        })
     }
 
-    /// Closes the next deck's list of commitments and sends it to everyone at the table:
-    /// the commitments of the players seated now, and of those whose sit is under way
-    /// (their seat is held: the sit may end before the deal), by seat.
-    fn close_seeds(&mut self) {
-        let Some(next) = self.next_deck.as_mut() else {
-            return;
-        };
+    /// Closes the next deck's list of commitments: those of the players `seated` now
+    /// (each with their seat), and of those whose sit is under way (`sitting`: their
+    /// held seat), by seat. The message for the players at the table, and the players
+    /// listed; `None` if there is no deck or its list is closed already.
+    pub(super) fn close(
+        &mut self,
+        table_id: TableId,
+        seated: Vec<(PlayerId, usize)>,
+        sitting: impl Fn(PlayerId) -> Option<u32>,
+    ) -> Option<(ServerMsg, Vec<PlayerId>)> {
+        let next = self.next.as_mut()?;
         if next.closed.is_some() {
-            return;
+            return None;
         }
-        let seated = self
-            .table
-            .seats()
-            .iter()
-            .enumerate()
-            .filter_map(|(seat, o)| Some((o.as_ref()?.player, seat)));
         let sitting = next
             .commits
             .keys()
-            .filter_map(|&p| Some((p, self.sitting.seat_of(p)? as usize)));
+            .filter_map(|&p| Some((p, sitting(p)? as usize)));
         let mut entries: Vec<(SeedCommit, PlayerId)> = seated
+            .into_iter()
             .chain(sitting)
             .filter_map(|(player, seat)| {
                 let &(commitment, house) = next.commits.get(&player)?;
@@ -297,7 +319,7 @@ impl Actor {
             .collect();
         entries.sort_by_key(|e| e.0.seat);
         let msg = ServerMsg::SeedsClosed {
-            table_id: self.table_id,
+            table_id,
             hand_id: next.deck.hand_id(),
             list: entries.iter().map(|e| e.0).collect(),
         };
@@ -306,67 +328,53 @@ impl Actor {
             players: entries.iter().map(|e| e.1).collect(),
             at: Instant::now(),
         });
-        // To the players at the table (seated, or listed: a sit under way); spectators
-        // learn it from their snapshot if they sit.
-        let mut told = self.seated_players();
-        told.extend(entries.iter().map(|e| e.1));
-        self.fan_out(|who| match who {
-            Some(p) if told.contains(&p) => vec![Out::own(msg.clone())],
-            _ => Vec::new(),
-        });
+        Some((msg, entries.iter().map(|e| e.1).collect()))
     }
 
-    /// Between hands, while the table pauses: closes the list as soon as every player the
-    /// deal would wait for has committed, so the seeds come in during the pause.
-    pub(super) fn close_seeds_when_all_in(&mut self) {
-        let Some(next) = self.next_deck.as_ref() else {
-            return;
+    /// Before the list closes: `Err` (when to look again) while a player of `takers` has
+    /// not committed and [`SEED_WAIT`] has not passed (once it has, they are left out of
+    /// the seeds); `Ok(true)` if the list is to close now.
+    pub(super) fn wait_for_commits(
+        &mut self,
+        takers: &[PlayerId],
+        now: Instant,
+    ) -> Result<bool, Instant> {
+        let Some(next) = self.next.as_mut() else {
+            return Ok(false);
         };
-        if next.closed.is_none()
-            && self.could_deal()
-            && self
-                .seed_takers()
-                .iter()
-                .all(|p| next.commits.contains_key(p))
-        {
-            self.close_seeds();
+        if next.closed.is_some() {
+            return Ok(false);
         }
-    }
-
-    /// Whether the next deck's seeds let the table deal now: the list closed once every
-    /// player the deal waits for committed (or [`SEED_WAIT`] passed), then every player
-    /// listed revealed (or [`SEED_WAIT`] passed). `Err`: when to look again.
-    pub(super) fn seeds_ready(&mut self) -> Result<(), Instant> {
-        if !self.could_deal() {
-            return Ok(());
-        }
-        let now = Instant::now();
-        let takers = self.seed_takers();
-        let Some(next) = self.next_deck.as_mut() else {
-            return Ok(());
-        };
-        if next.closed.is_none() {
-            let missing: Vec<PlayerId> = takers
-                .iter()
-                .copied()
-                .filter(|p| !next.commits.contains_key(p))
-                .collect();
-            if !missing.is_empty() {
-                let since = *next.waiting_since.get_or_insert(now);
-                if now < since + SEED_WAIT {
-                    return Err(since + SEED_WAIT);
-                }
-                tracing::info!(
-                    missing = missing.len(),
-                    "dealt without the commitments of players who did not send one in time"
-                );
-                for p in missing {
-                    self.seeding.remove(&p);
-                }
+        let missing: Vec<PlayerId> = takers
+            .iter()
+            .copied()
+            .filter(|p| !next.commits.contains_key(p))
+            .collect();
+        if !missing.is_empty() {
+            let since = *next.waiting_since.get_or_insert(now);
+            if now < since + SEED_WAIT {
+                return Err(since + SEED_WAIT);
             }
-            self.close_seeds();
+            tracing::info!(
+                missing = missing.len(),
+                "dealt without the commitments of players who did not send one in time"
+            );
+            for p in missing {
+                self.seeding.remove(&p);
+            }
         }
-        let Some(next) = self.next_deck.as_ref() else {
+        Ok(true)
+    }
+
+    /// Once the list is closed: `Err` (when to look again) while a listed player of
+    /// `takers` has not revealed and [`SEED_WAIT`] has not passed since it closed (once
+    /// it has, they are left out of the seeds).
+    pub(super) fn wait_for_reveals(
+        &mut self,
+        takers: &[PlayerId],
+        now: Instant,
+    ) -> Result<(), Instant> {
+        let Some(next) = self.next.as_ref() else {
             return Ok(());
         };
         let Some(closed) = &next.closed else {
@@ -396,14 +404,15 @@ impl Actor {
 
     /// Counts the hand just dealt in the seeds' metrics: whether every player dealt in
     /// (the house's seats aside) had their seed used, or none did.
-    pub(super) fn count_seeds(
+    pub(super) fn count(
         &self,
+        metrics: &crate::metrics::Metrics,
         dealing: &poker_fairness::Dealing,
         players: &[PlayerId],
         seats: &[usize],
     ) {
         use std::sync::atomic::Ordering::Relaxed;
-        let m = &self.ctx.metrics;
+        let m = metrics;
         m.hands_dealt.fetch_add(1, Relaxed);
         let used = |seat: usize| dealing.seeds.iter().any(|s| usize::from(s.seat) == seat);
         let people: Vec<usize> = players
@@ -417,31 +426,6 @@ impl Actor {
         }
         if !people.iter().any(|&s| used(s)) {
             m.hands_no_player_seed.fetch_add(1, Relaxed);
-        }
-    }
-
-    /// Sends each player dealt into the hand the proofs of what they saw (again after an
-    /// uncontested winner shows: the shown cards then have their proofs too).
-    pub(super) fn send_proofs(
-        &mut self,
-        number: u64,
-        players: &[PlayerId],
-        deck: &CommittedDeck,
-        dealing: &poker_fairness::Dealing,
-        events: &[poker_rules::Event],
-    ) {
-        for (i, &player) in players.iter().enumerate() {
-            match prove_deck(deck, dealing, events, Viewer::Player(i)) {
-                Ok(proof) => self.send_to(
-                    player,
-                    ServerMsg::DeckProof {
-                        table_id: self.table_id,
-                        hand_number: number,
-                        proof: Box::new(proof),
-                    },
-                ),
-                Err(e) => tracing::error!("the deck's proofs could not be made: {e}"),
-            }
         }
     }
 }

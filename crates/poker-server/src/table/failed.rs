@@ -1,7 +1,7 @@
 //! The supervisor's side of a table whose task panicked: it keeps answering players
 //! with a typed error, shows the table as failed in the lobby, and voids the cut hand.
 
-use super::actor::*;
+use super::audience::Listeners;
 use super::*;
 use poker_protocol::ServerMsg;
 use poker_rules::Chips;
@@ -70,14 +70,14 @@ impl Failed {
                     ..
                 } => (request, queue, respond_to),
                 Command::Act { queue, .. } => {
-                    super::fanout::refuse_queued(
+                    super::audience::refuse_queued(
                         &queue,
                         Refusal::Illegal("the table has failed: the hand is void".into()),
                     );
                     continue;
                 }
                 Command::Seed { queue, .. } => {
-                    super::fanout::refuse_queued(
+                    super::audience::refuse_queued(
                         &queue,
                         Refusal::Seat("the table has failed: leave to cash out".into()),
                     );

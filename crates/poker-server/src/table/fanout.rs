@@ -2,26 +2,18 @@
 //! the hole cards), snapshots for joins and resyncs, the decision asked, the lobby line.
 
 use super::actor::*;
+use super::audience::{shared, Audience};
+use super::current::Current;
 use super::Out;
-use super::{Batch, Refusal};
 use axum::extract::ws::Utf8Bytes;
-use poker_protocol::{HandView, SeatView, ServerMsg, TableStatus, TableSummary, TableView};
-use poker_rules::{Card, Cards, Chips, Decision, Event};
-use poker_store::PlayerId;
+use poker_protocol::{SeatView, ServerMsg, TableStatus, TableSummary, TableView};
+use poker_rules::{Card, Cards, Event};
+use poker_store::{PlayerId, TableId};
 use std::sync::atomic::Ordering;
-use std::time::Duration;
-use tokio::sync::mpsc::{self, error::TrySendError};
-use tokio::time::Instant;
 
 impl Actor {
     pub(super) fn status(&self) -> TableStatus {
-        if self.closed {
-            TableStatus::Closed
-        } else if !self.closing.is_empty() {
-            TableStatus::Closing
-        } else {
-            TableStatus::Open
-        }
+        self.life.status()
     }
 
     pub(super) fn table_view(&self) -> TableView {
@@ -33,15 +25,15 @@ impl Actor {
             .enumerate()
             .filter_map(|(i, o)| {
                 let o = o.as_ref()?;
-                let info = self.info.get(&o.player);
+                let info = self.book.get(o.player);
                 Some(SeatView {
                     seat: i as u32,
                     player_id: o.player,
-                    name: info.map(|i| i.name.clone()).unwrap_or_default(),
+                    name: info.map(|i| i.name().to_string()).unwrap_or_default(),
                     stack: o.stack,
                     sitting_out: o.sitting_out || o.sit_out_next_hand,
-                    pending_top_up: info.map_or(0, |i| i.pending_top_up),
-                    leaving: info.is_some_and(|i| i.leaving),
+                    pending_top_up: info.map_or(0, |i| i.pending_top_up()),
+                    leaving: info.is_some_and(|i| i.leaving()),
                     straddle: o.straddle,
                 })
             })
@@ -55,15 +47,15 @@ impl Actor {
             min_buy_in: rules.min_buy_in,
             max_buy_in: rules.max_buy_in,
             blinds: (rules.small_blind, rules.big_blind),
-            action_ms: self.clock_rules.action_ms,
-            time_bank_ms: self.clock_rules.time_bank_ms,
+            action_ms: self.clock.rules().action_ms,
+            time_bank_ms: self.clock.rules().time_bank_ms,
             game: game_name(rules),
             game_kind: rules.game,
             structure: rules.structure,
             stakes: stakes_name(rules),
             cap: rules.options.cap,
-            chat: self.chat_rules.enabled,
-            waitlist: self.waitlist.queue.len() as u32,
+            chat: self.chat.rules().enabled,
+            waitlist: self.waitlist.len() as u32,
             straddle: rules.straddle,
             rabbit_hunt: self.rabbit_hunt,
             private: self.private_view(),
@@ -72,77 +64,31 @@ impl Actor {
 
     /// The decision being asked, as its player is told.
     pub(super) fn decide_msg(&self) -> Option<(PlayerId, ServerMsg)> {
-        let cur = self.current.as_ref()?;
-        let p = cur.hand.to_act()?;
-        let table_id = self.table_id;
-        let decision_id = cur.decision_id;
-        let msg = match cur.hand.decision()? {
-            Decision::Bet(legal) => ServerMsg::Decide {
-                table_id,
-                decision_id,
-                legal,
-            },
-            Decision::Draw => ServerMsg::DecideDraw {
-                table_id,
-                decision_id,
-            },
-            Decision::RunItTwice => ServerMsg::DecideRunTwice {
-                table_id,
-                decision_id,
-            },
-            Decision::Showdown { can_muck: true } => ServerMsg::DecideShow {
-                table_id,
-                decision_id,
-            },
-            Decision::Showdown { can_muck: false } => return None,
-        };
-        Some((cur.players[p], msg))
+        self.current.as_ref()?.decide_msg(self.table_id)
     }
 
     /// The whole table and hand as `who` may see them.
     pub(super) fn snapshot(&self, who: Option<PlayerId>) -> ServerMsg {
-        let hand = self.current.as_ref().map(|cur| HandView {
-            hand_number: cur.plan.number,
-            seats: cur.plan.seats.iter().map(|&s| s as u32).collect(),
-            starting_stacks: cur.plan.config.seats.iter().map(|s| s.stack).collect(),
-            button: cur.plan.button as u32,
-            // What was sent so far: never a result held back until the commit.
-            events: cur.events[..cur.told]
-                .iter()
-                .map(|e| redact(e, who, &cur.players))
-                .collect(),
-        });
+        // What was sent so far: never a result held back until the commit.
+        let hand = self
+            .current
+            .as_ref()
+            .map(|cur| cur.view(|e| redact(e, who, cur.players())));
         let decide = self
             .clock
-            .as_ref()
-            .and_then(|_| self.decide_msg())
+            .running()
+            .then(|| self.decide_msg())
+            .flatten()
             .filter(|(p, _)| Some(*p) == who)
             .map(|(_, m)| Box::new(m));
         ServerMsg::Snapshot {
             table: self.table_view(),
             hand,
-            clock: self.clock.as_ref().map(|c| self.clock_view(c)),
+            clock: self.clock.view(self.bank()),
             decide,
-            chat: self.chat.lines.iter().cloned().collect(),
-            next_deck: self
-                .next_deck
-                .as_ref()
-                .map(|n| Box::new(n.deck.commitment())),
-            seeds_closed: self
-                .next_deck
-                .as_ref()
-                .and_then(|n| n.closed_list())
-                .map(<[_]>::to_vec),
-        }
-    }
-
-    /// Adds to every subscriber's batch the frames made for it (nothing for a stale
-    /// subscriber: it gets a snapshot instead). Batches leave in [`Actor::flush_out`].
-    pub(super) fn fan_out(&mut self, mut make: impl FnMut(Option<PlayerId>) -> Vec<Out>) {
-        for s in &mut self.subscribers {
-            if !s.stale {
-                s.pending.extend(make(s.who));
-            }
+            chat: self.chat.lines().cloned().collect(),
+            next_deck: self.seeds.commitment().map(Box::new),
+            seeds_closed: self.seeds.closed_list().map(<[_]>::to_vec),
         }
     }
 
@@ -161,51 +107,26 @@ impl Actor {
     }
 
     fn flush(&mut self, everything: bool) {
-        let now = Instant::now();
-        let coalesce = self.ctx.coalesce;
-        let urgent = self.urgent;
-        let mut due: Option<Instant> = None;
-        let mut subscribers = std::mem::take(&mut self.subscribers);
-        subscribers.retain_mut(|s| {
-            let batch = if s.stale {
-                s.pending.clear();
-                vec![Out::own(self.snapshot(s.who))]
-            } else if s.pending.is_empty() {
-                return true;
-            } else {
-                let hold_until = s.last_sent.map(|t| t + coalesce).filter(|&t| t > now);
-                let theirs = (s.who.is_some() && s.who == urgent)
-                    || s.pending.iter().any(|o| matches!(o, Out::Own(_)));
-                if let Some(at) = hold_until.filter(|_| !everything && !theirs) {
-                    due = Some(due.map_or(at, |d| d.min(at)));
-                    return true;
-                }
-                std::mem::take(&mut s.pending)
-            };
-            match s.queue.try_send(batch) {
-                Ok(()) => {
-                    s.last_sent = Some(now);
-                    if s.stale {
-                        s.stale = false;
-                        self.ctx.metrics.resyncs.fetch_add(1, Ordering::Relaxed);
-                    }
-                    true
-                }
-                Err(TrySendError::Full(_)) => {
-                    s.stale = true;
-                    true
-                }
-                Err(TrySendError::Closed(_)) => false,
-            }
-        });
-        self.subscribers = subscribers;
-        self.flush_at = due;
-    }
-
-    /// Sends a message the same for everyone, serialized once.
-    pub(super) fn send_all(&mut self, msg: &ServerMsg) {
-        let text = shared(msg);
-        self.fan_out(|_| vec![Out::Shared(text.clone())]);
+        // A stale subscriber gets the table as it is now.
+        let snapshots: Vec<(Option<PlayerId>, ServerMsg)> = self
+            .audience
+            .stale()
+            .into_iter()
+            .map(|who| (who, self.snapshot(who)))
+            .collect();
+        let snapshot = |who: Option<PlayerId>| {
+            snapshots
+                .iter()
+                .find(|(w, _)| *w == who)
+                .map(|(_, m)| m.clone())
+        };
+        let resyncs = self.audience.flush(everything, self.ctx.coalesce, snapshot);
+        if resyncs > 0 {
+            self.ctx
+                .metrics
+                .resyncs
+                .fetch_add(resyncs, Ordering::Relaxed);
+        }
     }
 
     /// Sends the hand's events not sent yet to every subscriber, up to where the hand's
@@ -222,16 +143,9 @@ impl Actor {
         let Some(cur) = self.current.as_mut() else {
             return;
         };
-        if cur.holding {
-            return;
-        }
-        let from = cur.told;
-        let to = cur.events[from..]
-            .iter()
-            .position(ends_hand)
-            .map_or(cur.events.len(), |i| from + i);
-        cur.holding = to < cur.events.len();
-        self.send_events(from, to);
+        let (from, to) = cur.tell(ends_hand);
+        let game = self.table.rules().game;
+        send_events(&mut self.audience, cur, self.table_id, game, from, to);
     }
 
     /// Sends every event of the hand held back so far: the hand is committed, or a
@@ -240,117 +154,23 @@ impl Actor {
         let Some(cur) = self.current.as_mut() else {
             return;
         };
-        cur.holding = false;
-        let (from, to) = (cur.told, cur.events.len());
-        self.send_events(from, to);
-    }
-
-    /// Sends the hand's events `from..to` to every subscriber, hole cards hidden from all
-    /// but their owner: each event is serialized once as everyone but its owner sees it.
-    fn send_events(&mut self, from: usize, to: usize) {
-        let Some(cur) = self.current.as_mut() else {
-            return;
-        };
-        cur.told = to;
-        if from >= to {
-            return;
-        }
-        let events = cur.events[from..to].to_vec();
-        let seats: Vec<u32> = cur.plan.seats.iter().map(|&s| s as u32).collect();
-        let number = cur.plan.number;
-        let players = cur.players.clone();
-        let table_id = self.table_id;
-        // A shown hand is named once for everyone.
+        let (from, to) = cur.release();
         let game = self.table.rules().game;
-        let board: Vec<Card> = cur.events[..to]
-            .iter()
-            .filter_map(|e| match e {
-                Event::BoardDealt { cards } => Some(cards.iter().copied()),
-                _ => None,
-            })
-            .flatten()
-            .collect();
-        let message = |event: Event, hand_name: Option<String>| ServerMsg::Event {
-            table_id,
-            hand_number: number,
-            seats: seats.clone(),
-            event,
-            hand_name,
-        };
-        // Per event: who sees it otherwise than everyone (the owner of redacted cards),
-        // the message for everyone else, serialized once.
-        let made: Vec<(Option<PlayerId>, Utf8Bytes)> = events
-            .iter()
-            .map(|e| {
-                let hand_name = match e {
-                    Event::Shown { cards, .. } => {
-                        let hole: Vec<Card> = cards.iter().copied().collect();
-                        poker_history::pokerstars::describe::describe(game, &hole, &board)
-                    }
-                    _ => None,
-                };
-                let public = redact(e, None, &players);
-                let owner = private_to(e, &players).filter(|_| &public != e);
-                (owner, shared(&message(public, hand_name)))
-            })
-            .collect();
-        self.fan_out(|who| {
-            events
-                .iter()
-                .zip(&made)
-                .map(|(event, (owner, public))| match owner {
-                    Some(owner) if who == Some(*owner) => Out::own(message(event.clone(), None)),
-                    _ => Out::Shared(public.clone()),
-                })
-                .collect()
-        });
-    }
-
-    /// Tells the connection behind `queue` why its action was refused: with what this step
-    /// makes for it if it is subscribed here (so the error keeps its place among the
-    /// table's frames), else on its own.
-    pub(super) fn refuse_to(&mut self, queue: &mpsc::Sender<Batch>, refusal: Refusal) {
-        let msg = ServerMsg::from(refusal);
-        match self
-            .subscribers
-            .iter_mut()
-            .find(|s| !s.stale && s.queue.same_channel(queue))
-        {
-            Some(s) => s.pending.push(Out::own(msg)),
-            None => send_queued(queue, vec![Out::own(msg)]),
-        }
-    }
-
-    pub(super) fn send_to(&mut self, player: PlayerId, msg: ServerMsg) {
-        self.fan_out(|who| {
-            if who == Some(player) {
-                vec![Out::own(msg.clone())]
-            } else {
-                Vec::new()
-            }
-        });
+        send_events(&mut self.audience, cur, self.table_id, game, from, to);
     }
 
     pub(super) fn seats_changed(&mut self) {
-        self.state_dirty = true;
+        self.writer.table_changed();
         let msg = ServerMsg::Seats {
             table: self.table_view(),
         };
-        self.send_all(&msg);
+        self.audience.send_all(&msg);
         self.publish_lobby();
     }
 
     pub(super) fn publish_lobby(&mut self) {
+        let (avg_pot, hands_per_hour) = self.pace.summary();
         let rules = self.table.rules();
-        let hour = Duration::from_secs(3600);
-        while self.hand_times.front().is_some_and(|t| t.elapsed() > hour) {
-            self.hand_times.pop_front();
-        }
-        let avg_pot = if self.recent_pots.is_empty() {
-            0
-        } else {
-            self.recent_pots.iter().sum::<Chips>() / self.recent_pots.len() as Chips
-        };
         let summary = TableSummary {
             table_id: self.table_id,
             name: self.name.clone(),
@@ -363,9 +183,9 @@ impl Actor {
             min_buy_in: rules.min_buy_in,
             max_buy_in: rules.max_buy_in,
             avg_pot,
-            hands_per_hour: self.hand_times.len() as u32,
+            hands_per_hour,
             status: self.status(),
-            waiting: self.waitlist.queue.len() as u32,
+            waiting: self.waitlist.len() as u32,
             private: self.private.is_some(),
         };
         self.ctx.lobby.publish(self.table_id, summary);
@@ -423,26 +243,66 @@ pub fn stakes_name(rules: &poker_rules::table::TableRules) -> String {
     out
 }
 
-/// Tells the connection behind `queue` why its action was refused, outside the actor's
-/// step (a paused or failed table).
-pub(super) fn refuse_queued(queue: &mpsc::Sender<Batch>, refusal: Refusal) {
-    send_queued(queue, vec![Out::own(ServerMsg::from(refusal))]);
-}
-
-/// Puts a batch in a connection's queue; a full queue (a client far behind) gets it once
-/// it has room, without holding the table up.
-pub(super) fn send_queued(queue: &mpsc::Sender<Batch>, batch: Batch) {
-    if let Err(mpsc::error::TrySendError::Full(batch)) = queue.try_send(batch) {
-        let queue = queue.clone();
-        tokio::spawn(async move {
-            let _ = queue.send(batch).await;
-        });
+/// Sends the hand's events `from..to` to every subscriber, hole cards hidden from all
+/// but their owner: each event is serialized once as everyone but its owner sees it.
+fn send_events(
+    audience: &mut Audience,
+    cur: &Current,
+    table_id: TableId,
+    game: poker_rules::Game,
+    from: usize,
+    to: usize,
+) {
+    if from >= to {
+        return;
     }
-}
-
-/// A message serialized once, to be shared by every subscriber it goes to.
-fn shared(msg: &ServerMsg) -> Utf8Bytes {
-    Utf8Bytes::from(serde_json::to_string(msg).expect("messages serialize"))
+    let events = &cur.events()[from..to];
+    let seats: Vec<u32> = cur.plan().seats.iter().map(|&s| s as u32).collect();
+    let number = cur.number();
+    let players = cur.players();
+    // A shown hand is named once for everyone.
+    let board: Vec<Card> = cur.events()[..to]
+        .iter()
+        .filter_map(|e| match e {
+            Event::BoardDealt { cards } => Some(cards.iter().copied()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let message = |event: Event, hand_name: Option<String>| ServerMsg::Event {
+        table_id,
+        hand_number: number,
+        seats: seats.clone(),
+        event,
+        hand_name,
+    };
+    // Per event: who sees it otherwise than everyone (the owner of redacted cards), the
+    // message for everyone else, serialized once.
+    let made: Vec<(Option<PlayerId>, Utf8Bytes)> = events
+        .iter()
+        .map(|e| {
+            let hand_name = match e {
+                Event::Shown { cards, .. } => {
+                    let hole: Vec<Card> = cards.iter().copied().collect();
+                    poker_history::pokerstars::describe::describe(game, &hole, &board)
+                }
+                _ => None,
+            };
+            let public = redact(e, None, players);
+            let owner = private_to(e, players).filter(|_| &public != e);
+            (owner, shared(&message(public, hand_name)))
+        })
+        .collect();
+    audience.fan_out(|who| {
+        events
+            .iter()
+            .zip(&made)
+            .map(|(event, (owner, public))| match owner {
+                Some(owner) if who == Some(*owner) => Out::own(message(event.clone(), None)),
+                _ => Out::Shared(public.clone()),
+            })
+            .collect()
+    });
 }
 
 /// Whether the event is part of a hand's end (the showdown and what follows it), held

@@ -27,18 +27,26 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 mod actor;
+mod audience;
+mod book;
 mod chat;
 mod clock;
 mod commit;
+mod current;
 mod deck;
 mod failed;
 mod fanout;
+mod hosting;
+mod lifecycle;
+mod pace;
 mod play;
 mod private;
 mod request;
 mod seating;
+mod seeding;
 mod show;
 mod sitting;
+mod social;
 mod waitlist;
 mod writer;
 

@@ -1,14 +1,19 @@
-//! The hand's life: dealing from a shuffled deck, applying actions, running until an
-//! answer or the clock is needed, recording and committing the finished hand, closing.
+//! The hand's life: dealing from the committed deck, applying actions, running until an
+//! answer or the clock is needed (and what the clock does when it runs out), recording
+//! and committing the finished hand, showing its result, an uncontested winner's show,
+//! closing.
 
 use super::actor::*;
-use super::clock::default_action;
+use super::clock::{default_action, Tick};
+use super::current::{Current, Next};
 use super::deck::NextDeck;
+use super::lifecycle::BetweenHands;
 use super::writer::*;
 use super::*;
 use poker_protocol::ServerMsg;
-use poker_rules::{Action, Card, CardSource, Chips, Decision, Event, Hand};
-use poker_store::{now_ms, CompletedHand, HandPlayer, HandRecord, PlayerId, Store, TableStatus};
+use poker_rules::table::SitOut;
+use poker_rules::{Action, CardSource, Decision, Hand};
+use poker_store::{now_ms, PlayerId, Store, TableStatus};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -17,35 +22,38 @@ impl Actor {
     /// Deals, asks and finishes hands until a player's answer or the clock is needed.
     pub(super) async fn progress(&mut self) {
         loop {
-            if self.closed {
+            if self.life.is_closed() {
                 return;
             }
             if self.current.is_none() {
                 // Closing and draining wait for the sits under way: a buy-in made
                 // durable is seated, then cashed out or saved like any other seat.
-                if (self.drain || !self.closing.is_empty()) && self.sitting.busy() {
+                if self.life.is_stopping() && self.sitting.busy() {
                     return;
                 }
-                if !self.closing.is_empty() {
-                    self.close().await;
-                    return;
-                }
-                if self.drain {
-                    if !self.draining.is_empty() {
-                        // Written before answering: the database closes right after.
-                        self.save_seat_states();
-                        if let Ok(json) = serde_json::to_string(&self.table) {
-                            self.writer.send(Write::TableState(json));
+                match self.life.between_hands() {
+                    BetweenHands::Close => {
+                        self.close().await;
+                        return;
+                    }
+                    BetweenHands::Drained { answer } => {
+                        if answer {
+                            // Written before answering: the database closes right after.
+                            self.save_seat_states();
+                            if let Ok(json) = serde_json::to_string(&self.table) {
+                                self.writer.send(Write::TableState(json));
+                            }
+                            self.writer.flush().await;
+                            self.writer.table_saved();
                         }
-                        self.writer.flush().await;
-                        self.state_dirty = false;
+                        for waiter in self.life.drained() {
+                            let _ = waiter.send(());
+                        }
+                        return;
                     }
-                    for waiter in self.draining.drain(..) {
-                        let _ = waiter.send(());
-                    }
-                    return;
+                    BetweenHands::Deal => {}
                 }
-                if let Some(t) = self.next_hand_at.filter(|&t| Instant::now() < t) {
+                if let Some(t) = self.clock.next_hand_at().filter(|&t| Instant::now() < t) {
                     // The pause between hands: the list of seed commitments closes
                     // REVEAL_LEAD before its end (whoever sits meanwhile is in it), and
                     // the seeds come in before the deal.
@@ -53,7 +61,7 @@ impl Actor {
                     if Instant::now() >= close_at {
                         self.close_seeds_when_all_in();
                     } else {
-                        self.seeds_at = Some(close_at);
+                        self.seeds.set_wait(Some(close_at));
                     }
                     return;
                 }
@@ -61,9 +69,9 @@ impl Actor {
                     return;
                 }
                 match self.seeds_ready() {
-                    Ok(()) => self.seeds_at = None,
+                    Ok(()) => self.seeds.set_wait(None),
                     Err(at) => {
-                        self.seeds_at = Some(at);
+                        self.seeds.set_wait(Some(at));
                         return;
                     }
                 }
@@ -71,94 +79,78 @@ impl Actor {
                     return;
                 }
             }
-            let cur = self.current.as_mut().expect("a hand");
-            if let Some(muck) = cur.hand.needs_reshuffle() {
-                // A draw needs more cards than the stub holds: the discards go under it in
-                // the order the seeds make of their committed positions (docs/fairness.md).
-                let muck = muck.to_vec();
-                let cards = cur
-                    .deck
-                    .reshuffle(&mut cur.dealing, &muck)
-                    .expect("discards come from the committed deck");
-                let events = cur
-                    .hand
-                    .reshuffle(cards)
-                    .expect("the discards asked for are handed back");
-                cur.events.extend(events);
+            let Some(cur) = self.current.as_mut() else {
+                return;
+            };
+            if cur.reshuffle() {
+                // A draw needed more cards than the stub held: the discards went under it.
                 self.broadcast();
                 continue;
             }
-            if let Some(p) = cur.hand.to_act() {
-                let decision = cur.hand.decision();
-                match decision {
-                    // Cards speak at showdown: a hand that can still win something is
-                    // shown; one beaten by a hand already shown is mucked unseen (R33).
-                    // A beaten hand may be mucked (R33): the player is asked only when
-                    // they turned auto-muck off.
-                    Some(Decision::Showdown { can_muck })
-                        if !(can_muck
-                            && cur.hand.is_beaten(p)
-                            && self
-                                .info
-                                .get(&cur.players[p])
-                                .is_some_and(|i| !i.auto_muck && !i.leaving)) =>
-                    {
-                        let action = if cur.hand.is_beaten(p) {
-                            Action::Muck
-                        } else {
-                            Action::Show { cards: None }
-                        };
-                        self.auto(p, action)
-                    }
-                    Some(decision) => {
-                        if cur.asked_at == cur.events.len() {
-                            return; // already asked; the same id stands
-                        }
-                        let player = cur.players[p];
-                        if self.info.get(&player).is_some_and(|i| i.leaving) {
-                            // A player who left has a dead hand.
-                            self.auto(p, default_action(&decision, true));
-                            continue;
-                        }
-                        // Asked with everything so far in view (the hands an all-in
-                        // showed, those shown before a show-or-muck question).
-                        self.release();
-                        let cur = self.current.as_mut().expect("a hand");
-                        cur.decision_id = self.next_decision;
-                        cur.asked_at = cur.events.len();
-                        self.next_decision += 1;
-                        let hand_number = cur.plan.number;
-                        let seat = cur.plan.seats[p] as u32;
-                        let msg = self.decide_msg().expect("a decision").1;
-                        let clock = TurnClock {
-                            player: p,
-                            seat,
-                            asked: Instant::now(),
-                            warned: false,
-                            bank_started: None,
-                        };
-                        let view = self.clock_view(&clock);
-                        self.clock = Some(clock);
-                        self.send_to(player, msg);
-                        self.send_all(&ServerMsg::Turn {
-                            table_id: self.table_id,
-                            hand_number,
-                            clock: view,
-                        });
-                        return;
-                    }
-                    None => return,
-                }
-                continue;
-            }
-            if cur.hand.is_complete() {
-                // Committed off the loop; its outcome wakes the actor ([`Actor::on_commit`]).
-                if self.committing.is_none() {
+            let Next::Decide(p, decision) = cur.next() else {
+                // Complete: committed off the loop; its outcome wakes the actor
+                // ([`Actor::on_commit`]). Or nobody is to act yet.
+                let complete = cur.hand().to_act().is_none() && cur.hand().is_complete();
+                if complete && self.committing.is_none() {
                     self.finish();
                 }
                 return;
+            };
+            let player = cur.players()[p];
+            match decision {
+                // Cards speak at showdown: a hand that can still win something is
+                // shown; one beaten by a hand already shown is mucked unseen (R33).
+                // A beaten hand may be mucked (R33): the player is asked only when
+                // they turned auto-muck off.
+                Decision::Showdown { can_muck }
+                    if !(can_muck && cur.hand().is_beaten(p) && self.book.asks_to_muck(player)) =>
+                {
+                    let action = if cur.hand().is_beaten(p) {
+                        Action::Muck
+                    } else {
+                        Action::Show { cards: None }
+                    };
+                    self.auto(p, action);
+                }
+                decision => {
+                    if cur.asked() {
+                        return; // already asked; the same id stands
+                    }
+                    if self.book.leaving(player) {
+                        // A player who left has a dead hand.
+                        self.auto(p, default_action(&decision, true));
+                        continue;
+                    }
+                    self.ask(p, player);
+                    return;
+                }
             }
+        }
+    }
+
+    /// Asks player `p` (`player`) the decision to act, with everything so far in view
+    /// (the hands an all-in showed, those shown before a show-or-muck question), and
+    /// starts their clock.
+    fn ask(&mut self, p: usize, player: PlayerId) {
+        self.release();
+        let Some(cur) = self.current.as_mut() else {
             return;
+        };
+        let seat = cur.plan().seats[p] as u32;
+        let id = self.clock.ask(p, player, seat);
+        cur.ask(id);
+        let hand_number = cur.number();
+        let decide = cur.decide_msg(self.table_id);
+        let view = self.clock.view(self.bank());
+        if let Some((_, msg)) = decide {
+            self.audience.send_to(player, msg);
+        }
+        if let Some(clock) = view {
+            self.audience.send_all(&ServerMsg::Turn {
+                table_id: self.table_id,
+                hand_number,
+                clock,
+            });
         }
     }
 
@@ -179,7 +171,7 @@ impl Actor {
                 .await;
             match cashed {
                 Err(e) if self.lost_table(&e) => return false,
-                Ok(amount) => self.send_to(
+                Ok(amount) => self.audience.send_to(
                     s.player,
                     ServerMsg::Done {
                         table_id: self.table_id,
@@ -190,7 +182,7 @@ impl Actor {
                 ),
                 Err(e) => tracing::error!("cash-out failed: {e}"),
             }
-            self.info.remove(&s.player);
+            self.book.remove(s.player);
         }
         if any_stood_up {
             self.seats_changed();
@@ -198,7 +190,7 @@ impl Actor {
         let Some(plan) = plan else {
             // Nobody to deal to: sleep until a command changes that (no timer, or the
             // task would wake up again at once, forever).
-            self.next_hand_at = None;
+            self.clock.deal_at(None);
             return false;
         };
         let players: Vec<PlayerId> = plan
@@ -214,7 +206,7 @@ impl Actor {
         // The deck committed before any seed was taken, in the order the seeds revealed
         // by the players dealt in make of it, under the list of commitments closed before
         // any was revealed (docs/fairness.md).
-        let next = match self.next_deck.take() {
+        let next = match self.seeds.take_next() {
             Some(next) => next,
             None => NextDeck::draw(plan.config.game),
         };
@@ -231,8 +223,8 @@ impl Actor {
             Err(e) => {
                 tracing::error!("cannot deal: {e}");
                 self.table.abandon_hand();
-                self.next_deck = Some(next);
-                self.next_hand_at = None;
+                self.seeds.put_back(next);
+                self.clock.deal_at(None);
                 return false;
             }
         };
@@ -262,33 +254,20 @@ impl Actor {
             // a new hand id: the failed write may have kept this one).
             self.table.abandon_hand();
             self.commit_next_deck();
-            self.next_hand_at = Some(Instant::now() + Duration::from_secs(1));
+            self.clock
+                .deal_at(Some(Instant::now() + Duration::from_secs(1)));
             return false;
         }
-        self.count_seeds(&dealing, &players, &plan.seats);
+        self.seeds
+            .count(&self.ctx.metrics, &dealing, &players, &plan.seats);
         self.button = Some(plan.button as u32);
         self.uncontested = None;
-        self.current = Some(Current {
-            plan,
-            hand,
-            hand_id,
-            players,
-            started_at,
-            decision_id: 0,
-            asked_at: usize::MAX,
-            events: Vec::new(),
-            told: 0,
-            holding: false,
-            ended: None,
-            span,
-            deck: next.deck,
-            dealing,
-            phh: None,
-        });
         // Everyone learns of the new hand with a snapshot of the table first.
         let view = self.table_view();
-        self.send_all(&ServerMsg::Seats { table: view });
-        self.current.as_mut().expect("dealt").events = events;
+        self.audience.send_all(&ServerMsg::Seats { table: view });
+        self.current = Some(Current::new(
+            plan, hand, events, players, started_at, span, next.deck, dealing,
+        ));
         self.broadcast();
         // The next hand's deck, so its seeds come in while this one is played.
         self.commit_next_deck();
@@ -299,14 +278,13 @@ impl Actor {
     /// legal for the decision it answers; if the engine still refused it, the hand could
     /// never go on, so the task fails and its supervisor voids the hand.
     pub(super) fn auto(&mut self, p: usize, action: Action) {
-        let cur = self.current.as_mut().expect("a hand");
-        match cur.hand.apply(p, action) {
-            Ok(events) => {
-                cur.events.extend(events);
-                self.broadcast();
-            }
-            Err(e) => panic!("automatic action {action:?} refused: {e}"),
+        let Some(cur) = self.current.as_mut() else {
+            return;
+        };
+        if let Err(e) = cur.apply(p, action) {
+            panic!("automatic action {action:?} refused: {e}");
         }
+        self.broadcast();
     }
 
     /// Hands the finished hand to its committer ([`super::commit`]), which tries until it
@@ -314,59 +292,16 @@ impl Actor {
     /// table answers commands meanwhile, with the hand's result held back, and deals
     /// nothing.
     pub(super) fn finish(&mut self) {
-        let cur = self.current.as_mut().expect("a hand");
-        cur.ended.get_or_insert_with(Instant::now);
-        let stacks = cur.hand.final_stacks().expect("complete");
-        let phh = poker_history::phh::write(&cur.plan.config, &cur.events, Some(&stacks))
-            .map(|h| h.to_toml())
-            .unwrap_or_default();
-        let completed = CompletedHand {
-            hand_id: cur.hand_id,
-            table_id: self.table_id,
-            number: cur.plan.number,
-            players: cur
-                .players
-                .iter()
-                .enumerate()
-                .map(|(i, &player_id)| HandPlayer {
-                    player_id,
-                    seat_no: cur.plan.seats[i] as u32,
-                    starting_stack: cur.plan.config.seats[i].stack,
-                    finishing_stack: stacks[i],
-                })
-                .collect(),
-            rake: cur.hand.rake(),
-            phh: phh.clone(),
-            record: HandRecord {
-                board: Card::format_many(cur.hand.board()),
-                button: cur.plan.button,
-                seats: cur.plan.seats.clone(),
-                seat_players: cur.players.clone(),
-                seat_count: self.table.rules().seat_count,
-                posts: cur.plan.posts.clone(),
-                starting_stacks: cur.plan.config.seats.iter().map(|s| s.stack).collect(),
-                finishing_stacks: stacks,
-                deck: Some(poker_fairness::StoredDeck::V2(
-                    cur.deck.record(&cur.dealing),
-                )),
-                // Folds to a bet, and whether the folder was ahead: for the collusion
-                // report, from the cards the table knows (microseconds, no replay).
-                folds: Some(crate::fairplay::report::fold_facts(
-                    cur.plan.config.game,
-                    cur.players.len(),
-                    &cur.events,
-                )),
-            },
-            started_at: cur.started_at,
-            ended_at: now_ms(),
-            fence: self.ctx.fence,
+        let Some(cur) = self.current.as_mut() else {
+            return;
         };
-        cur.phh = Some(phh);
+        let seat_count = self.table.rules().seat_count;
+        let completed = cur.finish(self.table_id, seat_count, self.ctx.fence);
         self.committing = Some(super::commit::spawn(
             self.ctx.persister.clone(),
             completed,
             self.ctx.lease.clone(),
-            cur.span.clone(),
+            cur.span().clone(),
         ));
     }
 
@@ -390,11 +325,11 @@ impl Actor {
             Outcome::Stopped => self.abandon(),
             Outcome::Refused(e) => {
                 tracing::error!("the hand's commit was refused: {e}");
-                self.failure = Some(format!("the hand's commit was refused: {e}"));
                 // Its result is dropped unseen; the listeners stay, to be told.
-                self.closed = true;
+                self.life
+                    .fail(format!("the hand's commit was refused: {e}"));
                 self.current = None;
-                self.clock = None;
+                self.clock.stop();
             }
         }
     }
@@ -402,59 +337,52 @@ impl Actor {
     /// The hand is durable: its result goes out (what was held back, the proofs, the
     /// stacks), the table absorbs it, then what waited for the hand's end is applied.
     async fn committed(&mut self) {
-        let cur = self.current.as_ref().expect("a hand");
-        if let Some(ended) = cur.ended {
-            self.ctx.metrics.persist_lag.observe(ended.elapsed());
-        }
-        self.ctx.metrics.hands.fetch_add(1, Ordering::Relaxed);
         // What the pot came to: every pot awarded, and the rake taken from it.
-        let pot: Chips = cur
-            .events
-            .iter()
-            .map(|e| match e {
-                Event::PotAwarded { amount, .. } | Event::Raked { amount } => *amount,
-                _ => 0,
-            })
-            .sum();
+        let Some(pot) = self.current.as_ref().map(|cur| {
+            if let Some(ended) = cur.ended() {
+                self.ctx.metrics.persist_lag.observe(ended.elapsed());
+            }
+            cur.pot()
+        }) else {
+            return;
+        };
+        self.ctx.metrics.hands.fetch_add(1, Ordering::Relaxed);
         self.release();
-        let cur = self.current.take().expect("a hand");
-        self.clock = None;
+        let Some(cur) = self.current.take() else {
+            return;
+        };
+        self.clock.stop();
         self.uncontested = super::show::Uncontested::of(&cur);
         self.send_proofs(
-            cur.plan.number,
-            &cur.players,
-            &cur.deck,
-            &cur.dealing,
-            &cur.events,
+            cur.number(),
+            cur.players(),
+            cur.deck(),
+            cur.dealing(),
+            cur.events(),
         );
         if self.rabbit_hunt {
-            let cards = cur.hand.rabbit();
+            let cards = cur.hand().rabbit();
             if !cards.is_empty() {
-                self.send_all(&ServerMsg::Rabbit {
+                self.audience.send_all(&ServerMsg::Rabbit {
                     table_id: self.table_id,
-                    hand_number: cur.plan.number,
+                    hand_number: cur.number(),
                     cards,
                 });
             }
         }
-        if let Err(e) = self.table.finish_hand(&cur.hand) {
+        if let Err(e) = self.table.finish_hand(cur.hand()) {
             tracing::warn!("{e}");
             return;
         }
-        self.recent_pots.push_back(pot);
-        if self.recent_pots.len() > 50 {
-            self.recent_pots.pop_front();
-        }
-        self.hand_times.push_back(Instant::now());
+        self.pace.hand_ended(pot);
         self.apply_pending().await;
-        if self.closed {
+        if self.life.is_closed() {
             // A cash-out or top-up was fenced: another node owns the table now.
             return;
         }
         self.seats_changed();
         self.save_table();
-        self.next_hand_at =
-            Some(Instant::now() + Duration::from_millis(self.clock_rules.between_hands_ms));
+        self.clock.pause_between_hands();
     }
 
     /// A decision answered by a connection of this process ([`super::Command::Act`]):
@@ -480,7 +408,7 @@ impl Actor {
                 self.ctx.metrics.actions.fetch_add(1, Ordering::Relaxed);
                 self.ctx.metrics.action_latency.observe(received.elapsed());
             }
-            Err(refusal) => self.refuse_to(queue, refusal),
+            Err(refusal) => self.audience.refuse_to(queue, refusal),
         }
     }
 
@@ -493,35 +421,106 @@ impl Actor {
         let Some(cur) = self.current.as_mut() else {
             return Err(Refusal::NotYourTurn("no hand is being played".into()));
         };
-        let Some(to_act) = cur.hand.to_act() else {
+        let Some((to_act, asked)) = cur.to_act() else {
             return Err(Refusal::NotYourTurn("nobody is to act".into()));
         };
-        if cur.players[to_act] != player {
+        if asked != player {
             return Err(Refusal::NotYourTurn("it is not your turn".into()));
         }
-        if self.info.get(&player).is_some_and(|i| i.leaving) {
+        if self.book.leaving(player) {
             return Err(Refusal::Illegal(
                 "you have left the table: your hand is dead".into(),
             ));
         }
-        if decision_id != cur.decision_id {
+        if decision_id != cur.decision_id() {
             return Err(Refusal::Stale("that decision is no longer asked".into()));
         }
-        let events = cur
-            .hand
-            .apply(to_act, action)
+        cur.apply(to_act, action)
             .map_err(|e| Refusal::Illegal(e.to_string()))?;
-        cur.events.extend(events);
-        if let Some(clock) = self.clock.take() {
-            if let (Some(b), Some(info)) = (clock.bank_started, self.info.get_mut(&player)) {
-                info.time_bank_ms = info.time_bank_ms.saturating_sub(ms(b.elapsed()));
-            }
-        }
-        if let Some(info) = self.info.get_mut(&player) {
-            info.timeouts = 0;
-        }
+        let bank_used = self.clock.answered();
+        self.book.answered(player, bank_used);
         self.broadcast();
         Ok(())
+    }
+
+    /// When the actor must wake up by itself.
+    pub(super) fn next_deadline(&self) -> Option<Instant> {
+        let play = match (self.clock.turn_deadline(self.bank()), &self.current) {
+            (Some(turn), _) => Some(turn),
+            // Between hands (the next one, or a hand start to be tried again, or the
+            // seeds' wait).
+            (None, None) => match (self.clock.next_hand_at(), self.seeds.wait_until()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            // In a hand with no clock running, or a finished hand waiting for its commit
+            // (whose outcome wakes the actor): nobody's time runs out.
+            (None, Some(_)) => None,
+        };
+        // A seat offered to the waiting list lapses on its own clock.
+        match (play, self.waitlist.offer_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The clock moved on: warn, start the time bank, or act for the player (R38).
+    pub(super) fn on_timer(&mut self) {
+        let table_id = self.table_id;
+        let Some(cur) = self.current.as_ref() else {
+            return;
+        };
+        let hand_number = cur.number();
+        let decision = cur.hand().decision();
+        let turn = match self.clock.tick(self.bank()) {
+            Tick::Wait => return,
+            Tick::Warn {
+                player,
+                remaining_ms,
+            } => {
+                let msg = ServerMsg::ClockWarning {
+                    table_id,
+                    remaining_ms,
+                };
+                self.audience.send_to(player, msg);
+                return;
+            }
+            Tick::Bank(clock) => {
+                self.audience.send_all(&ServerMsg::Turn {
+                    table_id,
+                    hand_number,
+                    clock,
+                });
+                return;
+            }
+            Tick::Out(turn) => turn,
+        };
+        // Out of time: check if free, else fold (stand pat on a draw, decline to run it
+        // twice); too many in a row sits the player out.
+        let Some(decision) = decision else {
+            return;
+        };
+        let player = cur.players()[turn.player()];
+        let action = default_action(&decision, false);
+        self.ctx.metrics.timeouts.fetch_add(1, Ordering::Relaxed);
+        let max = self.clock.rules().max_timeouts;
+        let mut sat_out = false;
+        // Not answering show-or-muck mucks the hand; it is no timeout.
+        let counts = !matches!(decision, Decision::Showdown { .. });
+        if counts && self.book.timed_out(player, max) {
+            if let Some(seat) = self.seat_of(player) {
+                sat_out = self.table.sit_out(seat, SitOut::NextHand).is_ok();
+            }
+        }
+        self.audience.send_all(&ServerMsg::TimedOut {
+            table_id,
+            seat: turn.seat(),
+            sat_out,
+        });
+        self.auto(turn.player(), action);
+        if sat_out {
+            self.seats_changed();
+        }
     }
 
     /// Cashes everyone out and closes the table.
@@ -539,7 +538,7 @@ impl Actor {
                 Ok(amount) => total += amount,
                 // Another node owns the table now (the cash-out was fenced): it is not
                 // closed here, and whoever asked hears nothing (their waiter is dropped).
-                Err(_) if self.closed => return,
+                Err(_) if self.life.is_closed() => return,
                 Err(refusal) => tracing::warn!("closing: {refusal}"),
             }
         }
@@ -551,16 +550,45 @@ impl Actor {
         {
             tracing::error!("cannot mark closed: {e}");
         }
-        self.closed = true;
-        self.send_all(&ServerMsg::TableClosed {
+        let (closes, drains) = self.life.closed();
+        self.audience.send_all(&ServerMsg::TableClosed {
             table_id: self.table_id,
         });
         self.publish_lobby();
-        for waiter in self.closing.drain(..) {
+        for waiter in closes {
             let _ = waiter.send(total);
         }
-        for waiter in self.draining.drain(..) {
+        for waiter in drains {
             let _ = waiter.send(());
         }
+    }
+}
+
+impl Actor {
+    /// Shows the cards of the hand just won uncontested to everyone at the table, as a
+    /// `shown` event of that hand with its name, once it is on the hand's record; refused
+    /// for anyone but its winner, after the next hand is dealt, or a second time.
+    pub(super) async fn show_uncontested(&mut self, player: PlayerId) -> Result<Outcome, Refusal> {
+        let won = self.uncontested.take_if(|u| u.winner() == player).ok_or_else(|| {
+            Refusal::Illegal("only the winner of a hand won without a showdown may show it, until the next hand".into())
+        })?;
+        let history = won.history()?;
+        if let Err(e) = self.ctx.store.record_show(won.hand_id(), &history).await {
+            if self.lost_table(&e) {
+                return Err(Refusal::Moving);
+            }
+            tracing::error!("the show could not be recorded: {e}");
+            self.uncontested = Some(won);
+            return Err(Refusal::Internal("the show could not be recorded".into()));
+        }
+        let shown = won.show(self.table_id, self.table.rules().game);
+        self.audience.send_all(&shown.msg);
+        if let Some((deck, dealing)) = &shown.deck {
+            self.send_proofs(shown.number, &shown.players, deck, dealing, &shown.events);
+        }
+        Ok(Outcome {
+            amount: 0,
+            pending: false,
+        })
     }
 }

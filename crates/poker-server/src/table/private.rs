@@ -10,12 +10,10 @@
 //! watch. Pausing and new blinds wait for the hand in progress to end; removing a player
 //! is their leaving, decided by the host.
 
-use super::actor::Actor;
 use super::*;
 use poker_protocol::{HostCommand, PrivateView, SeatAsk};
 use poker_rules::game::Opening;
 use poker_rules::Structure;
-use poker_store::Store;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
@@ -87,7 +85,7 @@ pub enum PrivateAsk {
 /// A private table's state in its actor.
 pub(super) struct Private {
     /// Host and invite hash.
-    pub(super) spec: PrivateSpec,
+    spec: PrivateSpec,
     /// The host's name, for the view.
     host_name: String,
     /// Presented the invite (they may watch); forgotten on a restart, so a friend not
@@ -121,9 +119,189 @@ impl Private {
         }
     }
 
-    fn is_host(&self, player: PlayerId) -> bool {
+    /// Whether `player` is the table's host.
+    pub(super) fn is_host(&self, player: PlayerId) -> bool {
         self.spec.host == player
     }
+
+    /// Host and invite hash, as saved with the table's configuration.
+    pub(super) fn spec(&self) -> &PrivateSpec {
+        &self.spec
+    }
+
+    /// The view of the private table's state, for everyone at it.
+    pub(super) fn view(&self) -> PrivateView {
+        PrivateView {
+            host: self.spec.host,
+            host_name: self.host_name.clone(),
+            paused: self.paused,
+            next_blinds: self.next_blinds,
+            requests: self.requests.clone(),
+            approved: self.approved.clone(),
+        }
+    }
+
+    /// Refuses what a private table lets only some do: watching (the invite's holders,
+    /// the host and the seated: `seated`), sitting down (the host and whom the host
+    /// approved), joining the waiting list (as watching).
+    pub(super) fn guard(
+        &self,
+        request: &Request,
+        seated: impl Fn(PlayerId) -> bool,
+    ) -> Result<(), Refusal> {
+        let watcher = |player: Option<PlayerId>| match player {
+            Some(player)
+                if self.is_host(player) || self.admitted.contains(&player) || seated(player) =>
+            {
+                Ok(())
+            }
+            _ => Err(Refusal::Private(
+                "this table is private: open its invite link".into(),
+            )),
+        };
+        match request {
+            Request::Subscribe {
+                player,
+                only_if_seated: false,
+            } => watcher(*player),
+            Request::Waitlist { player, join: true } => watcher(Some(*player)),
+            Request::Sit { player, .. } => {
+                if self.removed.contains(player) {
+                    Err(Refusal::Private(
+                        "the host removed you from this game".into(),
+                    ))
+                } else if self.is_host(*player) || self.approved.contains(player) {
+                    Ok(())
+                } else {
+                    Err(Refusal::Private(
+                        "the host has not let you in yet: ask with the invite link".into(),
+                    ))
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Does what the host commands at a table under `rules` (the host checked): what the
+    /// actor does next.
+    pub(super) fn command(
+        &mut self,
+        command: HostCommand,
+        rules: &TableRules,
+    ) -> Result<Commanded, Refusal> {
+        match command {
+            HostCommand::Approve { player_id } => {
+                let Some(i) = self.requests.iter().position(|r| r.player_id == player_id) else {
+                    return Err(Refusal::Private(
+                        "that player has not asked for a seat".into(),
+                    ));
+                };
+                self.requests.remove(i);
+                self.approved.push(player_id);
+            }
+            HostCommand::Deny { player_id } => {
+                let before = self.requests.len();
+                self.requests.retain(|r| r.player_id != player_id);
+                if self.requests.len() == before {
+                    return Err(Refusal::Private(
+                        "that player has not asked for a seat".into(),
+                    ));
+                }
+            }
+            HostCommand::Pause => self.paused = true,
+            HostCommand::Resume => self.paused = false,
+            HostCommand::Blinds { small, big } => {
+                if rules.game.opening() != Opening::Position {
+                    return Err(Refusal::Illegal("this game has no blinds".into()));
+                }
+                if big == 0 || small == 0 || small > big {
+                    return Err(Refusal::Illegal(
+                        "the blinds are positive, the small at most the big".into(),
+                    ));
+                }
+                let too_large = || {
+                    Refusal::Illegal(format!(
+                        "blinds of {small}/{big} are too large: amounts are at most {} chips",
+                        poker_rules::MAX_CHIPS
+                    ))
+                };
+                let new = with_blinds(rules, small, big).ok_or_else(too_large)?;
+                poker_rules::table::Table::<PlayerId>::new(new)
+                    .map_err(|e| Refusal::Illegal(e.to_string()))?;
+                self.next_blinds = Some((small, big));
+            }
+            HostCommand::Remove { player_id } => {
+                if self.is_host(player_id) {
+                    return Err(Refusal::Private(
+                        "the host does not remove themselves: end the game or leave".into(),
+                    ));
+                }
+                self.removed.insert(player_id);
+                self.admitted.remove(&player_id);
+                self.approved.retain(|a| *a != player_id);
+                self.requests.retain(|r| r.player_id != player_id);
+                return Ok(Commanded::Removed(player_id));
+            }
+            HostCommand::End => return Ok(Commanded::End),
+        }
+        Ok(Commanded::Changed)
+    }
+
+    /// A player presents `invite`: admitted to watch, and asking for a seat unless the
+    /// host, already let in, asking, or `seated`. Whether they asked now.
+    pub(super) fn join(
+        &mut self,
+        player: PlayerId,
+        name: String,
+        invite: &str,
+        seated: bool,
+    ) -> Result<bool, Refusal> {
+        if !self.spec.admits(invite) {
+            return Err(Refusal::Private("this invite is not the table's".into()));
+        }
+        if self.removed.contains(&player) {
+            return Err(Refusal::Private(
+                "the host removed you from this game".into(),
+            ));
+        }
+        self.admitted.insert(player);
+        let asks = !(self.is_host(player)
+            || seated
+            || self.approved.contains(&player)
+            || self.requests.iter().any(|r| r.player_id == player));
+        if asks && self.requests.len() >= MAX_REQUESTS {
+            return Err(Refusal::Private(
+                "too many players are waiting for the host: try again later".into(),
+            ));
+        }
+        if asks {
+            self.requests.push(SeatAsk {
+                player_id: player,
+                name,
+            });
+        }
+        Ok(asks)
+    }
+
+    /// Whether the host paused the game.
+    pub(super) fn paused(&self) -> bool {
+        self.paused
+    }
+
+    /// The blinds the host set for the next hand, taken to apply them.
+    pub(super) fn take_blinds(&mut self) -> Option<(Chips, Chips)> {
+        self.next_blinds.take()
+    }
+}
+
+/// What a host command leaves for the actor to do.
+pub(super) enum Commanded {
+    /// The game's state changed: everyone is shown it.
+    Changed,
+    /// The host removed this player: off the waiting list, and out of their seat.
+    Removed(PlayerId),
+    /// The game ends: the gateway closes the table.
+    End,
 }
 
 /// The rules with new blinds: the minimum bet (no and pot limit) or the small and big bet
@@ -152,262 +330,4 @@ pub(super) fn with_blinds(rules: &TableRules, small: Chips, big: Chips) -> Optio
         _ => new.stakes.min_bet = big,
     }
     Some(new)
-}
-
-impl Actor {
-    /// The view of the private table's state, for everyone at it.
-    pub(super) fn private_view(&self) -> Option<PrivateView> {
-        let p = self.private.as_ref()?;
-        Some(PrivateView {
-            host: p.spec.host,
-            host_name: p.host_name.clone(),
-            paused: p.paused,
-            next_blinds: p.next_blinds,
-            requests: p.requests.clone(),
-            approved: p.approved.clone(),
-        })
-    }
-
-    /// Refuses what a private table lets only some do: watching (the invite's holders,
-    /// the host and the seated), sitting down (the host and whom the host approved),
-    /// joining the waiting list (as watching). Anything goes at other tables.
-    pub(super) fn private_guard(&self, request: &Request) -> Result<(), Refusal> {
-        let Some(p) = &self.private else {
-            return Ok(());
-        };
-        let watcher = |player: Option<PlayerId>| match player {
-            Some(player)
-                if p.is_host(player)
-                    || p.admitted.contains(&player)
-                    || self.seat_of(player).is_some() =>
-            {
-                Ok(())
-            }
-            _ => Err(Refusal::Private(
-                "this table is private: open its invite link".into(),
-            )),
-        };
-        match request {
-            Request::Subscribe {
-                player,
-                only_if_seated: false,
-            } => watcher(*player),
-            Request::Waitlist { player, join: true } => watcher(Some(*player)),
-            Request::Sit { player, .. } => {
-                if p.removed.contains(player) {
-                    Err(Refusal::Private(
-                        "the host removed you from this game".into(),
-                    ))
-                } else if p.is_host(*player) || p.approved.contains(player) {
-                    Ok(())
-                } else {
-                    Err(Refusal::Private(
-                        "the host has not let you in yet: ask with the invite link".into(),
-                    ))
-                }
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// Refused unless `player` is the table's host (`not_host`), or the table is not
-    /// private (`private_refused`).
-    pub(super) fn host_only(&self, player: PlayerId) -> Result<(), Refusal> {
-        match &self.private {
-            None => Err(Refusal::Private("this table is not a private game".into())),
-            Some(p) if p.is_host(player) => Ok(()),
-            Some(_) => Err(Refusal::NotHost(
-                "only the host of this game may do that".into(),
-            )),
-        }
-    }
-
-    /// Answers a private table's request: an invite presented, or a host command. Ending
-    /// the game is only authorized here: the gateway then closes the table as an operator
-    /// does (`Request::Close`), without holding the host's connection until the hand in
-    /// progress ends.
-    pub(super) async fn private_request(
-        &mut self,
-        player: PlayerId,
-        name: String,
-        ask: PrivateAsk,
-        queue: Option<mpsc::Sender<Batch>>,
-    ) -> Answer {
-        let command = match ask {
-            PrivateAsk::Join { invite } => return self.join_private(player, name, &invite, queue),
-            PrivateAsk::Host(command) => command,
-        };
-        self.host_only(player)?;
-        let seated = |actor: &Actor, who: PlayerId| actor.seat_of(who).is_some();
-        let Some(p) = self.private.as_mut() else {
-            return Err(Refusal::Private("this table is not private".into()));
-        };
-        match command {
-            HostCommand::Approve { player_id } => {
-                let Some(i) = p.requests.iter().position(|r| r.player_id == player_id) else {
-                    return Err(Refusal::Private(
-                        "that player has not asked for a seat".into(),
-                    ));
-                };
-                p.requests.remove(i);
-                p.approved.push(player_id);
-            }
-            HostCommand::Deny { player_id } => {
-                let before = p.requests.len();
-                p.requests.retain(|r| r.player_id != player_id);
-                if p.requests.len() == before {
-                    return Err(Refusal::Private(
-                        "that player has not asked for a seat".into(),
-                    ));
-                }
-            }
-            HostCommand::Pause => p.paused = true,
-            HostCommand::Resume => p.paused = false,
-            HostCommand::Blinds { small, big } => {
-                let rules = self.table.rules();
-                if rules.game.opening() != Opening::Position {
-                    return Err(Refusal::Illegal("this game has no blinds".into()));
-                }
-                if big == 0 || small == 0 || small > big {
-                    return Err(Refusal::Illegal(
-                        "the blinds are positive, the small at most the big".into(),
-                    ));
-                }
-                let too_large = || {
-                    Refusal::Illegal(format!(
-                        "blinds of {small}/{big} are too large: amounts are at most {} chips",
-                        poker_rules::MAX_CHIPS
-                    ))
-                };
-                let new = with_blinds(rules, small, big).ok_or_else(too_large)?;
-                poker_rules::table::Table::<PlayerId>::new(new)
-                    .map_err(|e| Refusal::Illegal(e.to_string()))?;
-                p.next_blinds = Some((small, big));
-            }
-            HostCommand::Remove { player_id } => {
-                if p.is_host(player_id) {
-                    return Err(Refusal::Private(
-                        "the host does not remove themselves: end the game or leave".into(),
-                    ));
-                }
-                p.removed.insert(player_id);
-                p.admitted.remove(&player_id);
-                p.approved.retain(|a| *a != player_id);
-                p.requests.retain(|r| r.player_id != player_id);
-                self.leave_waitlist(player_id);
-                if seated(self, player_id) {
-                    // As if they left: a hand they are in is dead (folded when asked),
-                    // and they are cashed out when it ends.
-                    let outcome = self.seat_request(player_id, SeatRequest::Leave).await?;
-                    if !outcome.pending {
-                        self.send_to(
-                            player_id,
-                            ServerMsg::Done {
-                                table_id: self.table_id,
-                                request: "leave".into(),
-                                amount: outcome.amount,
-                                pending: false,
-                            },
-                        );
-                    }
-                }
-                tracing::info!(player_id = %player_id, "removed by the host of a private table");
-            }
-            HostCommand::End => return Ok(Reply::Ok),
-        }
-        self.seats_changed();
-        Ok(Reply::Ok)
-    }
-
-    /// A player presents the invite: admitted to watch (subscribed with a snapshot), and
-    /// asking for a seat unless the host, already let in or seated.
-    fn join_private(
-        &mut self,
-        player: PlayerId,
-        name: String,
-        invite: &str,
-        queue: Option<mpsc::Sender<Batch>>,
-    ) -> Answer {
-        let seated = self.seat_of(player).is_some();
-        let p = self
-            .private
-            .as_mut()
-            .ok_or_else(|| Refusal::Private("this table is not a private game".into()))?;
-        if !p.spec.admits(invite) {
-            return Err(Refusal::Private("this invite is not the table's".into()));
-        }
-        if p.removed.contains(&player) {
-            return Err(Refusal::Private(
-                "the host removed you from this game".into(),
-            ));
-        }
-        p.admitted.insert(player);
-        let asks = !(p.is_host(player)
-            || seated
-            || p.approved.contains(&player)
-            || p.requests.iter().any(|r| r.player_id == player));
-        if asks && p.requests.len() >= MAX_REQUESTS {
-            return Err(Refusal::Private(
-                "too many players are waiting for the host: try again later".into(),
-            ));
-        }
-        if asks {
-            p.requests.push(SeatAsk {
-                player_id: player,
-                name,
-            });
-        }
-        if let Some(queue) = queue {
-            let snapshot = self.snapshot(Some(player));
-            self.add_subscriber(Some(player), queue, snapshot);
-        }
-        if asks {
-            self.seats_changed();
-        }
-        Ok(Reply::Ok)
-    }
-
-    /// Before a hand is dealt: false while the host has paused the game (no timer runs
-    /// meanwhile; resuming deals at once); otherwise the blinds the host set apply now,
-    /// saved with the table's configuration.
-    pub(super) async fn private_before_deal(&mut self) -> bool {
-        let Some(p) = self.private.as_mut() else {
-            return true;
-        };
-        if p.paused {
-            self.next_hand_at = None;
-            return false;
-        }
-        let Some((small, big)) = p.next_blinds.take() else {
-            return true;
-        };
-        let spec = p.spec.clone();
-        let Some(rules) = with_blinds(self.table.rules(), small, big) else {
-            tracing::warn!("the host's blinds {small}/{big} cannot apply: too large");
-            return true;
-        };
-        if let Err(e) = self.table.set_rules(rules.clone()) {
-            tracing::warn!("the host's blinds {small}/{big} cannot apply: {e}");
-            return true;
-        }
-        let saved = TableSpec {
-            rules,
-            clock: self.clock_rules,
-            chat: self.chat_rules,
-            rabbit_hunt: self.rabbit_hunt,
-            private: Some(spec),
-        };
-        let config = serde_json::to_string(&saved).expect("rules serialize");
-        if let Err(e) = self
-            .ctx
-            .store
-            .set_table_config(self.table_id, &config)
-            .await
-        {
-            tracing::error!("cannot save the new blinds: {e}");
-        }
-        tracing::info!("blinds {small}/{big} from this hand (the host's change)");
-        self.seats_changed();
-        true
-    }
 }

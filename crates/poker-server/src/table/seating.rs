@@ -1,15 +1,22 @@
 //! Seating: sitting down with a buy-in, sitting out and in, top-ups and leaving (at once
 //! between hands, at the hand's end during one), and saving seat states for a restart.
+//! The sits under way (`super::sitting`) are run here, step by step, off the actor's loop.
 
 use super::actor::*;
+use super::book::{Saved, SeatInfo};
 use super::clock::default_action;
-use super::writer::*;
+use super::current::Next;
+use super::sitting::{Sit, Step};
+use super::writer::Write;
 use super::*;
 use crate::fairplay::SameAddressSeating;
 use poker_protocol::{BuyInRange, RatholeNote, ServerMsg};
+use poker_rules::table::Rathole;
 use poker_rules::table::{Entry, SitOut};
 use poker_rules::{Chips, Decision};
-use poker_store::{PlayerId, Store, StoreError};
+use poker_store::{BuyIn, PlayerId, Store, StoreError};
+use tokio::sync::{mpsc, oneshot};
+use tracing::Instrument;
 
 impl Actor {
     /// Checks a sit that needs no store (the seat free and not held for a pending sit,
@@ -22,7 +29,7 @@ impl Actor {
         seat: u32,
         address: Option<std::net::IpAddr>,
     ) -> Result<(Option<String>, Vec<PlayerId>), Refusal> {
-        if !self.closing.is_empty() {
+        if self.life.is_closing() {
             return Err(Refusal::Seat("the table is closing".into()));
         }
         match self.table.seats().get(seat as usize) {
@@ -60,7 +67,7 @@ impl Actor {
     /// takes the seat held for them, with the rathole record the range was checked with.
     pub(super) fn seat_bought(
         &mut self,
-        sit: &super::sitting::Sit,
+        sit: &Sit,
         rathole: Option<&poker_rules::table::Rathole<PlayerId>>,
     ) -> Result<Outcome, Refusal> {
         let player = sit.player;
@@ -74,9 +81,8 @@ impl Actor {
                 sit.now,
             )
             .map_err(|e| Refusal::Seat(e.to_string()))?;
-        let mut info = SeatInfo::new(sit.name.clone(), &self.clock_rules);
-        info.address = sit.address.clone();
-        self.info.insert(player, info);
+        let info = SeatInfo::new(sit.name.clone(), self.clock.rules(), sit.address.clone());
+        self.book.seat(player, info);
         Ok(Outcome {
             amount: sit.buy_in,
             pending: false,
@@ -133,10 +139,8 @@ impl Actor {
             return Vec::new();
         };
         let mut same: Vec<PlayerId> = self
-            .info
-            .iter()
-            .filter(|(p, i)| **p != player && i.address.as_deref() == Some(address))
-            .map(|(p, _)| *p)
+            .book
+            .seated_from(address, player)
             .chain(self.sitting.sitting_from(address, player))
             .collect();
         same.sort();
@@ -151,11 +155,7 @@ impl Actor {
         if self.ctx.same_address != SameAddressSeating::Flag {
             return Vec::new();
         }
-        let flagged: Vec<PlayerId> = same
-            .iter()
-            .copied()
-            .filter(|&other| self.flagged.insert((player.min(other), player.max(other))))
-            .collect();
+        let flagged = self.book.flag(player, same);
         if !flagged.is_empty() {
             tracing::info!(%player, "seated from the address of {} seated player(s): flagged", flagged.len());
         }
@@ -172,7 +172,7 @@ impl Actor {
             return self.take_seed(player, step);
         }
         if matches!(request, SeatRequest::Leave) {
-            if let Some(outcome) = self.leave_while_sitting(player) {
+            if let Some(outcome) = self.sitting.leave(player) {
                 return Ok(outcome);
             }
         }
@@ -190,10 +190,8 @@ impl Actor {
                 };
                 self.table.sit_out(seat, when).map_err(table_error)?;
                 let pending = self.in_hand(player);
-                if let Some(info) = self.info.get_mut(&player) {
-                    // Told `done` again when the hand ends.
-                    info.pending_sit_out = pending;
-                }
+                // Told `done` again when the hand ends.
+                self.book.sat_out(player, pending);
                 done(0, pending)
             }
             SeatRequest::SitIn { post_now } => {
@@ -203,16 +201,13 @@ impl Actor {
                     Entry::WaitForBigBlind
                 };
                 self.table.sit_in(seat, entry).map_err(table_error)?;
-                if let Some(info) = self.info.get_mut(&player) {
-                    info.timeouts = 0;
-                    info.pending_sit_out = false;
-                }
+                self.book.sat_in(player);
                 done(0, false)
             }
             SeatRequest::TopUp { amount } => {
                 let max = self.table.rules().max_buy_in;
                 let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
-                let pending = self.info.get(&player).map_or(0, |i| i.pending_top_up);
+                let pending = self.book.pending_top_up(player);
                 // The client's amount is added only once the sum is known to fit: u64::MAX
                 // would wrap past the maximum (or panic in a debug build).
                 let now = stack.saturating_add(pending);
@@ -229,18 +224,14 @@ impl Actor {
                     if balance < pending + amount {
                         return Err(Refusal::Funds(format!("the balance is {balance}")));
                     }
-                    if let Some(info) = self.info.get_mut(&player) {
-                        info.pending_top_up += amount;
-                    }
+                    self.book.add_top_up(player, amount);
                     return done(amount, true);
                 }
                 self.top_up_now(player, seat, amount).await?;
                 done(amount, false)
             }
             SeatRequest::AutoMuck { on } => {
-                if let Some(info) = self.info.get_mut(&player) {
-                    info.auto_muck = on;
-                }
+                self.book.set_auto_muck(player, on);
                 done(0, false)
             }
             SeatRequest::Straddle { on } => {
@@ -251,19 +242,18 @@ impl Actor {
             SeatRequest::ShowHand => self.show_uncontested(player).await,
             SeatRequest::Leave => {
                 if self.in_hand(player) {
-                    self.info.get_mut(&player).expect("seated").leaving = true;
+                    self.book.set_leaving(player);
                     let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
                     // The hand is dead: if the player is being asked now, the answer is
                     // given for them at once (a fold where folding is allowed).
-                    let cur = self.current.as_ref().expect("in a hand");
-                    if let Some(p) = cur.hand.to_act() {
-                        if cur.players[p] == player {
-                            if let Some(decision) = cur.hand.decision() {
-                                if !matches!(decision, Decision::Showdown { can_muck: false }) {
-                                    self.clock = None;
-                                    self.auto(p, default_action(&decision, true));
-                                }
-                            }
+                    let asked = self.current.as_ref().map(|cur| cur.next());
+                    if let Some(Next::Decide(p, decision)) = asked {
+                        let to_act = self.current.as_ref().map(|cur| cur.players()[p]);
+                        if to_act == Some(player)
+                            && !matches!(decision, Decision::Showdown { can_muck: false })
+                        {
+                            self.clock.stop();
+                            self.auto(p, default_action(&decision, true));
                         }
                     }
                     return done(stack, true);
@@ -337,7 +327,7 @@ impl Actor {
         self.table
             .leave(seat, now)
             .map_err(|e| Refusal::Seat(e.to_string()))?;
-        self.info.remove(&player);
+        self.book.remove(player);
         Ok(amount)
     }
 
@@ -356,35 +346,25 @@ impl Actor {
     /// Writes who sits out and the blinds they owe, where changed, so that a restart
     /// keeps them.
     pub(super) fn save_seat_states(&mut self) {
-        if self.closed {
+        if self.life.is_closed() {
             return;
         }
-        let now: Vec<(PlayerId, (bool, bool, bool))> = self
+        let now: Vec<(PlayerId, Saved)> = self
             .table
             .seats()
             .iter()
             .flatten()
             .map(|o| {
-                let out = o.sitting_out || o.sit_out_next_hand;
-                (o.player, (out, o.missed_small, o.missed_big))
+                let saved = Saved {
+                    sitting_out: o.sitting_out || o.sit_out_next_hand,
+                    missed_small: o.missed_small,
+                    missed_big: o.missed_big,
+                };
+                (o.player, saved)
             })
             .collect();
-        self.saved.retain(|p, _| now.iter().any(|(q, _)| q == p));
-        for (player, state) in now {
-            let before = self.saved.insert(player, state);
-            if before.map(|b| b.0) != Some(state.0) {
-                self.writer.send(Write::SittingOut {
-                    player,
-                    out: state.0,
-                });
-            }
-            if before.map(|b| (b.1, b.2)) != Some((state.1, state.2)) {
-                self.writer.send(Write::MissedBlinds {
-                    player,
-                    small: state.1,
-                    big: state.2,
-                });
-            }
+        for write in self.book.changes(now) {
+            self.writer.send(write);
         }
     }
 
@@ -394,10 +374,13 @@ impl Actor {
     pub(super) fn save_table(&mut self) {
         // A drained table wrote its state for the next start; the database may be
         // closing now.
-        if !self.state_dirty || self.closed || self.drain || self.table.current_hand().is_some() {
+        if !self.writer.table_dirty()
+            || !self.life.keeps_state()
+            || self.table.current_hand().is_some()
+        {
             return;
         }
-        self.state_dirty = false;
+        self.writer.table_saved();
         match serde_json::to_string(&self.table) {
             Ok(json) => self.writer.send(Write::TableState(json)),
             Err(e) => tracing::warn!("state: {e}"),
@@ -406,17 +389,9 @@ impl Actor {
 
     /// Top-ups and departures asked during the hand that just ended.
     pub(super) async fn apply_pending(&mut self) {
-        let sat_out: Vec<PlayerId> = self
-            .info
-            .iter_mut()
-            .filter(|(_, i)| i.pending_sit_out)
-            .map(|(&p, i)| {
-                i.pending_sit_out = false;
-                p
-            })
-            .collect();
+        let sat_out = self.book.take_sit_outs();
         for player in sat_out {
-            self.send_to(
+            self.audience.send_to(
                 player,
                 ServerMsg::Done {
                     table_id: self.table_id,
@@ -426,21 +401,14 @@ impl Actor {
                 },
             );
         }
-        let pending: Vec<(PlayerId, Chips, bool)> = self
-            .info
-            .iter()
-            .filter(|(_, i)| i.leaving || i.pending_top_up > 0)
-            .map(|(&p, i)| (p, i.pending_top_up, i.leaving))
-            .collect();
+        let pending = self.book.waiting_moves();
         for (player, top_up, leaving) in pending {
-            if self.closed {
+            if self.life.is_closed() {
                 // Another node owns the table now (a write was fenced): it moves the
                 // rest of the money.
                 return;
             }
-            if let Some(info) = self.info.get_mut(&player) {
-                info.pending_top_up = 0;
-            }
+            self.book.clear_top_up(player);
             let Some(seat) = self.seat_of(player) else {
                 continue;
             };
@@ -455,7 +423,7 @@ impl Actor {
             };
             if leaving {
                 if top_up > 0 {
-                    self.send_to(player, top_up_done(0));
+                    self.audience.send_to(player, top_up_done(0));
                 }
                 let msg = match self.leave_now(player, seat).await {
                     Ok(amount) => ServerMsg::Done {
@@ -466,7 +434,7 @@ impl Actor {
                     },
                     Err(refusal) => refusal.into(),
                 };
-                self.send_to(player, msg);
+                self.audience.send_to(player, msg);
                 continue;
             }
             let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
@@ -479,7 +447,173 @@ impl Actor {
                     Err(refusal) => refusal.into(),
                 }
             };
-            self.send_to(player, msg);
+            self.audience.send_to(player, msg);
+        }
+    }
+}
+
+impl Actor {
+    /// Starts a sit: refused at once if the seat, the player or the address rule forbid
+    /// it; otherwise the seat is held and the store work starts, and the answer comes
+    /// when it ends (`None` here).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn start_sit(
+        &mut self,
+        player: PlayerId,
+        name: String,
+        seat: u32,
+        buy_in: Chips,
+        entry: Entry,
+        address: Option<std::net::IpAddr>,
+        queue: Option<mpsc::Sender<Batch>>,
+        respond_to: oneshot::Sender<Answer>,
+    ) -> Option<(oneshot::Sender<Answer>, Answer)> {
+        let checked = self
+            .waitlist
+            .allows(player, seat)
+            .and_then(|()| self.check_sit(player, seat, address));
+        let (address, same) = match checked {
+            Ok(checked) => checked,
+            Err(refusal) => return Some((respond_to, Err(refusal))),
+        };
+        let sit = Sit {
+            player,
+            name,
+            seat,
+            buy_in,
+            entry,
+            address,
+            same,
+            flagged: Vec::new(),
+            now: self.ctx.clock.now_secs(),
+            queue,
+            respond_to,
+            leave: false,
+        };
+        self.sitting.hold(sit);
+        let (store, table, tx) = (self.ctx.store.clone(), self.table_id, self.sitting.steps());
+        let read = async move {
+            let row = store.rathole(table, player).await;
+            let _ = tx.send((player, Step::Rathole(row)));
+        };
+        tokio::spawn(read.instrument(self.span.clone()));
+        None
+    }
+
+    /// Goes on with a sit after a step of its store work.
+    pub(super) async fn on_sit_step(&mut self, player: PlayerId, step: Step) {
+        match step {
+            Step::Rathole(row) => {
+                let Some(sit) = self.sitting.get(player) else {
+                    return;
+                };
+                // A record that cannot be read is not taken for none: the rathole rule
+                // would not hold. The sit is refused and may be asked again.
+                let row = match row {
+                    Ok(row) => row,
+                    Err(e) => {
+                        tracing::error!(%player, "cannot read a rathole record: {e}");
+                        let refusal = Refusal::Seat(
+                            "the buy-in range cannot be checked now; try again".into(),
+                        );
+                        self.sit_answered(player, Err(refusal));
+                        return;
+                    }
+                };
+                let (seat, amount, same) = (sit.seat, sit.buy_in, sit.same.clone());
+                let (address, now) = (sit.address.clone(), sit.now);
+                let (range, rathole) = self.range_with(player, row, now);
+                if amount < range.min || amount > range.max {
+                    let refusal = Refusal::Seat(out_of_range(&range));
+                    self.sit_answered(player, Err(refusal));
+                    return;
+                }
+                let flagged = self.flag_pairs(player, &same);
+                self.sitting.flagged(player, flagged.clone());
+                let buy_in = BuyIn {
+                    table: self.table_id,
+                    seat_no: seat,
+                    player,
+                    amount,
+                    fence: self.ctx.fence,
+                };
+                let (persister, store, table, tx) = (
+                    self.ctx.persister.clone(),
+                    self.ctx.store.clone(),
+                    self.table_id,
+                    self.sitting.steps(),
+                );
+                // The money moves first, with its ledger rows, through the persister: in
+                // one transaction with the other tables' buy-ins waiting (a room whose
+                // tables all fill at once pays one disk flush per batch, not per sit),
+                // answered once durable. The address is recorded next (a restart, or the
+                // node that takes the table over, compares the next newcomers with it);
+                // the seat stands if it cannot be written: that is logged.
+                let work = async move {
+                    let bought = persister.buy_in(buy_in).await;
+                    if let (Ok(()), Some(address)) = (&bought, address) {
+                        let now = poker_store::now_ms();
+                        let recorded = store
+                            .record_sit_address(table, player, &address, now, &flagged)
+                            .await;
+                        if let Err(e) = recorded {
+                            tracing::error!("cannot record the address of a sit: {e}");
+                        }
+                    }
+                    let _ = tx.send((player, Step::Bought(bought, rathole)));
+                };
+                tokio::spawn(work.instrument(self.span.clone()));
+            }
+            Step::Bought(bought, rathole) => {
+                let refusal = match bought {
+                    Ok(()) => return self.take_seat(player, rathole).await,
+                    Err(StoreError::InsufficientFunds { balance }) => {
+                        Refusal::Funds(format!("the balance is {balance}"))
+                    }
+                    Err(e) if self.lost_table(&e) => Refusal::Moving,
+                    Err(e) => Refusal::Seat(e.to_string()),
+                };
+                if let Some(sit) = self.sitting.get(player) {
+                    // A refused buy-in flags no pair: its player never sat down.
+                    self.book.unflag(player, &sit.flagged);
+                }
+                self.sit_answered(player, Err(refusal));
+            }
+        }
+    }
+
+    /// The buy-in is durable: the player takes the seat held for them, is answered,
+    /// subscribed and shown; and cashed out at once if they asked to leave meanwhile.
+    async fn take_seat(&mut self, player: PlayerId, rathole: Option<Rathole<PlayerId>>) {
+        let Some(sit) = self.sitting.take(player) else {
+            return;
+        };
+        let result = self.seat_bought(&sit, rathole.as_ref());
+        if result.is_ok() {
+            self.waitlist_seated(player);
+            // Subscribed only once seated: a refused sit leaves the connection as it was.
+            if let Some(queue) = sit.queue {
+                let snapshot = self.snapshot(Some(player));
+                self.audience.add(Some(player), queue, snapshot);
+            }
+        }
+        self.seats_changed();
+        let seated = result.is_ok();
+        let _ = sit.respond_to.send(result.map(Reply::Done));
+        if sit.leave && seated {
+            match self.leave_now(player, sit.seat as usize).await {
+                Ok(_) => self.seats_changed(),
+                Err(refusal) => tracing::warn!(%player, "leaving once seated: {refusal}"),
+            }
+        }
+    }
+
+    /// Answers a sit that ends without a seat, letting the seat held for it go.
+    fn sit_answered(&mut self, player: PlayerId, answer: Result<Outcome, Refusal>) {
+        if let Some(sit) = self.sitting.take(player) {
+            let _ = sit.respond_to.send(answer.map(Reply::Done));
+            // The held seat is free again: the waiting list may be offered it.
+            self.seats_changed();
         }
     }
 }

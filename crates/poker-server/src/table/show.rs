@@ -5,12 +5,12 @@
 //! of its history, so every download has it), and every player dealt in gets the hand's
 //! proofs again, with the cards shown proved (docs/fairness.md).
 
-use super::actor::{Actor, Current};
-use super::{Outcome, Refusal};
-use poker_fairness::DeckRecord;
+use super::current::Current;
+use super::Refusal;
+use poker_fairness::{CommittedDeck, Dealing, DeckRecord};
 use poker_protocol::ServerMsg;
 use poker_rules::{Card, Cards, Event};
-use poker_store::{HandId, PlayerId, Store};
+use poker_store::{HandId, PlayerId, TableId};
 
 /// The last hand, when it was won without a showdown: what its winner may show.
 pub(super) struct Uncontested {
@@ -42,90 +42,104 @@ impl Uncontested {
     /// The winner of a committed hand that ended without a showdown (everyone else
     /// folded), or `None` (a showdown, or nobody left).
     pub(super) fn of(cur: &Current) -> Option<Uncontested> {
-        let players = cur.hand.players();
+        let players = cur.hand().players();
         let mut live = players.iter().enumerate().filter(|(_, p)| !p.folded);
         let (index, winner) = live.next()?;
         if live.next().is_some() || winner.shown.is_some() || winner.hole.is_empty() {
             return None;
         }
         Some(Uncontested {
-            hand_id: cur.hand_id,
-            number: cur.plan.number,
-            seats: cur.plan.seats.iter().map(|&s| s as u32).collect(),
+            hand_id: cur.hand_id(),
+            number: cur.number(),
+            seats: cur.plan().seats.iter().map(|&s| s as u32).collect(),
             index,
-            player: cur.players[index],
+            player: cur.players()[index],
             cards: winner.hole,
-            board: cur.hand.board().to_vec(),
-            players: cur.players.clone(),
-            events: cur.events.clone(),
-            deck: cur.deck.record(&cur.dealing),
-            phh: cur.phh.clone()?,
+            board: cur.hand().board().to_vec(),
+            players: cur.players().to_vec(),
+            events: cur.events().to_vec(),
+            deck: cur.deck().record(cur.dealing()),
+            phh: cur.phh()?.to_string(),
         })
     }
-}
 
-impl Actor {
-    /// Shows the cards of the hand just won uncontested to everyone at the table, as a
-    /// `shown` event of that hand with its name, once it is on the hand's record; refused
-    /// for anyone but its winner, after the next hand is dealt, or a second time.
-    pub(super) async fn show_uncontested(&mut self, player: PlayerId) -> Result<Outcome, Refusal> {
-        let won = self.uncontested.take_if(|u| u.player == player).ok_or_else(|| {
-            Refusal::Illegal("only the winner of a hand won without a showdown may show it, until the next hand".into())
-        })?;
-        let hole: Vec<Card> = won.cards.iter().copied().collect();
-        // The history's line for it: PHH commentary, as run it twice is written
-        // (docs/histories.md).
-        let mut history = match poker_history::phh::PhhHand::parse(&won.phh) {
+    /// The hand won uncontested.
+    pub(super) fn hand_id(&self) -> HandId {
+        self.hand_id
+    }
+
+    /// Its winner, the one player who may show it.
+    pub(super) fn winner(&self) -> PlayerId {
+        self.player
+    }
+
+    /// The hand's history with the show as its last line (PHH commentary, as run it
+    /// twice is written: docs/histories.md).
+    pub(super) fn history(&self) -> Result<String, Refusal> {
+        let mut history = match poker_history::phh::PhhHand::parse(&self.phh) {
             Ok(h) => h,
             Err(e) => {
                 tracing::error!("the hand's history does not read back: {e}");
                 return Err(Refusal::Internal("the show could not be recorded".into()));
             }
         };
+        let hole: Vec<Card> = self.cards.iter().copied().collect();
         history.actions.push(format!(
             "# p{} shows {}",
-            won.index + 1,
+            self.index + 1,
             Card::format_many(&hole)
         ));
-        if let Err(e) = self
-            .ctx
-            .store
-            .record_show(won.hand_id, &history.to_toml())
-            .await
-        {
-            if self.lost_table(&e) {
-                return Err(Refusal::Moving);
-            }
-            tracing::error!("the show could not be recorded: {e}");
-            self.uncontested = Some(won);
-            return Err(Refusal::Internal("the show could not be recorded".into()));
-        }
-        let game = self.table.rules().game;
+        Ok(history.to_toml())
+    }
+
+    /// The show, once recorded: the `shown` event everyone is sent (with the hand's name
+    /// in `game`), and what the proofs are made again from.
+    pub(super) fn show(self, table_id: TableId, game: poker_rules::Game) -> Shown {
+        let hole: Vec<Card> = self.cards.iter().copied().collect();
         let shown = Event::Shown {
-            player: won.index,
-            cards: won.cards,
+            player: self.index,
+            cards: self.cards,
         };
         let msg = ServerMsg::Event {
-            table_id: self.table_id,
-            hand_number: won.number,
-            seats: won.seats.clone(),
+            table_id,
+            hand_number: self.number,
+            seats: self.seats,
             event: shown.clone(),
-            hand_name: poker_history::pokerstars::describe::describe(game, &hole, &won.board),
+            hand_name: poker_history::pokerstars::describe::describe(game, &hole, &self.board),
         };
-        self.send_all(&msg);
         // Every player dealt in saw the cards shown: their proofs again, with them.
-        let mut events = won.events;
+        let mut events = self.events;
         events.push(shown);
-        match won.deck.deck() {
+        let deck = match self.deck.deck() {
             Ok(deck) => {
-                let dealing = won.deck.dealing(&deck);
-                self.send_proofs(won.number, &won.players, &deck, &dealing, &events);
+                let dealing = self.deck.dealing(&deck);
+                Some((deck, dealing))
             }
-            Err(e) => tracing::error!("the deck's proofs could not be made: {e}"),
+            Err(e) => {
+                tracing::error!("the deck's proofs could not be made: {e}");
+                None
+            }
+        };
+        Shown {
+            msg,
+            number: self.number,
+            players: self.players,
+            events,
+            deck,
         }
-        Ok(Outcome {
-            amount: 0,
-            pending: false,
-        })
     }
+}
+
+/// A show recorded: what goes out.
+pub(super) struct Shown {
+    /// The `shown` event, for everyone.
+    pub(super) msg: ServerMsg,
+    /// The hand's number.
+    pub(super) number: u64,
+    /// The players dealt in, each sent their proofs again.
+    pub(super) players: Vec<PlayerId>,
+    /// The hand's events with the show.
+    pub(super) events: Vec<Event>,
+    /// The deck and its dealing, for the proofs (`None`: they could not be made).
+    pub(super) deck: Option<(CommittedDeck, Dealing)>,
 }

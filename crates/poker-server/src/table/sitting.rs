@@ -12,14 +12,12 @@
 //! loses its lease to another node leaves the durable seat in the store, where the new
 //! owner finds it.
 
-use super::actor::*;
 use super::*;
 use poker_rules::table::{Entry, Rathole};
 use poker_rules::Chips;
-use poker_store::{BuyIn, PlayerId, RatholeRow, Store, StoreError};
+use poker_store::{PlayerId, RatholeRow, StoreError};
 use std::collections::HashMap;
 use tokio::sync::{mpsc, oneshot};
-use tracing::Instrument;
 
 /// A sit under way: what was asked, and what answers it.
 pub(super) struct Sit {
@@ -33,14 +31,14 @@ pub(super) struct Sit {
     /// The players seated (or sitting down) from the same address when it was asked.
     pub(super) same: Vec<PlayerId>,
     /// The pairs this sit flagged under "flag" (let go again if the buy-in is refused).
-    flagged: Vec<PlayerId>,
+    pub(super) flagged: Vec<PlayerId>,
     /// The room's clock when it was asked: one moment for the range and the rules' check.
     pub(super) now: u64,
     /// The connection to subscribe once the player is seated.
-    queue: Option<mpsc::Sender<Batch>>,
-    respond_to: oneshot::Sender<Answer>,
+    pub(super) queue: Option<mpsc::Sender<Batch>>,
+    pub(super) respond_to: oneshot::Sender<Answer>,
     /// The player asked to leave before being seated: cashed out as soon as seated.
-    leave: bool,
+    pub(super) leave: bool,
 }
 
 /// A step of a sit's store work, sent back to the actor.
@@ -111,188 +109,42 @@ impl Sitting {
     pub(super) async fn next(&mut self) -> Option<(PlayerId, Step)> {
         self.rx.recv().await
     }
-}
 
-impl Actor {
-    /// Starts a sit: refused at once if the seat, the player or the address rule forbid
-    /// it; otherwise the seat is held and the store work starts, and the answer comes
-    /// when it ends (`None` here).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn start_sit(
-        &mut self,
-        player: PlayerId,
-        name: String,
-        seat: u32,
-        buy_in: Chips,
-        entry: Entry,
-        address: Option<std::net::IpAddr>,
-        queue: Option<mpsc::Sender<Batch>>,
-        respond_to: oneshot::Sender<Answer>,
-    ) -> Option<(oneshot::Sender<Answer>, Answer)> {
-        let checked = self
-            .waitlist_allows(player, seat)
-            .and_then(|()| self.check_sit(player, seat, address));
-        let (address, same) = match checked {
-            Ok(checked) => checked,
-            Err(refusal) => return Some((respond_to, Err(refusal))),
-        };
-        let sit = Sit {
-            player,
-            name,
-            seat,
-            buy_in,
-            entry,
-            address,
-            same,
-            flagged: Vec::new(),
-            now: self.ctx.clock.now_secs(),
-            queue,
-            respond_to,
-            leave: false,
-        };
-        self.sitting.pending.insert(player, sit);
-        let (store, table, tx) = (
-            self.ctx.store.clone(),
-            self.table_id,
-            self.sitting.tx.clone(),
-        );
-        let read = async move {
-            let row = store.rathole(table, player).await;
-            let _ = tx.send((player, Step::Rathole(row)));
-        };
-        tokio::spawn(read.instrument(self.span.clone()));
-        None
+    /// Holds the seat of a sit whose store work starts now.
+    pub(super) fn hold(&mut self, sit: Sit) {
+        self.pending.insert(sit.player, sit);
+    }
+
+    /// Where a sit's store work sends its steps.
+    pub(super) fn steps(&self) -> mpsc::UnboundedSender<(PlayerId, Step)> {
+        self.tx.clone()
+    }
+
+    /// `player`'s sit under way.
+    pub(super) fn get(&self, player: PlayerId) -> Option<&Sit> {
+        self.pending.get(&player)
+    }
+
+    /// The pairs `player`'s sit flagged (let go again if its buy-in is refused).
+    pub(super) fn flagged(&mut self, player: PlayerId, flagged: Vec<PlayerId>) {
+        if let Some(sit) = self.pending.get_mut(&player) {
+            sit.flagged = flagged;
+        }
+    }
+
+    /// `player`'s sit ends (seated or not): the seat held for it is let go.
+    pub(super) fn take(&mut self, player: PlayerId) -> Option<Sit> {
+        self.pending.remove(&player)
     }
 
     /// A player sitting down here asks to leave: they are cashed out as soon as seated
     /// (told `pending`, as a leave during a hand is). `None` if they are not sitting down.
-    pub(super) fn leave_while_sitting(&mut self, player: PlayerId) -> Option<Outcome> {
-        let sit = self.sitting.pending.get_mut(&player)?;
+    pub(super) fn leave(&mut self, player: PlayerId) -> Option<Outcome> {
+        let sit = self.pending.get_mut(&player)?;
         sit.leave = true;
         Some(Outcome {
             amount: sit.buy_in,
             pending: true,
         })
-    }
-
-    /// Goes on with a sit after a step of its store work.
-    pub(super) async fn on_sit_step(&mut self, player: PlayerId, step: Step) {
-        match step {
-            Step::Rathole(row) => {
-                let Some(sit) = self.sitting.pending.get(&player) else {
-                    return;
-                };
-                // A record that cannot be read is not taken for none: the rathole rule
-                // would not hold. The sit is refused and may be asked again.
-                let row = match row {
-                    Ok(row) => row,
-                    Err(e) => {
-                        tracing::error!(%player, "cannot read a rathole record: {e}");
-                        let refusal = Refusal::Seat(
-                            "the buy-in range cannot be checked now; try again".into(),
-                        );
-                        self.sit_answered(player, Err(refusal));
-                        return;
-                    }
-                };
-                let (seat, amount, same) = (sit.seat, sit.buy_in, sit.same.clone());
-                let address = sit.address.clone();
-                let (range, rathole) = self.range_with(player, row, sit.now);
-                if amount < range.min || amount > range.max {
-                    let refusal = Refusal::Seat(super::seating::out_of_range(&range));
-                    self.sit_answered(player, Err(refusal));
-                    return;
-                }
-                let flagged = self.flag_pairs(player, &same);
-                if let Some(sit) = self.sitting.pending.get_mut(&player) {
-                    sit.flagged = flagged.clone();
-                }
-                let buy_in = BuyIn {
-                    table: self.table_id,
-                    seat_no: seat,
-                    player,
-                    amount,
-                    fence: self.ctx.fence,
-                };
-                let (persister, store, table, tx) = (
-                    self.ctx.persister.clone(),
-                    self.ctx.store.clone(),
-                    self.table_id,
-                    self.sitting.tx.clone(),
-                );
-                // The money moves first, with its ledger rows, through the persister: in
-                // one transaction with the other tables' buy-ins waiting (a room whose
-                // tables all fill at once pays one disk flush per batch, not per sit),
-                // answered once durable. The address is recorded next (a restart, or the
-                // node that takes the table over, compares the next newcomers with it);
-                // the seat stands if it cannot be written: that is logged.
-                let work = async move {
-                    let bought = persister.buy_in(buy_in).await;
-                    if let (Ok(()), Some(address)) = (&bought, address) {
-                        let now = poker_store::now_ms();
-                        let recorded = store
-                            .record_sit_address(table, player, &address, now, &flagged)
-                            .await;
-                        if let Err(e) = recorded {
-                            tracing::error!("cannot record the address of a sit: {e}");
-                        }
-                    }
-                    let _ = tx.send((player, Step::Bought(bought, rathole)));
-                };
-                tokio::spawn(work.instrument(self.span.clone()));
-            }
-            Step::Bought(bought, rathole) => {
-                let refusal = match bought {
-                    Ok(()) => return self.take_seat(player, rathole).await,
-                    Err(StoreError::InsufficientFunds { balance }) => {
-                        Refusal::Funds(format!("the balance is {balance}"))
-                    }
-                    Err(e) if self.lost_table(&e) => Refusal::Moving,
-                    Err(e) => Refusal::Seat(e.to_string()),
-                };
-                if let Some(sit) = self.sitting.pending.get(&player) {
-                    // A refused buy-in flags no pair: its player never sat down.
-                    for other in sit.flagged.clone() {
-                        self.flagged.remove(&(player.min(other), player.max(other)));
-                    }
-                }
-                self.sit_answered(player, Err(refusal));
-            }
-        }
-    }
-
-    /// The buy-in is durable: the player takes the seat held for them, is answered,
-    /// subscribed and shown; and cashed out at once if they asked to leave meanwhile.
-    async fn take_seat(&mut self, player: PlayerId, rathole: Option<Rathole<PlayerId>>) {
-        let Some(sit) = self.sitting.pending.remove(&player) else {
-            return;
-        };
-        let result = self.seat_bought(&sit, rathole.as_ref());
-        if result.is_ok() {
-            self.waitlist_seated(player);
-            // Subscribed only once seated: a refused sit leaves the connection as it was.
-            if let Some(queue) = sit.queue {
-                let snapshot = self.snapshot(Some(player));
-                self.add_subscriber(Some(player), queue, snapshot);
-            }
-        }
-        self.seats_changed();
-        let seated = result.is_ok();
-        let _ = sit.respond_to.send(result.map(Reply::Done));
-        if sit.leave && seated {
-            match self.leave_now(player, sit.seat as usize).await {
-                Ok(_) => self.seats_changed(),
-                Err(refusal) => tracing::warn!(%player, "leaving once seated: {refusal}"),
-            }
-        }
-    }
-
-    /// Answers a sit that ends without a seat, letting the seat held for it go.
-    fn sit_answered(&mut self, player: PlayerId, answer: Result<Outcome, Refusal>) {
-        if let Some(sit) = self.sitting.pending.remove(&player) {
-            let _ = sit.respond_to.send(answer.map(Reply::Done));
-            // The held seat is free again: the waiting list may be offered it.
-            self.seats_changed();
-        }
     }
 }

@@ -4,100 +4,92 @@
 //! they lose their place and the next is offered. While anyone waits, the free seats are
 //! theirs: a player from outside the list cannot sit, and neither can one further down.
 
-use super::actor::Actor;
 use super::Refusal;
-use poker_protocol::ServerMsg;
 use poker_store::PlayerId;
 use std::collections::VecDeque;
-use std::time::Duration;
 use tokio::time::Instant;
 
 /// Most players one table's list holds.
 pub(super) const MAX_WAITING: usize = 100;
 
+/// The players waiting for a seat, and the seat offered to the first.
 #[derive(Default)]
 pub(super) struct Waitlist {
-    pub(super) queue: VecDeque<PlayerId>,
+    /// Who waits, first in line first.
+    queue: VecDeque<PlayerId>,
     /// The first in line, the seat held for them, and until when.
-    pub(super) offer: Option<(PlayerId, u32, Instant)>,
+    offer: Option<(PlayerId, u32, Instant)>,
 }
 
-impl Actor {
-    /// A seat a player may sit down in now: empty, not held for a sit under way, and at a
-    /// table with room for another player (`Table::room_for`).
-    fn free_seat(&self) -> Option<u32> {
-        self.table.room_for(self.sitting.count() + 1).ok()?;
-        self.table
-            .seats()
-            .iter()
-            .enumerate()
-            .position(|(s, o)| o.is_none() && !self.sitting.holds(s as u32))
-            .map(|s| s as u32)
+impl Waitlist {
+    /// How many wait.
+    pub(super) fn len(&self) -> usize {
+        self.queue.len()
     }
 
-    fn tell_place(&mut self, player: PlayerId) {
-        let position = self
-            .waitlist
-            .queue
+    /// Whether anyone waits.
+    pub(super) fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Whether `player` waits.
+    pub(super) fn contains(&self, player: PlayerId) -> bool {
+        self.queue.contains(&player)
+    }
+
+    /// Who waits, first in line first.
+    pub(super) fn players(&self) -> Vec<PlayerId> {
+        self.queue.iter().copied().collect()
+    }
+
+    /// The first in line.
+    pub(super) fn first(&self) -> Option<PlayerId> {
+        self.queue.front().copied()
+    }
+
+    /// `player`'s place in line (1 for the first).
+    pub(super) fn position(&self, player: PlayerId) -> Option<u32> {
+        self.queue
             .iter()
             .position(|p| *p == player)
-            .map(|i| i as u32 + 1);
-        let msg = ServerMsg::Waitlist {
-            table_id: self.table_id,
-            position,
-            length: self.waitlist.queue.len() as u32,
-        };
-        self.send_to(player, msg);
+            .map(|i| i as u32 + 1)
     }
 
-    fn tell_everyone_waiting(&mut self) {
-        let waiting: Vec<PlayerId> = self.waitlist.queue.iter().copied().collect();
-        for p in waiting {
-            self.tell_place(p);
-        }
-        self.seats_changed();
-    }
-
-    pub(super) fn join_waitlist(&mut self, player: PlayerId) -> Result<(), Refusal> {
-        if !self.closing.is_empty() {
-            return Err(Refusal::Seat("the table is closing".into()));
-        }
-        if self.seat_of(player).is_some() {
-            return Err(Refusal::Seat("already seated here".into()));
-        }
-        if self.waitlist.queue.contains(&player) {
-            self.tell_place(player);
-            return Ok(());
-        }
-        if self.waitlist.queue.is_empty() && self.free_seat().is_some() {
-            return Err(Refusal::Seat("a seat is free: sit down".into()));
-        }
-        if self.waitlist.queue.len() >= MAX_WAITING {
+    /// Adds `player` at the end of the line, if there is room.
+    pub(super) fn join(&mut self, player: PlayerId) -> Result<(), Refusal> {
+        if self.queue.len() >= MAX_WAITING {
             return Err(Refusal::Seat("the waiting list is full".into()));
         }
-        self.waitlist.queue.push_back(player);
-        self.tell_everyone_waiting();
+        self.queue.push_back(player);
         Ok(())
     }
 
-    pub(super) fn leave_waitlist(&mut self, player: PlayerId) {
-        let was = self.waitlist.queue.len();
-        self.waitlist.queue.retain(|p| *p != player);
-        if self.waitlist.offer.is_some_and(|(p, _, _)| p == player) {
-            self.waitlist.offer = None;
+    /// Takes `player` off the list (and their offer); whether they were on it.
+    pub(super) fn leave(&mut self, player: PlayerId) -> bool {
+        let was = self.queue.len();
+        self.queue.retain(|p| *p != player);
+        if self.offer.is_some_and(|(p, _, _)| p == player) {
+            self.offer = None;
         }
-        self.tell_place(player);
-        if self.waitlist.queue.len() != was {
-            self.tell_everyone_waiting();
+        self.queue.len() != was
+    }
+
+    /// The offered player sat down: off the list; whether they were on it.
+    pub(super) fn seated(&mut self, player: PlayerId) -> bool {
+        if !self.queue.contains(&player) {
+            return false;
         }
+        self.queue.retain(|p| *p != player);
+        self.offer = None;
+        true
     }
 
     /// Whether `player` may sit in `seat` as far as the waiting list goes.
-    pub(super) fn waitlist_allows(&self, player: PlayerId, seat: u32) -> Result<(), Refusal> {
-        if self.waitlist.queue.is_empty() {
+    pub(super) fn allows(&self, player: PlayerId, seat: u32) -> Result<(), Refusal> {
+        if self.queue.is_empty() {
             return Ok(());
         }
-        match self.waitlist.offer {
+        match self.offer {
             Some((p, s, _)) if p == player && s == seat => Ok(()),
             Some((p, s, _)) if p == player => {
                 Err(Refusal::Seat(format!("seat {s} is the one held for you")))
@@ -108,48 +100,30 @@ impl Actor {
         }
     }
 
-    /// The offered player sat down: off the list.
-    pub(super) fn waitlist_seated(&mut self, player: PlayerId) {
-        if self.waitlist.queue.contains(&player) {
-            self.waitlist.queue.retain(|p| *p != player);
-            self.waitlist.offer = None;
-            self.tell_place(player);
-            self.tell_everyone_waiting();
+    /// Expires the offer if it lapsed at `now`: the player who lost their place.
+    pub(super) fn lapse(&mut self, now: Instant) -> Option<PlayerId> {
+        let (p, _, until) = self.offer?;
+        if now < until {
+            return None;
         }
+        // Too late: the place is lost.
+        self.offer = None;
+        self.queue.retain(|q| *q != p);
+        Some(p)
     }
 
-    /// Expires a lapsed offer and offers a free seat to the first in line; run after
-    /// every command and timer.
-    pub(super) fn offer_seats(&mut self) {
-        let now = Instant::now();
-        if let Some((p, _, until)) = self.waitlist.offer {
-            if now >= until {
-                // Too late: the place is lost.
-                self.waitlist.offer = None;
-                self.waitlist.queue.retain(|q| *q != p);
-                self.tell_place(p);
-                self.tell_everyone_waiting();
-            }
-        }
-        if self.waitlist.offer.is_some() || !self.closing.is_empty() {
-            return;
-        }
-        let (Some(&player), Some(seat)) = (self.waitlist.queue.front(), self.free_seat()) else {
-            return;
-        };
-        let hold = Duration::from_millis(self.clock_rules.seat_offer_ms);
-        self.waitlist.offer = Some((player, seat, now + hold));
-        self.send_to(
-            player,
-            ServerMsg::SeatOffered {
-                table_id: self.table_id,
-                seat,
-                expires_ms: self.clock_rules.seat_offer_ms,
-            },
-        );
+    /// Whether a seat is offered now.
+    pub(super) fn offering(&self) -> bool {
+        self.offer.is_some()
     }
 
+    /// Offers `seat` to `player` until `until`.
+    pub(super) fn offer(&mut self, player: PlayerId, seat: u32, until: Instant) {
+        self.offer = Some((player, seat, until));
+    }
+
+    /// When the seat offered lapses.
     pub(super) fn offer_deadline(&self) -> Option<Instant> {
-        self.waitlist.offer.map(|(_, _, until)| until)
+        self.offer.map(|(_, _, until)| until)
     }
 }

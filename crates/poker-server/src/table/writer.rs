@@ -38,6 +38,8 @@ pub(super) struct Writer {
     queue: mpsc::UnboundedSender<(u64, Write)>,
     sent: u64,
     written: watch::Receiver<u64>,
+    /// The table changed since its state was last handed to the writer.
+    dirty: bool,
 }
 
 impl Writer {
@@ -83,7 +85,23 @@ impl Writer {
             queue,
             sent: 0,
             written,
+            dirty: false,
         }
+    }
+
+    /// The table changed: its state is to be written again between hands.
+    pub(super) fn table_changed(&mut self) {
+        self.dirty = true;
+    }
+
+    /// Whether the table changed since its state was last handed over.
+    pub(super) fn table_dirty(&self) -> bool {
+        self.dirty
+    }
+
+    /// The table's state as it is now was handed to the writer.
+    pub(super) fn table_saved(&mut self) {
+        self.dirty = false;
     }
 
     /// Queues a write; never waits.

@@ -1,0 +1,154 @@
+//! A private table as the actor runs it (the game's state is `super::private`'s): who may
+//! watch and sit, the host's commands (removing a player is their leaving, decided by the
+//! host), an invite presented, and the host's pause and blinds before each deal.
+
+use super::actor::Actor;
+use super::private::{with_blinds, Commanded, PrivateAsk};
+use super::*;
+use poker_protocol::{HostCommand, PrivateView};
+use poker_store::Store;
+
+impl Actor {
+    /// The view of the private table's state, for everyone at it.
+    pub(super) fn private_view(&self) -> Option<PrivateView> {
+        Some(self.private.as_ref()?.view())
+    }
+
+    /// Refuses what a private table lets only some do: watching (the invite's holders,
+    /// the host and the seated), sitting down (the host and whom the host approved),
+    /// joining the waiting list (as watching). Anything goes at other tables.
+    pub(super) fn private_guard(&self, request: &Request) -> Result<(), Refusal> {
+        match &self.private {
+            Some(p) => p.guard(request, |player| self.seat_of(player).is_some()),
+            None => Ok(()),
+        }
+    }
+
+    /// Refused unless `player` is the table's host (`not_host`), or the table is not
+    /// private (`private_refused`).
+    pub(super) fn host_only(&self, player: PlayerId) -> Result<(), Refusal> {
+        match &self.private {
+            None => Err(Refusal::Private("this table is not a private game".into())),
+            Some(p) if p.is_host(player) => Ok(()),
+            Some(_) => Err(Refusal::NotHost(
+                "only the host of this game may do that".into(),
+            )),
+        }
+    }
+
+    /// Answers a private table's request: an invite presented, or a host command. Ending
+    /// the game is only authorized here: the gateway then closes the table as an operator
+    /// does (`Request::Close`), without holding the host's connection until the hand in
+    /// progress ends.
+    pub(super) async fn private_request(
+        &mut self,
+        player: PlayerId,
+        name: String,
+        ask: PrivateAsk,
+        queue: Option<mpsc::Sender<Batch>>,
+    ) -> Answer {
+        let command: HostCommand = match ask {
+            PrivateAsk::Join { invite } => return self.join_private(player, name, &invite, queue),
+            PrivateAsk::Host(command) => command,
+        };
+        self.host_only(player)?;
+        let Some(p) = self.private.as_mut() else {
+            return Err(Refusal::Private("this table is not private".into()));
+        };
+        match p.command(command, self.table.rules())? {
+            Commanded::Changed => {}
+            Commanded::Removed(player_id) => {
+                self.leave_waitlist(player_id);
+                if self.seat_of(player_id).is_some() {
+                    // As if they left: a hand they are in is dead (folded when asked),
+                    // and they are cashed out when it ends.
+                    let outcome = self.seat_request(player_id, SeatRequest::Leave).await?;
+                    if !outcome.pending {
+                        self.audience.send_to(
+                            player_id,
+                            ServerMsg::Done {
+                                table_id: self.table_id,
+                                request: "leave".into(),
+                                amount: outcome.amount,
+                                pending: false,
+                            },
+                        );
+                    }
+                }
+                tracing::info!(player_id = %player_id, "removed by the host of a private table");
+            }
+            Commanded::End => return Ok(Reply::Ok),
+        }
+        self.seats_changed();
+        Ok(Reply::Ok)
+    }
+
+    /// A player presents the invite: admitted to watch (subscribed with a snapshot), and
+    /// asking for a seat unless the host, already let in or seated.
+    fn join_private(
+        &mut self,
+        player: PlayerId,
+        name: String,
+        invite: &str,
+        queue: Option<mpsc::Sender<Batch>>,
+    ) -> Answer {
+        let seated = self.seat_of(player).is_some();
+        let p = self
+            .private
+            .as_mut()
+            .ok_or_else(|| Refusal::Private("this table is not a private game".into()))?;
+        let asks = p.join(player, name, invite, seated)?;
+        if let Some(queue) = queue {
+            let snapshot = self.snapshot(Some(player));
+            self.audience.add(Some(player), queue, snapshot);
+        }
+        if asks {
+            self.seats_changed();
+        }
+        Ok(Reply::Ok)
+    }
+
+    /// Before a hand is dealt: false while the host has paused the game (no timer runs
+    /// meanwhile; resuming deals at once); otherwise the blinds the host set apply now,
+    /// saved with the table's configuration.
+    pub(super) async fn private_before_deal(&mut self) -> bool {
+        let Some(p) = self.private.as_mut() else {
+            return true;
+        };
+        if p.paused() {
+            self.clock.deal_at(None);
+            return false;
+        }
+        let Some((small, big)) = p.take_blinds() else {
+            return true;
+        };
+        let spec = p.spec().clone();
+        let Some(rules) = with_blinds(self.table.rules(), small, big) else {
+            tracing::warn!("the host's blinds {small}/{big} cannot apply: too large");
+            return true;
+        };
+        if let Err(e) = self.table.set_rules(rules.clone()) {
+            tracing::warn!("the host's blinds {small}/{big} cannot apply: {e}");
+            return true;
+        }
+        let saved = TableSpec {
+            rules,
+            clock: *self.clock.rules(),
+            chat: self.chat.rules(),
+            rabbit_hunt: self.rabbit_hunt,
+            private: Some(spec),
+        };
+        let config = serde_json::to_string(&saved).expect("rules serialize");
+        if let Err(e) = self
+            .ctx
+            .store
+            .set_table_config(self.table_id, &config)
+            .await
+        {
+            tracing::error!("cannot save the new blinds: {e}");
+        }
+        tracing::info!("blinds {small}/{big} from this hand (the host's change)");
+        self.seats_changed();
+        true
+    }
+}
