@@ -10,7 +10,7 @@
 
 use crate::table::{self, Command, TableContext, TableHandle, TableSpec};
 use crate::AppState;
-use poker_store::{Store, TableId};
+use poker_store::TableId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -7,7 +7,7 @@ use super::*;
 use poker_protocol::ServerMsg;
 use poker_rules::table::{HandPlan, Table};
 use poker_rules::{Chips, Event, Hand};
-use poker_store::{HandId, PlayerId, Store, TableId};
+use poker_store::{HandId, PlayerId, TableId};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

@@ -8,7 +8,7 @@ use super::writer::*;
 use super::*;
 use poker_protocol::ServerMsg;
 use poker_rules::{Action, Card, CardSource, Chips, Decision, Event, Hand};
-use poker_store::{now_ms, CompletedHand, HandPlayer, HandRecord, PlayerId, Store, TableStatus};
+use poker_store::{now_ms, CompletedHand, HandPlayer, HandRecord, PlayerId, TableStatus};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::time::Instant;

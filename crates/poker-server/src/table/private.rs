@@ -15,7 +15,6 @@ use super::*;
 use poker_protocol::{HostCommand, PrivateView, SeatAsk};
 use poker_rules::game::Opening;
 use poker_rules::Structure;
-use poker_store::Store;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;

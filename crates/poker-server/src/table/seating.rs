@@ -9,7 +9,7 @@ use crate::fairplay::SameAddressSeating;
 use poker_protocol::{BuyInRange, RatholeNote, ServerMsg};
 use poker_rules::table::{Entry, SitOut};
 use poker_rules::{Chips, Decision};
-use poker_store::{PlayerId, Store, StoreError};
+use poker_store::{PlayerId, StoreError};
 
 impl Actor {
     /// Checks a sit that needs no store (the seat free and not held for a pending sit,

@@ -10,7 +10,7 @@ use super::{Outcome, Refusal};
 use poker_fairness::DeckRecord;
 use poker_protocol::ServerMsg;
 use poker_rules::{Card, Cards, Event};
-use poker_store::{HandId, PlayerId, Store};
+use poker_store::{HandId, PlayerId};
 
 /// The last hand, when it was won without a showdown: what its winner may show.
 pub(super) struct Uncontested {

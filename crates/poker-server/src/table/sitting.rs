@@ -16,7 +16,7 @@ use super::actor::*;
 use super::*;
 use poker_rules::table::{Entry, Rathole};
 use poker_rules::Chips;
-use poker_store::{BuyIn, PlayerId, RatholeRow, Store, StoreError};
+use poker_store::{BuyIn, PlayerId, RatholeRow, StoreError};
 use std::collections::HashMap;
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
