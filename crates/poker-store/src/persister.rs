@@ -68,7 +68,7 @@ impl Persister {
                         batch
                     };
                     counter.fetch_sub(batch.len(), Ordering::Relaxed);
-                    write(&*store, batch).await;
+                    write(&store, batch).await;
                 }
             });
         }
