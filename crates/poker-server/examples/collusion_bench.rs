@@ -20,7 +20,9 @@ use poker_rules::{
 };
 use poker_server::fairplay::report::{self, Report};
 use poker_store::testing::{TestPostgres, TestSqlite};
-use poker_store::{CompletedHand, FoldFact, HandId, HandPlayer, HandRecord, PlayerId, SqlStore, TableId};
+use poker_store::{
+    CompletedHand, FoldFact, HandId, HandPlayer, HandRecord, PlayerId, SqlStore, TableId,
+};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
