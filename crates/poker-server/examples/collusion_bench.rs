@@ -5,7 +5,7 @@
 //! 60 players overlap (each pair meets at a few tables), commits them with their PHH and
 //! record as the server does (the record carrying its folds, as the table works them out),
 //! then builds the report as `GET /admin/fair-play/pairs` does: reads the window's hands
-//! from the store (`Store::hands_between`) and adds them up (`fairplay::report::Report`).
+//! from the store (`SqlStore::hands_between`) and adds them up (`fairplay::report::Report`).
 //! Then the same for records written before the folds were kept, which are replayed from
 //! their PHH (`replay_hands_per_sec`, over at most 5,000 of them). On SQLite (a file), then
 //! PostgreSQL (a throwaway cluster, or `DATABASE_URL`). `BENCH_HANDS` (default 20,000)
@@ -21,7 +21,7 @@ use poker_rules::{
 use poker_server::fairplay::report::{self, Report};
 use poker_store::testing::{TestPostgres, TestSqlite};
 use poker_store::{
-    CompletedHand, FoldFact, HandId, HandPlayer, HandRecord, PlayerId, SqlStore, Store, TableId,
+    CompletedHand, FoldFact, HandId, HandPlayer, HandRecord, PlayerId, SqlStore, TableId,
 };
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;

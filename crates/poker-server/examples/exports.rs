@@ -10,7 +10,7 @@
 //!
 //! SQLite in a temporary folder (or `DATABASE_URL`, an empty PostgreSQL database).
 
-use poker_store::{SqlStore, Store};
+use poker_store::SqlStore;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -16,7 +16,7 @@ use poker_server::lobby::Lobby;
 use poker_server::metrics::Metrics;
 use poker_server::table::{self as table_actor, ClockRules, TableContext, TableSpec};
 use poker_store::testing::{TestPostgres, TestSqlite};
-use poker_store::{Persister, SqlStore, Store};
+use poker_store::{Persister, SqlStore};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

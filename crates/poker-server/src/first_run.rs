@@ -4,7 +4,6 @@
 
 use crate::config::Config;
 use crate::AppState;
-use poker_store::Store;
 use rand::RngCore;
 use std::io::Write;
 use std::path::Path;

@@ -22,7 +22,7 @@ use crate::AppState;
 use poker_bots::{BotEnd, BotPlan};
 use poker_protocol::{BuyInRange, TableView};
 use poker_rules::Chips;
-use poker_store::{now_ms, PlayerId, Store, StoreError, TableId};
+use poker_store::{now_ms, PlayerId, StoreError, TableId};
 use rand::RngCore;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

@@ -25,7 +25,7 @@ pub mod verify;
 pub mod web;
 pub mod ws;
 
-use poker_store::{Persister, PersisterHandle, SqlStore, Store, TableId};
+use poker_store::{Persister, PersisterHandle, SqlStore, TableId};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;

@@ -8,7 +8,7 @@ use crate::table::{PrivateSpec, TableSpec};
 use crate::AppState;
 use axum::http::StatusCode;
 use poker_protocol::{NewPrivateTable, PrivateCreated, PrivateInvite};
-use poker_store::{Player, Store, StoreError, TableId, TableStatus};
+use poker_store::{Player, StoreError, TableId, TableStatus};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;

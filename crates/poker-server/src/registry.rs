@@ -11,7 +11,7 @@
 use crate::table::{self, Command, Refusal, TableContext, TableHandle, TableSpec};
 use crate::AppState;
 use poker_rules::Chips;
-use poker_store::{Store, TableId};
+use poker_store::TableId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -12,9 +12,7 @@ use poker_rules::{
     Action, CardSource, Decision, DeckKind, Game, Hand, HandConfig, SeatConfig, Stakes, Structure,
 };
 use poker_store::testing::{TestPostgres, TestSqlite};
-use poker_store::{
-    CompletedHand, HandId, HandPlayer, Persister, PlayerId, SqlStore, Store, TableId,
-};
+use poker_store::{CompletedHand, HandId, HandPlayer, Persister, PlayerId, SqlStore, TableId};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

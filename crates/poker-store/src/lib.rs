@@ -1,14 +1,15 @@
 //! Persistence: everything the server must remember so that a crash, a restart or a bad
 //! request never loses or creates a chip.
 //!
-//! One [`Store`] trait; [`SqlStore`] implements it on Postgres (production) and on an
-//! embedded SQLite file (the default, so a fresh machine needs no database server), with
-//! the same SQL through sqlx's runtime-chosen driver. Money moves only inside database
+//! One type, [`SqlStore`], whose methods are the store's operations, on Postgres
+//! (production) and on an embedded SQLite file (the default, so a fresh machine needs no
+//! database server), through sqlx's runtime-chosen driver; each query's text is fixed
+//! at compile time for each backend. Money moves only inside database
 //! transactions that also write its double-entry [`LedgerEntry`] rows; a wallet can never
 //! go negative (a `check` constraint, and conditional updates); client-retried operations
 //! carry an idempotency key and are applied once. Seat stacks change only with a buy-in,
 //! top-up, cash-out or a committed hand, so a hand that never committed never happened:
-//! [`Store::recover`] marks it void at start-up.
+//! [`SqlStore::recover`] marks it void at start-up.
 
 mod error;
 mod fairplay;
@@ -18,7 +19,6 @@ pub mod names;
 pub mod password;
 pub mod persister;
 mod sql;
-mod store;
 pub mod testing;
 
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -30,7 +30,6 @@ pub use model::*;
 pub use persister::{Persister, PersisterHandle};
 pub use sql::backup::{backup_database, Backup, BackupError, POSTGRES_WAY};
 pub use sql::SqlStore;
-pub use store::*;
 
 /// An amount of chips (whole chips, never negative).
 pub type Chips = u64;

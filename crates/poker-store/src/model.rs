@@ -35,7 +35,7 @@ impl std::fmt::Debug for Player {
     }
 }
 
-/// Why money comes into a wallet from outside the room ([`crate::Store::credit`]). Each
+/// Why money comes into a wallet from outside the room ([`crate::SqlStore::credit`]). Each
 /// is its own kind of request for idempotency: the key of one is refused on another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Credit {
@@ -405,7 +405,7 @@ impl HandRecord {
     }
 }
 
-/// A hand just dealt, recorded before anyone sees a card ([`crate::Store::start_hands`]).
+/// A hand just dealt, recorded before anyone sees a card ([`crate::SqlStore::start_hands`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HandStart {
     /// The hand.
@@ -420,7 +420,7 @@ pub struct HandStart {
     pub fence: Option<u64>,
 }
 
-/// A sit with chips, one of a group committed together ([`crate::Store::buy_ins`]).
+/// A sit with chips, one of a group committed together ([`crate::SqlStore::buy_ins`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BuyIn {
     /// The table.
@@ -435,7 +435,7 @@ pub struct BuyIn {
     pub fence: Option<u64>,
 }
 
-/// A write that moves no money ([`crate::Store::save_table_writes`]).
+/// A write that moves no money ([`crate::SqlStore::save_table_writes`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TableWrite {
     /// A table's between-hands state (JSON).
@@ -626,10 +626,10 @@ mod tests {
     }
 }
 
-/// The longest player note, in characters ([`crate::Store::set_note`]).
+/// The longest player note, in characters ([`crate::SqlStore::set_note`]).
 pub const MAX_NOTE_LEN: usize = 1000;
 
-/// A player's private note on another player ([`crate::Store::notes`]).
+/// A player's private note on another player ([`crate::SqlStore::notes`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerNote {
     /// The player the note is about.

@@ -4,7 +4,7 @@
 //! buy-ins in their own. A busy room thus pays one disk flush for many tables' writes,
 //! and no hand is acknowledged before it is durable.
 
-use crate::{BuyIn, CompletedHand, HandStart, Store, StoreError, StoreResult, TableWrite};
+use crate::{BuyIn, CompletedHand, HandStart, SqlStore, StoreError, StoreResult, TableWrite};
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -40,10 +40,10 @@ pub struct PersisterHandle {
 impl Persister {
     /// Starts the writers: each takes whatever is waiting (up to `max_batch` jobs) and
     /// writes it together: the hands dealt, the writes that move no money and the
-    /// finished hands in one [`Store::write_group`], the buy-ins beside; two writers let one batch gather while the other
+    /// finished hands in one [`SqlStore::write_group`], the buy-ins beside; two writers let one batch gather while the other
     /// waits for the disk. A table has at most one job in flight, so batches never
     /// conflict.
-    pub fn spawn<S: Store>(store: Arc<S>, max_batch: usize) -> PersisterHandle {
+    pub fn spawn(store: Arc<SqlStore>, max_batch: usize) -> PersisterHandle {
         let (jobs, rx) = mpsc::channel::<Job>(4096);
         let queued = Arc::new(AtomicUsize::new(0));
         let rx = Arc::new(tokio::sync::Mutex::new(rx));
@@ -68,7 +68,7 @@ impl Persister {
                         batch
                     };
                     counter.fetch_sub(batch.len(), Ordering::Relaxed);
-                    write(&*store, batch).await;
+                    write(&store, batch).await;
                 }
             });
         }
@@ -79,7 +79,7 @@ impl Persister {
 /// Writes one batch: the hands dealt, the writes that move no money and the finished
 /// hands together, the buy-ins in their own transactions; if a transaction fails, its
 /// jobs are written again in smaller ones, so one bad job never fails the others.
-async fn write<S: Store>(store: &S, batch: Vec<Job>) {
+async fn write(store: &SqlStore, batch: Vec<Job>) {
     let mut starts = Vec::new();
     let mut saves = Vec::new();
     let mut commits = Vec::new();
@@ -100,12 +100,12 @@ async fn write<S: Store>(store: &S, batch: Vec<Job>) {
 type Jobs<T> = Vec<(Vec<T>, oneshot::Sender<StoreResult<()>>)>;
 
 /// Writes the hands dealt, the writes that move no money and the finished hands of a
-/// batch together ([`Store::write_group`]: on SQLite one transaction, so one disk flush
+/// batch together ([`SqlStore::write_group`]: on SQLite one transaction, so one disk flush
 /// and one `begin`/`commit` instead of one per kind); if that fails, or only one kind is
 /// waiting, each kind in its own transaction as before (and each job alone if that
 /// fails too).
-async fn grouped<S: Store>(
-    store: &S,
+async fn grouped(
+    store: &SqlStore,
     mut starts: Jobs<HandStart>,
     mut saves: Jobs<TableWrite>,
     mut commits: Jobs<CompletedHand>,
@@ -178,7 +178,7 @@ const BUY_IN_LANE_MIN: usize = 16;
 /// filling thousands of seats is not written statement by statement on one connection
 /// (on SQLite, with its one connection, they follow each other). If a transaction fails
 /// as a whole, its buy-ins are written each alone.
-async fn each_answered<S: Store>(store: &S, jobs: Vec<(BuyIn, oneshot::Sender<StoreResult<()>>)>) {
+async fn each_answered(store: &SqlStore, jobs: Vec<(BuyIn, oneshot::Sender<StoreResult<()>>)>) {
     if jobs.is_empty() {
         return;
     }
@@ -220,10 +220,7 @@ async fn each_answered<S: Store>(store: &S, jobs: Vec<(BuyIn, oneshot::Sender<St
 }
 
 /// One lane's buy-ins in one transaction (none: nothing to write).
-async fn write_lane<S: Store>(
-    store: &S,
-    lane: Option<&[BuyIn]>,
-) -> StoreResult<Vec<StoreResult<()>>> {
+async fn write_lane(store: &SqlStore, lane: Option<&[BuyIn]>) -> StoreResult<Vec<StoreResult<()>>> {
     match lane {
         Some(lane) => store.buy_ins(lane).await,
         None => Ok(Vec::new()),
@@ -269,19 +266,19 @@ impl PersisterHandle {
         self.run(Work::Commit(Box::new(hand))).await
     }
 
-    /// Records a hand just dealt ([`Store::start_hand`]); returns once it is durable.
+    /// Records a hand just dealt ([`SqlStore::start_hand`]); returns once it is durable.
     pub async fn start(&self, start: HandStart) -> StoreResult<()> {
         self.run(Work::Start(start)).await
     }
 
-    /// Moves `buy_in`'s chips from the wallet to its seat ([`Store::buy_ins`]) in one
+    /// Moves `buy_in`'s chips from the wallet to its seat ([`SqlStore::buy_ins`]) in one
     /// transaction with the other buy-ins waiting; returns once it is durable, or why it
     /// was refused.
     pub async fn buy_in(&self, buy_in: BuyIn) -> StoreResult<()> {
         self.run(Work::BuyIn(buy_in)).await
     }
 
-    /// Writes what moves no money ([`Store::save_table_writes`]), in this order, with
+    /// Writes what moves no money ([`SqlStore::save_table_writes`]), in this order, with
     /// other tables' writes; returns once they are written.
     pub async fn save(&self, writes: Vec<TableWrite>) -> StoreResult<()> {
         self.run(Work::Save(writes)).await

@@ -4,7 +4,7 @@
 //! and finds the unfinished hand void and every chip where the last committed hand left it.
 
 use poker_store::testing::{TestPostgres, TestSqlite};
-use poker_store::{CompletedHand, HandId, HandPlayer, SqlStore, Store};
+use poker_store::{CompletedHand, HandId, HandPlayer, SqlStore};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 

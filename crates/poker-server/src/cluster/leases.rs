@@ -15,7 +15,7 @@ use super::subjects::{self, NodeHeard};
 use super::{lock, Cluster};
 use crate::AppState;
 use bytes::Bytes;
-use poker_store::{Lease, Store, TableId};
+use poker_store::{Lease, TableId};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Weak};
 use std::time::Duration;

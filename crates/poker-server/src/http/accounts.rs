@@ -12,7 +12,7 @@ use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use poker_store::{names, now_ms, Player, Store, StoreError};
+use poker_store::{names, now_ms, Player, StoreError};
 use rand::RngCore;
 use serde::Deserialize;
 use serde_json::json;

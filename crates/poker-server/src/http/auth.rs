@@ -6,7 +6,7 @@ use crate::AppState;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
-use poker_store::{now_ms, AuditEntry, Player, Role, Staff, Store, StoreError};
+use poker_store::{now_ms, AuditEntry, Player, Role, Staff, StoreError};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 

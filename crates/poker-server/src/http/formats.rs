@@ -8,7 +8,7 @@ use crate::http::error::*;
 use crate::AppState;
 use axum::http::StatusCode;
 use poker_rules::table::PostKind;
-use poker_store::{HandRow, PlayerId, Store, StoreError, TableId};
+use poker_store::{HandRow, PlayerId, StoreError, TableId};
 
 /// The names of the players and tables of some hands, read for those hands alone (what
 /// an export costs is what its hands cost, however many accounts the room has).

@@ -13,7 +13,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use poker_rules::table::PostKind;
-use poker_store::{now_ms, HandRow, PlayerId, Store, StoreError, MAX_NOTE_LEN};
+use poker_store::{now_ms, HandRow, PlayerId, StoreError, MAX_NOTE_LEN};
 use serde_json::json;
 use std::sync::Arc;
 

@@ -7,7 +7,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use poker_store::{HandStatus, Store, TableId};
+use poker_store::{HandStatus, TableId};
 use serde_json::json;
 use std::sync::Arc;
 

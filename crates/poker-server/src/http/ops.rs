@@ -6,7 +6,6 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use poker_store::Store;
 use serde_json::{json, Value};
 use std::sync::Arc;
 

@@ -28,7 +28,6 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use poker_store::Store;
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::net::IpAddr;

@@ -15,7 +15,7 @@ use super::writer::*;
 use super::*;
 use poker_rules::table::Table;
 use poker_rules::Chips;
-use poker_store::{PlayerId, Store, TableId};
+use poker_store::{PlayerId, TableId};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

@@ -5,7 +5,7 @@ use super::audience::Listeners;
 use super::*;
 use poker_protocol::ServerMsg;
 use poker_rules::Chips;
-use poker_store::{PlayerId, Store, StoreError, TableId, TableStatus};
+use poker_store::{PlayerId, StoreError, TableId, TableStatus};
 use std::sync::atomic::Ordering;
 use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;

@@ -6,7 +6,6 @@ use super::actor::Actor;
 use super::private::{with_blinds, Commanded, PrivateAsk};
 use super::*;
 use poker_protocol::{HostCommand, PrivateView};
-use poker_store::Store;
 
 impl Actor {
     /// The view of the private table's state, for everyone at it.

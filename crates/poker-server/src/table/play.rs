@@ -13,7 +13,7 @@ use super::*;
 use poker_protocol::ServerMsg;
 use poker_rules::table::SitOut;
 use poker_rules::{Action, CardSource, Decision, Hand};
-use poker_store::{now_ms, PlayerId, Store, TableStatus};
+use poker_store::{now_ms, PlayerId, TableStatus};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::time::Instant;

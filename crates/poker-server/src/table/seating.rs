@@ -14,7 +14,7 @@ use poker_protocol::{BuyInRange, RatholeNote, ServerMsg};
 use poker_rules::table::Rathole;
 use poker_rules::table::{Entry, SitOut};
 use poker_rules::{Chips, Decision};
-use poker_store::{BuyIn, PlayerId, Store, StoreError};
+use poker_store::{BuyIn, PlayerId, StoreError};
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 

@@ -10,7 +10,7 @@ use crate::AppState;
 use futures_util::future::BoxFuture;
 use poker_protocol::{ClientMsg, ErrorCode, HostCommand, ServerMsg};
 use poker_rules::table::Entry;
-use poker_store::{now_ms, Store, TableId};
+use poker_store::{now_ms, TableId};
 use std::sync::Arc;
 
 use super::conn::*;

@@ -11,7 +11,7 @@ use common::{assert_conserved, play, sit, Client, Server};
 use poker_protocol::ServerMsg;
 use poker_rules::Action;
 use poker_store::testing::TestSqlite;
-use poker_store::{HandStatus, SqlStore, Store, TableId};
+use poker_store::{HandStatus, SqlStore, TableId};
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};

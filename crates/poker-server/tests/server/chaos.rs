@@ -19,7 +19,7 @@ use common::{act, Client, Db, DbGuard, MyCards, Server};
 use futures_util::SinkExt;
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::{Action, Cards, LegalActions};
-use poker_store::{SqlStore, Store, TableId};
+use poker_store::{SqlStore, TableId};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

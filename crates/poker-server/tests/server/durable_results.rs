@@ -11,7 +11,7 @@ use crate::common;
 use common::{assert_conserved, sit, tid, Client, Db, DbGuard, Received, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::Event;
-use poker_store::{SqlStore, Store};
+use poker_store::SqlStore;
 use serde_json::json;
 use std::time::{Duration, Instant};
 

@@ -14,7 +14,7 @@ use common::cluster::Stopped;
 use common::nats::{nats, nats_server_binary, nats_with_token};
 use common::{assert_conserved, nl_rules, reconnect, tid, Db, DbGuard};
 use poker_protocol::ClientMsg;
-use poker_store::{SqlStore, Store};
+use poker_store::SqlStore;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};

@@ -161,7 +161,7 @@ async fn triple_draw_with_six_players_discarding_everything_reshuffles_and_plays
     server.stop().await;
     assert_conserved(&server.audit().await, 6000);
     let store = poker_store::SqlStore::connect(&server.url).await.unwrap();
-    let hands = poker_store::Store::table_hands(&store, t.parse().unwrap(), 10, 0)
+    let hands = poker_store::SqlStore::table_hands(&store, t.parse().unwrap(), 10, 0)
         .await
         .unwrap();
     for h in hands.iter().filter(|h| h.status == "complete") {
@@ -540,7 +540,7 @@ async fn a_session_that_logs_out_or_expires_closes_its_websockets() {
     use sha2::Digest;
     let store = poker_store::SqlStore::connect(&server.url).await.unwrap();
     let short = "short-lived-token";
-    poker_store::Store::create_session(
+    poker_store::SqlStore::create_session(
         &store,
         &format!("{:x}", sha2::Sha256::digest(short.as_bytes())),
         ann_id.parse().unwrap(),

@@ -14,7 +14,7 @@ use crate::common;
 use common::{act, assert_conserved, tid, Client, Db, DbGuard, Server};
 use poker_protocol::{BuyInRange, ClientMsg, ErrorCode, ServerMsg, TableView};
 use poker_rules::{Action, Event, LegalActions};
-use poker_store::{SqlStore, Store};
+use poker_store::SqlStore;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 use std::collections::HashMap;

@@ -6,7 +6,7 @@ use crate::common;
 
 use common::{act, assert_conserved, play, simple_action, sit, Db, DbGuard, Server};
 use poker_protocol::ServerMsg;
-use poker_store::{SqlStore, Store, TableId};
+use poker_store::{SqlStore, TableId};
 use serde_json::json;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

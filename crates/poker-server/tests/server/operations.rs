@@ -342,7 +342,6 @@ async fn shutdown_lets_the_hand_in_progress_finish_and_commits_it() {
     // no new hand was dealt after the shutdown began.
     let store = poker_store::SqlStore::connect(&server.url).await.unwrap();
     let table: poker_store::TableId = table_id.parse().unwrap();
-    use poker_store::Store;
     let hands = store.table_hands(table, 50, 0).await.unwrap();
     assert!(!hands.is_empty());
     assert!(

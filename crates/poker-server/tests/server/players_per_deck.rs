@@ -10,7 +10,7 @@ use crate::common;
 use common::{assert_conserved, games, sit, tid, Db, DbGuard, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::Event;
-use poker_store::{PlayerId, SqlStore, Store};
+use poker_store::{PlayerId, SqlStore};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 

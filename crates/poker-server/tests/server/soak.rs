@@ -39,7 +39,7 @@ use common::nats::{free_port, nats_on, nats_server_binary, Proc};
 use common::{nl_rules, sit, tid, Client, Db, DbGuard};
 use figures::{hands, leases, ms, report_and_check, retry, within, FaultRecord, Run};
 use poker_protocol::ServerMsg;
-use poker_store::{Audit, SqlStore, Store};
+use poker_store::{Audit, SqlStore};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

@@ -11,7 +11,7 @@ use poker_server::lobby::Lobby;
 use poker_server::metrics::Metrics;
 use poker_server::table::{self as table_actor, ClockRules, TableContext, TableHandle, TableSpec};
 use poker_store::testing::TestSqlite;
-use poker_store::{Persister, SqlStore, Store, TableId};
+use poker_store::{Persister, SqlStore, TableId};
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -9,7 +9,7 @@ use crate::common;
 use common::{act, assert_conserved, play, simple_action, sit, tid, Client, Db, DbGuard, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::{Action, Event};
-use poker_store::{now_ms, SqlStore, Store};
+use poker_store::{now_ms, SqlStore};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::time::Duration;

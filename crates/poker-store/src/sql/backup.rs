@@ -13,8 +13,8 @@
 //! and the name never holds half a copy.
 //!
 //! Since stacks change only with a committed hand, a copy taken mid-hand holds that hand
-//! as `started`; the pokerd started on the copy voids it ([`crate::Store::recover`]), so the
-//! copy restores to the stacks the hand began with and the audit balances.
+//! as `started`; the pokerd started on the copy voids it ([`crate::SqlStore::recover`]), so
+//! the copy restores to the stacks the hand began with and the audit balances.
 //!
 //! PostgreSQL is backed up with its own tools ([`POSTGRES_WAY`]).
 
@@ -136,7 +136,7 @@ pub async fn backup_database(url: &str, to: &Path) -> Result<Backup, BackupError
         .fetch_one(&mut db)
         .await
         .map_err(|e| open_error(format!("not a pokerd database: {e}")))?;
-    let copied = sqlx::query("vacuum into ?1")
+    let copied = sqlx::query("vacuum into $1")
         .bind(partial.0.to_string_lossy().into_owned())
         .execute(&mut db)
         .await;

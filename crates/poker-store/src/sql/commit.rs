@@ -6,42 +6,20 @@
 //! anything is written, [`check_fences`] refuses the batch if a hand's fencing token is
 //! no longer its table lease's.
 
+use serde::Serialize;
 use uuid::Uuid;
 
 use super::*;
 
-/// Rows per multi-row statement (SQLite allows 32,766 parameters per statement).
-pub(crate) const CHUNK_ROWS: usize = 500;
+/// The leases of the tables named (SQLite: a JSON array of table ids).
+const FENCED_LEASES_SQLITE: &str = "select poker_table_id, token from table_lease \
+     where poker_table_id in (select value from json_each($1))";
 
-/// `($1,$2),($3,$4)...`: `rows` groups of `cols` placeholders numbered from `first`.
-pub(crate) fn placeholders(rows: usize, cols: usize, first: usize) -> String {
-    placeholders_with(rows, &vec![""; cols], first)
-}
-
-/// Like [`placeholders`], with fixed SQL where a column's entry is not empty.
-pub(crate) fn placeholders_with(rows: usize, cols: &[&str], first: usize) -> String {
-    let mut out = String::new();
-    let mut n = first;
-    for r in 0..rows {
-        if r > 0 {
-            out.push(',');
-        }
-        out.push('(');
-        for (c, fixed) in cols.iter().enumerate() {
-            if c > 0 {
-                out.push(',');
-            }
-            if fixed.is_empty() {
-                out.push_str(&format!("${n}"));
-                n += 1;
-            } else {
-                out.push_str(fixed);
-            }
-        }
-        out.push(')');
-    }
-    out
-}
+/// A table's lease's token; on PostgreSQL the row stays share-locked until the commit.
+const FENCE: Dialects = Dialects {
+    postgres: "select token from table_lease where poker_table_id = $1 for share",
+    sqlite: "select token from table_lease where poker_table_id = $1",
+};
 
 /// Checks every hand conserves chips (finishing stacks plus rake = starting stacks).
 pub(crate) fn check_conserved(hands: &[CompletedHand]) -> StoreResult<()> {
@@ -99,19 +77,13 @@ impl SqlStore {
         hands: &[CompletedHand],
     ) -> StoreResult<()> {
         let tables = fenced_tables(hands);
-        let mut leases = Vec::new();
-        for chunk in tables.chunks(CHUNK_ROWS) {
-            let list = placeholders(chunk.len(), 1, 1);
-            let text = self.sql(&format!(
-                "select poker_table_id, token from table_lease where poker_table_id in ({})",
-                &list[1..list.len() - 1].replace("),(", ",")
-            ));
-            let mut q = sqlx::query_as::<_, (String, i64)>(&text);
-            for t in chunk {
-                q = q.bind(t.clone());
-            }
-            leases.extend(q.fetch_all(&mut **tx).await?);
+        if tables.is_empty() {
+            return Ok(());
         }
+        let leases: Vec<(String, i64)> = sqlx::query_as(FENCED_LEASES_SQLITE)
+            .bind(json_rows(&tables)?)
+            .fetch_all(&mut **tx)
+            .await?;
         check_fences(hands, &leases)
     }
 
@@ -130,16 +102,10 @@ impl SqlStore {
         let Some(token) = fence else {
             return Ok(());
         };
-        let lock = match self.backend {
-            Backend::Postgres => " for share",
-            Backend::Sqlite => "",
-        };
-        let current: Option<i64> = sqlx::query_scalar(&self.sql(&format!(
-            "select token from table_lease where poker_table_id = $1{lock}"
-        )))
-        .bind(table.to_string())
-        .fetch_optional(&mut **tx)
-        .await?;
+        let current: Option<i64> = sqlx::query_scalar(FENCE.of(self.backend))
+            .bind(table.to_string())
+            .fetch_optional(&mut **tx)
+            .await?;
         if current.is_none() || current != i64::try_from(token).ok() {
             return Err(StoreError::Fenced { table, token });
         }
@@ -147,8 +113,21 @@ impl SqlStore {
     }
 }
 
-/// One ledger row of a hand: movement, account, table, amount, hand.
-pub(crate) type HandEntry = (String, String, String, i64, String);
+/// One ledger row of a hand (a row of the JSON array SQLite's commit reads, by these
+/// names).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct HandEntry {
+    /// The movement: one per hand.
+    pub movement_id: String,
+    /// The account: a seat's, or the house's rake.
+    pub account: String,
+    /// The hand's table.
+    pub poker_table_id: String,
+    /// The amount, negative when the account gave it.
+    pub amount: i64,
+    /// The hand.
+    pub reference: String,
+}
 
 /// The ledger rows of committed hands (one movement each: the seats' changes and the
 /// rake) and the total rake.
@@ -158,13 +137,13 @@ pub(crate) fn hand_ledger(todo: &[&CompletedHand]) -> (Vec<HandEntry>, i64) {
     for h in todo {
         let movement = Uuid::new_v4().to_string();
         let mut push = |account: String, amount: i64| {
-            entries.push((
-                movement.clone(),
+            entries.push(HandEntry {
+                movement_id: movement.clone(),
                 account,
-                h.table_id.to_string(),
+                poker_table_id: h.table_id.to_string(),
                 amount,
-                h.hand_id.to_string(),
-            ));
+                reference: h.hand_id.to_string(),
+            });
         };
         for p in &h.players {
             let delta = p.finishing_stack as i64 - p.starting_stack as i64;
@@ -180,8 +159,9 @@ pub(crate) fn hand_ledger(todo: &[&CompletedHand]) -> (Vec<HandEntry>, i64) {
     (entries, total_rake)
 }
 
-/// One seat of a pending hand: the stack it must still hold, and will hold.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One seat of a pending hand: the stack it must still hold, and will hold (a row of the
+/// JSON array SQLite's commit reads, by these names).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct SeatChange {
     /// The hand.
     pub hand_id: String,
@@ -321,10 +301,10 @@ pub(crate) async fn commit_hands_pg(
     };
     let started = &plan.started;
     sqlx::query(
-        "update hand set status = 'complete', phh = v.phh, record = v.record, rake = v.rake, ended_at = v.ended \
-         from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[]) \
-              as v (id, phh, record, rake, ended) \
-         where hand.hand_id = v.id and hand.status = 'started'",
+        "update hand set status = 'complete', phh = v.phh, record = v.record, rake = v.rake, \
+         ended_at = v.ended from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], \
+         $5::bigint[]) as v (id, phh, record, rake, ended) where hand.hand_id = v.id \
+         and hand.status = 'started'",
     )
     .bind(text(started, &|h| h.hand_id.to_string()))
     .bind(text(started, &|h| h.phh.clone()))
@@ -335,10 +315,11 @@ pub(crate) async fn commit_hands_pg(
     .await?;
     let fresh = &plan.fresh;
     sqlx::query(
-        "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at, created_at) \
-         select v.id, v.t, v.n, 'complete', v.phh, v.record, v.rake, v.s, v.e, $9 \
-         from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], \
-                     $8::bigint[]) as v (id, t, n, phh, record, rake, s, e)",
+        "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, \
+         started_at, ended_at, created_at) select v.id, v.t, v.n, 'complete', v.phh, v.record, \
+         v.rake, v.s, v.e, $9 from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], \
+         $5::text[], $6::bigint[], $7::bigint[], $8::bigint[]) as v (id, t, n, phh, record, \
+         rake, s, e)",
     )
     .bind(text(fresh, &|h| h.hand_id.to_string()))
     .bind(text(fresh, &|h| h.table_id.to_string()))
@@ -391,11 +372,11 @@ pub(crate) async fn commit_hands_pg(
     .await?;
     // The ledger: one movement per hand, the seats' changes and the rake.
     let entries = &plan.ledger;
-    let l_move: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
-    let l_account: Vec<&str> = entries.iter().map(|e| e.1.as_str()).collect();
-    let l_table: Vec<&str> = entries.iter().map(|e| e.2.as_str()).collect();
-    let l_amount: Vec<i64> = entries.iter().map(|e| e.3).collect();
-    let l_ref: Vec<&str> = entries.iter().map(|e| e.4.as_str()).collect();
+    let l_move: Vec<&str> = entries.iter().map(|e| e.movement_id.as_str()).collect();
+    let l_account: Vec<&str> = entries.iter().map(|e| e.account.as_str()).collect();
+    let l_table: Vec<&str> = entries.iter().map(|e| e.poker_table_id.as_str()).collect();
+    let l_amount: Vec<i64> = entries.iter().map(|e| e.amount).collect();
+    let l_ref: Vec<&str> = entries.iter().map(|e| e.reference.as_str()).collect();
     sqlx::query(
         "insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, reference, created_at) \
          select v.m, v.a, v.t, 'hand', v.x, v.r, $6 \
@@ -424,25 +405,24 @@ pub(crate) async fn commit_hands_pg(
 }
 
 impl SqlStore {
-    /// One write that moves no money, inside `tx` ([`Store::save_table_writes`]).
+    /// One write that moves no money, inside `tx` ([`SqlStore::save_table_writes`]).
     pub(crate) async fn table_write(&self, tx: &mut Tx, write: &TableWrite) -> StoreResult<()> {
         match write {
             TableWrite::State { table, state } => {
-                let done = sqlx::query(
-                    &self.sql("update poker_table set state = $1 where poker_table_id = $2"),
-                )
-                .bind(state.clone())
-                .bind(table.to_string())
-                .execute(&mut **tx)
-                .await?;
+                let done =
+                    sqlx::query("update poker_table set state = $1 where poker_table_id = $2")
+                        .bind(state.clone())
+                        .bind(table.to_string())
+                        .execute(&mut **tx)
+                        .await?;
                 if done.rows_affected() == 0 {
                     return Err(StoreError::NotFound("table"));
                 }
             }
             TableWrite::SittingOut { table, player, out } => {
-                let done = sqlx::query(&self.sql(
+                let done = sqlx::query(
                     "update seat set sitting_out = $1 where poker_table_id = $2 and player_id = $3",
-                ))
+                )
                 .bind(i64::from(*out))
                 .bind(table.to_string())
                 .bind(player.to_string())
@@ -459,18 +439,17 @@ impl SqlStore {
                 big,
             } => {
                 sqlx::query(
-                    &self.sql(
-                        "delete from missed_blind where poker_table_id = $1 and player_id = $2",
-                    ),
+                    "delete from missed_blind where poker_table_id = $1 and player_id = $2",
                 )
                 .bind(table.to_string())
                 .bind(player.to_string())
                 .execute(&mut **tx)
                 .await?;
                 if *small || *big {
-                    sqlx::query(&self.sql(
-                        "insert into missed_blind (poker_table_id, player_id, owes_small, owes_big, created_at) values ($1, $2, $3, $4, $5)",
-                    ))
+                    sqlx::query(
+                        "insert into missed_blind (poker_table_id, player_id, owes_small, \
+                         owes_big, created_at) values ($1, $2, $3, $4, $5)",
+                    )
                     .bind(table.to_string())
                     .bind(player.to_string())
                     .bind(i64::from(*small))
@@ -528,11 +507,14 @@ mod tests {
         let plan = plan(&hands, &[]).unwrap().unwrap();
         assert_eq!((plan.hands(), plan.fresh.len(), plan.rake), (2, 2, 3));
         let mut movements: std::collections::HashMap<&str, i64> = Default::default();
-        for (movement, _, _, amount, _) in &plan.ledger {
-            *movements.entry(movement).or_default() += amount;
+        for e in &plan.ledger {
+            *movements.entry(&e.movement_id).or_default() += e.amount;
         }
         assert!(movements.values().all(|&sum| sum == 0), "{movements:?}");
-        assert!(plan.ledger.iter().any(|e| e.1 == "house:rake" && e.3 == 3));
+        assert!(plan
+            .ledger
+            .iter()
+            .any(|e| e.account == "house:rake" && e.amount == 3));
         // A hand where nobody's stack changed writes no ledger row but still its seats.
         assert_eq!(plan.ledger.len(), 3);
         assert_eq!(plan.seats.len(), 4);

@@ -1,5 +1,5 @@
-//! The fair-play operations of [`Store`] on both backends: sit addresses, same-address
-//! flags and the reads of the collusion report (the trait's methods call these).
+//! The fair-play operations on both backends: sit addresses, same-address flags and the
+//! reads of the collusion report.
 
 use super::*;
 
@@ -15,18 +15,37 @@ fn check_address(address: &str) -> StoreResult<&str> {
     Ok(address)
 }
 
-/// The hand columns prefixed with `h.`, for joins.
-fn hand_columns() -> String {
-    HAND_COLUMNS
-        .split(", ")
-        .map(|c| format!("h.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// The complete hands two players were dealt in, dealt in a window of time, newest first,
+/// with `$1` and `$2` the players, `$3` to `$4` the window and `$5` the limit, and a
+/// condition added before the order (a literal).
+macro_rules! hands_together {
+    ($and:literal) => {
+        concat!(
+            "select ",
+            hand_columns!(),
+            " from hand_player x join hand_player y on y.hand_id = x.hand_id \
+             join hand h on h.hand_id = x.hand_id \
+             where x.player_id = $1 and y.player_id = $2 and x.created_at >= $3 \
+             and h.started_at >= $3 and h.started_at < $4 and h.status = 'complete'",
+            $and,
+            " order by h.started_at desc, h.hand_id limit $5"
+        )
+    };
 }
 
+/// The hands of a pair at any table.
+const HANDS_TOGETHER: &str = hands_together!("");
+
+/// The hands of a pair at one table, `$6`.
+const HANDS_TOGETHER_AT_TABLE: &str = hands_together!(" and h.poker_table_id = $6");
+
 impl SqlStore {
-    /// [`Store::record_sit_address`] on both backends.
-    pub(super) async fn record_sit_address_impl(
+    /// Records the client address (see [`AddressFlag::address`]) a player has just sat
+    /// down from at a table and, for each player of `flagged_with` (seated there from that
+    /// address, as the table decided), an [`AddressFlag`], in one transaction. The seat's
+    /// address replaces any older one of that player at that table; the player's list of
+    /// addresses counts the sit.
+    pub async fn record_sit_address(
         &self,
         table: TableId,
         player: PlayerId,
@@ -37,11 +56,11 @@ impl SqlStore {
         let address = check_address(address)?;
         let now = now_ms();
         let mut tx = self.begin().await?;
-        sqlx::query(&self.sql(
+        sqlx::query(
             "insert into seat_address (poker_table_id, player_id, address, at, created_at) \
-             values ($1, $2, $3, $4, $5) \
-             on conflict (poker_table_id, player_id) do update set address = excluded.address, at = excluded.at",
-        ))
+             values ($1, $2, $3, $4, $5) on conflict (poker_table_id, player_id) do update \
+             set address = excluded.address, at = excluded.at",
+        )
         .bind(table.to_string())
         .bind(player.to_string())
         .bind(address)
@@ -49,12 +68,12 @@ impl SqlStore {
         .bind(now)
         .execute(&mut *tx)
         .await?;
-        sqlx::query(&self.sql(
+        sqlx::query(
             "insert into player_address (player_id, address, first_at, last_at, sits, created_at) \
              values ($1, $2, $3, $3, 1, $4) \
              on conflict (player_id, address) do update set last_at = excluded.last_at, \
              sits = player_address.sits + 1",
-        ))
+        )
         .bind(player.to_string())
         .bind(address)
         .bind(at)
@@ -62,10 +81,10 @@ impl SqlStore {
         .execute(&mut *tx)
         .await?;
         for other in flagged_with {
-            sqlx::query(&self.sql(
-                "insert into address_flag (address_flag_id, poker_table_id, player_id, other_player_id, address, at, created_at) \
-                 values ($1, $2, $3, $4, $5, $6, $7)",
-            ))
+            sqlx::query(
+                "insert into address_flag (address_flag_id, poker_table_id, player_id, \
+                 other_player_id, address, at, created_at) values ($1, $2, $3, $4, $5, $6, $7)",
+            )
             .bind(uuid::Uuid::new_v4().to_string())
             .bind(table.to_string())
             .bind(player.to_string())
@@ -80,16 +99,14 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::seat_addresses`] on both backends.
-    pub(super) async fn seat_addresses_impl(
-        &self,
-        table: TableId,
-    ) -> StoreResult<Vec<(PlayerId, String)>> {
-        let rows: Vec<(String, String)> = sqlx::query_as(&self.sql(
+    /// The addresses the players seated at a table sat down from: only addresses recorded
+    /// since the player took the seat they hold now.
+    pub async fn seat_addresses(&self, table: TableId) -> StoreResult<Vec<(PlayerId, String)>> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
             "select a.player_id, a.address from seat_address a join seat s \
              on s.poker_table_id = a.poker_table_id and s.player_id = a.player_id \
              where a.poker_table_id = $1 and a.at >= s.created_at order by a.player_id",
-        ))
+        )
         .bind(table.to_string())
         .fetch_all(&self.pool)
         .await?;
@@ -98,16 +115,12 @@ impl SqlStore {
             .collect()
     }
 
-    /// [`Store::address_flags`] on both backends.
-    pub(super) async fn address_flags_impl(
-        &self,
-        limit: u32,
-        offset: u32,
-    ) -> StoreResult<Vec<AddressFlag>> {
-        let rows: Vec<SqlAddressFlag> = sqlx::query_as(&self.sql(
+    /// Same-address pairs, newest first.
+    pub async fn address_flags(&self, limit: u32, offset: u32) -> StoreResult<Vec<AddressFlag>> {
+        let rows: Vec<SqlAddressFlag> = sqlx::query_as(
             "select address_flag_id, poker_table_id, player_id, other_player_id, address, at \
              from address_flag order by at desc, address_flag_id limit $1 offset $2",
-        ))
+        )
         .bind(i64::from(limit))
         .bind(i64::from(offset))
         .fetch_all(&self.pool)
@@ -115,34 +128,35 @@ impl SqlStore {
         convert(rows)
     }
 
-    /// [`Store::shared_addresses`] on both backends.
-    pub(super) async fn shared_addresses_impl(
-        &self,
-        since: i64,
-    ) -> StoreResult<Vec<PlayerAddress>> {
-        let rows: Vec<SqlPlayerAddress> = sqlx::query_as(&self.sql(
+    /// Every address that more than one player has sat down from, with each such player,
+    /// among sits at or after `since` (unix milliseconds); by address, then player.
+    pub async fn shared_addresses(&self, since: i64) -> StoreResult<Vec<PlayerAddress>> {
+        let rows: Vec<SqlPlayerAddress> = sqlx::query_as(
             "select player_id, address, first_at, last_at, sits from player_address \
              where last_at >= $1 and address in (select address from player_address \
              where last_at >= $1 group by address having count(*) > 1) \
              order by address, player_id",
-        ))
+        )
         .bind(since)
         .fetch_all(&self.pool)
         .await?;
         convert(rows)
     }
 
-    /// [`Store::hands_between`] on both backends.
-    pub(super) async fn hands_between_impl(
+    /// Complete hands dealt from `since` to before `until` (unix milliseconds), at any
+    /// table, newest first, at most `limit`.
+    pub async fn hands_between(
         &self,
         since: i64,
         until: i64,
         limit: u32,
     ) -> StoreResult<Vec<HandRow>> {
-        let rows: Vec<SqlHand> = sqlx::query_as(&self.sql(&format!(
-            "select {HAND_COLUMNS} from hand where started_at >= $1 and started_at < $2 \
+        let rows: Vec<SqlHand> = sqlx::query_as(concat!(
+            "select ",
+            hand_columns!(),
+            " from hand h where started_at >= $1 and started_at < $2 \
              and status = 'complete' order by started_at desc, hand_id limit $3"
-        )))
+        ))
         .bind(since)
         .bind(until)
         .bind(i64::from(limit))
@@ -151,9 +165,10 @@ impl SqlStore {
         convert(rows)
     }
 
-    /// [`Store::hands_together`] on both backends.
+    /// Complete hands both players were dealt in, dealt from `since` to before `until`
+    /// (at one table if given), newest first, at most `limit`.
     #[allow(clippy::too_many_arguments)]
-    pub(super) async fn hands_together_impl(
+    pub async fn hands_together(
         &self,
         a: PlayerId,
         b: PlayerId,
@@ -164,20 +179,11 @@ impl SqlStore {
     ) -> StoreResult<Vec<HandRow>> {
         // A hand's players are written when it is committed, after it was dealt: their
         // rows' `created_at` is at or after `since` too, which the players' index serves.
-        let one_table = if table.is_some() {
-            " and h.poker_table_id = $6"
-        } else {
-            ""
+        let sql = match table {
+            Some(_) => HANDS_TOGETHER_AT_TABLE,
+            None => HANDS_TOGETHER,
         };
-        let sql = self.sql(&format!(
-            "select {} from hand_player x join hand_player y on y.hand_id = x.hand_id \
-             join hand h on h.hand_id = x.hand_id \
-             where x.player_id = $1 and y.player_id = $2 and x.created_at >= $3 \
-             and h.started_at >= $3 and h.started_at < $4 and h.status = 'complete'{one_table} \
-             order by h.started_at desc, h.hand_id limit $5",
-            hand_columns()
-        ));
-        let mut query = sqlx::query_as::<_, SqlHand>(&sql)
+        let mut query = sqlx::query_as::<_, SqlHand>(sql)
             .bind(a.to_string())
             .bind(b.to_string())
             .bind(since)

@@ -3,34 +3,77 @@
 
 use super::*;
 
-/// The columns of a `hand` row, as [`SqlHand`] reads them.
-pub(crate) const HAND_COLUMNS: &str =
-    "hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at";
+/// The hands started and never committed, of every table.
+const STARTED: &str = "select hand_id from hand where status = 'started'";
+
+/// [`STARTED`] of one table.
+const STARTED_AT_TABLE: &str =
+    "select hand_id from hand where status = 'started' and poker_table_id = $1";
+
+/// Voids the hands started and never committed, of every table.
+const VOID_STARTED: &str =
+    "update hand set status = 'void', ended_at = $1 where status = 'started'";
+
+/// [`VOID_STARTED`] of one table.
+const VOID_STARTED_AT_TABLE: &str = "update hand set status = 'void', ended_at = $1 \
+     where status = 'started' and poker_table_id = $2";
+
+/// Records hands just dealt (PostgreSQL; SQLite's is in `sqlite_batch`), given as one
+/// JSON array of [`StartRow`]s; a hand recorded before is left as it is.
+const START_HANDS_POSTGRES: &str = "insert into hand \
+     (hand_id, poker_table_id, number, status, rake, started_at, created_at) \
+     select v.hand_id, v.poker_table_id, v.number, 'started', 0, v.started_at, $2 \
+     from jsonb_to_recordset(cast($1 as jsonb)) \
+         as v (hand_id text, poker_table_id text, number bigint, started_at bigint) \
+     on conflict (hand_id) do nothing";
+
+/// A hand just dealt, as a row of the JSON array the statements that record hands read
+/// (by these names).
+#[derive(serde::Serialize)]
+pub(crate) struct StartRow {
+    /// The hand.
+    pub hand_id: String,
+    /// Its table.
+    pub poker_table_id: String,
+    /// Its number at the table.
+    pub number: i64,
+    /// When it was dealt.
+    pub started_at: i64,
+}
+
+impl StartRow {
+    /// The rows of `starts`, refusing a number past what the database holds.
+    pub(crate) fn of(starts: &[HandStart]) -> StoreResult<Vec<StartRow>> {
+        starts
+            .iter()
+            .map(|s| {
+                Ok(StartRow {
+                    hand_id: s.hand.to_string(),
+                    poker_table_id: s.table.to_string(),
+                    number: to_i64(s.number)?,
+                    started_at: s.at,
+                })
+            })
+            .collect()
+    }
+}
 
 impl SqlStore {
     /// Marks void the hands started and never committed, of one table or all; returns
     /// them.
     pub(super) async fn void_started(&self, table: Option<TableId>) -> StoreResult<Vec<HandId>> {
         let table = table.map(|t| t.to_string());
-        let one = if table.is_some() {
-            " and poker_table_id = $2"
-        } else {
-            ""
+        let (select, update) = match table {
+            Some(_) => (STARTED_AT_TABLE, VOID_STARTED_AT_TABLE),
+            None => (STARTED, VOID_STARTED),
         };
-        let select_sql = self.sql(&format!(
-            "select hand_id from hand where status = 'started'{}",
-            one.replace("$2", "$1")
-        ));
-        let update_sql = self.sql(&format!(
-            "update hand set status = 'void', ended_at = $1 where status = 'started'{one}"
-        ));
         let mut tx = self.begin().await?;
-        let mut select = sqlx::query_scalar::<_, String>(&select_sql);
+        let mut select = sqlx::query_scalar::<_, String>(select);
         if let Some(t) = &table {
             select = select.bind(t.clone());
         }
         let ids = hand_ids(select.fetch_all(&mut *tx).await?)?;
-        let mut update = sqlx::query(&update_sql).bind(now_ms());
+        let mut update = sqlx::query(update).bind(now_ms());
         if let Some(t) = table {
             update = update.bind(t);
         }
@@ -39,21 +82,35 @@ impl SqlStore {
         Ok(ids)
     }
 
-    /// [`Store::rake_by_day`] on both backends.
-    pub(super) async fn rake_by_day_impl(&self, since: i64) -> StoreResult<Vec<RakeDay>> {
-        let rows: Vec<SqlRakeDay> = sqlx::query_as(&self.sql(
-            "select ended_at / 86400000 as day, poker_table_id, cast(sum(rake) as bigint) as rake, cast(count(*) as bigint) as hands \
+    /// The rake collected per day (UTC) and table by hands that ended at or after
+    /// `since` (unix milliseconds), newest day first.
+    pub async fn rake_by_day(&self, since: i64) -> StoreResult<Vec<RakeDay>> {
+        let rows: Vec<SqlRakeDay> = sqlx::query_as(
+            "select ended_at / 86400000 as day, poker_table_id, cast(sum(rake) as bigint) as rake, \
+             cast(count(*) as bigint) as hands \
              from hand where status = 'complete' and ended_at >= $1 \
              group by ended_at / 86400000, poker_table_id order by day desc, poker_table_id",
-        ))
+        )
         .bind(since)
         .fetch_all(&self.pool)
         .await?;
         convert(rows)
     }
 
-    /// [`Store::start_hands`] on both backends.
-    pub(super) async fn start_hands_impl(&self, starts: &[HandStart]) -> StoreResult<()> {
+    /// Start-up: hands started but never committed are void. Returns them.
+    pub async fn recover(&self) -> StoreResult<Vec<HandId>> {
+        self.void_started(None).await
+    }
+
+    /// One table's hands started but never committed are void (its task failed mid-hand;
+    /// the stored stacks are as the hand began). Returns them.
+    pub async fn void_hands(&self, table: TableId) -> StoreResult<Vec<HandId>> {
+        self.void_started(Some(table)).await
+    }
+
+    /// Records hands just dealt, in one transaction, each as [`SqlStore::start_hand`] does;
+    /// a stale fence refuses them all.
+    pub async fn start_hands(&self, starts: &[HandStart]) -> StoreResult<()> {
         if starts.is_empty() {
             return Ok(());
         }
@@ -63,21 +120,46 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::write_group`] on both backends: on SQLite the hands dealt, the writes
-    /// that move no money and the finished hands in one transaction, so the batch costs
-    /// one disk flush and one `begin`/`commit` round trip to the driver's thread instead
-    /// of three; on PostgreSQL (whose hand commit has its own connections and array
-    /// statements) each kind in its own transaction, in this order.
-    pub(super) async fn write_group_impl(
+    /// Records that a hand was dealt (it is void unless committed). Recording it again, or
+    /// after the hand was committed, changes nothing (a retried write is harmless).
+    /// Refused with [`StoreError::Fenced`] on a stale `fence`, like [`SqlStore::buy_in`].
+    pub async fn start_hand(
+        &self,
+        hand: HandId,
+        table: TableId,
+        number: u64,
+        at: i64,
+        fence: Option<u64>,
+    ) -> StoreResult<()> {
+        let start = HandStart {
+            hand,
+            table,
+            number,
+            at,
+            fence,
+        };
+        self.start_hands(&[start]).await
+    }
+
+    /// Writes a persister's batch: hands just dealt, writes that move no money and
+    /// finished hands, each kind as [`SqlStore::start_hands`],
+    /// [`SqlStore::save_table_writes`] and [`SqlStore::commit_hands`] write it. On SQLite
+    /// all three go in one transaction (one disk flush and one `begin`/`commit` for the
+    /// batch instead of three: nothing is written unless everything is); on PostgreSQL
+    /// (whose hand commit has its own connections and array statements) each kind in its
+    /// own, in that order. Each kind is idempotent (a hand dealt is recorded once, a
+    /// write sets what it sets, a hand commits exactly once), so after an error the
+    /// caller may write them again kind by kind.
+    pub async fn write_group(
         &self,
         starts: &[HandStart],
         writes: &[TableWrite],
         hands: &[CompletedHand],
     ) -> StoreResult<()> {
         if self.pg.is_some() {
-            self.start_hands_impl(starts).await?;
-            self.save_table_writes_impl(writes).await?;
-            return self.commit_hands_impl(hands).await.map(|_| ());
+            self.start_hands(starts).await?;
+            self.save_table_writes(writes).await?;
+            return self.commit_hands(hands).await.map(|_| ());
         }
         if starts.is_empty() && writes.is_empty() && hands.is_empty() {
             return Ok(());
@@ -92,21 +174,24 @@ impl SqlStore {
     }
 
     /// Writes that move no money inside `tx`, one by one in order as
-    /// [`Store::save_table_writes`] does, but the tables' states: those are returned, each
+    /// [`SqlStore::save_table_writes`] does, but the tables' states: those are returned, each
     /// table's last, to be written with the rest of the batch in one statement (a state
     /// only ever replaces the one before, and no other write touches it).
     async fn table_writes_in<'w>(
         &self,
         tx: &mut Tx,
         writes: &'w [TableWrite],
-    ) -> StoreResult<Vec<(String, &'w str)>> {
-        let mut states: Vec<(String, &str)> = Vec::new();
+    ) -> StoreResult<Vec<StateRow<'w>>> {
+        let mut states: Vec<StateRow> = Vec::new();
         for write in writes {
             match write {
                 TableWrite::State { table, state } => {
                     let table = table.to_string();
-                    states.retain(|(t, _)| *t != table);
-                    states.push((table, state));
+                    states.retain(|s| s.poker_table_id != table);
+                    states.push(StateRow {
+                        poker_table_id: table,
+                        state,
+                    });
                 }
                 other => self.table_write(tx, other).await?,
             }
@@ -132,29 +217,20 @@ impl SqlStore {
         if self.backend == Backend::Sqlite {
             return self.group_sqlite(tx, starts, &[], &[]).await.map(|_| ());
         }
-        let now = now_ms();
-        for chunk in starts.chunks(CHUNK_ROWS) {
-            let sql = format!(
-                "insert into hand (hand_id, poker_table_id, number, status, rake, started_at, created_at) values {} on conflict (hand_id) do nothing",
-                placeholders_with(chunk.len(), &["", "", "", "'started'", "0", "", ""], 1)
-            );
-            let text = self.sql(&sql);
-            let mut q = sqlx::query(&text);
-            for start in chunk {
-                q = q
-                    .bind(start.hand.to_string())
-                    .bind(start.table.to_string())
-                    .bind(to_i64(start.number)?)
-                    .bind(start.at)
-                    .bind(now);
-            }
-            q.execute(&mut **tx).await?;
-        }
+        sqlx::query(START_HANDS_POSTGRES)
+            .bind(json_rows(&StartRow::of(starts)?)?)
+            .bind(now_ms())
+            .execute(&mut **tx)
+            .await?;
         Ok(())
     }
 
-    /// [`Store::commit_hands`] on both backends.
-    pub(super) async fn commit_hands_impl(&self, hands: &[CompletedHand]) -> StoreResult<usize> {
+    /// Commits completed hands in one transaction (group commit): their records and the
+    /// stacks they changed, exactly once each. Returns how many were newly committed.
+    /// A hand with a `fence` whose table lease no longer has that token fails the whole
+    /// batch with [`StoreError::Fenced`] (even if the hand was committed or voided
+    /// before), and nothing is written.
+    pub async fn commit_hands(&self, hands: &[CompletedHand]) -> StoreResult<usize> {
         if let Some(pg) = &self.pg {
             return commit_hands_pg(pg, hands).await;
         }
@@ -165,11 +241,13 @@ impl SqlStore {
         Ok(committed)
     }
 
-    /// [`Store::hand`] on both backends.
-    pub(super) async fn hand_impl(&self, hand: HandId) -> StoreResult<HandRow> {
-        let row: SqlHand = sqlx::query_as(&self.sql(&format!(
-            "select {HAND_COLUMNS} from hand where hand_id = $1"
-        )))
+    /// A hand by id.
+    pub async fn hand(&self, hand: HandId) -> StoreResult<HandRow> {
+        let row: SqlHand = sqlx::query_as(concat!(
+            "select ",
+            hand_columns!(),
+            " from hand h where hand_id = $1"
+        ))
         .bind(hand.to_string())
         .fetch_optional(&self.pool)
         .await?
@@ -177,31 +255,35 @@ impl SqlStore {
         HandRow::try_from(row)
     }
 
-    /// [`Store::record_show`] on both backends.
-    pub(super) async fn record_show_impl(&self, hand: HandId, phh: &str) -> StoreResult<()> {
-        let done = sqlx::query(
-            &self.sql("update hand set phh = $1 where hand_id = $2 and status = 'complete'"),
-        )
-        .bind(phh)
-        .bind(hand.to_string())
-        .execute(&self.pool)
-        .await?;
+    /// Replaces a committed hand's history with one that adds what its winner showed after
+    /// an uncontested win (the same history and one line): every download and every
+    /// proof is made from it. `NotFound` unless the hand is committed.
+    pub async fn record_show(&self, hand: HandId, phh: &str) -> StoreResult<()> {
+        let done =
+            sqlx::query("update hand set phh = $1 where hand_id = $2 and status = 'complete'")
+                .bind(phh)
+                .bind(hand.to_string())
+                .execute(&self.pool)
+                .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound("hand"));
         }
         Ok(())
     }
 
-    /// [`Store::table_hands`] on both backends.
-    pub(super) async fn table_hands_impl(
+    /// A table's hands, newest first.
+    pub async fn table_hands(
         &self,
         table: TableId,
         limit: u32,
         offset: u32,
     ) -> StoreResult<Vec<HandRow>> {
-        let rows: Vec<SqlHand> = sqlx::query_as(&self.sql(&format!(
-            "select {HAND_COLUMNS} from hand where poker_table_id = $1 order by started_at desc, number desc limit $2 offset $3"
-        )))
+        let rows: Vec<SqlHand> = sqlx::query_as(concat!(
+            "select ",
+            hand_columns!(),
+            " from hand h where poker_table_id = $1 \
+             order by started_at desc, number desc limit $2 offset $3"
+        ))
         .bind(table.to_string())
         .bind(i64::from(limit))
         .bind(i64::from(offset))
@@ -210,22 +292,19 @@ impl SqlStore {
         convert(rows)
     }
 
-    /// [`Store::player_hands`] on both backends.
-    pub(super) async fn player_hands_impl(
+    /// A player's hands, newest first.
+    pub async fn player_hands(
         &self,
         player: PlayerId,
         limit: u32,
         offset: u32,
     ) -> StoreResult<Vec<HandRow>> {
-        let columns = HAND_COLUMNS
-            .split(", ")
-            .map(|c| format!("h.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let rows: Vec<SqlHand> = sqlx::query_as(&self.sql(&format!(
-            "select {columns} from hand h join hand_player hp on hp.hand_id = h.hand_id \
+        let rows: Vec<SqlHand> = sqlx::query_as(concat!(
+            "select ",
+            hand_columns!(),
+            " from hand h join hand_player hp on hp.hand_id = h.hand_id \
              where hp.player_id = $1 order by h.started_at desc, h.number desc limit $2 offset $3"
-        )))
+        ))
         .bind(player.to_string())
         .bind(i64::from(limit))
         .bind(i64::from(offset))

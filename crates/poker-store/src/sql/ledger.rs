@@ -55,16 +55,14 @@ impl SqlStore {
             }
             serde_json::from_str(&row.result).map_err(|e| StoreError::Corrupt(e.to_string()))
         };
-        let select =
-            self.sql("select operation, result from idempotency_key where idempotency_key_id = $1");
         let mut tx = self.begin().await?;
         if let (Some(key), Some(given)) = (key, given) {
             let legacy = ["deposit", "withdrawal", "buy_in", "top_up"]
                 .map(|kind| format!("{kind}:{player}:{given}"));
-            let stored: Vec<StoredAnswer> = sqlx::query_as(&self.sql(
+            let stored: Vec<StoredAnswer> = sqlx::query_as(
                 "select operation, result from idempotency_key \
                  where idempotency_key_id in ($1, $2, $3, $4, $5)",
-            ))
+            )
             .bind(key)
             .bind(&legacy[0])
             .bind(&legacy[1])
@@ -88,9 +86,10 @@ impl SqlStore {
         }
         let value = op(self, &mut tx).await?;
         if let Some(key) = key {
-            let inserted = sqlx::query(&self.sql(
-                "insert into idempotency_key (idempotency_key_id, operation, result, created_at) values ($1, $2, $3, $4)",
-            ))
+            let inserted = sqlx::query(
+                "insert into idempotency_key (idempotency_key_id, operation, result, created_at) \
+                 values ($1, $2, $3, $4)",
+            )
             .bind(key)
             .bind(&request)
             .bind(serde_json::to_string(&value).expect("results serialize"))
@@ -102,10 +101,13 @@ impl SqlStore {
                 Err(e) if unique_violation(&e) => {
                     // A concurrent retry committed first: give its answer, apply nothing.
                     drop(tx);
-                    let row = sqlx::query_as(&select)
-                        .bind(key)
-                        .fetch_one(&self.pool)
-                        .await?;
+                    let row = sqlx::query_as(
+                        "select operation, result from idempotency_key \
+                         where idempotency_key_id = $1",
+                    )
+                    .bind(key)
+                    .fetch_one(&self.pool)
+                    .await?;
                     return answer(row);
                 }
                 Err(e) => return Err(e.into()),
@@ -130,10 +132,10 @@ impl SqlStore {
         let movement = Uuid::new_v4().to_string();
         let now = now_ms();
         for (account, amount) in entries {
-            sqlx::query(&self.sql(
-                "insert into ledger_entry (movement_id, account, player_id, poker_table_id, kind, amount, reference, created_at) \
-                 values ($1, $2, $3, $4, $5, $6, $7, $8)",
-            ))
+            sqlx::query(
+                "insert into ledger_entry (movement_id, account, player_id, poker_table_id, kind, \
+                 amount, reference, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8)",
+            )
             .bind(&movement)
             .bind(account)
             .bind(player.map(|p| p.to_string()))
@@ -155,9 +157,10 @@ impl SqlStore {
         player: PlayerId,
         amount: i64,
     ) -> StoreResult<i64> {
-        let balance: Option<i64> = sqlx::query_scalar(&self.sql(
-            "update wallet set balance = balance - $1 where player_id = $2 and balance >= $1 returning balance",
-        ))
+        let balance: Option<i64> = sqlx::query_scalar(
+            "update wallet set balance = balance - $1 where player_id = $2 \
+             and balance >= $1 returning balance",
+        )
         .bind(amount)
         .bind(player.to_string())
         .fetch_optional(&mut **tx)
@@ -165,13 +168,12 @@ impl SqlStore {
         match balance {
             Some(balance) => Ok(balance),
             None => {
-                let balance: i64 = sqlx::query_scalar(
-                    &self.sql("select balance from wallet where player_id = $1"),
-                )
-                .bind(player.to_string())
-                .fetch_optional(&mut **tx)
-                .await?
-                .ok_or(StoreError::NotFound("player"))?;
+                let balance: i64 =
+                    sqlx::query_scalar("select balance from wallet where player_id = $1")
+                        .bind(player.to_string())
+                        .fetch_optional(&mut **tx)
+                        .await?
+                        .ok_or(StoreError::NotFound("player"))?;
                 Err(StoreError::InsufficientFunds {
                     balance: balance as Chips,
                 })
@@ -185,9 +187,9 @@ impl SqlStore {
         player: PlayerId,
         amount: i64,
     ) -> StoreResult<i64> {
-        let balance = sqlx::query_scalar(&self.sql(
+        let balance = sqlx::query_scalar(
             "update wallet set balance = balance + $1 where player_id = $2 returning balance",
-        ))
+        )
         .bind(amount)
         .bind(player.to_string())
         .fetch_optional(&mut **tx)
@@ -196,8 +198,12 @@ impl SqlStore {
         Ok(balance)
     }
 
-    /// [`Store::credit`] on both backends.
-    pub(super) async fn credit_impl(
+    /// Adds money from outside for this reason; returns the new balance. An idempotency
+    /// key names one request of the player: used again for the same request it gives the
+    /// first answer, for another (another amount, or another kind of money move: a
+    /// deposit's key on a withdrawal, a grant's on a deposit) it is
+    /// [`StoreError::IdempotencyConflict`].
+    pub async fn credit(
         &self,
         player: PlayerId,
         amount: Chips,
@@ -243,8 +249,18 @@ impl SqlStore {
         .await
     }
 
-    /// [`Store::withdraw`] on both backends.
-    pub(super) async fn withdraw_impl(
+    /// Adds money from outside (a cashier's [`Credit::Deposit`]); returns the new balance.
+    pub async fn deposit(
+        &self,
+        player: PlayerId,
+        amount: Chips,
+        key: Option<&str>,
+    ) -> StoreResult<Chips> {
+        self.credit(player, amount, Credit::Deposit, key).await
+    }
+
+    /// Takes money out; returns the new balance.
+    pub async fn withdraw(
         &self,
         player: PlayerId,
         amount: Chips,
@@ -274,27 +290,22 @@ impl SqlStore {
         .await
     }
 
-    /// [`Store::balance`] on both backends.
-    pub(super) async fn balance_impl(&self, player: PlayerId) -> StoreResult<Chips> {
-        let balance: i64 =
-            sqlx::query_scalar(&self.sql("select balance from wallet where player_id = $1"))
-                .bind(player.to_string())
-                .fetch_optional(&self.pool)
-                .await?
-                .ok_or(StoreError::NotFound("player"))?;
+    /// The wallet balance.
+    pub async fn balance(&self, player: PlayerId) -> StoreResult<Chips> {
+        let balance: i64 = sqlx::query_scalar("select balance from wallet where player_id = $1")
+            .bind(player.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound("player"))?;
         Ok(balance as Chips)
     }
 
-    /// [`Store::ledger`] on both backends.
-    pub(super) async fn ledger_impl(
-        &self,
-        player: PlayerId,
-        limit: u32,
-    ) -> StoreResult<Vec<LedgerEntry>> {
-        let rows: Vec<SqlLedgerEntry> = sqlx::query_as(&self.sql(
+    /// The player's ledger entries (wallet and seats), newest first.
+    pub async fn ledger(&self, player: PlayerId, limit: u32) -> StoreResult<Vec<LedgerEntry>> {
+        let rows: Vec<SqlLedgerEntry> = sqlx::query_as(
             "select movement_id, account, kind, amount, reference, created_at from ledger_entry \
              where player_id = $1 and account <> 'external' order by ledger_entry_id desc limit $2",
-        ))
+        )
         .bind(player.to_string())
         .bind(i64::from(limit))
         .fetch_all(&self.pool)
@@ -302,8 +313,8 @@ impl SqlStore {
         convert(rows)
     }
 
-    /// [`Store::audit`] on both backends.
-    pub(super) async fn audit_impl(&self) -> StoreResult<Audit> {
+    /// The money totals and ledger consistency.
+    pub async fn audit(&self) -> StoreResult<Audit> {
         let mut tx = self.begin().await?;
         // Every query below reads the same snapshot, so hands committed meanwhile cannot
         // make the books look unbalanced (SQLite transactions are serializable already).
@@ -334,24 +345,30 @@ impl SqlStore {
         .await?;
         let deposits = scalar(
             &mut tx,
-            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry where kind = 'deposit' and account <> 'external'",
+            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry \
+             where kind = 'deposit' and account <> 'external'",
         )
         .await?;
         let withdrawals = scalar(
             &mut tx,
-            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry where kind = 'withdrawal' and account = 'external'",
+            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry \
+             where kind = 'withdrawal' and account = 'external'",
         )
         .await?;
         let unbalanced = scalar(
             &mut tx,
-            "select cast(count(*) as bigint) from (select movement_id from ledger_entry group by movement_id having sum(amount) <> 0) m",
+            "select cast(count(*) as bigint) from (select movement_id from ledger_entry \
+             group by movement_id having sum(amount) <> 0) m",
         )
         .await?;
         // Every account's ledger sum equals its balance.
         let mut mismatched = Vec::new();
-        let ledger: Vec<(String, Option<i64>)> = sqlx::query_as("select account, cast(sum(amount) as bigint) as total from ledger_entry where account <> 'external' group by account")
-            .fetch_all(&mut *tx)
-            .await?;
+        let ledger: Vec<(String, Option<i64>)> = sqlx::query_as(
+            "select account, cast(sum(amount) as bigint) as total from ledger_entry \
+             where account <> 'external' group by account",
+        )
+        .fetch_all(&mut *tx)
+        .await?;
         let mut balances = std::collections::HashMap::new();
         let wallets_rows: Vec<(String, i64)> =
             sqlx::query_as("select player_id, balance from wallet")

@@ -1,14 +1,30 @@
 //! `SqlStore`: the store on Postgres and SQLite through sqlx's runtime-chosen driver:
-//! connecting and migrating and the SQL helpers both backends share. The operations live
-//! in one file per aggregate (players, staff, ledger, tables, leases, seats, hands, fair
-//! play), as inherent methods that the one `impl Store` block (`operations`) hands over
-//! to; rows are read into the structs of `rows`.
+//! connecting and migrating and the SQL helpers both backends share. The operations are
+//! its public methods, one file per aggregate (players, staff, ledger, tables, leases,
+//! seats, hands, fair play, notes); rows are read into the structs of `rows`.
 
 use sqlx::any::AnyPoolOptions;
 use sqlx::AnyPool;
 use uuid::Uuid;
 
 use crate::*;
+
+/// The columns of a `hand` row, as `SqlHand` reads them, of the table named `h`: a
+/// literal, so that `concat!` puts it in a query's text at compile time.
+macro_rules! hand_columns {
+    () => {
+        "h.hand_id, h.poker_table_id, h.number, h.status, h.phh, h.record, h.rake, \
+         h.started_at, h.ended_at"
+    };
+}
+
+/// The columns of a `staff` row, as `SqlStaff` reads them, of the table named `s` (a
+/// literal, like `hand_columns!`).
+macro_rules! staff_columns {
+    () => {
+        "s.staff_id, s.name, s.password_hash, s.role, s.created_at, s.disabled"
+    };
+}
 
 pub(crate) mod backup;
 mod commit;
@@ -17,7 +33,6 @@ mod hands;
 mod leases;
 mod ledger;
 mod notes;
-mod operations;
 mod players;
 mod rows;
 mod seats;
@@ -26,14 +41,16 @@ mod staff;
 mod tables;
 
 pub(crate) use commit::*;
-use hands::HAND_COLUMNS;
+use hands::StartRow;
 use rows::*;
+use sqlite_batch::StateRow;
 
 /// How many connections read beside SQLite's one writing connection: two, one per core of
 /// a small node; a read is a lookup by an indexed key, over in microseconds.
 const READERS: u32 = 2;
 
-/// [`Store`] on Postgres or SQLite, chosen by the URL.
+/// Everything the server persists, on Postgres or SQLite, chosen by the URL. The
+/// conformance suite (tests/conformance/) runs against both, one test per scenario.
 #[derive(Clone, Debug)]
 pub struct SqlStore {
     pool: AnyPool,
@@ -52,9 +69,26 @@ pub(crate) static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator =
 pub(crate) static SQLITE_MIGRATIONS: sqlx::migrate::Migrator =
     sqlx::migrate!("../../migrations/sqlite");
 
-/// The columns of a `staff` row, as [`SqlStore::staff_row`] reads them.
-pub(crate) const STAFF_COLUMNS: &str =
-    "s.staff_id, s.name, s.password_hash, s.role, s.created_at, s.disabled";
+/// A statement whose text differs between the backends: both texts are literals, fixed
+/// at compile time. Most statements need no such pair: their one text runs on both (see
+/// docs/persistence.md, Queries on both backends).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Dialects {
+    /// The PostgreSQL text.
+    pub postgres: &'static str,
+    /// The SQLite text.
+    pub sqlite: &'static str,
+}
+
+impl Dialects {
+    /// The text for `backend`.
+    pub(crate) const fn of(&self, backend: Backend) -> &'static str {
+        match backend {
+            Backend::Postgres => self.postgres,
+            Backend::Sqlite => self.sqlite,
+        }
+    }
+}
 
 pub(crate) fn to_i64(amount: Chips) -> StoreResult<i64> {
     i64::try_from(amount).map_err(|_| StoreError::Invalid("amount too large".into()))
@@ -84,6 +118,13 @@ pub(crate) fn check_node(node: &str) -> StoreResult<&str> {
     Ok(node)
 }
 
+/// `rows` as one JSON array (of objects, for structs: a statement reads each value by
+/// its name), the one parameter that carries a batch's rows.
+pub(crate) fn json_rows<T: serde::Serialize>(rows: &[T]) -> StoreResult<String> {
+    serde_json::to_string(rows)
+        .map_err(|e| StoreError::Invalid(format!("rows that cannot be written: {e}")))
+}
+
 pub(crate) fn positive(amount: Chips) -> StoreResult<i64> {
     if amount == 0 || amount > MAX_MONEY {
         return Err(StoreError::Invalid(format!(
@@ -104,18 +145,14 @@ pub(crate) fn seat_account(t: TableId, p: PlayerId) -> String {
 /// Gives the players created before name keys existed their key. Where two older names
 /// share a key, the first keeps it and the other stays keyless (found by its exact name
 /// at login, and its name cannot be registered again by anyone).
-pub(crate) async fn fill_name_keys(pool: &AnyPool, backend: Backend) -> StoreResult<()> {
+pub(crate) async fn fill_name_keys(pool: &AnyPool) -> StoreResult<()> {
     let rows: Vec<(String, String)> = sqlx::query_as(
         "select player_id, name from player where name_key is null order by created_at, player_id",
     )
     .fetch_all(pool)
     .await?;
-    let update = match backend {
-        Backend::Postgres => "update player set name_key = $1 where player_id = $2",
-        Backend::Sqlite => "update player set name_key = ?1 where player_id = ?2",
-    };
     for (id, name) in rows {
-        match sqlx::query(update)
+        match sqlx::query("update player set name_key = $1 where player_id = $2")
             .bind(names::name_key(&name))
             .bind(&id)
             .execute(pool)
@@ -211,7 +248,7 @@ impl SqlStore {
             Backend::Postgres => POSTGRES_MIGRATIONS.run(&pool).await?,
             Backend::Sqlite => SQLITE_MIGRATIONS.run(&pool).await?,
         }
-        fill_name_keys(&pool, backend).await?;
+        fill_name_keys(&pool).await?;
         let read = match backend {
             Backend::Postgres => pool.clone(),
             Backend::Sqlite => {
@@ -255,6 +292,11 @@ impl SqlStore {
         })
     }
 
+    /// Which database.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
     /// A plain pool on a Postgres server, for administration (creating databases).
     pub async fn connect_admin(url: &str) -> StoreResult<AnyPool> {
         sqlx::any::install_default_drivers();
@@ -270,14 +312,6 @@ impl SqlStore {
     pub async fn close(&self) {
         self.read.close().await;
         self.pool.close().await;
-    }
-
-    /// SQL with `$n` placeholders, in this backend's dialect (`?n` for SQLite).
-    fn sql(&self, text: &str) -> String {
-        match self.backend {
-            Backend::Postgres => text.to_string(),
-            Backend::Sqlite => text.replace('$', "?"),
-        }
     }
 
     async fn begin(&self) -> StoreResult<Tx> {

@@ -1,6 +1,5 @@
-//! The players' own reads and writes of [`Store`] on both backends: their private notes
-//! on other players, and their hands by date for their stats and history download (the
-//! trait's methods call these).
+//! The players' own reads and writes on both backends: their private notes on other
+//! players, and their hands by date for their stats and history download.
 
 use super::*;
 
@@ -29,8 +28,11 @@ struct SqlNote {
 }
 
 impl SqlStore {
-    /// [`Store::set_note`] on both backends.
-    pub(super) async fn set_note_impl(
+    /// Writes the owner's private note on another player (replacing any older one), or
+    /// deletes it when `note` is empty or blank. A note has at most [`MAX_NOTE_LEN`]
+    /// characters; a note on oneself is refused (`Invalid`), one naming a player who does
+    /// not exist is `NotFound`. Moves no money.
+    pub async fn set_note(
         &self,
         owner: PlayerId,
         subject: PlayerId,
@@ -42,19 +44,17 @@ impl SqlStore {
             return Err(StoreError::Invalid("a note is about another player".into()));
         }
         if note.trim().is_empty() {
-            sqlx::query(
-                &self.sql("delete from player_note where owner_id = $1 and subject_id = $2"),
-            )
-            .bind(owner.to_string())
-            .bind(subject.to_string())
-            .execute(&self.pool)
-            .await?;
+            sqlx::query("delete from player_note where owner_id = $1 and subject_id = $2")
+                .bind(owner.to_string())
+                .bind(subject.to_string())
+                .execute(&self.pool)
+                .await?;
             return Ok(());
         }
         // Both players must exist: the foreign keys refuse anyone else (SQLite checks them
         // with `foreign_keys = on`), read here first so both backends answer alike.
         let known: i64 = sqlx::query_scalar(
-            &self.sql("select count(*) from player where player_id = $1 or player_id = $2"),
+            "select count(*) from player where player_id = $1 or player_id = $2",
         )
         .bind(owner.to_string())
         .bind(subject.to_string())
@@ -63,12 +63,12 @@ impl SqlStore {
         if known < 2 {
             return Err(StoreError::NotFound("player"));
         }
-        sqlx::query(&self.sql(
+        sqlx::query(
             "insert into player_note (owner_id, subject_id, note, updated_at, created_at) \
              values ($1, $2, $3, $4, $5) \
              on conflict (owner_id, subject_id) do update set note = excluded.note, \
              updated_at = excluded.updated_at",
-        ))
+        )
         .bind(owner.to_string())
         .bind(subject.to_string())
         .bind(note)
@@ -79,12 +79,12 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::notes`] on both backends.
-    pub(super) async fn notes_impl(&self, owner: PlayerId) -> StoreResult<Vec<PlayerNote>> {
-        let rows: Vec<SqlNote> = sqlx::query_as(&self.sql(
+    /// Every note the owner has written, newest first.
+    pub async fn notes(&self, owner: PlayerId) -> StoreResult<Vec<PlayerNote>> {
+        let rows: Vec<SqlNote> = sqlx::query_as(
             "select subject_id, note, updated_at from player_note where owner_id = $1 \
              order by updated_at desc, subject_id",
-        ))
+        )
         .bind(owner.to_string())
         .fetch_all(&self.pool)
         .await?;
@@ -99,27 +99,25 @@ impl SqlStore {
             .collect()
     }
 
-    /// [`Store::player_hands_between`] on both backends.
-    pub(super) async fn player_hands_between_impl(
+    /// A player's complete hands dealt from `since` to before `until` (unix
+    /// milliseconds), oldest first, at most `limit`: their stats and history download.
+    pub async fn player_hands_between(
         &self,
         player: PlayerId,
         since: i64,
         until: i64,
         limit: u32,
     ) -> StoreResult<Vec<HandRow>> {
-        let columns = HAND_COLUMNS
-            .split(", ")
-            .map(|c| format!("h.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ");
         // A hand's players are written when it is committed, after it was dealt: their
         // rows' `created_at` is at or after `since` too, which the players' index serves.
-        let rows: Vec<SqlHand> = sqlx::query_as(&self.sql(&format!(
-            "select {columns} from hand_player hp join hand h on h.hand_id = hp.hand_id \
+        let rows: Vec<SqlHand> = sqlx::query_as(concat!(
+            "select ",
+            hand_columns!(),
+            " from hand_player hp join hand h on h.hand_id = hp.hand_id \
              where hp.player_id = $1 and hp.created_at >= $2 \
              and h.started_at >= $2 and h.started_at < $3 and h.status = 'complete' \
              order by h.started_at, h.number, h.hand_id limit $4"
-        )))
+        ))
         .bind(player.to_string())
         .bind(since)
         .bind(until)

@@ -4,6 +4,15 @@ use std::collections::HashMap;
 
 use super::*;
 
+/// The names of the players named (one JSON array of ids: no limit on how many, and one
+/// text whatever their number).
+const NAMES: Dialects = Dialects {
+    postgres: "select player_id, name from player \
+         where player_id in (select jsonb_array_elements_text(cast($1 as jsonb)))",
+    sqlite: "select player_id, name from player \
+         where player_id in (select value from json_each($1))",
+};
+
 impl SqlStore {
     /// Replaces a player's password on a staff member's word, in a transaction: every
     /// session of theirs ends and the notice for their next login is left.
@@ -15,26 +24,26 @@ impl SqlStore {
         by: &str,
         now: i64,
     ) -> StoreResult<()> {
-        let done =
-            sqlx::query(&self.sql("update player set password_hash = $1 where player_id = $2"))
-                .bind(password_hash)
-                .bind(player.to_string())
-                .execute(&mut **tx)
-                .await?;
+        let done = sqlx::query("update player set password_hash = $1 where player_id = $2")
+            .bind(password_hash)
+            .bind(player.to_string())
+            .execute(&mut **tx)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound("player"));
         }
-        sqlx::query(&self.sql("delete from session where player_id = $1"))
+        sqlx::query("delete from session where player_id = $1")
             .bind(player.to_string())
             .execute(&mut **tx)
             .await?;
-        sqlx::query(&self.sql("delete from password_notice where player_id = $1"))
+        sqlx::query("delete from password_notice where player_id = $1")
             .bind(player.to_string())
             .execute(&mut **tx)
             .await?;
-        sqlx::query(&self.sql(
-            "insert into password_notice (player_id, changed_by, changed_at, created_at) values ($1, $2, $3, $4)",
-        ))
+        sqlx::query(
+            "insert into password_notice (player_id, changed_by, changed_at, created_at) \
+             values ($1, $2, $3, $4)",
+        )
         .bind(player.to_string())
         .bind(by)
         .bind(now)
@@ -44,19 +53,16 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::create_player`] on both backends.
-    pub(super) async fn create_player_impl(
-        &self,
-        name: &str,
-        password_hash: &str,
-    ) -> StoreResult<PlayerId> {
+    /// Creates a player with an empty wallet.
+    pub async fn create_player(&self, name: &str, password_hash: &str) -> StoreResult<PlayerId> {
         let name = names::player_name(name)?;
         let id = PlayerId::new();
         let now = now_ms();
         let mut tx = self.begin().await?;
-        let inserted = sqlx::query(&self.sql(
-            "insert into player (player_id, name, name_key, password_hash, created_at) values ($1, $2, $3, $4, $5)",
-        ))
+        let inserted = sqlx::query(
+            "insert into player (player_id, name, name_key, password_hash, created_at) \
+             values ($1, $2, $3, $4, $5)",
+        )
         .bind(id.to_string())
         .bind(&name)
         .bind(names::name_key(&name))
@@ -70,19 +76,17 @@ impl SqlStore {
                 other?;
             }
         }
-        sqlx::query(
-            &self.sql("insert into wallet (player_id, balance, created_at) values ($1, 0, $2)"),
-        )
-        .bind(id.to_string())
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query("insert into wallet (player_id, balance, created_at) values ($1, 0, $2)")
+            .bind(id.to_string())
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(id)
     }
 
-    /// [`Store::player_by_name`] on both backends.
-    pub(super) async fn player_by_name_impl(&self, name: &str) -> StoreResult<Player> {
+    /// Finds a player by name.
+    pub async fn player_by_name(&self, name: &str) -> StoreResult<Player> {
         // By key, so any case finds the account; a row from before keys whose key
         // collided with another's (see `fill_name_keys`) is found by its exact name.
         if name.contains('\0') {
@@ -90,11 +94,11 @@ impl SqlStore {
             return Err(StoreError::NotFound("player"));
         }
         let key = names::lookup_key(name);
-        let row: SqlPlayer = sqlx::query_as(&self.sql(
+        let row: SqlPlayer = sqlx::query_as(
             "select player_id, name, password_hash, created_at, locked from player \
              where name_key = $1 or (name_key is null and name = $2) \
              order by case when name = $2 then 0 else 1 end limit 1",
-        ))
+        )
         .bind(key)
         .bind(name)
         .fetch_optional(&self.pool)
@@ -103,16 +107,17 @@ impl SqlStore {
         Player::try_from(row)
     }
 
-    /// [`Store::create_session`] on both backends.
-    pub(super) async fn create_session_impl(
+    /// Records a login session by the hash of its token.
+    pub async fn create_session(
         &self,
         token_hash: &str,
         player: PlayerId,
         expires_at: i64,
     ) -> StoreResult<()> {
-        sqlx::query(&self.sql(
-            "insert into session (token_hash, player_id, expires_at, created_at) values ($1, $2, $3, $4)",
-        ))
+        sqlx::query(
+            "insert into session (token_hash, player_id, expires_at, created_at) \
+             values ($1, $2, $3, $4)",
+        )
         .bind(token_hash)
         .bind(player.to_string())
         .bind(expires_at)
@@ -122,10 +127,10 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::session_expiry`] on both backends.
-    pub(super) async fn session_expiry_impl(&self, token_hash: &str) -> StoreResult<Option<i64>> {
+    /// When an unexpired session ends (ms since the epoch), by the hash of its token.
+    pub async fn session_expiry(&self, token_hash: &str) -> StoreResult<Option<i64>> {
         let expiry = sqlx::query_scalar(
-            &self.sql("select expires_at from session where token_hash = $1 and expires_at > $2"),
+            "select expires_at from session where token_hash = $1 and expires_at > $2",
         )
         .bind(token_hash)
         .bind(now_ms())
@@ -134,11 +139,13 @@ impl SqlStore {
         Ok(expiry)
     }
 
-    /// [`Store::session`] on both backends.
-    pub(super) async fn session_impl(&self, token_hash: &str) -> StoreResult<Option<Player>> {
-        let row: Option<SqlPlayer> = sqlx::query_as(&self.sql(
-            "select p.player_id, p.name, p.password_hash, p.created_at, p.locked from session s join player p on p.player_id = s.player_id where s.token_hash = $1 and s.expires_at > $2 and p.locked = 0",
-        ))
+    /// The player of an unexpired session, by the hash of its token.
+    pub async fn session(&self, token_hash: &str) -> StoreResult<Option<Player>> {
+        let row: Option<SqlPlayer> = sqlx::query_as(
+            "select p.player_id, p.name, p.password_hash, p.created_at, p.locked \
+             from session s join player p on p.player_id = s.player_id \
+             where s.token_hash = $1 and s.expires_at > $2 and p.locked = 0",
+        )
         .bind(token_hash)
         .bind(now_ms())
         .fetch_optional(&self.read)
@@ -146,9 +153,9 @@ impl SqlStore {
         row.map(Player::try_from).transpose()
     }
 
-    /// [`Store::delete_session`] on both backends.
-    pub(super) async fn delete_session_impl(&self, token_hash: &str) -> StoreResult<()> {
-        sqlx::query(&self.sql("delete from session where token_hash = $1 or expires_at <= $2"))
+    /// Ends a session; also forgets every expired one.
+    pub async fn delete_session(&self, token_hash: &str) -> StoreResult<()> {
+        sqlx::query("delete from session where token_hash = $1 or expires_at <= $2")
             .bind(token_hash)
             .bind(now_ms())
             .execute(&self.pool)
@@ -156,8 +163,8 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::players`] on both backends.
-    pub(super) async fn players_impl(&self) -> StoreResult<Vec<Player>> {
+    /// Every player, by name.
+    pub async fn players(&self) -> StoreResult<Vec<Player>> {
         let rows: Vec<SqlPlayer> = sqlx::query_as(
             "select player_id, name, password_hash, created_at, locked from player order by name",
         )
@@ -166,14 +173,10 @@ impl SqlStore {
         convert(rows)
     }
 
-    /// [`Store::set_player_locked`] on both backends.
-    pub(super) async fn set_player_locked_impl(
-        &self,
-        player: PlayerId,
-        locked: bool,
-    ) -> StoreResult<()> {
+    /// Locks a player out (no login; their sessions end) or lets them back in.
+    pub async fn set_player_locked(&self, player: PlayerId, locked: bool) -> StoreResult<()> {
         let mut tx = self.begin().await?;
-        let done = sqlx::query(&self.sql("update player set locked = $1 where player_id = $2"))
+        let done = sqlx::query("update player set locked = $1 where player_id = $2")
             .bind(i64::from(locked))
             .bind(player.to_string())
             .execute(&mut *tx)
@@ -182,7 +185,7 @@ impl SqlStore {
             return Err(StoreError::NotFound("player"));
         }
         if locked {
-            sqlx::query(&self.sql("delete from session where player_id = $1"))
+            sqlx::query("delete from session where player_id = $1")
                 .bind(player.to_string())
                 .execute(&mut *tx)
                 .await?;
@@ -191,23 +194,18 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::set_password`] on both backends.
-    pub(super) async fn set_password_impl(
-        &self,
-        player: PlayerId,
-        password_hash: &str,
-    ) -> StoreResult<()> {
+    /// Replaces a player's password hash and ends their sessions.
+    pub async fn set_password(&self, player: PlayerId, password_hash: &str) -> StoreResult<()> {
         let mut tx = self.begin().await?;
-        let done =
-            sqlx::query(&self.sql("update player set password_hash = $1 where player_id = $2"))
-                .bind(password_hash)
-                .bind(player.to_string())
-                .execute(&mut *tx)
-                .await?;
+        let done = sqlx::query("update player set password_hash = $1 where player_id = $2")
+            .bind(password_hash)
+            .bind(player.to_string())
+            .execute(&mut *tx)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound("player"));
         }
-        sqlx::query(&self.sql("delete from session where player_id = $1"))
+        sqlx::query("delete from session where player_id = $1")
             .bind(player.to_string())
             .execute(&mut *tx)
             .await?;
@@ -215,8 +213,9 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::issue_reset_code`] on both backends.
-    pub(super) async fn issue_reset_code_impl(
+    /// Keeps a new password reset code for a player (its hash), replacing any earlier one.
+    /// Nothing else changes: the player's password and sessions stand until it is used.
+    pub async fn issue_reset_code(
         &self,
         player: PlayerId,
         code_hash: &str,
@@ -224,20 +223,21 @@ impl SqlStore {
         expires_at: i64,
     ) -> StoreResult<()> {
         let mut tx = self.begin().await?;
-        let known = sqlx::query(&self.sql("select 1 as known from player where player_id = $1"))
+        let known = sqlx::query("select 1 as known from player where player_id = $1")
             .bind(player.to_string())
             .fetch_optional(&mut *tx)
             .await?;
         if known.is_none() {
             return Err(StoreError::NotFound("player"));
         }
-        sqlx::query(&self.sql("delete from password_reset where player_id = $1"))
+        sqlx::query("delete from password_reset where player_id = $1")
             .bind(player.to_string())
             .execute(&mut *tx)
             .await?;
-        sqlx::query(&self.sql(
-            "insert into password_reset (player_id, code_hash, issued_by, expires_at, created_at) values ($1, $2, $3, $4, $5)",
-        ))
+        sqlx::query(
+            "insert into password_reset (player_id, code_hash, issued_by, expires_at, created_at) \
+             values ($1, $2, $3, $4, $5)",
+        )
         .bind(player.to_string())
         .bind(code_hash)
         .bind(issued_by)
@@ -249,8 +249,11 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::use_reset_code`] on both backends.
-    pub(super) async fn use_reset_code_impl(
+    /// Uses a player's reset code: if `code_hash` is their live code (unexpired at `now`),
+    /// in one transaction the code is spent, the password replaced, every session of the
+    /// player ended and a [`PasswordNotice`] (by whoever issued the code) left for their
+    /// next login; returns the code. `None` (and nothing changed) otherwise.
+    pub async fn use_reset_code(
         &self,
         player: PlayerId,
         code_hash: &str,
@@ -262,10 +265,10 @@ impl SqlStore {
         }
         let mut tx = self.begin().await?;
         // Spent by the delete itself: of two uses racing, one finds nothing to delete.
-        let spent: Option<SqlResetCode> = sqlx::query_as(&self.sql(
-            "delete from password_reset where player_id = $1 and code_hash = $2 and expires_at > $3 \
-             returning issued_by, created_at, expires_at",
-        ))
+        let spent: Option<SqlResetCode> = sqlx::query_as(
+            "delete from password_reset where player_id = $1 and code_hash = $2 \
+             and expires_at > $3 returning issued_by, created_at, expires_at",
+        )
         .bind(player.to_string())
         .bind(code_hash)
         .bind(now)
@@ -286,8 +289,10 @@ impl SqlStore {
         Ok(Some(code))
     }
 
-    /// [`Store::staff_set_password`] on both backends.
-    pub(super) async fn staff_set_password_impl(
+    /// Sets a player's password on a staff member's word (`by`, at `now`): in one
+    /// transaction the password is replaced, every session and any reset code of the
+    /// player end, and a [`PasswordNotice`] is left for their next login.
+    pub async fn staff_set_password(
         &self,
         player: PlayerId,
         password_hash: &str,
@@ -295,7 +300,7 @@ impl SqlStore {
         now: i64,
     ) -> StoreResult<()> {
         let mut tx = self.begin().await?;
-        sqlx::query(&self.sql("delete from password_reset where player_id = $1"))
+        sqlx::query("delete from password_reset where player_id = $1")
             .bind(player.to_string())
             .execute(&mut *tx)
             .await?;
@@ -305,22 +310,24 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::take_password_notice`] on both backends.
-    pub(super) async fn take_password_notice_impl(
+    /// Takes the notice of a password changed by staff, if one is waiting: it is told
+    /// once.
+    pub async fn take_password_notice(
         &self,
         player: PlayerId,
     ) -> StoreResult<Option<PasswordNotice>> {
-        let row: Option<SqlPasswordNotice> = sqlx::query_as(&self.sql(
+        let row: Option<SqlPasswordNotice> = sqlx::query_as(
             "delete from password_notice where player_id = $1 returning changed_by, changed_at",
-        ))
+        )
         .bind(player.to_string())
         .fetch_optional(&self.pool)
         .await?;
         row.map(PasswordNotice::try_from).transpose()
     }
 
-    /// [`Store::player_names`] on both backends.
-    pub(super) async fn player_names_impl(
+    /// The names of these players, by id (an unknown id is left out): what a hand's
+    /// history needs, read without reading every account.
+    pub async fn player_names(
         &self,
         players: &[PlayerId],
     ) -> StoreResult<HashMap<PlayerId, String>> {
@@ -328,21 +335,15 @@ impl SqlStore {
         ids.sort();
         ids.dedup();
         let mut names = HashMap::new();
-        // A few hundred at a time: bind parameters are bounded on both databases.
-        for chunk in ids.chunks(500) {
-            let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
-            let text = format!(
-                "select player_id, name from player where player_id in ({})",
-                marks.join(", ")
-            );
-            let text = self.sql(&text);
-            let mut query = sqlx::query_as::<_, (String, String)>(&text);
-            for id in chunk {
-                query = query.bind(id);
-            }
-            for (id, name) in query.fetch_all(&self.pool).await? {
-                names.insert(PlayerId(uuid(&id)?), name);
-            }
+        if ids.is_empty() {
+            return Ok(names);
+        }
+        let rows: Vec<(String, String)> = sqlx::query_as(NAMES.of(self.backend))
+            .bind(json_rows(&ids)?)
+            .fetch_all(&self.pool)
+            .await?;
+        for (id, name) in rows {
+            names.insert(PlayerId(uuid(&id)?), name);
         }
         Ok(names)
     }

@@ -55,7 +55,7 @@ impl TryFrom<SqlPlayer> for Player {
     }
 }
 
-/// A `staff` row ([`STAFF_COLUMNS`]).
+/// A `staff` row (`staff_columns!`).
 #[derive(sqlx::FromRow)]
 pub(super) struct SqlStaff {
     staff_id: String,
@@ -81,7 +81,7 @@ impl TryFrom<SqlStaff> for Staff {
     }
 }
 
-/// A `hand` row ([`HAND_COLUMNS`]).
+/// A `hand` row (`hand_columns!`).
 #[derive(sqlx::FromRow)]
 pub(super) struct SqlHand {
     hand_id: String,

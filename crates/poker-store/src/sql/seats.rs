@@ -4,8 +4,14 @@
 use super::*;
 
 impl SqlStore {
-    /// [`Store::buy_in`] on both backends.
-    pub(super) async fn buy_in_impl(
+    /// Moves money from the wallet to a seat.
+    ///
+    /// `fence` (here and in [`SqlStore::top_up`], [`SqlStore::cash_out`] and
+    /// [`SqlStore::start_hand`]) is the writing node's fencing token for the table: when it
+    /// is not the table lease's current token (or the table has no lease) the write is
+    /// refused with [`StoreError::Fenced`] and nothing is written, since another node
+    /// owns the table now. `None` (single process) is not checked.
+    pub async fn buy_in(
         &self,
         table: TableId,
         seat_no: u32,
@@ -30,15 +36,17 @@ impl SqlStore {
         .await
     }
 
-    /// [`Store::buy_ins`] on both backends: one transaction, each buy-in inside a
-    /// savepoint of its own, so a refused one is rolled back alone (Postgres would
-    /// otherwise abort the whole transaction at its failed insert). The wallets are
-    /// debited in player order, so two batches at once never wait on each other's rows
-    /// in opposite orders.
-    pub(super) async fn buy_ins_impl(
-        &self,
-        buy_ins: &[BuyIn],
-    ) -> StoreResult<Vec<StoreResult<()>>> {
+    /// Several buy-ins in one transaction, a group commit for a room whose tables fill at
+    /// once. Each is applied or refused on its own, as [`SqlStore::buy_in`] without a key
+    /// would (a refusal, such as insufficient funds or a taken seat, leaves the others
+    /// applied); the answer has one result per buy-in, in order. `Err` means the
+    /// transaction as a whole failed and none was applied.
+    ///
+    /// One transaction, each buy-in inside a savepoint of its own, so a refused one is
+    /// rolled back alone (Postgres would otherwise abort the whole transaction at its
+    /// failed insert). The wallets are debited in player order, so two batches at once
+    /// never wait on each other's rows in opposite orders.
+    pub async fn buy_ins(&self, buy_ins: &[BuyIn]) -> StoreResult<Vec<StoreResult<()>>> {
         let mut order: Vec<usize> = (0..buy_ins.len()).collect();
         order.sort_by_key(|&i| buy_ins[i].player);
         let mut results: Vec<Option<StoreResult<()>>> = buy_ins.iter().map(|_| None).collect();
@@ -80,9 +88,10 @@ impl SqlStore {
         let amount = positive(amount)?;
         self.check_fence(tx, table, fence).await?;
         self.debit_wallet(tx, player, amount).await?;
-        let inserted = sqlx::query(&self.sql(
-            "insert into seat (poker_table_id, seat_no, player_id, stack, created_at) values ($1, $2, $3, $4, $5)",
-        ))
+        let inserted = sqlx::query(
+            "insert into seat (poker_table_id, seat_no, player_id, stack, created_at) \
+             values ($1, $2, $3, $4, $5)",
+        )
         .bind(table.to_string())
         .bind(i64::from(seat_no))
         .bind(player.to_string())
@@ -116,8 +125,9 @@ impl SqlStore {
             .await
     }
 
-    /// [`Store::top_up`] on both backends.
-    pub(super) async fn top_up_impl(
+    /// Moves more money to a seat; returns the new stack. Refused with
+    /// [`StoreError::Fenced`] on a stale `fence`, like [`SqlStore::buy_in`].
+    pub async fn top_up(
         &self,
         table: TableId,
         player: PlayerId,
@@ -132,25 +142,39 @@ impl SqlStore {
             Box::pin(async move {
                 s.check_fence(tx, table, fence).await?;
                 s.debit_wallet(tx, player, amount).await?;
-                let stack: i64 = sqlx::query_scalar(&s.sql(
-                    "update seat set stack = stack + $1 where poker_table_id = $2 and player_id = $3 returning stack",
-                ))
+                let stack: i64 = sqlx::query_scalar(
+                    "update seat set stack = stack + $1 where poker_table_id = $2 \
+                     and player_id = $3 returning stack",
+                )
                 .bind(amount)
                 .bind(table.to_string())
                 .bind(player.to_string())
                 .fetch_optional(&mut **tx)
                 .await?
                 .ok_or(StoreError::NotSeated)?;
-                let entries = [(wallet_account(player), -amount), (seat_account(table, player), amount)];
-                s.movement(tx, "top_up", key_owned.as_deref(), Some(player), Some(table), &entries).await?;
+                let entries = [
+                    (wallet_account(player), -amount),
+                    (seat_account(table, player), amount),
+                ];
+                s.movement(
+                    tx,
+                    "top_up",
+                    key_owned.as_deref(),
+                    Some(player),
+                    Some(table),
+                    &entries,
+                )
+                .await?;
                 Ok(stack as Chips)
             })
         })
         .await
     }
 
-    /// [`Store::cash_out`] on both backends.
-    pub(super) async fn cash_out_impl(
+    /// Moves the whole stack back to the wallet, frees the seat and keeps the rathole
+    /// record; returns the amount. Refused with [`StoreError::Fenced`] on a stale
+    /// `fence`, like [`SqlStore::buy_in`].
+    pub async fn cash_out(
         &self,
         table: TableId,
         player: PlayerId,
@@ -159,15 +183,14 @@ impl SqlStore {
     ) -> StoreResult<Chips> {
         let mut tx = self.begin().await?;
         self.check_fence(&mut tx, table, fence).await?;
-        let stack: i64 =
-            sqlx::query_scalar(&self.sql(
-                "delete from seat where poker_table_id = $1 and player_id = $2 returning stack",
-            ))
-            .bind(table.to_string())
-            .bind(player.to_string())
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or(StoreError::NotSeated)?;
+        let stack: i64 = sqlx::query_scalar(
+            "delete from seat where poker_table_id = $1 and player_id = $2 returning stack",
+        )
+        .bind(table.to_string())
+        .bind(player.to_string())
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(StoreError::NotSeated)?;
         if stack > 0 {
             self.credit_wallet(&mut tx, player, stack).await?;
             let entries = [
@@ -184,14 +207,15 @@ impl SqlStore {
             )
             .await?;
         }
-        sqlx::query(&self.sql("delete from rathole where poker_table_id = $1 and player_id = $2"))
+        sqlx::query("delete from rathole where poker_table_id = $1 and player_id = $2")
             .bind(table.to_string())
             .bind(player.to_string())
             .execute(&mut *tx)
             .await?;
-        sqlx::query(&self.sql(
-            "insert into rathole (poker_table_id, player_id, stack, left_at, created_at) values ($1, $2, $3, $4, $5)",
-        ))
+        sqlx::query(
+            "insert into rathole (poker_table_id, player_id, stack, left_at, created_at) \
+             values ($1, $2, $3, $4, $5)",
+        )
         .bind(table.to_string())
         .bind(player.to_string())
         .bind(stack)
@@ -203,38 +227,38 @@ impl SqlStore {
         Ok(stack as Chips)
     }
 
-    /// [`Store::seats`] on both backends.
-    pub(super) async fn seats_impl(&self, table: TableId) -> StoreResult<Vec<SeatRow>> {
-        let rows: Vec<SqlSeat> = sqlx::query_as(&self.sql(
-            "select seat_no, player_id, stack, sitting_out from seat where poker_table_id = $1 order by seat_no",
-        ))
+    /// The seats of a table.
+    pub async fn seats(&self, table: TableId) -> StoreResult<Vec<SeatRow>> {
+        let rows: Vec<SqlSeat> = sqlx::query_as(
+            "select seat_no, player_id, stack, sitting_out from seat \
+             where poker_table_id = $1 order by seat_no",
+        )
         .bind(table.to_string())
         .fetch_all(&self.pool)
         .await?;
         convert(rows)
     }
 
-    /// [`Store::tables_of`] on both backends.
-    pub(super) async fn tables_of_impl(&self, player: PlayerId) -> StoreResult<Vec<TableId>> {
-        let rows =
-            sqlx::query_scalar(&self.sql(
-                "select poker_table_id from seat where player_id = $1 order by poker_table_id",
-            ))
-            .bind(player.to_string())
-            .fetch_all(&self.read)
-            .await?;
+    /// The tables where a player holds a seat.
+    pub async fn tables_of(&self, player: PlayerId) -> StoreResult<Vec<TableId>> {
+        let rows = sqlx::query_scalar(
+            "select poker_table_id from seat where player_id = $1 order by poker_table_id",
+        )
+        .bind(player.to_string())
+        .fetch_all(&self.read)
+        .await?;
         table_ids(rows)
     }
 
-    /// [`Store::rathole`] on both backends.
-    pub(super) async fn rathole_impl(
+    /// What the player last left this table with.
+    pub async fn rathole(
         &self,
         table: TableId,
         player: PlayerId,
     ) -> StoreResult<Option<RatholeRow>> {
-        let row: Option<SqlRathole> = sqlx::query_as(&self.sql(
+        let row: Option<SqlRathole> = sqlx::query_as(
             "select stack, left_at from rathole where poker_table_id = $1 and player_id = $2",
-        ))
+        )
         .bind(table.to_string())
         .bind(player.to_string())
         .fetch_optional(&self.read)
@@ -242,8 +266,40 @@ impl SqlStore {
         row.map(RatholeRow::try_from).transpose()
     }
 
-    /// [`Store::save_table_writes`] on both backends.
-    pub(super) async fn save_table_writes_impl(&self, writes: &[TableWrite]) -> StoreResult<()> {
+    /// Records whether a seated player is sitting out.
+    pub async fn set_sitting_out(
+        &self,
+        table: TableId,
+        player: PlayerId,
+        sitting_out: bool,
+    ) -> StoreResult<()> {
+        let out = sitting_out;
+        self.save_table_writes(&[TableWrite::SittingOut { table, player, out }])
+            .await
+    }
+
+    /// Records the blinds a player owes at a table (small, big).
+    pub async fn set_missed_blinds(
+        &self,
+        table: TableId,
+        player: PlayerId,
+        small: bool,
+        big: bool,
+    ) -> StoreResult<()> {
+        let write = TableWrite::MissedBlinds {
+            table,
+            player,
+            small,
+            big,
+        };
+        self.save_table_writes(&[write]).await
+    }
+
+    /// Writes that move no money, of any tables, in one transaction and in order, each as
+    /// [`SqlStore::set_table_state`], [`SqlStore::set_sitting_out`] and
+    /// [`SqlStore::set_missed_blinds`] do; one that finds nothing to write refuses them all
+    /// (`NotFound`, `NotSeated`).
+    pub async fn save_table_writes(&self, writes: &[TableWrite]) -> StoreResult<()> {
         if writes.is_empty() {
             return Ok(());
         }
@@ -255,17 +311,20 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::missed_blinds`] on both backends.
-    pub(super) async fn missed_blinds_impl(
+    /// The blinds a player owes at a table (small, big).
+    pub async fn missed_blinds(
         &self,
         table: TableId,
         player: PlayerId,
     ) -> StoreResult<(bool, bool)> {
-        let row: Option<(i64, i64)> = sqlx::query_as(&self.sql("select owes_small, owes_big from missed_blind where poker_table_id = $1 and player_id = $2"))
-            .bind(table.to_string())
-            .bind(player.to_string())
-            .fetch_optional(&self.pool)
-            .await?;
+        let row: Option<(i64, i64)> = sqlx::query_as(
+            "select owes_small, owes_big from missed_blind where poker_table_id = $1 \
+             and player_id = $2",
+        )
+        .bind(table.to_string())
+        .bind(player.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
         Ok(row.map_or((false, false), |(small, big)| (small != 0, big != 0)))
     }
 }

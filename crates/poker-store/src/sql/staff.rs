@@ -22,9 +22,11 @@ impl SqlStore {
 
     /// A staff account, read in a transaction.
     async fn staff_in(&self, tx: &mut Tx, staff_id: &str) -> StoreResult<Staff> {
-        let row: SqlStaff = sqlx::query_as(&self.sql(&format!(
-            "select {STAFF_COLUMNS} from staff s where s.staff_id = $1"
-        )))
+        let row: SqlStaff = sqlx::query_as(concat!(
+            "select ",
+            staff_columns!(),
+            " from staff s where s.staff_id = $1"
+        ))
         .bind(staff_id)
         .fetch_optional(&mut **tx)
         .await?
@@ -41,8 +43,8 @@ impl SqlStore {
         }
     }
 
-    /// [`Store::create_staff`] on both backends.
-    pub(super) async fn create_staff_impl(
+    /// Creates a staff account.
+    pub async fn create_staff(
         &self,
         name: &str,
         password_hash: &str,
@@ -50,9 +52,10 @@ impl SqlStore {
     ) -> StoreResult<String> {
         let name = names::player_name(name)?;
         let id = uuid::Uuid::new_v4().to_string();
-        let inserted = sqlx::query(&self.sql(
-            "insert into staff (staff_id, name, name_key, password_hash, role, created_at) values ($1, $2, $3, $4, $5, $6)",
-        ))
+        let inserted = sqlx::query(
+            "insert into staff (staff_id, name, name_key, password_hash, role, \
+             created_at) values ($1, $2, $3, $4, $5, $6)",
+        )
         .bind(&id)
         .bind(&name)
         .bind(names::name_key(&name))
@@ -70,14 +73,16 @@ impl SqlStore {
         }
     }
 
-    /// [`Store::staff_by_name`] on both backends.
-    pub(super) async fn staff_by_name_impl(&self, name: &str) -> StoreResult<Staff> {
+    /// A staff account by name (any case).
+    pub async fn staff_by_name(&self, name: &str) -> StoreResult<Staff> {
         let Some(key) = names::lookup_key(name).filter(|_| !name.contains('\0')) else {
             return Err(StoreError::NotFound("staff"));
         };
-        let row: SqlStaff = sqlx::query_as(&self.sql(&format!(
-            "select {STAFF_COLUMNS} from staff s where s.name_key = $1"
-        )))
+        let row: SqlStaff = sqlx::query_as(concat!(
+            "select ",
+            staff_columns!(),
+            " from staff s where s.name_key = $1"
+        ))
         .bind(key)
         .fetch_optional(&self.pool)
         .await?
@@ -85,24 +90,28 @@ impl SqlStore {
         Staff::try_from(row)
     }
 
-    /// [`Store::staff`] on both backends.
-    pub(super) async fn staff_impl(&self) -> StoreResult<Vec<Staff>> {
-        let rows: Vec<SqlStaff> = sqlx::query_as(&format!(
-            "select {STAFF_COLUMNS} from staff s order by s.name"
+    /// Every staff account, by name.
+    pub async fn staff(&self) -> StoreResult<Vec<Staff>> {
+        let rows: Vec<SqlStaff> = sqlx::query_as(concat!(
+            "select ",
+            staff_columns!(),
+            " from staff s order by s.name"
         ))
         .fetch_all(&self.pool)
         .await?;
         convert(rows)
     }
 
-    /// [`Store::staff_by_id`] on both backends.
-    pub(super) async fn staff_by_id_impl(&self, staff_id: &str) -> StoreResult<Staff> {
+    /// A staff account by id.
+    pub async fn staff_by_id(&self, staff_id: &str) -> StoreResult<Staff> {
         if staff_id.contains('\0') {
             return Err(StoreError::NotFound("staff"));
         }
-        let row: SqlStaff = sqlx::query_as(&self.sql(&format!(
-            "select {STAFF_COLUMNS} from staff s where s.staff_id = $1"
-        )))
+        let row: SqlStaff = sqlx::query_as(concat!(
+            "select ",
+            staff_columns!(),
+            " from staff s where s.staff_id = $1"
+        ))
         .bind(staff_id)
         .fetch_optional(&self.pool)
         .await?
@@ -110,8 +119,11 @@ impl SqlStore {
         Staff::try_from(row)
     }
 
-    /// [`Store::touch_staff_session`] on both backends.
-    pub(super) async fn touch_staff_session_impl(
+    /// The staff member of a session that is unexpired, was used less than `idle_ms` before
+    /// `now` (unix milliseconds), and whose account is enabled; the session's last use
+    /// becomes `now` (a sliding idle expiry). `None` otherwise, and a session found idle
+    /// too long or expired is deleted: it never comes back.
+    pub async fn touch_staff_session(
         &self,
         token_hash: &str,
         now: i64,
@@ -121,10 +133,10 @@ impl SqlStore {
             return Ok(None);
         }
         // One statement: a session idle too long is never brought back by a racing use.
-        let touched = sqlx::query(&self.sql(
+        let touched = sqlx::query(
             "update staff_session set last_seen = $2 where token_hash = $1 and expires_at > $2 \
              and last_seen > $3 and last_seen <= $2",
-        ))
+        )
         .bind(token_hash)
         .bind(now)
         .bind(now.saturating_sub(idle_ms))
@@ -133,18 +145,20 @@ impl SqlStore {
         if touched.rows_affected() == 0 {
             // Used at a later `now` already (a concurrent request): still live if idle
             // from then is within the limit.
-            let later = sqlx::query(&self.sql(
-                "select 1 as live from staff_session where token_hash = $1 and expires_at > $2 and last_seen > $2",
-            ))
+            let later = sqlx::query(
+                "select 1 as live from staff_session where token_hash = $1 and expires_at > $2 \
+                 and last_seen > $2",
+            )
             .bind(token_hash)
             .bind(now)
             .fetch_optional(&self.pool)
             .await?;
             if later.is_none() {
                 // Idle too long or expired: it is over for good.
-                sqlx::query(&self.sql(
-                    "delete from staff_session where token_hash = $1 and (expires_at <= $2 or last_seen <= $3)",
-                ))
+                sqlx::query(
+                    "delete from staff_session where token_hash = $1 and (expires_at <= $2 or \
+                     last_seen <= $3)",
+                )
                 .bind(token_hash)
                 .bind(now)
                 .bind(now.saturating_sub(idle_ms))
@@ -153,29 +167,34 @@ impl SqlStore {
                 return Ok(None);
             }
         }
-        let row: Option<SqlStaff> = sqlx::query_as(&self.sql(&format!(
-            "select {STAFF_COLUMNS} from staff_session t join staff s on s.staff_id = t.staff_id \
+        let row: Option<SqlStaff> = sqlx::query_as(concat!(
+            "select ",
+            staff_columns!(),
+            " from staff_session t join staff s on s.staff_id = t.staff_id \
              where t.token_hash = $1 and s.disabled = 0"
-        )))
+        ))
         .bind(token_hash)
         .fetch_optional(&self.pool)
         .await?;
         row.map(Staff::try_from).transpose()
     }
 
-    /// [`Store::set_staff_disabled`] on both backends.
-    pub(super) async fn set_staff_disabled_impl(
+    /// Disables a staff account (every session of theirs ends in the same transaction) or
+    /// enables it again. With `keep_admin`, disabling the last enabled admin is refused
+    /// with [`StoreError::LastAdmin`] (checked and changed atomically, against concurrent
+    /// changes too).
+    pub async fn set_staff_disabled(
         &self,
         staff_id: &str,
         disabled: bool,
         keep_admin: bool,
     ) -> StoreResult<()> {
         let mut tx = self.staff_change().await?;
-        let done = sqlx::query(&self.sql(
-            "update staff set disabled = $1 where staff_id = $2 and \
-             ($1 = 0 or $3 = 0 or role <> 'admin' or disabled <> 0 or exists \
-             (select 1 from staff o where o.staff_id <> $2 and o.role = 'admin' and o.disabled = 0))",
-        ))
+        let done = sqlx::query(
+            "update staff set disabled = $1 where staff_id = $2 and ($1 = 0 or $3 = 0 or role <> \
+             'admin' or disabled <> 0 or exists (select 1 from staff o where o.staff_id <> $2 \
+             and o.role = 'admin' and o.disabled = 0))",
+        )
         .bind(i64::from(disabled))
         .bind(staff_id)
         .bind(i64::from(keep_admin))
@@ -185,7 +204,7 @@ impl SqlStore {
             return Err(self.why_unchanged(&mut tx, staff_id).await);
         }
         if disabled {
-            sqlx::query(&self.sql("delete from staff_session where staff_id = $1"))
+            sqlx::query("delete from staff_session where staff_id = $1")
                 .bind(staff_id)
                 .execute(&mut *tx)
                 .await?;
@@ -194,8 +213,9 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::set_staff_role`] on both backends.
-    pub(super) async fn set_staff_role_impl(
+    /// Gives a staff account another role; returns the one it had. With `keep_admin`,
+    /// demoting the last enabled admin is refused with [`StoreError::LastAdmin`].
+    pub async fn set_staff_role(
         &self,
         staff_id: &str,
         role: Role,
@@ -203,11 +223,11 @@ impl SqlStore {
     ) -> StoreResult<Role> {
         let mut tx = self.staff_change().await?;
         let before = self.staff_in(&mut tx, staff_id).await?;
-        let done = sqlx::query(&self.sql(
-            "update staff set role = $1 where staff_id = $2 and \
-             ($1 = 'admin' or $3 = 0 or role <> 'admin' or disabled <> 0 or exists \
-             (select 1 from staff o where o.staff_id <> $2 and o.role = 'admin' and o.disabled = 0))",
-        ))
+        let done = sqlx::query(
+            "update staff set role = $1 where staff_id = $2 and ($1 = 'admin' or $3 = 0 or role \
+             <> 'admin' or disabled <> 0 or exists (select 1 from staff o where o.staff_id <> $2 \
+             and o.role = 'admin' and o.disabled = 0))",
+        )
         .bind(role.as_str())
         .bind(staff_id)
         .bind(i64::from(keep_admin))
@@ -220,23 +240,18 @@ impl SqlStore {
         Ok(before.role)
     }
 
-    /// [`Store::set_staff_password`] on both backends.
-    pub(super) async fn set_staff_password_impl(
-        &self,
-        staff_id: &str,
-        password_hash: &str,
-    ) -> StoreResult<()> {
+    /// Replaces a staff member's password hash and ends their sessions.
+    pub async fn set_staff_password(&self, staff_id: &str, password_hash: &str) -> StoreResult<()> {
         let mut tx = self.begin().await?;
-        let done =
-            sqlx::query(&self.sql("update staff set password_hash = $1 where staff_id = $2"))
-                .bind(password_hash)
-                .bind(staff_id)
-                .execute(&mut *tx)
-                .await?;
+        let done = sqlx::query("update staff set password_hash = $1 where staff_id = $2")
+            .bind(password_hash)
+            .bind(staff_id)
+            .execute(&mut *tx)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound("staff"));
         }
-        sqlx::query(&self.sql("delete from staff_session where staff_id = $1"))
+        sqlx::query("delete from staff_session where staff_id = $1")
             .bind(staff_id)
             .execute(&mut *tx)
             .await?;
@@ -244,18 +259,19 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::end_staff_sessions`] on both backends.
-    pub(super) async fn end_staff_sessions_impl(&self, staff_id: &str) -> StoreResult<u64> {
+    /// Ends every session of a staff member (signing them out everywhere); returns how
+    /// many were live.
+    pub async fn end_staff_sessions(&self, staff_id: &str) -> StoreResult<u64> {
         let mut tx = self.begin().await?;
         self.staff_in(&mut tx, staff_id).await?;
-        let live: i64 = sqlx::query_scalar(&self.sql(
+        let live: i64 = sqlx::query_scalar(
             "select count(*) as n from staff_session where staff_id = $1 and expires_at > $2",
-        ))
+        )
         .bind(staff_id)
         .bind(now_ms())
         .fetch_one(&mut *tx)
         .await?;
-        sqlx::query(&self.sql("delete from staff_session where staff_id = $1"))
+        sqlx::query("delete from staff_session where staff_id = $1")
             .bind(staff_id)
             .execute(&mut *tx)
             .await?;
@@ -263,17 +279,18 @@ impl SqlStore {
         Ok(live as u64)
     }
 
-    /// [`Store::create_staff_session`] on both backends.
-    pub(super) async fn create_staff_session_impl(
+    /// Records a staff login session by the hash of its token.
+    pub async fn create_staff_session(
         &self,
         token_hash: &str,
         staff_id: &str,
         expires_at: i64,
     ) -> StoreResult<()> {
         let now = now_ms();
-        sqlx::query(&self.sql(
-            "insert into staff_session (token_hash, staff_id, expires_at, created_at, last_seen) values ($1, $2, $3, $4, $4)",
-        ))
+        sqlx::query(
+            "insert into staff_session (token_hash, staff_id, expires_at, created_at, \
+             last_seen) values ($1, $2, $3, $4, $4)",
+        )
         .bind(token_hash)
         .bind(staff_id)
         .bind(expires_at)
@@ -283,27 +300,27 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::delete_staff_session`] on both backends.
-    pub(super) async fn delete_staff_session_impl(&self, token_hash: &str) -> StoreResult<()> {
-        sqlx::query(
-            &self.sql("delete from staff_session where token_hash = $1 or expires_at <= $2"),
-        )
-        .bind(token_hash)
-        .bind(now_ms())
-        .execute(&self.pool)
-        .await?;
+    /// Ends a staff session (signing out).
+    pub async fn delete_staff_session(&self, token_hash: &str) -> StoreResult<()> {
+        sqlx::query("delete from staff_session where token_hash = $1 or expires_at <= $2")
+            .bind(token_hash)
+            .bind(now_ms())
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
-    /// [`Store::staff_session`] on both backends.
-    pub(super) async fn staff_session_impl(&self, token_hash: &str) -> StoreResult<Option<Staff>> {
+    /// The staff member of an unexpired session.
+    pub async fn staff_session(&self, token_hash: &str) -> StoreResult<Option<Staff>> {
         if token_hash.contains('\0') {
             return Ok(None);
         }
-        let row: Option<SqlStaff> = sqlx::query_as(&self.sql(&format!(
-            "select {STAFF_COLUMNS} from staff_session t join staff s on s.staff_id = t.staff_id \
+        let row: Option<SqlStaff> = sqlx::query_as(concat!(
+            "select ",
+            staff_columns!(),
+            " from staff_session t join staff s on s.staff_id = t.staff_id \
              where t.token_hash = $1 and t.expires_at > $2 and s.disabled = 0"
-        )))
+        ))
         .bind(token_hash)
         .bind(now_ms())
         .fetch_optional(&self.pool)
@@ -311,11 +328,12 @@ impl SqlStore {
         row.map(Staff::try_from).transpose()
     }
 
-    /// [`Store::record_audit`] on both backends.
-    pub(super) async fn record_audit_impl(&self, entry: &AuditEntry) -> StoreResult<()> {
-        sqlx::query(&self.sql(
-            "insert into audit_log (audit_id, at, actor, action, target, detail, created_at) values ($1, $2, $3, $4, $5, $6, $7)",
-        ))
+    /// Writes one line of the audit log.
+    pub async fn record_audit(&self, entry: &AuditEntry) -> StoreResult<()> {
+        sqlx::query(
+            "insert into audit_log (audit_id, at, actor, action, target, detail, \
+             created_at) values ($1, $2, $3, $4, $5, $6, $7)",
+        )
         .bind(uuid::Uuid::new_v4().to_string())
         .bind(entry.at)
         .bind(&entry.actor)
@@ -328,15 +346,12 @@ impl SqlStore {
         Ok(())
     }
 
-    /// [`Store::audit_log`] on both backends.
-    pub(super) async fn audit_log_impl(
-        &self,
-        limit: u32,
-        offset: u32,
-    ) -> StoreResult<Vec<AuditEntry>> {
-        let rows: Vec<SqlAuditEntry> = sqlx::query_as(&self.sql(
-            "select at, actor, action, target, detail from audit_log order by at desc, created_at desc limit $1 offset $2",
-        ))
+    /// The audit log, newest first.
+    pub async fn audit_log(&self, limit: u32, offset: u32) -> StoreResult<Vec<AuditEntry>> {
+        let rows: Vec<SqlAuditEntry> = sqlx::query_as(
+            "select at, actor, action, target, detail from audit_log order by at \
+             desc, created_at desc limit $1 offset $2",
+        )
         .bind(i64::from(limit))
         .bind(i64::from(offset))
         .fetch_all(&self.pool)

@@ -3,13 +3,14 @@
 use super::*;
 
 impl SqlStore {
-    /// [`Store::create_table`] on both backends.
-    pub(super) async fn create_table_impl(&self, name: &str, config: &str) -> StoreResult<TableId> {
+    /// Creates a table.
+    pub async fn create_table(&self, name: &str, config: &str) -> StoreResult<TableId> {
         let name = names::table_name(name)?;
         let id = TableId::new();
-        sqlx::query(&self.sql(
-            "insert into poker_table (poker_table_id, name, config, status, created_at) values ($1, $2, $3, 'open', $4)",
-        ))
+        sqlx::query(
+            "insert into poker_table (poker_table_id, name, config, status, \
+             created_at) values ($1, $2, $3, 'open', $4)",
+        )
         .bind(id.to_string())
         .bind(&name)
         .bind(config)
@@ -19,8 +20,12 @@ impl SqlStore {
         Ok(id)
     }
 
-    /// [`Store::create_tables_if_none`] on both backends.
-    pub(super) async fn create_tables_if_none_impl(
+    /// Creates these tables (name, configuration) only if there is no table at all, in
+    /// one transaction; returns their ids, in order, or nothing if there were tables.
+    /// Nodes starting together on an empty database (a play-money room's first start)
+    /// make them once: on PostgreSQL the check and the inserts hold a transaction-scoped
+    /// advisory lock. (SQLite has one process: a racing writer fails, it never adds.)
+    pub async fn create_tables_if_none(
         &self,
         tables: &[(String, String)],
     ) -> StoreResult<Vec<TableId>> {
@@ -47,9 +52,10 @@ impl SqlStore {
         let mut ids = Vec::new();
         for (name, (_, config)) in names.iter().zip(tables) {
             let id = TableId::new();
-            sqlx::query(&self.sql(
-                "insert into poker_table (poker_table_id, name, config, status, created_at) values ($1, $2, $3, 'open', $4)",
-            ))
+            sqlx::query(
+                "insert into poker_table (poker_table_id, name, config, status, \
+                 created_at) values ($1, $2, $3, 'open', $4)",
+            )
             .bind(id.to_string())
             .bind(name)
             .bind(config)
@@ -62,19 +68,23 @@ impl SqlStore {
         Ok(ids)
     }
 
-    /// [`Store::tables`] on both backends.
-    pub(super) async fn tables_impl(&self) -> StoreResult<Vec<TableRow>> {
-        let rows: Vec<SqlTable> = sqlx::query_as("select poker_table_id, name, config, status, created_at from poker_table order by created_at")
-            .fetch_all(&self.pool)
-            .await?;
+    /// Every table.
+    pub async fn tables(&self) -> StoreResult<Vec<TableRow>> {
+        let rows: Vec<SqlTable> = sqlx::query_as(
+            "select poker_table_id, name, config, status, created_at from poker_table order by \
+             created_at",
+        )
+        .fetch_all(&self.pool)
+        .await?;
         convert(rows)
     }
 
-    /// [`Store::table`] on both backends.
-    pub(super) async fn table_impl(&self, table: TableId) -> StoreResult<TableRow> {
-        let row: SqlTable = sqlx::query_as(&self.sql(
-            "select poker_table_id, name, config, status, created_at from poker_table where poker_table_id = $1",
-        ))
+    /// One table, by id (its key: no scan), whatever its status.
+    pub async fn table(&self, table: TableId) -> StoreResult<TableRow> {
+        let row: SqlTable = sqlx::query_as(
+            "select poker_table_id, name, config, status, created_at from poker_table \
+             where poker_table_id = $1",
+        )
         .bind(table.to_string())
         .fetch_optional(&self.pool)
         .await?
@@ -82,48 +92,44 @@ impl SqlStore {
         TableRow::try_from(row)
     }
 
-    /// [`Store::table_state`] on both backends.
-    pub(super) async fn table_state_impl(&self, table: TableId) -> StoreResult<Option<String>> {
-        let state: Option<String> = sqlx::query_scalar(
-            &self.sql("select state from poker_table where poker_table_id = $1"),
-        )
-        .bind(table.to_string())
-        .fetch_optional(&self.pool)
-        .await?
-        .ok_or(StoreError::NotFound("table"))?;
+    /// Saves a table's between-hands state (JSON).
+    pub async fn set_table_state(&self, table: TableId, state: &str) -> StoreResult<()> {
+        let state = state.to_string();
+        self.save_table_writes(&[TableWrite::State { table, state }])
+            .await
+    }
+
+    /// A table's saved between-hands state, if any.
+    pub async fn table_state(&self, table: TableId) -> StoreResult<Option<String>> {
+        let state: Option<String> =
+            sqlx::query_scalar("select state from poker_table where poker_table_id = $1")
+                .bind(table.to_string())
+                .fetch_optional(&self.pool)
+                .await?
+                .ok_or(StoreError::NotFound("table"))?;
         Ok(state)
     }
 
-    /// [`Store::set_table_config`] on both backends.
-    pub(super) async fn set_table_config_impl(
-        &self,
-        table: TableId,
-        config: &str,
-    ) -> StoreResult<()> {
-        let done =
-            sqlx::query(&self.sql("update poker_table set config = $1 where poker_table_id = $2"))
-                .bind(config)
-                .bind(table.to_string())
-                .execute(&self.pool)
-                .await?;
+    /// Replaces a table's configuration (an operator's live change, e.g. its chat).
+    pub async fn set_table_config(&self, table: TableId, config: &str) -> StoreResult<()> {
+        let done = sqlx::query("update poker_table set config = $1 where poker_table_id = $2")
+            .bind(config)
+            .bind(table.to_string())
+            .execute(&self.pool)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound("table"));
         }
         Ok(())
     }
 
-    /// [`Store::set_table_status`] on both backends.
-    pub(super) async fn set_table_status_impl(
-        &self,
-        table: TableId,
-        status: TableStatus,
-    ) -> StoreResult<()> {
-        let done =
-            sqlx::query(&self.sql("update poker_table set status = $1 where poker_table_id = $2"))
-                .bind(status.as_str())
-                .bind(table.to_string())
-                .execute(&self.pool)
-                .await?;
+    /// Sets a table's status (open, closing, closed).
+    pub async fn set_table_status(&self, table: TableId, status: TableStatus) -> StoreResult<()> {
+        let done = sqlx::query("update poker_table set status = $1 where poker_table_id = $2")
+            .bind(status.as_str())
+            .bind(table.to_string())
+            .execute(&self.pool)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound("table"));
         }

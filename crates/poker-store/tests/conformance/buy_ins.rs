@@ -1,4 +1,4 @@
-//! Buy-ins committed in groups ([`Store::buy_ins`] and the persister): many tables' sits
+//! Buy-ins committed in groups ([`SqlStore::buy_ins`] and the persister): many tables' sits
 //! in one transaction, each with its ledger movement, each refused on its own.
 
 use super::*;

@@ -21,7 +21,7 @@ mod skew;
 use poker_store::testing::{TestPostgres, TestSqlite};
 use poker_store::{
     hash_password, now_ms, verify_password, Backend, Chips, CompletedHand, Credit, HandId,
-    HandPlayer, HandRecord, HandStart, HandStatus, Lease, Persister, PlayerId, SqlStore, Store,
+    HandPlayer, HandRecord, HandStart, HandStatus, Lease, Persister, PlayerId, SqlStore,
     StoreError, TableId, TableStatus, TableWrite, MAX_MONEY,
 };
 use std::sync::Arc;

@@ -9,7 +9,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
-use poker_store::{now_ms, HandRow, PlayerId, Store, StoreError, TableId};
+use poker_store::{now_ms, HandRow, PlayerId, StoreError, TableId};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;

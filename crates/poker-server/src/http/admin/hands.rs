@@ -14,7 +14,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use poker_store::{HandId, HandRow, HandStatus, PlayerId, Store, TableId};
+use poker_store::{HandId, HandRow, HandStatus, PlayerId, TableId};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;

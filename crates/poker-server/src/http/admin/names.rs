@@ -5,7 +5,7 @@
 //! read when the list is asked for, so a renamed table shows its name of today.
 
 use crate::AppState;
-use poker_store::{AuditEntry, LedgerEntry, PlayerId, Store, TableId};
+use poker_store::{AuditEntry, LedgerEntry, PlayerId, TableId};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 

@@ -12,7 +12,7 @@ use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
-use poker_store::{PlayerId, Store, StoreError};
+use poker_store::{PlayerId, StoreError};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;

@@ -16,7 +16,7 @@ use axum::extract::rejection::JsonRejection;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
-use poker_store::{now_ms, Role, Staff, Store, StoreError};
+use poker_store::{now_ms, Role, Staff, StoreError};
 use rand::RngCore;
 use serde::Deserialize;
 use serde_json::{json, Value};

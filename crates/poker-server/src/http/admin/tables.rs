@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use poker_rules::table::{Table, TableRules};
 use poker_rules::{HandConfig, SeatConfig};
-use poker_store::{Store, StoreError, TableId};
+use poker_store::{StoreError, TableId};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;

@@ -16,7 +16,7 @@ use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::{Action, Event};
 use poker_server::Config;
 use poker_store::testing::{TestPostgres, TestSqlite};
-use poker_store::{Audit, SqlStore, Store};
+use poker_store::{Audit, SqlStore};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::time::Duration;

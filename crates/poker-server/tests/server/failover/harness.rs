@@ -7,7 +7,7 @@ use common::nats::{nats, nats_server_binary, Proc};
 use common::{act, assert_conserved, simple_action, sit, Client, Db, DbGuard, Received};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg, TableId};
 use poker_rules::{Action, Event, LegalActions};
-use poker_store::{SqlStore, Store};
+use poker_store::SqlStore;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

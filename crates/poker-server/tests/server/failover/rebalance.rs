@@ -5,7 +5,7 @@ use super::harness::*;
 use common::nats::{nats, nats_server_binary};
 use common::{assert_conserved, nl_rules, tid, Db, DbGuard};
 use poker_protocol::ClientMsg;
-use poker_store::{SqlStore, Store};
+use poker_store::SqlStore;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};

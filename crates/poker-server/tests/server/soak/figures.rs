@@ -9,7 +9,7 @@ use super::{
     SNAPSHOT_DEADLINE, STORE_WAIT, TABLES,
 };
 use poker_protocol::TableId;
-use poker_store::{Audit, SqlStore, Store};
+use poker_store::{Audit, SqlStore};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
