@@ -2,7 +2,8 @@
 //! progress, driven by commands through a cloneable [`TableHandle`] and by its own clock.
 //!
 //! It seats players (the buy-in moves money in the store first), deals hands from a deck
-//! shuffled with the operating system's cryptographic RNG, asks each decision with an id
+//! committed before the players' seeds are known and ordered by them (its secret from the
+//! operating system's cryptographic RNG: docs/fairness.md), asks each decision with an id
 //! (an answer naming another id is refused, so a late or repeated action never applies
 //! twice), runs the action clock (a warning, the time bank, then check if free or fold;
 //! repeated timeouts sit the player out, R38), and fans events out to subscribers through
