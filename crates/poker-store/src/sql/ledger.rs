@@ -133,8 +133,8 @@ impl SqlStore {
         let now = now_ms();
         for (account, amount) in entries {
             sqlx::query(
-                "insert into ledger_entry (movement_id, account, player_id, poker_table_id, kind, \
-                 amount, reference, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8)",
+                "insert into ledger_entry (movement_id, account, player_id, poker_table_id, kind, amount, reference, created_at) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8)",
             )
             .bind(&movement)
             .bind(account)
