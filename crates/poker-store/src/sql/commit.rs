@@ -301,10 +301,10 @@ pub(crate) async fn commit_hands_pg(
     };
     let started = &plan.started;
     sqlx::query(
-        "update hand set status = 'complete', phh = v.phh, record = v.record, rake = v.rake, \
-         ended_at = v.ended from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], \
-         $5::bigint[]) as v (id, phh, record, rake, ended) where hand.hand_id = v.id \
-         and hand.status = 'started'",
+        "update hand set status = 'complete', phh = v.phh, record = v.record, rake = v.rake, ended_at = v.ended \
+         from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[]) \
+              as v (id, phh, record, rake, ended) \
+         where hand.hand_id = v.id and hand.status = 'started'",
     )
     .bind(text(started, &|h| h.hand_id.to_string()))
     .bind(text(started, &|h| h.phh.clone()))
@@ -315,11 +315,10 @@ pub(crate) async fn commit_hands_pg(
     .await?;
     let fresh = &plan.fresh;
     sqlx::query(
-        "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, \
-         started_at, ended_at, created_at) select v.id, v.t, v.n, 'complete', v.phh, v.record, \
-         v.rake, v.s, v.e, $9 from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], \
-         $5::text[], $6::bigint[], $7::bigint[], $8::bigint[]) as v (id, t, n, phh, record, \
-         rake, s, e)",
+        "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at, created_at) \
+         select v.id, v.t, v.n, 'complete', v.phh, v.record, v.rake, v.s, v.e, $9 \
+         from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], \
+                     $8::bigint[]) as v (id, t, n, phh, record, rake, s, e)",
     )
     .bind(text(fresh, &|h| h.hand_id.to_string()))
     .bind(text(fresh, &|h| h.table_id.to_string()))

@@ -58,8 +58,8 @@ impl SqlStore {
         let mut tx = self.begin().await?;
         sqlx::query(
             "insert into seat_address (poker_table_id, player_id, address, at, created_at) \
-             values ($1, $2, $3, $4, $5) on conflict (poker_table_id, player_id) do update \
-             set address = excluded.address, at = excluded.at",
+             values ($1, $2, $3, $4, $5) \
+             on conflict (poker_table_id, player_id) do update set address = excluded.address, at = excluded.at",
         )
         .bind(table.to_string())
         .bind(player.to_string())
@@ -82,8 +82,8 @@ impl SqlStore {
         .await?;
         for other in flagged_with {
             sqlx::query(
-                "insert into address_flag (address_flag_id, poker_table_id, player_id, \
-                 other_player_id, address, at, created_at) values ($1, $2, $3, $4, $5, $6, $7)",
+                "insert into address_flag (address_flag_id, poker_table_id, player_id, other_player_id, address, at, created_at) \
+                 values ($1, $2, $3, $4, $5, $6, $7)",
             )
             .bind(uuid::Uuid::new_v4().to_string())
             .bind(table.to_string())

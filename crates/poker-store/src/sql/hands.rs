@@ -86,8 +86,7 @@ impl SqlStore {
     /// `since` (unix milliseconds), newest day first.
     pub async fn rake_by_day(&self, since: i64) -> StoreResult<Vec<RakeDay>> {
         let rows: Vec<SqlRakeDay> = sqlx::query_as(
-            "select ended_at / 86400000 as day, poker_table_id, cast(sum(rake) as bigint) as rake, \
-             cast(count(*) as bigint) as hands \
+            "select ended_at / 86400000 as day, poker_table_id, cast(sum(rake) as bigint) as rake, cast(count(*) as bigint) as hands \
              from hand where status = 'complete' and ended_at >= $1 \
              group by ended_at / 86400000, poker_table_id order by day desc, poker_table_id",
         )

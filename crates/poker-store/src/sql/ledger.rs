@@ -133,8 +133,8 @@ impl SqlStore {
         let now = now_ms();
         for (account, amount) in entries {
             sqlx::query(
-                "insert into ledger_entry (movement_id, account, player_id, poker_table_id, kind, \
-                 amount, reference, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8)",
+                "insert into ledger_entry (movement_id, account, player_id, poker_table_id, kind, amount, reference, created_at) \
+                 values ($1, $2, $3, $4, $5, $6, $7, $8)",
             )
             .bind(&movement)
             .bind(account)
@@ -345,30 +345,24 @@ impl SqlStore {
         .await?;
         let deposits = scalar(
             &mut tx,
-            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry \
-             where kind = 'deposit' and account <> 'external'",
+            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry where kind = 'deposit' and account <> 'external'",
         )
         .await?;
         let withdrawals = scalar(
             &mut tx,
-            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry \
-             where kind = 'withdrawal' and account = 'external'",
+            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry where kind = 'withdrawal' and account = 'external'",
         )
         .await?;
         let unbalanced = scalar(
             &mut tx,
-            "select cast(count(*) as bigint) from (select movement_id from ledger_entry \
-             group by movement_id having sum(amount) <> 0) m",
+            "select cast(count(*) as bigint) from (select movement_id from ledger_entry group by movement_id having sum(amount) <> 0) m",
         )
         .await?;
         // Every account's ledger sum equals its balance.
         let mut mismatched = Vec::new();
-        let ledger: Vec<(String, Option<i64>)> = sqlx::query_as(
-            "select account, cast(sum(amount) as bigint) as total from ledger_entry \
-             where account <> 'external' group by account",
-        )
-        .fetch_all(&mut *tx)
-        .await?;
+        let ledger: Vec<(String, Option<i64>)> = sqlx::query_as("select account, cast(sum(amount) as bigint) as total from ledger_entry where account <> 'external' group by account")
+            .fetch_all(&mut *tx)
+            .await?;
         let mut balances = std::collections::HashMap::new();
         let wallets_rows: Vec<(String, i64)> =
             sqlx::query_as("select player_id, balance from wallet")

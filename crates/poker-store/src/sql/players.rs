@@ -266,8 +266,8 @@ impl SqlStore {
         let mut tx = self.begin().await?;
         // Spent by the delete itself: of two uses racing, one finds nothing to delete.
         let spent: Option<SqlResetCode> = sqlx::query_as(
-            "delete from password_reset where player_id = $1 and code_hash = $2 \
-             and expires_at > $3 returning issued_by, created_at, expires_at",
+            "delete from password_reset where player_id = $1 and code_hash = $2 and expires_at > $3 \
+             returning issued_by, created_at, expires_at",
         )
         .bind(player.to_string())
         .bind(code_hash)

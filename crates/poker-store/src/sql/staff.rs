@@ -191,9 +191,9 @@ impl SqlStore {
     ) -> StoreResult<()> {
         let mut tx = self.staff_change().await?;
         let done = sqlx::query(
-            "update staff set disabled = $1 where staff_id = $2 and ($1 = 0 or $3 = 0 or role <> \
-             'admin' or disabled <> 0 or exists (select 1 from staff o where o.staff_id <> $2 \
-             and o.role = 'admin' and o.disabled = 0))",
+            "update staff set disabled = $1 where staff_id = $2 and \
+             ($1 = 0 or $3 = 0 or role <> 'admin' or disabled <> 0 or exists \
+             (select 1 from staff o where o.staff_id <> $2 and o.role = 'admin' and o.disabled = 0))",
         )
         .bind(i64::from(disabled))
         .bind(staff_id)
@@ -224,9 +224,9 @@ impl SqlStore {
         let mut tx = self.staff_change().await?;
         let before = self.staff_in(&mut tx, staff_id).await?;
         let done = sqlx::query(
-            "update staff set role = $1 where staff_id = $2 and ($1 = 'admin' or $3 = 0 or role \
-             <> 'admin' or disabled <> 0 or exists (select 1 from staff o where o.staff_id <> $2 \
-             and o.role = 'admin' and o.disabled = 0))",
+            "update staff set role = $1 where staff_id = $2 and \
+             ($1 = 'admin' or $3 = 0 or role <> 'admin' or disabled <> 0 or exists \
+             (select 1 from staff o where o.staff_id <> $2 and o.role = 'admin' and o.disabled = 0))",
         )
         .bind(role.as_str())
         .bind(staff_id)

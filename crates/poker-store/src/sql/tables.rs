@@ -70,12 +70,9 @@ impl SqlStore {
 
     /// Every table.
     pub async fn tables(&self) -> StoreResult<Vec<TableRow>> {
-        let rows: Vec<SqlTable> = sqlx::query_as(
-            "select poker_table_id, name, config, status, created_at from poker_table order by \
-             created_at",
-        )
-        .fetch_all(&self.pool)
-        .await?;
+        let rows: Vec<SqlTable> = sqlx::query_as("select poker_table_id, name, config, status, created_at from poker_table order by created_at")
+            .fetch_all(&self.pool)
+            .await?;
         convert(rows)
     }
 
