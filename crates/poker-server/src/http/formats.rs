@@ -181,13 +181,6 @@ pub(crate) async fn my_replay(
         None => (row.phh.clone().ok_or_else(not_found)?, None),
     };
     let fairness = crate::http::proofs::hand_proof(row, index)?;
-    let unsupported = |e: poker_history::phh::PhhError| {
-        ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "unsupported",
-            e.to_string(),
-        )
-    };
     let phh = poker_history::phh::PhhHand::parse(&text).map_err(unsupported)?;
     let played = poker_history::phh::replay(&phh).map_err(unsupported)?;
     let names = Names::load(state, [row]).await?;
@@ -231,15 +224,17 @@ pub(crate) fn my_phh(row: &poker_store::HandRow, me: poker_store::PlayerId) -> A
         .as_ref()
         .and_then(|r| r.index_of(me))
         .ok_or_else(not_found)?;
-    let unsupported = |e: poker_history::phh::PhhError| {
-        ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "unsupported",
-            e.to_string(),
-        )
-    };
     let full = poker_history::phh::PhhHand::parse(text).map_err(unsupported)?;
     Ok(poker_history::phh::for_viewer(&full, index)
         .map_err(unsupported)?
         .to_toml())
+}
+
+/// A stored history the engine cannot read or replay: 422 `unsupported`.
+fn unsupported(e: poker_history::phh::PhhError) -> ApiError {
+    ApiError::new(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unsupported",
+        e.to_string(),
+    )
 }
