@@ -142,7 +142,7 @@ export function applyEvent(h, e, ctx = {}) {
       return who + " call" + s(who) + " " + e.amount + (e.all_in ? ", all in" : "");
     case "bet_to": {
       const raising = h.players.some((q) => q !== p && q.bet > 0);
-      const completing = h.bringIn && !h.completed;
+      const completing = completes(h);
       h.completed = true;
       p.stack -= e.amount; p.bet = e.to; p.committed += e.amount; p.allIn = e.all_in;
       const verb = completing ? "Complete to " : raising ? "Raise to " : "Bet ";
@@ -276,6 +276,15 @@ export function legalAmount(legal, typed) {
   v = Math.max(min, Math.min(max, v));
   if (v !== max) v = Math.max(min, roundTo(v, legal.unit || 1));
   return v;
+}
+
+/**
+ * Whether a bet now completes the bring-in: only on the street it was posted (stud's 3rd
+ * street), and only the first bet there. Nobody completed on 3rd street: 4th street's
+ * first bet is a bet (R11, R12).
+ */
+export function completes(h) {
+  return !!h && h.bringIn && !h.completed && h.street === 0;
 }
 
 /** The bet button's words: "Bet 2", "Raise to 8", "Complete to 4", "(all in)". */

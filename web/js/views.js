@@ -3,7 +3,7 @@
 // log and the chat. Everything is redrawn from the state; nothing here changes it
 // except through the callbacks in `ui`.
 
-import { SUITS, cardName, family, potsOf, raiseLabel, callLabel, sizing, legalAmount, seatPosition, mySeat, myPlayer, inHand } from "./state.js";
+import { SUITS, cardName, family, potsOf, raiseLabel, completes, callLabel, sizing, legalAmount, seatPosition, mySeat, myPlayer, inHand } from "./state.js";
 import { $, el, keyed, arrange, setText } from "./dom.js";
 import { canShowHand } from "./reduce.js";
 
@@ -520,7 +520,7 @@ export function updateRaiseLabel(S) {
   const l = T.decide.legal;
   const h = T.hand;
   const facing = l.call !== null || (h && h.players.some((p) => p.bet > 0));
-  const completing = h && h.bringIn && !h.completed;
+  const completing = completes(h);
   $("#act-raise").firstChild.textContent = raiseLabel(chosenAmount(S), { facing, completing, allIn: memoOf(T.id).sizing ? memoOf(T.id).sizing.allIn : -1 });
 }
 

@@ -5,7 +5,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  applyEvent, newHand, potsOf, sizing, raiseLabel, callLabel, legalAmount, seatPosition,
+  applyEvent, newHand, potsOf, sizing, raiseLabel, completes, callLabel, legalAmount, seatPosition,
   loadSettings, saveSettings, DEFAULT_SETTINGS, contrast, family, cardName, spokenHand,
 } from "../js/state.js";
 
@@ -77,6 +77,20 @@ test("stud: up and down cards are told apart, the bring-in is completed", () => 
   assert.equal(applyEvent(h, { type: "bring_in_posted", player: 1, amount: 1 }, c), "ben brings in for 1");
   assert.equal(applyEvent(h, { type: "bet_to", player: 0, to: 4, amount: 4, all_in: false, full: true }, c), "You complete to 4");
   assert.equal(applyEvent(h, { type: "bet_to", player: 1, to: 8, amount: 7, all_in: false, full: true }, c), "ben raises to 8");
+});
+
+test("stud: nobody completed on 3rd street, so 4th street's first bet is a bet, not a completion", () => {
+  const h = newHand({ hand_number: 1, seats: [0, 1], starting_stacks: [100, 100], button: 0 });
+  const c = ctx(0, { family: family("stud") });
+  applyEvent(h, { type: "round_started", street: 0 }, c);
+  applyEvent(h, { type: "bring_in_posted", player: 1, amount: 1 }, c);
+  assert.equal(completes(h), true);
+  applyEvent(h, { type: "called", player: 0, amount: 1, all_in: false }, c);
+  applyEvent(h, { type: "bets_collected", pot: 2 }, c);
+  applyEvent(h, { type: "round_started", street: 1 }, c);
+  assert.equal(completes(h), false);
+  assert.equal(raiseLabel(4, { facing: false, completing: completes(h), allIn: -1 }), "Bet 4");
+  assert.equal(applyEvent(h, { type: "bet_to", player: 1, to: 4, amount: 4, all_in: false, full: true }, c), "ben bets 4");
 });
 
 test("draw: discards leave the hand, others' are counted only", () => {
