@@ -5,7 +5,7 @@
 
 use super::subjects::{self, Envelope};
 use super::{lock, Cluster};
-use crate::table::{Batch, Out, Request};
+use crate::table::{Answer, Batch, Out, Request};
 use axum::extract::ws::Utf8Bytes;
 use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::StreamExt;
@@ -131,16 +131,17 @@ impl Cluster {
             .unwrap_or_default()
     }
 
-    /// Notes what a request that succeeded did to an inbox's subscriptions.
-    pub(super) fn note(&self, table: TableId, envelope: &Envelope) {
+    /// Notes what a request answered so did to an inbox's subscriptions.
+    pub(super) fn note(&self, table: TableId, envelope: &Envelope, answer: &Answer) {
         let Some(subject) = &envelope.inbox else {
             return;
         };
-        let (player, subscribed) = match &envelope.request {
-            Request::Sit { player, .. } => (Some(*player), true),
-            Request::Subscribe { player, .. } => (*player, true),
-            Request::Unsubscribe => (None, false),
-            _ => return,
+        let (player, subscribed) = match (&envelope.request, answer) {
+            (Request::Unsubscribe, Ok(_)) => (None, false),
+            (request, answer) => match request.subscribes(answer) {
+                Some(player) => (player, true),
+                None => return,
+            },
         };
         let mut inboxes = lock(&self.inboxes);
         let Some(inbox) = inboxes.iter_mut().find(|i| i.subject == *subject) else {

@@ -79,9 +79,7 @@ impl Cluster {
                         serde_json::from_slice::<Answer>(&message.payload).unwrap_or_else(|e| {
                             Err(Refusal::Internal(format!("an unreadable answer: {e}")))
                         });
-                    if answer.is_ok() {
-                        self.note(table, &envelope);
-                    }
+                    self.note(table, &envelope, &answer);
                     return answer;
                 }
                 // Nobody serves it this moment (its new owner is starting): once more,

@@ -345,25 +345,6 @@ impl Actor {
                 received,
                 respond_to,
             } => (request, queue, received, respond_to),
-            Command::Act {
-                player,
-                decision_id,
-                action,
-                queue,
-                received,
-            } => {
-                self.audience.answering(Some(player));
-                self.act_queued(player, decision_id, action, &queue, received);
-                return;
-            }
-            Command::Seed {
-                player,
-                step,
-                queue,
-            } => {
-                self.seed_queued(player, step, &queue);
-                return;
-            }
             Command::InjectFault => panic!("injected fault"),
             Command::Abandon => {
                 tracing::info!("stopping here: another node owns the table now, or takes it over");
@@ -372,21 +353,27 @@ impl Actor {
             }
         };
         // What answers a player's own command reaches them at once.
-        self.audience.answering(request.player());
-        if let Some(answer) = self.answer(request, queue, received, respond_to).await {
-            let _ = answer.0.send(answer.1);
+        self.audience.answering(request.urgent_for());
+        match self.answer(request, queue, received, respond_to).await {
+            // A refusal of what a connection sent without waiting goes with the frames
+            // the table has for it already, in order.
+            Some((Respond::Refusals(queue), Err(refusal))) => {
+                self.audience.refuse_to(&queue, refusal)
+            }
+            Some((respond_to, answer)) => respond_to.send(answer),
+            None => {}
         }
     }
 
-    /// Does what is asked; the answer, unless it comes later (draining and closing answer
-    /// once the hand in progress has ended).
+    /// Does what is asked; the answer, unless it comes later (a sit once its buy-in has
+    /// moved, draining and closing once the hand in progress has ended).
     async fn answer(
         &mut self,
         request: Request,
         queue: Option<mpsc::Sender<Batch>>,
         received: Instant,
-        respond_to: oneshot::Sender<Answer>,
-    ) -> Option<(oneshot::Sender<Answer>, Answer)> {
+        respond_to: Respond,
+    ) -> Option<(Respond, Answer)> {
         if let Err(refusal) = self.private_guard(&request) {
             return Some((respond_to, Err(refusal)));
         }
@@ -410,6 +397,12 @@ impl Actor {
             }
             Request::Waitlist { player, join } => {
                 let result = if join {
+                    // Watching the table (the guard let them), so the offer of a seat
+                    // reaches this queue.
+                    if let Some(queue) = queue {
+                        let snapshot = self.snapshot(Some(player));
+                        self.audience.add(Some(player), queue, snapshot);
+                    }
                     self.join_waitlist(player)
                 } else {
                     self.leave_waitlist(player);
@@ -428,9 +421,18 @@ impl Actor {
                 buy_in,
                 entry,
                 address,
+                seed_commit,
             } => {
-                let (queue, answer) = (queue, respond_to);
-                return self.start_sit(player, name, seat, buy_in, entry, address, queue, answer);
+                // The seed's commitment first: the hand this sit may start then has this
+                // player's seed. A refusal leaves the sit as it is (the next deck's
+                // commitment can come later).
+                if let Some(step) = seed_commit {
+                    let _ = self.take_seed(player, step);
+                }
+                let answer = respond_to.later();
+                return self
+                    .start_sit(player, name, seat, buy_in, entry, address, queue, answer)
+                    .map(|(caller, answer)| (Respond::Caller(caller), answer));
             }
             Request::Act {
                 player,
@@ -469,13 +471,13 @@ impl Actor {
             Request::Drain => {
                 let (done, idle) = oneshot::channel();
                 self.life.drain(done);
-                later(idle, respond_to, |()| Reply::Ok);
+                later(idle, respond_to.later(), |()| Reply::Ok);
                 return None;
             }
             Request::Close => {
                 let (done, closed) = oneshot::channel();
                 self.life.close(done);
-                later(closed, respond_to, Reply::Closed);
+                later(closed, respond_to.later(), Reply::Closed);
                 self.publish_lobby();
                 return None;
             }
@@ -572,15 +574,11 @@ impl Actor {
                     if let Some((respond_to, answer)) =
                         self.answer(request, queue, received, respond_to).await
                     {
-                        let _ = respond_to.send(answer);
+                        respond_to.send(answer);
                     }
                 } else {
-                    let _ = respond_to.send(Err(Refusal::Moving));
+                    respond_to.send(Err(Refusal::Moving));
                 }
-                true
-            }
-            Command::Act { queue, .. } | Command::Seed { queue, .. } => {
-                super::audience::refuse_queued(&queue, Refusal::Moving);
                 true
             }
             command @ (Command::Abandon | Command::InjectFault) => {

@@ -69,20 +69,6 @@ impl Failed {
                     respond_to,
                     ..
                 } => (request, queue, respond_to),
-                Command::Act { queue, .. } => {
-                    super::audience::refuse_queued(
-                        &queue,
-                        Refusal::Illegal("the table has failed: the hand is void".into()),
-                    );
-                    continue;
-                }
-                Command::Seed { queue, .. } => {
-                    super::audience::refuse_queued(
-                        &queue,
-                        Refusal::Seat("the table has failed: leave to cash out".into()),
-                    );
-                    continue;
-                }
                 Command::InjectFault => continue,
                 // Another node owns the table now.
                 Command::Abandon => break,
@@ -95,7 +81,7 @@ impl Failed {
                     Some(answer) => answer,
                     None => {
                         // Another node owns the table now: stop here, writing nothing.
-                        let _ = respond_to.send(Err(Refusal::Moving));
+                        respond_to.send(Err(Refusal::Moving));
                         break;
                     }
                 },
@@ -145,23 +131,20 @@ impl Failed {
                 }
                 Request::Close => match self.close().await {
                     Some(total) => {
-                        let _ = respond_to.send(Ok(Reply::Closed(total)));
+                        respond_to.send(Ok(Reply::Closed(total)));
                         return;
                     }
                     // Another node owns the table now: not closed here, and the operator
                     // hears nothing (the answer is dropped).
                     None => return,
                 },
-                // Nothing else is done at a failed table.
-                Request::Sit { .. }
-                | Request::BuyInRange { .. }
-                | Request::Seat { .. }
-                | Request::Waitlist { .. }
-                | Request::Private { .. } => Err(Refusal::Seat(
+                // Nothing else is done at a failed table (a sit, a seat request, the
+                // waiting list, a private table's request, and whatever comes next).
+                _ => Err(Refusal::Seat(
                     "the table has failed: leave to cash out".into(),
                 )),
             };
-            let _ = respond_to.send(answer);
+            respond_to.send(answer);
         }
     }
 

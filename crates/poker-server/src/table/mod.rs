@@ -55,7 +55,7 @@ pub use actor::spawn;
 pub use fanout::{game_label, stakes_name};
 pub use private::{PrivateAsk, PrivateSpec};
 use request::expect;
-pub use request::{Answer, Reply, Request};
+pub use request::{Answer, Caller, Reply, Request};
 
 /// One frame a table sends a subscriber.
 #[derive(Clone, Debug)]
@@ -283,8 +283,8 @@ pub struct Outcome {
     pub pending: bool,
 }
 
-/// What the actor is sent: a request with what answers it, or one of the controls that
-/// only this process uses.
+/// What the actor is sent: a request with where its answer goes, or one of the controls
+/// that only this process uses.
 pub enum Command {
     /// A [`Request`], with the subscriber's queue when the request takes one.
     Request {
@@ -294,35 +294,8 @@ pub enum Command {
         queue: Option<mpsc::Sender<Batch>>,
         /// When the gateway received it.
         received: Instant,
-        /// Answer.
-        respond_to: oneshot::Sender<Answer>,
-    },
-    /// A player's answer to a decision, from a connection of this process: nothing
-    /// answers it when it is applied (the events it causes are the answer), and a refusal
-    /// goes to `queue`, the connection's, as an error frame. No reply channel is made,
-    /// and the connection does not wait for the table.
-    Act {
-        /// Who.
-        player: PlayerId,
-        /// The decision answered.
-        decision_id: u64,
-        /// The action.
-        action: Action,
-        /// Where a refusal goes.
-        queue: mpsc::Sender<Batch>,
-        /// When the gateway received it.
-        received: Instant,
-    },
-    /// A seated player's seed for the next hand's deck, from a connection of this process:
-    /// taken silently, as through [`Request::Seat`], but with no reply channel and without
-    /// the connection waiting for the table; a refusal goes to `queue` as an error frame.
-    Seed {
-        /// Who.
-        player: PlayerId,
-        /// The commitment or the seed.
-        step: SeedStep,
-        /// Where a refusal goes.
-        queue: mpsc::Sender<Batch>,
+        /// Where the answer goes.
+        respond_to: Respond,
     },
     /// Makes the task fail at once, as a bug would (fault-injection tests).
     InjectFault,
@@ -330,6 +303,50 @@ pub enum Command {
     /// now (its lease passed on), or is about to take it over (a drained table handed over
     /// in a rebalance), and it takes the table from the store.
     Abandon,
+}
+
+/// Where a request's answer goes.
+pub enum Respond {
+    /// To the caller, who waits for it.
+    Caller(oneshot::Sender<Answer>),
+    /// Nowhere when granted (the events it causes are the answer); a refusal to this
+    /// connection's queue as an error frame, in order with the table's frames. A player's
+    /// action or seed from a connection of this process goes so: no reply channel is
+    /// made, and the connection does not wait for the table.
+    Refusals(mpsc::Sender<Batch>),
+}
+
+impl Respond {
+    /// Answers now.
+    fn send(self, answer: Answer) {
+        match self {
+            Respond::Caller(caller) => {
+                let _ = caller.send(answer);
+            }
+            Respond::Refusals(queue) => {
+                if let Err(refusal) = answer {
+                    audience::refuse_queued(&queue, refusal);
+                }
+            }
+        }
+    }
+
+    /// A channel for an answer that comes later (a sit's, once its buy-in has moved; a
+    /// drain's or a close's, once the hand in progress has ended).
+    fn later(self) -> oneshot::Sender<Answer> {
+        match self {
+            Respond::Caller(caller) => caller,
+            Respond::Refusals(queue) => {
+                let (answer, answered) = oneshot::channel();
+                tokio::spawn(async move {
+                    if let Ok(Err(refusal)) = answered.await {
+                        audience::refuse_queued(&queue, refusal);
+                    }
+                });
+                answer
+            }
+        }
+    }
 }
 
 /// A seat request.
@@ -520,7 +537,7 @@ impl TableHandle {
                     request,
                     queue,
                     received: Instant::now(),
-                    respond_to,
+                    respond_to: Respond::Caller(respond_to),
                 })
                 .await?;
                 answer.await.map_err(|_| self.stopped.clone())?
@@ -562,6 +579,7 @@ impl TableHandle {
             buy_in,
             entry,
             address,
+            seed_commit: None,
         };
         expect(self.request(request, queue).await, Reply::done)
     }
@@ -581,56 +599,32 @@ impl TableHandle {
         expect(self.request(request, None).await, Reply::ok)
     }
 
-    /// Answers a decision without waiting for the table, when it runs in this process:
-    /// `Ok(true)` once the action is on its way (a refusal will come through `queue` as
-    /// an error frame, in order with the table's other frames), `Ok(false)` when it cannot
-    /// go so (ask with [`TableHandle::act`]), an error when the table has stopped. It
-    /// cannot for a table on another node, when the actor's queue is full, and among
-    /// several nodes at all: there a `table_moving` refusal must reach the connection as
-    /// a reply, which has it subscribe to the table again.
-    pub(crate) fn act_queued(
+    /// Asks without waiting for the table, when it runs in this process: `Ok(true)` once
+    /// the request is on its way (a refusal will come through `queue` as an error frame,
+    /// in order with the table's other frames; a grant is answered by the events it
+    /// causes: see [`Request::answered_by_events`]), `Ok(false)` when it cannot go so (ask
+    /// with [`TableHandle::request`]), an error when the table has stopped. It cannot for
+    /// a table on another node, when the actor's queue is full, and among several nodes
+    /// at all: there a `table_moving` refusal must reach the connection as a reply, which
+    /// has it subscribe to the table again.
+    pub(crate) fn send(
         &self,
-        player: PlayerId,
-        decision_id: u64,
-        action: Action,
+        request: Request,
         queue: &mpsc::Sender<Batch>,
     ) -> Result<bool, Refusal> {
-        self.queued(|| Command::Act {
-            player,
-            decision_id,
-            action,
-            queue: queue.clone(),
-            received: Instant::now(),
-        })
-    }
-
-    /// Gives a seed for the next hand's deck without waiting for the table, as
-    /// [`TableHandle::act_queued`] answers a decision: `Ok(true)` once it is on its way (a
-    /// refusal comes through `queue`), `Ok(false)` when it cannot go so (ask with
-    /// [`TableHandle::seat`]), an error when the table has stopped.
-    pub(crate) fn seed_queued(
-        &self,
-        player: PlayerId,
-        step: SeedStep,
-        queue: &mpsc::Sender<Batch>,
-    ) -> Result<bool, Refusal> {
-        self.queued(|| Command::Seed {
-            player,
-            step,
-            queue: queue.clone(),
-        })
-    }
-
-    /// Puts a command that is answered through the connection's queue into the actor's,
-    /// if the table runs in this process on its own and the queue has room.
-    fn queued(&self, command: impl FnOnce() -> Command) -> Result<bool, Refusal> {
         let Route::Local(commands) = &self.route else {
             return Ok(false);
         };
         if self.stopped != Refusal::TableGone {
             return Ok(false);
         }
-        match commands.try_send(command()) {
+        let command = Command::Request {
+            request,
+            queue: None,
+            received: Instant::now(),
+            respond_to: Respond::Refusals(queue.clone()),
+        };
+        match commands.try_send(command) {
             Ok(()) => Ok(true),
             Err(mpsc::error::TrySendError::Full(_)) => Ok(false),
             Err(mpsc::error::TrySendError::Closed(_)) => Err(self.stopped.clone()),
@@ -641,40 +635,6 @@ impl TableHandle {
     pub async fn seat(&self, player: PlayerId, request: SeatRequest) -> Result<Outcome, Refusal> {
         let request = Request::Seat { player, request };
         expect(self.request(request, None).await, Reply::done)
-    }
-
-    /// Says a line in the table's chat, as a seated player or a signed-in spectator
-    /// watching the table (named `name`).
-    pub async fn chat(&self, player: PlayerId, name: String, text: String) -> Result<(), Refusal> {
-        expect(
-            self.request(Request::Chat { player, name, text }, None)
-                .await,
-            Reply::ok,
-        )
-    }
-
-    /// Joins (or leaves) the table's waiting list.
-    pub async fn waitlist(&self, player: PlayerId, join: bool) -> Result<(), Refusal> {
-        expect(
-            self.request(Request::Waitlist { player, join }, None).await,
-            Reply::ok,
-        )
-    }
-
-    /// A private table's request: presenting the invite (the queue then watches the
-    /// table) or a host command; ending the game answers once the table has closed.
-    pub async fn private(
-        &self,
-        player: PlayerId,
-        name: String,
-        ask: PrivateAsk,
-        queue: Option<mpsc::Sender<Batch>>,
-    ) -> Result<(), Refusal> {
-        let request = Request::Private { player, name, ask };
-        expect(self.request(request, queue).await, |reply| match reply {
-            Reply::Ok | Reply::Closed(_) => Some(()),
-            _ => None,
-        })
     }
 
     /// Turns the table's chat on or off (every listener is told).

@@ -385,33 +385,6 @@ impl Actor {
         self.clock.pause_between_hands();
     }
 
-    /// A decision answered by a connection of this process ([`super::Command::Act`]):
-    /// counted when applied, its refusal sent to the connection's queue.
-    pub(super) fn act_queued(
-        &mut self,
-        player: PlayerId,
-        decision_id: u64,
-        action: Action,
-        queue: &tokio::sync::mpsc::Sender<super::Batch>,
-        received: Instant,
-    ) {
-        let request = super::Request::Act {
-            player,
-            decision_id,
-            action,
-        };
-        let result = self
-            .private_guard(&request)
-            .and_then(|()| self.act(player, decision_id, action));
-        match result {
-            Ok(()) => {
-                self.ctx.metrics.actions.fetch_add(1, Ordering::Relaxed);
-                self.ctx.metrics.action_latency.observe(received.elapsed());
-            }
-            Err(refusal) => self.audience.refuse_to(queue, refusal),
-        }
-    }
-
     pub(super) fn act(
         &mut self,
         player: PlayerId,

@@ -1,13 +1,18 @@
-//! One vocabulary for everything a table is asked: [`Request`] and its [`Reply`]. The
-//! actor answers it, the local handle sends it, the NATS RPC carries it between nodes (as
-//! JSON) and the server of a failed table answers it; a new command is one variant here and
-//! one arm in the actor (the failed table refuses what it does not name).
+//! One vocabulary for everything a table is asked: [`Request`] and its [`Reply`]. A
+//! client's message becomes a request here ([`Request::from_client`]) and its answer
+//! becomes the client's reply here ([`Request::client_reply`]); the actor answers it, the
+//! local handle sends it, the NATS RPC carries it between nodes (as JSON) and the server of
+//! a failed table answers it. A new table command is its protocol message, one variant
+//! here (with its arm in `from_client`) and one arm in the actor: the gateway, the remote
+//! calls, the failed table (which refuses what it does not name) and the private tables'
+//! guard (which lets through what it does not name) take it as it is.
 //!
 //! Neither holds a channel: a subscriber's queue, which only a local table can take, travels
 //! beside the request ([`super::Command::Request`]); between nodes it becomes an inbox
 //! subject (crates/poker-server/src/cluster/rpc.rs).
 
-use super::{Outcome, Refusal, SeatRequest};
+use super::{Outcome, PrivateAsk, Refusal, SeatRequest, SeedStep};
+use poker_protocol::{ClientMsg, ServerMsg};
 use poker_rules::table::Entry;
 use poker_rules::{Action, Chips};
 use poker_store::PlayerId;
@@ -35,6 +40,11 @@ pub enum Request {
         /// for `room.same_address_seating`.
         #[serde(default)]
         address: Option<IpAddr>,
+        /// The seat's commitment for the next deck, sent with the sit (taken first, so
+        /// the hand this sit may start has this player's seed; a refusal of it leaves the
+        /// sit as it is).
+        #[serde(default)]
+        seed_commit: Option<SeedStep>,
     },
     /// What a player may buy in for here now (the table's range, or the rathole rule's),
     /// asked before they choose, and by the house before it seats a bot.
@@ -69,7 +79,8 @@ pub enum Request {
         /// What (checked by the actor).
         text: String,
     },
-    /// Join or leave the waiting list.
+    /// Join or leave the waiting list; joining watches the table with the queue beside
+    /// it (so the offer of a seat reaches it), even when the list refuses the player.
     Waitlist {
         /// Who.
         player: PlayerId,
@@ -110,6 +121,20 @@ pub enum Request {
     Close,
 }
 
+/// Who asks a table what a client's message asks.
+#[derive(Clone, Debug)]
+pub struct Caller {
+    /// The player.
+    pub player: PlayerId,
+    /// Their name, as others see it.
+    pub name: String,
+    /// A house bot's connection (its seed is the house's).
+    pub house: bool,
+    /// The client's address bucket, for `room.same_address_seating` (`None`: not
+    /// checked, as for a house bot).
+    pub address: Option<IpAddr>,
+}
+
 /// A table's answer to a [`Request`] it granted (a refusal is a [`Refusal`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Reply {
@@ -126,6 +151,8 @@ pub enum Reply {
     BuyInRange(poker_protocol::BuyInRange),
     /// The table closed; the chips cashed out.
     Closed(Chips),
+    /// What the client who asked is sent, made by the table.
+    ToClient(Box<ServerMsg>),
 }
 
 /// What a table answers.
@@ -146,6 +173,19 @@ impl Request {
         }
     }
 
+    /// The player whose frames go out at once because of it: what it makes for them is
+    /// their answer. Not a seed's: a seed taken makes nothing for its player, so what they
+    /// are sent as an onlooker may wait as usual.
+    pub fn urgent_for(&self) -> Option<PlayerId> {
+        match self {
+            Request::Seat {
+                request: SeatRequest::Seed(_),
+                ..
+            } => None,
+            _ => self.player(),
+        }
+    }
+
     /// Whether the subscriber's queue goes with it (to a local table as itself, to a
     /// remote one as an inbox).
     pub fn takes_queue(&self) -> bool {
@@ -155,7 +195,169 @@ impl Request {
                 | Request::Subscribe { .. }
                 | Request::Unsubscribe
                 | Request::Private { .. }
+                | Request::Waitlist { join: true, .. }
         )
+    }
+
+    /// Whom the queue beside it listens as once the table has answered so (`None`: it
+    /// does not listen because of this answer): a sit taken, a subscription, an invite
+    /// presented, a waiting-list join the table looked at (whatever the list said).
+    pub fn subscribes(&self, answer: &Answer) -> Option<Option<PlayerId>> {
+        match (self, answer) {
+            (Request::Subscribe { player, .. }, Ok(_)) => Some(*player),
+            (Request::Sit { player, .. }, Ok(_))
+            | (
+                Request::Private {
+                    player,
+                    ask: PrivateAsk::Join { .. },
+                    ..
+                },
+                Ok(_),
+            ) => Some(Some(*player)),
+            (Request::Waitlist { player, join: true }, Ok(_) | Err(Refusal::Seat(_))) => {
+                Some(Some(*player))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether a granted request is answered by the events it causes alone (the client
+    /// is sent no reply, only a refusal): an action, a seed. Such a request from a
+    /// connection of this process goes to its table without the connection waiting.
+    pub fn answered_by_events(&self) -> bool {
+        matches!(
+            self,
+            Request::Act { .. }
+                | Request::Seat {
+                    request: SeatRequest::Seed(_),
+                    ..
+                }
+        )
+    }
+
+    /// What a client's message asks its table (`None`: a message that is not for a
+    /// table), asked by `caller`.
+    pub fn from_client(msg: ClientMsg, caller: &Caller) -> Option<Request> {
+        let player = caller.player;
+        let name = caller.name.clone();
+        let seat = |request| Request::Seat { player, request };
+        let seeding = |step| seat(SeatRequest::Seed(step));
+        let entry = |post_now| {
+            if post_now {
+                Entry::PostNow
+            } else {
+                Entry::WaitForBigBlind
+            }
+        };
+        Some(match msg {
+            ClientMsg::Sit {
+                seat,
+                buy_in,
+                post_now,
+                seed_commit,
+                ..
+            } => Request::Sit {
+                player,
+                name,
+                seat,
+                buy_in,
+                entry: entry(post_now),
+                address: caller.address,
+                seed_commit: seed_commit.map(|c| SeedStep::Commit {
+                    hand_id: c.hand_id,
+                    commitment: c.commitment,
+                    house: caller.house,
+                }),
+            },
+            // As this player: a spectator sees no hole cards but their own, and a seated
+            // player watching again keeps theirs.
+            ClientMsg::Watch { .. } => Request::Subscribe {
+                player: Some(player),
+                only_if_seated: false,
+            },
+            ClientMsg::Unwatch { .. } => Request::Unsubscribe,
+            ClientMsg::Act {
+                decision_id,
+                action,
+                ..
+            } => Request::Act {
+                player,
+                decision_id,
+                action,
+            },
+            ClientMsg::JoinWaitlist { .. } => Request::Waitlist { player, join: true },
+            ClientMsg::LeaveWaitlist { .. } => Request::Waitlist {
+                player,
+                join: false,
+            },
+            ClientMsg::Chat { text, .. } => Request::Chat { player, name, text },
+            ClientMsg::SeedCommit {
+                hand_id,
+                commitment,
+                ..
+            } => seeding(SeedStep::Commit {
+                hand_id,
+                commitment,
+                house: caller.house,
+            }),
+            ClientMsg::Seed { hand_id, seed, .. } => seeding(SeedStep::Reveal { hand_id, seed }),
+            ClientMsg::BuyInRange { .. } => Request::BuyInRange { player },
+            ClientMsg::JoinPrivate { invite, .. } => Request::Private {
+                player,
+                name,
+                ask: PrivateAsk::Join { invite },
+            },
+            ClientMsg::Host { command, .. } => Request::Private {
+                player,
+                name,
+                ask: PrivateAsk::Host(command),
+            },
+            ClientMsg::SitOut { next_big_blind, .. } => {
+                seat(SeatRequest::SitOut { next_big_blind })
+            }
+            ClientMsg::SitIn { post_now, .. } => seat(SeatRequest::SitIn { post_now }),
+            ClientMsg::TopUp { amount, .. } => seat(SeatRequest::TopUp { amount }),
+            ClientMsg::Leave { .. } => seat(SeatRequest::Leave),
+            ClientMsg::AutoMuck { on, .. } => seat(SeatRequest::AutoMuck { on }),
+            ClientMsg::Straddle { on, .. } => seat(SeatRequest::Straddle { on }),
+            ClientMsg::ShowHand { .. } => seat(SeatRequest::ShowHand),
+            ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => return None,
+        })
+    }
+
+    /// The client's reply to the table's answer (`None`: nothing to say): a refusal's
+    /// error, `done` for a sit or a seat request (a seed is taken silently), what a
+    /// question asked. A subscription to a table that is moving says nothing: the
+    /// connection subscribes again once the table has an owner.
+    pub fn client_reply(
+        &self,
+        table_id: poker_store::TableId,
+        answer: Answer,
+    ) -> Option<ServerMsg> {
+        match answer {
+            Err(Refusal::Moving) if matches!(self, Request::Subscribe { .. }) => None,
+            Err(refusal) => Some(refusal.into()),
+            Ok(Reply::Done(outcome)) => {
+                let request = match self {
+                    Request::Sit { .. } => "sit",
+                    Request::Seat {
+                        request: SeatRequest::Seed(_),
+                        ..
+                    } => return None,
+                    Request::Seat { request, .. } => request.name(),
+                    _ => return None,
+                };
+                Some(ServerMsg::Done {
+                    table_id,
+                    request: request.to_string(),
+                    amount: outcome.amount,
+                    pending: outcome.pending,
+                })
+            }
+            Ok(Reply::BuyInRange(range)) => Some(ServerMsg::BuyInRange { table_id, range }),
+            Ok(Reply::ToClient(msg)) => Some(*msg),
+            Ok(Reply::Ok | Reply::Subscribed(_) | Reply::View(_) | Reply::Closed(_)) => None,
+        }
     }
 
     /// How long a node waits for another's answer: a heartbeat, at most 0.8 s, for a
@@ -194,6 +396,7 @@ mod tests {
                 buy_in: 200,
                 entry: Entry::PostNow,
                 address: Some("10.0.0.1".parse().unwrap()),
+                seed_commit: None,
             },
             Request::Act {
                 player,
@@ -242,6 +445,7 @@ mod tests {
             Ok(Reply::Subscribed(false)),
             Ok(Reply::View(serde_json::json!({"a": 1}))),
             Ok(Reply::Closed(300)),
+            Ok(Reply::ToClient(Box::new(ServerMsg::Pong))),
             Ok(Reply::BuyInRange(poker_protocol::BuyInRange {
                 min: 400,
                 max: 400,
@@ -257,6 +461,145 @@ mod tests {
             let wire = serde_json::to_string(&answer).unwrap();
             assert_eq!(serde_json::from_str::<Answer>(&wire).unwrap(), answer);
         }
+    }
+
+    #[test]
+    fn every_table_message_of_a_client_is_a_request_and_its_answer_a_reply() {
+        use poker_protocol::{HostCommand, SitSeed};
+        let table_id = poker_store::TableId::new();
+        let hand_id = poker_store::HandId::new();
+        let caller = Caller {
+            player: PlayerId::new(),
+            name: "ann".into(),
+            house: false,
+            address: Some("10.0.0.1".parse().unwrap()),
+        };
+        let digest = poker_fairness::Digest::from_bytes([7; 32]);
+        let messages = vec![
+            ClientMsg::Sit {
+                table_id,
+                seat: 1,
+                buy_in: 200,
+                post_now: true,
+                seed_commit: Some(SitSeed {
+                    hand_id,
+                    commitment: digest,
+                }),
+            },
+            ClientMsg::Watch { table_id },
+            ClientMsg::Unwatch { table_id },
+            ClientMsg::Act {
+                table_id,
+                decision_id: 3,
+                action: Action::Fold,
+            },
+            ClientMsg::SitOut {
+                table_id,
+                next_big_blind: false,
+            },
+            ClientMsg::TopUp {
+                table_id,
+                amount: 5,
+            },
+            ClientMsg::Chat {
+                table_id,
+                text: "gl".into(),
+            },
+            ClientMsg::JoinWaitlist { table_id },
+            ClientMsg::SeedCommit {
+                table_id,
+                hand_id,
+                commitment: digest,
+            },
+            ClientMsg::BuyInRange { table_id },
+            ClientMsg::Host {
+                table_id,
+                command: HostCommand::Pause,
+            },
+            ClientMsg::Ping,
+            ClientMsg::ListTables,
+        ];
+        for msg in messages {
+            let for_a_table = msg.table_id().is_some();
+            let request = Request::from_client(msg.clone(), &caller);
+            assert_eq!(request.is_some(), for_a_table, "{msg:?}");
+            let Some(request) = request else { continue };
+            // Refused: the refusal's error, whatever was asked (but a subscription to a
+            // table that is moving, which the connection makes again by itself).
+            let refused = request.client_reply(table_id, Err(Refusal::Seat("no".into())));
+            assert!(matches!(refused, Some(ServerMsg::Error { .. })), "{msg:?}");
+            assert_eq!(
+                request
+                    .client_reply(table_id, Err(Refusal::Moving))
+                    .is_none(),
+                matches!(request, Request::Subscribe { .. }),
+                "{msg:?}"
+            );
+        }
+        // The sit carries its seed's commitment, in the house's name only from a bot.
+        let sit = ClientMsg::Sit {
+            table_id,
+            seat: 1,
+            buy_in: 200,
+            post_now: false,
+            seed_commit: Some(SitSeed {
+                hand_id,
+                commitment: digest,
+            }),
+        };
+        assert!(matches!(
+            Request::from_client(sit, &caller),
+            Some(Request::Sit {
+                entry: Entry::WaitForBigBlind,
+                seed_commit: Some(SeedStep::Commit { house: false, .. }),
+                address: Some(_),
+                ..
+            })
+        ));
+        // What a granted request is answered with.
+        let done = Ok(Reply::Done(Outcome {
+            amount: 5,
+            pending: true,
+        }));
+        let top_up = Request::Seat {
+            player: caller.player,
+            request: SeatRequest::TopUp { amount: 5 },
+        };
+        assert!(matches!(
+            top_up.client_reply(table_id, done.clone()),
+            Some(ServerMsg::Done { request, amount: 5, pending: true, .. }) if request == "top_up"
+        ));
+        let seed = Request::Seat {
+            player: caller.player,
+            request: SeatRequest::Seed(SeedStep::Reveal {
+                hand_id,
+                seed: poker_fairness::Seed::from_bytes([1; 32]),
+            }),
+        };
+        assert_eq!(
+            seed.client_reply(table_id, done),
+            None,
+            "a seed is taken silently"
+        );
+        assert!(seed.answered_by_events() && seed.urgent_for().is_none());
+        let inspect = Request::Inspect;
+        assert_eq!(
+            inspect.client_reply(table_id, Ok(Reply::ToClient(Box::new(ServerMsg::Pong)))),
+            Some(ServerMsg::Pong),
+            "what the table made for the client"
+        );
+        // Whom the connection's queue listens as afterwards: a waiting-list join watches
+        // the table even when the list refuses the player, not when the table is moving.
+        let join = Request::Waitlist {
+            player: caller.player,
+            join: true,
+        };
+        assert_eq!(
+            join.subscribes(&Err(Refusal::Seat("a seat is free".into()))),
+            Some(Some(caller.player))
+        );
+        assert_eq!(join.subscribes(&Err(Refusal::Moving)), None);
+        assert_eq!(top_up.subscribes(&Ok(Reply::Ok)), None);
     }
 
     #[test]

@@ -23,28 +23,6 @@ impl Actor {
         self.audience.send_to_each(&seated, &msg);
     }
 
-    /// A seed's commitment or a seed from a connection of this process
-    /// ([`super::Command::Seed`]): taken, or its refusal sent to the connection's queue.
-    /// Not urgent: a seed taken makes nothing for its player, so what they are sent as an
-    /// onlooker may wait as usual (a refusal, their own frame, goes at once all the same).
-    pub(super) fn seed_queued(
-        &mut self,
-        player: PlayerId,
-        step: SeedStep,
-        queue: &tokio::sync::mpsc::Sender<Batch>,
-    ) {
-        let request = Request::Seat {
-            player,
-            request: SeatRequest::Seed(step),
-        };
-        let result = self
-            .private_guard(&request)
-            .and_then(|()| self.take_seed(player, step));
-        if let Err(refusal) = result {
-            self.audience.refuse_to(queue, refusal);
-        }
-    }
-
     /// A player's commitment (seated, sitting down now, or watching the table: a client
     /// sends it with its `sit`, and it may reach the table first; it counts only if the
     /// player is seated when the list closes) or seed (listed when the list closed) for
