@@ -187,6 +187,14 @@ pub enum ClientMsg {
         /// The invite token from the link.
         invite: String,
     },
+    /// Asks a private game's ledger: who bought in, topped up and cashed out for how
+    /// much, what each holds at the table and their net, from the room's ledger (answered
+    /// with `ledger`). Anyone who may watch the game may ask (its host, the players let
+    /// in, the seated); a public table refuses it (`private_refused`).
+    Ledger {
+        /// The table.
+        table_id: TableId,
+    },
     /// A private table's host controls it (only its host may: anyone else is refused
     /// `not_host`).
     Host {
@@ -223,10 +231,28 @@ impl ClientMsg {
             | ClientMsg::SeedCommit { table_id, .. }
             | ClientMsg::BuyInRange { table_id }
             | ClientMsg::JoinPrivate { table_id, .. }
+            | ClientMsg::Ledger { table_id }
             | ClientMsg::Host { table_id, .. } => Some(*table_id),
             ClientMsg::Auth { .. } | ClientMsg::Ping | ClientMsg::ListTables => None,
         }
     }
+}
+
+/// One player's line of a table's ledger.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerLine {
+    /// The player.
+    pub player_id: PlayerId,
+    /// Their name.
+    pub name: String,
+    /// Bought in and topped up, in all.
+    pub bought_in: Chips,
+    /// Cashed out, in all.
+    pub cashed_out: Chips,
+    /// What they hold at the table now (as of the last finished hand).
+    pub stack: Chips,
+    /// What they won (positive) or lost: cashed out and held, less bought in.
+    pub net: i64,
 }
 
 /// What one player may buy in for at one table now (the answer to `buy_in_range`, and
@@ -583,6 +609,18 @@ pub enum ServerMsg {
         amount: Chips,
         /// Whether it waits for the hand in progress to end.
         pending: bool,
+    },
+    /// A private game's ledger, answering `ledger`, and sent to everyone at the game once
+    /// its host ended it and everyone was cashed out (the settle-up). Each line sums the
+    /// ledger's movements of one player's seat at this table; the nets and the rake sum
+    /// to zero.
+    Ledger {
+        /// The table.
+        table_id: TableId,
+        /// A line per player who bought in, in the order they first did.
+        lines: Vec<LedgerLine>,
+        /// The rake the house took at this table.
+        rake: Chips,
     },
     /// The table is closed; everyone was cashed out.
     TableClosed {

@@ -207,6 +207,40 @@ pub struct LedgerEntry {
     pub created_at: i64,
 }
 
+/// One player's seat at one table, summed from the ledger (a line of the table's
+/// settle-up).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableLedgerLine {
+    /// The player.
+    pub player_id: PlayerId,
+    /// Their name.
+    pub name: String,
+    /// Bought in and topped up, in all.
+    pub bought_in: i64,
+    /// Cashed out, in all.
+    pub cashed_out: i64,
+    /// What the seat's account holds now (the stack as of the last finished hand).
+    pub stack: i64,
+}
+
+impl TableLedgerLine {
+    /// Won (positive) or lost: cashed out and held, less bought in.
+    pub fn net(&self) -> i64 {
+        self.cashed_out + self.stack - self.bought_in
+    }
+}
+
+/// A table's ledger: a line per player who bought in (in the order they first did), and
+/// the rake the house took there. Every chip a seat lost went to another seat or to the
+/// rake, so the nets and the rake sum to zero.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableLedger {
+    /// The players' lines.
+    pub lines: Vec<TableLedgerLine>,
+    /// The rake taken at the table.
+    pub rake: i64,
+}
+
 /// A table as stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableRow {

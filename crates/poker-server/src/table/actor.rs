@@ -467,6 +467,7 @@ impl Actor {
             Request::Private { player, name, ask } => {
                 self.private_request(player, name, ask, queue).await
             }
+            Request::Ledger { .. } => self.ledger().await.map(|m| Reply::ToClient(Box::new(m))),
             Request::Inspect => Ok(Reply::View(self.inspect())),
             Request::Drain => {
                 let (done, idle) = oneshot::channel();

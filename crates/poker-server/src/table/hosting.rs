@@ -15,12 +15,53 @@ impl Actor {
 
     /// Refuses what a private table lets only some do: watching (the invite's holders,
     /// the host and the seated), sitting down (the host and whom the host approved),
-    /// joining the waiting list (as watching). Anything goes at other tables.
+    /// joining the waiting list and reading the ledger (as watching). Anything goes at
+    /// other tables.
     pub(super) fn private_guard(&self, request: &Request) -> Result<(), Refusal> {
         match &self.private {
             Some(p) => p.guard(request, |player| self.seat_of(player).is_some()),
             None => Ok(()),
         }
+    }
+
+    /// A private game's ledger as its players are shown it: what each bought in, cashed
+    /// out and holds, from the room's ledger (never a second bookkeeping). A public
+    /// table has none to show (`private_refused`); at a private one, the guard let only
+    /// those who may watch ask.
+    pub(super) async fn ledger(&self) -> Result<ServerMsg, Refusal> {
+        if self.private.is_none() {
+            return Err(Refusal::Private(
+                "only a private game shows its ledger".into(),
+            ));
+        }
+        let ledger = self
+            .ctx
+            .store
+            .table_ledger(self.table_id)
+            .await
+            .map_err(|e| {
+                tracing::error!("cannot read the table's ledger: {e}");
+                Refusal::Internal("the ledger cannot be read now: try again".into())
+            })?;
+        // The seat accounts never hold less than nothing, nor a buy-in or cash-out.
+        let chips = |amount: i64| Chips::try_from(amount).unwrap_or(0);
+        let lines = ledger
+            .lines
+            .iter()
+            .map(|l| poker_protocol::LedgerLine {
+                player_id: l.player_id,
+                name: l.name.clone(),
+                bought_in: chips(l.bought_in),
+                cashed_out: chips(l.cashed_out),
+                stack: chips(l.stack),
+                net: l.net(),
+            })
+            .collect();
+        Ok(ServerMsg::Ledger {
+            table_id: self.table_id,
+            lines,
+            rake: chips(ledger.rake),
+        })
     }
 
     /// Refused unless `player` is the table's host (`not_host`), or the table is not

@@ -523,6 +523,13 @@ impl Actor {
         {
             tracing::error!("cannot mark closed: {e}");
         }
+        // A private game ends with its settle-up: everyone at it is sent the ledger, now
+        // that every seat is cashed out.
+        if self.private.is_some() {
+            if let Ok(ledger) = self.ledger().await {
+                self.audience.send_all(&ledger);
+            }
+        }
         let (closes, drains) = self.life.closed();
         self.audience.send_all(&ServerMsg::TableClosed {
             table_id: self.table_id,

@@ -143,7 +143,7 @@ impl Private {
 
     /// Refuses what a private table lets only some do: watching (the invite's holders,
     /// the host and the seated: `seated`), sitting down (the host and whom the host
-    /// approved), joining the waiting list (as watching).
+    /// approved), joining the waiting list and reading the ledger (as watching).
     pub(super) fn guard(
         &self,
         request: &Request,
@@ -164,7 +164,9 @@ impl Private {
                 player,
                 only_if_seated: false,
             } => watcher(*player),
-            Request::Waitlist { player, join: true } => watcher(Some(*player)),
+            Request::Waitlist { player, join: true } | Request::Ledger { player } => {
+                watcher(Some(*player))
+            }
             Request::Sit { player, .. } => {
                 if self.removed.contains(player) {
                     Err(Refusal::Private(

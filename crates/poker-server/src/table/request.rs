@@ -112,6 +112,11 @@ pub enum Request {
         /// What.
         ask: super::PrivateAsk,
     },
+    /// A private game's ledger (the settle-up so far).
+    Ledger {
+        /// Who asks.
+        player: PlayerId,
+    },
     /// The table as a spectator sees it, for the admin API.
     Inspect,
     /// Finish the hand in progress, deal no more; answered once idle.
@@ -307,6 +312,7 @@ impl Request {
                 name,
                 ask: PrivateAsk::Join { invite },
             },
+            ClientMsg::Ledger { .. } => Request::Ledger { player },
             ClientMsg::Host { command, .. } => Request::Private {
                 player,
                 name,
@@ -428,6 +434,7 @@ mod tests {
                     big: 4,
                 }),
             },
+            Request::Ledger { player },
             Request::Inspect,
             Request::Drain,
             Request::Close,
@@ -445,7 +452,18 @@ mod tests {
             Ok(Reply::Subscribed(false)),
             Ok(Reply::View(serde_json::json!({"a": 1}))),
             Ok(Reply::Closed(300)),
-            Ok(Reply::ToClient(Box::new(ServerMsg::Pong))),
+            Ok(Reply::ToClient(Box::new(ServerMsg::Ledger {
+                table_id: poker_store::TableId::new(),
+                lines: vec![poker_protocol::LedgerLine {
+                    player_id: player,
+                    name: "ann".into(),
+                    bought_in: 400,
+                    cashed_out: 0,
+                    stack: 350,
+                    net: -50,
+                }],
+                rake: 0,
+            }))),
             Ok(Reply::BuyInRange(poker_protocol::BuyInRange {
                 min: 400,
                 max: 400,
@@ -512,6 +530,7 @@ mod tests {
                 commitment: digest,
             },
             ClientMsg::BuyInRange { table_id },
+            ClientMsg::Ledger { table_id },
             ClientMsg::Host {
                 table_id,
                 command: HostCommand::Pause,
@@ -582,11 +601,17 @@ mod tests {
             "a seed is taken silently"
         );
         assert!(seed.answered_by_events() && seed.urgent_for().is_none());
-        let inspect = Request::Inspect;
+        let ledger = ServerMsg::Ledger {
+            table_id,
+            lines: Vec::new(),
+            rake: 0,
+        };
+        let asked = Request::Ledger {
+            player: caller.player,
+        };
         assert_eq!(
-            inspect.client_reply(table_id, Ok(Reply::ToClient(Box::new(ServerMsg::Pong)))),
-            Some(ServerMsg::Pong),
-            "what the table made for the client"
+            asked.client_reply(table_id, Ok(Reply::ToClient(Box::new(ledger.clone())))),
+            Some(ledger)
         );
         // Whom the connection's queue listens as afterwards: a waiting-list join watches
         // the table even when the list refuses the player, not when the table is moving.

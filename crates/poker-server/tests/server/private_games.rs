@@ -627,3 +627,79 @@ async fn rooms_offer_private_tables_with_play_money_and_not_with_real_money_unle
     assert!(audit.holds(), "{audit:?}");
     server.stop().await;
 }
+
+/// The lines and rake of a `ledger` message.
+fn ledger_of(m: &ServerMsg) -> Option<(Vec<poker_protocol::LedgerLine>, u64)> {
+    match m {
+        ServerMsg::Ledger { lines, rake, .. } => Some((lines.clone(), *rake)),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ledger_settles_up_a_private_game_from_the_rooms_ledger() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut game = Game::start(&[], &guard).await;
+    let table = game.table.clone();
+    let mut ann = game.seated_friend("ann", 1).await;
+    game.host.send(&common::sit(&table, 0, 200)).await;
+    game.host(HostCommand::Resume).await;
+    let mut ended = 0;
+    drive(&mut [&mut game.host, &mut ann], &table, |m| {
+        ended += usize::from(hand_ended(m));
+        ended == 3
+    })
+    .await;
+    // Asked during play by a player of the game: a line each, in the order they bought
+    // in, the chips on the table as of the last hand.
+    let ask = ClientMsg::Ledger {
+        table_id: tid(&table),
+    };
+    ann.send(&ask).await;
+    let (lines, rake) = ann.until(ledger_of).await;
+    let names: Vec<&str> = lines.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["ann", "host"]);
+    assert!(lines
+        .iter()
+        .all(|l| l.bought_in == 200 && l.cashed_out == 0));
+    assert_eq!(lines.iter().map(|l| l.stack).sum::<u64>() + rake, 400);
+    assert_eq!(lines.iter().map(|l| l.net).sum::<i64>() + rake as i64, 0);
+    // Someone who may not watch the game, and a public table, are refused.
+    let mut eve = game.friend("eve").await;
+    eve.send(&ask).await;
+    eve.expect_error(ErrorCode::PrivateRefused).await;
+    let public = game.server.table(json!({})).await;
+    eve.send(&ClientMsg::Ledger {
+        table_id: tid(&public),
+    })
+    .await;
+    eve.expect_error(ErrorCode::PrivateRefused).await;
+    // Ended: everyone is cashed out, then sent the settle-up, then told the table closed.
+    game.host(HostCommand::End).await;
+    let seen = drive(&mut [&mut game.host, &mut ann], &table, |m| {
+        matches!(m, ServerMsg::TableClosed { .. })
+    })
+    .await;
+    let (lines, rake) = seen
+        .iter()
+        .rev()
+        .find_map(ledger_of)
+        .expect("the settle-up before the table closed");
+    assert_eq!(lines.len(), 2);
+    for line in &lines {
+        assert_eq!(line.stack, 0, "cashed out: {line:?}");
+        assert_eq!(line.net, line.cashed_out as i64 - line.bought_in as i64);
+        // The net is what the wallet gained or lost: the ledger's, not a second count.
+        let player = game
+            .server
+            .get_json(&format!("/admin/players/{}", line.player_id))
+            .await;
+        assert_eq!(
+            player["balance"],
+            json!(DEPOSIT as i64 + line.net),
+            "{line:?}"
+        );
+    }
+    assert_eq!(lines.iter().map(|l| l.net).sum::<i64>() + rake as i64, 0);
+    game.conserved().await;
+}

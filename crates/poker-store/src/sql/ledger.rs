@@ -313,6 +313,52 @@ impl SqlStore {
         convert(rows)
     }
 
+    /// A table's ledger, summed from its seats' movements (buy-ins, top-ups, cash-outs,
+    /// hands) and its rake. One snapshot: a hand committed meanwhile is in all of it or
+    /// in none.
+    pub async fn table_ledger(&self, table: TableId) -> StoreResult<TableLedger> {
+        let mut tx = self.begin().await?;
+        let rows: Vec<(String, i64, i64, i64, Option<String>)> = sqlx::query_as(
+            "select l.account, \
+                    cast(sum(case when l.kind in ('buy_in', 'top_up') then l.amount else 0 end) as bigint), \
+                    cast(sum(case when l.kind = 'cash_out' then -l.amount else 0 end) as bigint), \
+                    cast(sum(l.amount) as bigint), \
+                    max(p.name) \
+             from ledger_entry l left join player p on p.player_id = l.player_id \
+             where l.poker_table_id = $1 and l.account like 'seat:%' \
+             group by l.account order by min(l.ledger_entry_id)",
+        )
+        .bind(table.to_string())
+        .fetch_all(&mut *tx)
+        .await?;
+        let rake: i64 = sqlx::query_scalar(
+            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry \
+             where poker_table_id = $1 and account = 'house:rake'",
+        )
+        .bind(table.to_string())
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        let prefix = format!("seat:{table}:");
+        let lines = rows
+            .into_iter()
+            .map(|(account, bought_in, cashed_out, stack, name)| {
+                let player_id = account
+                    .strip_prefix(&prefix)
+                    .and_then(|p| p.parse().ok())
+                    .ok_or_else(|| StoreError::Corrupt(format!("a seat account {account}")))?;
+                Ok(TableLedgerLine {
+                    player_id,
+                    name: name.unwrap_or_default(),
+                    bought_in,
+                    cashed_out,
+                    stack,
+                })
+            })
+            .collect::<StoreResult<Vec<_>>>()?;
+        Ok(TableLedger { lines, rake })
+    }
+
     /// The money totals and ledger consistency.
     pub async fn audit(&self) -> StoreResult<Audit> {
         let mut tx = self.begin().await?;

@@ -33,6 +33,16 @@ pub(crate) async fn a_committed_hand_changes_stacks_exactly_once(store: &SqlStor
         .map(|s| s.stack)
         .collect();
     assert_eq!(stacks, vec![650, 347]);
+    // The table's ledger: each seat's buy-in and what it holds now; the chips one seat
+    // lost went to the other and to the rake.
+    let ledger = store.table_ledger(table).await.unwrap();
+    let lines: Vec<_> = ledger
+        .lines
+        .iter()
+        .map(|l| (l.player_id, l.bought_in, l.cashed_out, l.stack, l.net()))
+        .collect();
+    assert_eq!(lines, vec![(d, 500, 0, 650, 150), (e, 500, 0, 347, -153)]);
+    assert_eq!(ledger.rake, 3);
     // A start recorded twice, or after the commit (a retried write), changes nothing.
     store
         .start_hand(h.hand_id, table, 1, h.started_at, None)

@@ -37,6 +37,20 @@ pub(crate) async fn deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledge
     assert_eq!(store.tables_of(alice).await.unwrap(), vec![table]);
     audit_holds(store).await;
     assert_eq!(store.cash_out(table, alice, 42, None).await.unwrap(), 500);
+    let ledger = store.table_ledger(table).await.unwrap();
+    assert_eq!(ledger.lines.len(), 1);
+    let line = &ledger.lines[0];
+    assert_eq!(
+        (
+            line.player_id,
+            line.name.as_str(),
+            line.bought_in,
+            line.cashed_out,
+            line.stack
+        ),
+        (alice, "alice", 500, 500, 0)
+    );
+    assert_eq!((line.net(), ledger.rake), (0, 0));
     assert_eq!(store.balance(alice).await.unwrap(), 1000);
     assert!(store.seats(table).await.unwrap().is_empty());
     assert!(store.tables_of(alice).await.unwrap().is_empty());
