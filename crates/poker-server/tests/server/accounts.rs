@@ -326,12 +326,4 @@ async fn run(db: Db) {
     common::assert_conserved(&server.audit().await, 0);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn accounts_hold_against_the_open_internet_on_sqlite() {
-    run(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn accounts_hold_against_the_open_internet_on_postgres() {
-    run(Db::Postgres).await;
-}
+crate::on_both_dbs!(run: accounts_hold_against_the_open_internet_on_sqlite, accounts_hold_against_the_open_internet_on_postgres);

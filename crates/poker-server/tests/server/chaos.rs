@@ -712,12 +712,4 @@ async fn soak(db: Db) {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chaos_soak_on_sqlite() {
-    soak(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chaos_soak_on_postgres() {
-    soak(Db::Postgres).await;
-}
+crate::on_both_dbs!(soak: chaos_soak_on_sqlite, chaos_soak_on_postgres);

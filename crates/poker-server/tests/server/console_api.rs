@@ -563,12 +563,4 @@ async fn names_beside_ids(server: &Server, ann_id: &str, ben_id: &str, first: &s
     drop(ben);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn staff_roles_the_audit_log_and_player_management_on_sqlite() {
-    scenario(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn staff_roles_the_audit_log_and_player_management_on_postgres() {
-    scenario(Db::Postgres).await;
-}
+crate::on_both_dbs!(scenario: staff_roles_the_audit_log_and_player_management_on_sqlite, staff_roles_the_audit_log_and_player_management_on_postgres);

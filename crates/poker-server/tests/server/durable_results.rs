@@ -476,15 +476,7 @@ async fn refused_commit(db: Db) {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hand_whose_commit_is_refused_is_void_and_its_result_never_sent_sqlite() {
-    refused_commit(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hand_whose_commit_is_refused_is_void_and_its_result_never_sent_postgres() {
-    refused_commit(Db::Postgres).await;
-}
+crate::on_both_dbs!(refused_commit: a_hand_whose_commit_is_refused_is_void_and_its_result_never_sent_sqlite, a_hand_whose_commit_is_refused_is_void_and_its_result_never_sent_postgres);
 
 /// Holds the database's writes up from the test: on SQLite an open write transaction
 /// (WAL readers go on beside it), on PostgreSQL a lock on `seat` that lets reads through

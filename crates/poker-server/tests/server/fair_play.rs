@@ -100,15 +100,7 @@ async fn refused_in_a_real_money_room(db: Db) {
     assert_conserved(&server.audit().await, 3000);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_real_money_room_refuses_a_second_player_from_one_address_at_a_table_on_sqlite() {
-    refused_in_a_real_money_room(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_real_money_room_refuses_a_second_player_from_one_address_at_a_table_on_postgres() {
-    refused_in_a_real_money_room(Db::Postgres).await;
-}
+crate::on_both_dbs!(refused_in_a_real_money_room: a_real_money_room_refuses_a_second_player_from_one_address_at_a_table_on_sqlite, a_real_money_room_refuses_a_second_player_from_one_address_at_a_table_on_postgres);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn behind_a_proxy_the_forwarded_address_decides_and_without_one_a_forged_header_is_ignored() {

@@ -407,15 +407,7 @@ async fn staff_are_revoked(db: Db) {
     common::assert_conserved(&server.audit().await, 105);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_disabled_cashier_is_refused_at_once_and_staff_are_revoked_on_sqlite() {
-    staff_are_revoked(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_disabled_cashier_is_refused_at_once_and_staff_are_revoked_on_postgres() {
-    staff_are_revoked(Db::Postgres).await;
-}
+crate::on_both_dbs!(staff_are_revoked: a_disabled_cashier_is_refused_at_once_and_staff_are_revoked_on_sqlite, a_disabled_cashier_is_refused_at_once_and_staff_are_revoked_on_postgres);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idle_staff_session_ends_and_a_used_one_slides_on() {

@@ -22,37 +22,11 @@ fn fast_clock() -> serde_json::Value {
     json!({ "action_ms": 10000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 })
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn players_play_many_hands_with_side_pots_and_a_spectator_on_sqlite() {
-    many_hands_with_side_pots(Db::Sqlite).await;
-}
+crate::on_both_dbs!(many_hands_with_side_pots: players_play_many_hands_with_side_pots_and_a_spectator_on_sqlite, players_play_many_hands_with_side_pots_and_a_spectator_on_postgres);
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn players_play_many_hands_with_side_pots_and_a_spectator_on_postgres() {
-    many_hands_with_side_pots(Db::Postgres).await;
-}
+crate::on_both_dbs!(reconnect_mid_hand: a_player_drops_mid_hand_and_reconnects_to_a_snapshot_on_sqlite, a_player_drops_mid_hand_and_reconnects_to_a_snapshot_on_postgres);
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_player_drops_mid_hand_and_reconnects_to_a_snapshot_on_sqlite() {
-    reconnect_mid_hand(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_player_drops_mid_hand_and_reconnects_to_a_snapshot_on_postgres() {
-    reconnect_mid_hand(Db::Postgres).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn r38_the_clock_warns_uses_the_time_bank_then_folds_and_sits_out_repeat_offenders_on_sqlite()
-{
-    clock_runs_out(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn r38_the_clock_warns_uses_the_time_bank_then_folds_and_sits_out_repeat_offenders_on_postgres(
-) {
-    clock_runs_out(Db::Postgres).await;
-}
+crate::on_both_dbs!(clock_runs_out: r38_the_clock_warns_uses_the_time_bank_then_folds_and_sits_out_repeat_offenders_on_sqlite, r38_the_clock_warns_uses_the_time_bank_then_folds_and_sits_out_repeat_offenders_on_postgres);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
