@@ -322,8 +322,7 @@ async fn run(db: Db) {
     logins_lock_per_name_and_address(&server).await;
     registrations_are_throttled_per_address(&server).await;
     a_flood_of_registrations_does_not_starve_health(&server).await;
-    server.stop().await;
-    common::assert_conserved(&server.audit().await, 0);
+    server.finish(0).await;
 }
 
 crate::on_both_dbs!(run: accounts_hold_against_the_open_internet_on_sqlite, accounts_hold_against_the_open_internet_on_postgres);

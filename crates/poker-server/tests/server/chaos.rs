@@ -398,10 +398,8 @@ impl Bot {
                 *decision_id,
                 if legal.bring_in.is_some() {
                     Action::BringIn
-                } else if legal.check {
-                    Action::Check
                 } else {
-                    Action::Call
+                    common::check_or_call(&legal)
                 },
             ),
             ServerMsg::DecideDraw { decision_id, .. } => (

@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use common::{assert_conserved, play, simple_action, sit, tid, Client, Db, DbGuard, Server};
+use common::{play, simple_action, tid, Client, Db, DbGuard, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg, CHAT_MAX_CHARS};
 use serde_json::json;
 
@@ -54,9 +54,7 @@ async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
         .await;
     assert!(chat_on, "chat is on by default");
     for (c, seat) in [(&mut ann, 0), (&mut ben, 1)] {
-        c.send(&sit(&table_id, seat, 100)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
+        c.sat(&table_id, seat, 100).await;
     }
 
     // A seated player speaks; everyone at the table hears it, spectators included.
@@ -187,8 +185,7 @@ async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
     ann.send(&say(&table_id, "back")).await;
     assert_eq!(heard(&mut ben).await, ("ann".into(), "back".into()));
 
-    server.stop().await;
-    assert_conserved(&server.audit().await, 1000);
+    server.finish(1000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -203,9 +200,7 @@ async fn every_shown_hand_is_named() {
     let mut clients = Vec::new();
     for (seat, name) in ["ann", "ben", "cat"].iter().enumerate() {
         let mut c = server.client(name).await;
-        c.send(&sit(&table_id, seat as u32, 100)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
+        c.sat(&table_id, seat as u32, 100).await;
         clients.push(c);
     }
     let stats = play(&mut clients, &table_id, 10, |_, _, legal| {
@@ -214,6 +209,5 @@ async fn every_shown_hand_is_named() {
     .await;
     assert!(stats.showdowns > 0, "{stats:?}");
     assert_eq!(stats.named_shows, stats.showdowns, "{stats:?}");
-    server.stop().await;
-    assert_conserved(&server.audit().await, 3000);
+    server.finish(3000).await;
 }

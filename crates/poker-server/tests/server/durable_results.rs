@@ -344,29 +344,12 @@ async fn a_player_leaving_while_the_hand_waits_for_its_commit_leaves_once_it_is_
         table_id: tid(&table_id),
     })
     .await;
-    let pending = ann
-        .until(|m| match m {
-            ServerMsg::Done {
-                request, pending, ..
-            } if request == "leave" => Some(*pending),
-            _ => None,
-        })
-        .await;
+    let pending = ann.done("leave").await.1;
     assert!(pending, "the leave waits for the hand's commit");
     nothing_of_the_result(&mut clients, Duration::from_millis(300)).await;
     lock.rollback().await.unwrap();
     let ann = &mut clients[0];
-    let amount = ann
-        .until(|m| match m {
-            ServerMsg::Done {
-                request,
-                amount,
-                pending: false,
-                ..
-            } if request == "leave" => Some(*amount),
-            _ => None,
-        })
-        .await;
+    let amount = ann.settled("leave").await;
     let stacks = ann
         .log
         .iter()
@@ -457,14 +440,7 @@ async fn refused_commit(db: Db) {
             table_id: tid(&table_id),
         })
         .await;
-        let amount = c
-            .until(|m| match m {
-                ServerMsg::Done {
-                    request, amount, ..
-                } if request == "leave" => Some(*amount),
-                _ => None,
-            })
-            .await;
+        let amount = c.done("leave").await.0;
         assert_eq!(
             amount, 200,
             "{}: the stack the void hand began with",

@@ -272,8 +272,7 @@ async fn flag_seats_both_and_the_floor_sees_the_pair_with_the_hands_they_played_
     }
     let flags = server.get_json("/admin/fair-play/flags").await;
     assert_eq!(flags.as_array().unwrap().len(), 1, "{flags}");
-    server.stop().await;
-    assert_conserved(&server.audit().await, 3000);
+    server.finish(3000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -652,6 +651,5 @@ async fn colluders_who_soft_play_each_other_top_the_report_and_honest_players_do
             "{format}: {text}"
         );
     }
-    server.stop().await;
-    assert_conserved(&server.audit().await, 4000);
+    server.finish(4000).await;
 }

@@ -9,7 +9,7 @@
 use crate::common;
 
 use common::nats::{nats, Proc};
-use common::{nl_rules, sit, Client, Db, DbGuard, Received, Server};
+use common::{nl_rules, Client, Db, DbGuard, Received, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::Event;
 use serde_json::{json, Value};
@@ -109,10 +109,7 @@ async fn seated(server: &Server, table: &str, name: &str, seat: u32) -> (Client,
     let token = server.login(name).await;
     let mut client = Client::connect(server.addr, name).await;
     client.auth(&token).await;
-    client.send(&sit(table, seat, 200)).await;
-    client
-        .until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-        .await;
+    client.sat(table, seat, 200).await;
     (client, token)
 }
 

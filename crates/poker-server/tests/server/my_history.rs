@@ -6,8 +6,7 @@
 
 use crate::common;
 
-use common::{assert_conserved, play, sit, Db, DbGuard, Server};
-use poker_protocol::ServerMsg;
+use common::{assert_conserved, play, Db, DbGuard, Server};
 use poker_rules::Action;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -61,9 +60,7 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
     let table_id = server.table(clock).await;
     let mut clients = vec![server.client("ann").await, server.client("ben").await];
     for (seat, c) in clients.iter_mut().enumerate() {
-        c.send(&sit(&table_id, seat as u32, 200)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
+        c.sat(&table_id, seat as u32, 200).await;
     }
     // In even hands Ann raises when she can and Ben folds to any bet (his cards are
     // never shown there); in odd hands both check or call to a showdown, where the

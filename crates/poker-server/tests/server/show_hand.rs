@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use common::{act, assert_conserved, sit, tid, Client, Db, DbGuard, Server};
+use common::{act, tid, Client, Db, DbGuard, Server};
 use poker_fairness::{HandProof, MySeed, Record};
 use poker_protocol::{ClientMsg, HandId, ServerMsg};
 use poker_rules::{Action, Event};
@@ -29,9 +29,7 @@ async fn the_winner_of_an_uncontested_hand_may_show_it_once_and_nobody_else_may(
     let mut clients: Vec<Client> = Vec::new();
     for (seat, name) in ["ann", "ben"].iter().enumerate() {
         let mut c = server.client(name).await;
-        c.send(&sit(&table_id, seat as u32, 200)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
+        c.sat(&table_id, seat as u32, 200).await;
         clients.push(c);
     }
     // Ann raises whenever she may, else checks or calls; ben folds to any bet.
@@ -190,6 +188,5 @@ async fn the_winner_of_an_uncontested_hand_may_show_it_once_and_nobody_else_may(
     // Once only.
     clients[0].send(&show).await;
     assert!(refused(&mut clients[0]).await, "a second show is refused");
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }

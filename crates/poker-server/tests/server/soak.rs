@@ -221,14 +221,7 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
         client
             .send(&sit(&table_ids[table].to_string(), seat, BUY_IN))
             .await;
-        let bought = client
-            .until(|m| match m {
-                ServerMsg::Done {
-                    request, amount, ..
-                } if request == "sit" => Some(*amount),
-                _ => None,
-            })
-            .await;
+        let bought = client.done("sit").await.0;
         assert_eq!(bought, BUY_IN, "{} bought in", name(i));
         let snapshot = client.log.iter().any(
             |m| matches!(m, ServerMsg::Snapshot { table: view, .. } if view.table_id == table_ids[table]),

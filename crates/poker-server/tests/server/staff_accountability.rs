@@ -19,7 +19,7 @@
 
 use crate::common;
 
-use common::{sit, tid, Client, Db, DbGuard, Received, Server, TOKEN};
+use common::{tid, Client, Db, DbGuard, Received, Server, TOKEN};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -178,8 +178,7 @@ async fn a_player_named_like_anothers_id_is_never_taken_for_them() {
     );
     let victim_detail = get(&server, &format!("/admin/players/{victim}"), &cashier).await;
     assert_eq!(victim_detail.body["balance"], 1000);
-    server.stop().await;
-    common::assert_conserved(&server.audit().await, 1000);
+    server.finish(1000).await;
 }
 
 async fn staff_are_revoked(db: Db) {
@@ -403,8 +402,7 @@ async fn staff_are_revoked(db: Db) {
             .any(|(a, b, _)| a == "staff:Fred" && b != "sign_in"),
         "refused requests are not logged"
     );
-    server.stop().await;
-    common::assert_conserved(&server.audit().await, 105);
+    server.finish(105).await;
 }
 
 crate::on_both_dbs!(staff_are_revoked: a_disabled_cashier_is_refused_at_once_and_staff_are_revoked_on_sqlite, a_disabled_cashier_is_refused_at_once_and_staff_are_revoked_on_postgres);
@@ -699,9 +697,7 @@ async fn each_refused_chat_character_class_gets_a_typed_error_and_emoji_sequence
     let mut ann = server.client("ann").await;
     let mut ben = server.client("ben").await;
     for (c, seat) in [(&mut ann, 0), (&mut ben, 1)] {
-        c.send(&sit(&table, seat, 100)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
+        c.sat(&table, seat, 100).await;
     }
     // Many lines: more than the chat's rate allows in ten seconds, so each is spaced.
     let say = |text: String| ClientMsg::Chat {

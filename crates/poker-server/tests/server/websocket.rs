@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use common::{act, assert_conserved, play, simple_action, sit, tid, Client, Db, DbGuard, Server};
+use common::{act, play, simple_action, sit, tid, Client, Db, DbGuard, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::{Action, Event};
 use poker_store::{now_ms, SqlStore};
@@ -51,14 +51,7 @@ async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
     ann.send(&top_up(500)).await;
     ann.expect_error(ErrorCode::SeatRefused).await; // over the maximum buy-in
     ann.send(&top_up(50)).await;
-    let pending = ann
-        .until(|m| match m {
-            ServerMsg::Done {
-                request, pending, ..
-            } if request == "top_up" => Some(*pending),
-            _ => None,
-        })
-        .await;
+    let pending = ann.done("top_up").await.1;
     assert!(pending, "chips are added only between hands (R26)");
     ann.send(&ClientMsg::SitOut {
         table_id: tid(&table_id),
@@ -71,17 +64,7 @@ async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
     })
     .await;
     let [mut ann, mut ben] = <[Client; 2]>::try_from(clients).ok().unwrap();
-    let added = ann
-        .until(|m| match m {
-            ServerMsg::Done {
-                request,
-                amount,
-                pending: false,
-                ..
-            } if request == "top_up" => Some(*amount),
-            _ => None,
-        })
-        .await;
+    let added = ann.settled("top_up").await;
     assert_eq!(added, 50);
     let table = ann
         .until(|m| match m {
@@ -148,8 +131,7 @@ async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
         900 + cashed,
         "the whole stack went back to the wallet"
     );
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -329,8 +311,7 @@ async fn bad_input_gets_typed_errors_while_the_connection_and_table_carry_on() {
         simple_action(legal, false)
     })
     .await;
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -545,8 +526,7 @@ async fn players_choose_their_draws_and_agree_to_run_it_twice() {
     })
     .await;
     assert!(run_awards > 0, "the second run won half the pot");
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -595,8 +575,7 @@ async fn a_spectator_who_unwatches_receives_nothing_more_from_the_table() {
             "after unwatching: {m:?}"
         );
     }
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 /// A counter of `/metrics`.

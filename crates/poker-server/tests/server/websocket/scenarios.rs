@@ -32,9 +32,7 @@ pub(super) async fn many_hands_with_side_pots(db: Db) {
     // Different stacks, so that all-ins make side pots.
     for (seat, (name, buy_in)) in [("ann", 40), ("ben", 90), ("cat", 200)].iter().enumerate() {
         let mut c = server.client(name).await;
-        c.send(&sit(&table_id, seat as u32 * 2, *buy_in)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
+        c.sat(&table_id, seat as u32 * 2, *buy_in).await;
         clients.push(c);
     }
     // Everyone shoves every third hand; otherwise they call down.
@@ -61,8 +59,7 @@ pub(super) async fn many_hands_with_side_pots(db: Db) {
     ] {
         assert!(metrics.contains(line), "metrics lack {line}:\n{metrics}");
     }
-    server.stop().await;
-    assert_conserved(&server.audit().await, 3000);
+    server.finish(3000).await;
 }
 
 pub(super) async fn reconnect_mid_hand(db: Db) {
@@ -129,8 +126,7 @@ pub(super) async fn reconnect_mid_hand(db: Db) {
         simple_action(legal, false)
     })
     .await;
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 pub(super) async fn clock_runs_out(db: Db) {
@@ -205,6 +201,5 @@ pub(super) async fn clock_runs_out(db: Db) {
     ann.until(|m| matches!(m, ServerMsg::Turn { .. }).then_some(()))
         .await;
     drop(ben);
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
