@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::{Db, DbGuard, Server};
+use common::{Answer, Db, DbGuard, Req, Server};
 use serde_json::{json, Value};
 
 const SETTINGS: &[(&str, &str)] = &[
@@ -18,30 +18,14 @@ const SETTINGS: &[(&str, &str)] = &[
     ("POKER__SERVER__REGISTER_PER_ADDRESS", "3"),
 ];
 
-struct Answer {
-    status: u16,
-    body: Value,
-    retry_after: Option<u64>,
-}
-
 async fn call(server: &Server, path: &str, from: &str, body: Value) -> Answer {
-    let r = reqwest::Client::new()
-        .post(format!("{}{path}", server.base))
-        .header("x-forwarded-for", format!("10.9.9.9, {from}"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let status = r.status().as_u16();
-    let retry_after = r
-        .headers()
-        .get("retry-after")
-        .map(|v| v.to_str().unwrap().parse().expect("Retry-After in seconds"));
-    Answer {
-        status,
-        body: r.json().await.unwrap_or(Value::Null),
-        retry_after,
-    }
+    let forwarded = format!("10.9.9.9, {from}");
+    let how = Req {
+        forwarded_for: Some(&forwarded),
+        body: Some(body),
+        ..Req::default()
+    };
+    server.send("POST", path, how).await
 }
 
 async fn login(server: &Server, from: &str, name: &str, password: &str) -> Answer {

@@ -21,17 +21,9 @@ async fn call(
     path: &str,
     body: Value,
 ) -> (u16, Value) {
-    let client = reqwest::Client::new();
-    let url = format!("{}{path}", server.base);
-    let mut request = match method {
-        "POST" => client.post(url).json(&body),
-        _ => client.get(url),
-    };
-    if let Some(t) = token {
-        request = request.bearer_auth(t);
-    }
-    let r = request.send().await.unwrap();
-    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    // Only a POST carries the body.
+    let body = (method == "POST").then_some(body);
+    server.call(method, path, token, body).await
 }
 
 async fn staff_session(server: &Server, name: &str, role: &str) -> String {

@@ -633,18 +633,8 @@ async fn colluders_who_soft_play_each_other_top_the_report_and_honest_players_do
     let token = server.login("cid").await;
     let hand = pair_hands[0]["hand_id"].as_str().unwrap();
     for format in ["pokerstars", "phh", "replay"] {
-        let text = reqwest::Client::new()
-            .get(format!(
-                "{}/api/me/hands/{hand}?format={format}",
-                server.base
-            ))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let path = format!("/api/me/hands/{hand}?format={format}");
+        let text = server.get_as(&token, &path).await.text;
         assert!(!text.is_empty());
         assert!(
             !text.contains("ahead") && !text.contains("\"folds\""),

@@ -168,17 +168,10 @@ async fn the_winner_of_an_uncontested_hand_may_show_it_once_and_nobody_else_may(
         ("pokerstars", ": shows [".to_string()),
         ("ohh", "Shows Cards".to_string()),
     ] {
-        let r = reqwest::Client::new()
-            .get(format!(
-                "{}/api/me/hands/{hand}?format={format}",
-                server.base
-            ))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status().as_u16(), 200, "{format}");
-        let text = r.text().await.unwrap();
+        let path = format!("/api/me/hands/{hand}?format={format}");
+        let r = server.get_as(&token, &path).await;
+        assert_eq!(r.status, 200, "{format}");
+        let text = r.text;
         assert!(
             text.contains(&says),
             "the {format} download shows ann's cards: {text}"

@@ -19,7 +19,7 @@
 
 use crate::common;
 
-use common::{tid, Client, Db, DbGuard, Received, Server, TOKEN};
+use common::{tid, Answer, Client, Db, DbGuard, Received, Req, Server, TOKEN};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use serde_json::{json, Value};
 use std::time::Duration;
