@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use common::{play, simple_action, tid, Client, Db, DbGuard, Server};
+use common::{clock, play, simple_action, tid, Client, Db, DbGuard, Scenario, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg, CHAT_MAX_CHARS};
 use serde_json::json;
 
@@ -29,16 +29,11 @@ async fn heard(c: &mut Client) -> (String, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
-    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let mut server = Server::start(&guard.url(), &[]).await;
-    for name in ["ann", "ben"] {
-        server.player(name, 500).await;
-    }
-    server.player("sue", 0).await;
-    server.player("tom", 0).await;
     // A long pause between hands keeps the table quiet after the first hand.
-    let clock = json!({ "action_ms": 60000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 600000 });
-    let table_id = server.table(clock).await;
+    let (mut server, table_id, _) = Scenario::table(clock(60_000, 600_000))
+        .players(&["ann", "ben"], 500)
+        .players(&["sue", "tom"], 0)
+        .await;
     let mut ann = server.client("ann").await;
     let mut ben = server.client("ben").await;
     let mut sue = server.client("sue").await;

@@ -8,30 +8,19 @@
 
 use crate::common;
 
-use common::{act, tid, Client, Db, DbGuard, Server};
+use common::{act, clock, tid, Client, Scenario};
 use poker_fairness::{HandProof, MySeed, Record};
 use poker_protocol::{ClientMsg, HandId, ServerMsg};
 use poker_rules::{Action, Event};
-use serde_json::json;
 use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_winner_of_an_uncontested_hand_may_show_it_once_and_nobody_else_may() {
-    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let mut server = Server::start(&guard.url(), &[]).await;
-    for name in ["ann", "ben"] {
-        server.player(name, 1000).await;
-    }
     // One hand, then a long pause: the show comes between hands.
-    let clock = json!({ "action_ms": 30000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 600000 });
-    let table_id = server.table(clock).await;
+    let (mut server, table_id, mut clients) = Scenario::table(clock(30_000, 600_000))
+        .seated(&["ann", "ben"], 1000, 200)
+        .await;
     let t = tid(&table_id);
-    let mut clients: Vec<Client> = Vec::new();
-    for (seat, name) in ["ann", "ben"].iter().enumerate() {
-        let mut c = server.client(name).await;
-        c.sat(&table_id, seat as u32, 200).await;
-        clients.push(c);
-    }
     // Ann raises whenever she may, else checks or calls; ben folds to any bet.
     let mut ann_cards = None;
     let mut ended = [false, false];

@@ -19,7 +19,7 @@
 
 use crate::common;
 
-use common::{tid, Answer, Client, Db, DbGuard, Received, Req, Server, TOKEN};
+use common::{tid, Answer, Client, Db, DbGuard, Received, Req, Scenario, Server, TOKEN};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -685,20 +685,13 @@ async fn a_guessing_attacker_on_the_reset_endpoint_is_slowed_and_locks_nobody_ou
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_refused_chat_character_class_gets_a_typed_error_and_emoji_sequences_pass() {
-    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let mut server = Server::start(&guard.url(), &[]).await;
-    for name in ["ann", "ben"] {
-        server.player(name, 500).await;
-    }
-    let clock = json!({ "action_ms": 60000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 600000 });
     let mut rules = common::nl_rules();
     rules["seat_count"] = json!(2);
-    let table = server.table_with(rules, clock).await;
-    let mut ann = server.client("ann").await;
-    let mut ben = server.client("ben").await;
-    for (c, seat) in [(&mut ann, 0), (&mut ben, 1)] {
-        c.sat(&table, seat, 100).await;
-    }
+    let (mut server, table, clients) = Scenario::new()
+        .table_with(rules, common::clock(60_000, 600_000))
+        .seated(&["ann", "ben"], 500, 100)
+        .await;
+    let [mut ann, mut ben] = common::named(clients);
     // Many lines: more than the chat's rate allows in ten seconds, so each is spaced.
     let say = |text: String| ClientMsg::Chat {
         table_id: tid(&table),

@@ -43,9 +43,12 @@ impl Scenario {
         }
     }
 
-    pub fn db(mut self, db: Db) -> Scenario {
-        self.db = db;
-        self
+    /// A server on this database; [`Scenario::start`] it (Postgres may be missing).
+    pub fn on(db: Db) -> Scenario {
+        Scenario {
+            db,
+            ..Scenario::new()
+        }
     }
 
     /// Extra server settings (`POKER__...` variables).
@@ -62,9 +65,9 @@ impl Scenario {
         self
     }
 
-    /// A 6-seat no-limit 1/2 table with this clock.
-    pub fn table(self, clock: Value) -> Scenario {
-        self.table_with(nl_rules(), clock)
+    /// A server with a 6-seat no-limit 1/2 table on this clock.
+    pub fn table(clock: Value) -> Scenario {
+        Scenario::new().table_with(nl_rules(), clock)
     }
 
     pub fn table_with(mut self, rules: Value, clock: Value) -> Scenario {
@@ -72,9 +75,10 @@ impl Scenario {
         self
     }
 
-    /// Clients for these players (created with the others), seated at seats 0, 1, ... in
+    /// Players created with `deposit` each, logged in and seated at seats 0, 1, ... in
     /// this order with `buy_in` each, every sit answered before the next is asked.
-    pub fn seated(mut self, names: &[&str], buy_in: u64) -> Scenario {
+    pub fn seated(mut self, names: &[&str], deposit: u64, buy_in: u64) -> Scenario {
+        self = self.players(names, deposit);
         let owned = names.iter().map(|n| (n.to_string(), buy_in));
         self.seated.extend(owned);
         self
@@ -107,6 +111,20 @@ impl Scenario {
             server,
             table_id,
             clients,
+        })
+    }
+}
+
+/// Awaiting a scenario starts it on a database that is always there (SQLite): the
+/// server, the table's id and the seated clients, to bind to names in one line.
+impl std::future::IntoFuture for Scenario {
+    type Output = (Server, String, Vec<Client>);
+    type IntoFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Self::Output> + Send>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let room = self.start().await.expect("a database");
+            (room.server, room.table_id, room.clients)
         })
     }
 }
