@@ -399,7 +399,7 @@ impl Bot {
                 if legal.bring_in.is_some() {
                     Action::BringIn
                 } else {
-                    common::check_or_call(&legal)
+                    common::check_or_call(legal)
                 },
             ),
             ServerMsg::DecideDraw { decision_id, .. } => (
