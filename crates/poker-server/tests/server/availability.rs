@@ -58,14 +58,20 @@ async fn request_from(
     token: Option<&str>,
     body: Option<Value>,
 ) -> (u16, Value) {
-    let how = Req {
-        token,
-        from: Some(ip),
-        body,
-        ..Req::default()
-    };
-    let answer = server.send(method, path, how).await;
-    (answer.status, answer.body)
+    let from = Some(ip);
+    let a = server
+        .send(
+            method,
+            path,
+            Req {
+                token,
+                from,
+                body,
+                ..Req::default()
+            },
+        )
+        .await;
+    (a.status, a.body)
 }
 
 /// A WebSocket from `ip` with these headers on the upgrade.

@@ -462,14 +462,8 @@ async fn soak(db: Db) {
         return;
     };
     count_panics();
-    let seed: u64 = std::env::var("CHAOS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20261124);
-    let secs: u64 = std::env::var("CHAOS_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(40);
+    let seed: u64 = common::env_or("CHAOS_SEED", 20261124);
+    let secs: u64 = common::env_or("CHAOS_SECS", 40);
     eprintln!("chaos soak on {db:?}: CHAOS_SEED={seed} CHAOS_SECS={secs}");
     let mut server = Server::start(
         &guard.url(),

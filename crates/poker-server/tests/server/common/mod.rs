@@ -52,6 +52,28 @@ impl DbGuard {
         }
     }
 
+    /// A fresh Postgres the test may stop and start again (`None` when there is none, or
+    /// when `DATABASE_URL` names a server that is not the harness's own).
+    pub async fn stoppable_postgres(what: &str) -> Option<DbGuard> {
+        let guard = DbGuard::new(Db::Postgres).await?;
+        let DbGuard::Postgres(pg) = &guard else {
+            unreachable!("asked for Postgres")
+        };
+        if !pg.is_throwaway() {
+            eprintln!("SKIPPED: DATABASE_URL names a server {what} must not stop");
+            return None;
+        }
+        Some(guard)
+    }
+
+    /// The Postgres server itself, to stop and start.
+    pub fn postgres(&self) -> &TestPostgres {
+        match self {
+            DbGuard::Postgres(pg) => pg,
+            DbGuard::Sqlite(_) => panic!("a SQLite database"),
+        }
+    }
+
     pub fn url(&self) -> String {
         match self {
             DbGuard::Sqlite(s) => s.url.clone(),
@@ -722,6 +744,14 @@ pub async fn reconnect(client: &mut Client, addr: std::net::SocketAddr, token: &
     client.ws = ws;
     client.last_decide = None;
     client.auth(token).await;
+}
+
+/// A number from the environment (a soak's seed, say), else `default`.
+pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
 /// A table id as the admin API writes it, typed for the protocol.
