@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::{Db, DbGuard, Server};
+use common::{Answer, Db, DbGuard, Req, Server};
 use serde_json::{json, Value};
 
 const SETTINGS: &[(&str, &str)] = &[
@@ -18,30 +18,14 @@ const SETTINGS: &[(&str, &str)] = &[
     ("POKER__SERVER__REGISTER_PER_ADDRESS", "3"),
 ];
 
-struct Answer {
-    status: u16,
-    body: Value,
-    retry_after: Option<u64>,
-}
-
 async fn call(server: &Server, path: &str, from: &str, body: Value) -> Answer {
-    let r = reqwest::Client::new()
-        .post(format!("{}{path}", server.base))
-        .header("x-forwarded-for", format!("10.9.9.9, {from}"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let status = r.status().as_u16();
-    let retry_after = r
-        .headers()
-        .get("retry-after")
-        .map(|v| v.to_str().unwrap().parse().expect("Retry-After in seconds"));
-    Answer {
-        status,
-        body: r.json().await.unwrap_or(Value::Null),
-        retry_after,
-    }
+    let forwarded = format!("10.9.9.9, {from}");
+    let how = Req {
+        forwarded_for: Some(&forwarded),
+        body: Some(body),
+        ..Req::default()
+    };
+    server.send("POST", path, how).await
 }
 
 async fn login(server: &Server, from: &str, name: &str, password: &str) -> Answer {
@@ -322,16 +306,7 @@ async fn run(db: Db) {
     logins_lock_per_name_and_address(&server).await;
     registrations_are_throttled_per_address(&server).await;
     a_flood_of_registrations_does_not_starve_health(&server).await;
-    server.stop().await;
-    common::assert_conserved(&server.audit().await, 0);
+    server.finish(0).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn accounts_hold_against_the_open_internet_on_sqlite() {
-    run(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn accounts_hold_against_the_open_internet_on_postgres() {
-    run(Db::Postgres).await;
-}
+crate::on_both_dbs!(run: accounts_hold_against_the_open_internet_on_sqlite, accounts_hold_against_the_open_internet_on_postgres);

@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use common::{play, simple_action, sit, Client, Db, DbGuard, Server, Ws};
+use common::{play, simple_action, sit, Client, Db, DbGuard, Req, Server, Ws};
 use poker_protocol::{ClientMsg, ServerMsg};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
@@ -58,25 +58,20 @@ async fn request_from(
     token: Option<&str>,
     body: Option<Value>,
 ) -> (u16, Value) {
-    let client = reqwest::Client::builder()
-        .local_address(ip.parse::<std::net::IpAddr>().unwrap())
-        .pool_max_idle_per_host(0)
-        .build()
-        .unwrap();
-    let url = format!("{}{path}", server.base);
-    let mut req = match method {
-        "GET" => client.get(url),
-        _ => client.post(url),
-    };
-    if let Some(t) = token {
-        req = req.bearer_auth(t);
-    }
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    let resp = req.send().await.expect("the server answers");
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap_or(Value::Null))
+    let from = Some(ip);
+    let a = server
+        .send(
+            method,
+            path,
+            Req {
+                token,
+                from,
+                body,
+                ..Req::default()
+            },
+        )
+        .await;
+    (a.status, a.body)
 }
 
 /// A WebSocket from `ip` with these headers on the upgrade.

@@ -113,8 +113,7 @@ async fn two_players_and_a_spectator_play_a_hand_in_chromium() {
         "e2e: ok",
     )
     .await;
-    server.stop().await;
-    assert_conserved(&server.audit().await, 1000);
+    server.finish(1000).await;
 }
 
 /// A private game from "Create" to the first hand with two friends (`e2e/private.mjs`): the
@@ -185,8 +184,7 @@ async fn hostile_names_and_chat_never_run_and_foreign_pages_cannot_use_the_serve
         "e2e hostile: ok",
     )
     .await;
-    server.stop().await;
-    assert_conserved(&server.audit().await, 1000);
+    server.finish(1000).await;
 }
 
 /// Hold'em (9 seats), fixed-limit stud (7 seats) and fixed-limit 2-7 triple draw (6
@@ -259,8 +257,7 @@ async fn every_game_family_with_three_players_and_a_spectator_in_chromium() {
         "e2e games: ok",
     )
     .await;
-    server.stop().await;
-    assert_conserved(&server.audit().await, 3000);
+    server.finish(3000).await;
 }
 
 /// A `pokerd` started from nothing in `dir`, as the README's run command starts it: no
@@ -550,12 +547,7 @@ async fn lobby_filters_stats_download_notes_theme_emoji_and_moving_chips_in_chro
     // Three hands at Low over WebSockets, then both leave: the stats and the download.
     let mut clients = vec![server.client("ann").await, server.client("ben").await];
     for (seat, c) in clients.iter_mut().enumerate() {
-        c.send(&common::sit(&ids[0], seat as u32, 100)).await;
-        c.until(|m| {
-            matches!(m, poker_protocol::ServerMsg::Done { request, .. } if request == "sit")
-                .then_some(())
-        })
-        .await;
+        c.sat(&ids[0], seat as u32, 100).await;
     }
     common::play(&mut clients, &ids[0], 3, |_, _, legal| {
         common::simple_action(legal, false)
@@ -585,6 +577,5 @@ async fn lobby_filters_stats_download_notes_theme_emoji_and_moving_chips_in_chro
         "features: ok",
     )
     .await;
-    server.stop().await;
-    assert_conserved(&server.audit().await, 4000);
+    server.finish(4000).await;
 }

@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::{act, assert_conserved, nl_rules, sit, tid, Client, Db, DbGuard, Server};
+use common::{act, nl_rules, sit, tid, Client, Db, DbGuard, Server};
 use poker_protocol::{BuyInRange, ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::Action;
 
@@ -53,9 +53,7 @@ async fn r26_a_player_back_within_the_rathole_window_is_told_their_range_before_
 
     // Both shove every hand until one of them has more than the maximum.
     for (c, seat) in [(&mut ann, 0), (&mut ben, 1)] {
-        c.send(&sit(&table, seat, 200)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
+        c.sat(&table, seat, 200).await;
     }
     // A stack above the maximum can only be seen once a hand has ended (each starts
     // with 200 at most); with both all in every hand, the other has nothing left then,
@@ -104,17 +102,7 @@ async fn r26_a_player_back_within_the_rathole_window_is_told_their_range_before_
             table_id: tid(&table),
         })
         .await;
-        let amount = c
-            .until(|m| match m {
-                ServerMsg::Done {
-                    request,
-                    amount,
-                    pending: false,
-                    ..
-                } if request == "leave" => Some(*amount),
-                _ => None,
-            })
-            .await;
+        let amount = c.settled("leave").await;
         amounts.push(amount);
     }
     let (left_with, loser_left_with) = (amounts[0], amounts[1]);
@@ -152,14 +140,7 @@ async fn r26_a_player_back_within_the_rathole_window_is_told_their_range_before_
 
     // The range told is the range taken.
     w.send(&sit(&table, 2, told.min)).await;
-    let bought = w
-        .until(|m| match m {
-            ServerMsg::Done {
-                request, amount, ..
-            } if request == "sit" => Some(*amount),
-            _ => None,
-        })
-        .await;
+    let bought = w.done("sit").await.0;
     assert_eq!(bought, left_with);
 
     // Someone who never sat here is told the table's range.
@@ -184,6 +165,5 @@ async fn r26_a_player_back_within_the_rathole_window_is_told_their_range_before_
     );
     assert!(loser_range.rathole.is_none());
 
-    server.stop().await;
-    assert_conserved(&server.audit().await, 3000);
+    server.finish(3000).await;
 }

@@ -398,10 +398,8 @@ impl Bot {
                 *decision_id,
                 if legal.bring_in.is_some() {
                     Action::BringIn
-                } else if legal.check {
-                    Action::Check
                 } else {
-                    Action::Call
+                    common::check_or_call(legal)
                 },
             ),
             ServerMsg::DecideDraw { decision_id, .. } => (
@@ -464,14 +462,8 @@ async fn soak(db: Db) {
         return;
     };
     count_panics();
-    let seed: u64 = std::env::var("CHAOS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20261124);
-    let secs: u64 = std::env::var("CHAOS_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(40);
+    let seed: u64 = common::env_or("CHAOS_SEED", 20261124);
+    let secs: u64 = common::env_or("CHAOS_SECS", 40);
     eprintln!("chaos soak on {db:?}: CHAOS_SEED={seed} CHAOS_SECS={secs}");
     let mut server = Server::start(
         &guard.url(),
@@ -712,12 +704,4 @@ async fn soak(db: Db) {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chaos_soak_on_sqlite() {
-    soak(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chaos_soak_on_postgres() {
-    soak(Db::Postgres).await;
-}
+crate::on_both_dbs!(soak: chaos_soak_on_sqlite, chaos_soak_on_postgres);

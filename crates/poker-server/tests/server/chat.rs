@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use common::{assert_conserved, play, simple_action, sit, tid, Client, Db, DbGuard, Server};
+use common::{clock, play, simple_action, tid, Client, Db, DbGuard, Scenario, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg, CHAT_MAX_CHARS};
 use serde_json::json;
 
@@ -29,16 +29,11 @@ async fn heard(c: &mut Client) -> (String, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
-    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let mut server = Server::start(&guard.url(), &[]).await;
-    for name in ["ann", "ben"] {
-        server.player(name, 500).await;
-    }
-    server.player("sue", 0).await;
-    server.player("tom", 0).await;
     // A long pause between hands keeps the table quiet after the first hand.
-    let clock = json!({ "action_ms": 60000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 600000 });
-    let table_id = server.table(clock).await;
+    let (mut server, table_id, _) = Scenario::table(clock(60_000, 600_000))
+        .players(&["ann", "ben"], 500)
+        .players(&["sue", "tom"], 0)
+        .await;
     let mut ann = server.client("ann").await;
     let mut ben = server.client("ben").await;
     let mut sue = server.client("sue").await;
@@ -54,9 +49,7 @@ async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
         .await;
     assert!(chat_on, "chat is on by default");
     for (c, seat) in [(&mut ann, 0), (&mut ben, 1)] {
-        c.send(&sit(&table_id, seat, 100)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
+        c.sat(&table_id, seat, 100).await;
     }
 
     // A seated player speaks; everyone at the table hears it, spectators included.
@@ -187,8 +180,7 @@ async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
     ann.send(&say(&table_id, "back")).await;
     assert_eq!(heard(&mut ben).await, ("ann".into(), "back".into()));
 
-    server.stop().await;
-    assert_conserved(&server.audit().await, 1000);
+    server.finish(1000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -203,9 +195,7 @@ async fn every_shown_hand_is_named() {
     let mut clients = Vec::new();
     for (seat, name) in ["ann", "ben", "cat"].iter().enumerate() {
         let mut c = server.client(name).await;
-        c.send(&sit(&table_id, seat as u32, 100)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
+        c.sat(&table_id, seat as u32, 100).await;
         clients.push(c);
     }
     let stats = play(&mut clients, &table_id, 10, |_, _, legal| {
@@ -214,6 +204,5 @@ async fn every_shown_hand_is_named() {
     .await;
     assert!(stats.showdowns > 0, "{stats:?}");
     assert_eq!(stats.named_shows, stats.showdowns, "{stats:?}");
-    server.stop().await;
-    assert_conserved(&server.audit().await, 3000);
+    server.finish(3000).await;
 }

@@ -21,17 +21,9 @@ async fn call(
     path: &str,
     body: Value,
 ) -> (u16, Value) {
-    let client = reqwest::Client::new();
-    let url = format!("{}{path}", server.base);
-    let mut request = match method {
-        "POST" => client.post(url).json(&body),
-        _ => client.get(url),
-    };
-    if let Some(t) = token {
-        request = request.bearer_auth(t);
-    }
-    let r = request.send().await.unwrap();
-    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    // Only a POST carries the body.
+    let body = (method == "POST").then_some(body);
+    server.call(method, path, token, body).await
 }
 
 async fn staff_session(server: &Server, name: &str, role: &str) -> String {
@@ -563,12 +555,4 @@ async fn names_beside_ids(server: &Server, ann_id: &str, ben_id: &str, first: &s
     drop(ben);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn staff_roles_the_audit_log_and_player_management_on_sqlite() {
-    scenario(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn staff_roles_the_audit_log_and_player_management_on_postgres() {
-    scenario(Db::Postgres).await;
-}
+crate::on_both_dbs!(scenario: staff_roles_the_audit_log_and_player_management_on_sqlite, staff_roles_the_audit_log_and_player_management_on_postgres);

@@ -249,16 +249,10 @@ async fn hand_status(store: &SqlStore, table_id: &str, number: u64) -> String {
 /// waits inside the pool, which keeps trying to connect for up to 30 s.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hand_ending_while_postgres_restarts_shows_its_result_only_once_committed() {
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+    let Some(guard) = DbGuard::stoppable_postgres("this test").await else {
         return;
     };
-    let DbGuard::Postgres(pg) = &guard else {
-        unreachable!("asked for Postgres")
-    };
-    if !pg.is_throwaway() {
-        eprintln!("SKIPPED: DATABASE_URL names a server this test must not stop");
-        return;
-    }
+    let pg = guard.postgres();
     let mut server = Server::start(&guard.url(), &[]).await;
     let (table_id, mut clients) = table_of_three(&server).await;
     let last = to_the_last_decision(&table_id, &mut clients).await;
@@ -344,29 +338,12 @@ async fn a_player_leaving_while_the_hand_waits_for_its_commit_leaves_once_it_is_
         table_id: tid(&table_id),
     })
     .await;
-    let pending = ann
-        .until(|m| match m {
-            ServerMsg::Done {
-                request, pending, ..
-            } if request == "leave" => Some(*pending),
-            _ => None,
-        })
-        .await;
+    let pending = ann.done("leave").await.1;
     assert!(pending, "the leave waits for the hand's commit");
     nothing_of_the_result(&mut clients, Duration::from_millis(300)).await;
     lock.rollback().await.unwrap();
     let ann = &mut clients[0];
-    let amount = ann
-        .until(|m| match m {
-            ServerMsg::Done {
-                request,
-                amount,
-                pending: false,
-                ..
-            } if request == "leave" => Some(*amount),
-            _ => None,
-        })
-        .await;
+    let amount = ann.settled("leave").await;
     let stacks = ann
         .log
         .iter()
@@ -457,14 +434,7 @@ async fn refused_commit(db: Db) {
             table_id: tid(&table_id),
         })
         .await;
-        let amount = c
-            .until(|m| match m {
-                ServerMsg::Done {
-                    request, amount, ..
-                } if request == "leave" => Some(*amount),
-                _ => None,
-            })
-            .await;
+        let amount = c.done("leave").await.0;
         assert_eq!(
             amount, 200,
             "{}: the stack the void hand began with",
@@ -476,15 +446,7 @@ async fn refused_commit(db: Db) {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hand_whose_commit_is_refused_is_void_and_its_result_never_sent_sqlite() {
-    refused_commit(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hand_whose_commit_is_refused_is_void_and_its_result_never_sent_postgres() {
-    refused_commit(Db::Postgres).await;
-}
+crate::on_both_dbs!(refused_commit: a_hand_whose_commit_is_refused_is_void_and_its_result_never_sent_sqlite, a_hand_whose_commit_is_refused_is_void_and_its_result_never_sent_postgres);
 
 /// Holds the database's writes up from the test: on SQLite an open write transaction
 /// (WAL readers go on beside it), on PostgreSQL a lock on `seat` that lets reads through

@@ -100,15 +100,7 @@ async fn refused_in_a_real_money_room(db: Db) {
     assert_conserved(&server.audit().await, 3000);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_real_money_room_refuses_a_second_player_from_one_address_at_a_table_on_sqlite() {
-    refused_in_a_real_money_room(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_real_money_room_refuses_a_second_player_from_one_address_at_a_table_on_postgres() {
-    refused_in_a_real_money_room(Db::Postgres).await;
-}
+crate::on_both_dbs!(refused_in_a_real_money_room: a_real_money_room_refuses_a_second_player_from_one_address_at_a_table_on_sqlite, a_real_money_room_refuses_a_second_player_from_one_address_at_a_table_on_postgres);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn behind_a_proxy_the_forwarded_address_decides_and_without_one_a_forged_header_is_ignored() {
@@ -280,8 +272,7 @@ async fn flag_seats_both_and_the_floor_sees_the_pair_with_the_hands_they_played_
     }
     let flags = server.get_json("/admin/fair-play/flags").await;
     assert_eq!(flags.as_array().unwrap().len(), 1, "{flags}");
-    server.stop().await;
-    assert_conserved(&server.audit().await, 3000);
+    server.finish(3000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -642,24 +633,13 @@ async fn colluders_who_soft_play_each_other_top_the_report_and_honest_players_do
     let token = server.login("cid").await;
     let hand = pair_hands[0]["hand_id"].as_str().unwrap();
     for format in ["pokerstars", "phh", "replay"] {
-        let text = reqwest::Client::new()
-            .get(format!(
-                "{}/api/me/hands/{hand}?format={format}",
-                server.base
-            ))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let path = format!("/api/me/hands/{hand}?format={format}");
+        let text = server.get_as(&token, &path).await.text;
         assert!(!text.is_empty());
         assert!(
             !text.contains("ahead") && !text.contains("\"folds\""),
             "{format}: {text}"
         );
     }
-    server.stop().await;
-    assert_conserved(&server.audit().await, 4000);
+    server.finish(4000).await;
 }

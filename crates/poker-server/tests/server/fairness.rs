@@ -525,13 +525,8 @@ impl Seeder {
 
 /// A player's text export.
 async fn get_text(server: &Server, path: &str, token: &str) -> (u16, String) {
-    let r = reqwest::Client::new()
-        .get(format!("{}{path}", server.base))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
-    (r.status().as_u16(), r.text().await.unwrap())
+    let answer = server.get_as(token, path).await;
+    (answer.status, answer.text)
 }
 
 /// The deck's secret and the nonce of every card in every round of a hand, from the

@@ -14,7 +14,7 @@
 
 use crate::common;
 
-use common::{play, simple_action, sit, Db, DbGuard, Server, TOKEN};
+use common::{play, simple_action, sit, Db, DbGuard, Req, Server, TOKEN};
 use serde_json::{json, Value};
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -37,26 +37,14 @@ async fn from(
     token: Option<&str>,
     body: Option<Value>,
 ) -> (u16, Option<u64>, Value) {
-    let client = reqwest::Client::new();
-    let url = format!("{}{path}", server.base);
-    let mut req = match method {
-        "GET" => client.get(url),
-        _ => client.post(url),
+    let how = Req {
+        token,
+        forwarded_for: Some(from),
+        body,
+        ..Req::default()
     };
-    req = req.header("x-forwarded-for", from);
-    if let Some(t) = token {
-        req = req.bearer_auth(t);
-    }
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    let resp = req.send().await.expect("the server answers");
-    let status = resp.status().as_u16();
-    let retry = resp
-        .headers()
-        .get("retry-after")
-        .map(|v| v.to_str().unwrap().parse().unwrap());
-    (status, retry, resp.json().await.unwrap_or(Value::Null))
+    let a = server.send(method, path, how).await;
+    (a.status, a.retry_after, a.body)
 }
 
 /// Runs `pokerd` with these variables until it exits or `wait` passes (then kills it);

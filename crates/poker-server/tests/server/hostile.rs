@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{act, assert_conserved, sit, tid, Client, Db, DbGuard, MyCards, Server};
+use common::{act, sit, tid, Client, Db, DbGuard, MyCards, Server};
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::{Action, Cards, Event};
@@ -88,8 +88,7 @@ async fn an_action_of_the_wrong_kind_for_the_decision_is_illegal_and_the_table_p
     })
     .await;
     assert!(stats.hands_ended >= 3);
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 /// Six players each throw away every card at every draw of 2-7 triple draw: the 52-card
@@ -128,11 +127,7 @@ async fn triple_draw_with_six_players_discarding_everything_reshuffles_and_plays
                 ServerMsg::Decide {
                     decision_id, legal, ..
                 } => {
-                    let a = if legal.check {
-                        Action::Check
-                    } else {
-                        Action::Call
-                    };
+                    let a = common::check_or_call(&legal);
                     c.send(&act(&t, decision_id, a)).await;
                 }
                 ServerMsg::DecideDraw { decision_id, .. } => {
@@ -158,8 +153,7 @@ async fn triple_draw_with_six_players_discarding_everything_reshuffles_and_plays
     }
     // Six players drawing five cards three times need 6*5 + 3*30 = 120 cards: reshuffled.
     assert!(draws >= 18, "{draws} draws");
-    server.stop().await;
-    assert_conserved(&server.audit().await, 6000);
+    server.finish(6000).await;
     let store = poker_store::SqlStore::connect(&server.url).await.unwrap();
     let hands = poker_store::SqlStore::table_hands(&store, t.parse().unwrap(), 10, 0)
         .await
@@ -201,8 +195,7 @@ async fn r12_the_clock_posts_the_bring_in_for_a_player_who_does_not_answer() {
     }
     assert!(bring_ins >= 3, "{bring_ins} bring-ins in {ended} hands");
     drop(ben);
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 /// A player who leaves at their turn has a dead hand: the answer they then send is
@@ -261,8 +254,7 @@ async fn a_player_who_left_at_their_turn_cannot_act_and_is_folded() {
     };
     assert!(cashed < 120, "a folded blind loses it: {cashed}");
     let _ = other;
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 /// A refused sit neither subscribes the connection nor sends a snapshot.
@@ -285,8 +277,7 @@ async fn a_refused_sit_sends_no_snapshot_and_subscribes_nothing() {
         assert_eq!(ann.recv().await, ServerMsg::Pong);
     }
     assert!(ann.try_recv(Duration::from_millis(200)).await.is_none());
-    server.stop().await;
-    assert_conserved(&server.audit().await, 1000);
+    server.finish(1000).await;
 }
 
 /// A text frame that is not UTF-8 ends the connection (RFC 6455), with an error and a
@@ -365,8 +356,7 @@ async fn a_pending_sit_out_is_told_done_when_the_hand_ends() {
         }
         assert!(idle < 2000, "no second done");
     }
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 /// Answers to decisions are never rate-limited: heads-up with no pause between hands at
@@ -398,8 +388,7 @@ async fn answers_to_decisions_are_never_rate_limited() {
             limited |= code == ErrorCode::RateLimited;
         }
     }
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 /// A misspelt option or field is refused with its name, not silently dropped.
@@ -445,8 +434,7 @@ async fn unknown_rule_options_and_fields_are_refused_by_name() {
         )
         .await;
     assert_eq!(status, 400, "{body}");
-    server.stop().await;
-    assert_conserved(&server.audit().await, 0);
+    server.finish(0).await;
 }
 
 /// Amounts are bounded so that every sum fits: tables with giant blinds, stakes or
@@ -484,8 +472,7 @@ async fn amounts_past_the_bound_are_refused_so_every_sum_fits() {
     }
     let audit = server.get_json("/admin/audit").await;
     assert_eq!(audit["wallets"], 1, "{audit}");
-    server.stop().await;
-    assert_conserved(&server.audit().await, 1);
+    server.finish(1).await;
 }
 
 /// Reads frames until the connection closes: the error codes seen and the close code.
@@ -554,8 +541,7 @@ async fn a_session_that_logs_out_or_expires_closes_its_websockets() {
     assert_eq!(errors, vec![ErrorCode::Unauthenticated]);
     assert_eq!(close, Some(1008));
     store.close().await;
-    server.stop().await;
-    assert_conserved(&server.audit().await, 1000);
+    server.finish(1000).await;
 }
 
 /// The admin API keeps its contract at the edges: unknown player or table on `…/hands`
@@ -635,16 +621,10 @@ async fn the_admin_api_answers_its_edges_as_documented() {
 /// 200 again by itself once the database is back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_answers_503_while_postgres_is_down_and_recovers_by_itself() {
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+    let Some(guard) = DbGuard::stoppable_postgres("this test").await else {
         return;
     };
-    let common::DbGuard::Postgres(pg) = &guard else {
-        unreachable!("asked for Postgres")
-    };
-    if !pg.is_throwaway() {
-        eprintln!("SKIPPED: DATABASE_URL names a server this test must not stop");
-        return;
-    }
+    let pg = guard.postgres();
     let mut server = Server::start(&guard.url(), &[]).await;
     let health = || async {
         reqwest::get(format!("{}/healthz", server.base))

@@ -16,7 +16,6 @@ use poker_protocol::{BuyInRange, ClientMsg, ErrorCode, ServerMsg, TableView};
 use poker_rules::{Action, Event, LegalActions};
 use poker_store::SqlStore;
 use rand::{Rng, SeedableRng};
-use serde_json::Value;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -76,25 +75,16 @@ async fn presets(server: &Server) -> Vec<Preset> {
 }
 
 async fn reload(server: &Server, token: &str) {
-    let r = reqwest::Client::new()
-        .post(format!("{}/api/me/reload", server.base))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 200);
+    let how = common::Req {
+        token: Some(token),
+        ..Default::default()
+    };
+    let answer = server.send("POST", "/api/me/reload", how).await;
+    assert_eq!(answer.status, 200);
 }
 
 async fn balance(server: &Server, token: &str) -> u64 {
-    let me: Value = reqwest::Client::new()
-        .get(format!("{}/api/me", server.base))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let me = server.get_as(token, "/api/me").await.body;
     me["balance"].as_u64().unwrap()
 }
 

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{act, assert_conserved, nl_rules, sit, tid, Client, Db, DbGuard, Server};
+use common::{act, nl_rules, tid, Client, Db, DbGuard, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::{Action, Card, Event};
 use serde_json::{json, Value};
@@ -30,9 +30,7 @@ async fn seat_all(server: &Server, table_id: &str, names: &[&str]) -> Vec<Client
     let mut clients = Vec::new();
     for (seat, name) in names.iter().enumerate() {
         let mut c = server.client(name).await;
-        c.send(&sit(table_id, seat as u32, 200)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
+        c.sat(table_id, seat as u32, 200).await;
         clients.push(c);
     }
     clients
@@ -61,9 +59,7 @@ async fn r15_players_who_choose_to_straddle_post_twice_the_big_blind_under_the_g
             table_id: tid(&plain),
         })
         .await;
-    lone[0]
-        .until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "leave").then_some(()))
-        .await;
+    lone[0].done("leave").await;
 
     let mut rules = nl_rules();
     rules["straddle"] = json!(true);
@@ -111,11 +107,7 @@ async fn r15_players_who_choose_to_straddle_post_twice_the_big_blind_under_the_g
                 ServerMsg::Decide {
                     decision_id, legal, ..
                 } => {
-                    let action = if legal.check {
-                        Action::Check
-                    } else {
-                        Action::Call
-                    };
+                    let action = common::check_or_call(&legal);
                     client.send(&act(&table_id, decision_id, action)).await;
                 }
                 // Whose turn it is, in client 0's ordered view of the table.
@@ -188,8 +180,7 @@ async fn r15_players_who_choose_to_straddle_post_twice_the_big_blind_under_the_g
         3,
         "the straddle went round with the button"
     );
-    server.stop().await;
-    assert_conserved(&server.audit().await, 3000);
+    server.finish(3000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -282,6 +273,5 @@ async fn the_rabbit_hunt_shows_the_undealt_board_only_where_the_operator_turned_
             .await;
         }
     }
-    server.stop().await;
-    assert_conserved(&server.audit().await, 5000);
+    server.finish(5000).await;
 }

@@ -9,7 +9,7 @@
 use crate::common;
 
 use common::nats::{nats, Proc};
-use common::{nl_rules, sit, Client, Db, DbGuard, Received, Server};
+use common::{nl_rules, Client, Db, DbGuard, Received, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::Event;
 use serde_json::{json, Value};
@@ -109,10 +109,7 @@ async fn seated(server: &Server, table: &str, name: &str, seat: u32) -> (Client,
     let token = server.login(name).await;
     let mut client = Client::connect(server.addr, name).await;
     client.auth(&token).await;
-    client.send(&sit(table, seat, 200)).await;
-    client
-        .until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-        .await;
+    client.sat(table, seat, 200).await;
     (client, token)
 }
 
@@ -485,15 +482,7 @@ async fn second_auth(db: Db) {
     common::assert_conserved(&room.nodes[0].audit().await, 3 * DEPOSIT as i64);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_second_auth_for_another_player_is_refused_and_the_first_stream_goes_on_on_sqlite() {
-    second_auth(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_second_auth_for_another_player_is_refused_and_the_first_stream_goes_on_on_postgres() {
-    second_auth(Db::Postgres).await;
-}
+crate::on_both_dbs!(second_auth: a_second_auth_for_another_player_is_refused_and_the_first_stream_goes_on_on_sqlite, a_second_auth_for_another_player_is_refused_and_the_first_stream_goes_on_on_postgres);
 
 async fn switch_session(db: Db) {
     let Some(guard) = DbGuard::new(db).await else {
@@ -519,15 +508,7 @@ async fn switch_session(db: Db) {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_same_player_may_move_a_connection_to_another_of_their_sessions_on_sqlite() {
-    switch_session(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_same_player_may_move_a_connection_to_another_of_their_sessions_on_postgres() {
-    switch_session(Db::Postgres).await;
-}
+crate::on_both_dbs!(switch_session: the_same_player_may_move_a_connection_to_another_of_their_sessions_on_sqlite, the_same_player_may_move_a_connection_to_another_of_their_sessions_on_postgres);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_socket_that_does_not_authenticate_in_time_is_told_why_and_closed() {

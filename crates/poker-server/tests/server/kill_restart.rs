@@ -9,20 +9,12 @@ use poker_protocol::ServerMsg;
 use poker_store::{SqlStore, TableId};
 use serde_json::json;
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
 /// Starts `pokerd` on a free port, logging JSON; returns the process and its address.
 fn pokerd(url: &str) -> (Child, std::net::SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pokerd"))
-        .env("DATABASE_URL", url)
-        .env("POKER__SERVER__ADDR", "127.0.0.1:0")
-        .env("POKER__ADMIN__TOKEN", common::TOKEN)
-        .envs(common::LOOSE_RATE_LIMITS)
-        .env("POKER__ROOM__MONEY", "real")
-        // Every player connects from 127.0.0.1.
-        .env("POKER__ROOM__SAME_ADDRESS_SEATING", "allow")
-        .env("POKER__LOG__FORMAT", "json")
+    let mut child = common::pokerd::command(url)
         .stderr(Stdio::piped())
         .spawn()
         .expect("pokerd starts");

@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use common::{act, assert_conserved, sit, tid, Client, Db, DbGuard, Server, TOKEN};
+use common::{act, sit, tid, Client, Db, DbGuard, Server, TOKEN};
 use poker_protocol::{ClientMsg, ErrorCode, HostCommand, ServerMsg, TableView};
 use poker_rules::{Action, Event, MAX_CHIPS};
 use poker_store::MAX_MONEY;
@@ -287,8 +287,7 @@ async fn the_largest_amounts_to_every_http_endpoint_are_refused_with_their_typed
     assert_eq!(status, 201, "{body}");
     let audit = server.get_json("/admin/audit").await;
     assert_eq!(audit["wallets"], DEPOSIT, "{audit}");
-    server.stop().await;
-    assert_conserved(&server.audit().await, deposited as i64);
+    server.finish(deposited as i64).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -454,8 +453,7 @@ async fn the_largest_amounts_in_every_websocket_message_are_refused_and_the_tabl
         let (request, _, _) = next_done(c).await;
         assert_eq!(request, "leave");
     }
-    server.stop().await;
-    assert_conserved(&server.audit().await, deposited as i64);
+    server.finish(deposited as i64).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -549,6 +547,5 @@ async fn numbers_that_do_not_fit_a_u64_are_refused_with_a_clear_error_over_http_
     assert_eq!(next_done(&mut c).await, ("sit".into(), 100, false));
     c.send(&ClientMsg::Leave { table_id: tid(&t) }).await;
     assert_eq!(next_done(&mut c).await.0, "leave");
-    server.stop().await;
-    assert_conserved(&server.audit().await, DEPOSIT as i64);
+    server.finish(DEPOSIT as i64).await;
 }

@@ -6,38 +6,27 @@
 
 use crate::common;
 
-use common::{assert_conserved, play, sit, Db, DbGuard, Server};
-use poker_protocol::ServerMsg;
+use common::{assert_conserved, play, Db, DbGuard, Server};
 use poker_rules::Action;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 /// A GET with a player's session: status, headers' content disposition, body.
 async fn get(server: &Server, path: &str, token: &str) -> (u16, String, String) {
-    let r = reqwest::Client::new()
-        .get(format!("{}{path}", server.base))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
-    let disposition = r
-        .headers()
-        .get("content-disposition")
-        .map(|v| v.to_str().unwrap().to_string())
-        .unwrap_or_default();
-    (r.status().as_u16(), disposition, r.text().await.unwrap())
+    let a = server.get_as(token, path).await;
+    (a.status, a.disposition, a.text)
 }
 
 /// A POST of a note with a player's session (or none): status and JSON answer.
 async fn put_note(server: &Server, subject: &str, note: &str, token: Option<&str>) -> (u16, Value) {
-    let mut req = reqwest::Client::new()
-        .post(format!("{}/api/me/notes/{subject}", server.base))
-        .json(&json!({ "note": note }));
-    if let Some(t) = token {
-        req = req.bearer_auth(t);
-    }
-    let r = req.send().await.unwrap();
-    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    let how = common::Req {
+        token,
+        body: Some(json!({ "note": note })),
+        ..Default::default()
+    };
+    let path = format!("/api/me/notes/{subject}");
+    let a = server.send("POST", &path, how).await;
+    (a.status, a.body)
 }
 
 /// The cards a PHH deal action gives (`d dh p2 AhKd` → `["Ah", "Kd"]`).
@@ -61,9 +50,7 @@ async fn stats_and_history_downloads_cover_a_range_with_only_what_the_player_saw
     let table_id = server.table(clock).await;
     let mut clients = vec![server.client("ann").await, server.client("ben").await];
     for (seat, c) in clients.iter_mut().enumerate() {
-        c.send(&sit(&table_id, seat as u32, 200)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
+        c.sat(&table_id, seat as u32, 200).await;
     }
     // In even hands Ann raises when she can and Ben folds to any bet (his cards are
     // never shown there); in odd hands both check or call to a showdown, where the

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{assert_conserved, play, simple_action, sit, Db, DbGuard, Server};
+use common::{assert_conserved, play, simple_action, sit, Db, DbGuard, Scenario, Server};
 use poker_protocol::{ClientMsg, ServerMsg, TableStatus};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -320,21 +320,12 @@ async fn every_route_the_openapi_document_describes_is_served() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_lets_the_hand_in_progress_finish_and_commits_it() {
-    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let mut server = Server::start(
-        &guard.url(),
-        &[("POKER__SERVER__SHUTDOWN_GRACE_MS", "20000")],
-    )
-    .await;
-    server.player("ann", 1000).await;
-    server.player("ben", 1000).await;
     // Nobody acts: the clock finishes the hand during the drain.
-    let clock = json!({ "action_ms": 200, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
-    let table_id = server.table(clock).await;
-    let mut ann = server.client("ann").await;
-    let mut ben = server.client("ben").await;
-    ann.send(&sit(&table_id, 0, 100)).await;
-    ben.send(&sit(&table_id, 1, 100)).await;
+    let (mut server, table_id, clients) = Scenario::table(common::clock(200, 0))
+        .settings(&[("POKER__SERVER__SHUTDOWN_GRACE_MS", "20000")])
+        .seated(&["ann", "ben"], 1000, 100)
+        .await;
+    let [mut ann, _ben] = common::named(clients);
     ann.until(|m| matches!(m, ServerMsg::Turn { .. }).then_some(()))
         .await;
     server.stop().await;

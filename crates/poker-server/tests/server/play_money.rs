@@ -84,11 +84,7 @@ async fn a_newcomer_to_a_play_money_room_gets_chips_presets_and_house_bots_to_pl
     newbie.auth(&token).await;
     newbie.send(&common::sit(&nlhe, 0, 200)).await;
     let (status, r) = {
-        newbie
-            .until(|m| {
-                matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(())
-            })
-            .await;
+        newbie.done("sit").await;
         me(&server, &token, "POST", "/api/me/reload").await
     };
     assert_eq!(status, 200);
@@ -120,11 +116,7 @@ async fn a_newcomer_to_a_play_money_room_gets_chips_presets_and_house_bots_to_pl
             ServerMsg::Decide {
                 decision_id, legal, ..
             } => {
-                let action = if legal.check {
-                    Action::Check
-                } else {
-                    Action::Call
-                };
+                let action = common::check_or_call(&legal);
                 newbie.send(&act(&nlhe, decision_id, action)).await;
             }
             ServerMsg::DecideShow { decision_id, .. } => {

@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::{assert_conserved, games, sit, tid, Db, DbGuard, Server};
+use common::{games, sit, tid, Db, DbGuard, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::Event;
 use poker_store::{PlayerId, SqlStore};
@@ -112,8 +112,7 @@ async fn a_stud_table_of_eight_seats_is_refused_by_the_admin_api_and_a_private_g
         )
         .await;
     assert_eq!(status, 201, "{body}");
-    server.stop().await;
-    assert_conserved(&server.audit().await, 0);
+    server.finish(0).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -207,6 +206,5 @@ async fn a_stud_table_stored_with_eight_players_deals_seven_a_hand_in_turn_and_s
             more += 1;
         }
     }
-    server.stop().await;
-    assert_conserved(&server.audit().await, (DEPOSIT * names.len() as u64) as i64);
+    server.finish((DEPOSIT * names.len() as u64) as i64).await;
 }

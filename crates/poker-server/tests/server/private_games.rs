@@ -86,12 +86,7 @@ impl Game {
         wait_view(&mut self.host, |v| asks(v, id)).await;
         self.host(HostCommand::Approve { player_id: id }).await;
         wait_view(&mut friend, |v| approved(v, id)).await;
-        friend.send(&common::sit(&self.table, seat, 200)).await;
-        friend
-            .until(|m| {
-                matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(())
-            })
-            .await;
+        friend.sat(&self.table, seat, 200).await;
         friend
     }
 
@@ -305,9 +300,7 @@ async fn friends_with_the_invite_ask_for_a_seat_and_the_host_decides_who_sits() 
     wait_view(&mut ann, |v| approved(v, ann_id) && !asks(v, bob_id)).await;
     bob.send(&common::sit(&table, 2, 200)).await;
     bob.expect_error(ErrorCode::PrivateRefused).await;
-    ann.send(&common::sit(&table, 1, 200)).await;
-    ann.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-        .await;
+    ann.sat(&table, 1, 200).await;
     // The host sits without asking anyone, and deals the first hand when ready.
     game.host.send(&common::sit(&table, 0, 200)).await;
     let view = wait_view(&mut game.host, |v| v.seats.len() == 2).await;

@@ -293,12 +293,4 @@ async fn conforms(db: Db) {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_api_keeps_its_openapi_contract_on_sqlite() {
-    conforms(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_api_keeps_its_openapi_contract_on_postgres() {
-    conforms(Db::Postgres).await;
-}
+crate::on_both_dbs!(conforms: the_api_keeps_its_openapi_contract_on_sqlite, the_api_keeps_its_openapi_contract_on_postgres);

@@ -8,32 +8,19 @@
 
 use crate::common;
 
-use common::{act, assert_conserved, sit, tid, Client, Db, DbGuard, Server};
+use common::{act, clock, tid, Client, Scenario};
 use poker_fairness::{HandProof, MySeed, Record};
 use poker_protocol::{ClientMsg, HandId, ServerMsg};
 use poker_rules::{Action, Event};
-use serde_json::json;
 use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_winner_of_an_uncontested_hand_may_show_it_once_and_nobody_else_may() {
-    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let mut server = Server::start(&guard.url(), &[]).await;
-    for name in ["ann", "ben"] {
-        server.player(name, 1000).await;
-    }
     // One hand, then a long pause: the show comes between hands.
-    let clock = json!({ "action_ms": 30000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 600000 });
-    let table_id = server.table(clock).await;
+    let (mut server, table_id, mut clients) = Scenario::table(clock(30_000, 600_000))
+        .seated(&["ann", "ben"], 1000, 200)
+        .await;
     let t = tid(&table_id);
-    let mut clients: Vec<Client> = Vec::new();
-    for (seat, name) in ["ann", "ben"].iter().enumerate() {
-        let mut c = server.client(name).await;
-        c.send(&sit(&table_id, seat as u32, 200)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
-        clients.push(c);
-    }
     // Ann raises whenever she may, else checks or calls; ben folds to any bet.
     let mut ann_cards = None;
     let mut ended = [false, false];
@@ -170,17 +157,10 @@ async fn the_winner_of_an_uncontested_hand_may_show_it_once_and_nobody_else_may(
         ("pokerstars", ": shows [".to_string()),
         ("ohh", "Shows Cards".to_string()),
     ] {
-        let r = reqwest::Client::new()
-            .get(format!(
-                "{}/api/me/hands/{hand}?format={format}",
-                server.base
-            ))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status().as_u16(), 200, "{format}");
-        let text = r.text().await.unwrap();
+        let path = format!("/api/me/hands/{hand}?format={format}");
+        let r = server.get_as(&token, &path).await;
+        assert_eq!(r.status, 200, "{format}");
+        let text = r.text;
         assert!(
             text.contains(&says),
             "the {format} download shows ann's cards: {text}"
@@ -190,6 +170,5 @@ async fn the_winner_of_an_uncontested_hand_may_show_it_once_and_nobody_else_may(
     // Once only.
     clients[0].send(&show).await;
     assert!(refused(&mut clients[0]).await, "a second show is refused");
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }

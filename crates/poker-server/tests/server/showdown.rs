@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::{act, assert_conserved, sit, tid, Client, Db, DbGuard, Server};
+use common::{act, tid, Scenario};
 use poker_protocol::{ClientMsg, ServerMsg};
 use poker_rules::{Action, Event};
 use serde_json::json;
@@ -15,24 +15,12 @@ use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_beaten_hand_is_shown_or_mucked_as_its_player_chooses() {
-    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let mut server = Server::start(&guard.url(), &[]).await;
-    for name in ["ann", "ben"] {
-        server.player(name, 5000).await;
-    }
     // A short clock so an unanswered show-or-muck runs out quickly; one timeout in a
     // row would sit a player out, if show-or-muck counted.
-    let clock = json!({ "action_ms": 400, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 1, "between_hands_ms": 0 });
-    let table_id = server.table(clock).await;
+    let (mut server, table_id, mut clients) = Scenario::table(json!({ "action_ms": 400, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 1, "between_hands_ms": 0 }))
+        .seated(&["ann", "ben"], 5000, 200)
+        .await;
     let t = tid(&table_id);
-    let mut clients: Vec<Client> = Vec::new();
-    for (seat, name) in ["ann", "ben"].iter().enumerate() {
-        let mut c = server.client(name).await;
-        c.send(&sit(&table_id, seat as u32, 200)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
-        clients.push(c);
-    }
     // Ben asks to be asked.
     clients[1]
         .send(&ClientMsg::AutoMuck {
@@ -40,11 +28,7 @@ async fn a_beaten_hand_is_shown_or_mucked_as_its_player_chooses() {
             on: false,
         })
         .await;
-    clients[1]
-        .until(|m| {
-            matches!(m, ServerMsg::Done { request, .. } if request == "auto_muck").then_some(())
-        })
-        .await;
+    clients[1].done("auto_muck").await;
 
     let (mut shown, mut mucked_by_clock, mut ann_asked, mut refused) = (0, 0, 0, false);
     let mut hands = 0;
@@ -61,11 +45,7 @@ async fn a_beaten_hand_is_shown_or_mucked_as_its_player_chooses() {
                 ServerMsg::Decide {
                     decision_id, legal, ..
                 } => {
-                    let action = if legal.check {
-                        Action::Check
-                    } else {
-                        Action::Call
-                    };
+                    let action = common::check_or_call(&legal);
                     clients[i].send(&act(&table_id, decision_id, action)).await;
                 }
                 ServerMsg::DecideShow { decision_id, .. } => {
@@ -133,6 +113,5 @@ async fn a_beaten_hand_is_shown_or_mucked_as_its_player_chooses() {
         json!(false),
         "{inspect}"
     );
-    server.stop().await;
-    assert_conserved(&server.audit().await, 10000);
+    server.finish(10000).await;
 }

@@ -36,7 +36,7 @@ mod figures;
 use bot::{Bot, Seen, Shared, Slot};
 use common::cluster::{pokerd_with, Node, Stopped};
 use common::nats::{free_port, nats_on, nats_server_binary, Proc};
-use common::{nl_rules, sit, tid, Client, Db, DbGuard};
+use common::{nl_rules, sit, tid, Client, DbGuard};
 use figures::{hands, leases, ms, report_and_check, retry, within, FaultRecord, Run};
 use poker_protocol::ServerMsg;
 use poker_store::{Audit, SqlStore};
@@ -130,26 +130,14 @@ impl Kind {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_chip() {
     let started = Instant::now();
-    let seed: u64 = std::env::var("SOAK_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(25);
-    let faults: usize = std::env::var("SOAK_FAULTS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(30);
+    let seed: u64 = common::env_or("SOAK_SEED", 25);
+    let faults: usize = common::env_or("SOAK_FAULTS", 30);
     eprintln!("cluster soak: SOAK_SEED={seed} SOAK_FAULTS={faults}");
     nats_server_binary();
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+    let Some(guard) = DbGuard::stoppable_postgres("this soak").await else {
         return;
     };
-    let DbGuard::Postgres(pg) = &guard else {
-        unreachable!("asked for Postgres")
-    };
-    if !pg.is_throwaway() {
-        eprintln!("SKIPPED: DATABASE_URL names a server this soak must not stop");
-        return;
-    }
+    let pg = guard.postgres();
     let url = guard.url();
     let mut rng = SmallRng::seed_from_u64(seed);
     let nats_port = free_port();
@@ -221,14 +209,7 @@ async fn soak_three_nodes_through_kills_stops_and_outages_keep_every_player_and_
         client
             .send(&sit(&table_ids[table].to_string(), seat, BUY_IN))
             .await;
-        let bought = client
-            .until(|m| match m {
-                ServerMsg::Done {
-                    request, amount, ..
-                } if request == "sit" => Some(*amount),
-                _ => None,
-            })
-            .await;
+        let bought = client.done("sit").await.0;
         assert_eq!(bought, BUY_IN, "{} bought in", name(i));
         let snapshot = client.log.iter().any(
             |m| matches!(m, ServerMsg::Snapshot { table: view, .. } if view.table_id == table_ids[table]),

@@ -19,7 +19,7 @@
 
 use crate::common;
 
-use common::{sit, tid, Client, Db, DbGuard, Received, Server, TOKEN};
+use common::{tid, Answer, Client, Db, DbGuard, Received, Req, Scenario, Server, TOKEN};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -178,8 +178,7 @@ async fn a_player_named_like_anothers_id_is_never_taken_for_them() {
     );
     let victim_detail = get(&server, &format!("/admin/players/{victim}"), &cashier).await;
     assert_eq!(victim_detail.body["balance"], 1000);
-    server.stop().await;
-    common::assert_conserved(&server.audit().await, 1000);
+    server.finish(1000).await;
 }
 
 async fn staff_are_revoked(db: Db) {
@@ -403,19 +402,10 @@ async fn staff_are_revoked(db: Db) {
             .any(|(a, b, _)| a == "staff:Fred" && b != "sign_in"),
         "refused requests are not logged"
     );
-    server.stop().await;
-    common::assert_conserved(&server.audit().await, 105);
+    server.finish(105).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_disabled_cashier_is_refused_at_once_and_staff_are_revoked_on_sqlite() {
-    staff_are_revoked(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_disabled_cashier_is_refused_at_once_and_staff_are_revoked_on_postgres() {
-    staff_are_revoked(Db::Postgres).await;
-}
+crate::on_both_dbs!(staff_are_revoked: a_disabled_cashier_is_refused_at_once_and_staff_are_revoked_on_sqlite, a_disabled_cashier_is_refused_at_once_and_staff_are_revoked_on_postgres);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idle_staff_session_ends_and_a_used_one_slides_on() {
@@ -695,22 +685,13 @@ async fn a_guessing_attacker_on_the_reset_endpoint_is_slowed_and_locks_nobody_ou
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_refused_chat_character_class_gets_a_typed_error_and_emoji_sequences_pass() {
-    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let mut server = Server::start(&guard.url(), &[]).await;
-    for name in ["ann", "ben"] {
-        server.player(name, 500).await;
-    }
-    let clock = json!({ "action_ms": 60000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 600000 });
     let mut rules = common::nl_rules();
     rules["seat_count"] = json!(2);
-    let table = server.table_with(rules, clock).await;
-    let mut ann = server.client("ann").await;
-    let mut ben = server.client("ben").await;
-    for (c, seat) in [(&mut ann, 0), (&mut ben, 1)] {
-        c.send(&sit(&table, seat, 100)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
-    }
+    let (mut server, table, clients) = Scenario::new()
+        .table_with(rules, common::clock(60_000, 600_000))
+        .seated(&["ann", "ben"], 500, 100)
+        .await;
+    let [mut ann, mut ben] = common::named(clients);
     // Many lines: more than the chat's rate allows in ten seconds, so each is spaced.
     let say = |text: String| ClientMsg::Chat {
         table_id: tid(&table),

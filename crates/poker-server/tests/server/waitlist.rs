@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::{assert_conserved, sit, tid, Client, Db, DbGuard, Server};
+use common::{sit, tid, Client, Db, DbGuard, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use serde_json::json;
 
@@ -121,6 +121,5 @@ async fn a_full_table_seats_its_waiting_list_in_order() {
     dan.send(&ClientMsg::LeaveWaitlist { table_id: t }).await;
     assert_eq!(place(&mut dan).await, (None, 0));
 
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2500);
+    server.finish(2500).await;
 }

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use common::{act, assert_conserved, play, simple_action, sit, tid, Client, Db, DbGuard, Server};
+use common::{act, play, simple_action, sit, tid, Client, Db, DbGuard, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::{Action, Event};
 use poker_store::{now_ms, SqlStore};
@@ -22,37 +22,11 @@ fn fast_clock() -> serde_json::Value {
     json!({ "action_ms": 10000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 })
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn players_play_many_hands_with_side_pots_and_a_spectator_on_sqlite() {
-    many_hands_with_side_pots(Db::Sqlite).await;
-}
+crate::on_both_dbs!(many_hands_with_side_pots: players_play_many_hands_with_side_pots_and_a_spectator_on_sqlite, players_play_many_hands_with_side_pots_and_a_spectator_on_postgres);
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn players_play_many_hands_with_side_pots_and_a_spectator_on_postgres() {
-    many_hands_with_side_pots(Db::Postgres).await;
-}
+crate::on_both_dbs!(reconnect_mid_hand: a_player_drops_mid_hand_and_reconnects_to_a_snapshot_on_sqlite, a_player_drops_mid_hand_and_reconnects_to_a_snapshot_on_postgres);
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_player_drops_mid_hand_and_reconnects_to_a_snapshot_on_sqlite() {
-    reconnect_mid_hand(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_player_drops_mid_hand_and_reconnects_to_a_snapshot_on_postgres() {
-    reconnect_mid_hand(Db::Postgres).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn r38_the_clock_warns_uses_the_time_bank_then_folds_and_sits_out_repeat_offenders_on_sqlite()
-{
-    clock_runs_out(Db::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn r38_the_clock_warns_uses_the_time_bank_then_folds_and_sits_out_repeat_offenders_on_postgres(
-) {
-    clock_runs_out(Db::Postgres).await;
-}
+crate::on_both_dbs!(clock_runs_out: r38_the_clock_warns_uses_the_time_bank_then_folds_and_sits_out_repeat_offenders_on_sqlite, r38_the_clock_warns_uses_the_time_bank_then_folds_and_sits_out_repeat_offenders_on_postgres);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
@@ -77,14 +51,7 @@ async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
     ann.send(&top_up(500)).await;
     ann.expect_error(ErrorCode::SeatRefused).await; // over the maximum buy-in
     ann.send(&top_up(50)).await;
-    let pending = ann
-        .until(|m| match m {
-            ServerMsg::Done {
-                request, pending, ..
-            } if request == "top_up" => Some(*pending),
-            _ => None,
-        })
-        .await;
+    let pending = ann.done("top_up").await.1;
     assert!(pending, "chips are added only between hands (R26)");
     ann.send(&ClientMsg::SitOut {
         table_id: tid(&table_id),
@@ -97,17 +64,7 @@ async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
     })
     .await;
     let [mut ann, mut ben] = <[Client; 2]>::try_from(clients).ok().unwrap();
-    let added = ann
-        .until(|m| match m {
-            ServerMsg::Done {
-                request,
-                amount,
-                pending: false,
-                ..
-            } if request == "top_up" => Some(*amount),
-            _ => None,
-        })
-        .await;
+    let added = ann.settled("top_up").await;
     assert_eq!(added, 50);
     let table = ann
         .until(|m| match m {
@@ -174,8 +131,7 @@ async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
         900 + cashed,
         "the whole stack went back to the wallet"
     );
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -355,8 +311,7 @@ async fn bad_input_gets_typed_errors_while_the_connection_and_table_carry_on() {
         simple_action(legal, false)
     })
     .await;
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -571,8 +526,7 @@ async fn players_choose_their_draws_and_agree_to_run_it_twice() {
     })
     .await;
     assert!(run_awards > 0, "the second run won half the pot");
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -621,8 +575,7 @@ async fn a_spectator_who_unwatches_receives_nothing_more_from_the_table() {
             "after unwatching: {m:?}"
         );
     }
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 /// A counter of `/metrics`.

@@ -42,16 +42,8 @@ pub async fn pokerd_with(
     heartbeat_ms: u64,
     settings: &[(&str, &str)],
 ) -> Node {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_pokerd"));
+    let mut command = super::pokerd::command(url);
     command
-        .env("DATABASE_URL", url)
-        .env("POKER__SERVER__ADDR", "127.0.0.1:0")
-        .env("POKER__ADMIN__TOKEN", super::TOKEN)
-        .envs(super::LOOSE_RATE_LIMITS)
-        .env("POKER__ROOM__MONEY", "real")
-        // Every player connects from 127.0.0.1.
-        .env("POKER__ROOM__SAME_ADDRESS_SEATING", "allow")
-        .env("POKER__LOG__FORMAT", "json")
         .env("POKER__CLUSTER__NATS_URL", nats_url)
         .env("POKER__CLUSTER__NODE", name)
         .env("POKER__CLUSTER__LEASE_MS", lease_ms.to_string())

@@ -10,6 +10,9 @@ pub mod nats;
 pub mod pokerd;
 pub mod python;
 pub mod random_bot;
+pub mod scenario;
+
+pub use scenario::{check_or_call, clock, named, Answer, Req, Scenario};
 
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
@@ -49,6 +52,28 @@ impl DbGuard {
         }
     }
 
+    /// A fresh Postgres the test may stop and start again (`None` when there is none, or
+    /// when `DATABASE_URL` names a server that is not the harness's own).
+    pub async fn stoppable_postgres(what: &str) -> Option<DbGuard> {
+        let guard = DbGuard::new(Db::Postgres).await?;
+        let DbGuard::Postgres(pg) = &guard else {
+            unreachable!("asked for Postgres")
+        };
+        if !pg.is_throwaway() {
+            eprintln!("SKIPPED: DATABASE_URL names a server {what} must not stop");
+            return None;
+        }
+        Some(guard)
+    }
+
+    /// The Postgres server itself, to stop and start.
+    pub fn postgres(&self) -> &TestPostgres {
+        match self {
+            DbGuard::Postgres(pg) => pg,
+            DbGuard::Sqlite(_) => panic!("a SQLite database"),
+        }
+    }
+
     pub fn url(&self) -> String {
         match self {
             DbGuard::Sqlite(s) => s.url.clone(),
@@ -62,6 +87,8 @@ pub struct Server {
     pub addr: std::net::SocketAddr,
     pub base: String,
     pub url: String,
+    /// The database, when the server owns it (started by a [`Scenario`]).
+    pub db: Option<DbGuard>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
 }
@@ -130,6 +157,7 @@ impl Server {
             addr,
             base,
             url: url.to_string(),
+            db: None,
             stop: Some(stop),
             task: Some(task),
         }
@@ -141,6 +169,7 @@ impl Server {
             addr,
             base: format!("http://{addr}"),
             url: url.to_string(),
+            db: None,
             stop: None,
             task: None,
         }
@@ -169,43 +198,23 @@ impl Server {
         token: Option<&str>,
         body: Option<Value>,
     ) -> (u16, Value) {
-        let client = reqwest::Client::new();
-        let url = format!("{}{path}", self.base);
-        let mut req = match method {
-            "GET" => client.get(url),
-            _ => client.post(url),
+        let how = Req {
+            token,
+            body,
+            ..Req::default()
         };
-        if let Some(t) = token {
-            req = req.bearer_auth(t);
-        }
-        if let Some(b) = body {
-            req = req.json(&b);
-        }
-        let resp = req.send().await.expect("the server answers");
-        let status = resp.status().as_u16();
-        (status, resp.json().await.unwrap_or(Value::Null))
+        let answer = self.send(method, path, how).await;
+        (answer.status, answer.body)
     }
 
     pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        let r = reqwest::Client::new()
-            .post(format!("{}{path}", self.base))
-            .bearer_auth(TOKEN)
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        let status = r.status().as_u16();
-        (status, r.json().await.unwrap_or(Value::Null))
+        let answer = self.post_as(TOKEN, path, body).await;
+        (answer.status, answer.body)
     }
 
     pub async fn get(&self, path: &str) -> (u16, String) {
-        let r = reqwest::Client::new()
-            .get(format!("{}{path}", self.base))
-            .bearer_auth(TOKEN)
-            .send()
-            .await
-            .unwrap();
-        (r.status().as_u16(), r.text().await.unwrap())
+        let answer = self.get_as(TOKEN, path).await;
+        (answer.status, answer.text)
     }
 
     pub async fn get_json(&self, path: &str) -> Value {
@@ -735,6 +744,14 @@ pub async fn reconnect(client: &mut Client, addr: std::net::SocketAddr, token: &
     client.ws = ws;
     client.last_decide = None;
     client.auth(token).await;
+}
+
+/// A number from the environment (a soak's seed, say), else `default`.
+pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
 /// A table id as the admin API writes it, typed for the protocol.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 /// The environment of every test `pokerd`: the test token, loose rate limits, a
 /// real-money room whose players may all connect from 127.0.0.1, JSON logs.
-fn command(url: &str) -> Command {
+pub fn command(url: &str) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_pokerd"));
     command
         .env_remove("POKER_CONFIG")

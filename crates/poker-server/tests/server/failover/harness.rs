@@ -488,14 +488,7 @@ pub(super) async fn seat_everyone(
         let mut client = Client::connect(nodes[node].server.addr, name).await;
         client.auth(&token).await;
         client.send(&sit(&tables[table].id, seat, BUY_IN)).await;
-        let bought = client
-            .until(|m| match m {
-                ServerMsg::Done {
-                    request, amount, ..
-                } if request == "sit" => Some(*amount),
-                _ => None,
-            })
-            .await;
+        let bought = client.done("sit").await.0;
         assert_eq!(bought, BUY_IN, "{name} bought in through {}", NODES[node]);
         players.push(Player {
             client,

@@ -11,6 +11,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 /// How many tables each node holds a live lease on.
+/// Each table's lease: its node and token.
+async fn lease_map(store: &SqlStore) -> BTreeMap<poker_store::TableId, (String, u64)> {
+    let all = store.leases().await.unwrap();
+    all.into_iter()
+        .map(|l| (l.table_id, (l.node, l.token)))
+        .collect()
+}
+
 async fn lease_counts(store: &SqlStore) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
     for lease in store.leases().await.unwrap().into_iter().filter(|l| l.live) {
@@ -121,13 +129,7 @@ async fn failover_a_node_that_joins_later_is_handed_its_share_of_tables_between_
         started.elapsed(),
         balanced_at - joined_at
     );
-    let leases: BTreeMap<_, _> = store
-        .leases()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|l| (l.table_id, (l.node, l.token)))
-        .collect();
+    let leases = lease_map(&store).await;
 
     // Play goes on at every table, two more hands each, with nobody refused anything.
     let before: Vec<u64> = game.tables.iter().map(|t| t.latest).collect();
@@ -143,13 +145,7 @@ async fn failover_a_node_that_joins_later_is_handed_its_share_of_tables_between_
     );
     assert_eq!(game.stale_refusals, 0);
     // Many heartbeats later, no table moved again (and none moved twice: its token).
-    let now: BTreeMap<_, _> = store
-        .leases()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|l| (l.table_id, (l.node, l.token)))
-        .collect();
+    let now = lease_map(&store).await;
     assert_eq!(now, leases, "the tables stay where they went");
     for table in &game.tables {
         let (node, token) = &leases[&store_id(table)];

@@ -7,13 +7,6 @@ use super::*;
 pub(super) const FROM_PROXY: (&str, &str) =
     ("POKER__SERVER__CLIENT_ADDRESS_HEADER", "x-forwarded-for");
 
-/// An answer: status, JSON body, `Retry-After` in seconds.
-pub(super) struct Answer {
-    pub(super) status: u16,
-    pub(super) body: Value,
-    pub(super) retry_after: Option<u64>,
-}
-
 /// Any request, from an address, with or without a bearer token.
 pub(super) async fn send(
     server: &Server,
@@ -23,30 +16,13 @@ pub(super) async fn send(
     from: &str,
     body: Option<Value>,
 ) -> Answer {
-    let client = reqwest::Client::new();
-    let url = format!("{}{path}", server.base);
-    let mut req = match method {
-        "GET" => client.get(url),
-        _ => client.post(url),
-    }
-    .header("x-forwarded-for", from);
-    if let Some(t) = token {
-        req = req.bearer_auth(t);
-    }
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    let r = req.send().await.expect("the server answers");
-    let status = r.status().as_u16();
-    let retry_after = r
-        .headers()
-        .get("retry-after")
-        .map(|v| v.to_str().unwrap().parse().expect("Retry-After in seconds"));
-    Answer {
-        status,
-        body: r.json().await.unwrap_or(Value::Null),
-        retry_after,
-    }
+    let how = Req {
+        token,
+        forwarded_for: Some(from),
+        body,
+        ..Req::default()
+    };
+    server.send(method, path, how).await
 }
 
 pub(super) async fn get(server: &Server, path: &str, token: &str) -> Answer {

@@ -3,6 +3,18 @@
 //! running out.
 
 use super::*;
+use common::{named, Scenario};
+
+/// Ann and Ben (1,000 each) seated with 100 at a table on this clock; `None` without
+/// the database.
+async fn heads_up(db: Db, clock: serde_json::Value) -> Option<(Server, String, Vec<Client>)> {
+    let room = Scenario::on(db)
+        .table_with(common::nl_rules(), clock)
+        .seated(&["ann", "ben"], 1000, 100)
+        .start()
+        .await?;
+    Some((room.server, room.table_id, room.clients))
+}
 
 pub(super) async fn many_hands_with_side_pots(db: Db) {
     let Some(guard) = DbGuard::new(db).await else {
@@ -32,9 +44,7 @@ pub(super) async fn many_hands_with_side_pots(db: Db) {
     // Different stacks, so that all-ins make side pots.
     for (seat, (name, buy_in)) in [("ann", 40), ("ben", 90), ("cat", 200)].iter().enumerate() {
         let mut c = server.client(name).await;
-        c.send(&sit(&table_id, seat as u32 * 2, *buy_in)).await;
-        c.until(|m| matches!(m, ServerMsg::Done { request, .. } if request == "sit").then_some(()))
-            .await;
+        c.sat(&table_id, seat as u32 * 2, *buy_in).await;
         clients.push(c);
     }
     // Everyone shoves every third hand; otherwise they call down.
@@ -61,24 +71,14 @@ pub(super) async fn many_hands_with_side_pots(db: Db) {
     ] {
         assert!(metrics.contains(line), "metrics lack {line}:\n{metrics}");
     }
-    server.stop().await;
-    assert_conserved(&server.audit().await, 3000);
+    server.finish(3000).await;
 }
 
 pub(super) async fn reconnect_mid_hand(db: Db) {
-    let Some(guard) = DbGuard::new(db).await else {
+    let Some((mut server, table_id, mut clients)) = heads_up(db, fast_clock()).await else {
         return;
     };
-    let mut server = Server::start(&guard.url(), &[]).await;
-    server.player("ann", 1000).await;
-    server.player("ben", 1000).await;
-    let table_id = server.table(fast_clock()).await;
-    let mut ann = server.client("ann").await;
-    let mut ben = server.client("ben").await;
-    ann.send(&sit(&table_id, 0, 100)).await;
-    ben.send(&sit(&table_id, 1, 100)).await;
     // Ann drops the moment she is asked to act.
-    let mut clients = vec![ann, ben];
     let (hand, asked) = loop {
         let mut found = None;
         for c in clients.iter_mut() {
@@ -129,23 +129,15 @@ pub(super) async fn reconnect_mid_hand(db: Db) {
         simple_action(legal, false)
     })
     .await;
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
 
 pub(super) async fn clock_runs_out(db: Db) {
-    let Some(guard) = DbGuard::new(db).await else {
+    let clock = json!({ "action_ms": 300, "warning_ms": 150, "time_bank_ms": 200, "max_timeouts": 2, "between_hands_ms": 0 });
+    let Some((mut server, table_id, clients)) = heads_up(db, clock).await else {
         return;
     };
-    let mut server = Server::start(&guard.url(), &[]).await;
-    server.player("ann", 1000).await;
-    server.player("ben", 1000).await;
-    let clock = json!({ "action_ms": 300, "warning_ms": 150, "time_bank_ms": 200, "max_timeouts": 2, "between_hands_ms": 0 });
-    let table_id = server.table(clock).await;
-    let mut ann = server.client("ann").await;
-    let mut ben = server.client("ben").await;
-    ann.send(&sit(&table_id, 0, 100)).await;
-    ben.send(&sit(&table_id, 1, 100)).await;
+    let [mut ann, mut ben] = named(clients);
     // Nobody answers. Per decision: a warning to the player, the time bank, then the
     // server folds for them (preflop there is a blind to call); after two timeouts in a
     // row a player sits out, and the game stops for want of two players.
@@ -205,6 +197,5 @@ pub(super) async fn clock_runs_out(db: Db) {
     ann.until(|m| matches!(m, ServerMsg::Turn { .. }).then_some(()))
         .await;
     drop(ben);
-    server.stop().await;
-    assert_conserved(&server.audit().await, 2000);
+    server.finish(2000).await;
 }
