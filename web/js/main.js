@@ -20,7 +20,7 @@ import { onBuyInRange } from "./buyin.js";
 import { newSeed, keepList, forgetSeed, mineFor, commitTo, closedListDigest, proofWords } from "./fairness.js";
 import { wireFeatures, afterRender } from "./features.js"; // issue 26: theme, filters, stats, notes, emoji, chips, tiling
 import { tileParam } from "./tiling.js"; // issue 26: a tile (`/?tile=ID`) opens on its table
-import { wirePrivate, renderPrivate, loadInvites, keepInvites } from "./private.js";
+import { wirePrivate, renderPrivate, loadInvites, keepInvites, showLedger } from "./private.js";
 
 let state = initialState({
   current: tileParam(location.search) || sessionStorage.getItem("pokerd.table"),
@@ -158,6 +158,7 @@ function run(e) {
     case "logout": logout(); $("#login-error").textContent = e.message; break;
     case "sit": S.sit(e.msg); break;
     case "keep_invites": keepInvites(sessionStorage, e.invites); break;
+    case "show_ledger": showLedger(); break;
   }
 }
 

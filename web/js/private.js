@@ -288,6 +288,64 @@ export function renderPrivate() {
   }
 }
 
+// ---------------------------------------------------------------- the ledger
+
+/**
+ * A ledger as CSV lines (a header, a line per player, the rake), for the host's records:
+ * `name,bought_in,cashed_out,at_table,net`.
+ */
+export function ledgerCsv(ledger) {
+  const quote = (t) => (/[",\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t);
+  const lines = ["player,bought_in,cashed_out,at_table,net"];
+  for (const l of ledger.lines) lines.push([quote(l.name), l.bought_in, l.cashed_out, l.stack, l.net].join(","));
+  lines.push(["(rake)", 0, 0, 0, -ledger.rake].join(","));
+  return lines.join("\n") + "\n";
+}
+
+/** Whether the ledger's nets and rake sum to zero, as every chip lost went somewhere. */
+export function ledgerBalances(ledger) {
+  return ledger.lines.reduce((sum, l) => sum + l.net, 0) + ledger.rake === 0;
+}
+
+const signed = (n) => (n > 0 ? "+" + n : String(n));
+
+/** Shows the last ledger received (`state.private.ledger`) in its dialog. */
+export function showLedger() {
+  const L = S.state.private.ledger;
+  if (!L) return;
+  $("#ledger-title").textContent = (L.final ? "Settle-up: " : "Ledger: ") + L.name;
+  setText($("#ledger-info"), L.final
+    ? "The game ended: everyone was cashed out. Each net is what to pay (negative) or be paid."
+    : "So far, from the room's ledger; a hand in progress counts once it ends.");
+  const body = $("#ledger-table").tBodies[0];
+  body.replaceChildren(...L.lines.map((l) => {
+    const tr = el("tr");
+    const cells = [l.name, l.bought_in, l.cashed_out, l.stack, signed(l.net)];
+    cells.forEach((c, i) => {
+      const td = el(i === 0 ? "th" : "td", i === 4 ? (l.net < 0 ? "neg" : l.net > 0 ? "pos" : null) : null, String(c));
+      if (i === 0) td.scope = "row";
+      tr.append(td);
+    });
+    return tr;
+  }));
+  setText($("#ledger-check"), (L.rake ? "Rake " + L.rake + ". " : "") +
+    (ledgerBalances(L) ? "The nets" + (L.rake ? " and the rake" : "") + " sum to zero." : "The nets do not sum to zero: tell the room's operator."));
+  const d = $("#ledger-dialog");
+  if (!d.open) d.showModal();
+}
+
+function downloadLedger() {
+  const L = S.state.private.ledger;
+  if (!L) return;
+  const a = el("a");
+  a.href = URL.createObjectURL(new Blob([ledgerCsv(L)], { type: "text/csv" }));
+  a.download = "ledger-" + L.name.replace(/[^\w.-]+/g, "_") + ".csv";
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+
 /** Wires the dialogs and buttons; `h.signIn(token)` starts a session made here. */
 export function wirePrivate(state, h) {
   S = state;
@@ -315,6 +373,9 @@ export function wirePrivate(state, h) {
     const id = who.value;
     ask("Remove " + name + "? A hand they are in is folded, and their chips go back to their wallet.", "Remove", () => host({ do: "remove", player_id: id }));
   });
+  $("#ledger-open").addEventListener("click", () => S.dispatch({ type: "ui_ledger" }));
+  $("#ledger-close").addEventListener("click", () => $("#ledger-dialog").close());
+  $("#ledger-download").addEventListener("click", downloadLedger);
   $("#host-end").addEventListener("click", () => ask("End the game? The hand in progress finishes, then everyone is cashed out.", "End the game", () => host({ do: "end" })));
   const link = parseInvite(location.hash);
   if (link) openJoin(link);

@@ -37,11 +37,16 @@ export function initialState({ current = null, token = false, invites = {} } = {
  * just made whose host sits down when its snapshot comes (`hostSit`), the tables this page
  * sat the player down at once let in (`satAt`), the sit sent and not yet seen refused
  * (`sitting`: { table, seat }), by table the seats a sit of this page was refused at
- * (`refused`, see `freeSeat`), and the table whose invite was presented again after a
- * refusal (`retried`).
+ * (`refused`, see `freeSeat`), the table whose invite was presented again after a
+ * refusal (`retried`), the last ledger received (`ledger`: { table_id, name, lines, rake,
+ * final }, final once the game ended) and the table whose ledger this page asked for
+ * (`ledgerAsked`).
  */
 export function newPrivate(invites = {}) {
-  return { invites, pending: null, hostSit: null, satAt: [], sitting: null, refused: {}, retried: null };
+  return {
+    invites, pending: null, hostSit: null, satAt: [], sitting: null, refused: {}, retried: null,
+    ledger: null, ledgerAsked: null,
+  };
 }
 
 /** One table's state before its snapshot. */
@@ -96,7 +101,8 @@ export const LOCAL = ["ui_focus", "ui_open_table", "ui_lobby", "ui_act", "ui_sho
  * `{ type: "your_turn", table_id }` (clear the table of what covers it),
  * `{ type: "settings" }` (load the player's saved settings), `{ type: "logout", message }`,
  * `{ type: "sit", msg }` (take a seat: main.js sends the sit with the seed's commitment),
- * `{ type: "keep_invites", invites }` (the private games' invites, kept for the tab).
+ * `{ type: "keep_invites", invites }` (the private games' invites, kept for the tab),
+ * `{ type: "show_ledger" }` (show `state.private.ledger`).
  */
 export function reduce(state, m) {
   const r = { state: { ...state, tables: new Map(state.tables) }, effects: [] };
@@ -482,10 +488,26 @@ const HANDLERS = {
     T.table = { ...T.table, chat: m.enabled };
     T.chat.push({ off: m.enabled ? "The chat is on again." : "An operator turned the chat off." });
   },
+  ledger(r, m, id) {
+    // A private game's ledger: shown when this page asked for it, and when the game ends
+    // (its last one comes just before `table_closed`, every seat cashed out).
+    const P = priv(r);
+    const T = r.state.tables.get(id);
+    P.ledger = { table_id: id, name: tableName(T, "The game"), lines: m.lines, rake: m.rake, final: false };
+    if (P.ledgerAsked === id) {
+      P.ledgerAsked = null;
+      r.effects.push({ type: "show_ledger" });
+    }
+  },
   table_closed(r, m, id) {
     const S = r.state;
     const T = S.tables.get(id);
     if (!T) return;
+    if (S.private.ledger && S.private.ledger.table_id === id) {
+      // The game's settle-up: its ledger once everyone was cashed out.
+      priv(r).ledger = { ...S.private.ledger, final: true };
+      r.effects.push({ type: "show_ledger" });
+    }
     toast(r, tableName(T, "The table") + " was closed; your chips are back in your wallet.");
     S.tables.delete(id);
     if (id === S.current) goLobby(r);
@@ -570,6 +592,14 @@ const HANDLERS = {
   },
   ui_present(r) { present(r); },
   ui_invite_drop(r) { r.state.private = { ...r.state.private, pending: null }; },
+  ui_ledger(r) {
+    // Asked of the private game on screen; shown when it answers.
+    const id = r.state.current;
+    const T = id && r.state.tables.get(id);
+    if (!T || !T.table || !T.table.private || !r.state.online) return;
+    priv(r).ledgerAsked = id;
+    r.effects.push({ type: "send", msg: { type: "ledger", table_id: id } });
+  },
   conn_down(r) {
     r.state.online = false;
     // What was sent about the seeds may be lost with the connection: sent again on the

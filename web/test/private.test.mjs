@@ -159,3 +159,32 @@ test("logging out keeps the tab's invites and the invite waiting to be presented
   const { effects } = play(state, welcome(ANN, "ann"));
   assert.deepEqual(sent(effects).filter((m) => m.type === "join_private"), []);
 });
+
+test("the ledger: asked of the game on screen and shown when it answers; the last one is the settle-up when the game ends", async () => {
+  const { ledgerCsv, ledgerBalances } = await import("../js/private.js");
+  const lines = [
+    { player_id: HOST, name: "hostess", bought_in: 200, cashed_out: 0, stack: 260, net: 60 },
+    { player_id: ANN, name: "ann, \"the shark\"", bought_in: 400, cashed_out: 330, stack: 0, net: -70 },
+  ];
+  let { state, effects } = play(initialState({ current: TABLE, token: true }), welcome(HOST, "hostess"),
+    { type: "snapshot", table: privateTable([seat(0, HOST, "hostess")]), chat: [] }, { type: "ui_ledger" });
+  assert.deepEqual(sent(effects).at(-1), { type: "ledger", table_id: TABLE });
+  ({ state, effects } = play(state, { type: "ledger", table_id: TABLE, lines, rake: 10 }));
+  assert.equal(of(effects, "show_ledger").length, 1, "shown: this page asked");
+  assert.deepEqual(state.private.ledger, { table_id: TABLE, name: "Home", lines, rake: 10, final: false });
+  // The game ends: its last ledger comes unasked, then the table closes.
+  ({ state, effects } = play(state, { type: "ledger", table_id: TABLE, lines, rake: 10 }));
+  assert.equal(of(effects, "show_ledger").length, 0, "not asked: kept, not shown");
+  ({ state, effects } = play(state, { type: "table_closed", table_id: TABLE }));
+  assert.equal(of(effects, "show_ledger").length, 1, "the settle-up is shown");
+  assert.equal(state.private.ledger.final, true);
+  assert.equal(state.view, "lobby");
+  assert.ok(ledgerBalances(state.private.ledger), "60 - 70 + 10 = 0");
+  assert.equal(ledgerBalances({ lines, rake: 0 }), false);
+  assert.equal(ledgerCsv(state.private.ledger),
+    "player,bought_in,cashed_out,at_table,net\nhostess,200,0,260,60\n\"ann, \"\"the shark\"\"\",400,330,0,-70\n(rake),0,0,0,-10\n");
+  // A public table has no ledger to ask.
+  ({ effects } = play(initialState({ current: TABLE, token: true }), welcome(HOST, "hostess"),
+    { type: "snapshot", table: { ...privateTable([]), private: null }, chat: [] }, { type: "ui_ledger" }));
+  assert.deepEqual(sent(effects).filter((m) => m.type === "ledger"), []);
+});
