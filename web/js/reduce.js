@@ -39,13 +39,14 @@ export function initialState({ current = null, token = false, invites = {} } = {
  * (`sitting`: { table, seat }), by table the seats a sit of this page was refused at
  * (`refused`, see `freeSeat`), the table whose invite was presented again after a
  * refusal (`retried`), the last ledger received (`ledger`: { table_id, name, lines, rake,
- * final }, final once the game ended) and the table whose ledger this page asked for
- * (`ledgerAsked`).
+ * final }, final once the game ended), the table whose ledger this page asked for
+ * (`ledgerAsked`), and for a host the seat requests already announced (`asking`: table id
+ * -> player ids).
  */
 export function newPrivate(invites = {}) {
   return {
     invites, pending: null, hostSit: null, satAt: [], sitting: null, refused: {}, retried: null,
-    ledger: null, ledgerAsked: null,
+    ledger: null, ledgerAsked: null, asking: {},
   };
 }
 
@@ -622,7 +623,10 @@ function focus(r, id) {
 // itself once let in (the host at the table just made).
 function privateGames(r, m, id) {
   if (m.type === "welcome") present(r);
-  if ((m.type === "snapshot" || m.type === "seats") && id) sitIfLetIn(r, id);
+  if ((m.type === "snapshot" || m.type === "seats") && id) {
+    sitIfLetIn(r, id);
+    seatRequests(r, id);
+  }
   if (m.type === "error" && m.code === "seat_refused") sitElsewhere(r);
   if (m.type === "error" && m.code === "private_refused") presentAgain(r);
 }
@@ -678,6 +682,28 @@ function sitIfLetIn(r, id) {
   }
   const sitting = S.private.sitting;
   if (sitting && sitting.table === id && mySeat(S, T) !== null) priv(r).sitting = null;
+}
+
+// The host hears of each new seat request at once, even on another tab or table: a
+// sound, a notification when the page is hidden, and a word on the notices line (the
+// page's title counts the requests waiting: views.js `renderTitle`).
+function seatRequests(r, id) {
+  const S = r.state;
+  const T = S.tables.get(id);
+  const me = S.me && S.me.player_id;
+  if (!T || !T.table || !T.table.private || T.table.private.host !== me) return;
+  const asking = T.table.private.requests;
+  const seen = S.private.asking[id] || [];
+  const now = asking.map((q) => q.player_id);
+  if (now.length === seen.length && now.every((p, i) => p === seen[i])) return;
+  const P = priv(r);
+  P.asking = { ...P.asking, [id]: now };
+  for (const q of asking.filter((q) => !seen.includes(q.player_id))) {
+    const text = q.name + " asks for a seat at " + T.table.name;
+    r.effects.push({ type: "beep", freq: 660, secs: 0.25 });
+    r.effects.push({ type: "notify", title: "Seat request", body: text, table_id: id });
+    toast(r, text, T);
+  }
 }
 
 // The seat went to someone else first (another friend let in at the same moment): sat

@@ -45,9 +45,15 @@ export function renderTitle(S) {
   const waiting = [...S.tables.values()].filter((T) => T.decide && T.table);
   const cur = S.tables.get(S.current);
   let title;
+  // A host's games where friends wait for an answer.
+  const me = S.me && S.me.player_id;
+  const asked = [...S.tables.values()].filter((T) => T.table && T.table.private && T.table.private.host === me && T.table.private.requests.length);
+  const asking = asked.reduce((n, T) => n + T.table.private.requests.length, 0);
   if (waiting.length) {
     const first = waiting.find((T) => T.id !== S.current) || waiting[0];
     title = "\u25B6 Your turn at " + first.table.name + " \u2013 pokerd";
+  } else if (asking) {
+    title = "\u270B " + asking + (asking === 1 ? " seat request" : " seat requests") + " at " + asked[0].table.name + " \u2013 pokerd";
   } else {
     title = S.view === "table" && cur && cur.table ? cur.table.name + " \u2013 pokerd" : "pokerd";
   }

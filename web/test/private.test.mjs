@@ -188,3 +188,21 @@ test("the ledger: asked of the game on screen and shown when it answers; the las
     { type: "snapshot", table: { ...privateTable([]), private: null }, chat: [] }, { type: "ui_ledger" }));
   assert.deepEqual(sent(effects).filter((m) => m.type === "ledger"), []);
 });
+
+test("the host hears of each new seat request once: a sound, a notification, a word", () => {
+  let { state, effects } = play(initialState({ current: TABLE, token: true }), welcome(HOST, "hostess"),
+    { type: "snapshot", table: privateTable([seat(0, HOST, "hostess")]), chat: [] });
+  assert.equal(of(effects, "notify").length, 0);
+  const asking = privateTable([seat(0, HOST, "hostess")], { requests: [{ player_id: ANN, name: "ann" }] });
+  ({ state, effects } = play(state, { type: "seats", table_id: TABLE, table: asking }));
+  assert.deepEqual(of(effects, "notify"), [{ type: "notify", title: "Seat request", body: "ann asks for a seat at Home", table_id: TABLE }]);
+  assert.equal(of(effects, "beep").length, 1);
+  ({ state, effects } = play(state, { type: "seats", table_id: TABLE, table: asking }));
+  assert.equal(of(effects, "notify").length, 0, "once");
+  const two = privateTable([seat(0, HOST, "hostess")], { requests: [{ player_id: ANN, name: "ann" }, { player_id: BEN, name: "ben" }] });
+  ({ state, effects } = play(state, { type: "seats", table_id: TABLE, table: two }));
+  assert.deepEqual(of(effects, "notify").map((e) => e.body), ["ben asks for a seat at Home"]);
+  // A friend hears nothing of the others' requests.
+  ({ effects } = play(initialState({ current: TABLE, token: true }), welcome(BEN, "ben"), { type: "snapshot", table: two, chat: [] }));
+  assert.equal(of(effects, "notify").length, 0);
+});
