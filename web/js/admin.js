@@ -298,10 +298,20 @@ const CONSOLE = {
     if (m.q) call(r, "got_hand_players", "/admin/players?q=" + encodeURIComponent(m.q));
     else r.state.handPlayers = [];
   },
-  got_hand_players(r, m) { r.state.handPlayers = m.answer; },
+  got_hand_players(r, m) {
+    r.state.handPlayers = m.answer;
+    if (!m.find) return;
+    // Searched with a name typed and no player chosen yet: the one player of that name
+    // (or the only one found) is searched at once, in one click.
+    const q = m.find.q.toLowerCase();
+    const pick = m.answer.find((p) => p.name.toLowerCase() === q) || (m.answer.length === 1 ? m.answer[0] : null);
+    if (pick) CONSOLE.ui_find_hands(r, { ...m.find, playerId: pick.player_id, q: "" });
+    else notice(r, m.answer.length ? "Choose the player among the " + m.answer.length + " found" : "No player named like " + m.find.q, true);
+  },
   ui_find_hands(r, m) {
     const ctx = { table: m.table || "", from: m.from || "", to: m.to || "" };
-    if (m.playerId) call(r, "got_hands", `/admin/players/${m.playerId}/hands?limit=500`, { ctx });
+    if (!m.playerId && m.q) call(r, "got_hand_players", "/admin/players?q=" + encodeURIComponent(m.q), { ctx: { find: { ...ctx, q: m.q } } });
+    else if (m.playerId) call(r, "got_hands", `/admin/players/${m.playerId}/hands?limit=500`, { ctx });
     else if (m.table) call(r, "got_hands", `/admin/tables/${m.table}/hands?limit=500`, { ctx });
     else notice(r, "Choose a table or a player", true);
   },
@@ -1099,7 +1109,7 @@ function wire() {
   $("#hand-player").addEventListener("change", () => dispatch({ type: "ui_hand_player", q: $("#hand-player").value.trim() }));
   $("#hand-search").addEventListener("submit", (e) => {
     e.preventDefault();
-    dispatch({ type: "ui_find_hands", playerId: $("#hand-player-id").value, table: $("#hand-table").value, from: $("#hand-from").value, to: $("#hand-to").value });
+    dispatch({ type: "ui_find_hands", playerId: $("#hand-player-id").value, q: $("#hand-player").value.trim(), table: $("#hand-table").value, from: $("#hand-from").value, to: $("#hand-to").value });
   });
   const shownHand = (format) => () => { if (state.handShown) dispatch({ type: "ui_view_hand", hand: state.handShown.hand, format }); };
   $("#show-stars").addEventListener("click", shownHand("pokerstars"));

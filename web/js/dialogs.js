@@ -36,7 +36,7 @@ export async function openBuyIn(S, seat) {
   let balance = null;
   try { balance = (await api(S, "/api/me")).balance; } catch (_) { /* shown as unknown */ }
   const c = buyInChoice(await asked, t, balance);
-  setup("Buy in at seat " + (seat + 1), c.min, c.max, balance, true, "Sit down", c);
+  setup("Buy in at " + t.name + ", seat " + (seat + 1), c.min, c.max, balance, true, "Sit down", c);
 }
 
 /** Top up, or rebuy when busted: at least enough to reach the minimum buy-in. */
@@ -51,7 +51,7 @@ export async function openTopUp(S, rebuy = false) {
   let balance = 0;
   try { balance = (await api(S, "/api/me")).balance; } catch (e) { S.toast(e.message); return; }
   const min = Math.max(1, Math.min(room, t.min_buy_in - stack));
-  const title = rebuy ? "You are out of chips: rebuy?" : "Top up";
+  const title = (rebuy ? "You are out of chips: rebuy at " : "Top up at ") + t.name + (rebuy ? "?" : "");
   setup(title, min, Math.min(room, balance), balance, false, rebuy ? "Rebuy" : "Add chips");
   if (room <= 0) $("#buy-in-error").textContent = "Your stack is at the table's maximum.";
 }
@@ -61,6 +61,8 @@ function setup(title, min, max, balance, showWait, confirm, choice = null) {
   $("#buy-in-range").textContent = choice ? choice.text + (choice.note ? " \u00b7 " + choice.note : "")
     : "Between " + min + " and " + Math.max(max, 0) + (balance !== null ? " \u00b7 wallet " + balance : "");
   for (const inp of [$("#buy-in-slider"), $("#buy-in-amount")]) { inp.min = min; inp.max = max; inp.value = choice ? choice.value : max; }
+  // One amount allowed (a fixed buy-in, or the rathole rule's): nothing to slide.
+  $("#buy-in-slider").classList.toggle("hidden", max <= min);
   $("#buy-in-wait").parentElement.classList.toggle("hidden", !showWait);
   $("#buy-in-error").textContent = max < min ? "Not enough in your wallet." : "";
   $("#buy-in-confirm").disabled = max < min || max <= 0;

@@ -5,12 +5,23 @@
 
 import { arrange } from "./dom.js";
 
+/**
+ * A table nobody plays at (fewer than two players): the lobby shows no average pot or
+ * hands an hour for it (the last hour's figures say nothing about it now), and sorting
+ * by them puts it last, as what is shown, not by the hidden figure.
+ */
+export function idle(t) {
+  return t.players < 2;
+}
+
+const shown = (t, key) => (idle(t) ? -1 : t[key] || 0);
+
 export const SORTS = {
   name: (a, b) => a.name.localeCompare(b.name),
   stakes: (a, b) => bigBlind(a.stakes) - bigBlind(b.stakes) || a.name.localeCompare(b.name),
   players: (a, b) => b.players - a.players || a.name.localeCompare(b.name),
   free: (a, b) => (b.seats - b.players) - (a.seats - a.players) || a.name.localeCompare(b.name),
-  avg_pot: (a, b) => (b.avg_pot || 0) - (a.avg_pot || 0) || a.name.localeCompare(b.name),
+  avg_pot: (a, b) => shown(b, "avg_pot") - shown(a, "avg_pot") || a.name.localeCompare(b.name),
 };
 
 /** The big blind of a stakes label ("1/2" -> 2, "5/10 ante 1" -> 10; 0 if none). */

@@ -157,6 +157,10 @@ async function openJoin(link) {
   history.replaceState(null, "", location.pathname);
   const d = $("#join-dialog");
   $("#join-error").textContent = "";
+  // Nothing to join at a wrong link or an ended game: the dialog only says so.
+  const open = r.ok && info.status === "open";
+  $("#join-submit").classList.toggle("hidden", !open);
+  $("#join-cancel").textContent = open ? "Not now" : "Close";
   if (!r.ok) {
     $("#join-title").textContent = "No game at this link";
     $("#join-info").textContent = "The link is wrong or incomplete: ask your host for it again.";
@@ -379,4 +383,9 @@ export function wirePrivate(state, h) {
   $("#host-end").addEventListener("click", () => ask("End the game? The hand in progress finishes, then everyone is cashed out.", "End the game", () => host({ do: "end" })));
   const link = parseInvite(location.hash);
   if (link) openJoin(link);
+  // A link pasted into a tab already open changes only the hash: joined all the same.
+  window.addEventListener("hashchange", () => {
+    const pasted = parseInvite(location.hash);
+    if (pasted) openJoin(pasted);
+  });
 }

@@ -6,6 +6,7 @@
 import { SUITS, cardName, family, potsOf, raiseLabel, completes, callLabel, sizing, legalAmount, seatPosition, mySeat, myPlayer, inHand } from "./state.js";
 import { $, el, keyed, arrange, setText } from "./dom.js";
 import { canShowHand } from "./reduce.js";
+import { idle } from "./lobbyfilter.js";
 
 export { $, el, mySeat, myPlayer, inHand };
 
@@ -70,12 +71,14 @@ export function showToast(text, ms = 2500) {
   toastTimer = setTimeout(() => t.classList.add("hidden"), ms);
 }
 
-/** A word about another table: kept quietly in the notices line, the last three. */
+/**
+ * A word about another table: kept quietly in the notices line, the last three (a screen
+ * reader hears each; the line shows the newest, and never changes height).
+ */
 export function showNotice(text) {
   const box = $("#notices");
   box.append(el("p", "", text));
   while (box.childElementCount > 3) box.firstChild.remove();
-  box.classList.remove("hidden");
 }
 
 /** What a screen reader says now (the player's turn). */
@@ -125,8 +128,8 @@ export function renderLobby(S, ui) {
     if (tr.className !== cls) tr.className = cls;
     const seats = t.players + "/" + t.seats + (t.waiting ? " +" + t.waiting + " waiting" : "");
     // Nobody playing: the last hour's figures say nothing about the table now.
-    const idle = t.players < 2;
-    [t.name, t.game, t.stakes, seats, idle ? "\u2014" : t.avg_pot, idle ? "\u2014" : t.hands_per_hour].forEach((v, k) => setText(tr.cells[k], v));
+    const quiet = idle(t);
+    [t.name, t.game, t.stakes, seats, quiet ? "\u2014" : t.avg_pot, quiet ? "\u2014" : t.hands_per_hour].forEach((v, k) => setText(tr.cells[k], v));
     const b = tr.cells[6].firstChild;
     setText(b, mine ? "Return" : "Open");
     const label = (mine ? "Return to " : "Open ") + t.name;

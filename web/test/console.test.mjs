@@ -130,6 +130,19 @@ test("hands by player or table, within the days chosen; without either, the oper
   assert.deepEqual(withinDays(hands, "", "").length, 3);
 });
 
+test("hands by a player's name typed: looked up and searched in one click", () => {
+  let { state, effects } = play(signedIn(), { type: "ui_find_hands", playerId: "", q: "Ann", table: "", from: "", to: "" });
+  assert.deepEqual(calls(effects), ["GET /admin/players?q=Ann -> got_hand_players"]);
+  const found = [{ player_id: "p2", name: "annie" }, { player_id: "p1", name: "ann" }];
+  ({ state, effects } = play(state, { type: "got_hand_players", answer: found, ...effects[0].ctx }));
+  assert.deepEqual(calls(effects), ["GET /admin/players/p1/hands?limit=500 -> got_hands"], "the exact name, at once");
+  assert.deepEqual(state.handPlayers, found);
+  ({ state, effects } = play(state, { type: "ui_find_hands", playerId: "", q: "an", table: "", from: "", to: "" }));
+  ({ state, effects } = play(state, { type: "got_hand_players", answer: found, ...effects[0].ctx }));
+  assert.deepEqual(calls(effects), [], "two players named like it: the operator chooses");
+  assert.equal(state.notice.text, "Choose the player among the 2 found");
+});
+
 test("a player's hands: chosen as the hands' player, and searched at once in the hands section", () => {
   const ann = { player_id: "p1", name: "ann" };
   const { state, effects } = play(signedIn(), { type: "got_player", answer: ann, key: "k" }, { type: "ui_player_hands", inputs: { from: "", to: "" } });
