@@ -120,6 +120,7 @@ export const GROUPS = [
     { id: "clock.action_ms", label: "Seconds to act", kind: "number", min: 1, unit: 1000, step: "any", help: "The time a player has for each decision; then the hand is dead: fold, or check when free (R38)." },
     { id: "clock.warning_ms", label: "Warning, seconds left", kind: "number", min: 0, unit: 1000, step: "any", help: "The player is warned when this much of the time is left; 0 for no warning (R38)." },
     { id: "clock.time_bank_ms", label: "Time bank, seconds", kind: "number", min: 0, unit: 1000, step: "any", help: "Extra time each player has on sitting down, used when the time to act runs out." },
+    { id: "clock.showdown_ms", label: "Showdown pause, seconds", kind: "number", min: 0, unit: 1000, step: "any", help: "Added to the pause before the next hand for each pot shown down (each board of a pot run twice; at most four), so players can read the showdown; 0 for none." },
     { id: "chat.enabled", label: "Chat", kind: "check", help: "Seated players may chat (the floor switches it live too)." },
     { id: "rabbit_hunt", label: "Rabbit hunt", kind: "check", help: "After a hand that ended early, show everyone the cards it would have dealt." },
   ] },
@@ -129,7 +130,7 @@ export const GROUPS = [
 export const FIELDS = new Map(GROUPS.flatMap((g) => g.fields.map((f) => [f.id, f])));
 
 const get = (obj, path) => path.split(".").reduce((o, k) => (o == null ? undefined : o[k]), obj);
-const defaults = { clock: { action_ms: 30000, warning_ms: 10000, time_bank_ms: 60000 }, chat: { enabled: true } };
+const defaults = { clock: { action_ms: 30000, warning_ms: 10000, time_bank_ms: 60000, showdown_ms: 2500 }, chat: { enabled: true } };
 
 /// The form's values (text for inputs, booleans for checkboxes) read from a create-table
 /// body, such as a preset's.
@@ -243,6 +244,7 @@ export function bodyFrom(values, base) {
   body.clock.action_ms = num("clock.action_ms");
   body.clock.warning_ms = num("clock.warning_ms");
   body.clock.time_bank_ms = num("clock.time_bank_ms");
+  body.clock.showdown_ms = num("clock.showdown_ms");
   body.chat.enabled = Boolean(v["chat.enabled"]);
   body.rabbit_hunt = Boolean(v.rabbit_hunt);
   return { body, problems };
@@ -304,7 +306,7 @@ export function check(body) {
   if (o.run_it_twice && !BOARD.includes(r.game)) bad("rules.options.run_it_twice", "run it twice needs a game with a board");
   if (o.rake && o.rake.basis_points > 10000) bad("rules.options.rake", "rake cannot exceed 100% of a pot");
   if (!(body.clock && body.clock.action_ms > 0)) bad("clock.action_ms", "the action clock must give some time");
-  for (const k of ["action_ms", "warning_ms", "time_bank_ms"]) {
+  for (const k of ["action_ms", "warning_ms", "time_bank_ms", "showdown_ms"]) {
     const ms = body.clock ? body.clock[k] : 0;
     if (ms > MAX_CLOCK_MS) bad("clock." + k, `${k} is ${ms}: a clock setting is at most ${MAX_CLOCK_MS} ms (a day)`);
   }

@@ -15,7 +15,7 @@ const nl = {
     missed_blinds: "dead_small_live_big", min_buy_in: 40, max_buy_in: 200, rathole_secs: 3600,
     max_missed_big_blinds: 10, kill: null, rock: false, straddle: true,
   },
-  clock: { action_ms: 20000, warning_ms: 7000, time_bank_ms: 30000 },
+  clock: { action_ms: 20000, warning_ms: 7000, time_bank_ms: 30000, showdown_ms: 2500 },
 };
 const stud = {
   name: "FL 7 Card Stud 2/4",
@@ -23,7 +23,7 @@ const stud = {
     ...structuredClone(nl.rules), game: "stud", structure: "fixed_limit", stakes: { small_bet: 2, big_bet: 4, bring_in: 1 },
     max_raises: 4, uncapped_heads_up: true, seat_count: 7, small_blind: 0, big_blind: 0, ante: { kind: "each", amount: 1 }, straddle: undefined,
   },
-  clock: { action_ms: 20000, warning_ms: 7000, time_bank_ms: 30000 },
+  clock: { action_ms: 20000, warning_ms: 7000, time_bank_ms: 30000, showdown_ms: 2500 },
 };
 delete stud.rules.straddle;
 

@@ -38,8 +38,7 @@ fn stud(game: &str) -> Value {
     r
 }
 
-const CLOCK: fn() -> Value =
-    || json!({ "action_ms": 20000, "warning_ms": 7000, "time_bank_ms": 30000 });
+const CLOCK: fn() -> Value = || json!({ "action_ms": 20000, "warning_ms": 7000, "time_bank_ms": 30000, "showdown_ms": 2500 });
 
 /// Every preset, in the order the console lists them.
 pub fn all() -> Vec<Preset> {

@@ -132,10 +132,12 @@ impl Clock {
         self.next_hand_at = at;
     }
 
-    /// The pause between hands starts now.
-    pub(super) fn pause_between_hands(&mut self) {
-        self.next_hand_at =
-            Some(Instant::now() + Duration::from_millis(self.rules.between_hands_ms));
+    /// The pause between hands starts now: longer by `showdown_ms` for each of the
+    /// hand's pots shown down (`shown_down`, at most four count).
+    pub(super) fn pause_between_hands(&mut self, shown_down: u64) {
+        let showdowns = self.rules.showdown_ms.saturating_mul(shown_down.min(4));
+        let pause = self.rules.between_hands_ms.saturating_add(showdowns);
+        self.next_hand_at = Some(Instant::now() + Duration::from_millis(pause));
     }
 
     /// When the decision asked times out next (the warning, the bank, the end), given

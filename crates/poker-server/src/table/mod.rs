@@ -217,6 +217,11 @@ pub struct ClockRules {
     pub max_timeouts: u32,
     /// Pause between hands, so players see the result.
     pub between_hands_ms: u64,
+    /// Added to that pause for each pot shown down (each board of a pot run twice
+    /// counts, a high-low pot's halves once; at most four): time to read a showdown.
+    /// 0, the default for a table made without it: none. The presets, and so the
+    /// private games, take 2.5 s.
+    pub showdown_ms: u64,
     /// How long a seat offered to the first on the waiting list is held.
     pub seat_offer_ms: u64,
 }
@@ -229,6 +234,7 @@ impl Default for ClockRules {
             time_bank_ms: 60_000,
             max_timeouts: 2,
             between_hands_ms: 2_000,
+            showdown_ms: 0,
             seat_offer_ms: 30_000,
         }
     }

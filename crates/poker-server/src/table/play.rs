@@ -12,7 +12,7 @@ use super::writer::*;
 use super::*;
 use poker_protocol::ServerMsg;
 use poker_rules::table::SitOut;
-use poker_rules::{Action, CardSource, Decision, Hand};
+use poker_rules::{Action, CardSource, Decision, Event, Hand};
 use poker_store::{now_ms, PlayerId, TableStatus};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -352,6 +352,7 @@ impl Actor {
             return;
         };
         self.clock.stop();
+        let shown_down = shown_down(cur.events());
         self.uncontested = super::show::Uncontested::of(&cur);
         self.send_proofs(
             cur.number(),
@@ -382,7 +383,7 @@ impl Actor {
         }
         self.seats_changed();
         self.save_table();
-        self.clock.pause_between_hands();
+        self.clock.pause_between_hands(shown_down);
     }
 
     pub(super) fn act(
@@ -570,5 +571,88 @@ impl Actor {
             amount: 0,
             pending: false,
         })
+    }
+}
+
+/// How many pots a hand's showdown awarded, each board of a pot run twice apart and a
+/// high-low pot's halves as one: 0 when nobody showed (the hand was won uncontested).
+fn shown_down(events: &[Event]) -> u64 {
+    if !events.iter().any(|e| matches!(e, Event::Shown { .. })) {
+        return 0;
+    }
+    let awards: std::collections::BTreeSet<(usize, u8)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PotAwarded { pot, run, .. } => Some((*pot, *run)),
+            _ => None,
+        })
+        .collect();
+    awards.len() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use poker_rules::PotShare;
+
+    fn award(pot: usize, run: u8, share: PotShare) -> Event {
+        Event::PotAwarded {
+            pot,
+            run,
+            share,
+            amount: 10,
+            winners: vec![(0, 10)],
+        }
+    }
+
+    fn shown() -> Event {
+        Event::Shown {
+            player: 0,
+            cards: poker_rules::Cards::default(),
+        }
+    }
+
+    #[test]
+    fn a_showdown_counts_its_pots_and_boards_and_an_uncontested_hand_none() {
+        assert_eq!(shown_down(&[award(0, 0, PotShare::All)]), 0, "uncontested");
+        assert_eq!(shown_down(&[shown(), award(0, 0, PotShare::All)]), 1);
+        let side_pot = [
+            shown(),
+            award(0, 0, PotShare::All),
+            award(1, 0, PotShare::All),
+        ];
+        assert_eq!(shown_down(&side_pot), 2);
+        let hi_lo = [
+            shown(),
+            award(0, 0, PotShare::High),
+            award(0, 0, PotShare::Low),
+        ];
+        assert_eq!(shown_down(&hi_lo), 1, "a pot's halves are one pot to read");
+        let twice = [
+            shown(),
+            award(0, 0, PotShare::All),
+            award(0, 1, PotShare::All),
+        ];
+        assert_eq!(shown_down(&twice), 2, "each board of a pot run twice");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_pause_after_a_showdown_grows_with_its_pots_up_to_four() {
+        let mut clock = super::super::clock::Clock::new(ClockRules {
+            between_hands_ms: 2_000,
+            showdown_ms: 2_500,
+            ..ClockRules::default()
+        });
+        let pause = |clock: &mut super::super::clock::Clock, pots| {
+            clock.pause_between_hands(pots);
+            clock.next_hand_at().unwrap() - Instant::now()
+        };
+        assert_eq!(pause(&mut clock, 0), Duration::from_millis(2_000));
+        assert_eq!(pause(&mut clock, 1), Duration::from_millis(4_500));
+        assert_eq!(pause(&mut clock, 2), Duration::from_millis(7_000));
+        assert_eq!(pause(&mut clock, 9), Duration::from_millis(12_000));
+        // A table made without it: the pause as before.
+        let mut plain = super::super::clock::Clock::new(ClockRules::default());
+        assert_eq!(pause(&mut plain, 3), Duration::from_millis(2_000));
     }
 }

@@ -96,6 +96,7 @@ pub(crate) fn check_clock(clock: &ClockRules) -> ApiResult<()> {
         ("warning_ms", clock.warning_ms),
         ("time_bank_ms", clock.time_bank_ms),
         ("between_hands_ms", clock.between_hands_ms),
+        ("showdown_ms", clock.showdown_ms),
         ("seat_offer_ms", clock.seat_offer_ms),
     ];
     if let Some((field, ms)) = times.into_iter().find(|&(_, ms)| ms > MAX_CLOCK_MS) {
