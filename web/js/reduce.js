@@ -432,7 +432,11 @@ const HANDLERS = {
       sit_in: "Back in",
       straddle: "Straddle setting saved",
     }[m.request];
-    if (what) toast(r, (T && T.table && T.id !== S.current ? T.table.name + ": " : "") + what, T);
+    if (m.request === "leave" && T && T.removedBy) {
+      toast(r, T.removedBy + " removed you from " + tableName(T, "the game") + (m.pending
+        ? ": your hand is folded, and your chips go back to your wallet when it ends."
+        : ": " + m.amount + " chips are back in your wallet."), T);
+    } else if (what) toast(r, (T && T.table && T.id !== S.current ? T.table.name + ": " : "") + what, T);
     if (m.request === "leave" && !m.pending) {
       S.tables.delete(id);
       if (id === S.current) goLobby(r);
@@ -499,6 +503,11 @@ const HANDLERS = {
       P.ledgerAsked = null;
       r.effects.push({ type: "show_ledger" });
     }
+  },
+  removed(r, m, id) {
+    // The host's doing, not the player's: said with the cash-out that follows.
+    const T = table(r, id);
+    if (T) T.removedBy = m.host_name;
   },
   table_closed(r, m, id) {
     const S = r.state;

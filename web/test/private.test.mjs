@@ -206,3 +206,12 @@ test("the host hears of each new seat request once: a sound, a notification, a w
   ({ effects } = play(initialState({ current: TABLE, token: true }), welcome(BEN, "ben"), { type: "snapshot", table: two, chat: [] }));
   assert.equal(of(effects, "notify").length, 0);
 });
+
+test("a player the host removed is told so, with the chips back in the wallet", () => {
+  let { state, effects } = play(initialState({ current: TABLE, token: true }), welcome(ANN, "ann"),
+    { type: "snapshot", table: privateTable([seat(0, HOST, "hostess"), seat(1, ANN, "ann")]), chat: [] },
+    { type: "removed", table_id: TABLE, host_name: "hostess" });
+  ({ state, effects } = play(state, { type: "done", table_id: TABLE, request: "leave", amount: 198, pending: false }));
+  assert.deepEqual(of(effects, "toast").map((e) => e.text), ["hostess removed you from Home: 198 chips are back in your wallet."]);
+  assert.equal(state.view, "lobby");
+});

@@ -622,6 +622,15 @@ pub enum ServerMsg {
         /// The rake the house took at this table.
         rake: Chips,
     },
+    /// The host of a private game removed this player: a hand they are in is dead, and
+    /// they are cashed out to their wallet (now, or when that hand ends: `done` for
+    /// `leave` follows); they may not come back to this game.
+    Removed {
+        /// The table.
+        table_id: TableId,
+        /// Who removed them.
+        host_name: String,
+    },
     /// The table is closed; everyone was cashed out.
     TableClosed {
         /// The table.

@@ -98,6 +98,16 @@ impl Actor {
         match p.command(command, self.table.rules())? {
             Commanded::Changed => {}
             Commanded::Removed(player_id) => {
+                // Told why first: what follows (their hand folded, the cash-out) is the
+                // host's doing, not theirs.
+                let host_name = self.private_view().map(|p| p.host_name).unwrap_or_default();
+                self.audience.send_to(
+                    player_id,
+                    ServerMsg::Removed {
+                        table_id: self.table_id,
+                        host_name,
+                    },
+                );
                 self.leave_waitlist(player_id);
                 if self.seat_of(player_id).is_some() {
                     // As if they left: a hand they are in is dead (folded when asked),

@@ -456,6 +456,17 @@ async fn a_removed_player_folds_is_cashed_out_and_cannot_come_back() {
     })
     .await;
     game.host(HostCommand::Remove { player_id: bob_id }).await;
+    // Told why, before anything else the removal does to him.
+    let host_name = bob
+        .until(|m| match m {
+            ServerMsg::Removed { host_name, .. } => Some(host_name.clone()),
+            ServerMsg::Done { request, .. } if request == "leave" => {
+                panic!("cashed out before being told why")
+            }
+            _ => None,
+        })
+        .await;
+    assert_eq!(host_name, "host");
     let mut cashed = None;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     while cashed.is_none() {
