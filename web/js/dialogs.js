@@ -254,6 +254,11 @@ const KEYS = ["fourColor", "sound", "animations", "notify", "autoMuck"];
 
 export function openSettings(S) {
   for (const k of KEYS) $("#set-" + k).checked = !!S.settings[k];
+  // A guest account made in this browser (a private game's friend): its way back on
+  // another device (private.js, `returnLink`).
+  const guest = !!(S.me && localStorage.getItem("pokerd.guest." + S.me.name));
+  $("#set-device").classList.toggle("hidden", !guest);
+  $("#set-device-link").value = "";
   $("#set-muted").textContent = S.settings.muted.length
     ? "Muted in chat: " + S.settings.muted.length + " player(s). Click a name in the chat to mute or unmute." : "Click a name in the chat to mute that player.";
   $("#settings-dialog").showModal();

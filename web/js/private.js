@@ -55,6 +55,31 @@ export function parseInvite(hash) {
   return m ? { table: m[1], invite: m[2] } : null;
 }
 
+/**
+ * A guest's way back on another device: the link `/#me/NAME/CODE` (the code is the
+ * generated password, which never left this browser but to log in). Opening it signs in
+ * there as NAME and keeps the code in that browser too; pasting the code (or the link)
+ * in the join dialog when "that name is taken" does the same.
+ */
+export function returnLink(origin, name, code) {
+  return origin + "/#me/" + encodeURIComponent(name) + "/" + code;
+}
+
+/** Reads a return link's hash, or a code pasted as it is (`name` given); null if neither. */
+export function parseReturn(text, name = null) {
+  const t = (text || "").trim();
+  const m = /(?:^|#)me\/([^/]+)\/([A-Za-z0-9_-]{24})$/.exec(t);
+  if (m) {
+    try { return { name: decodeURIComponent(m[1]), code: m[2] }; } catch (_) { return null; }
+  }
+  return name && /^[A-Za-z0-9_-]{24}$/.test(t) ? { name, code: t } : null;
+}
+
+/** The code this browser keeps for a guest account made here (null: none). */
+export function guestCode(storage, name) {
+  return name ? storage.getItem("pokerd.guest." + name) : null;
+}
+
 /** A password for an account made on the spot: 144 random bits, URL-safe. */
 export function newPassword(crypto) {
   const bytes = new Uint8Array(18);
@@ -157,6 +182,8 @@ async function openJoin(link) {
   history.replaceState(null, "", location.pathname);
   const d = $("#join-dialog");
   $("#join-error").textContent = "";
+  $("#join-code-row").classList.add("hidden");
+  $("#join-code").value = "";
   // Nothing to join at a wrong link or an ended game: the dialog only says so.
   const open = r.ok && info.status === "open";
   $("#join-submit").classList.toggle("hidden", !open);
@@ -194,19 +221,40 @@ async function join(e) {
   if (!d.dataset.play) { d.close(); $("#login-name").focus(); return; }
   const name = $("#join-name").value.trim();
   const key = "pokerd.guest." + name;
-  let password = localStorage.getItem(key);
+  // The code of another device (its link, or the code alone), when this name is taken.
+  const back = parseReturn($("#join-code").value, name);
+  let password = back && back.name === name ? back.code : localStorage.getItem(key);
   let r = password ? await post("/login", { name, password }) : { ok: false, status: 0 };
-  if (!r.ok) {
+  if (r.ok) localStorage.setItem(key, password);
+  let made = false;
+  if (!r.ok && !back) {
     password = newPassword(window.crypto);
     r = await post("/register", { name, password });
     if (r.ok) localStorage.setItem(key, password);
+    made = r.ok;
   }
   if (!r.ok) {
-    $("#join-error").textContent = r.status === 409 ? "That name is taken: choose another." : r.body.message || "Refused";
+    const taken = r.status === 409 || (back && r.status === 401);
+    // Taken: someone has this name, maybe this friend on another device.
+    $("#join-code-row").classList.toggle("hidden", !taken);
+    $("#join-error").textContent = back ? "That code is not this name's: check it, or choose another name."
+      : taken ? "That name is taken. Choose another, or if it is yours, paste the link from Settings on your other device."
+      : r.body.message || "Refused";
     return;
   }
   d.close();
   hooks.signIn(r.body.token);
+  if (made) S.toast("You play as " + name + " in this browser; Settings has your link to play as " + name + " on another device.", 8000);
+}
+
+// A return link opened on this device: signed in as its name, its code kept here.
+async function comeBack(back) {
+  history.replaceState(null, "", location.pathname);
+  const r = await post("/login", { name: back.name, password: back.code });
+  if (!r.ok) { S.toast("This link does not sign in (" + (r.body.message || "refused") + ")"); return; }
+  localStorage.setItem("pokerd.guest." + back.name, back.code);
+  hooks.signIn(r.body.token);
+  S.toast("Signed in as " + back.name + " on this device");
 }
 
 // ---------------------------------------------------------------- the table's panel
@@ -383,9 +431,19 @@ export function wirePrivate(state, h) {
   $("#host-end").addEventListener("click", () => ask("End the game? The hand in progress finishes, then everyone is cashed out.", "End the game", () => host({ do: "end" })));
   const link = parseInvite(location.hash);
   if (link) openJoin(link);
-  // A link pasted into a tab already open changes only the hash: joined all the same.
+  const back = parseReturn(location.hash);
+  if (back) comeBack(back);
+  // A link pasted into a tab already open changes only the hash: followed all the same.
   window.addEventListener("hashchange", () => {
     const pasted = parseInvite(location.hash);
     if (pasted) openJoin(pasted);
+    const mine = parseReturn(location.hash);
+    if (mine) comeBack(mine);
+  });
+  $("#set-device-copy").addEventListener("click", async () => {
+    const code = guestCode(localStorage, S.me && S.me.name);
+    if (!code) return;
+    const link = returnLink(location.origin, S.me.name, code);
+    try { await navigator.clipboard.writeText(link); S.toast("Your link is copied: open it on your other device"); } catch (_) { $("#set-device-link").value = link; $("#set-device-link").select(); }
   });
 }

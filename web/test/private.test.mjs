@@ -215,3 +215,19 @@ test("a player the host removed is told so, with the chips back in the wallet", 
   assert.deepEqual(of(effects, "toast").map((e) => e.text), ["hostess removed you from Home: 198 chips are back in your wallet."]);
   assert.equal(state.view, "lobby");
 });
+
+test("a guest's link for another device reads back to the name and code, and a code alone is taken for the name typed", async () => {
+  const { returnLink, parseReturn } = await import("../js/private.js");
+  const code = newPassword(webcrypto);
+  for (const name of ["ann", "Ann Marie", "zoë", "a/b"]) {
+    const link = returnLink("https://poker.example", name, code);
+    assert.ok(link.startsWith("https://poker.example/#me/"));
+    assert.deepEqual(parseReturn(new URL(link).hash), { name, code });
+    assert.deepEqual(parseReturn(link), { name, code }, "the whole link pasted");
+  }
+  assert.deepEqual(parseReturn(" " + code + " ", "ann"), { name: "ann", code });
+  assert.equal(parseReturn(code), null, "a code alone names nobody");
+  for (const bad of ["", "#me/ann", "#me/ann/short", `#me/ann/${code}x`, `#join/ann/${code}`, "#me/%E0%A4%A/" + code]) {
+    assert.equal(parseReturn(bad), null, bad);
+  }
+});
