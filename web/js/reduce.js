@@ -504,6 +504,17 @@ const HANDLERS = {
       r.effects.push({ type: "show_ledger" });
     }
   },
+  seat_released(r, m, id) {
+    // Away longer than the room keeps a seat: cashed out, and off the table.
+    const S = r.state;
+    const T = S.tables.get(id);
+    const minutes = Math.max(1, Math.round(m.away_secs / 60));
+    toast(r, "You were away from " + tableName(T, "a table") + " for " + (minutes === 1 ? "a minute" : minutes + " minutes") +
+      ": your seat was released and " + m.amount + " chips are back in your wallet.", T);
+    if (!T) return;
+    S.tables.delete(id);
+    if (id === S.current) goLobby(r);
+  },
   removed(r, m, id) {
     // The host's doing, not the player's: said with the cash-out that follows.
     const T = table(r, id);

@@ -246,3 +246,18 @@ test("the winner of a hand nobody called may show it once; a folded player may n
   assert.equal(canShowHand(benView, benView.tables.get(T1)), false);
   assert.deepEqual(sent(play(benView, { type: "ui_show_hand" }).effects), []);
 });
+
+test("a seat released after the player was away: said, and the page goes back to the lobby", async () => {
+  const { reduce, initialState } = await import("../js/reduce.js");
+  const { player } = await import("./play.mjs");
+  const T = "t1";
+  const table = { table_id: T, name: "Main", seat_count: 6, button: null, seats: [], min_buy_in: 40, max_buy_in: 200, blinds: [1, 2],
+    action_ms: 30000, time_bank_ms: 0, game: "NL Hold'em", game_kind: "holdem", structure: "no_limit", stakes: "1/2", chat: true,
+    waitlist: 0, straddle: false, rabbit_hunt: false, private: null };
+  const { state, effects } = player(reduce)(initialState({ current: T, token: true }), { type: "welcome", player_id: "p", name: "ann" },
+    { type: "snapshot", table, chat: [] }, { type: "seat_released", table_id: T, away_secs: 3700, amount: 180 });
+  assert.deepEqual(effects.filter((e) => e.type === "toast").map((e) => e.text),
+    ["You were away from Main for 62 minutes: your seat was released and 180 chips are back in your wallet."]);
+  assert.equal(state.view, "lobby");
+  assert.equal(state.tables.has(T), false);
+});

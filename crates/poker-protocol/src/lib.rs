@@ -631,6 +631,17 @@ pub enum ServerMsg {
         /// Who removed them.
         host_name: String,
     },
+    /// This player was away from the table (sitting out, or with no connection) longer
+    /// than the room keeps a seat (`room.seat_keep_secs`): the seat is released and its
+    /// chips are back in the wallet, through the ledger.
+    SeatReleased {
+        /// The table.
+        table_id: TableId,
+        /// How long the player had been away, in seconds of the room's clock.
+        away_secs: u64,
+        /// The chips cashed out to the wallet.
+        amount: Chips,
+    },
     /// The table is closed; everyone was cashed out.
     TableClosed {
         /// The table.

@@ -63,11 +63,21 @@ pub struct RoomConfig {
     pub private_empty_secs: u64,
     /// Open private tables one player may host at once.
     pub private_per_host: u32,
+    /// A seat whose player is away (sitting out, or with no connection to the table) is
+    /// kept this many seconds of the room's clock, then released: the chips go back to
+    /// the wallet through the ledger. 0: kept for ever.
+    #[serde(default = "an_hour")]
+    pub seat_keep_secs: u64,
     /// How many times faster than the wall clock the room's clock runs for rules that
     /// span hours (the rathole window); 1 in a real room. Tests and demonstrations live
     /// through hours of a room in minutes with more.
     #[serde(default = "one")]
     pub clock_scale: u32,
+}
+
+/// The default seat keeping: an hour.
+fn an_hour() -> u64 {
+    3600
 }
 
 /// The default of settings that are 1 unless set.

@@ -4,6 +4,7 @@
 //! [`run`] takes a bound listener and a shutdown future, so tests start the real server on
 //! port 0 and stop it cleanly.
 
+pub mod away;
 pub mod cluster;
 pub mod config;
 pub mod connections;
@@ -194,6 +195,7 @@ pub async fn run(
     print!("{}", first_run::banner(&state.config, addr, &token));
     let _house = house::spawn(state.clone(), addr);
     let _private = private::spawn_janitor(state.clone());
+    let _away = away::spawn(state.clone());
     let app = http::shield::wrap(http::router().merge(web::router()), &state)
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state.clone());

@@ -468,6 +468,10 @@ impl Actor {
                 self.private_request(player, name, ask, queue).await
             }
             Request::Ledger { .. } => self.ledger().await.map(|m| Reply::ToClient(Box::new(m))),
+            Request::ReleaseAway { keep_secs } => {
+                self.release_away(keep_secs).await;
+                Ok(Reply::Ok)
+            }
             Request::Inspect => Ok(Reply::View(self.inspect())),
             Request::Drain => {
                 let (done, idle) = oneshot::channel();

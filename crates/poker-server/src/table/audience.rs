@@ -69,6 +69,14 @@ impl Audience {
         self.subscribers.iter().any(|s| s.who == Some(player))
     }
 
+    /// Whether `player` has a connection to the table still open (a closed one is
+    /// dropped only at the next send).
+    pub(super) fn connected(&self, player: PlayerId) -> bool {
+        self.subscribers
+            .iter()
+            .any(|s| s.who == Some(player) && !s.queue.is_closed())
+    }
+
     /// The players signed in among the subscribers.
     pub(super) fn watchers(&self) -> Vec<PlayerId> {
         self.subscribers.iter().filter_map(|s| s.who).collect()

@@ -28,6 +28,9 @@ pub(super) struct SeatInfo {
     /// The client address (bucket label) the player sat down from; `None` for a house
     /// bot, or a seat taken before addresses were recorded.
     address: Option<String>,
+    /// Since when (the room's clock, seconds) the player has been away: sitting out, or
+    /// without a connection to the table (`None`: here).
+    away_since: Option<u64>,
 }
 
 impl SeatInfo {
@@ -42,6 +45,7 @@ impl SeatInfo {
             pending_sit_out: false,
             auto_muck: true,
             address,
+            away_since: None,
         }
     }
 
@@ -130,6 +134,18 @@ impl Book {
     }
 
     /// `player` leaves during a hand: the hand is dead, the cash-out waits for its end.
+    /// Notes whether `player` is away at `now`; how long they have been (0: here).
+    pub(super) fn away_for(&mut self, player: PlayerId, now: u64, away: bool) -> u64 {
+        let Some(info) = self.info.get_mut(&player) else {
+            return 0;
+        };
+        if !away {
+            info.away_since = None;
+            return 0;
+        }
+        now.saturating_sub(*info.away_since.get_or_insert(now))
+    }
+
     pub(super) fn set_leaving(&mut self, player: PlayerId) {
         if let Some(info) = self.info.get_mut(&player) {
             info.leaving = true;

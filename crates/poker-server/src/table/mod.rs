@@ -29,6 +29,7 @@ use tokio::time::Instant;
 
 mod actor;
 mod audience;
+mod away;
 mod book;
 mod chat;
 mod clock;

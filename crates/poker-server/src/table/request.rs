@@ -117,6 +117,13 @@ pub enum Request {
         /// Who asks.
         player: PlayerId,
     },
+    /// Cash out the seated players away (sitting out, or without a connection) for
+    /// `keep_secs` of the room's clock or more, telling them (`room.seat_keep_secs`,
+    /// asked by [`crate::away`]).
+    ReleaseAway {
+        /// How long an away seat is kept.
+        keep_secs: u64,
+    },
     /// The table as a spectator sees it, for the admin API.
     Inspect,
     /// Finish the hand in progress, deal no more; answered once idle.
@@ -435,6 +442,7 @@ mod tests {
                 }),
             },
             Request::Ledger { player },
+            Request::ReleaseAway { keep_secs: 3600 },
             Request::Inspect,
             Request::Drain,
             Request::Close,

@@ -35,6 +35,7 @@ mod pokerkit;
 mod private_games;
 mod replay_cli;
 mod schemathesis;
+mod seat_keeping;
 mod show_hand;
 mod showdown;
 mod soak;
