@@ -8,6 +8,7 @@ mod common;
 
 mod accounts;
 mod admin_api;
+mod admin_bodies;
 mod availability;
 mod backup;
 mod browser;

@@ -10,9 +10,12 @@
 //!
 //! `ADMIN_BODIES_STRICT=1` also fails when an accepted spec cannot deal a hand
 //! (`Hand::new` refusing the plan's config): off by default, the server only logs that.
-#![no_main]
+//!
+//! The check is this file's [`check`]: the libFuzzer target (`admin_bodies.rs`) calls it,
+//! and the server's test suite replays the corpus and the regressions through it
+//! (crates/poker-server/tests/server/admin_bodies.rs), so CI checks them without building
+//! poker-server instrumented.
 
-use libfuzzer_sys::fuzz_target;
 use poker_rules::table::{Entry, Table};
 use poker_rules::{Action, Card, CardSource, Cards, Decision, Hand};
 use poker_server::http::admin::{parse_money, parse_new_table};
@@ -130,8 +133,13 @@ fn play(hand: &mut Hand, c: &mut Choices, deck_seed: u64) {
                 let discards = Cards::from_slice(&discards).expect("at most seven");
                 if hand.apply(p, Action::Draw { discards }).is_err() {
                     // Too many discards for the game: standing pat is always allowed.
-                    hand.apply(p, Action::Draw { discards: Cards::new() })
-                        .expect("standing pat is allowed");
+                    hand.apply(
+                        p,
+                        Action::Draw {
+                            discards: Cards::new(),
+                        },
+                    )
+                    .expect("standing pat is allowed");
                 }
             }
             Decision::Showdown { can_muck } => {
@@ -151,7 +159,9 @@ fn play(hand: &mut Hand, c: &mut Choices, deck_seed: u64) {
     }
 }
 
-fuzz_target!(|data: &[u8]| {
+/// Parses one input as both bodies and plays what an accepted table deals; panics on any
+/// broken promise.
+pub fn check(data: &[u8]) {
     let split = data.iter().position(|&b| b == 0).unwrap_or(data.len());
     let (body, rest) = (&data[..split], data.get(split + 1..).unwrap_or(&[]));
     let money = parse_money(body);
@@ -233,4 +243,4 @@ fuzz_target!(|data: &[u8]| {
             .finish_hand(&hand)
             .unwrap_or_else(|e| panic!("finish_hand refused the played hand: {e}"));
     }
-});
+}
