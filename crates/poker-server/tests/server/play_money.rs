@@ -38,12 +38,7 @@ async fn a_newcomer_to_a_play_money_room_gets_chips_presets_and_house_bots_to_pl
 
     // The first start opened one table of each family.
     let tables = server.get_json("/admin/tables").await;
-    let names: Vec<&str> = tables
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = common::field(&tables, "name");
     assert_eq!(
         names.len(),
         4,

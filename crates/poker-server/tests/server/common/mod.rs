@@ -12,7 +12,7 @@ pub mod python;
 pub mod random_bot;
 pub mod scenario;
 
-pub use scenario::{check_or_call, clock, named, Answer, Req, Scenario};
+pub use scenario::{check_or_call, clock, field, named, Answer, Req, Scenario};
 
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};

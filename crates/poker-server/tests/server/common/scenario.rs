@@ -5,8 +5,8 @@
 //! answer, wait for a request's `done`, check or call, stop and audit, an HTTP request
 //! with a token or from another address.
 
-use super::{assert_conserved, nl_rules, sit, Client, Db, DbGuard, Server};
-use poker_protocol::ServerMsg;
+use super::{assert_conserved, nl_rules, sit, Client, Db, DbGuard, Server, TOKEN};
+use poker_protocol::{ClientMsg, ServerMsg, TableSummary};
 use poker_rules::{Action, Chips, LegalActions};
 use serde_json::{json, Value};
 
@@ -301,4 +301,116 @@ impl Server {
         };
         self.send("POST", path, how).await
     }
+}
+
+impl Server {
+    /// A request that must answer `status`; the answer's JSON. A failure shows the request
+    /// and the answer, so callers need no message of their own.
+    pub async fn expect(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+        status: u16,
+    ) -> Value {
+        let sent = body.clone().unwrap_or_default();
+        let (got, answer) = self.call(method, path, token, body).await;
+        assert_eq!(got, status, "{method} {path} {sent}: {answer}");
+        answer
+    }
+
+    /// An admin POST that must answer `status`; the answer's JSON.
+    pub async fn posted(&self, path: &str, body: Value, status: u16) -> Value {
+        self.by(Some(TOKEN)).post(path, body, status).await
+    }
+
+    /// Requests with this bearer token (none: anonymous), each expecting its status.
+    pub fn by<'a>(&'a self, token: Option<&'a str>) -> Caller<'a> {
+        Caller {
+            server: self,
+            token,
+        }
+    }
+
+    /// A request that must be refused with `status` and the error `code`.
+    pub async fn refused(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+        (status, code): (u16, &str),
+    ) -> Value {
+        let answer = self.expect(method, path, token, body, status).await;
+        assert_eq!(
+            answer["error"].as_str(),
+            Some(code),
+            "{method} {path}: {answer}"
+        );
+        answer
+    }
+
+    /// A staff account (password `staffpass1`) made with the admin token, and a session of
+    /// theirs: (staff id, token).
+    pub async fn staff(&self, name: &str, role: &str) -> (String, String) {
+        let made = json!({ "name": name, "password": "staffpass1", "role": role });
+        let made = self.posted("/admin/staff", made, 201).await;
+        let login = json!({ "name": name, "password": "staffpass1" });
+        let login = self
+            .expect("POST", "/admin/login", None, Some(login), 200)
+            .await;
+        assert_eq!(login["role"], role);
+        let id = made["staff_id"].as_str().unwrap().to_string();
+        (id, login["token"].as_str().unwrap().to_string())
+    }
+}
+
+/// One caller's requests, short enough that a test reads as its list of requests.
+pub struct Caller<'a> {
+    server: &'a Server,
+    token: Option<&'a str>,
+}
+
+impl Caller<'_> {
+    /// A POST that must answer `status`; the answer's JSON.
+    pub async fn post(&self, path: &str, body: Value, status: u16) -> Value {
+        let server = self.server;
+        server
+            .expect("POST", path, self.token, Some(body), status)
+            .await
+    }
+
+    /// A GET that must answer `status`; the answer's JSON.
+    pub async fn get(&self, path: &str, status: u16) -> Value {
+        self.server
+            .expect("GET", path, self.token, None, status)
+            .await
+    }
+
+    /// A POST that must be refused with this status and error code.
+    pub async fn refused(&self, path: &str, body: Value, expected: (u16, &str)) -> Value {
+        let server = self.server;
+        server
+            .refused("POST", path, self.token, Some(body), expected)
+            .await
+    }
+}
+
+impl Client {
+    /// The lobby's tables, as this client is told them.
+    pub async fn tables(&mut self) -> Vec<TableSummary> {
+        self.send(&ClientMsg::ListTables).await;
+        self.until(|m| match m {
+            ServerMsg::Tables { tables } => Some(tables.clone()),
+            _ => None,
+        })
+        .await
+    }
+}
+
+/// One string field of each element of a JSON list, in order.
+pub fn field<'a>(list: &'a Value, name: &str) -> Vec<&'a str> {
+    let list = list.as_array().expect("a list");
+    list.iter().map(|e| e[name].as_str().unwrap()).collect()
 }
