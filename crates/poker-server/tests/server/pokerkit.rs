@@ -259,13 +259,8 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
         if rules["structure"] == "fixed_limit" {
             rules["max_raises"] = json!(3);
         }
-        let (status, t) = server
-            .post(
-                "/admin/tables",
-                json!({ "name": name, "rules": rules, "clock": clock }),
-            )
-            .await;
-        assert_eq!(status, 201, "{name}: {t}");
+        let sent = json!({ "name": name, "rules": rules, "clock": clock });
+        let t = server.posted("/admin/tables", sent, 201).await;
         let table = t["table_id"].as_str().unwrap().to_string();
         let ended = Arc::new(AtomicUsize::new(0));
         for seat in 0..players.min(4) {

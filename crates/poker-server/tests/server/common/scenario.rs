@@ -325,6 +325,11 @@ impl Server {
         self.by(Some(TOKEN)).post(path, body, status).await
     }
 
+    /// An admin POST that must be refused with this status and error code.
+    pub async fn post_refused(&self, path: &str, body: Value, expected: (u16, &str)) -> Value {
+        self.by(Some(TOKEN)).refused(path, body, expected).await
+    }
+
     /// Requests with this bearer token (none: anonymous), each expecting its status.
     pub fn by<'a>(&'a self, token: Option<&'a str>) -> Caller<'a> {
         Caller {
