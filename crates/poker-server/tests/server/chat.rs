@@ -153,21 +153,10 @@ async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
     let sent = json!({ "enabled": true });
     let path = format!("/admin/tables/{}/chat", poker_protocol::TableId::new());
     server.posted(&path, sent, 404).await;
-    server
-        .posted(
-            &format!("/admin/tables/{table_id}/chat"),
-            json!({ "on": true }),
-            400,
-        )
-        .await;
+    let chat = format!("/admin/tables/{table_id}/chat");
+    server.posted(&chat, json!({ "on": true }), 400).await;
     // And on again.
-    server
-        .posted(
-            &format!("/admin/tables/{table_id}/chat"),
-            json!({ "enabled": true }),
-            200,
-        )
-        .await;
+    server.posted(&chat, json!({ "enabled": true }), 200).await;
     ann.until(|m| matches!(m, ServerMsg::ChatSwitched { enabled: true, .. }).then_some(()))
         .await;
     ann.send(&say(&table_id, "back")).await;

@@ -229,6 +229,19 @@ async fn result_once_after_the_commit(
 }
 
 /// The status of a table's hand `number` in the store.
+/// Hand 1's row, locked by the test (until the lock is rolled back or dropped), so the
+/// hand's commit waits on it.
+async fn lock_hand_one(url: &str, table_id: &str) -> sqlx::Transaction<'static, sqlx::Any> {
+    let holder = SqlStore::connect_admin(url).await.unwrap();
+    let mut lock = holder.begin().await.unwrap();
+    sqlx::query("select hand_id from hand where poker_table_id = $1 and number = 1 for update")
+        .bind(table_id)
+        .fetch_one(&mut *lock)
+        .await
+        .unwrap();
+    lock
+}
+
 async fn hand_status(store: &SqlStore, table_id: &str, number: u64) -> String {
     let hands = store
         .table_hands(table_id.parse().expect("a table id"), 10, 0)
@@ -280,14 +293,8 @@ async fn a_commit_cut_off_by_the_database_is_tried_again_until_durable() {
     let (table_id, mut clients) = table_of_three(&server).await;
     let last = to_the_last_decision(&table_id, &mut clients).await;
     // Hand 1's row is locked: its commit waits on it.
-    let holder = SqlStore::connect_admin(&url).await.unwrap();
+    let lock = lock_hand_one(&url, &table_id).await;
     let killer = SqlStore::connect_admin(&url).await.unwrap();
-    let mut lock = holder.begin().await.unwrap();
-    sqlx::query("select hand_id from hand where poker_table_id = $1 and number = 1 for update")
-        .bind(&table_id)
-        .fetch_one(&mut *lock)
-        .await
-        .unwrap();
     last_action(&table_id, &mut clients, last).await;
     // Three commits cut off: the persister tries a failed hand once more by itself, so
     // the third is the table's own try again.
@@ -324,13 +331,7 @@ async fn a_player_leaving_while_the_hand_waits_for_its_commit_leaves_once_it_is_
     let mut server = Server::start(&url, &[]).await;
     let (table_id, mut clients) = table_of_three(&server).await;
     let last = to_the_last_decision(&table_id, &mut clients).await;
-    let holder = SqlStore::connect_admin(&url).await.unwrap();
-    let mut lock = holder.begin().await.unwrap();
-    sqlx::query("select hand_id from hand where poker_table_id = $1 and number = 1 for update")
-        .bind(&table_id)
-        .fetch_one(&mut *lock)
-        .await
-        .unwrap();
+    let lock = lock_hand_one(&url, &table_id).await;
     last_action(&table_id, &mut clients, last).await;
     nothing_of_the_result(&mut clients, Duration::from_millis(300)).await;
     let ann = &mut clients[0];

@@ -247,13 +247,7 @@ async fn friends_with_the_invite_ask_for_a_seat_and_the_host_decides_who_sits() 
 
     // Hidden from the lobby.
     let mut ann = game.friend("ann").await;
-    ann.send(&ClientMsg::ListTables).await;
-    let listed = ann
-        .until(|m| match m {
-            ServerMsg::Tables { tables } => Some(tables.clone()),
-            _ => None,
-        })
-        .await;
+    let listed = ann.tables().await;
     assert!(
         listed.iter().all(|t| t.table_id != tid(&table)),
         "a private table in the lobby: {listed:?}"

@@ -661,28 +661,13 @@ async fn a_table_fenced_out_as_its_hand_ends_stops_and_never_shows_the_result() 
         .expect("a free lease");
     let far = tokio::time::Instant::now() + Duration::from_secs(3600);
     let (_renewals, lease) = tokio::sync::watch::channel(far);
-    let spec = TableSpec {
-        rules: rules(),
-        clock: ClockRules {
-            between_hands_ms: 0,
-            ..ClockRules::default()
-        },
-        chat: Default::default(),
-        rabbit_hunt: false,
-        private: None,
-    };
+    let (lobby, metrics) = (Arc::new(Lobby::default()), Arc::new(Metrics::default()));
     let context = TableContext {
-        store: store.clone(),
-        persister: Persister::spawn(store.clone(), 64),
-        lobby: Arc::new(Lobby::default()),
-        metrics: Arc::new(Metrics::default()),
         fence: Some(token),
         lease: Some(lease),
-        coalesce: Duration::ZERO,
-        same_address: poker_server::fairplay::SameAddressSeating::Allow,
-        clock: poker_server::room_clock::RoomClock::default(),
+        ..table_context(&store, &lobby, &metrics, Duration::ZERO)
     };
-    let table = table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
+    let table = table_actor::spawn(table_id, "NL 1/2".into(), nl_spec(), context)
         .await
         .unwrap();
     let mut rx_a = table.subscribe(Some(a), 1024).await;

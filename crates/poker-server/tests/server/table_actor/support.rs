@@ -53,7 +53,15 @@ pub(super) async fn start(
     metrics: &Arc<Metrics>,
     coalesce: Duration,
 ) -> TableHandle {
-    let spec = TableSpec {
+    let context = table_context(store, lobby, metrics, coalesce);
+    table_actor::spawn(table_id, "NL 1/2".into(), nl_spec(), context)
+        .await
+        .unwrap()
+}
+
+/// NL 1/2 with the next hand at once.
+pub(super) fn nl_spec() -> TableSpec {
+    TableSpec {
         rules: rules(),
         clock: ClockRules {
             between_hands_ms: 0,
@@ -62,8 +70,17 @@ pub(super) async fn start(
         chat: Default::default(),
         rabbit_hunt: false,
         private: None,
-    };
-    let context = TableContext {
+    }
+}
+
+/// What a table runs with here: this store and a persister of its own, no fence or lease.
+pub(super) fn table_context(
+    store: &Arc<SqlStore>,
+    lobby: &Arc<Lobby>,
+    metrics: &Arc<Metrics>,
+    coalesce: Duration,
+) -> TableContext {
+    TableContext {
         store: store.clone(),
         persister: Persister::spawn(store.clone(), 64),
         lobby: lobby.clone(),
@@ -73,10 +90,7 @@ pub(super) async fn start(
         coalesce,
         same_address: poker_server::fairplay::SameAddressSeating::Allow,
         clock: poker_server::room_clock::RoomClock::default(),
-    };
-    table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
-        .await
-        .unwrap()
+    }
 }
 
 /// Ann and Ben, 1,000 in each wallet, and a table for them.
