@@ -518,12 +518,7 @@ async fn lobby_filters_stats_download_notes_theme_emoji_and_moving_chips_in_chro
     }
     server.player("sue", 0).await;
     let clock = json!({ "action_ms": 60000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 1500 });
-    let mut high = common::nl_rules();
-    high["small_blind"] = json!(5);
-    high["big_blind"] = json!(10);
-    high["stakes"] = json!({ "min_bet": 10 });
-    high["min_buy_in"] = json!(200);
-    high["max_buy_in"] = json!(1000);
+    let high = common::nl_5_10();
     let mut ids = Vec::new();
     for (name, rules) in [("Low", common::nl_rules()), ("High", high)] {
         let sent = json!({ "name": name, "rules": rules, "clock": clock });

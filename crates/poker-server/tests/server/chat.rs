@@ -37,10 +37,7 @@ async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
     let mut ann = server.client("ann").await;
     let mut ben = server.client("ben").await;
     let mut sue = server.client("sue").await;
-    sue.send(&ClientMsg::Watch {
-        table_id: tid(&table_id),
-    })
-    .await;
+    sue.watch(&table_id).await;
     let chat_on = sue
         .until(|m| match m {
             ServerMsg::Snapshot { table, .. } => Some(table.chat),

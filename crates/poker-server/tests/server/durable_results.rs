@@ -56,10 +56,7 @@ async fn table_of_three(server: &Server) -> (String, Vec<Client>) {
     let mut ann = server.client("ann").await;
     let mut ben = server.client("ben").await;
     let mut cat = server.client("cat").await;
-    cat.send(&ClientMsg::Watch {
-        table_id: tid(&table_id),
-    })
-    .await;
+    cat.watch(&table_id).await;
     ann.send(&sit(&table_id, 0, 200)).await;
     ben.send(&sit(&table_id, 1, 200)).await;
     (table_id, vec![ann, ben, cat])

@@ -150,12 +150,7 @@ async fn bad_input_gets_typed_errors_while_the_connection_and_table_carry_on() {
     let ann_id = server.player("ann", 1000).await;
     server.player("ben", 1000).await;
     // Blinds 5/10 with a betting unit of 5.
-    let mut rules = common::nl_rules();
-    rules["small_blind"] = json!(5);
-    rules["big_blind"] = json!(10);
-    rules["stakes"] = json!({ "min_bet": 10 });
-    rules["min_buy_in"] = json!(200);
-    rules["max_buy_in"] = json!(1000);
+    let mut rules = common::nl_5_10();
     rules["options"] = json!({ "unit": 5 });
     let table_id = server.table_with(rules, fast_clock()).await;
 

@@ -313,6 +313,17 @@ pub fn nl_rules() -> Value {
     })
 }
 
+/// No-limit hold'em at 5/10 (bets in tens), buy-ins from 200 to 1,000.
+pub fn nl_5_10() -> Value {
+    let mut rules = nl_rules();
+    rules["small_blind"] = json!(5);
+    rules["big_blind"] = json!(10);
+    rules["stakes"] = json!({ "min_bet": 10 });
+    rules["min_buy_in"] = json!(200);
+    rules["max_buy_in"] = json!(1000);
+    rules
+}
+
 /// Checks that the books balance and hold exactly what was deposited.
 pub fn assert_conserved(audit: &Audit, deposited: i64) {
     assert!(audit.holds(), "{audit:?}");

@@ -403,6 +403,12 @@ impl Caller<'_> {
 }
 
 impl Client {
+    /// Watches the table (no answer comes but its events).
+    pub async fn watch(&mut self, table_id: &str) {
+        let table_id = super::tid(table_id);
+        self.send(&ClientMsg::Watch { table_id }).await;
+    }
+
     /// The lobby's tables, as this client is told them.
     pub async fn tables(&mut self) -> Vec<TableSummary> {
         self.send(&ClientMsg::ListTables).await;
