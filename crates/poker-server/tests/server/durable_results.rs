@@ -226,6 +226,19 @@ async fn result_once_after_the_commit(
 }
 
 /// The status of a table's hand `number` in the store.
+/// Three at a table and hand 1 played to its end while the test holds its row locked
+/// (until `lock` is rolled back or dropped): the hand is over and its commit waits.
+async fn over_and_waiting(
+    server: &Server,
+    url: &str,
+) -> (String, Vec<Client>, sqlx::Transaction<'static, sqlx::Any>) {
+    let (table_id, mut clients) = table_of_three(server).await;
+    let last = to_the_last_decision(&table_id, &mut clients).await;
+    let lock = lock_hand_one(url, &table_id).await;
+    last_action(&table_id, &mut clients, last).await;
+    (table_id, clients, lock)
+}
+
 /// Hand 1's row, locked by the test (until the lock is rolled back or dropped), so the
 /// hand's commit waits on it.
 async fn lock_hand_one(url: &str, table_id: &str) -> sqlx::Transaction<'static, sqlx::Any> {
@@ -287,12 +300,8 @@ async fn a_commit_cut_off_by_the_database_is_tried_again_until_durable() {
     };
     let url = guard.url();
     let mut server = Server::start(&url, &[]).await;
-    let (table_id, mut clients) = table_of_three(&server).await;
-    let last = to_the_last_decision(&table_id, &mut clients).await;
-    // Hand 1's row is locked: its commit waits on it.
-    let lock = lock_hand_one(&url, &table_id).await;
     let killer = SqlStore::connect_admin(&url).await.unwrap();
-    last_action(&table_id, &mut clients, last).await;
+    let (table_id, mut clients, lock) = over_and_waiting(&server, &url).await;
     // Three commits cut off: the persister tries a failed hand once more by itself, so
     // the third is the table's own try again.
     let mut cut = 0;
@@ -326,10 +335,7 @@ async fn a_player_leaving_while_the_hand_waits_for_its_commit_leaves_once_it_is_
     };
     let url = guard.url();
     let mut server = Server::start(&url, &[]).await;
-    let (table_id, mut clients) = table_of_three(&server).await;
-    let last = to_the_last_decision(&table_id, &mut clients).await;
-    let lock = lock_hand_one(&url, &table_id).await;
-    last_action(&table_id, &mut clients, last).await;
+    let (table_id, mut clients, lock) = over_and_waiting(&server, &url).await;
     nothing_of_the_result(&mut clients, Duration::from_millis(300)).await;
     let ann = &mut clients[0];
     ann.send(&ClientMsg::Leave {

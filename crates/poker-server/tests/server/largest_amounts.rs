@@ -448,15 +448,11 @@ async fn numbers_that_do_not_fit_a_u64_are_refused_with_a_clear_error_over_http_
         }
         let mut rules = serde_json::to_string(&common::nl_rules()).unwrap();
         rules = rules.replace(r#""big_blind":2"#, &format!(r#""big_blind":{number}"#));
-        let (status, body) = post_text(
-            &server,
-            "/admin/tables",
-            TOKEN,
-            format!(r#"{{"name": "huge", "rules": {rules}}}"#),
-        )
-        .await;
+        let table = format!(r#"{{"name": "huge", "rules": {rules}}}"#);
+        let (status, body) = post_text(&server, "/admin/tables", TOKEN, table).await;
+        let error = body["error"].as_str();
         assert_eq!(
-            (status, body["error"].as_str()),
+            (status, error),
             (400, Some("invalid_rules")),
             "{number}: {body}"
         );
