@@ -58,11 +58,7 @@ async fn names_are_one_rule_everywhere(server: &Server) {
         "   ",
     ] {
         let a = register(server, "192.0.2.1", bad, "password1").await;
-        assert_eq!(
-            (a.status, a.body["error"].as_str()),
-            (400, Some("invalid_name")),
-            "{bad:?}"
-        );
+        assert_eq!(refusal(&a), (400, Some("invalid_name")), "{bad:?}");
         let sent = json!({ "name": bad, "password": "password1" });
         server
             .post_refused("/admin/players", sent, (400, "invalid_name"))
@@ -79,30 +75,14 @@ async fn names_are_one_rule_everywhere(server: &Server) {
     assert_eq!(a.status, 200, "{}", a.body);
     assert_eq!(a.body["name"], "Zed");
     let a = register(server, "192.0.2.2", "zED", "password1").await;
-    assert_eq!(
-        (a.status, a.body["error"].as_str()),
-        (409, Some("name_taken"))
-    );
-    server
-        .posted(
-            "/admin/players",
-            json!({ "name": "ＺＥＤ", "password": "password1" }),
-            409,
-        )
-        .await;
+    assert_eq!(refusal(&a), (409, Some("name_taken")));
+    let wide = json!({ "name": "ＺＥＤ", "password": "password1" });
+    server.posted("/admin/players", wide, 409).await;
     // Passwords are measured in characters: four euro signs are 12 bytes, too short.
     let a = register(server, "192.0.2.2", "Euro", "€€€€").await;
-    assert_eq!(
-        (a.status, a.body["error"].as_str()),
-        (400, Some("invalid_password"))
-    );
-    server
-        .posted(
-            "/admin/players",
-            json!({ "name": "Euro", "password": "€€€€" }),
-            400,
-        )
-        .await;
+    assert_eq!(refusal(&a), (400, Some("invalid_password")));
+    let euros = json!({ "name": "Euro", "password": "€€€€" });
+    server.posted("/admin/players", euros, 400).await;
     let a = register(server, "192.0.2.2", "Euro", "€€€€€€€€").await;
     assert_eq!(a.status, 200);
     // Idempotency keys with a NUL or of 2.7 KB are refused before the database too.
@@ -293,3 +273,8 @@ async fn run(db: Db) {
 }
 
 crate::on_both_dbs!(run: accounts_hold_against_the_open_internet_on_sqlite, accounts_hold_against_the_open_internet_on_postgres);
+
+/// An answer's status and error code.
+fn refusal(a: &Answer) -> (u16, Option<&str>) {
+    (a.status, a.body["error"].as_str())
+}

@@ -226,6 +226,14 @@ async fn result_once_after_the_commit(
 }
 
 /// The status of a table's hand `number` in the store.
+/// A server on PostgreSQL (none where there is none): the database, its URL, the server.
+async fn on_postgres() -> Option<(DbGuard, String, Server)> {
+    let guard = DbGuard::new(Db::Postgres).await?;
+    let url = guard.url();
+    let server = Server::start(&url, &[]).await;
+    Some((guard, url, server))
+}
+
 /// Three at a table and hand 1 played to its end while the test holds its row locked
 /// (until `lock` is rolled back or dropped): the hand is over and its commit waits.
 async fn over_and_waiting(
@@ -295,11 +303,9 @@ async fn a_hand_ending_while_postgres_restarts_shows_its_result_only_once_commit
 /// then is its result shown, once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_cut_off_by_the_database_is_tried_again_until_durable() {
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+    let Some((_guard, url, mut server)) = on_postgres().await else {
         return;
     };
-    let url = guard.url();
-    let mut server = Server::start(&url, &[]).await;
     let killer = SqlStore::connect_admin(&url).await.unwrap();
     let (table_id, mut clients, lock) = over_and_waiting(&server, &url).await;
     // Three commits cut off: the persister tries a failed hand once more by itself, so
@@ -330,11 +336,9 @@ async fn a_commit_cut_off_by_the_database_is_tried_again_until_durable() {
 /// left them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_leaving_while_the_hand_waits_for_its_commit_leaves_once_it_is_committed() {
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+    let Some((_guard, url, mut server)) = on_postgres().await else {
         return;
     };
-    let url = guard.url();
-    let mut server = Server::start(&url, &[]).await;
     let (table_id, mut clients, lock) = over_and_waiting(&server, &url).await;
     nothing_of_the_result(&mut clients, Duration::from_millis(300)).await;
     let ann = &mut clients[0];

@@ -294,15 +294,7 @@ fn truth(
     let folded = events
         .iter()
         .any(|e| matches!(e, Event::Folded { player: q } if *q == player));
-    let hole: Vec<Card> = events
-        .iter()
-        .flat_map(|e| match e {
-            Event::HoleDealt {
-                player: q, cards, ..
-            } if *q == player => cards.to_vec(),
-            _ => Vec::new(),
-        })
-        .collect();
+    let hole = hole_of(events, player);
     let won: Chips = events
         .iter()
         .flat_map(|e| match e {
@@ -372,15 +364,7 @@ fn truth(
     // The owner: the viewer (the house's view has the stand-in the test added).
     match viewer {
         Some(v) => {
-            let mine: Vec<Card> = events
-                .iter()
-                .flat_map(|e| match e {
-                    Event::HoleDealt {
-                        player: q, cards, ..
-                    } if *q == v => cards.to_vec(),
-                    _ => Vec::new(),
-                })
-                .collect();
+            let mine = hole_of(events, v);
             f.insert("Owner".into(), json!(names[v]));
             f.insert("OwnersHand".into(), json!(strs(&mine)));
         }
@@ -410,6 +394,17 @@ fn truth(
 
 /// The engine's bet to call before each bet or raise of a hold'em history (by action
 /// index): the history is played through the engine one notation at a time.
+/// The cards dealt to `player` in the hand, in order.
+fn hole_of(events: &[Event], player: usize) -> Vec<Card> {
+    let dealt = events.iter().flat_map(|e| match e {
+        Event::HoleDealt {
+            player: q, cards, ..
+        } if *q == player => cards.to_vec(),
+        _ => Vec::new(),
+    });
+    dealt.collect()
+}
+
 fn bets_to_call(phh: &PhhHand) -> BTreeMap<usize, Chips> {
     let (mut hand, _) = Hand::new(phh.config(1), CardSource::Manual).expect("a valid hand");
     let mut out = BTreeMap::new();

@@ -79,11 +79,7 @@ async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
         ann.try_recv(Duration::from_millis(300)).await.is_none(),
         "no hand with one player in"
     );
-    ann.send(&ClientMsg::SitIn {
-        table_id: tid(&table_id),
-        post_now: true,
-    })
-    .await;
+    ann.sit_in(&table_id).await;
     // Ben leaves during the next hand: his hand is dead, and he is cashed out after it.
     ben.until(|m| matches!(m, ServerMsg::Event { .. }).then_some(()))
         .await;

@@ -409,6 +409,22 @@ impl Client {
         self.send(&ClientMsg::Watch { table_id }).await;
     }
 
+    /// Sits back in, posting what is owed at once.
+    pub async fn sit_in(&mut self, table_id: &str) {
+        let table_id = super::tid(table_id);
+        let msg = ClientMsg::SitIn {
+            table_id,
+            post_now: true,
+        };
+        self.send(&msg).await;
+    }
+
+    /// Asks to leave the table (the answer comes as a `done`).
+    pub async fn leave(&mut self, table_id: &str) {
+        let table_id = super::tid(table_id);
+        self.send(&ClientMsg::Leave { table_id }).await;
+    }
+
     /// The lobby's tables, as this client is told them.
     pub async fn tables(&mut self) -> Vec<TableSummary> {
         self.send(&ClientMsg::ListTables).await;
