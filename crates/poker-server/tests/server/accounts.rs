@@ -29,23 +29,13 @@ async fn call(server: &Server, path: &str, from: &str, body: Value) -> Answer {
 }
 
 async fn login(server: &Server, from: &str, name: &str, password: &str) -> Answer {
-    call(
-        server,
-        "/login",
-        from,
-        json!({ "name": name, "password": password }),
-    )
-    .await
+    let login = json!({ "name": name, "password": password });
+    call(server, "/login", from, login).await
 }
 
 async fn register(server: &Server, from: &str, name: &str, password: &str) -> Answer {
-    call(
-        server,
-        "/register",
-        from,
-        json!({ "name": name, "password": password }),
-    )
-    .await
+    let account = json!({ "name": name, "password": password });
+    call(server, "/register", from, account).await
 }
 
 async fn names_are_one_rule_everywhere(server: &Server) {
@@ -179,15 +169,10 @@ async fn a_flood_of_registrations_does_not_starve_health(server: &Server) {
         let base = base.clone();
         let finished = finished.clone();
         flood.spawn(async move {
-            let status = reqwest::Client::new()
-                .post(format!("{base}/register"))
-                .header("x-forwarded-for", format!("100.64.0.{i}"))
-                .json(&json!({ "name": format!("flood{i}"), "password": "password1" }))
-                .send()
-                .await
-                .unwrap()
-                .status()
-                .as_u16();
+            let account = json!({ "name": format!("flood{i}"), "password": "password1" });
+            let from = format!("100.64.0.{i}");
+            let sent = post_from(&base, "/register", from, account).send().await;
+            let status = sent.unwrap().status().as_u16();
             finished.fetch_add(1, Ordering::SeqCst);
             status
         });
@@ -216,12 +201,10 @@ async fn a_flood_of_registrations_does_not_starve_health(server: &Server) {
     for i in 0..32 {
         let base = base.clone();
         logins.spawn(async move {
-            let answer: Value = reqwest::Client::new()
-                .post(format!("{base}/login"))
-                .header("x-forwarded-for", format!("100.64.1.{i}"))
-                .json(&json!({ "name": format!("flood{i}"), "password": "password1" }))
-                .send()
-                .await
+            let login = json!({ "name": format!("flood{i}"), "password": "password1" });
+            let from = format!("100.64.1.{i}");
+            let sent = post_from(&base, "/login", from, login).send().await;
+            let answer: Value = sent
                 .unwrap()
                 .error_for_status()
                 .unwrap()
@@ -277,4 +260,11 @@ crate::on_both_dbs!(run: accounts_hold_against_the_open_internet_on_sqlite, acco
 /// An answer's status and error code.
 fn refusal(a: &Answer) -> (u16, Option<&str>) {
     (a.status, a.body["error"].as_str())
+}
+
+/// A POST of `body` to `path` from the address `from` (as behind a proxy), on a client of
+/// its own, so that requests sent at once are not queued on one connection.
+fn post_from(base: &str, path: &str, from: String, body: Value) -> reqwest::RequestBuilder {
+    let client = reqwest::Client::new().post(format!("{base}{path}"));
+    client.header("x-forwarded-for", from).json(&body)
 }

@@ -38,12 +38,7 @@ async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
     let mut ben = server.client("ben").await;
     let mut sue = server.client("sue").await;
     sue.watch(&table_id).await;
-    let chat_on = sue
-        .until(|m| match m {
-            ServerMsg::Snapshot { table, .. } => Some(table.chat),
-            _ => None,
-        })
-        .await;
+    let chat_on = sue.snapshot_table().await.chat;
     assert!(chat_on, "chat is on by default");
     for (c, seat) in [(&mut ann, 0), (&mut ben, 1)] {
         c.sat(&table_id, seat, 100).await;

@@ -280,11 +280,10 @@ async fn hand_status(store: &SqlStore, table_id: &str, number: u64) -> String {
 /// waits inside the pool, which keeps trying to connect for up to 30 s.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hand_ending_while_postgres_restarts_shows_its_result_only_once_committed() {
-    let Some(guard) = DbGuard::stoppable_postgres("this test").await else {
+    let Some((guard, mut server)) = Server::on_stoppable_postgres("this test").await else {
         return;
     };
     let pg = guard.postgres();
-    let mut server = Server::start(&guard.url(), &[]).await;
     let (table_id, mut clients) = table_of_three(&server).await;
     let last = to_the_last_decision(&table_id, &mut clients).await;
     pg.stop().unwrap();

@@ -605,11 +605,10 @@ async fn the_admin_api_answers_its_edges_as_documented() {
 /// 200 again by itself once the database is back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_answers_503_while_postgres_is_down_and_recovers_by_itself() {
-    let Some(guard) = DbGuard::stoppable_postgres("this test").await else {
+    let Some((guard, mut server)) = Server::on_stoppable_postgres("this test").await else {
         return;
     };
     let pg = guard.postgres();
-    let mut server = Server::start(&guard.url(), &[]).await;
     let health = || async {
         reqwest::get(format!("{}/healthz", server.base))
             .await

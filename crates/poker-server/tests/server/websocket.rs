@@ -604,12 +604,7 @@ async fn signing_in_asks_only_the_tables_where_the_player_sits() {
     let token = server.login("ann").await;
     let mut again = Client::connect(server.addr, "ann").await;
     again.auth(&token).await;
-    let table = again
-        .until(|m| match m {
-            ServerMsg::Snapshot { table, .. } => Some(table.table_id),
-            _ => None,
-        })
-        .await;
+    let table = again.snapshot_table().await.table_id;
     assert_eq!(table, tid(&tables[7]));
     let asked = metric(&server, "poker_table_wakeups_total").await - before;
     assert!(asked < 10, "{asked} tables asked");

@@ -6,7 +6,7 @@
 //! with a token or from another address.
 
 use super::{assert_conserved, nl_rules, sit, Client, Db, DbGuard, Server, TOKEN};
-use poker_protocol::{ClientMsg, ServerMsg, TableSummary};
+use poker_protocol::{ClientMsg, ServerMsg, TableSummary, TableView};
 use poker_rules::{Action, Chips, LegalActions};
 use serde_json::{json, Value};
 
@@ -330,6 +330,14 @@ impl Server {
         self.by(Some(TOKEN)).refused(path, body, expected).await
     }
 
+    /// A server on a PostgreSQL the test may stop and start (none where there is none;
+    /// `what` says which test goes without).
+    pub async fn on_stoppable_postgres(what: &str) -> Option<(DbGuard, Server)> {
+        let guard = DbGuard::stoppable_postgres(what).await?;
+        let server = Server::start(&guard.url(), &[]).await;
+        Some((guard, server))
+    }
+
     /// Requests with this bearer token (none: anonymous), each expecting its status.
     pub fn by<'a>(&'a self, token: Option<&'a str>) -> Caller<'a> {
         Caller {
@@ -423,6 +431,15 @@ impl Client {
     pub async fn leave(&mut self, table_id: &str) {
         let table_id = super::tid(table_id);
         self.send(&ClientMsg::Leave { table_id }).await;
+    }
+
+    /// The table as the first snapshot shows it.
+    pub async fn snapshot_table(&mut self) -> TableView {
+        self.until(|m| match m {
+            ServerMsg::Snapshot { table, .. } => Some(table.clone()),
+            _ => None,
+        })
+        .await
     }
 
     /// The lobby's tables, as this client is told them.
