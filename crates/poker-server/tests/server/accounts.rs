@@ -29,23 +29,13 @@ async fn call(server: &Server, path: &str, from: &str, body: Value) -> Answer {
 }
 
 async fn login(server: &Server, from: &str, name: &str, password: &str) -> Answer {
-    call(
-        server,
-        "/login",
-        from,
-        json!({ "name": name, "password": password }),
-    )
-    .await
+    let login = json!({ "name": name, "password": password });
+    call(server, "/login", from, login).await
 }
 
 async fn register(server: &Server, from: &str, name: &str, password: &str) -> Answer {
-    call(
-        server,
-        "/register",
-        from,
-        json!({ "name": name, "password": password }),
-    )
-    .await
+    let account = json!({ "name": name, "password": password });
+    call(server, "/register", from, account).await
 }
 
 async fn names_are_one_rule_everywhere(server: &Server) {
@@ -58,33 +48,15 @@ async fn names_are_one_rule_everywhere(server: &Server) {
         "   ",
     ] {
         let a = register(server, "192.0.2.1", bad, "password1").await;
-        assert_eq!(
-            (a.status, a.body["error"].as_str()),
-            (400, Some("invalid_name")),
-            "{bad:?}"
-        );
-        let (status, body) = server
-            .post(
-                "/admin/players",
-                json!({ "name": bad, "password": "password1" }),
-            )
+        assert_eq!(refusal(&a), (400, Some("invalid_name")), "{bad:?}");
+        let sent = json!({ "name": bad, "password": "password1" });
+        server
+            .post_refused("/admin/players", sent, (400, "invalid_name"))
             .await;
-        assert_eq!(
-            (status, body["error"].as_str()),
-            (400, Some("invalid_name")),
-            "{bad:?}"
-        );
-        let (status, body) = server
-            .post(
-                "/admin/tables",
-                json!({ "name": bad, "rules": common::nl_rules() }),
-            )
+        let sent = json!({ "name": bad, "rules": common::nl_rules() });
+        server
+            .post_refused("/admin/tables", sent, (400, "invalid_name"))
             .await;
-        assert_eq!(
-            (status, body["error"].as_str()),
-            (400, Some("invalid_name")),
-            "{bad:?}"
-        );
     }
     let a = register(server, "192.0.2.1", &"é".repeat(33), "password1").await;
     assert_eq!(a.status, 400);
@@ -93,42 +65,23 @@ async fn names_are_one_rule_everywhere(server: &Server) {
     assert_eq!(a.status, 200, "{}", a.body);
     assert_eq!(a.body["name"], "Zed");
     let a = register(server, "192.0.2.2", "zED", "password1").await;
-    assert_eq!(
-        (a.status, a.body["error"].as_str()),
-        (409, Some("name_taken"))
-    );
-    let (status, _) = server
-        .post(
-            "/admin/players",
-            json!({ "name": "ＺＥＤ", "password": "password1" }),
-        )
-        .await;
-    assert_eq!(status, 409);
+    assert_eq!(refusal(&a), (409, Some("name_taken")));
+    let wide = json!({ "name": "ＺＥＤ", "password": "password1" });
+    server.posted("/admin/players", wide, 409).await;
     // Passwords are measured in characters: four euro signs are 12 bytes, too short.
     let a = register(server, "192.0.2.2", "Euro", "€€€€").await;
-    assert_eq!(
-        (a.status, a.body["error"].as_str()),
-        (400, Some("invalid_password"))
-    );
-    let (status, _) = server
-        .post(
-            "/admin/players",
-            json!({ "name": "Euro", "password": "€€€€" }),
-        )
-        .await;
-    assert_eq!(status, 400);
+    assert_eq!(refusal(&a), (400, Some("invalid_password")));
+    let euros = json!({ "name": "Euro", "password": "€€€€" });
+    server.posted("/admin/players", euros, 400).await;
     let a = register(server, "192.0.2.2", "Euro", "€€€€€€€€").await;
     assert_eq!(a.status, 200);
     // Idempotency keys with a NUL or of 2.7 KB are refused before the database too.
     let id = a.body["player_id"].as_str().unwrap();
     for key in ["k\0ey".to_string(), "k".repeat(2700)] {
-        let (status, body) = server
-            .post(
-                &format!("/admin/players/{id}/deposit"),
-                json!({ "amount": 5, "idempotency_key": key }),
-            )
+        let sent = json!({ "amount": 5, "idempotency_key": key });
+        server
+            .posted(&format!("/admin/players/{id}/deposit"), sent, 400)
             .await;
-        assert_eq!(status, 400, "{body}");
     }
 }
 
@@ -216,15 +169,10 @@ async fn a_flood_of_registrations_does_not_starve_health(server: &Server) {
         let base = base.clone();
         let finished = finished.clone();
         flood.spawn(async move {
-            let status = reqwest::Client::new()
-                .post(format!("{base}/register"))
-                .header("x-forwarded-for", format!("100.64.0.{i}"))
-                .json(&json!({ "name": format!("flood{i}"), "password": "password1" }))
-                .send()
-                .await
-                .unwrap()
-                .status()
-                .as_u16();
+            let account = json!({ "name": format!("flood{i}"), "password": "password1" });
+            let from = format!("100.64.0.{i}");
+            let sent = post_from(&base, "/register", from, account).send().await;
+            let status = sent.unwrap().status().as_u16();
             finished.fetch_add(1, Ordering::SeqCst);
             status
         });
@@ -253,12 +201,10 @@ async fn a_flood_of_registrations_does_not_starve_health(server: &Server) {
     for i in 0..32 {
         let base = base.clone();
         logins.spawn(async move {
-            let answer: Value = reqwest::Client::new()
-                .post(format!("{base}/login"))
-                .header("x-forwarded-for", format!("100.64.1.{i}"))
-                .json(&json!({ "name": format!("flood{i}"), "password": "password1" }))
-                .send()
-                .await
+            let login = json!({ "name": format!("flood{i}"), "password": "password1" });
+            let from = format!("100.64.1.{i}");
+            let sent = post_from(&base, "/login", from, login).send().await;
+            let answer: Value = sent
                 .unwrap()
                 .error_for_status()
                 .unwrap()
@@ -310,3 +256,15 @@ async fn run(db: Db) {
 }
 
 crate::on_both_dbs!(run: accounts_hold_against_the_open_internet_on_sqlite, accounts_hold_against_the_open_internet_on_postgres);
+
+/// An answer's status and error code.
+fn refusal(a: &Answer) -> (u16, Option<&str>) {
+    (a.status, a.body["error"].as_str())
+}
+
+/// A POST of `body` to `path` from the address `from` (as behind a proxy), on a client of
+/// its own, so that requests sent at once are not queued on one connection.
+fn post_from(base: &str, path: &str, from: String, body: Value) -> reqwest::RequestBuilder {
+    let client = reqwest::Client::new().post(format!("{base}{path}"));
+    client.header("x-forwarded-for", from).json(&body)
+}

@@ -46,15 +46,8 @@ async fn health_is_public_and_admin_calls_need_the_token() {
 #[tokio::test]
 async fn operators_create_players_move_money_and_read_the_ledger() {
     let (_g, mut s) = start().await;
-    let (status, created) = s
-        .call(
-            "POST",
-            "/admin/players",
-            T,
-            Some(json!({ "name": "alice", "password": "correct horse" })),
-        )
-        .await;
-    assert_eq!(status, 201);
+    let sent = json!({ "name": "alice", "password": "correct horse" });
+    let created = s.expect("POST", "/admin/players", T, Some(sent), 201).await;
     let id = created["player_id"].as_str().unwrap().to_string();
     let dep = json!({ "amount": 500, "idempotency_key": "d1" });
     assert_eq!(
@@ -80,43 +73,18 @@ async fn operators_create_players_move_money_and_read_the_ledger() {
     );
     // The same key for another amount is refused, and so is it for another kind of
     // money move: a deposit's key on a withdrawal is not a new withdrawal.
-    let (status, body) = s
-        .call(
-            "POST",
-            &format!("/admin/players/{id}/withdraw"),
-            T,
-            Some(json!({ "amount": 100, "idempotency_key": "d1" })),
-        )
+    let sent = json!({ "amount": 100, "idempotency_key": "d1" });
+    let path = format!("/admin/players/{id}/withdraw");
+    s.refused("POST", &path, T, Some(sent), (409, "idempotency_conflict"))
         .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (409, Some("idempotency_conflict")),
-        "{body}"
-    );
-    let (status, body) = s
-        .call(
-            "POST",
-            &format!("/admin/players/{id}/deposit"),
-            T,
-            Some(json!({ "amount": 600, "idempotency_key": "d1" })),
-        )
+    let sent = json!({ "amount": 600, "idempotency_key": "d1" });
+    let path = format!("/admin/players/{id}/deposit");
+    s.refused("POST", &path, T, Some(sent), (409, "idempotency_conflict"))
         .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (409, Some("idempotency_conflict"))
-    );
-    let (status, body) = s
-        .call(
-            "POST",
-            &format!("/admin/players/{id}/withdraw"),
-            T,
-            Some(json!({ "amount": 900 })),
-        )
+    let sent = json!({ "amount": 900 });
+    let path = format!("/admin/players/{id}/withdraw");
+    s.refused("POST", &path, T, Some(sent), (409, "insufficient_funds"))
         .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (409, Some("insufficient_funds"))
-    );
     let (_, list) = s.call("GET", "/admin/players", T, None).await;
     assert_eq!(list[0]["balance"], 500);
     let (_, ledger) = s
@@ -142,76 +110,55 @@ async fn bad_requests_get_typed_errors() {
         .call("POST", "/admin/players", T, Some(json!({ "name": "bob" })))
         .await;
     assert_eq!((status, body["error"].as_str()), (400, Some("bad_request")));
-    let (status, body) = s
-        .call(
-            "POST",
-            "/admin/players",
-            T,
-            Some(json!({ "name": "bob", "password": "short" })),
-        )
-        .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (400, Some("invalid_password"))
-    );
-    let (status, _) = s
-        .call(
-            "POST",
-            "/admin/players/not-an-id/deposit",
-            T,
-            Some(json!({ "amount": 1 })),
-        )
-        .await;
-    assert_eq!(status, 404);
-    let (status, _) = s
-        .call(
-            "GET",
-            "/admin/hands/8c1f5e62-0000-4000-8000-000000000000",
-            T,
-            None,
-        )
-        .await;
-    assert_eq!(status, 404);
+    let sent = json!({ "name": "bob", "password": "short" });
+    s.refused(
+        "POST",
+        "/admin/players",
+        T,
+        Some(sent),
+        (400, "invalid_password"),
+    )
+    .await;
+    let sent = json!({ "amount": 1 });
+    s.expect(
+        "POST",
+        "/admin/players/not-an-id/deposit",
+        T,
+        Some(sent),
+        404,
+    )
+    .await;
+    s.expect(
+        "GET",
+        "/admin/hands/8c1f5e62-0000-4000-8000-000000000000",
+        T,
+        None,
+        404,
+    )
+    .await;
     s.stop().await;
 }
 
 #[tokio::test]
 async fn tables_are_created_only_with_consistent_rules() {
     let (_g, mut s) = start().await;
-    let (status, created) = s
-        .call(
-            "POST",
-            "/admin/tables",
-            T,
-            Some(json!({ "name": "NL 1/2", "rules": rules() })),
-        )
-        .await;
-    assert_eq!(status, 201, "{created}");
+    let sent = json!({ "name": "NL 1/2", "rules": rules() });
+    s.expect("POST", "/admin/tables", T, Some(sent), 201).await;
     let mut bad = rules();
     bad["min_buy_in"] = json!(500);
-    let (status, body) = s
-        .call(
-            "POST",
-            "/admin/tables",
-            T,
-            Some(json!({ "name": "x", "rules": bad })),
-        )
-        .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (400, Some("invalid_rules"))
-    );
+    let sent = json!({ "name": "x", "rules": bad });
+    s.refused(
+        "POST",
+        "/admin/tables",
+        T,
+        Some(sent),
+        (400, "invalid_rules"),
+    )
+    .await;
     let mut capped = rules();
     capped["options"] = json!({ "cap": 1 });
-    let (status, body) = s
-        .call(
-            "POST",
-            "/admin/tables",
-            T,
-            Some(json!({ "name": "y", "rules": capped })),
-        )
-        .await;
-    assert_eq!(status, 400);
+    let sent = json!({ "name": "y", "rules": capped });
+    let body = s.expect("POST", "/admin/tables", T, Some(sent), 400).await;
     assert!(body["message"].as_str().unwrap().contains("cap"), "{body}");
     let (_, tables) = s.call("GET", "/admin/tables", T, None).await;
     assert_eq!(tables.as_array().unwrap().len(), 1);

@@ -405,24 +405,8 @@ async fn the_backup_endpoint_copies_into_the_configured_folder_for_admins_only_a
     assert_eq!(status, 401);
     for role in ["floor", "cashier"] {
         let name = format!("{role}-one");
-        let (status, made) = server
-            .call(
-                "POST",
-                "/admin/staff",
-                token,
-                Some(json!({ "name": name, "password": "staffpass1", "role": role })),
-            )
-            .await;
-        assert_eq!(status, 201, "{made}");
-        let (_, login) = server
-            .call(
-                "POST",
-                "/admin/login",
-                None,
-                Some(json!({ "name": name, "password": "staffpass1" })),
-            )
-            .await;
-        let staff_token = login["token"].as_str().unwrap();
+        let (_, staff_token) = server.staff(&name, role).await;
+        let staff_token = staff_token.as_str();
         let (status, body) = server
             .call("POST", "/admin/backup", Some(staff_token), None)
             .await;

@@ -223,24 +223,15 @@ async fn every_game_family_with_three_players_and_a_spectator_in_chromium() {
     ];
     let mut list = Vec::new();
     for (family, name, rules) in tables {
-        let (status, t) = server
-            .post(
-                "/admin/tables",
-                json!({ "name": name, "rules": rules, "clock": clock, "rabbit_hunt": family == "board" }),
-            )
-            .await;
-        assert_eq!(status, 201, "{t}");
+        let sent = json!({ "name": name, "rules": rules, "clock": clock, "rabbit_hunt": family == "board" });
+        let t = server.posted("/admin/tables", sent, 201).await;
         list.push(json!({ "id": t["table_id"], "family": family, "name": name }));
     }
     let mut heads_up = games::base("holdem", "no_limit", json!({ "min_bet": 2 }), 2);
     heads_up["rathole_secs"] = json!(0);
-    let (status, hu) = server
-        .post(
-            "/admin/tables",
-            json!({ "name": "Heads-up", "rules": heads_up, "clock": clock, "rabbit_hunt": true }),
-        )
-        .await;
-    assert_eq!(status, 201, "{hu}");
+    let sent =
+        json!({ "name": "Heads-up", "rules": heads_up, "clock": clock, "rabbit_hunt": true });
+    let hu = server.posted("/admin/tables", sent, 201).await;
     let shots = std::env::var("SCREENSHOTS")
         .map(PathBuf::from)
         .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
@@ -527,21 +518,11 @@ async fn lobby_filters_stats_download_notes_theme_emoji_and_moving_chips_in_chro
     }
     server.player("sue", 0).await;
     let clock = json!({ "action_ms": 60000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 1500 });
-    let mut high = common::nl_rules();
-    high["small_blind"] = json!(5);
-    high["big_blind"] = json!(10);
-    high["stakes"] = json!({ "min_bet": 10 });
-    high["min_buy_in"] = json!(200);
-    high["max_buy_in"] = json!(1000);
+    let high = common::nl_5_10();
     let mut ids = Vec::new();
     for (name, rules) in [("Low", common::nl_rules()), ("High", high)] {
-        let (status, t) = server
-            .post(
-                "/admin/tables",
-                json!({ "name": name, "rules": rules, "clock": clock }),
-            )
-            .await;
-        assert_eq!(status, 201, "{t}");
+        let sent = json!({ "name": name, "rules": rules, "clock": clock });
+        let t = server.posted("/admin/tables", sent, 201).await;
         ids.push(t["table_id"].as_str().unwrap().to_string());
     }
     // Three hands at Low over WebSockets, then both leave: the stats and the download.

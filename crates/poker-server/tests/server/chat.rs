@@ -37,16 +37,8 @@ async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
     let mut ann = server.client("ann").await;
     let mut ben = server.client("ben").await;
     let mut sue = server.client("sue").await;
-    sue.send(&ClientMsg::Watch {
-        table_id: tid(&table_id),
-    })
-    .await;
-    let chat_on = sue
-        .until(|m| match m {
-            ServerMsg::Snapshot { table, .. } => Some(table.chat),
-            _ => None,
-        })
-        .await;
+    sue.watch(&table_id).await;
+    let chat_on = sue.snapshot_table().await.chat;
     assert!(chat_on, "chat is on by default");
     for (c, seat) in [(&mut ann, 0), (&mut ben, 1)] {
         c.sat(&table_id, seat, 100).await;
@@ -131,13 +123,10 @@ async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
     assert_eq!(lines[0].seat, Some(0));
 
     // The operator turns chat off: everyone is told, and nobody may speak.
-    let (status, body) = server
-        .post(
-            &format!("/admin/tables/{table_id}/chat"),
-            json!({ "enabled": false }),
-        )
+    let sent = json!({ "enabled": false });
+    server
+        .posted(&format!("/admin/tables/{table_id}/chat"), sent, 200)
         .await;
-    assert_eq!(status, 200, "{body}");
     for c in [&mut ann, &mut sue] {
         let on = c
             .until(|m| match m {
@@ -153,28 +142,13 @@ async fn chat_is_for_seated_players_and_spectators_bounded_and_switchable() {
     let tables = server.get_json("/admin/tables").await;
     assert_eq!(tables[0]["rules"]["chat"]["enabled"], json!(false));
     // Unknown tables and bad bodies are typed errors.
-    let (status, _) = server
-        .post(
-            &format!("/admin/tables/{}/chat", poker_protocol::TableId::new()),
-            json!({ "enabled": true }),
-        )
-        .await;
-    assert_eq!(status, 404);
-    let (status, _) = server
-        .post(
-            &format!("/admin/tables/{table_id}/chat"),
-            json!({ "on": true }),
-        )
-        .await;
-    assert_eq!(status, 400);
+    let sent = json!({ "enabled": true });
+    let path = format!("/admin/tables/{}/chat", poker_protocol::TableId::new());
+    server.posted(&path, sent, 404).await;
+    let chat = format!("/admin/tables/{table_id}/chat");
+    server.posted(&chat, json!({ "on": true }), 400).await;
     // And on again.
-    let (status, _) = server
-        .post(
-            &format!("/admin/tables/{table_id}/chat"),
-            json!({ "enabled": true }),
-        )
-        .await;
-    assert_eq!(status, 200);
+    server.posted(&chat, json!({ "enabled": true }), 200).await;
     ann.until(|m| matches!(m, ServerMsg::ChatSwitched { enabled: true, .. }).then_some(()))
         .await;
     ann.send(&say(&table_id, "back")).await;

@@ -14,64 +14,28 @@ use common::{Db, DbGuard, Server};
 use poker_protocol::ServerMsg;
 use serde_json::{json, Value};
 
-async fn call(
-    server: &Server,
-    token: Option<&str>,
-    method: &str,
-    path: &str,
-    body: Value,
-) -> (u16, Value) {
-    // Only a POST carries the body.
-    let body = (method == "POST").then_some(body);
-    server.call(method, path, token, body).await
-}
-
-async fn staff_session(server: &Server, name: &str, role: &str) -> String {
-    let (status, body) = call(
-        server,
-        Some(common::TOKEN),
-        "POST",
-        "/admin/staff",
-        json!({ "name": name, "password": "staffpass1", "role": role }),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
-    let (status, body) = call(
-        server,
-        None,
-        "POST",
-        "/admin/login",
-        json!({ "name": name, "password": "staffpass1" }),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(body["role"], role);
-    body["token"].as_str().unwrap().to_string()
-}
-
 async fn scenario(db: Db) {
     let Some(guard) = DbGuard::new(db).await else {
         return;
     };
     let mut server = Server::start(&guard.url(), &[]).await;
-    let admin = Some(common::TOKEN);
+    let admin = server.by(Some(common::TOKEN));
     let ann_id = server.player("ann", 0).await;
     let ben_id = server.player("ben", 0).await;
 
     // Staff accounts and their sessions.
-    let cashier = staff_session(&server, "Carla", "cashier").await;
-    let floor = staff_session(&server, "Fred", "floor").await;
-    let boss = staff_session(&server, "Bea", "admin").await;
-    let (status, _) = call(
-        &server,
-        None,
-        "POST",
-        "/admin/login",
-        json!({ "name": "Fred", "password": "wrongpass1" }),
-    )
-    .await;
-    assert_eq!(status, 401, "a wrong password");
-    let (_, me) = call(&server, Some(&floor), "GET", "/admin/whoami", json!(null)).await;
+    let (_, cashier) = server.staff("Carla", "cashier").await;
+    let (_, floor) = server.staff("Fred", "floor").await;
+    let (_, boss) = server.staff("Bea", "admin").await;
+    let (cashier, floor, boss) = (
+        server.by(Some(&cashier)),
+        server.by(Some(&floor)),
+        server.by(Some(&boss)),
+    );
+    // A wrong password.
+    let wrong = json!({ "name": "Fred", "password": "wrongpass1" });
+    server.by(None).post("/admin/login", wrong, 401).await;
+    let me = floor.get("/admin/whoami", 200).await;
     assert_eq!(
         (me["actor"].clone(), me["role"].clone()),
         (json!("staff:Fred"), json!("floor"))
@@ -79,119 +43,51 @@ async fn scenario(db: Db) {
 
     // Each role to its duties: money for the cashier (by id), tables for the floor.
     let deposit = json!({ "amount": 500, "idempotency_key": "cash-1" });
-    let (status, body) = call(
-        &server,
-        Some(&cashier),
-        "POST",
-        "/admin/players/ann/deposit",
-        deposit.clone(),
-    )
-    .await;
-    assert_eq!(
-        (status, body["error"].clone()),
-        (404, json!("not_found")),
-        "a path never takes a name"
-    );
-    let (status, body) = call(
-        &server,
-        Some(&cashier),
-        "POST",
-        &format!("/admin/players/{ann_id}/deposit"),
-        deposit.clone(),
-    )
-    .await;
-    assert_eq!(
-        (status, body["balance"].clone()),
-        (200, json!(500)),
-        "{body}"
-    );
-    let (status, _) = call(
-        &server,
-        Some(&cashier),
-        "POST",
-        &format!("/admin/players/{}/deposit", ann_id.to_uppercase()),
-        deposit,
-    )
-    .await;
-    assert_eq!(
-        status, 200,
-        "the same key, by the id in any case, applies once"
-    );
-    let (status, body) = call(
-        &server,
-        Some(&floor),
-        "POST",
-        &format!("/admin/players/{ann_id}/deposit"),
-        json!({ "amount": 5 }),
-    )
-    .await;
-    assert_eq!(
-        (status, body["error"].clone()),
-        (403, json!("forbidden")),
-        "{body}"
-    );
-    let (status, _) = call(
-        &server,
-        Some(&floor),
-        "POST",
-        "/admin/players/nobody/deposit",
-        json!({ "amount": 5 }),
-    )
-    .await;
-    assert_eq!(status, 403, "the role is checked first");
-    let (status, _) = call(
-        &server,
-        Some(&cashier),
-        "POST",
-        "/admin/players/nobody/deposit",
-        json!({ "amount": 5 }),
-    )
-    .await;
-    assert_eq!(status, 404);
-    let (status, presets) = call(&server, Some(&floor), "GET", "/admin/presets", json!(null)).await;
-    assert_eq!(status, 200);
+    let ann_deposit = format!("/admin/players/{ann_id}/deposit");
+    // A path never takes a name.
+    let not_found = (404, "not_found");
+    let ann_by_name = "/admin/players/ann/deposit";
+    cashier
+        .refused(ann_by_name, deposit.clone(), not_found)
+        .await;
+    let body = cashier.post(&ann_deposit, deposit.clone(), 200).await;
+    assert_eq!(body["balance"], json!(500), "{body}");
+    // The same key, by the id in any case, applies once.
+    let upper = format!("/admin/players/{}/deposit", ann_id.to_uppercase());
+    cashier.post(&upper, deposit, 200).await;
+    let five = json!({ "amount": 5 });
+    floor
+        .refused(&ann_deposit, five.clone(), (403, "forbidden"))
+        .await;
+    // The role is checked first.
+    floor
+        .post("/admin/players/nobody/deposit", five.clone(), 403)
+        .await;
+    cashier
+        .post("/admin/players/nobody/deposit", five, 404)
+        .await;
+    let presets = floor.get("/admin/presets", 200).await;
     let presets = presets.as_array().unwrap().clone();
     assert!(presets.len() >= 6);
     let mut first = String::new();
     for p in &presets {
-        let (status, t) = call(
-            &server,
-            Some(&floor),
-            "POST",
-            "/admin/tables",
-            p["body"].clone(),
-        )
-        .await;
-        assert_eq!(status, 201, "preset {}: {t}", p["key"]);
+        let t = floor.post("/admin/tables", p["body"].clone(), 201).await;
         if first.is_empty() {
             first = t["table_id"].as_str().unwrap().to_string();
         }
     }
-    let (status, _) = call(
-        &server,
-        Some(&cashier),
-        "POST",
-        "/admin/tables",
-        presets[0]["body"].clone(),
-    )
-    .await;
-    assert_eq!(status, 403, "a cashier opens no table");
-    let (status, clone) = call(
-        &server,
-        Some(&floor),
-        "POST",
-        &format!("/admin/tables/{first}/clone"),
-        json!({}),
-    )
-    .await;
-    assert_eq!(status, 201, "{clone}");
+    // A cashier opens no table.
+    cashier
+        .post("/admin/tables", presets[0]["body"].clone(), 403)
+        .await;
+    let clone_path = format!("/admin/tables/{first}/clone");
+    let clone = floor.post(&clone_path, json!({}), 201).await;
     assert_eq!(clone["name"], "NL Hold'em 1/2 (2)");
-    for token in [&cashier, &floor] {
-        let (status, _) = call(&server, Some(token), "GET", "/admin/staff", json!(null)).await;
-        assert_eq!(status, 403, "only admins see staff");
+    // Only admins see staff.
+    for caller in [&cashier, &floor] {
+        caller.get("/admin/staff", 403).await;
     }
-    let (status, staff) = call(&server, Some(&boss), "GET", "/admin/staff", json!(null)).await;
-    assert_eq!(status, 200);
+    let staff = boss.get("/admin/staff", 200).await;
     assert_eq!(staff.as_array().unwrap().len(), 3);
     assert!(
         staff[0].get("password_hash").is_none(),
@@ -204,15 +100,8 @@ async fn scenario(db: Db) {
     rules["small_blind"] = json!("one");
     rules["bogus"] = json!(1);
     rules.as_object_mut().unwrap().remove("max_buy_in");
-    let (status, body) = call(
-        &server,
-        admin,
-        "POST",
-        "/admin/tables",
-        json!({ "rules": rules, "clok": 1 }),
-    )
-    .await;
-    assert_eq!(status, 400, "{body}");
+    let body = json!({ "rules": rules, "clok": 1 });
+    let body = admin.post("/admin/tables", body, 400).await;
     let message = body["message"].as_str().unwrap();
     for problem in [
         "name: missing",
@@ -245,51 +134,22 @@ async fn scenario(db: Db) {
     // A rule the engine refuses (well formed, but a buy-in range upside down) names its field.
     let mut body = presets[0]["body"].clone();
     body["rules"]["max_buy_in"] = json!(20);
-    let (status, refused) = call(&server, admin, "POST", "/admin/tables", body).await;
-    assert_eq!(
-        (status, refused["error"].clone()),
-        (400, json!("invalid_rules"))
-    );
+    let refused = admin
+        .refused("/admin/tables", body, (400, "invalid_rules"))
+        .await;
     assert_eq!(
         refused["problems"],
         json!([{ "field": "rules.max_buy_in", "message": refused["message"] }])
     );
 
     // Players: search, lock (the socket closes, logins are refused), unlock, new password.
-    let (_, found) = call(
-        &server,
-        Some(&floor),
-        "GET",
-        "/admin/players?q=AN",
-        json!(null),
-    )
-    .await;
-    let names: Vec<&str> = found
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["ann"]);
+    let found = floor.get("/admin/players?q=AN", 200).await;
+    assert_eq!(common::field(&found, "name"), ["ann"]);
     let mut ann = server.client("ann").await;
-    let (status, _) = call(
-        &server,
-        Some(&cashier),
-        "POST",
-        &format!("/admin/players/{ann_id}/lock"),
-        json!({ "locked": true }),
-    )
-    .await;
-    assert_eq!(status, 403, "a cashier locks nobody");
-    let (status, _) = call(
-        &server,
-        Some(&floor),
-        "POST",
-        &format!("/admin/players/{ann_id}/lock"),
-        json!({ "locked": true }),
-    )
-    .await;
-    assert_eq!(status, 200);
+    let lock = format!("/admin/players/{ann_id}/lock");
+    // A cashier locks nobody.
+    cashier.post(&lock, json!({ "locked": true }), 403).await;
+    floor.post(&lock, json!({ "locked": true }), 200).await;
     // The server tells the socket why, then closes it (nothing more comes).
     let closed = loop {
         match ann.try_recv(std::time::Duration::from_secs(5)).await {
@@ -322,71 +182,28 @@ async fn scenario(db: Db) {
     };
     let (status, body) = login("password1").await;
     assert_eq!((status, body["error"].clone()), (403, json!("locked")));
-    call(
-        &server,
-        Some(&floor),
-        "POST",
-        &format!("/admin/players/{ann_id}/lock"),
-        json!({ "locked": false }),
-    )
-    .await;
+    floor.post(&lock, json!({ "locked": false }), 200).await;
     assert_eq!(login("password1").await.0, 200);
     // The floor may not set a password (it issues a reset code); an admin may.
-    let (status, _) = call(
-        &server,
-        Some(&floor),
-        "POST",
-        &format!("/admin/players/{ann_id}/password"),
-        json!({ "password": "brand-new-1" }),
-    )
-    .await;
-    assert_eq!(status, 403, "the floor sets no password");
-    let (status, code) = call(
-        &server,
-        Some(&floor),
-        "POST",
-        &format!("/admin/players/{ann_id}/reset-code"),
-        json!(null),
-    )
-    .await;
-    assert_eq!(status, 201, "{code}");
+    let password = format!("/admin/players/{ann_id}/password");
+    let new_password = json!({ "password": "brand-new-1" });
+    // The floor sets no password.
+    floor.post(&password, new_password.clone(), 403).await;
+    let reset_code = format!("/admin/players/{ann_id}/reset-code");
+    floor.post(&reset_code, json!(null), 201).await;
     assert_eq!(
         login("password1").await.0,
         200,
         "a code changes nothing yet"
     );
-    let (status, _) = call(
-        &server,
-        Some(&boss),
-        "POST",
-        &format!("/admin/players/{ann_id}/password"),
-        json!({ "password": "brand-new-1" }),
-    )
-    .await;
-    assert_eq!(status, 200);
+    boss.post(&password, new_password, 200).await;
     assert_eq!(login("password1").await.0, 401, "the old password is gone");
     assert_eq!(login("brand-new-1").await.0, 200);
 
     // The audit log: every action, with who did it, newest first.
-    let (_, log) = call(
-        &server,
-        Some(&floor),
-        "GET",
-        "/admin/audit-log?limit=200",
-        json!(null),
-    )
-    .await;
-    let lines: Vec<(String, String)> = log
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["actor"].as_str().unwrap().to_string(),
-                e["action"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let log = floor.get("/admin/audit-log?limit=200", 200).await;
+    let actors = common::field(&log, "actor").into_iter();
+    let lines: Vec<(&str, &str)> = actors.zip(common::field(&log, "action")).collect();
     for (actor, action) in [
         ("token", "create_staff"),
         ("staff:Carla", "sign_in"),
@@ -399,7 +216,7 @@ async fn scenario(db: Db) {
         ("staff:Bea", "reset_password"),
     ] {
         assert!(
-            lines.iter().any(|(a, b)| a == actor && b == action),
+            lines.iter().any(|&(a, b)| a == actor && b == action),
             "{actor} {action} in {lines:?}"
         );
     }
@@ -407,30 +224,21 @@ async fn scenario(db: Db) {
     assert!(
         !lines
             .iter()
-            .any(|(a, b)| a == "staff:Fred" && b == "deposit"),
+            .any(|&(a, b)| a == "staff:Fred" && b == "deposit"),
         "refused requests change nothing and are not logged"
     );
 
     names_beside_ids(&server, &ann_id, &ben_id, &first).await;
 
     // Signing out ends a staff session.
-    let (status, _) = call(&server, Some(&boss), "POST", "/admin/logout", json!({})).await;
-    assert_eq!(status, 204);
-    let (status, _) = call(&server, Some(&boss), "GET", "/admin/whoami", json!(null)).await;
-    assert_eq!(status, 401, "signed out");
+    boss.post("/admin/logout", json!({}), 204).await;
+    // Signed out.
+    boss.get("/admin/whoami", 401).await;
 
     // The rake report.
-    let (status, rake) = call(
-        &server,
-        Some(&cashier),
-        "GET",
-        "/admin/rake?days=7",
-        json!(null),
-    )
-    .await;
-    assert_eq!((status, rake["total"].clone()), (200, json!(0)), "{rake}");
-    let (status, _) = call(&server, admin, "GET", "/admin/rake?days=0", json!(null)).await;
-    assert_eq!(status, 400);
+    let rake = cashier.get("/admin/rake?days=7", 200).await;
+    assert_eq!(rake["total"], json!(0), "{rake}");
+    admin.get("/admin/rake?days=0", 400).await;
     server.stop().await;
     let audit = server.audit().await;
     assert!(audit.holds(), "{audit:?}");
@@ -441,15 +249,8 @@ async fn scenario(db: Db) {
 /// token, players, tables (also those a detail mentions, as a clone's original), and the
 /// table of a seat account.
 async fn names_beside_ids(server: &Server, ann_id: &str, ben_id: &str, first: &str) {
-    let (status, log) = call(
-        server,
-        Some(common::TOKEN),
-        "GET",
-        "/admin/audit-log?limit=200",
-        json!(null),
-    )
-    .await;
-    assert_eq!(status, 200, "{log}");
+    let admin = server.by(Some(common::TOKEN));
+    let log = admin.get("/admin/audit-log?limit=200", 200).await;
     let log = log.as_array().unwrap();
     let entry = |action: &str| {
         log.iter()
@@ -505,27 +306,17 @@ async fn names_beside_ids(server: &Server, ann_id: &str, ben_id: &str, first: &s
     );
 
     // The ledger: a seat account names its table.
-    let (status, _) = call(
-        server,
-        Some(common::TOKEN),
-        "POST",
-        &format!("/admin/players/{ben_id}/deposit"),
-        json!({ "amount": 300, "idempotency_key": "ben-1" }),
-    )
-    .await;
-    assert_eq!(status, 200);
+    let deposit = json!({ "amount": 300, "idempotency_key": "ben-1" });
+    admin
+        .post(&format!("/admin/players/{ben_id}/deposit"), deposit, 200)
+        .await;
     let mut ben = server.client("ben").await;
     ben.send(&common::sit(first, 0, 100)).await;
     let started = std::time::Instant::now();
     let buy_in = loop {
-        let (_, ledger) = call(
-            server,
-            Some(common::TOKEN),
-            "GET",
-            &format!("/admin/players/{ben_id}/ledger"),
-            json!(null),
-        )
-        .await;
+        let ledger = admin
+            .get(&format!("/admin/players/{ben_id}/ledger"), 200)
+            .await;
         let lines = ledger.as_array().unwrap().clone();
         if let Some(line) = lines
             .iter()

@@ -56,10 +56,7 @@ async fn table_of_three(server: &Server) -> (String, Vec<Client>) {
     let mut ann = server.client("ann").await;
     let mut ben = server.client("ben").await;
     let mut cat = server.client("cat").await;
-    cat.send(&ClientMsg::Watch {
-        table_id: tid(&table_id),
-    })
-    .await;
+    cat.watch(&table_id).await;
     ann.send(&sit(&table_id, 0, 200)).await;
     ben.send(&sit(&table_id, 1, 200)).await;
     (table_id, vec![ann, ben, cat])
@@ -229,6 +226,40 @@ async fn result_once_after_the_commit(
 }
 
 /// The status of a table's hand `number` in the store.
+/// A server on PostgreSQL (none where there is none): the database, its URL, the server.
+async fn on_postgres() -> Option<(DbGuard, String, Server)> {
+    let guard = DbGuard::new(Db::Postgres).await?;
+    let url = guard.url();
+    let server = Server::start(&url, &[]).await;
+    Some((guard, url, server))
+}
+
+/// Three at a table and hand 1 played to its end while the test holds its row locked
+/// (until `lock` is rolled back or dropped): the hand is over and its commit waits.
+async fn over_and_waiting(
+    server: &Server,
+    url: &str,
+) -> (String, Vec<Client>, sqlx::Transaction<'static, sqlx::Any>) {
+    let (table_id, mut clients) = table_of_three(server).await;
+    let last = to_the_last_decision(&table_id, &mut clients).await;
+    let lock = lock_hand_one(url, &table_id).await;
+    last_action(&table_id, &mut clients, last).await;
+    (table_id, clients, lock)
+}
+
+/// Hand 1's row, locked by the test (until the lock is rolled back or dropped), so the
+/// hand's commit waits on it.
+async fn lock_hand_one(url: &str, table_id: &str) -> sqlx::Transaction<'static, sqlx::Any> {
+    let holder = SqlStore::connect_admin(url).await.unwrap();
+    let mut lock = holder.begin().await.unwrap();
+    sqlx::query("select hand_id from hand where poker_table_id = $1 and number = 1 for update")
+        .bind(table_id)
+        .fetch_one(&mut *lock)
+        .await
+        .unwrap();
+    lock
+}
+
 async fn hand_status(store: &SqlStore, table_id: &str, number: u64) -> String {
     let hands = store
         .table_hands(table_id.parse().expect("a table id"), 10, 0)
@@ -249,11 +280,10 @@ async fn hand_status(store: &SqlStore, table_id: &str, number: u64) -> String {
 /// waits inside the pool, which keeps trying to connect for up to 30 s.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hand_ending_while_postgres_restarts_shows_its_result_only_once_committed() {
-    let Some(guard) = DbGuard::stoppable_postgres("this test").await else {
+    let Some((guard, mut server)) = Server::on_stoppable_postgres("this test").await else {
         return;
     };
     let pg = guard.postgres();
-    let mut server = Server::start(&guard.url(), &[]).await;
     let (table_id, mut clients) = table_of_three(&server).await;
     let last = to_the_last_decision(&table_id, &mut clients).await;
     pg.stop().unwrap();
@@ -272,23 +302,11 @@ async fn a_hand_ending_while_postgres_restarts_shows_its_result_only_once_commit
 /// then is its result shown, once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_cut_off_by_the_database_is_tried_again_until_durable() {
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+    let Some((_guard, url, mut server)) = on_postgres().await else {
         return;
     };
-    let url = guard.url();
-    let mut server = Server::start(&url, &[]).await;
-    let (table_id, mut clients) = table_of_three(&server).await;
-    let last = to_the_last_decision(&table_id, &mut clients).await;
-    // Hand 1's row is locked: its commit waits on it.
-    let holder = SqlStore::connect_admin(&url).await.unwrap();
     let killer = SqlStore::connect_admin(&url).await.unwrap();
-    let mut lock = holder.begin().await.unwrap();
-    sqlx::query("select hand_id from hand where poker_table_id = $1 and number = 1 for update")
-        .bind(&table_id)
-        .fetch_one(&mut *lock)
-        .await
-        .unwrap();
-    last_action(&table_id, &mut clients, last).await;
+    let (table_id, mut clients, lock) = over_and_waiting(&server, &url).await;
     // Three commits cut off: the persister tries a failed hand once more by itself, so
     // the third is the table's own try again.
     let mut cut = 0;
@@ -317,21 +335,10 @@ async fn a_commit_cut_off_by_the_database_is_tried_again_until_durable() {
 /// left them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_leaving_while_the_hand_waits_for_its_commit_leaves_once_it_is_committed() {
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+    let Some((_guard, url, mut server)) = on_postgres().await else {
         return;
     };
-    let url = guard.url();
-    let mut server = Server::start(&url, &[]).await;
-    let (table_id, mut clients) = table_of_three(&server).await;
-    let last = to_the_last_decision(&table_id, &mut clients).await;
-    let holder = SqlStore::connect_admin(&url).await.unwrap();
-    let mut lock = holder.begin().await.unwrap();
-    sqlx::query("select hand_id from hand where poker_table_id = $1 and number = 1 for update")
-        .bind(&table_id)
-        .fetch_one(&mut *lock)
-        .await
-        .unwrap();
-    last_action(&table_id, &mut clients, last).await;
+    let (table_id, mut clients, lock) = over_and_waiting(&server, &url).await;
     nothing_of_the_result(&mut clients, Duration::from_millis(300)).await;
     let ann = &mut clients[0];
     ann.send(&ClientMsg::Leave {

@@ -84,13 +84,7 @@ async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_els
     let players = seat_everyone(&nodes, &tables, &plan).await;
     let mut game = Game {
         players,
-        tables,
-        after_kill: false,
-        killed_at: None,
-        stale_refusals: 0,
-        leaving: false,
-        void_up_to: None,
-        stale: Vec::new(),
+        ..Game::new(tables)
     };
 
     // A few hands everywhere: commands go to the owners and events come back, across
@@ -380,13 +374,7 @@ async fn failover_a_frozen_owner_that_wakes_up_after_its_lease_passed_on_commits
     let players = seat_everyone(&nodes, &tables, &plan).await;
     let mut game = Game {
         players,
-        tables,
-        after_kill: false,
-        killed_at: None,
-        stale_refusals: 0,
-        leaving: false,
-        void_up_to: None,
-        stale: Vec::new(),
+        ..Game::new(tables)
     };
     let a = 0;
 

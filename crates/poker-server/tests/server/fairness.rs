@@ -231,11 +231,9 @@ fn every_forged_record_and_every_tampering_is_refused_by_both_verifiers_with_its
             .arg(repo().join("docs/fairness/vectors.json"))
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "verify.py recomputes every published vector and refuses every forged record: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
+        succeeded(
+            &out,
+            "verify.py recomputes every published vector and refuses every forged record",
         );
     }
     if python() {
@@ -246,12 +244,7 @@ fn every_forged_record_and_every_tampering_is_refused_by_both_verifiers_with_its
             .current_dir(repo())
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "verify.py's tests: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out, "verify.py's tests");
     }
     let attacks = vectors["attacks"].as_array().unwrap();
     assert!(attacks.len() >= 15, "{} forged records", attacks.len());
@@ -945,4 +938,15 @@ async fn a_commitment_or_seed_that_is_late_repeated_unopened_malformed_or_from_a
     .unwrap();
     poker_fairness::verify(&record_of("ben").await, MySeed::None).unwrap();
     assert_conserved(&server.audit().await, 1500);
+}
+
+/// A program that must have succeeded: `what` it shows, and its output when it did not.
+fn succeeded(out: &std::process::Output, what: &str) {
+    let (stdout, stderr) = (&out.stdout, &out.stderr);
+    let output = format!(
+        "{}{}",
+        String::from_utf8_lossy(stdout),
+        String::from_utf8_lossy(stderr)
+    );
+    assert!(out.status.success(), "{what}: {output}");
 }

@@ -132,13 +132,8 @@ async fn wrong_bearer_tokens_from_one_address_are_throttled_on_every_admin_route
         ("POKER__ADMIN__BEARER_ATTEMPTS", "5"),
     ])
     .await;
-    let (status, _) = server
-        .post(
-            "/admin/staff",
-            json!({ "name": "Fran", "password": "password1", "role": "floor" }),
-        )
-        .await;
-    assert_eq!(status, 201);
+    let sent = json!({ "name": "Fran", "password": "password1", "role": "floor" });
+    server.posted("/admin/staff", sent, 201).await;
     let guesser = "203.0.113.5";
     // Five guesses over several routes: 401 each.
     for (i, (method, path)) in [
@@ -656,17 +651,11 @@ async fn a_grants_idempotency_key_is_refused_on_a_cashiers_deposit() {
     let grant = me["balance"].as_u64().unwrap();
     assert!(grant > 0);
     // The grant was keyed `grant:ID`: a deposit with that key is not taken for its repeat.
-    let (status, body) = server
-        .post(
-            &format!("/admin/players/{id}/deposit"),
-            json!({ "amount": grant, "idempotency_key": format!("grant:{id}") }),
-        )
+    let sent = json!({ "amount": grant, "idempotency_key": format!("grant:{id}") });
+    let path = format!("/admin/players/{id}/deposit");
+    server
+        .post_refused(&path, sent, (409, "idempotency_conflict"))
         .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (409, Some("idempotency_conflict")),
-        "{body}"
-    );
     let me = server.call("GET", "/api/me", Some(&token), None).await.1;
     assert_eq!(me["balance"].as_u64(), Some(grant));
     server.stop().await;

@@ -397,13 +397,8 @@ async fn unknown_rule_options_and_fields_are_refused_by_name() {
     let (_g, mut server) = server(&[]).await;
     let mut rules = common::nl_rules();
     rules["options"] = json!({ "run_it_twise": true });
-    let (status, body) = server
-        .post(
-            "/admin/tables",
-            json!({ "name": "x", "rules": rules, "clock": clock(1000) }),
-        )
-        .await;
-    assert_eq!(status, 400, "{body}");
+    let sent = json!({ "name": "x", "rules": rules, "clock": clock(1000) });
+    let body = server.posted("/admin/tables", sent, 400).await;
     assert!(
         body["message"].as_str().unwrap().contains("run_it_twise"),
         "{body}"
@@ -418,22 +413,14 @@ async fn unknown_rule_options_and_fields_are_refused_by_name() {
         body["message"].as_str().unwrap().contains("rake_percent"),
         "{body}"
     );
-    let (status, body) = server
-        .post(
-            "/admin/tables",
-            json!({ "name": "x", "rules": common::nl_rules(), "clok": clock(1000) }),
-        )
-        .await;
-    assert_eq!(status, 400, "{body}");
+    let sent = json!({ "name": "x", "rules": common::nl_rules(), "clok": clock(1000) });
+    let body = server.posted("/admin/tables", sent, 400).await;
     assert!(body["message"].as_str().unwrap().contains("clok"), "{body}");
     let id = server.player("ann", 0).await;
-    let (status, body) = server
-        .post(
-            &format!("/admin/players/{id}/deposit"),
-            json!({ "amount": 5, "idempotency": "k" }),
-        )
+    let sent = json!({ "amount": 5, "idempotency": "k" });
+    server
+        .posted(&format!("/admin/players/{id}/deposit"), sent, 400)
         .await;
-    assert_eq!(status, 400, "{body}");
     server.finish(0).await;
 }
 
@@ -462,13 +449,10 @@ async fn amounts_past_the_bound_are_refused_so_every_sum_fits() {
     }
     let id = server.player("ann", 1).await;
     for amount in [i64::MAX as u64, u64::MAX, big] {
-        let (status, body) = server
-            .post(
-                &format!("/admin/players/{id}/deposit"),
-                json!({ "amount": amount }),
-            )
+        let sent = json!({ "amount": amount });
+        server
+            .posted(&format!("/admin/players/{id}/deposit"), sent, 400)
             .await;
-        assert_eq!(status, 400, "{amount}: {body}");
     }
     let audit = server.get_json("/admin/audit").await;
     assert_eq!(audit["wallets"], 1, "{audit}");
@@ -621,11 +605,10 @@ async fn the_admin_api_answers_its_edges_as_documented() {
 /// 200 again by itself once the database is back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_answers_503_while_postgres_is_down_and_recovers_by_itself() {
-    let Some(guard) = DbGuard::stoppable_postgres("this test").await else {
+    let Some((guard, mut server)) = Server::on_stoppable_postgres("this test").await else {
         return;
     };
     let pg = guard.postgres();
-    let mut server = Server::start(&guard.url(), &[]).await;
     let health = || async {
         reqwest::get(format!("{}/healthz", server.base))
             .await

@@ -241,11 +241,7 @@ async fn drive(regs: &mut [Regular], rng: &mut rand::rngs::StdRng, seen: &mut Se
                 if mine.is_some_and(|s| s.stack == 0 && !s.leaving) && !r.leaving {
                     // Busted: leave (and come back with a reloaded wallet).
                     r.leaving = true;
-                    r.client
-                        .send(&ClientMsg::Leave {
-                            table_id: tid(&table),
-                        })
-                        .await;
+                    r.client.leave(&table).await;
                 }
             }
             ServerMsg::Event {
@@ -257,11 +253,7 @@ async fn drive(regs: &mut [Regular], rng: &mut rand::rngs::StdRng, seen: &mut Se
                 r.hands = r.hands.saturating_sub(1);
                 if r.hands == 0 && !r.leaving {
                     r.leaving = true;
-                    r.client
-                        .send(&ClientMsg::Leave {
-                            table_id: tid(&table),
-                        })
-                        .await;
+                    r.client.leave(&table).await;
                 }
             }
             ServerMsg::Done {

@@ -16,13 +16,9 @@ const CLOCK: &str =
 
 async fn create(server: &Server, rules: Value, rabbit_hunt: bool) -> String {
     let clock: Value = serde_json::from_str(CLOCK).unwrap();
-    let (status, t) = server
-        .post(
-            "/admin/tables",
-            json!({ "name": "Options", "rules": rules, "clock": clock, "rabbit_hunt": rabbit_hunt }),
-        )
-        .await;
-    assert_eq!(status, 201, "{t}");
+    let sent =
+        json!({ "name": "Options", "rules": rules, "clock": clock, "rabbit_hunt": rabbit_hunt });
+    let t = server.posted("/admin/tables", sent, 201).await;
     t["table_id"].as_str().unwrap().to_string()
 }
 

@@ -85,23 +85,7 @@ async fn room(guard: &DbGuard, nodes: usize) -> Room {
 
 /// A floor member's session token.
 async fn floor_session(server: &Server) -> String {
-    let (status, body) = server
-        .post(
-            "/admin/staff",
-            json!({ "name": "fred", "password": "staffpass1", "role": "floor" }),
-        )
-        .await;
-    assert_eq!(status, 201, "{body}");
-    let (status, body) = server
-        .call(
-            "POST",
-            "/admin/login",
-            None,
-            Some(json!({ "name": "fred", "password": "staffpass1" })),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
-    body["token"].as_str().unwrap().to_string()
+    server.staff("fred", "floor").await.1
 }
 
 /// A player logged in and authenticated at `server`, seated at `seat`.

@@ -104,13 +104,8 @@ async fn pokerd_killed_mid_hand_restarts_with_every_chip_where_the_last_hand_lef
         .map(|(&s, &f)| (s as u32, f))
         .collect();
     committed.sort();
-    let seated: Vec<(u32, u64)> = store
-        .seats(table)
-        .await
-        .unwrap()
-        .iter()
-        .map(|s| (s.seat_no, s.stack))
-        .collect();
+    let seats = store.seats(table).await.unwrap();
+    let seated: Vec<(u32, u64)> = seats.iter().map(|s| (s.seat_no, s.stack)).collect();
     assert_eq!(seated, committed, "stacks are the last committed hand's");
     store.close().await;
 
@@ -129,12 +124,8 @@ async fn pokerd_killed_mid_hand_restarts_with_every_chip_where_the_last_hand_lef
         starting.hand_number > hands[0].number,
         "hand numbers go on after a restart"
     );
-    let mut restarted: Vec<(u32, u64)> = starting
-        .seats
-        .iter()
-        .copied()
-        .zip(starting.starting_stacks.iter().copied())
-        .collect();
+    let stacks = starting.starting_stacks.iter().copied();
+    let mut restarted: Vec<(u32, u64)> = starting.seats.iter().copied().zip(stacks).collect();
     restarted.sort();
     assert_eq!(restarted, committed);
     let store = SqlStore::connect(&url).await.unwrap();

@@ -116,43 +116,21 @@ async fn the_largest_amounts_to_every_http_endpoint_are_refused_with_their_typed
     // Deposits and withdrawals: past the store's bound (2^53) is 400 `invalid`, however
     // large; within it but past what the room may hold is 409 `room_full`; a withdrawal
     // past the balance is 409 `insufficient_funds`.
-    for path in ["deposit", "withdraw"] {
+    for kind in ["deposit", "withdraw"] {
         for amount in LARGEST {
-            let (status, body) = server
-                .post(
-                    &format!("/admin/players/{ann}/{path}"),
-                    json!({ "amount": amount, "idempotency_key": format!("{path}-{amount}") }),
-                )
-                .await;
-            assert_eq!(
-                (status, body["error"].as_str()),
-                (400, Some("invalid")),
-                "{path} {amount}: {body}"
-            );
+            let sent = json!({ "amount": amount, "idempotency_key": format!("{kind}-{amount}") });
+            let path = format!("/admin/players/{ann}/{kind}");
+            server.post_refused(&path, sent, (400, "invalid")).await;
         }
     }
-    let (status, body) = server
-        .post(
-            &format!("/admin/players/{ann}/deposit"),
-            json!({ "amount": MAX_MONEY - deposited + 1 }),
-        )
+    let sent = json!({ "amount": MAX_MONEY - deposited + 1 });
+    let path = format!("/admin/players/{ann}/deposit");
+    server.post_refused(&path, sent, (409, "room_full")).await;
+    let sent = json!({ "amount": DEPOSIT + 1 });
+    let path = format!("/admin/players/{ann}/withdraw");
+    server
+        .post_refused(&path, sent, (409, "insufficient_funds"))
         .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (409, Some("room_full")),
-        "{body}"
-    );
-    let (status, body) = server
-        .post(
-            &format!("/admin/players/{ann}/withdraw"),
-            json!({ "amount": DEPOSIT + 1 }),
-        )
-        .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (409, Some("insufficient_funds")),
-        "{body}"
-    );
 
     // A table's amounts (blinds, stakes, ante, buy-ins, cap, unit, rake cap, spread, kill
     // pot, seats) and its clock: 400 `invalid_rules`, naming the field to blame (a
@@ -259,32 +237,21 @@ async fn the_largest_amounts_to_every_http_endpoint_are_refused_with_their_typed
     }
 
     // Later ordinary requests are done: the amounts moved nothing.
-    let (status, body) = server
-        .post(
-            &format!("/admin/players/{ann}/deposit"),
-            json!({ "amount": 10 }),
-        )
+    let sent = json!({ "amount": 10 });
+    let body = server
+        .posted(&format!("/admin/players/{ann}/deposit"), sent, 200)
         .await;
-    assert_eq!(status, 200, "{body}");
     assert_eq!(body["balance"], DEPOSIT + 10);
-    let (status, body) = server
-        .post(
-            &format!("/admin/players/{ann}/withdraw"),
-            json!({ "amount": 10 }),
-        )
+    let sent = json!({ "amount": 10 });
+    let body = server
+        .posted(&format!("/admin/players/{ann}/withdraw"), sent, 200)
         .await;
-    assert_eq!(status, 200, "{body}");
     assert_eq!(body["balance"], DEPOSIT);
     server.table(slow_clock()).await;
-    let (status, body) = server
-        .call(
-            "POST",
-            "/api/private",
-            Some(&ann_token),
-            Some(json!({ "preset": "nlhe", "big_blind": 10, "action_secs": 86_400 })),
-        )
+    let sent = json!({ "preset": "nlhe", "big_blind": 10, "action_secs": 86_400 });
+    server
+        .expect("POST", "/api/private", Some(&ann_token), Some(sent), 201)
         .await;
-    assert_eq!(status, 201, "{body}");
     let audit = server.get_json("/admin/audit").await;
     assert_eq!(audit["wallets"], DEPOSIT, "{audit}");
     server.finish(deposited as i64).await;
@@ -397,15 +364,10 @@ async fn the_largest_amounts_in_every_websocket_message_are_refused_and_the_tabl
     // host blinds: the blinds of a private game, checked before any product (the big
     // bet, twice the big blind, panicked the table's task in a debug build).
     let cat_token = server.login("cat").await;
-    let (status, made) = server
-        .call(
-            "POST",
-            "/api/private",
-            Some(&cat_token),
-            Some(json!({ "preset": "flhe" })),
-        )
+    let sent = json!({ "preset": "flhe" });
+    let made = server
+        .expect("POST", "/api/private", Some(&cat_token), Some(sent), 201)
         .await;
-    assert_eq!(status, 201, "{made}");
     let private = made["table_id"].as_str().unwrap().to_string();
     let mut cat = Client::connect(server.addr, "cat").await;
     cat.auth(&cat_token).await;
@@ -486,15 +448,11 @@ async fn numbers_that_do_not_fit_a_u64_are_refused_with_a_clear_error_over_http_
         }
         let mut rules = serde_json::to_string(&common::nl_rules()).unwrap();
         rules = rules.replace(r#""big_blind":2"#, &format!(r#""big_blind":{number}"#));
-        let (status, body) = post_text(
-            &server,
-            "/admin/tables",
-            TOKEN,
-            format!(r#"{{"name": "huge", "rules": {rules}}}"#),
-        )
-        .await;
+        let table = format!(r#"{{"name": "huge", "rules": {rules}}}"#);
+        let (status, body) = post_text(&server, "/admin/tables", TOKEN, table).await;
+        let error = body["error"].as_str();
         assert_eq!(
-            (status, body["error"].as_str()),
+            (status, error),
             (400, Some("invalid_rules")),
             "{number}: {body}"
         );

@@ -38,12 +38,7 @@ async fn a_newcomer_to_a_play_money_room_gets_chips_presets_and_house_bots_to_pl
 
     // The first start opened one table of each family.
     let tables = server.get_json("/admin/tables").await;
-    let names: Vec<&str> = tables
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = common::field(&tables, "name");
     assert_eq!(
         names.len(),
         4,
@@ -187,45 +182,28 @@ async fn a_newcomer_to_a_play_money_room_gets_chips_presets_and_house_bots_to_pl
 
     // House bots are the room's own accounts, and play chips never leave as money.
     let players = server.get_json("/admin/players").await;
-    let bot = players
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["bot"] == true)
-        .expect("a bot account")["player_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let (status, body) = server
-        .post(
-            &format!("/admin/players/{bot}/lock"),
-            json!({ "locked": true }),
-        )
+    let players = players.as_array().unwrap();
+    let id_of = |p: &Value| p["player_id"].as_str().unwrap().to_string();
+    let bot = id_of(
+        players
+            .iter()
+            .find(|p| p["bot"] == true)
+            .expect("a bot account"),
+    );
+    let house_bot = (409, "house_bot");
+    let lock = format!("/admin/players/{bot}/lock");
+    server
+        .post_refused(&lock, json!({ "locked": true }), house_bot)
         .await;
-    assert_eq!((status, body["error"].clone()), (409, json!("house_bot")));
-    let (status, body) = server
-        .post(
-            &format!("/admin/players/{bot}/password"),
-            json!({ "password": "takeover1" }),
-        )
+    let password = format!("/admin/players/{bot}/password");
+    let takeover = json!({ "password": "takeover1" });
+    server.post_refused(&password, takeover, house_bot).await;
+    let row = players.iter().find(|p| p["name"] == "newbie");
+    let newbie_id = id_of(row.expect("the newcomer's account"));
+    let withdraw = format!("/admin/players/{newbie_id}/withdraw");
+    server
+        .post_refused(&withdraw, json!({ "amount": 10 }), (409, "play_money"))
         .await;
-    assert_eq!((status, body["error"].clone()), (409, json!("house_bot")));
-    let newbie_id = players
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "newbie")
-        .expect("the newcomer's account")["player_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let (status, body) = server
-        .post(
-            &format!("/admin/players/{newbie_id}/withdraw"),
-            json!({ "amount": 10 }),
-        )
-        .await;
-    assert_eq!((status, body["error"].clone()), (409, json!("play_money")));
 
     // The newcomer leaves: the bots do not play on among themselves.
     newbie

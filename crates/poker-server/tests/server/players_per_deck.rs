@@ -103,15 +103,10 @@ async fn a_stud_table_of_eight_seats_is_refused_by_the_admin_api_and_a_private_g
             .await;
         assert_refused_seats(status, &body, words);
     }
-    let (status, body) = server
-        .call(
-            "POST",
-            "/api/private",
-            Some(&token),
-            Some(json!({ "preset": "stud" })),
-        )
+    let sent = json!({ "preset": "stud" });
+    server
+        .expect("POST", "/api/private", Some(&token), Some(sent), 201)
         .await;
-    assert_eq!(status, 201, "{body}");
     server.finish(0).await;
 }
 

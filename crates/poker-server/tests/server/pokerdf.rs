@@ -28,9 +28,6 @@ use poker_history::pokerstars::describe;
 use poker_rules::{Action, Card, CardSource, Chips, Event, Hand};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
 
 const POKERDF: &str = "pokerdf==1.8.0";
 /// Hands played at each table.
@@ -294,15 +291,7 @@ fn truth(
     let folded = events
         .iter()
         .any(|e| matches!(e, Event::Folded { player: q } if *q == player));
-    let hole: Vec<Card> = events
-        .iter()
-        .flat_map(|e| match e {
-            Event::HoleDealt {
-                player: q, cards, ..
-            } if *q == player => cards.to_vec(),
-            _ => Vec::new(),
-        })
-        .collect();
+    let hole = hole_of(events, player);
     let won: Chips = events
         .iter()
         .flat_map(|e| match e {
@@ -372,15 +361,7 @@ fn truth(
     // The owner: the viewer (the house's view has the stand-in the test added).
     match viewer {
         Some(v) => {
-            let mine: Vec<Card> = events
-                .iter()
-                .flat_map(|e| match e {
-                    Event::HoleDealt {
-                        player: q, cards, ..
-                    } if *q == v => cards.to_vec(),
-                    _ => Vec::new(),
-                })
-                .collect();
+            let mine = hole_of(events, v);
             f.insert("Owner".into(), json!(names[v]));
             f.insert("OwnersHand".into(), json!(strs(&mine)));
         }
@@ -410,6 +391,17 @@ fn truth(
 
 /// The engine's bet to call before each bet or raise of a hold'em history (by action
 /// index): the history is played through the engine one notation at a time.
+/// The cards dealt to `player` in the hand, in order.
+fn hole_of(events: &[Event], player: usize) -> Vec<Card> {
+    let dealt = events.iter().flat_map(|e| match e {
+        Event::HoleDealt {
+            player: q, cards, ..
+        } if *q == player => cards.to_vec(),
+        _ => Vec::new(),
+    });
+    dealt.collect()
+}
+
 fn bets_to_call(phh: &PhhHand) -> BTreeMap<usize, Chips> {
     let (mut hand, _) = Hand::new(phh.config(1), CardSource::Manual).expect("a valid hand");
     let mut out = BTreeMap::new();
@@ -473,7 +465,6 @@ async fn pokerdf_reads_every_field_of_every_holdem_hand_as_the_engine_played_it(
     let mut server = Server::start(&guard.url(), &[]).await;
     let clock = json!({ "action_ms": 20000, "warning_ms": 5000, "time_bank_ms": 0,
                         "max_timeouts": 3, "between_hands_ms": 0 });
-    let stop = Arc::new(AtomicBool::new(false));
     let mut nl = common::games::base("holdem", "no_limit", json!({ "min_bet": 2 }), 6);
     nl["ante"] = json!({ "kind": "each", "amount": 1 });
     nl["min_buy_in"] = json!(4);
@@ -485,53 +476,16 @@ async fn pokerdf_reads_every_field_of_every_holdem_hand_as_the_engine_played_it(
         6,
     );
     fl["max_raises"] = json!(3);
-    let mut tables = Vec::new();
-    let mut tasks = Vec::new();
-    for (n, (name, rules, players)) in [("NL", nl, 5), ("PL", pl, 4), ("FL", fl, 3)]
-        .into_iter()
-        .enumerate()
-    {
-        let (status, t) = server
-            .post(
-                "/admin/tables",
-                json!({ "name": name, "rules": rules, "clock": clock }),
-            )
-            .await;
-        assert_eq!(status, 201, "{name}: {t}");
-        let table = t["table_id"].as_str().unwrap().to_string();
-        let ended = Arc::new(AtomicUsize::new(0));
-        for seat in 0..players {
-            let player = format!("d{n}x{seat}");
-            server.player(&player, 5000).await;
-            let mut client = server.client(&player).await;
-            // Short stacks at the antes table, so that forced bets put players all in.
-            let buy_in = if name == "NL" && seat % 2 == 0 { 4 } else { 60 };
-            client.send(&common::sit(&table, seat as u32, buy_in)).await;
-            let counter = (seat == 0).then(|| ended.clone());
-            tasks.push(tokio::spawn(random_bot::bot(
-                client,
-                table.clone(),
-                (n * 10 + seat) as u64,
-                stop.clone(),
-                counter,
-                60,
-            )));
-        }
-        tables.push((name, rules, table, ended));
-    }
-    let mut waited = 0;
-    while tables
-        .iter()
-        .any(|(_, _, _, e)| e.load(Ordering::Relaxed) < HANDS)
-    {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        waited += 1;
-        assert!(waited < 3000, "tables stalled");
-    }
-    stop.store(true, Ordering::Relaxed);
-    for t in tasks {
-        t.await.unwrap();
-    }
+    // Short stacks at the antes table, so that forced bets put players all in.
+    let buy_in = |name: &str, seat: usize| if name == "NL" && seat % 2 == 0 { 4 } else { 60 };
+    let seating = random_bot::Seating {
+        prefix: "d",
+        deposit: 5000,
+        top_up: 60,
+        buy_in: &buy_in,
+    };
+    let all = vec![("NL", nl, 5), ("PL", pl, 4), ("FL", fl, 3)];
+    let tables = random_bot::play_tables(&server, all, &clock, seating, HANDS).await;
 
     // Every hand in every view, with what each row must say.
     let dir = tempfile::tempdir().unwrap();
@@ -540,7 +494,7 @@ async fn pokerdf_reads_every_field_of_every_holdem_hand_as_the_engine_played_it(
     let mut hands = 0;
     let mut posts_all_in = 0;
     let mut side_pots = 0;
-    for (name, rules, table, _) in &tables {
+    for (name, rules, table) in &tables {
         let list = server
             .get_json(&format!("/admin/tables/{table}/hands?limit=500"))
             .await;

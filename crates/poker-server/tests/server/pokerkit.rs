@@ -32,9 +32,6 @@ use crate::common;
 use common::{games, random_bot, Db, DbGuard, Server};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
 
 const POKERKIT: &str = "pokerkit==0.7.7";
 /// Hands played at each table.
@@ -243,9 +240,6 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
     let mut server = Server::start(&guard.url(), &[]).await;
     let clock = json!({ "action_ms": 20000, "warning_ms": 5000, "time_bank_ms": 0,
                         "max_timeouts": 3, "between_hands_ms": 0 });
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut tables = Vec::new();
-    let mut tasks = Vec::new();
     let mut all = games::tables();
     // The plain game, which pokerkit's PokerStars parser also reads.
     all.push((
@@ -253,52 +247,22 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
         games::base("holdem", "no_limit", json!({ "min_bet": 2 }), 6),
         4,
     ));
-    for (n, (name, mut rules, players)) in all.into_iter().enumerate() {
+    for (_, rules, players) in &mut all {
         // PHH has no field for the cap, and pokerkit caps fixed limit at a bet and three
         // raises; the cardroom default is the same.
         if rules["structure"] == "fixed_limit" {
             rules["max_raises"] = json!(3);
         }
-        let (status, t) = server
-            .post(
-                "/admin/tables",
-                json!({ "name": name, "rules": rules, "clock": clock }),
-            )
-            .await;
-        assert_eq!(status, 201, "{name}: {t}");
-        let table = t["table_id"].as_str().unwrap().to_string();
-        let ended = Arc::new(AtomicUsize::new(0));
-        for seat in 0..players.min(4) {
-            let player = format!("p{n}x{seat}");
-            server.player(&player, 2000).await;
-            let mut client = server.client(&player).await;
-            client.send(&common::sit(&table, seat as u32, 100)).await;
-            let counter = (seat == 0).then(|| ended.clone());
-            tasks.push(tokio::spawn(random_bot::bot(
-                client,
-                table.clone(),
-                (n * 10 + seat) as u64,
-                stop.clone(),
-                counter,
-                100,
-            )));
-        }
-        tables.push((name, rules, table, ended));
+        *players = (*players).min(4);
     }
+    let seating = random_bot::Seating {
+        prefix: "p",
+        deposit: 2000,
+        top_up: 100,
+        buy_in: &|_, _| 100,
+    };
     // Until every table has played its hands.
-    let mut waited = 0;
-    while tables
-        .iter()
-        .any(|(_, _, _, e)| e.load(Ordering::Relaxed) < HANDS)
-    {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        waited += 1;
-        assert!(waited < 3000, "tables stalled");
-    }
-    stop.store(true, Ordering::Relaxed);
-    for t in tasks {
-        t.await.unwrap();
-    }
+    let tables = random_bot::play_tables(&server, all, &clock, seating, HANDS).await;
 
     // Every finished hand, as PHH and PokerStars text, with the stacks the server stored.
     let dir = tempfile::tempdir().unwrap();
@@ -309,7 +273,7 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
     let mut per_game: BTreeMap<String, usize> = BTreeMap::new();
     // Tables whose game and structure no PHH reader can read.
     let mut unreadable: std::collections::BTreeSet<String> = Default::default();
-    for (name, rules, table, _) in &tables {
+    for (name, rules, table) in &tables {
         let list = server
             .get_json(&format!("/admin/tables/{table}/hands?limit=500"))
             .await;
@@ -410,7 +374,7 @@ async fn pokerkit_replays_every_exported_hand_of_every_game_to_the_chip() {
     }
     println!("hands replayed per table: {per_game:?}");
     println!("hands skipped, by pokerkit's departure from the rules: {skipped:?}");
-    for (name, _, _, _) in &tables {
+    for (name, _, _) in &tables {
         if !unreadable.contains(*name) {
             assert!(
                 per_game.get(*name).copied().unwrap_or(0) > 0,

@@ -36,15 +36,10 @@ impl Game {
         let server = Server::start(&guard.url(), &all).await;
         server.player("host", DEPOSIT).await;
         let token = server.login("host").await;
-        let (status, made) = server
-            .call(
-                "POST",
-                "/api/private",
-                Some(&token),
-                Some(json!({ "preset": "nlhe", "seats": 6 })),
-            )
+        let sent = json!({ "preset": "nlhe", "seats": 6 });
+        let made = server
+            .expect("POST", "/api/private", Some(&token), Some(sent), 201)
             .await;
-        assert_eq!(status, 201, "{made}");
         let table = made["table_id"].as_str().unwrap().to_string();
         let invite = made["invite"].as_str().unwrap().to_string();
         assert_eq!(invite.len(), 32, "128 bits in hex");
@@ -252,13 +247,7 @@ async fn friends_with_the_invite_ask_for_a_seat_and_the_host_decides_who_sits() 
 
     // Hidden from the lobby.
     let mut ann = game.friend("ann").await;
-    ann.send(&ClientMsg::ListTables).await;
-    let listed = ann
-        .until(|m| match m {
-            ServerMsg::Tables { tables } => Some(tables.clone()),
-            _ => None,
-        })
-        .await;
+    let listed = ann.tables().await;
     assert!(
         listed.iter().all(|t| t.table_id != tid(&table)),
         "a private table in the lobby: {listed:?}"

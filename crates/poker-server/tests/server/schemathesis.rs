@@ -118,13 +118,8 @@ async fn start(guard: &DbGuard) -> (Server, Seed) {
         .collect();
     let tables = vec![played, server.table(clock).await];
     let session = server.login("ann").await;
-    let (status, sam) = server
-        .post(
-            "/admin/staff",
-            json!({ "name": "Sam", "password": "staffpass1", "role": "floor" }),
-        )
-        .await;
-    assert_eq!(status, 201, "{sam}");
+    let sam = json!({ "name": "Sam", "password": "staffpass1", "role": "floor" });
+    let sam = server.posted("/admin/staff", sam, 201).await;
     let staff = vec![sam["staff_id"].as_str().unwrap().to_string()];
     (
         server,

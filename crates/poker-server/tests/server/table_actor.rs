@@ -30,31 +30,17 @@ async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
     let mut rx_watch = table.subscribe(None, 1024).await;
 
     assert_eq!(
-        table
-            .sit(a, "p".into(), 0, 10, Entry::PostNow)
-            .await
-            .unwrap_err()
-            .code(),
+        sit_refused(&table, a, "p", 0, 10).await,
         ErrorCode::SeatRefused,
         "below the minimum buy-in"
     );
-    table
-        .sit(a, "p".into(), 0, 150, Entry::PostNow)
-        .await
-        .unwrap();
+    sit_now(&table, a, "p", 0, 150).await;
     assert_eq!(
-        table
-            .sit(b, "p".into(), 0, 150, Entry::PostNow)
-            .await
-            .unwrap_err()
-            .code(),
+        sit_refused(&table, b, "p", 0, 150).await,
         ErrorCode::SeatRefused,
         "the seat is taken"
     );
-    table
-        .sit(b, "p".into(), 1, 150, Entry::PostNow)
-        .await
-        .unwrap();
+    sit_now(&table, b, "p", 1, 150).await;
 
     // Both check or call down every hand; play three hands.
     let mut ended = 0;
@@ -84,11 +70,7 @@ async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
                     assert_eq!(code, ErrorCode::StaleDecision);
                     refusals_checked = true;
                 }
-                let action = if legal.call.is_some() {
-                    Action::Call
-                } else {
-                    Action::Check
-                };
+                let action = call_or_check(&legal);
                 table.act(me, decision_id, action).await.unwrap();
                 // The same decision answered twice is refused.
                 let code = table.act(me, decision_id, action).await.unwrap_err().code();
@@ -146,13 +128,7 @@ async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
     let audit = store.audit().await.unwrap();
     assert!(audit.holds(), "{audit:?}");
     assert_eq!(audit.wallets + audit.stacks + audit.rake, 2000);
-    let stacks: u64 = store
-        .seats(table_id)
-        .await
-        .unwrap()
-        .iter()
-        .map(|s| s.stack)
-        .sum();
+    let stacks: u64 = stacks_of(&store, table_id).await.iter().sum();
     assert_eq!(stacks, 300, "the table's chips are all still there");
 }
 
@@ -160,14 +136,7 @@ async fn two_players_play_hands_to_showdown_with_every_chip_accounted_for() {
 async fn a_restarted_table_puts_seated_players_back_with_their_stored_stacks() {
     let db = TestSqlite::new();
     let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
-    let (a, b) = (
-        store.create_player("cy", "x").await.unwrap(),
-        store.create_player("di", "x").await.unwrap(),
-    );
-    for p in [a, b] {
-        store.deposit(p, 500, None).await.unwrap();
-    }
-    let table_id = store.create_table("t", "{}").await.unwrap();
+    let (a, b, table_id) = two_at(&store, ["cy", "di"], 500, "t").await;
     store.buy_in(table_id, 2, a, 180, None, None).await.unwrap();
     store.buy_in(table_id, 4, b, 120, None, None).await.unwrap();
     // A fresh actor, as after a restart: the hand starts with the stored players.
@@ -194,27 +163,14 @@ async fn a_restarted_table_puts_seated_players_back_with_their_stored_stacks() {
 async fn a_subscriber_too_slow_to_keep_up_is_resynced_with_a_snapshot() {
     let db = TestSqlite::new();
     let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
-    let (a, b) = (
-        store.create_player("eve", "x").await.unwrap(),
-        store.create_player("fay", "x").await.unwrap(),
-    );
-    for p in [a, b] {
-        store.deposit(p, 500, None).await.unwrap();
-    }
-    let table_id = store.create_table("t", "{}").await.unwrap();
+    let (a, b, table_id) = two_at(&store, ["eve", "fay"], 500, "t").await;
     let table = spawn(table_id, &store).await;
     // A spectator whose queue holds two messages and who reads nothing for now.
     let mut slow = table.subscribe(None, 2).await;
     let mut rx_a = table.subscribe(Some(a), 1024).await;
     let mut rx_b = table.subscribe(Some(b), 1024).await;
-    table
-        .sit(a, "eve".into(), 0, 100, Entry::PostNow)
-        .await
-        .unwrap();
-    table
-        .sit(b, "fay".into(), 1, 100, Entry::PostNow)
-        .await
-        .unwrap();
+    sit_now(&table, a, "eve", 0, 100).await;
+    sit_now(&table, b, "fay", 1, 100).await;
     // Play a hand while the spectator's queue is full.
     let mut ended = 0;
     while ended < 1 {
@@ -226,11 +182,7 @@ async fn a_subscriber_too_slow_to_keep_up_is_resynced_with_a_snapshot() {
             ServerMsg::Decide {
                 decision_id, legal, ..
             } => {
-                let action = if legal.call.is_some() {
-                    Action::Call
-                } else {
-                    Action::Check
-                };
+                let action = call_or_check(&legal);
                 table.act(me, decision_id, action).await.unwrap();
             }
             ServerMsg::Event {
@@ -275,29 +227,7 @@ async fn a_subscriber_too_slow_to_keep_up_is_resynced_with_a_snapshot() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restarted_table_remembers_who_sits_out_and_the_blinds_they_owe() {
-    let db = TestSqlite::new();
-    let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
-    let players: Vec<_> =
-        futures_util::future::join_all(["gus", "hal", "ida"].map(|n| store.create_player(n, "x")))
-            .await
-            .into_iter()
-            .map(Result::unwrap)
-            .collect();
-    for &p in &players {
-        store.deposit(p, 500, None).await.unwrap();
-    }
-    let table_id = store.create_table("t", "{}").await.unwrap();
-    let table = spawn(table_id, &store).await;
-    let mut rx: Vec<_> = Vec::new();
-    for &p in &players {
-        rx.push(table.subscribe(Some(p), 1024).await);
-    }
-    for (i, &p) in players.iter().enumerate() {
-        table
-            .sit(p, format!("p{i}"), i as u32 * 2, 100, Entry::PostNow)
-            .await
-            .unwrap();
-    }
+    let (_db, store, players, table_id, table, mut rx) = three_seated(["gus", "hal", "ida"]).await;
     // Everyone checks or folds. After two hands (Ida is dealt in from the second), Ida
     // sits out, and the other two play on until she has missed the big blind.
     let mut hands = 0;
@@ -321,11 +251,7 @@ async fn a_restarted_table_remembers_who_sits_out_and_the_blinds_they_owe() {
                     ServerMsg::Decide {
                         decision_id, legal, ..
                     } => {
-                        let action = if legal.check {
-                            Action::Check
-                        } else {
-                            Action::Fold
-                        };
+                        let action = check_or_fold(&legal);
                         table.act(players[i], decision_id, action).await.unwrap();
                     }
                     ServerMsg::Event {
@@ -359,32 +285,9 @@ async fn a_restarted_table_remembers_who_sits_out_and_the_blinds_they_owe() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn r18_a_restarted_table_moves_the_button_on_from_where_it_was() {
-    let db = TestSqlite::new();
-    let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
-    let players: Vec<_> =
-        futures_util::future::join_all(["jan", "kim", "lou"].map(|n| store.create_player(n, "x")))
-            .await
-            .into_iter()
-            .map(Result::unwrap)
-            .collect();
-    for &p in &players {
-        store.deposit(p, 500, None).await.unwrap();
-    }
-    let table_id = store.create_table("t", "{}").await.unwrap();
-    let table = spawn(table_id, &store).await;
-    let mut rx: Vec<_> = Vec::new();
-    for &p in &players {
-        rx.push(table.subscribe(Some(p), 1024).await);
-    }
-    for (i, &p) in players.iter().enumerate() {
-        table
-            .sit(p, format!("p{i}"), i as u32 * 2, 100, Entry::PostNow)
-            .await
-            .unwrap();
-    }
+    let (_db, store, players, table_id, table, mut rx) = three_seated(["jan", "kim", "lou"]).await;
     // Everyone checks or folds through five hands; the button of the last one is noted.
-    let mut hands = 0;
-    let mut button = None;
+    let (mut hands, mut button) = (0, None);
     while hands < 5 {
         for (i, r) in rx.iter_mut().enumerate() {
             while let Ok(msg) = r.try_recv() {
@@ -393,11 +296,7 @@ async fn r18_a_restarted_table_moves_the_button_on_from_where_it_was() {
                     ServerMsg::Decide {
                         decision_id, legal, ..
                     } if hands < 5 => {
-                        let action = if legal.check {
-                            Action::Check
-                        } else {
-                            Action::Fold
-                        };
+                        let action = check_or_fold(&legal);
                         let _ = table.act(players[i], decision_id, action).await;
                     }
                     ServerMsg::Seats { table } if i == 0 && hands < 5 => button = table.button,
@@ -455,10 +354,7 @@ async fn a_table_whose_task_fails_voids_the_hand_and_lets_its_players_leave_with
     let mut rx_a = table.subscribe(Some(a), 1024).await;
     let mut rx_watch = table.subscribe(None, 1024).await;
     for (seat, p) in [a, b, c].into_iter().enumerate() {
-        table
-            .sit(p, "p".into(), seat as u32, 200, Entry::PostNow)
-            .await
-            .unwrap();
+        sit_now(&table, p, "p", seat as u32, 200).await;
     }
     // Into the first hand: blinds are posted and someone raises.
     let mut raised = false;
@@ -574,14 +470,8 @@ async fn onlookers_get_a_busy_tables_messages_held_back_in_one_write_and_players
     assert!(matches!(next(&mut watch).await, ServerMsg::Snapshot { .. }));
     let mut rx_a = table.subscribe(Some(a), 1024).await;
     let mut rx_b = table.subscribe(Some(b), 1024).await;
-    table
-        .sit(a, "ann".into(), 0, 150, Entry::PostNow)
-        .await
-        .unwrap();
-    table
-        .sit(b, "ben".into(), 1, 150, Entry::PostNow)
-        .await
-        .unwrap();
+    sit_now(&table, a, "ann", 0, 150).await;
+    sit_now(&table, b, "ben", 1, 150).await;
 
     // One hand, both checking or calling down; what ann sees of it, in order.
     let mut seen_by_a: Vec<String> = Vec::new();
@@ -661,41 +551,20 @@ async fn a_table_fenced_out_as_its_hand_ends_stops_and_never_shows_the_result() 
         .expect("a free lease");
     let far = tokio::time::Instant::now() + Duration::from_secs(3600);
     let (_renewals, lease) = tokio::sync::watch::channel(far);
-    let spec = TableSpec {
-        rules: rules(),
-        clock: ClockRules {
-            between_hands_ms: 0,
-            ..ClockRules::default()
-        },
-        chat: Default::default(),
-        rabbit_hunt: false,
-        private: None,
-    };
+    let (lobby, metrics) = (Arc::new(Lobby::default()), Arc::new(Metrics::default()));
     let context = TableContext {
-        store: store.clone(),
-        persister: Persister::spawn(store.clone(), 64),
-        lobby: Arc::new(Lobby::default()),
-        metrics: Arc::new(Metrics::default()),
         fence: Some(token),
         lease: Some(lease),
-        coalesce: Duration::ZERO,
-        same_address: poker_server::fairplay::SameAddressSeating::Allow,
-        clock: poker_server::room_clock::RoomClock::default(),
+        ..table_context(&store, &lobby, &metrics, Duration::ZERO)
     };
-    let table = table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
+    let table = table_actor::spawn(table_id, "NL 1/2".into(), nl_spec(), context)
         .await
         .unwrap();
     let mut rx_a = table.subscribe(Some(a), 1024).await;
     let mut rx_b = table.subscribe(Some(b), 1024).await;
     let mut rx_watch = table.subscribe(None, 1024).await;
-    table
-        .sit(a, "ann".into(), 0, 200, Entry::PostNow)
-        .await
-        .unwrap();
-    table
-        .sit(b, "ben".into(), 1, 200, Entry::PostNow)
-        .await
-        .unwrap();
+    sit_now(&table, a, "ann", 0, 200).await;
+    sit_now(&table, b, "ben", 1, 200).await;
     // Hand 1 is dealt (its start passed the fence); then the lease lapses and another
     // node takes it, with the next token.
     let (me, decision_id) = loop {
@@ -760,13 +629,7 @@ async fn a_table_fenced_out_as_its_hand_ends_stops_and_never_shows_the_result() 
     assert_eq!(void.len(), 1);
     let hands = store.table_hands(table_id, 10, 0).await.unwrap();
     assert_eq!(hands[0].status, "void");
-    let stacks: Vec<u64> = store
-        .seats(table_id)
-        .await
-        .unwrap()
-        .iter()
-        .map(|s| s.stack)
-        .collect();
+    let stacks = stacks_of(&store, table_id).await;
     assert_eq!(stacks, vec![200, 200]);
     assert_conserved(&store, 2000).await;
 }

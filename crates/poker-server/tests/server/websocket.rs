@@ -79,11 +79,7 @@ async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
         ann.try_recv(Duration::from_millis(300)).await.is_none(),
         "no hand with one player in"
     );
-    ann.send(&ClientMsg::SitIn {
-        table_id: tid(&table_id),
-        post_now: true,
-    })
-    .await;
+    ann.sit_in(&table_id).await;
     // Ben leaves during the next hand: his hand is dead, and he is cashed out after it.
     ben.until(|m| matches!(m, ServerMsg::Event { .. }).then_some(()))
         .await;
@@ -150,12 +146,7 @@ async fn bad_input_gets_typed_errors_while_the_connection_and_table_carry_on() {
     let ann_id = server.player("ann", 1000).await;
     server.player("ben", 1000).await;
     // Blinds 5/10 with a betting unit of 5.
-    let mut rules = common::nl_rules();
-    rules["small_blind"] = json!(5);
-    rules["big_blind"] = json!(10);
-    rules["stakes"] = json!({ "min_bet": 10 });
-    rules["min_buy_in"] = json!(200);
-    rules["max_buy_in"] = json!(1000);
+    let mut rules = common::nl_5_10();
     rules["options"] = json!({ "unit": 5 });
     let table_id = server.table_with(rules, fast_clock()).await;
 
@@ -613,12 +604,7 @@ async fn signing_in_asks_only_the_tables_where_the_player_sits() {
     let token = server.login("ann").await;
     let mut again = Client::connect(server.addr, "ann").await;
     again.auth(&token).await;
-    let table = again
-        .until(|m| match m {
-            ServerMsg::Snapshot { table, .. } => Some(table.table_id),
-            _ => None,
-        })
-        .await;
+    let table = again.snapshot_table().await.table_id;
     assert_eq!(table, tid(&tables[7]));
     let asked = metric(&server, "poker_table_wakeups_total").await - before;
     assert!(asked < 10, "{asked} tables asked");

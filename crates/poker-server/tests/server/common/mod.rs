@@ -12,7 +12,7 @@ pub mod python;
 pub mod random_bot;
 pub mod scenario;
 
-pub use scenario::{check_or_call, clock, named, Answer, Req, Scenario};
+pub use scenario::{check_or_call, clock, field, named, Answer, Req, Scenario};
 
 use futures_util::{SinkExt, StreamExt};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
@@ -311,6 +311,17 @@ pub fn nl_rules() -> Value {
         "missed_blinds": "dead_small_live_big", "min_buy_in": 40, "max_buy_in": 200,
         "rathole_secs": 3600, "max_missed_big_blinds": 10, "kill": null, "rock": false
     })
+}
+
+/// No-limit hold'em at 5/10 (bets in tens), buy-ins from 200 to 1,000.
+pub fn nl_5_10() -> Value {
+    let mut rules = nl_rules();
+    rules["small_blind"] = json!(5);
+    rules["big_blind"] = json!(10);
+    rules["stakes"] = json!({ "min_bet": 10 });
+    rules["min_buy_in"] = json!(200);
+    rules["max_buy_in"] = json!(1000);
+    rules
 }
 
 /// Checks that the books balance and hold exactly what was deposited.

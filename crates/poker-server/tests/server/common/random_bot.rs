@@ -2,11 +2,12 @@
 //! that run many hands of every game through the server and read their histories back
 //! with independent readers (pokerkit, pokerdf).
 
-use super::{act, tid, Client, MyCards};
+use super::{act, sit, tid, Client, MyCards, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::{Action, Cards, Event, LegalActions};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -123,4 +124,64 @@ pub async fn bot(
             client.send(&act(&table, id, action)).await;
         }
     }
+}
+
+/// How bots fill the tables of `play_tables`: bot `seat` of table `n` is `{prefix}{n}x{seat}`
+/// with `deposit` in the wallet, sits with `buy_in(table name, seat)` and tops up `top_up`.
+pub struct Seating<'a> {
+    pub prefix: &'a str,
+    pub deposit: u64,
+    pub top_up: u64,
+    pub buy_in: &'a dyn Fn(&str, usize) -> u64,
+}
+
+/// Opens each (name, rules, bots) table with `clock`, seats its bots and lets them play until
+/// every table has ended `hands` hands (a table that stalls fails the test); the tables as
+/// (name, rules, id), in order.
+pub async fn play_tables<N: AsRef<str>>(
+    server: &Server,
+    tables: Vec<(N, Value, usize)>,
+    clock: &Value,
+    seating: Seating<'_>,
+    hands: usize,
+) -> Vec<(N, Value, String)> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut opened = Vec::new();
+    let mut tasks = Vec::new();
+    for (n, (name, rules, players)) in tables.into_iter().enumerate() {
+        let sent = json!({ "name": name.as_ref(), "rules": rules, "clock": clock });
+        let t = server.posted("/admin/tables", sent, 201).await;
+        let table = t["table_id"].as_str().unwrap().to_string();
+        let ended = Arc::new(AtomicUsize::new(0));
+        for seat in 0..players {
+            let player = format!("{}{n}x{seat}", seating.prefix);
+            server.player(&player, seating.deposit).await;
+            let mut client = server.client(&player).await;
+            let buy_in = (seating.buy_in)(name.as_ref(), seat);
+            client.send(&sit(&table, seat as u32, buy_in)).await;
+            let counter = (seat == 0).then(|| ended.clone());
+            let seed = (n * 10 + seat) as u64;
+            let stop = stop.clone();
+            let player = bot(client, table.clone(), seed, stop, counter, seating.top_up);
+            tasks.push(tokio::spawn(player));
+        }
+        opened.push((name, rules, table, ended));
+    }
+    let mut waited = 0;
+    while opened
+        .iter()
+        .any(|(_, _, _, e)| e.load(Ordering::Relaxed) < hands)
+    {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        waited += 1;
+        assert!(waited < 3000, "tables stalled");
+    }
+    stop.store(true, Ordering::Relaxed);
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let opened = opened.into_iter();
+    opened
+        .map(|(name, rules, table, _)| (name, rules, table))
+        .collect()
 }

@@ -5,8 +5,8 @@
 //! answer, wait for a request's `done`, check or call, stop and audit, an HTTP request
 //! with a token or from another address.
 
-use super::{assert_conserved, nl_rules, sit, Client, Db, DbGuard, Server};
-use poker_protocol::ServerMsg;
+use super::{assert_conserved, nl_rules, sit, Client, Db, DbGuard, Server, TOKEN};
+use poker_protocol::{ClientMsg, ServerMsg, TableSummary, TableView};
 use poker_rules::{Action, Chips, LegalActions};
 use serde_json::{json, Value};
 
@@ -301,4 +301,160 @@ impl Server {
         };
         self.send("POST", path, how).await
     }
+}
+
+impl Server {
+    /// A request that must answer `status`; the answer's JSON. A failure shows the request
+    /// and the answer, so callers need no message of their own.
+    pub async fn expect(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+        status: u16,
+    ) -> Value {
+        let sent = body.clone().unwrap_or_default();
+        let (got, answer) = self.call(method, path, token, body).await;
+        assert_eq!(got, status, "{method} {path} {sent}: {answer}");
+        answer
+    }
+
+    /// An admin POST that must answer `status`; the answer's JSON.
+    pub async fn posted(&self, path: &str, body: Value, status: u16) -> Value {
+        self.by(Some(TOKEN)).post(path, body, status).await
+    }
+
+    /// An admin POST that must be refused with this status and error code.
+    pub async fn post_refused(&self, path: &str, body: Value, expected: (u16, &str)) -> Value {
+        self.by(Some(TOKEN)).refused(path, body, expected).await
+    }
+
+    /// A server on a PostgreSQL the test may stop and start (none where there is none;
+    /// `what` says which test goes without).
+    pub async fn on_stoppable_postgres(what: &str) -> Option<(DbGuard, Server)> {
+        let guard = DbGuard::stoppable_postgres(what).await?;
+        let server = Server::start(&guard.url(), &[]).await;
+        Some((guard, server))
+    }
+
+    /// Requests with this bearer token (none: anonymous), each expecting its status.
+    pub fn by<'a>(&'a self, token: Option<&'a str>) -> Caller<'a> {
+        Caller {
+            server: self,
+            token,
+        }
+    }
+
+    /// A request that must be refused with `status` and the error `code`.
+    pub async fn refused(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+        (status, code): (u16, &str),
+    ) -> Value {
+        let answer = self.expect(method, path, token, body, status).await;
+        assert_eq!(
+            answer["error"].as_str(),
+            Some(code),
+            "{method} {path}: {answer}"
+        );
+        answer
+    }
+
+    /// A staff account (password `staffpass1`) made with the admin token, and a session of
+    /// theirs: (staff id, token).
+    pub async fn staff(&self, name: &str, role: &str) -> (String, String) {
+        let made = json!({ "name": name, "password": "staffpass1", "role": role });
+        let made = self.posted("/admin/staff", made, 201).await;
+        let login = json!({ "name": name, "password": "staffpass1" });
+        let login = self
+            .expect("POST", "/admin/login", None, Some(login), 200)
+            .await;
+        assert_eq!(login["role"], role);
+        let id = made["staff_id"].as_str().unwrap().to_string();
+        (id, login["token"].as_str().unwrap().to_string())
+    }
+}
+
+/// One caller's requests, short enough that a test reads as its list of requests.
+pub struct Caller<'a> {
+    server: &'a Server,
+    token: Option<&'a str>,
+}
+
+impl Caller<'_> {
+    /// A POST that must answer `status`; the answer's JSON.
+    pub async fn post(&self, path: &str, body: Value, status: u16) -> Value {
+        let server = self.server;
+        server
+            .expect("POST", path, self.token, Some(body), status)
+            .await
+    }
+
+    /// A GET that must answer `status`; the answer's JSON.
+    pub async fn get(&self, path: &str, status: u16) -> Value {
+        self.server
+            .expect("GET", path, self.token, None, status)
+            .await
+    }
+
+    /// A POST that must be refused with this status and error code.
+    pub async fn refused(&self, path: &str, body: Value, expected: (u16, &str)) -> Value {
+        let server = self.server;
+        server
+            .refused("POST", path, self.token, Some(body), expected)
+            .await
+    }
+}
+
+impl Client {
+    /// Watches the table (no answer comes but its events).
+    pub async fn watch(&mut self, table_id: &str) {
+        let table_id = super::tid(table_id);
+        self.send(&ClientMsg::Watch { table_id }).await;
+    }
+
+    /// Sits back in, posting what is owed at once.
+    pub async fn sit_in(&mut self, table_id: &str) {
+        let table_id = super::tid(table_id);
+        let msg = ClientMsg::SitIn {
+            table_id,
+            post_now: true,
+        };
+        self.send(&msg).await;
+    }
+
+    /// Asks to leave the table (the answer comes as a `done`).
+    pub async fn leave(&mut self, table_id: &str) {
+        let table_id = super::tid(table_id);
+        self.send(&ClientMsg::Leave { table_id }).await;
+    }
+
+    /// The table as the first snapshot shows it.
+    pub async fn snapshot_table(&mut self) -> TableView {
+        self.until(|m| match m {
+            ServerMsg::Snapshot { table, .. } => Some(table.clone()),
+            _ => None,
+        })
+        .await
+    }
+
+    /// The lobby's tables, as this client is told them.
+    pub async fn tables(&mut self) -> Vec<TableSummary> {
+        self.send(&ClientMsg::ListTables).await;
+        self.until(|m| match m {
+            ServerMsg::Tables { tables } => Some(tables.clone()),
+            _ => None,
+        })
+        .await
+    }
+}
+
+/// One string field of each element of a JSON list, in order.
+pub fn field<'a>(list: &'a Value, name: &str) -> Vec<&'a str> {
+    let list = list.as_array().expect("a list");
+    list.iter().map(|e| e[name].as_str().unwrap()).collect()
 }

@@ -189,11 +189,7 @@ pub(super) async fn clock_runs_out(db: Db) {
     } else {
         &mut ben
     };
-    back.send(&ClientMsg::SitIn {
-        table_id: tid(&table_id),
-        post_now: true,
-    })
-    .await;
+    back.sit_in(&table_id).await;
     ann.until(|m| matches!(m, ServerMsg::Turn { .. }).then_some(()))
         .await;
     drop(ben);
