@@ -28,13 +28,33 @@ export function freeSeat(table, refused = []) {
  * stall once full).
  */
 export const GAMES = [
-  { key: "nlhe", label: "NL Hold'em", blinds: true, maxSeats: 10 },
-  { key: "plo", label: "PL Omaha", blinds: true, maxSeats: 10 },
-  { key: "flhe", label: "FL Hold'em", blinds: true, maxSeats: 10 },
-  { key: "stud", label: "7 Card Stud", blinds: false, maxSeats: 7 },
-  { key: "razz", label: "Razz", blinds: false, maxSeats: 7 },
-  { key: "triple_draw", label: "2-7 Triple Draw", blinds: true, maxSeats: 8 },
+  { key: "nlhe", label: "NL Hold'em", blinds: true, board: true, maxSeats: 10 },
+  { key: "plo", label: "PL Omaha", blinds: true, board: true, maxSeats: 10 },
+  { key: "flhe", label: "FL Hold'em", blinds: true, board: true, maxSeats: 10 },
+  { key: "stud", label: "7 Card Stud", blinds: false, board: false, maxSeats: 7 },
+  { key: "razz", label: "Razz", blinds: false, board: false, maxSeats: 7 },
+  { key: "triple_draw", label: "2-7 Triple Draw", blinds: true, board: false, maxSeats: 8 },
 ];
+
+/**
+ * The house options of a new private game, read from the dialog's fields (`f`: strings
+ * and booleans as the inputs hold them) for `game` at stakes `big`: only what the host
+ * set, so the preset's own values stand for the rest. The buy-in is asked in big blinds
+ * (a stud game's small bets) and sent in chips.
+ */
+export function privateOptions(f, game, big) {
+  const ask = {};
+  const bbs = (v) => (v === "" ? null : Number(v));
+  const min = bbs(f.buyMin);
+  const max = bbs(f.buyMax);
+  if (min !== null) ask.min_buy_in = Math.round(min * big);
+  if (max !== null) ask.max_buy_in = Math.round(max * big);
+  if (game.board) ask.run_it_twice = !!f.runItTwice;
+  if (game.blinds) ask.straddle = !!f.straddle;
+  if (game.board) ask.rabbit_hunt = !!f.rabbit;
+  if (f.showdown !== "") ask.showdown_ms = Math.round(Number(f.showdown) * 1000);
+  return ask;
+}
 
 /** The table sizes offered for a game: heads-up, six, and a full ring of up to nine. */
 export function seatChoices(game) {
@@ -143,6 +163,11 @@ function fillStakes() {
   const game = GAMES.find((g) => g.key === chosen("private-game")) || GAMES[0];
   const was = parseInt(chosen("private-stakes"), 10) || STAKES[0];
   radios($("#private-stakes"), "private-stakes", STAKES.map((s) => ({ value: s, label: stakesLabel(s, game.blinds) })), was);
+  // The options that exist for this game only.
+  $("#private-rit-row").classList.toggle("hidden", !game.board);
+  $("#private-rabbit-row").classList.toggle("hidden", !game.board);
+  $("#private-straddle-row").classList.toggle("hidden", !game.blinds);
+  $("#private-buy-unit").textContent = game.blinds ? "big blinds" : "small bets";
   const seats = seatChoices(game);
   const wasSeats = parseInt(chosen("private-seats"), 10);
   const keep = seats.includes(wasSeats) ? wasSeats : wasSeats > 6 ? seats[2] : 6;
@@ -168,6 +193,12 @@ async function create() {
   const secs = parseInt($("#private-clock").value, 10);
   if (secs > 0) ask.action_secs = secs;
   ask.chat = $("#private-chat").checked;
+  const game = GAMES.find((g) => g.key === ask.preset) || GAMES[0];
+  Object.assign(ask, privateOptions({
+    buyMin: $("#private-buy-min").value.trim(), buyMax: $("#private-buy-max").value.trim(),
+    runItTwice: $("#private-rit").checked, straddle: $("#private-straddle").checked,
+    rabbit: $("#private-rabbit").checked, showdown: $("#private-showdown").value.trim(),
+  }, game, ask.big_blind));
   const r = await post("/api/private", ask, S.token);
   if (!r.ok) { $("#private-error").textContent = r.body.message || "Refused"; return; }
   $("#private-dialog").close();

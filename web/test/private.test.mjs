@@ -231,3 +231,15 @@ test("a guest's link for another device reads back to the name and code, and a c
     assert.equal(parseReturn(bad), null, bad);
   }
 });
+
+test("a private game's options: only what the host set, the buy-in in chips, each where the game has it", async () => {
+  const { privateOptions } = await import("../js/private.js");
+  const nl = GAMES.find((g) => g.key === "nlhe");
+  const stud = GAMES.find((g) => g.key === "stud");
+  const none = { buyMin: "", buyMax: "", runItTwice: false, straddle: true, rabbit: false, showdown: "" };
+  assert.deepEqual(privateOptions(none, nl, 2), { run_it_twice: false, straddle: true, rabbit_hunt: false });
+  assert.deepEqual(privateOptions({ ...none, buyMin: "50", buyMax: "200", runItTwice: true, rabbit: true, showdown: "4.5" }, nl, 10),
+    { min_buy_in: 500, max_buy_in: 2000, run_it_twice: true, straddle: true, rabbit_hunt: true, showdown_ms: 4500 });
+  // Stud has neither a board to run twice (or to hunt the rest of) nor blinds to straddle.
+  assert.deepEqual(privateOptions({ ...none, runItTwice: true, rabbit: true, buyMax: "40" }, stud, 2), { max_buy_in: 80 });
+});

@@ -90,6 +90,28 @@ pub struct NewPrivateTable {
     /// Whether the table's chat is on (it is when absent).
     #[serde(default)]
     pub chat: Option<bool>,
+    /// The least a player buys in for, in chips (R26); the preset's, scaled to the
+    /// stakes, when absent.
+    #[serde(default)]
+    pub min_buy_in: Option<Chips>,
+    /// The most a player buys in for, in chips (R26); the preset's, scaled to the stakes,
+    /// when absent.
+    #[serde(default)]
+    pub max_buy_in: Option<Chips>,
+    /// Run it twice when everyone left is all in and all agree (R32; games with a board).
+    #[serde(default)]
+    pub run_it_twice: Option<bool>,
+    /// Straddles allowed (R15; blind games); the preset's when absent.
+    #[serde(default)]
+    pub straddle: Option<bool>,
+    /// After a hand that ended before its board was out, everyone is shown the cards it
+    /// would have dealt (games with a board).
+    #[serde(default)]
+    pub rabbit_hunt: Option<bool>,
+    /// The pause to read a showdown, per pot shown down (`clock.showdown_ms`); the
+    /// preset's when absent.
+    #[serde(default)]
+    pub showdown_ms: Option<u64>,
 }
 
 /// The answer to `POST /api/private`.

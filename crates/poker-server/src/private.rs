@@ -102,6 +102,26 @@ pub fn spec_for(host: &Player, ask: &NewPrivateTable) -> ApiResult<(String, Tabl
     if let Some(on) = ask.chat {
         body["chat"] = serde_json::json!({ "enabled": on });
     }
+    // The house options the host chose; the rules' own checks (below) refuse what does
+    // not fit the game (run it twice without a board, a minimum above the maximum...).
+    if let Some(min) = ask.min_buy_in {
+        body["rules"]["min_buy_in"] = Value::from(min);
+    }
+    if let Some(max) = ask.max_buy_in {
+        body["rules"]["max_buy_in"] = Value::from(max);
+    }
+    if let Some(on) = ask.run_it_twice {
+        body["rules"]["options"]["run_it_twice"] = Value::from(on);
+    }
+    if let Some(on) = ask.straddle {
+        body["rules"]["straddle"] = Value::from(on);
+    }
+    if let Some(on) = ask.rabbit_hunt {
+        body["rabbit_hunt"] = Value::from(on);
+    }
+    if let Some(ms) = ask.showdown_ms {
+        body["clock"]["showdown_ms"] = Value::from(ms);
+    }
     let bytes = serde_json::to_vec(&body).expect("a JSON value serializes");
     crate::http::admin::tables::parse_new_table(&bytes)
 }
@@ -220,4 +240,55 @@ pub fn spawn_janitor(state: Arc<AppState>) -> tokio::task::JoinHandle<()> {
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host() -> Player {
+        Player {
+            player_id: poker_store::PlayerId::new(),
+            name: "hostess".into(),
+            password_hash: String::new(),
+            created_at: 0,
+            locked: false,
+        }
+    }
+
+    fn ask(preset: &str, options: serde_json::Value) -> NewPrivateTable {
+        let mut body = serde_json::json!({ "preset": preset, "big_blind": 10 });
+        body.as_object_mut()
+            .unwrap()
+            .extend(options.as_object().unwrap().clone());
+        serde_json::from_value(body).unwrap()
+    }
+
+    #[test]
+    fn a_host_sets_the_buy_in_run_it_twice_straddles_the_rabbit_and_the_showdown_pause() {
+        let options = serde_json::json!({
+            "min_buy_in": 500, "max_buy_in": 2000, "run_it_twice": true, "straddle": false,
+            "rabbit_hunt": true, "showdown_ms": 4000
+        });
+        let (_, spec) = spec_for(&host(), &ask("nlhe", options)).unwrap();
+        assert_eq!((spec.rules.min_buy_in, spec.rules.max_buy_in), (500, 2000));
+        assert!(spec.rules.options.run_it_twice && !spec.rules.straddle && spec.rabbit_hunt);
+        assert_eq!(spec.clock.showdown_ms, 4000);
+        // Unset: the preset's, at the stakes asked.
+        let (_, plain) = spec_for(&host(), &ask("nlhe", serde_json::json!({}))).unwrap();
+        assert!(!plain.rules.options.run_it_twice && plain.rules.straddle && !plain.rabbit_hunt);
+        assert_eq!(plain.clock.showdown_ms, 2500);
+        assert!(plain.rules.min_buy_in < plain.rules.max_buy_in);
+        // What the game cannot have is refused as the rules' checks refuse it.
+        for (preset, bad) in [
+            ("stud", serde_json::json!({ "run_it_twice": true })),
+            (
+                "nlhe",
+                serde_json::json!({ "min_buy_in": 3000, "max_buy_in": 2000 }),
+            ),
+        ] {
+            let refused = spec_for(&host(), &ask(preset, bad.clone())).unwrap_err();
+            assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "{preset} {bad}");
+        }
+    }
 }
