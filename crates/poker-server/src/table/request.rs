@@ -4,8 +4,10 @@
 //! local handle sends it, the NATS RPC carries it between nodes (as JSON) and the server of
 //! a failed table answers it. A new table command is its protocol message, one variant
 //! here (with its arm in `from_client`) and one arm in the actor: the gateway, the remote
-//! calls, the failed table (which refuses what it does not name) and the private tables'
-//! guard (which lets through what it does not name) take it as it is.
+//! calls and the failed table (which refuses what it does not name) take it as it is. The
+//! private tables' guard lets through what it does not name: a command only some may use
+//! there is named in it (`super::private`); one that subscribes the connection says so in
+//! [`Request::subscribes`] and [`Request::takes_queue`].
 //!
 //! Neither holds a channel: a subscriber's queue, which only a local table can take, travels
 //! beside the request ([`super::Command::Request`]); between nodes it becomes an inbox
@@ -501,17 +503,18 @@ mod tests {
             address: Some("10.0.0.1".parse().unwrap()),
         };
         let digest = poker_fairness::Digest::from_bytes([7; 32]);
+        let sit = ClientMsg::Sit {
+            table_id,
+            seat: 1,
+            buy_in: 200,
+            post_now: false,
+            seed_commit: Some(SitSeed {
+                hand_id,
+                commitment: digest,
+            }),
+        };
         let messages = vec![
-            ClientMsg::Sit {
-                table_id,
-                seat: 1,
-                buy_in: 200,
-                post_now: true,
-                seed_commit: Some(SitSeed {
-                    hand_id,
-                    commitment: digest,
-                }),
-            },
+            sit.clone(),
             ClientMsg::Watch { table_id },
             ClientMsg::Unwatch { table_id },
             ClientMsg::Act {
@@ -564,16 +567,6 @@ mod tests {
             );
         }
         // The sit carries its seed's commitment, in the house's name only from a bot.
-        let sit = ClientMsg::Sit {
-            table_id,
-            seat: 1,
-            buy_in: 200,
-            post_now: false,
-            seed_commit: Some(SitSeed {
-                hand_id,
-                commitment: digest,
-            }),
-        };
         assert!(matches!(
             Request::from_client(sit, &caller),
             Some(Request::Sit {

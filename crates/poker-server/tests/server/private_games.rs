@@ -85,6 +85,17 @@ impl Game {
         friend
     }
 
+    /// A game where the host and Ann are seated (seats 0 and 1) and the host dealt the
+    /// first hand.
+    async fn heads_up(guard: &DbGuard) -> (Game, String, Client) {
+        let mut game = Game::start(&[], guard).await;
+        let table = game.table.clone();
+        let ann = game.seated_friend("ann", 1).await;
+        game.host.send(&common::sit(&table, 0, 200)).await;
+        game.host(HostCommand::Resume).await;
+        (game, table, ann)
+    }
+
     async fn host(&mut self, command: HostCommand) {
         let msg = host_msg(&self.table, command);
         self.host.send(&msg).await;
@@ -352,11 +363,7 @@ async fn only_the_host_controls_a_private_game() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pause_waits_for_the_hand_and_new_blinds_start_with_the_next_hand() {
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let mut game = Game::start(&[], &guard).await;
-    let table = game.table.clone();
-    let mut ann = game.seated_friend("ann", 1).await;
-    game.host.send(&common::sit(&table, 0, 200)).await;
-    game.host(HostCommand::Resume).await;
+    let (mut game, table, mut ann) = Game::heads_up(&guard).await;
 
     // Paused during the first hand: it plays to its end, and no other is dealt.
     let first = {
@@ -501,11 +508,7 @@ async fn a_removed_player_folds_is_cashed_out_and_cannot_come_back() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_host_ends_the_game_and_its_link_says_so() {
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let mut game = Game::start(&[], &guard).await;
-    let table = game.table.clone();
-    let mut ann = game.seated_friend("ann", 1).await;
-    game.host.send(&common::sit(&table, 0, 200)).await;
-    game.host(HostCommand::Resume).await;
+    let (mut game, table, mut ann) = Game::heads_up(&guard).await;
     drive(&mut [&mut game.host, &mut ann], &table, |m| {
         hand_started(m).is_some()
     })
@@ -632,11 +635,7 @@ fn ledger_of(m: &ServerMsg) -> Option<(Vec<poker_protocol::LedgerLine>, u64)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_ledger_settles_up_a_private_game_from_the_rooms_ledger() {
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let mut game = Game::start(&[], &guard).await;
-    let table = game.table.clone();
-    let mut ann = game.seated_friend("ann", 1).await;
-    game.host.send(&common::sit(&table, 0, 200)).await;
-    game.host(HostCommand::Resume).await;
+    let (mut game, table, mut ann) = Game::heads_up(&guard).await;
     let mut ended = 0;
     drive(&mut [&mut game.host, &mut ann], &table, |m| {
         ended += usize::from(hand_ended(m));
