@@ -187,8 +187,15 @@ pub async fn invite(state: &AppState, table: TableId, invite: &str) -> ApiResult
         return Err(none());
     };
     let names = state.store.player_names(&[private.host]).await?;
-    let open = row.status == TableStatus::Open;
-    let players = match state.lobby.get(table) {
+    // A game its host ended is over for whoever opens the link at once, though its last
+    // hand may still be playing out: the store says closed only once everyone is cashed
+    // out, the lobby says closing from the moment the table was asked to close.
+    let summary = state.lobby.get(table);
+    let ending = summary
+        .as_ref()
+        .is_some_and(|s| s.status != poker_protocol::TableStatus::Open);
+    let open = row.status == TableStatus::Open && !ending;
+    let players = match summary {
         Some(summary) if open => summary.players,
         _ => 0,
     };

@@ -513,8 +513,21 @@ async fn the_host_ends_the_game_and_its_link_says_so() {
         hand_started(m).is_some()
     })
     .await;
-    // Ended during a hand: it plays out, then everyone is cashed out and told.
+    // Ended during a hand: the link says so at once (nobody acts: the hand is still
+    // being played), then the hand plays out, everyone is cashed out and told.
     game.host(HostCommand::End).await;
+    let mut shown = json!(null);
+    for _ in 0..50 {
+        shown = invite_status(&game.server, &table, &game.invite).await.1;
+        if shown["status"] == "closed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        shown["status"], "closed",
+        "the game ends with the host's word: {shown}"
+    );
     drive(&mut [&mut game.host, &mut ann], &table, |m| {
         matches!(m, ServerMsg::TableClosed { .. })
     })
