@@ -281,6 +281,13 @@ async function join(e) {
 // A return link opened on this device: signed in as its name, its code kept here.
 async function comeBack(back) {
   history.replaceState(null, "", location.pathname);
+  // Signed in here already (the session may not have said whose yet): this page would
+  // speak for two players at once, so it asks to log out first.
+  if (S.token) {
+    S.toast(S.me && S.me.name === back.name ? "You already play as " + back.name + " here"
+      : "You are signed in on this page: log out first, then open your link again.");
+    return;
+  }
   const r = await post("/login", { name: back.name, password: back.code });
   if (!r.ok) { S.toast("This link does not sign in (" + (r.body.message || "refused") + ")"); return; }
   localStorage.setItem("pokerd.guest." + back.name, back.code);
