@@ -132,6 +132,7 @@ try {
   mark("first_hand_played");
 
   // The host ends the game through the page's own dialog; the link says so.
+  await host.click("#host-tools summary");
   await host.click("#host-end");
   await host.waitForSelector("#private-confirm[open]");
   await checks(host, "the host's confirmation dialog");

@@ -14,7 +14,7 @@ import { loadSettings, saveSettings } from "./state.js";
 import { reduce, initialState, mySeat, inHand } from "./reduce.js";
 import { connection } from "./net.js";
 import { $, frames } from "./dom.js";
-import { render as draw, renderTitle, updateRaiseLabel, chosenAmount, tick, showToast, showNotice, announce } from "./views.js";
+import { render as draw, renderTitle, updateRaiseLabel, chosenAmount, tick, showToast, showNotice, announce, fitFelt, revealTurn } from "./views.js";
 import { openBuyIn, openTopUp, wireBuyIn, openHistory, wireHistory, openSettings, wireSettings, wireReplay, ask, api } from "./dialogs.js";
 import { onBuyInRange } from "./buyin.js";
 import { newSeed, keepList, forgetSeed, mineFor, commitTo, closedListDigest, proofWords } from "./fairness.js";
@@ -74,12 +74,17 @@ function redraw() {
   draw(state, ui);
   afterRender(S, redrawNow); // issue 26 (features.js)
   renderPrivate(); // private games' bar and host panel (private.js)
+  // The felt fitted to what is above and below it now: drawn again if it changed size.
+  if (fitFelt()) draw(state, ui);
+  revealTurn(state);
 }
 
 // At most one drawing per animation frame: a table streaming events is drawn at the
 // screen's pace, not once per message.
 const frame = frames(redraw);
 const redrawNow = () => frame.now();
+// A window resized (a phone turned, a window dragged): the table drawn for its new size.
+window.addEventListener("resize", () => frame.request());
 
 /**
  * Feeds one message to the reducer, runs what it asks for, and asks for a drawing at the

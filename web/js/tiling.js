@@ -61,12 +61,18 @@ export function wireTiling(doc, S, redraw) {
   });
 }
 
-/** Shows the tiling button when there are tables to tile, labelled for what it does. */
+/** The narrowest window that tiles: below it a tile would be narrower than a phone's
+ * table, so the page shows one table and its tabs. */
+export const TILE_MIN_WIDTH = 1000;
+
+/** Shows the tiling button when there are tables to tile and room for them, labelled for
+ * what it does; leaves tiling when the window became too narrow. */
 export function updateTiling(doc, S) {
   const b = doc.querySelector("#tile-toggle");
   const n = tileTables([...S.tables.values()], S.current).length;
-  if (tiled && n < 2) leave(doc);
-  b.classList.toggle("hidden", !tiled && (n < 2 || S.view === "login" || doc.body.classList.contains("tile")));
+  const fits = doc.defaultView.innerWidth >= TILE_MIN_WIDTH;
+  if (tiled && (n < 2 || !fits)) leave(doc);
+  b.classList.toggle("hidden", !tiled && (n < 2 || !fits || S.view === "login" || doc.body.classList.contains("tile")));
   b.textContent = tiled ? "One table" : "Tile " + Math.min(n, 4);
   b.setAttribute("aria-pressed", String(!!tiled));
 }

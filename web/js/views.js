@@ -158,6 +158,55 @@ export function renderTabs(S, ui) {
 
 // ---------------------------------------------------------------- the table
 
+/** The tallest the action bar (or the act-in-advance bar) has been at this window's
+ * width: the room the felt leaves below itself. */
+const below = { width: 0, px: 0 };
+
+/**
+ * Fits the felt to the window (style.css's `.felt` height): measures where the felt
+ * starts (below the top bar, the tabs and a private table's bar and host panel, whatever
+ * they hold now) and the room the action bar takes, into `--felt-top` and `--below`.
+ * Returns whether either changed (the seats are then placed again on the new felt).
+ */
+export function fitFelt(doc = document) {
+  const felt = doc.querySelector("#felt");
+  if (!felt || !felt.offsetParent) return false;
+  const win = doc.defaultView;
+  if (below.width !== win.innerWidth) { below.width = win.innerWidth; below.px = 0; }
+  for (const id of ["#actions", "#preselect"]) below.px = Math.max(below.px, doc.querySelector(id).offsetHeight);
+  const root = doc.documentElement.style;
+  const want = { "--felt-top": Math.round(felt.getBoundingClientRect().top + win.scrollY) + "px" };
+  if (below.px) want["--below"] = below.px + "px";
+  let changed = false;
+  for (const [k, v] of Object.entries(want)) {
+    if (root.getPropertyValue(k) !== v) { root.setProperty(k, v); changed = true; }
+  }
+  return changed;
+}
+
+/** The decision last brought into view (its table and id). */
+let revealed = "";
+
+/**
+ * On the player's turn, brings the own seat into view above the action bar when the
+ * window is too short to show the whole table (a phone with many tabs, a small tile):
+ * once per decision, so a player who scrolls away meanwhile is not pulled back.
+ */
+export function revealTurn(S, doc = document) {
+  const T = S.view === "table" ? S.tables.get(S.current) : null;
+  const d = T && T.decide;
+  if (!d || revealed === T.id + "/" + d.id) return;
+  const seat = doc.querySelector(".seat.me");
+  const bar = doc.querySelector("#actions");
+  if (!seat || !bar || bar.classList.contains("hidden")) return;
+  revealed = T.id + "/" + d.id;
+  const r = seat.getBoundingClientRect();
+  const floor = bar.getBoundingClientRect().top;
+  const win = doc.defaultView;
+  if (r.bottom > floor - 4) win.scrollBy(0, Math.min(r.bottom - floor + 8, r.top - 4));
+  else if (r.top < 0) win.scrollBy(0, r.top - 4);
+}
+
 export function renderTable(S, ui) {
   const T = S.tables.get(S.current);
   if (S.view !== "table" || !T || !T.table) return;

@@ -411,6 +411,56 @@ async fn a_newcomer_plays_a_hand_against_house_bots_from_a_fresh_start_in_chromi
     again.stop();
 }
 
+/// Issue 37 items 1 and 7 (`e2e/layout.mjs`): on every turn measured, the player's own
+/// cards and action buttons are all on the screen and uncovered (where a click lands),
+/// and the cards at least 20x28 px with their faces inside them, at 390x844, 768x1024,
+/// 1366x768 and 1920x1080, in each game family, in public games, as a private game's host
+/// and friend, and tiled two, three and four to a window; a fresh play-money room (its
+/// preset tables and house bots), whose books balance afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn own_cards_and_action_buttons_are_uncovered_on_every_turn_at_four_sizes_in_chromium() {
+    let Some(chromium) = browser_tools() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let pokerd = fresh_pokerd(dir.path());
+    let token = std::fs::read_to_string(dir.path().join("data/admin-token"))
+        .expect("the admin token is saved")
+        .trim()
+        .to_string();
+    let shots = std::env::var("SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
+    std::fs::create_dir_all(&shots).unwrap();
+    run_script(
+        "layout.mjs",
+        &[
+            ("BASE", pokerd.base.clone()),
+            ("CHROMIUM", chromium),
+            ("SHOTS", shots.display().to_string()),
+        ],
+        "e2e layout: ok",
+    )
+    .await;
+    let audit: serde_json::Value = reqwest::Client::new()
+        .get(format!("{}/admin/audit", pokerd.base))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        audit["wallets"].as_i64().unwrap()
+            + audit["stacks"].as_i64().unwrap()
+            + audit["rake"].as_i64().unwrap(),
+        audit["deposits"].as_i64().unwrap() - audit["withdrawals"].as_i64().unwrap(),
+        "the books balance: {audit}"
+    );
+    pokerd.stop();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_operators_console_runs_the_room_through_the_page_in_chromium() {
     let Some(chromium) = browser_tools() else {
