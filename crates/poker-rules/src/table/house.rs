@@ -236,11 +236,10 @@ impl<P: Clone + PartialEq> Table<P> {
             .rules
             .bomb_pot
             .filter(|b| b.every >= 2 && self.hands.saturating_add(1) % u64::from(b.every) == 0);
-        match (scheduled, self.bomb_called) {
-            (Some(b), _) => Some(b.big_blinds),
-            (None, called) => called,
-        }
-        .filter(|&k| bomb_refusal(&self.rules, k).is_none())
+        // Called and scheduled at once: one bomb pot, of the size called.
+        self.bomb_called
+            .or(scheduled.map(|b| b.big_blinds))
+            .filter(|&k| bomb_refusal(&self.rules, k).is_none())
     }
 
     /// Plans a bomb pot of `big_blinds` (H1, H2): the players who owe no post, from the

@@ -23,9 +23,10 @@ impl Actor {
     /// The game now: the hand in progress's, or the next hand's (a dealer's choice
     /// table changes game between hands, H3).
     pub(super) fn game_now(&self) -> RotationGame {
-        match &self.current {
-            Some(cur) => {
-                let c = &cur.plan().config;
+        // The table's plan: set from the deal, before the hand's first view is sent.
+        match self.table.current_hand() {
+            Some(plan) => {
+                let c = &plan.config;
                 RotationGame {
                     game: c.game,
                     structure: c.structure,
@@ -42,7 +43,7 @@ impl Actor {
     /// none scheduled, called or being played.
     fn bomb_pot_view(&self) -> Option<BombPotView> {
         let rule = self.table.rules().bomb_pot;
-        let now = self.current.as_ref().is_some_and(|c| c.plan().bomb_pot);
+        let now = self.table.current_hand().is_some_and(|p| p.bomb_pot);
         let called = self.table.bomb_called();
         if rule.is_none() && !now && called.is_none() {
             return None;
