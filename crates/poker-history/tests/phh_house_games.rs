@@ -5,8 +5,8 @@
 
 use poker_history::phh::{self, PhhHand};
 use poker_rules::{
-    Action, BlindKind, CardSource, Decision, DeckKind, Game, Hand, HandConfig, SeatConfig,
-    Stakes, Structure,
+    Action, BlindKind, CardSource, Decision, DeckKind, Game, Hand, HandConfig, SeatConfig, Stakes,
+    Structure,
 };
 
 /// A bomb pot of 20 at 5/10, played from an unshuffled deck: the first player bets the
@@ -67,9 +67,16 @@ fn h1_a_bomb_pot_written_as_phh_replays_through_the_engine_to_the_same_stacks() 
         let written = phh::write(&config, &events, Some(&stacks_after)).unwrap();
         let text = written.to_toml();
         assert!(text.contains("bomb_pot"), "{text}");
-        assert!(!text.contains("\"p1 cc\", \"p2 cc\""), "no pre-flop round: {text}");
+        assert!(
+            !text.contains("\"p1 cc\", \"p2 cc\""),
+            "no pre-flop round: {text}"
+        );
         let replayed = phh::replay(&PhhHand::parse(&text).unwrap()).unwrap();
-        assert_eq!(replayed.hand.final_stacks().unwrap(), stacks_after, "{text}");
+        assert_eq!(
+            replayed.hand.final_stacks().unwrap(),
+            stacks_after,
+            "{text}"
+        );
         assert_eq!(replayed.hand.config(), &config);
     }
 }

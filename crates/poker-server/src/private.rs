@@ -154,7 +154,7 @@ fn dealers_choice(body: &mut Value, ask: &NewPrivateTable, games: &[String]) -> 
     let mut rotation = Vec::new();
     let mut seats = u64::MAX;
     for key in games {
-        let Some(preset) = crate::presets::all().into_iter().find(|p| &p.key == key) else {
+        let Some(preset) = crate::presets::all().into_iter().find(|p| p.key == key) else {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "unknown_preset",
