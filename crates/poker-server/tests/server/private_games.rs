@@ -875,5 +875,45 @@ async fn h1_h2_h3_a_host_plays_bomb_pots_and_a_dealers_choice_rotation_with_frie
         after.bomb_pot.unwrap().called.is_none(),
         "one call, one bomb pot"
     );
+    // Every hand's history is its own game's; a bomb pot's PHH says so, and each exports
+    // as PokerStars text too.
+    let hands = game
+        .server
+        .get_json(&format!("/admin/tables/{table}/hands?limit=500"))
+        .await;
+    let mut bomb_histories = Vec::new();
+    for hand in hands.as_array().unwrap() {
+        if hand["status"] != "complete" {
+            continue;
+        }
+        let id = hand["hand_id"].as_str().unwrap();
+        let number = hand["number"].as_u64().unwrap();
+        let (status, phh) = game
+            .server
+            .get(&format!("/admin/hands/{id}?format=phh"))
+            .await;
+        assert_eq!(status, 200, "{phh}");
+        let code = |c: &str| phh.contains(&format!("variant = '{c}'"));
+        let variant = if code("PO") {
+            Omaha
+        } else if code("F2L3D") {
+            Draw
+        } else {
+            Holdem
+        };
+        if let Some(&dealt) = games.get(&number) {
+            assert_eq!(variant, dealt, "hand {number}: {phh}");
+        }
+        if phh.contains("\"bomb_pot\":true") {
+            bomb_histories.push(number);
+        }
+        let (status, stars) = game
+            .server
+            .get(&format!("/admin/hands/{id}?format=pokerstars"))
+            .await;
+        assert_eq!(status, 200, "hand {number}: {stars}");
+    }
+    bomb_histories.sort();
+    assert_eq!(bomb_histories, [3, 6, 12]);
     game.conserved().await;
 }
