@@ -53,7 +53,58 @@ export function privateOptions(f, game, big) {
   if (game.blinds) ask.straddle = !!f.straddle;
   if (game.board) ask.rabbit_hunt = !!f.rabbit;
   if (f.showdown !== "") ask.showdown_ms = Math.round(Number(f.showdown) * 1000);
+  // Dealer's choice (H3): the chosen game first, then the others ticked, games with a
+  // button only; bomb pots (H1, H2) where some game of the table has a flop.
+  const others = (f.rotation || []).filter((k) => k !== game.key && GAMES.some((g) => g.key === k && g.blinds));
+  const games = [game, ...others.map((k) => GAMES.find((g) => g.key === k))];
+  if (game.blinds && others.length) ask.games = [game.key, ...others];
+  const every = f.bombEvery ? Number(f.bombEvery) : 0;
+  if (game.blinds && games.some((g) => g.board) && every > 0) {
+    ask.bomb_pot_every = every;
+    if (f.bombSize) ask.bomb_pot_big_blinds = Number(f.bombSize);
+  }
   return ask;
+}
+
+/** A game's name as players read it, by its typed kind and structure. */
+const KIND_NAMES = {
+  holdem: "Hold'em", short_deck_holdem: "6+ Hold'em", omaha: "Omaha", omaha_hi_lo: "Omaha Hi/Lo",
+  deuce_to_seven_single_draw: "2-7 Single Draw", deuce_to_seven_triple_draw: "2-7 Triple Draw", badugi: "Badugi",
+};
+
+/**
+ * What a dealer's choice table says of its rotation (H3): "Dealer's choice: PL Omaha now,
+ * FL 2-7 Triple Draw next in 3 hands"; "" at a table of one game.
+ */
+export function rotationLabel(table) {
+  const d = table && table.dealers_choice;
+  if (!d || !d.games.length) return "";
+  const name = (g) => g.game || KIND_NAMES[g.game_kind] || g.game_kind;
+  const now = d.games[d.now];
+  const next = d.games[d.next];
+  const when = d.hands_left === null || d.hands_left === undefined
+    ? " after this orbit"
+    : d.hands_left === 0 ? " next hand" : " next in " + d.hands_left + (d.hands_left === 1 ? " hand" : " hands");
+  return "Dealer's choice: " + name(now) + " now, " + name(next) + when;
+}
+
+/**
+ * What a table says of its bomb pots (H1, H2): "Bomb pot!" during one, the host's call
+ * for the next hand, or the schedule; "" without any.
+ */
+export function bombLabel(table) {
+  const b = table && table.bomb_pot;
+  if (!b) return "";
+  if (b.now) return "Bomb pot!";
+  if (b.called) return "Bomb pot next hand (" + b.called + " big blinds each)";
+  if (b.every) return "Bomb pot every " + b.every + " hands" + (b.next_hand ? " (next: hand #" + b.next_hand + ")" : "");
+  return "";
+}
+
+/** What an invite link shows of the game: its games at a dealer's choice table. */
+export function inviteGame(info) {
+  const games = info.games && info.games.length ? "Dealer's choice (" + info.games.join(", ") + ")" : info.game;
+  return games + " " + info.stakes + (info.bomb_pot_every ? " \u00b7 bomb pot every " + info.bomb_pot_every + " hands" : "");
 }
 
 /** The table sizes offered for a game: heads-up, six, and a full ring of up to nine. */
@@ -168,6 +219,18 @@ function fillStakes() {
   $("#private-rabbit-row").classList.toggle("hidden", !game.board);
   $("#private-straddle-row").classList.toggle("hidden", !game.blinds);
   $("#private-buy-unit").textContent = game.blinds ? "big blinds" : "small bets";
+  // Dealer's choice and bomb pots are for games with a button (H1, H3).
+  $("#private-house").classList.toggle("hidden", !game.blinds);
+  const ticked = [...document.querySelectorAll('#private-rotation input:checked')].map((i) => i.value);
+  $("#private-rotation").replaceChildren(...GAMES.filter((g) => g.blinds && g.key !== game.key).map((g) => {
+    const input = el("input");
+    input.type = "checkbox";
+    input.value = g.key;
+    input.checked = ticked.includes(g.key);
+    const label = el("label", "choice");
+    label.append(input, " " + g.label);
+    return label;
+  }));
   const seats = seatChoices(game);
   const wasSeats = parseInt(chosen("private-seats"), 10);
   const keep = seats.includes(wasSeats) ? wasSeats : wasSeats > 6 ? seats[2] : 6;
@@ -198,6 +261,8 @@ async function create() {
     buyMin: $("#private-buy-min").value.trim(), buyMax: $("#private-buy-max").value.trim(),
     runItTwice: $("#private-rit").checked, straddle: $("#private-straddle").checked,
     rabbit: $("#private-rabbit").checked, showdown: $("#private-showdown").value.trim(),
+    rotation: [...document.querySelectorAll('#private-rotation input:checked')].map((i) => i.value),
+    bombEvery: $("#private-bomb-every").value.trim(), bombSize: $("#private-bomb-size").value.trim(),
   }, game, ask.big_blind));
   const r = await post("/api/private", ask, S.token);
   if (!r.ok) { $("#private-error").textContent = r.body.message || "Refused"; return; }
@@ -229,7 +294,7 @@ async function openJoin(link) {
     $("#join-form").classList.add("hidden");
   } else {
     $("#join-title").textContent = "Join " + info.host_name + "'s game";
-    $("#join-info").textContent = info.game + " " + info.stakes + " \u00b7 " + info.players + " of " + info.seats + " seated";
+    $("#join-info").textContent = inviteGame(info) + " \u00b7 " + info.players + " of " + info.seats + " seated";
     $("#join-form").classList.remove("hidden");
     const signedIn = !!S.token;
     $("#join-name-row").classList.toggle("hidden", signedIn);
@@ -335,6 +400,10 @@ export function renderPrivate() {
   if (p.next_blinds) parts.push("blinds " + p.next_blinds[0] + "/" + p.next_blinds[1] + " from the next hand");
   if (standing === "asking") parts.push("waiting for the host to let you in");
   setText($("#private-status"), parts.join(" \u00b7 "));
+  // The house games: the rotation and the bomb pots, for everyone at the table.
+  const house = [rotationLabel(t), bombLabel(t)].filter(Boolean).join(" \u00b7 ");
+  setText($("#house-status"), house);
+  $("#house-status").classList.toggle("bomb", !!(t.bomb_pot && t.bomb_pot.now));
   const invite = S.state.private.invites[t.table_id];
   $("#invite-row").classList.toggle("hidden", !invite);
   if (invite) {
@@ -466,6 +535,7 @@ export function wirePrivate(state, h) {
   $("#ledger-open").addEventListener("click", () => S.dispatch({ type: "ui_ledger" }));
   $("#ledger-close").addEventListener("click", () => $("#ledger-dialog").close());
   $("#ledger-download").addEventListener("click", downloadLedger);
+  $("#host-bomb").addEventListener("click", () => host({ do: "bomb_pot" }));
   $("#host-end").addEventListener("click", () => ask("End the game? The hand in progress finishes, then everyone is cashed out.", "End the game", () => host({ do: "end" })));
   const link = parseInvite(location.hash);
   if (link) openJoin(link);

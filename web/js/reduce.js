@@ -8,7 +8,7 @@
 //
 // Local messages (`type` with a `ui_` or `conn_` prefix) are listed in `LOCAL` below.
 
-import { applyEvent, newHand, DEFAULT_SETTINGS, mySeat, myPlayer, inHand, family } from "./state.js";
+import { applyEvent, newHand, DEFAULT_SETTINGS, mySeat, myPlayer, inHand, family, gameOf } from "./state.js";
 import { freeSeat, myStanding } from "./private.js";
 
 /**
@@ -147,6 +147,19 @@ function clockOf(c, table, at) {
 }
 
 /** What `applyEvent` needs to word a table's log lines. */
+/**
+ * A hand's first line in the log: its number, its game at a dealer's choice table, and
+ * "Bomb pot" when it is one (H1, H3).
+ */
+export function handTitle(T, number) {
+  const h = T.hand;
+  const t = T.table || {};
+  let out = "Hand #" + number;
+  if (t.dealers_choice && t.game) out += " \u00b7 " + t.game;
+  if (h && h.bomb_pot) out += " \u00b7 Bomb pot";
+  return out;
+}
+
 export function logCtx(S, T, handName) {
   return {
     me: mySeat(S, T),
@@ -154,7 +167,7 @@ export function logCtx(S, T, handName) {
     blinds: T.table ? T.table.blinds : [0, 0],
     straddle: !!(T.table && T.table.straddle),
     game: T.table ? T.table.game : "",
-    family: T.table ? family(T.table) : "board",
+    family: T.table ? family(gameOf(T)) : "board",
     handName,
   };
 }
@@ -344,7 +357,7 @@ const HANDLERS = {
       T.log = T.log.filter((l) => l.hand !== n);
       T.logEdits++;
       T.hand = newHand(m.hand);
-      log(T, "Hand #" + n + (had ? "" : " (joined)"), n, "hand-start");
+      log(T, handTitle(T, n) + (had ? "" : " (joined)"), n, "hand-start");
       for (const e of m.hand.events) {
         const line = applyEvent(T.hand, e, logCtx(S, T));
         if (line) log(T, line, n);
@@ -387,8 +400,13 @@ const HANDLERS = {
         const x = T.table && T.table.seats.find((v) => v.seat === seat);
         return x ? x.stack : 0;
       });
-      T.hand = newHand({ hand_number: m.hand_number, seats: m.seats, starting_stacks: stacks, button: T.table ? T.table.button : null });
-      log(T, "Hand #" + m.hand_number, m.hand_number, "hand-start");
+      // The seats message just before the hand says its game and whether it is a bomb pot.
+      const t = T.table || {};
+      T.hand = newHand({
+        hand_number: m.hand_number, seats: m.seats, starting_stacks: stacks, button: t.button === undefined ? null : t.button,
+        game_kind: t.game_kind, structure: t.structure, bomb_pot: !!(t.bomb_pot && t.bomb_pot.now),
+      });
+      log(T, handTitle(T, m.hand_number), m.hand_number, "hand-start");
     }
     const line = applyEvent(T.hand, m.event, logCtx(S, T, m.hand_name));
     if (line) log(T, line, m.hand_number);

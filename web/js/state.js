@@ -69,6 +69,22 @@ export function newHand(view) {
     number: view.hand_number, seats: view.seats, button: view.button, players,
     board: [], board2: null, pot: 0, ended: false, rake: 0, street: 0, bringIn: false,
     completed: false, results: [],
+    // The hand's own game (a dealer's choice table changes game between hands), and
+    // whether it is a bomb pot (docs/house-games.md, H1).
+    game_kind: view.game_kind || null, structure: view.structure || null, bomb_pot: !!view.bomb_pot,
+  };
+}
+
+/**
+ * The game a table's page draws now: the hand's while one is shown (its cards, draws and
+ * betting controls are its game's), else the table's. `{ game_kind, structure }`.
+ */
+export function gameOf(T) {
+  const h = T && T.hand;
+  const t = (T && T.table) || {};
+  return {
+    game_kind: (h && h.game_kind) || t.game_kind,
+    structure: (h && h.structure) || t.structure,
   };
 }
 

@@ -3,7 +3,7 @@
 // log and the chat. Everything is redrawn from the state; nothing here changes it
 // except through the callbacks in `ui`.
 
-import { SUITS, cardName, family, potsOf, raiseLabel, completes, callLabel, sizing, legalAmount, seatPosition, mySeat, myPlayer, inHand } from "./state.js";
+import { SUITS, cardName, family, gameOf, potsOf, raiseLabel, completes, callLabel, sizing, legalAmount, seatPosition, mySeat, myPlayer, inHand } from "./state.js";
 import { $, el, keyed, arrange, setText } from "./dom.js";
 import { canShowHand } from "./reduce.js";
 import { idle } from "./lobbyfilter.js";
@@ -234,7 +234,7 @@ export function renderTable(S, ui) {
   if (meSeat) {
     $("#sit-toggle").textContent = meSeat.sitting_out ? "Sit in" : "Sit out";
     $("#sit-second").textContent = meSeat.sitting_out ? "Wait for BB" : "Sit out next BB";
-    $("#sit-second").classList.toggle("hidden", family(t) === "stud");
+    $("#sit-second").classList.toggle("hidden", family(gameOf(T)) === "stud");
   }
   const h = T.hand;
   const M = memoOf(T.id);
@@ -248,7 +248,7 @@ export function renderTable(S, ui) {
   const fh = felt.clientHeight;
   const aspect = fw && fh ? fw / fh : (portrait ? 0.6 : 2.3);
   const seatsEl = $("#seats");
-  const fam = "fam-" + family(t);
+  const fam = "fam-" + family(gameOf(T));
   if (seatsEl.className !== fam) seatsEl.className = fam;
   const refit = seatsEl.dataset.fw !== String(fw);
   seatsEl.dataset.fw = String(fw);
@@ -340,7 +340,7 @@ function drawSeat(d, i, { S, T, ui, M, mine, h, pos }) {
   const t = T.table;
   const view = t.seats.find((x) => x.seat === i);
   const p = h ? h.players.find((x) => x.seat === i) : null;
-  const stud = family(t) === "stud";
+  const stud = family(gameOf(T)) === "stud";
   d.dataset.seat = i;
   const stillIn = p && h && !h.ended && !p.folded;
   const toAct = !!(view && T.clock && T.clock.seat === i && h && !h.ended);
@@ -535,7 +535,7 @@ export function renderActions(S, ui) {
   if (l.call !== null) $("#act-call").firstChild.textContent = callLabel(l, stack) + " ";
   if (l.bring_in !== null && l.bring_in !== undefined) $("#act-bring-in").textContent = "Bring in " + l.bring_in;
   if (!l.bet_or_raise) return;
-  const sz = sizing(l, { structure: T.table.structure, myBet: me ? me.bet : 0, myStack: stack, pot: totalPot(T) });
+  const sz = sizing(l, { structure: gameOf(T).structure, myBet: me ? me.bet : 0, myStack: stack, pot: totalPot(T) });
   const M = memoOf(T.id);
   M.sizing = sz;
   show("#sizing", !sz.fixed);

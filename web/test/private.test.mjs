@@ -243,3 +243,50 @@ test("a private game's options: only what the host set, the buy-in in chips, eac
   // Stud has neither a board to run twice (or to hunt the rest of) nor blinds to straddle.
   assert.deepEqual(privateOptions({ ...none, runItTwice: true, rabbit: true, buyMax: "40" }, stud, 2), { max_buy_in: 80 });
 });
+
+test("h1 h3: the create dialog asks for a dealer's choice rotation and bomb pots only where they fit", async () => {
+  const { privateOptions } = await import("../js/private.js");
+  const none = { buyMin: "", buyMax: "", runItTwice: false, straddle: true, rabbit: false, showdown: "" };
+  const nl = GAMES.find((g) => g.key === "nlhe");
+  const draw = GAMES.find((g) => g.key === "triple_draw");
+  const stud = GAMES.find((g) => g.key === "stud");
+  // The chosen game first, then the others ticked (games with a button only); a bomb pot
+  // every 10 hands of 3 big blinds.
+  const ask = privateOptions({ ...none, rotation: ["plo", "stud", "triple_draw", "nlhe"], bombEvery: "10", bombSize: "3" }, nl, 2);
+  assert.deepEqual(ask.games, ["nlhe", "plo", "triple_draw"]);
+  assert.equal(ask.bomb_pot_every, 10);
+  assert.equal(ask.bomb_pot_big_blinds, 3);
+  // Nothing ticked, nothing set: neither is asked.
+  const plain = privateOptions({ ...none, rotation: [], bombEvery: "", bombSize: "" }, nl, 2);
+  assert.equal(plain.games, undefined);
+  assert.equal(plain.bomb_pot_every, undefined);
+  // A draw game alone has no flop: no bomb pot; with hold'em in its rotation, it has.
+  assert.equal(privateOptions({ ...none, rotation: [], bombEvery: "5" }, draw, 2).bomb_pot_every, undefined);
+  assert.equal(privateOptions({ ...none, rotation: ["nlhe"], bombEvery: "5" }, draw, 2).bomb_pot_every, 5);
+  // Stud has no button: no rotation, no bomb pot.
+  const s = privateOptions({ ...none, rotation: ["nlhe"], bombEvery: "5" }, stud, 2);
+  assert.equal(s.games, undefined);
+  assert.equal(s.bomb_pot_every, undefined);
+});
+
+test("h2 h3: the table says the game now, the next and when, and its bomb pots", async () => {
+  const { rotationLabel, bombLabel, inviteGame } = await import("../js/private.js");
+  const games = [
+    { game_kind: "holdem", structure: "no_limit", game: "NL Hold'em", stakes: "1/2" },
+    { game_kind: "omaha", structure: "pot_limit", game: "PL Omaha", stakes: "1/2" },
+    { game_kind: "deuce_to_seven_triple_draw", structure: "fixed_limit", game: "FL 2-7 Triple Draw", stakes: "2/4" },
+  ];
+  const t = (d, b) => ({ dealers_choice: d, bomb_pot: b });
+  assert.equal(rotationLabel(t({ games, now: 1, next: 2, hands_left: 3 })), "Dealer's choice: PL Omaha now, FL 2-7 Triple Draw next in 3 hands");
+  assert.equal(rotationLabel(t({ games, now: 2, next: 0, hands_left: 1 })), "Dealer's choice: FL 2-7 Triple Draw now, NL Hold'em next in 1 hand");
+  assert.equal(rotationLabel(t({ games, now: 0, next: 1, hands_left: 0 })), "Dealer's choice: NL Hold'em now, PL Omaha next hand");
+  assert.equal(rotationLabel(t({ games, now: 0, next: 1 })), "Dealer's choice: NL Hold'em now, PL Omaha after this orbit");
+  assert.equal(rotationLabel(t(null)), "");
+  assert.equal(bombLabel(t(null, { every: 10, big_blinds: 2, now: true })), "Bomb pot!");
+  assert.equal(bombLabel(t(null, { every: 10, big_blinds: 2, now: false, called: 3 })), "Bomb pot next hand (3 big blinds each)");
+  assert.equal(bombLabel(t(null, { every: 10, big_blinds: 2, now: false, next_hand: 20 })), "Bomb pot every 10 hands (next: hand #20)");
+  assert.equal(bombLabel(t(null, null)), "");
+  assert.equal(inviteGame({ game: "Dealer's choice", games: ["NL Hold'em", "PL Omaha"], stakes: "1/2", bomb_pot_every: 8 }),
+    "Dealer's choice (NL Hold'em, PL Omaha) 1/2 \u00b7 bomb pot every 8 hands");
+  assert.equal(inviteGame({ game: "NL Hold'em", stakes: "1/2" }), "NL Hold'em 1/2");
+});

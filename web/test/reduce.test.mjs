@@ -261,3 +261,32 @@ test("a seat released after the player was away: said, and the page goes back to
   assert.equal(state.view, "lobby");
   assert.equal(state.tables.has(T), false);
 });
+
+test("h1 h3: each hand is drawn by its own game, and a bomb pot says so in the log", async () => {
+  const { gameOf, family } = await import("../js/state.js");
+  const rotation = { games: [], now: 1, next: 0, hands_left: 2 };
+  // The seats message before hand 8 says Omaha and a bomb pot; before hand 9, triple draw.
+  const omaha = { type: "seats", table_id: T1, table: seated(T1) };
+  omaha.table = { ...omaha.table, game: "PL Omaha", game_kind: "omaha", structure: "pot_limit", dealers_choice: rotation, bomb_pot: { every: 4, big_blinds: 2, now: true } };
+  const snap = { type: "snapshot", table: seated(T1), hand: null, chat: [] };
+  const ante = (p) => ({ type: "ante_posted", player: p, amount: 4 });
+  let { state } = play(initialState({ current: T1, token: true }), welcome, snap, omaha,
+    { type: "event", table_id: T1, hand_number: 8, seats: [0, 1], event: ante(0) });
+  let T = state.tables.get(T1);
+  assert.equal(T.log.find((l) => l.hand === 8).text, "Hand #8 \u00b7 PL Omaha \u00b7 Bomb pot");
+  assert.equal(T.hand.bomb_pot, true);
+  assert.deepEqual(gameOf(T), { game_kind: "omaha", structure: "pot_limit" });
+  // Between hands the table already says the next game: the hand shown keeps its own.
+  const draw = { ...omaha, table: { ...omaha.table, game: "FL 2-7 Triple Draw", game_kind: "deuce_to_seven_triple_draw", structure: "fixed_limit", bomb_pot: null } };
+  state = play(state, draw).state;
+  T = state.tables.get(T1);
+  assert.equal(family(gameOf(T)), "board", "hand 8 is still Omaha's");
+  state = play(state, { type: "event", table_id: T1, hand_number: 9, seats: [0, 1], event: BLINDS[0] }).state;
+  T = state.tables.get(T1);
+  assert.equal(family(gameOf(T)), "draw");
+  assert.equal(T.hand.bomb_pot, false);
+  // A snapshot mid-hand carries the hand's game.
+  const mid = { type: "snapshot", table: seated(T1), hand: { ...hand(10, BLINDS), game_kind: "badugi", structure: "fixed_limit" }, chat: [] };
+  T = play(state, mid).state.tables.get(T1);
+  assert.equal(family(gameOf(T)), "draw");
+});

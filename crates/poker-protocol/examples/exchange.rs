@@ -112,6 +112,8 @@ fn main() {
         straddle: false,
         rabbit_hunt: false,
         private: None,
+        bomb_pot: None,
+        dealers_choice: None,
     };
     let ann = seat(0, "ann", "5d0c8a8e-3f0b-4a7e-b0a4-1c2d3e4f5a6b");
     let ben = seat(1, "ben", "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b");

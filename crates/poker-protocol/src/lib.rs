@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 mod private;
 mod quick;
 pub use private::{
-    HostCommand, NewPrivateTable, PrivateCreated, PrivateInvite, PrivateView, SeatAsk,
+    BombPotView, DealersChoiceView, HostCommand, NewPrivateTable, PrivateCreated, PrivateInvite,
+    PrivateView, RotationGameView, SeatAsk,
 };
 
 /// A seed's commitment sent with a `sit`.
@@ -437,6 +438,14 @@ pub struct TableView {
     /// of the room's lobby).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub private: Option<PrivateView>,
+    /// Bomb pots (docs/house-games.md, H1, H2): the schedule, and whether the hand in
+    /// progress is one or the host called one (`None`: none at this table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bomb_pot: Option<BombPotView>,
+    /// Dealer's choice (H3): the games in turn, the game now and next. `game_kind`,
+    /// `structure`, `game` and `stakes` above are then the game now's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dealers_choice: Option<DealersChoiceView>,
 }
 
 /// The hand in progress, as this client may see it: every event so far, redacted.
@@ -452,6 +461,16 @@ pub struct HandView {
     pub button: u32,
     /// Everything that happened, in order (hole cards hidden as for live events).
     pub events: Vec<Event>,
+    /// The hand's game (a dealer's choice table changes game between hands); absent
+    /// from older servers: the table's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_kind: Option<Game>,
+    /// The hand's betting structure; absent from older servers: the table's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structure: Option<Structure>,
+    /// Whether the hand is a bomb pot (H1): everyone's bomb is in, no pre-flop round.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bomb_pot: bool,
 }
 
 /// Whose turn it is and how long they have.

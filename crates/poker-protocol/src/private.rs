@@ -1,7 +1,7 @@
 //! Private games: what a host's commands, a private table's view and the HTTP calls that
 //! make one and read its invite link carry (docs/protocol.md, "Private games").
 
-use crate::{PlayerId, TableId};
+use crate::{Game, PlayerId, Structure, TableId};
 use poker_rules::Chips;
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +40,59 @@ pub enum HostCommand {
     /// Ends the game: the hand in progress finishes, everyone is cashed out, the table
     /// closes (its invite link says so from then on).
     End,
+    /// The next hand that can be one is a bomb pot (docs/house-games.md, H1, H2): games
+    /// with a flop.
+    BombPot {
+        /// The bomb in big blinds; the table's scheduled size (2 without one) when absent.
+        #[serde(default)]
+        big_blinds: Option<u32>,
+    },
+}
+
+/// Bomb pots at a table, as everyone sees them (H1, H2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BombPotView {
+    /// A bomb pot every this many hands (0: only when the host calls one).
+    pub every: u32,
+    /// The scheduled bomb, in big blinds (0 without a schedule).
+    pub big_blinds: u32,
+    /// Whether the hand in progress is a bomb pot.
+    pub now: bool,
+    /// A bomb pot the host called for the next hand that can be one: its size in big
+    /// blinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub called: Option<u32>,
+    /// The number of the next scheduled bomb pot hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_hand: Option<u64>,
+}
+
+/// One game of a dealer's choice rotation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RotationGameView {
+    /// The game, typed.
+    pub game_kind: Game,
+    /// Its betting structure.
+    pub structure: Structure,
+    /// As players read it: `PL Omaha` (a label for people).
+    pub game: String,
+    /// Its stakes as the lobby shows them: `1/2`, `2/4`.
+    pub stakes: String,
+}
+
+/// A dealer's choice rotation as everyone sees it (H3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DealersChoiceView {
+    /// The games, in turn.
+    pub games: Vec<RotationGameView>,
+    /// The game now (the hand in progress's, or the next hand's): an index in `games`.
+    pub now: usize,
+    /// The game after it: an index in `games`.
+    pub next: usize,
+    /// Hands of the game now still to be dealt after the one in progress (between
+    /// hands: from the next); absent until its orbit's first hand counted the players.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hands_left: Option<u32>,
 }
 
 /// A player asking a private table's host for a seat.
@@ -112,6 +165,17 @@ pub struct NewPrivateTable {
     /// preset's when absent.
     #[serde(default)]
     pub showdown_ms: Option<u64>,
+    /// A bomb pot every this many hands (H2; games with a flop); never when absent or 0.
+    #[serde(default)]
+    pub bomb_pot_every: Option<u32>,
+    /// The bomb, in big blinds (H1); 2 when absent.
+    #[serde(default)]
+    pub bomb_pot_big_blinds: Option<u32>,
+    /// Dealer's choice (H3): presets' keys played in turn, an orbit each, at the stakes
+    /// asked (`preset` is then the first, or absent from the list: put first). Games with
+    /// a button only: `nlhe`, `plo`, `flhe`, `triple_draw`.
+    #[serde(default)]
+    pub games: Option<Vec<String>>,
 }
 
 /// The answer to `POST /api/private`.
@@ -149,4 +213,15 @@ pub struct PrivateInvite {
     pub status: String,
     /// Whether the room makes an account on the spot for a newcomer (play money).
     pub play_money: bool,
+    /// Dealer's choice: the games played in turn, as players read them (empty: one
+    /// game, `game`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub games: Vec<String>,
+    /// Bomb pots every this many hands (0: none on a schedule).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bomb_pot_every: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

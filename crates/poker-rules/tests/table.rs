@@ -7,6 +7,8 @@ use poker_rules::table::{
 };
 use poker_rules::{Action, CardSource, DeckKind, Game, Hand, Stakes, Structure};
 
+#[path = "table/house_games.rs"]
+mod house_games;
 #[path = "table/kill_and_straddle.rs"]
 mod kill_and_straddle;
 #[path = "table/players_per_deck.rs"]
@@ -38,6 +40,8 @@ fn rules(button: ButtonRule) -> TableRules {
         rock: false,
         straddle: false,
         options: Default::default(),
+        bomb_pot: None,
+        dealers_choice: Vec::new(),
     }
 }
 

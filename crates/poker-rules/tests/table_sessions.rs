@@ -72,6 +72,8 @@ fn random_rules(rng: &mut SmallRng) -> TableRules {
         rock,
         straddle: !rock && rng.gen_bool(0.5),
         options: Default::default(),
+        bomb_pot: None,
+        dealers_choice: Vec::new(),
     }
 }
 

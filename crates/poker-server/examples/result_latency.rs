@@ -44,6 +44,8 @@ fn rules() -> TableRules {
         rock: false,
         straddle: false,
         options: Default::default(),
+        bomb_pot: None,
+        dealers_choice: Vec::new(),
     }
 }
 

@@ -122,8 +122,63 @@ pub fn spec_for(host: &Player, ask: &NewPrivateTable) -> ApiResult<(String, Tabl
     if let Some(ms) = ask.showdown_ms {
         body["clock"]["showdown_ms"] = Value::from(ms);
     }
+    // Bomb pots (H1, H2): on a schedule, and their size for the host's calls too.
+    let every = ask.bomb_pot_every.unwrap_or(0);
+    if every > 0 || ask.bomb_pot_big_blinds.is_some() {
+        body["rules"]["bomb_pot"] = serde_json::json!({
+            "every": every,
+            "big_blinds": ask.bomb_pot_big_blinds.unwrap_or(2),
+        });
+    }
+    if let Some(games) = ask.games.as_ref().filter(|g| !g.is_empty()) {
+        dealers_choice(&mut body, ask, games)?;
+    }
     let bytes = serde_json::to_vec(&body).expect("a JSON value serializes");
     crate::http::admin::tables::parse_new_table(&bytes)
+}
+
+/// Dealer's choice (H3): the presets `games` in turn, each at the table's big blind, the
+/// first being the table's own preset; the seats are the fewest of the presets' unless
+/// asked, the buy-in range the first's (or the host's).
+fn dealers_choice(body: &mut Value, ask: &NewPrivateTable, games: &[String]) -> ApiResult<()> {
+    let refuse = |m: String| ApiError::new(StatusCode::BAD_REQUEST, "invalid_rules", m);
+    if games.first() != Some(&ask.preset) {
+        return Err(refuse(
+            "a rotation's first game is the table's preset".into(),
+        ));
+    }
+    if games.len() < 2 || games.len() > 8 {
+        return Err(refuse("a dealer's choice rotation has 2 to 8 games".into()));
+    }
+    let big = body["rules"]["big_blind"].as_u64().unwrap_or(0);
+    let mut rotation = Vec::new();
+    let mut seats = u64::MAX;
+    for key in games {
+        let Some(preset) = crate::presets::all().into_iter().find(|p| p.key == key) else {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "unknown_preset",
+                format!("no preset {key:?} (nlhe, plo, flhe, triple_draw)"),
+            ));
+        };
+        let mut rules = preset.body["rules"].clone();
+        if rules["big_blind"].as_u64().unwrap_or(0) == 0 {
+            return Err(refuse(format!(
+                "{key} has no button: a dealer's choice rotation plays games with blinds"
+            )));
+        }
+        scale_rules(&mut rules, big)?;
+        seats = seats.min(rules["seat_count"].as_u64().unwrap_or(2));
+        rotation.push(serde_json::json!({
+            "game": rules["game"], "structure": rules["structure"], "stakes": rules["stakes"],
+            "max_raises": rules["max_raises"], "uncapped_heads_up": rules["uncapped_heads_up"],
+        }));
+    }
+    body["rules"]["dealers_choice"] = Value::from(rotation);
+    if ask.seats.is_none() {
+        body["rules"]["seat_count"] = Value::from(seats);
+    }
+    Ok(())
 }
 
 /// Makes and opens a private table for `host`: refused when the room has private tables
@@ -202,13 +257,24 @@ pub async fn invite(state: &AppState, table: TableId, invite: &str) -> ApiResult
     Ok(PrivateInvite {
         table_id: table,
         name: row.name,
-        game: crate::table::game_label(spec.rules.game, spec.rules.structure),
+        game: if spec.rules.dealers_choice.is_empty() {
+            crate::table::game_label(spec.rules.game, spec.rules.structure)
+        } else {
+            "Dealer's choice".to_string()
+        },
         stakes: crate::table::stakes_name(&spec.rules),
         host_name: names.get(&private.host).cloned().unwrap_or_default(),
         players,
         seats: spec.rules.seat_count as u32,
         status: if open { "open" } else { "closed" }.to_string(),
         play_money: state.config.play_money(),
+        games: spec
+            .rules
+            .dealers_choice
+            .iter()
+            .map(|g| crate::table::game_label(g.game, g.structure))
+            .collect(),
+        bomb_pot_every: spec.rules.bomb_pot.map_or(0, |b| b.every),
     })
 }
 
@@ -297,5 +363,41 @@ mod tests {
             let refused = spec_for(&host(), &ask(preset, bad.clone())).unwrap_err();
             assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "{preset} {bad}");
         }
+    }
+
+    #[test]
+    fn h2_h3_a_host_sets_bomb_pots_and_a_dealers_choice_rotation_at_one_big_blind() {
+        let options = serde_json::json!({
+            "bomb_pot_every": 5, "bomb_pot_big_blinds": 3,
+            "games": ["nlhe", "plo", "triple_draw"]
+        });
+        let (_, spec) = spec_for(&host(), &ask("nlhe", options)).unwrap();
+        let bomb = spec.rules.bomb_pot.unwrap();
+        assert_eq!((bomb.every, bomb.big_blinds), (5, 3));
+        let games: Vec<_> = spec.rules.dealers_choice.iter().map(|g| g.game).collect();
+        use poker_rules::Game;
+        assert_eq!(
+            games,
+            [Game::Holdem, Game::Omaha, Game::DeuceToSevenTripleDraw]
+        );
+        // Every game at the big blind of 10: no-limit and pot-limit bet 10, the draw
+        // game 10/20.
+        let stakes: Vec<_> = spec.rules.dealers_choice.iter().map(|g| g.stakes).collect();
+        assert_eq!((stakes[0].min_bet, stakes[1].min_bet), (10, 10));
+        assert_eq!((stakes[2].small_bet, stakes[2].big_bet), (10, 20));
+        assert_eq!(spec.rules.seat_count, 6);
+        for bad in [
+            serde_json::json!({ "games": ["nlhe", "stud"] }),
+            serde_json::json!({ "games": ["plo", "nlhe"] }),
+            serde_json::json!({ "games": ["nlhe"] }),
+            serde_json::json!({ "games": ["nlhe", "chess"] }),
+            serde_json::json!({ "bomb_pot_every": 1 }),
+        ] {
+            let refused = spec_for(&host(), &ask("nlhe", bad.clone())).unwrap_err();
+            assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "{bad}");
+        }
+        // No bomb pot in a game without a flop.
+        let draw = serde_json::json!({ "bomb_pot_every": 4 });
+        assert!(spec_for(&host(), &ask("triple_draw", draw)).is_err());
     }
 }

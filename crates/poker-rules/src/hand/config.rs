@@ -162,6 +162,10 @@ pub struct HandOptions {
     pub expose_all_in: bool,
     /// Where straddles may be posted (R15).
     pub straddles: StraddleRule,
+    /// A bomb pot (H1, docs/house-games.md): every seat's `ante` is its bomb, nobody
+    /// posts a blind, and there is no first betting round: the flop comes at once.
+    /// Board games with a button only.
+    pub bomb_pot: bool,
 }
 
 /// Everything a hand needs to know before the first card.
@@ -329,6 +333,14 @@ impl HandConfig {
         if let Some(rake) = o.rake {
             if rake.basis_points > 10_000 {
                 return bad("rake cannot exceed 100% of a pot".into());
+            }
+        }
+        if o.bomb_pot {
+            if stud || !self.game.has_board() {
+                return bad("a bomb pot is for board games with a button".into());
+            }
+            if self.seats.iter().any(|s| s.blind > 0) {
+                return bad("a bomb pot has no blinds: each player's bomb is an ante".into());
             }
         }
         if stud && self.seats.iter().any(|s| s.blind > 0) {

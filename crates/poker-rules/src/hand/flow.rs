@@ -158,6 +158,15 @@ impl Hand {
                         self.start_showdown(events);
                         continue;
                     }
+                    if self.street == 0 && self.config.options.bomb_pot {
+                        // A bomb pot has no first betting round: the bombs are collected
+                        // and the flop comes at once (H1).
+                        events.push(Event::BetsCollected {
+                            pot: self.players.iter().map(|p| p.committed).sum(),
+                        });
+                        self.next_street(events);
+                        continue;
+                    }
                     self.begin_betting(events);
                     if self.phase == Phase::Betting && self.actor.is_some() {
                         return;

@@ -412,6 +412,8 @@ impl Hand {
             prev = level;
         }
         let mut rest: Chips = self.players.iter().map(|p| p.ante - p.ante.min(prev)).sum();
+        // Those who paid more than every all-in ante: the antes above go to them alone.
+        let ante_top = prev;
         let mut prev = 0;
         let levels = live_levels.as_slice();
         for (k, &level) in levels.iter().enumerate() {
@@ -433,6 +435,15 @@ impl Hand {
         }
         if levels.is_empty() {
             let leftover = rest + self.players.iter().map(live).sum::<Chips>();
+            // No live money yet (a bomb pot, H1): the antes above an all-in player's
+            // share make a side pot of those who paid them (R9's equal shares).
+            let above = (0..self.players.len())
+                .filter(|&i| contenders >> i & 1 == 1 && self.players[i].ante > ante_top)
+                .fold(0u32, |m, i| m | 1 << i);
+            if ante_top > 0 && above != 0 && leftover > 0 {
+                pots.push((leftover, above));
+                return;
+            }
             match pots.last_mut() {
                 Some(last) => last.0 += leftover,
                 None if leftover > 0 => pots.push((leftover, contenders)),

@@ -12,7 +12,11 @@ impl<P: Clone + PartialEq> Table<P> {
             return Err(TableError::WrongHand);
         }
         let plan = self.current.take().expect("checked");
-        self.last_dealt = plan.seats.clone();
+        // A bomb pot leaves the table between hands as it was (H2): the next hand is
+        // planned from the hand before it.
+        if !plan.bomb_pot {
+            self.last_dealt = plan.seats.clone();
+        }
         // Winners: players who took chips from others (not just their own bet back).
         let winners: Vec<usize> = (0..plan.seats.len())
             .filter(|&i| hand.players()[i].won > 0 && stacks[i] > plan.config.seats[i].stack)

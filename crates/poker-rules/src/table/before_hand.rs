@@ -215,6 +215,14 @@ impl<P: Clone + PartialEq> Table<P> {
         if self.rules.game.opening() != Opening::Position {
             return (self.plan_stud(), stood_up);
         }
+        // Dealer's choice: an orbit played out gives way to the next game (H3); a bomb
+        // pot is planned from the last hand's button, leaving the rest as it is (H2).
+        self.rotate();
+        if let Some(big_blinds) = self.bomb_due() {
+            if let Some(plan) = self.plan_bomb_pot(big_blinds) {
+                return (Some(plan), stood_up);
+            }
+        }
         if self.button.is_none() || self.last_bb.is_none() {
             // A game starting afresh: nothing is owed to a game that was not running.
             self.restart();
@@ -556,8 +564,13 @@ impl<P: Clone + PartialEq> Table<P> {
     /// last in the hand's order (`dealt`, sorted from the button) who post no blind, with
     /// their posts, so that who sits a hand out moves round with the button. They owe
     /// nothing for it and are dealt in again as it moves on.
-    fn deal_at_most(&self, dealt: &mut Vec<usize>, posts: &mut Vec<Post>, blinds: &[usize]) {
-        let max = self.rules.game.max_players();
+    pub(super) fn deal_at_most(
+        &self,
+        dealt: &mut Vec<usize>,
+        posts: &mut Vec<Post>,
+        blinds: &[usize],
+    ) {
+        let max = self.hand_game().game.max_players();
         let mut over = dealt.len().saturating_sub(max);
         if over == 0 {
             return;
@@ -584,7 +597,9 @@ impl<P: Clone + PartialEq> Table<P> {
         kill: bool,
     ) -> HandPlan {
         self.hands += 1;
-        let mut stakes = self.rules.stakes;
+        let game = self.hand_game();
+        self.count_in_orbit(seats.len(), posts.iter().any(|p| p.kind == PostKind::Bomb));
+        let mut stakes = game.stakes;
         if kill {
             let pct = self.rules.kill.map_or(100, |k| k.percent) as Chips;
             stakes.min_bet = stakes.min_bet * pct / 100;
@@ -592,12 +607,16 @@ impl<P: Clone + PartialEq> Table<P> {
             stakes.big_bet = stakes.big_bet * pct / 100;
         }
         let config = HandConfig {
-            game: self.rules.game,
-            structure: self.rules.structure,
+            game: game.game,
+            structure: game.structure,
             stakes,
-            max_raises: self.rules.max_raises,
-            uncapped_heads_up: self.rules.uncapped_heads_up,
-            options: self.rules.options.clone(),
+            max_raises: game.max_raises,
+            uncapped_heads_up: game.uncapped_heads_up,
+            options: if self.rules.dealers_choice.is_empty() {
+                self.rules.options.clone()
+            } else {
+                super::house::options_for(&game, &self.rules.options)
+            },
             seats: seats
                 .iter()
                 .map(|&s| {
@@ -639,6 +658,7 @@ impl<P: Clone + PartialEq> Table<P> {
             posts,
             kill,
             restart: std::mem::take(&mut self.restarting),
+            bomb_pot: false,
             config,
         };
         self.current = Some(plan.clone());

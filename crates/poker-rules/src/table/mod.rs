@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 
 mod after_hand;
 mod before_hand;
+mod house;
+
+pub use house::{BombPotRule, Rotation, RotationGame, RotationView};
 
 /// How the button and blinds move when players come and go (R18).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,6 +123,13 @@ pub struct TableRules {
     /// House options of every hand (spread, cap, unit, rake...).
     #[serde(default)]
     pub options: HandOptions,
+    /// Bomb pots on a schedule, and their size (H1, H2: docs/house-games.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bomb_pot: Option<BombPotRule>,
+    /// Dealer's choice: the games played in turn, an orbit each, at these blinds (H3,
+    /// H4). Empty: the table deals its one game.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dealers_choice: Vec<RotationGame>,
 }
 
 /// Why a table operation was refused. Nothing changed.
@@ -164,6 +174,10 @@ pub enum TableError {
     /// `finish_hand` got a hand that is not the one planned, or is not complete.
     #[error("that hand does not belong to the current plan")]
     WrongHand,
+    /// A bomb pot cannot be dealt at this table (no game with a flop, a kill or the rock,
+    /// or a bomb of no chips).
+    #[error("no bomb pot here: {0}")]
+    NoBombPot(String),
     /// As many players sit as the game deals from one deck (a table an older version
     /// stored with more seats than that): another would stall the table.
     #[error("{} deals at most {max} players from one deck: the table is full", game_words(*.game))]
@@ -275,6 +289,8 @@ pub enum PostKind {
     Straddle,
     /// The kill blind (R17).
     Kill,
+    /// A bomb pot's bomb: an ante every player dealt in pays alike (H1).
+    Bomb,
 }
 
 /// One forced bet of the hand.
@@ -306,6 +322,10 @@ pub struct HandPlan {
     /// Whether this hand starts a game afresh (first hand, or no game could run): the
     /// button is placed anew and nobody owes a post.
     pub restart: bool,
+    /// Whether this hand is a bomb pot (H1): the button stayed where it was and the
+    /// table's blinds wait for the next hand (H2).
+    #[serde(default)]
+    pub bomb_pot: bool,
     /// The configuration for [`Hand::new`].
     pub config: HandConfig,
 }
@@ -345,6 +365,13 @@ pub struct Table<P> {
     /// Set while planning a hand that starts the game afresh.
     #[serde(default)]
     restarting: bool,
+    /// The size in big blinds of a bomb pot the host called for the next hand that can
+    /// be one (H2).
+    #[serde(default)]
+    bomb_called: Option<u32>,
+    /// Where the dealer's choice rotation stands (H3).
+    #[serde(default)]
+    rotation: Rotation,
 }
 
 /// Positions chosen for one hand.
@@ -363,7 +390,7 @@ impl<P: Clone + PartialEq> Table<P> {
     /// game deals from one deck (seven for stud games, eight for draw games): the hand of
     /// a full table could not be dealt and the table would stall.
     pub fn new(rules: TableRules) -> Result<Table<P>, TableError> {
-        let (seats, max) = (rules.seat_count, rules.game.max_players());
+        let (seats, max) = (rules.seat_count, house::max_players(&rules));
         if (2..=10).contains(&seats) && seats > max {
             return Err(TableError::InvalidRules(format!(
                 "{} deals at most {max} players from one deck: a table of {seats} seats would stall",
@@ -437,6 +464,7 @@ impl<P: Clone + PartialEq> Table<P> {
                 return bad(&format!("a kill pot is at most {MAX_CHIPS} chips"));
             }
         }
+        house::check_rules(&rules)?;
         Ok(Table {
             seats: vec![None; rules.seat_count],
             rules,
@@ -451,6 +479,8 @@ impl<P: Clone + PartialEq> Table<P> {
             kill_seat: None,
             rock_seat: None,
             restarting: false,
+            bomb_called: None,
+            rotation: Rotation::default(),
         })
     }
 
@@ -479,7 +509,7 @@ impl<P: Clone + PartialEq> Table<P> {
     /// The most players this table seats at once: its seats, or fewer when the game deals
     /// fewer from one deck (a table an older version stored, see [`Table::reopen`]).
     pub fn max_players(&self) -> usize {
-        self.rules.seat_count.min(self.rules.game.max_players())
+        self.rules.seat_count.min(house::max_players(&self.rules))
     }
 
     /// Whether `more` players may sit down beside those seated now (a caller that holds

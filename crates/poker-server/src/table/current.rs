@@ -267,6 +267,9 @@ impl Current {
             starting_stacks: self.plan.config.seats.iter().map(|s| s.stack).collect(),
             button: self.plan.button as u32,
             events: self.events[..self.told].iter().map(redact).collect(),
+            game_kind: Some(self.plan.config.game),
+            structure: Some(self.plan.config.structure),
+            bomb_pot: self.plan.bomb_pot,
         }
     }
 

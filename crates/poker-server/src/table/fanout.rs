@@ -6,7 +6,11 @@ use super::audience::{shared, Audience};
 use super::current::Current;
 use super::Out;
 use axum::extract::ws::Utf8Bytes;
-use poker_protocol::{SeatView, ServerMsg, TableStatus, TableSummary, TableView};
+use poker_protocol::{
+    BombPotView, DealersChoiceView, RotationGameView, SeatView, ServerMsg, TableStatus,
+    TableSummary, TableView,
+};
+use poker_rules::table::RotationGame;
 use poker_rules::{Card, Cards, Event};
 use poker_store::{PlayerId, TableId};
 use std::sync::atomic::Ordering;
@@ -16,8 +20,73 @@ impl Actor {
         self.life.status()
     }
 
+    /// The game now: the hand in progress's, or the next hand's (a dealer's choice
+    /// table changes game between hands, H3).
+    pub(super) fn game_now(&self) -> RotationGame {
+        // The table's plan: set from the deal, before the hand's first view is sent.
+        match self.table.current_hand() {
+            Some(plan) => {
+                let c = &plan.config;
+                RotationGame {
+                    game: c.game,
+                    structure: c.structure,
+                    stakes: self.table.hand_game().stakes,
+                    max_raises: c.max_raises,
+                    uncapped_heads_up: c.uncapped_heads_up,
+                }
+            }
+            None => self.table.hand_game(),
+        }
+    }
+
+    /// Bomb pots at this table as everyone sees them (H1, H2); `None` where there are
+    /// none scheduled, called or being played.
+    fn bomb_pot_view(&self) -> Option<BombPotView> {
+        let rule = self.table.rules().bomb_pot;
+        let now = self.table.current_hand().is_some_and(|p| p.bomb_pot);
+        let called = self.table.bomb_called();
+        if rule.is_none() && !now && called.is_none() {
+            return None;
+        }
+        let every = rule.map_or(0, |r| r.every);
+        let next_hand = (every >= 2).then(|| {
+            let dealt = self.table.hands_dealt();
+            (dealt / u64::from(every) + 1) * u64::from(every)
+        });
+        Some(BombPotView {
+            every,
+            big_blinds: rule.map_or(0, |r| r.big_blinds),
+            now,
+            called,
+            next_hand,
+        })
+    }
+
+    /// A dealer's choice rotation as everyone sees it (H3).
+    fn dealers_choice_view(&self) -> Option<DealersChoiceView> {
+        let rules = self.table.rules();
+        let at = self.table.rotation_view()?;
+        let games = rules
+            .dealers_choice
+            .iter()
+            .map(|g| RotationGameView {
+                game_kind: g.game,
+                structure: g.structure,
+                game: game_label(g.game, g.structure),
+                stakes: stakes_of(rules, g),
+            })
+            .collect();
+        Some(DealersChoiceView {
+            games,
+            now: at.now,
+            next: at.next,
+            hands_left: at.hands_left,
+        })
+    }
+
     pub(super) fn table_view(&self) -> TableView {
         let rules = self.table.rules();
+        let now = self.game_now();
         let seats = self
             .table
             .seats()
@@ -49,16 +118,18 @@ impl Actor {
             blinds: (rules.small_blind, rules.big_blind),
             action_ms: self.clock.rules().action_ms,
             time_bank_ms: self.clock.rules().time_bank_ms,
-            game: game_name(rules),
-            game_kind: rules.game,
-            structure: rules.structure,
-            stakes: stakes_name(rules),
+            game: game_label(now.game, now.structure),
+            game_kind: now.game,
+            structure: now.structure,
+            stakes: stakes_of(rules, &now),
             cap: rules.options.cap,
             chat: self.chat.rules().enabled,
             waitlist: self.waitlist.len() as u32,
             straddle: rules.straddle,
             rabbit_hunt: self.rabbit_hunt,
             private: self.private_view(),
+            bomb_pot: self.bomb_pot_view(),
+            dealers_choice: self.dealers_choice_view(),
         }
     }
 
@@ -144,7 +215,7 @@ impl Actor {
             return;
         };
         let (from, to) = cur.tell(ends_hand);
-        let game = self.table.rules().game;
+        let game = cur.plan().config.game;
         send_events(&mut self.audience, cur, self.table_id, game, from, to);
     }
 
@@ -155,7 +226,7 @@ impl Actor {
             return;
         };
         let (from, to) = cur.release();
-        let game = self.table.rules().game;
+        let game = cur.plan().config.game;
         send_events(&mut self.audience, cur, self.table_id, game, from, to);
     }
 
@@ -171,13 +242,18 @@ impl Actor {
     pub(super) fn publish_lobby(&mut self) {
         let (avg_pot, hands_per_hour) = self.pace.summary();
         let rules = self.table.rules();
+        let now = self.game_now();
         let summary = TableSummary {
             table_id: self.table_id,
             name: self.name.clone(),
-            game: game_name(rules),
-            game_kind: rules.game,
-            structure: rules.structure,
-            stakes: stakes_name(rules),
+            game: if rules.dealers_choice.is_empty() {
+                game_name(rules)
+            } else {
+                format!("Dealer's choice: {}", dealers_choice_label(rules))
+            },
+            game_kind: now.game,
+            structure: now.structure,
+            stakes: stakes_of(rules, &now),
             players: self.table.seats().iter().flatten().count() as u32,
             seats: rules.seat_count as u32,
             min_buy_in: rules.min_buy_in,
@@ -221,16 +297,31 @@ pub fn game_label(game: poker_rules::Game, structure: poker_rules::Structure) ->
     format!("{structure} {game}")
 }
 
+/// The games of a dealer's choice table as players read them: `NL Hold'em, PL Omaha`.
+pub fn dealers_choice_label(rules: &poker_rules::table::TableRules) -> String {
+    rules
+        .dealers_choice
+        .iter()
+        .map(|g| game_label(g.game, g.structure))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The lobby's stakes: the blinds, or the small and big bet in fixed limit and in stud,
 /// with the ante if there is one: `1/2`, `4/8 ante 1`.
 pub fn stakes_name(rules: &poker_rules::table::TableRules) -> String {
+    stakes_of(rules, &RotationGame::of(rules))
+}
+
+/// The stakes of one game of the table (H3: a rotation's games have their own).
+pub fn stakes_of(rules: &poker_rules::table::TableRules, game: &RotationGame) -> String {
     use poker_rules::table::AnteRule;
     let stud = matches!(
-        rules.game,
+        game.game,
         poker_rules::Game::Stud | poker_rules::Game::StudHiLo | poker_rules::Game::Razz
     );
-    let mut out = if stud || rules.structure == poker_rules::Structure::FixedLimit {
-        format!("{}/{}", rules.stakes.small_bet, rules.stakes.big_bet)
+    let mut out = if stud || game.structure == poker_rules::Structure::FixedLimit {
+        format!("{}/{}", game.stakes.small_bet, game.stakes.big_bet)
     } else {
         format!("{}/{}", rules.small_blind, rules.big_blind)
     };

@@ -128,6 +128,12 @@ impl Actor {
                 tracing::info!(player_id = %player_id, "removed by the host of a private table");
             }
             Commanded::End => return Ok(Reply::Ok),
+            Commanded::BombPot(big_blinds) => {
+                self.table
+                    .call_bomb_pot(big_blinds)
+                    .map_err(|e| Refusal::Illegal(e.to_string()))?;
+                tracing::info!(big_blinds, "the host called a bomb pot");
+            }
         }
         self.seats_changed();
         Ok(Reply::Ok)

@@ -53,7 +53,7 @@ mod waitlist;
 mod writer;
 
 pub use actor::spawn;
-pub use fanout::{game_label, stakes_name};
+pub use fanout::{dealers_choice_label, game_label, stakes_name};
 pub use private::{PrivateAsk, PrivateSpec};
 use request::expect;
 pub use request::{Answer, Caller, Reply, Request};

@@ -562,7 +562,7 @@ impl Actor {
             self.uncontested = Some(won);
             return Err(Refusal::Internal("the show could not be recorded".into()));
         }
-        let shown = won.show(self.table_id, self.table.rules().game);
+        let shown = won.show(self.table_id);
         self.audience.send_all(&shown.msg);
         if let Some((deck, dealing)) = &shown.deck {
             self.send_proofs(shown.number, &shown.players, deck, dealing, &shown.events);

@@ -245,6 +245,11 @@ impl Private {
                 return Ok(Commanded::Removed(player_id));
             }
             HostCommand::End => return Ok(Commanded::End),
+            HostCommand::BombPot { big_blinds } => {
+                // The table checks it can deal one (H1, H2): the actor calls it there.
+                let size = big_blinds.unwrap_or(rules.bomb_pot.map_or(2, |b| b.big_blinds));
+                return Ok(Commanded::BombPot(size));
+            }
         }
         Ok(Commanded::Changed)
     }
@@ -304,6 +309,8 @@ pub(super) enum Commanded {
     Removed(PlayerId),
     /// The game ends: the gateway closes the table.
     End,
+    /// The next hand that can be one is a bomb pot of this many big blinds (H2).
+    BombPot(u32),
 }
 
 /// The rules with new blinds: the minimum bet (no and pot limit) or the small and big bet
@@ -330,6 +337,16 @@ pub(super) fn with_blinds(rules: &TableRules, small: Chips, big: Chips) -> Optio
             new.stakes.big_bet = big.checked_mul(2)?;
         }
         _ => new.stakes.min_bet = big,
+    }
+    // Every game of a dealer's choice rotation follows the big blind alike (H4).
+    for game in &mut new.dealers_choice {
+        match game.structure {
+            Structure::FixedLimit => {
+                game.stakes.small_bet = big;
+                game.stakes.big_bet = big.checked_mul(2)?;
+            }
+            _ => game.stakes.min_bet = big,
+        }
     }
     Some(new)
 }

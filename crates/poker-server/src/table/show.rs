@@ -36,6 +36,8 @@ pub(super) struct Uncontested {
     deck: DeckRecord,
     /// The hand's history as committed.
     phh: String,
+    /// The hand's game (a dealer's choice table changes game between hands).
+    game: poker_rules::Game,
 }
 
 impl Uncontested {
@@ -52,6 +54,7 @@ impl Uncontested {
             hand_id: cur.hand_id(),
             number: cur.number(),
             seats: cur.plan().seats.iter().map(|&s| s as u32).collect(),
+            game: cur.plan().config.game,
             index,
             player: cur.players()[index],
             cards: winner.hole,
@@ -94,7 +97,8 @@ impl Uncontested {
 
     /// The show, once recorded: the `shown` event everyone is sent (with the hand's name
     /// in `game`), and what the proofs are made again from.
-    pub(super) fn show(self, table_id: TableId, game: poker_rules::Game) -> Shown {
+    pub(super) fn show(self, table_id: TableId) -> Shown {
+        let game = self.game;
         let hole: Vec<Card> = self.cards.iter().copied().collect();
         let shown = Event::Shown {
             player: self.index,

@@ -31,12 +31,16 @@ struct Game {
 
 impl Game {
     async fn start(settings: &[(&str, &str)], guard: &DbGuard) -> Game {
+        Game::start_with(settings, json!({ "preset": "nlhe", "seats": 6 }), guard).await
+    }
+
+    /// A private game made with this `POST /api/private` body.
+    async fn start_with(settings: &[(&str, &str)], sent: Value, guard: &DbGuard) -> Game {
         let mut all = ROOM.to_vec();
         all.extend_from_slice(settings);
         let server = Server::start(&guard.url(), &all).await;
         server.player("host", DEPOSIT).await;
         let token = server.login("host").await;
-        let sent = json!({ "preset": "nlhe", "seats": 6 });
         let made = server
             .expect("POST", "/api/private", Some(&token), Some(sent), 201)
             .await;
@@ -183,6 +187,12 @@ async fn drive(
             {
                 let action = simple_action(legal, false);
                 client.send(&common::act(table, *decision_id, action)).await;
+            }
+            if let ServerMsg::DecideDraw { decision_id, .. } = &msg {
+                let pat = poker_rules::Action::Draw {
+                    discards: poker_rules::Cards::new(),
+                };
+                client.send(&common::act(table, *decision_id, pat)).await;
             }
             if i == 0 {
                 seen.push(msg.clone());
@@ -706,5 +716,204 @@ async fn the_ledger_settles_up_a_private_game_from_the_rooms_ledger() {
         );
     }
     assert_eq!(lines.iter().map(|l| l.net).sum::<i64>() + rake as i64, 0);
+    game.conserved().await;
+}
+
+/// The hand a message belongs to, if it is a hand's event.
+fn event_of(m: &ServerMsg) -> Option<(u64, &Event)> {
+    match m {
+        ServerMsg::Event {
+            hand_number, event, ..
+        } => Some((*hand_number, event)),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h1_h2_h3_a_host_plays_bomb_pots_and_a_dealers_choice_rotation_with_friends() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    // Hold'em, Omaha and 2-7 triple draw, an orbit each; a bomb pot of 2 big blinds (4)
+    // every 3 hands.
+    let sent = json!({
+        "preset": "nlhe", "games": ["nlhe", "plo", "triple_draw"],
+        "bomb_pot_every": 3, "bomb_pot_big_blinds": 2, "showdown_ms": 0
+    });
+    let mut game = Game::start_with(&[], sent, &guard).await;
+    let table = game.table.clone();
+    let (status, shown) = invite_status(&game.server, &table, &game.invite).await;
+    assert_eq!(status, 200);
+    assert_eq!(shown["game"], "Dealer's choice");
+    assert_eq!(
+        shown["games"],
+        json!(["NL Hold'em", "PL Omaha", "FL 2-7 Triple Draw"])
+    );
+    assert_eq!(shown["bomb_pot_every"], 3);
+    let mut ann = game.seated_friend("ann", 1).await;
+    let mut bob = game.seated_friend("bob", 2).await;
+    game.host.send(&common::sit(&table, 0, 200)).await;
+    let view = wait_view(&mut game.host, |v| v.seats.len() == 3).await;
+    let rotation = view.dealers_choice.clone().unwrap();
+    assert_eq!(rotation.games.len(), 3);
+    assert_eq!((rotation.now, rotation.next), (0, 1));
+    assert_eq!(view.bomb_pot.as_ref().unwrap().next_hand, Some(3));
+    // Nobody but the host may call a bomb pot.
+    ann.send(&host_msg(&table, HostCommand::BombPot { big_blinds: None }))
+        .await;
+    ann.expect_error(ErrorCode::NotHost).await;
+    game.host(HostCommand::Resume).await;
+
+    // Hands 1-9: hold'em 1, 2, 3 (a bomb pot, not counted), 4; Omaha 5, 6 (a bomb pot),
+    // 7, 8; triple draw from 9 (a bomb pot due, but no flop: an ordinary hand).
+    let seen = drive(&mut [&mut game.host, &mut ann, &mut bob], &table, |m| {
+        matches!(event_of(m), Some((9, Event::HandEnded { .. })))
+    })
+    .await;
+    // The game each hand was dealt in, from the view sent just before its first event.
+    let mut games = std::collections::BTreeMap::new();
+    let mut bombs = std::collections::BTreeMap::new();
+    let mut last_view: Option<TableView> = None;
+    for m in &seen {
+        if let ServerMsg::Seats { table } | ServerMsg::Snapshot { table, .. } = m {
+            last_view = Some(table.clone());
+        }
+        if let Some((number, _)) = event_of(m) {
+            let view = last_view.as_ref().unwrap();
+            games.entry(number).or_insert(view.game_kind);
+            bombs
+                .entry(number)
+                .or_insert(view.bomb_pot.as_ref().is_some_and(|b| b.now));
+        }
+    }
+    use poker_rules::Game::{DeuceToSevenTripleDraw as Draw, Holdem, Omaha};
+    let dealt: Vec<_> = (1..=9).map(|n| (games[&n], bombs[&n])).collect();
+    assert_eq!(
+        dealt,
+        [
+            (Holdem, false),
+            (Holdem, false),
+            (Holdem, true),
+            (Holdem, false),
+            (Omaha, false),
+            (Omaha, true),
+            (Omaha, false),
+            (Omaha, false),
+            (Draw, false),
+        ]
+    );
+    // A bomb pot: everyone puts in 4, nobody posts a blind, the flop comes before any
+    // betting round (the first is the flop's).
+    for bomb in [3, 6] {
+        let events: Vec<&Event> = seen
+            .iter()
+            .filter_map(event_of)
+            .filter(|(n, _)| *n == bomb)
+            .map(|(_, e)| e)
+            .collect();
+        let antes: Vec<u64> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::AntePosted { amount, .. } => Some(*amount),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(antes, [4, 4, 4], "hand {bomb}");
+        assert!(!events
+            .iter()
+            .any(|e| matches!(e, Event::BlindPosted { .. })));
+        let flop = events
+            .iter()
+            .position(|e| matches!(e, Event::BoardDealt { .. }))
+            .unwrap();
+        let first_round = events
+            .iter()
+            .position(|e| matches!(e, Event::RoundStarted { .. }))
+            .unwrap();
+        assert!(flop < first_round, "hand {bomb}: no pre-flop round");
+        assert!(matches!(
+            events[first_round],
+            Event::RoundStarted { street: 1 }
+        ));
+    }
+    // An ordinary hand posts the blinds.
+    assert!(seen
+        .iter()
+        .filter_map(event_of)
+        .any(|(n, e)| n == 4 && matches!(e, Event::BlindPosted { .. })));
+
+    // The host calls a bomb pot of 3 big blinds: not in triple draw (no flop), so it
+    // waits for hold'em, whose first hand (12) was due one anyway: one bomb pot, of the
+    // size called.
+    game.host(HostCommand::BombPot {
+        big_blinds: Some(3),
+    })
+    .await;
+    let seen = drive(&mut [&mut game.host, &mut ann, &mut bob], &table, |m| {
+        matches!(event_of(m), Some((12, Event::HandEnded { .. })))
+    })
+    .await;
+    assert!(seen.iter().any(|m| matches!(m, ServerMsg::Seats { table }
+        if table.game_kind == Draw
+            && table.bomb_pot.as_ref().is_some_and(|b| b.called == Some(3) && !b.now))));
+    let antes = |hand: u64| -> Vec<u64> {
+        seen.iter()
+            .filter_map(event_of)
+            .filter_map(|(n, e)| match e {
+                Event::AntePosted { amount, .. } if n == hand => Some(*amount),
+                _ => None,
+            })
+            .collect()
+    };
+    assert!(
+        antes(10).is_empty() && antes(11).is_empty(),
+        "triple draw: no bomb"
+    );
+    assert_eq!(antes(12), [6, 6, 6], "3 big blinds each");
+    game.host(HostCommand::Pause).await;
+    let after = fresh_view(&mut game.host, &table).await;
+    assert_eq!(after.game_kind, Holdem);
+    assert!(
+        after.bomb_pot.unwrap().called.is_none(),
+        "one call, one bomb pot"
+    );
+    // Every hand's history is its own game's; a bomb pot's PHH says so, and each exports
+    // as PokerStars text too.
+    let hands = game
+        .server
+        .get_json(&format!("/admin/tables/{table}/hands?limit=500"))
+        .await;
+    let mut bomb_histories = Vec::new();
+    for hand in hands.as_array().unwrap() {
+        if hand["status"] != "complete" {
+            continue;
+        }
+        let id = hand["hand_id"].as_str().unwrap();
+        let number = hand["number"].as_u64().unwrap();
+        let (status, phh) = game
+            .server
+            .get(&format!("/admin/hands/{id}?format=phh"))
+            .await;
+        assert_eq!(status, 200, "{phh}");
+        let code = |c: &str| phh.contains(&format!("variant = '{c}'"));
+        let variant = if code("PO") {
+            Omaha
+        } else if code("F2L3D") {
+            Draw
+        } else {
+            Holdem
+        };
+        if let Some(&dealt) = games.get(&number) {
+            assert_eq!(variant, dealt, "hand {number}: {phh}");
+        }
+        if phh.contains("\"bomb_pot\":true") {
+            bomb_histories.push(number);
+        }
+        let (status, stars) = game
+            .server
+            .get(&format!("/admin/hands/{id}?format=pokerstars"))
+            .await;
+        assert_eq!(status, 200, "hand {number}: {stars}");
+    }
+    bomb_histories.sort();
+    assert_eq!(bomb_histories, [3, 6, 12]);
     game.conserved().await;
 }

@@ -160,7 +160,7 @@ fn new_table_from(value: Value) -> ApiResult<(String, TableSpec)> {
 /// set of rules, so one mistake does not hide the next).
 pub fn table_problems(value: &Value) -> Vec<String> {
     const FIELDS: [&str; 5] = ["name", "rules", "clock", "chat", "rabbit_hunt"];
-    const OPTIONAL_RULES: [&str; 2] = ["options", "straddle"];
+    const OPTIONAL_RULES: [&str; 4] = ["options", "straddle", "bomb_pot", "dealers_choice"];
     let Some(body) = value.as_object() else {
         return vec!["the body must be a JSON object with name and rules".into()];
     };

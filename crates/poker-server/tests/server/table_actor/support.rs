@@ -27,6 +27,8 @@ pub(super) fn rules() -> TableRules {
         rock: false,
         straddle: false,
         options: Default::default(),
+        bomb_pot: None,
+        dealers_choice: Vec::new(),
     }
 }
 
