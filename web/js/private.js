@@ -552,6 +552,8 @@ export function wirePrivate(state, h) {
     const code = guestCode(localStorage, S.me && S.me.name);
     if (!code) return;
     const link = returnLink(location.origin, S.me.name, code);
-    try { await navigator.clipboard.writeText(link); S.toast("Your link is copied: open it on your other device"); } catch (_) { $("#set-device-link").value = link; $("#set-device-link").select(); }
+    // Shown as well as copied: a page that may not use the clipboard still gives it.
+    $("#set-device-link").value = link;
+    try { await navigator.clipboard.writeText(link); S.toast("Your link is copied: open it on your other device"); } catch (_) { $("#set-device-link").select(); }
   });
 }

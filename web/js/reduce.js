@@ -146,7 +146,6 @@ function clockOf(c, table, at) {
   };
 }
 
-/** What `applyEvent` needs to word a table's log lines. */
 /**
  * A hand's first line in the log: its number, its game at a dealer's choice table, and
  * "Bomb pot" when it is one (H1, H3).
@@ -160,6 +159,7 @@ export function handTitle(T, number) {
   return out;
 }
 
+/** What `applyEvent` needs to word a table's log lines. */
 export function logCtx(S, T, handName) {
   return {
     me: mySeat(S, T),

@@ -184,25 +184,27 @@ export function fitFelt(doc = document) {
   return changed;
 }
 
-/** The decision last brought into view (its table and id). */
+/** The decision last brought into view (its table, its id and the window's size). */
 let revealed = "";
 
 /**
  * On the player's turn, brings the own seat into view above the action bar when the
  * window is too short to show the whole table (a phone with many tabs, a small tile):
- * once per decision, so a player who scrolls away meanwhile is not pulled back.
+ * once per decision and window size (a phone turned), so a player who scrolls away
+ * meanwhile is not pulled back.
  */
 export function revealTurn(S, doc = document) {
   const T = S.view === "table" ? S.tables.get(S.current) : null;
   const d = T && T.decide;
-  if (!d || revealed === T.id + "/" + d.id) return;
+  const win = doc.defaultView;
+  const key = d ? [T.id, d.id, win.innerWidth, win.innerHeight].join("/") : "";
+  if (!d || revealed === key) return;
   const seat = doc.querySelector(".seat.me");
   const bar = doc.querySelector("#actions");
   if (!seat || !bar || bar.classList.contains("hidden")) return;
-  revealed = T.id + "/" + d.id;
+  revealed = key;
   const r = seat.getBoundingClientRect();
   const floor = bar.getBoundingClientRect().top;
-  const win = doc.defaultView;
   if (r.bottom > floor - 4) win.scrollBy(0, Math.min(r.bottom - floor + 8, r.top - 4));
   else if (r.top < 0) win.scrollBy(0, r.top - 4);
 }

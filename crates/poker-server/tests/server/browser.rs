@@ -68,8 +68,9 @@ fn browser_tools() -> Option<String> {
     Some(chromium)
 }
 
-/// Runs one of `e2e/`'s scripts with node; it must succeed and print `ok_line`.
-async fn run_script(script: &str, env: &[(&str, String)], ok_line: &str) {
+/// Runs one of `e2e/`'s scripts with node; it must succeed and print `ok_line`. Returns
+/// what it printed.
+async fn run_script(script: &str, env: &[(&str, String)], ok_line: &str) -> String {
     let output = tokio::process::Command::new("node")
         .arg(script)
         .current_dir(repo().join("e2e"))
@@ -84,6 +85,7 @@ async fn run_script(script: &str, env: &[(&str, String)], ok_line: &str) {
         output.status.success() && stdout.contains(ok_line),
         "the browser test {script} failed:\n{stdout}\n{stderr}"
     );
+    stdout.into_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -150,6 +152,70 @@ async fn a_private_game_from_create_to_the_first_hand_with_two_friends_in_chromi
         "three play-money accounts' grants (no house bot came): {audit:?}"
     );
     assert_conserved(&audit, 30_000);
+}
+
+/// A home game's week in compressed time (`e2e/home_week.mjs`, issue 37): the host makes a
+/// dealer's choice game with bomb pots in the page, three friends join (one on a phone),
+/// one loses her device, her seat is released, and she comes back on a new one under the
+/// same name; bomb pots and both games are dealt; the host ends the game and everyone sees
+/// the settle-up. Here: each net in it is that player's wallet's change (the ledger's, not
+/// a second count), nets and rake sum to zero, and the room's audit holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_home_game_plays_a_week_with_bomb_pots_dealers_choice_and_a_friend_back_on_a_new_device_in_chromium(
+) {
+    let Some(chromium) = browser_tools() else {
+        return;
+    };
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    // Four room hours a second: the test's minute is more than a week of the room, and a
+    // seat is kept a room day (6 s) once its player is gone.
+    let scale = "14400";
+    let play = [
+        ("POKER__ROOM__MONEY", "play"),
+        ("POKER__ROOM__PRESETS", "false"),
+        ("POKER__BOTS__FILL_TO", "0"),
+        ("POKER__ROOM__CLOCK_SCALE", scale),
+        ("POKER__ROOM__SEAT_KEEP_SECS", "86400"),
+    ];
+    let mut server = Server::start(&guard.url(), &play).await;
+    let shots = std::env::var("SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
+    std::fs::create_dir_all(&shots).unwrap();
+    let out = run_script(
+        "home_week.mjs",
+        &[
+            ("BASE", server.base.clone()),
+            ("SCALE", scale.to_string()),
+            ("CHROMIUM", chromium),
+            ("SHOTS", shots.display().to_string()),
+        ],
+        "e2e home week: ok",
+    )
+    .await;
+    let report: serde_json::Value = out
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok().filter(|v: &serde_json::Value| v.get("ledger").is_some()))
+        .expect("the script's report");
+    let ledger = &report["ledger"];
+    let lines = ledger["lines"].as_array().unwrap();
+    let grant = 10_000;
+    let mut nets = 0;
+    for line in lines {
+        let net = line["net"].as_i64().unwrap();
+        nets += net;
+        let player = server
+            .get_json(&format!("/admin/players/{}", line["player_id"].as_str().unwrap()))
+            .await;
+        assert_eq!(player["balance"], json!(grant + net), "{line}: {player}");
+    }
+    assert_eq!(nets + ledger["rake"].as_i64().unwrap(), 0, "{ledger}");
+    server.stop().await;
+    let audit = server.audit().await;
+    assert!(audit.holds(), "{audit:?}");
+    assert_eq!(audit.stacks, 0, "the ended game cashed everyone out: {audit:?}");
+    assert_conserved(&audit, 4 * grant);
 }
 
 /// Cross-site scripting and cross-site requests, attacked through the pages
