@@ -21,6 +21,12 @@ pub struct TestPostgres {
     _shared: Option<shared::SharedUse>,
 }
 
+/// A PostgreSQL program (`pg_dump`, `pg_restore`, `psql`...): on `PATH`, or in Debian's
+/// `/usr/lib/postgresql/*/bin`.
+pub fn find_binary(binary: &str) -> Option<PathBuf> {
+    find(binary)
+}
+
 fn find(binary: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)

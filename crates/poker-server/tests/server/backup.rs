@@ -3,6 +3,8 @@
 //! in flight in the copy are void with their stacks as they began, the books balance,
 //! hand numbers go on without reuse, and players reconnect and play on. And the
 //! refusals: a path that exists, a PostgreSQL database, a database that cannot be opened.
+//! The same with PostgreSQL's own tools: `pg_dump` mid-play, `pg_restore` into a fresh
+//! cluster.
 
 use crate::common;
 
@@ -10,7 +12,7 @@ use common::pokerd::{run, serve};
 use common::{assert_conserved, play, sit, Client, Server};
 use poker_protocol::ServerMsg;
 use poker_rules::Action;
-use poker_store::testing::TestSqlite;
+use poker_store::testing::{TestPostgres, TestSqlite};
 use poker_store::{HandStatus, SqlStore, TableId};
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
@@ -120,8 +122,123 @@ async fn a_backup_taken_while_hands_are_in_flight_restores_into_a_pokerd_that_vo
 ) {
     let db = TestSqlite::new();
     let folder = file_of(&db.url).parent().unwrap().to_path_buf();
-    let (original, addr) = serve("the original pokerd", &db.url).await;
-    let server = Server::external(addr, &db.url);
+    let copy = folder.join("backup.db");
+    let take = async |url: &str| {
+        let backup = run(url, &["backup", copy.to_str().unwrap()]).await;
+        assert_eq!(backup.code, Some(0), "{backup:?}");
+        backup.stdout
+    };
+    let restore = async || {
+        let inspected = folder.join("inspected.db");
+        std::fs::copy(&copy, &inspected).unwrap();
+        Restored {
+            inspect: format!("sqlite://{}", inspected.display()),
+            restore: format!("sqlite://{}", copy.display()),
+            _keep: Box::new(()),
+        }
+    };
+    a_copy_taken_mid_play_restores_into_a_pokerd_that_voids_hands_in_flight(&db.url, take, restore)
+        .await;
+}
+
+/// Issue 38 item 3, the PostgreSQL way (docs/operations.md): `pg_dump` of the database
+/// while hands are in flight, `pg_restore` into a fresh cluster, and a fresh `pokerd` on
+/// it voids the hands in flight, balances its books and plays on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_pg_dump_taken_while_hands_are_in_flight_restores_into_a_fresh_cluster_that_voids_them_and_plays_on(
+) {
+    let Some(original) = TestPostgres::start_or_skip("pg_dump restore").await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("poker.dump");
+    let program = |name: &str| {
+        poker_store::testing::find_binary(name).unwrap_or_else(|| panic!("{name} is installed"))
+    };
+    let take = async |url: &str| {
+        let out = std::process::Command::new(program("pg_dump"))
+            .args(["--format=custom", "--no-owner", "--file"])
+            .arg(&dump)
+            .args(["--dbname", url])
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "pg_dump: {said}");
+        said
+    };
+    let restore = async || {
+        // A fresh cluster, as after losing the database server: two databases restored
+        // from the dump, one to look at and one for the new pokerd.
+        let fresh = TestPostgres::start(false).await.expect("a fresh cluster");
+        let base = fresh.url.rsplit_once('/').unwrap().0.to_string();
+        let mut urls = Vec::new();
+        for name in ["inspected", "restored"] {
+            let out = std::process::Command::new(program("psql"))
+                .args([
+                    "--dbname",
+                    &fresh.url,
+                    "-c",
+                    &format!("create database {name}"),
+                ])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let url = format!("{base}/{name}");
+            let out = std::process::Command::new(program("pg_restore"))
+                .args(["--no-owner", "--exit-on-error", "--dbname", &url])
+                .arg(&dump)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "pg_restore: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            urls.push(url);
+        }
+        let restore = urls.pop().unwrap();
+        Restored {
+            inspect: urls.pop().unwrap(),
+            restore,
+            _keep: Box::new(fresh),
+        }
+    };
+    a_copy_taken_mid_play_restores_into_a_pokerd_that_voids_hands_in_flight(
+        &original.url,
+        take,
+        restore,
+    )
+    .await;
+}
+
+/// A copy of the database made ready to use: a URL to look at it through and a URL for
+/// the restored pokerd (two copies of the same), and what must live as long as they do.
+struct Restored {
+    /// The copy only looked at.
+    inspect: String,
+    /// The copy a fresh pokerd runs on.
+    restore: String,
+    /// The cluster the copies are in, if any.
+    _keep: Box<dyn std::any::Any>,
+}
+
+/// A pokerd on `url` plays at two tables; `take` copies the database while a hand waits
+/// at one and the other plays on (what it said is returned); the original goes on past
+/// the copy (hands and a deposit the copy never sees) and stops; `restore` makes the copy
+/// ready. The copy as written has its hands in flight and balanced books; a fresh pokerd
+/// on it voids them (stacks as the hands began), hand numbers go on without reuse, the
+/// players come back and play on at both tables, and the books balance.
+async fn a_copy_taken_mid_play_restores_into_a_pokerd_that_voids_hands_in_flight(
+    url: &str,
+    take: impl AsyncFnOnce(&str) -> String,
+    restore: impl AsyncFnOnce() -> Restored,
+) {
+    let (original, addr) = serve("the original pokerd", url).await;
+    let server = Server::external(addr, url);
     let names = ["ann", "ben", "cat", "dan"];
     for name in names {
         server.player(name, 1000).await;
@@ -164,11 +281,8 @@ async fn a_backup_taken_while_hands_are_in_flight_restores_into_a_pokerd_that_vo
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 
-    let copy = folder.join("backup.db");
-    let copy_arg = copy.to_str().unwrap();
-    let backup = run(&db.url, &["backup", copy_arg]).await;
-    assert_eq!(backup.code, Some(0), "{backup:?}");
-    eprintln!("{}", backup.stdout.trim());
+    let said = take(url).await;
+    eprintln!("{}", said.trim());
     let at_backup = played.load(Ordering::SeqCst);
 
     // The original goes on past the copy (hands and a deposit the copy never sees),
@@ -193,11 +307,8 @@ async fn a_backup_taken_while_hands_are_in_flight_restores_into_a_pokerd_that_vo
 
     // The copy as written: the held hand (and any other) in flight, the books balanced.
     let tables: Vec<TableId> = [&held, &busy].map(|t| t.parse().unwrap()).to_vec();
-    let inspected = folder.join("inspected.db");
-    std::fs::copy(&copy, &inspected).unwrap();
-    let store = SqlStore::connect(&format!("sqlite://{}", inspected.display()))
-        .await
-        .unwrap();
+    let copies = restore().await;
+    let store = SqlStore::connect(&copies.inspect).await.unwrap();
     let before = tables_in(&store, &tables).await;
     assert_conserved(&store.audit().await.unwrap(), deposited);
     store.close().await;
@@ -216,17 +327,14 @@ async fn a_backup_taken_while_hands_are_in_flight_restores_into_a_pokerd_that_vo
         "the held hand is in flight"
     );
     assert!(
-        backup
-            .stdout
-            .contains(&format!("{} in flight", in_flight.len())),
-        "the command counts the hands in flight: {}",
-        backup.stdout
+        url.starts_with("postgres") || said.contains(&format!("{} in flight", in_flight.len())),
+        "pokerd backup counts the hands in flight: {said}"
     );
     assert_numbers_unique(&before);
 
     // A fresh pokerd on the copy: every hand in flight is void, every stack as its hand
     // began (the copy's seats), the books balanced on what the copy had deposited.
-    let restored_url = format!("sqlite://{}", copy.display());
+    let restored_url = copies.restore.clone();
     let (restored, addr) = serve("the restored pokerd", &restored_url).await;
     let server = Server::external(addr, &restored_url);
     let store = SqlStore::connect(&restored_url).await.unwrap();

@@ -196,7 +196,11 @@ async fn a_home_game_plays_a_week_with_bomb_pots_dealers_choice_and_a_friend_bac
     let report: serde_json::Value = out
         .lines()
         .rev()
-        .find_map(|l| serde_json::from_str(l).ok().filter(|v: &serde_json::Value| v.get("ledger").is_some()))
+        .find_map(|l| {
+            serde_json::from_str(l)
+                .ok()
+                .filter(|v: &serde_json::Value| v.get("ledger").is_some())
+        })
         .expect("the script's report");
     let ledger = &report["ledger"];
     let lines = ledger["lines"].as_array().unwrap();
@@ -206,7 +210,10 @@ async fn a_home_game_plays_a_week_with_bomb_pots_dealers_choice_and_a_friend_bac
         let net = line["net"].as_i64().unwrap();
         nets += net;
         let player = server
-            .get_json(&format!("/admin/players/{}", line["player_id"].as_str().unwrap()))
+            .get_json(&format!(
+                "/admin/players/{}",
+                line["player_id"].as_str().unwrap()
+            ))
             .await;
         assert_eq!(player["balance"], json!(grant + net), "{line}: {player}");
     }
@@ -214,7 +221,10 @@ async fn a_home_game_plays_a_week_with_bomb_pots_dealers_choice_and_a_friend_bac
     server.stop().await;
     let audit = server.audit().await;
     assert!(audit.holds(), "{audit:?}");
-    assert_eq!(audit.stacks, 0, "the ended game cashed everyone out: {audit:?}");
+    assert_eq!(
+        audit.stacks, 0,
+        "the ended game cashed everyone out: {audit:?}"
+    );
     assert_conserved(&audit, 4 * grant);
 }
 
