@@ -2,7 +2,8 @@
 //! (`POST /api/private`), shares its invite link, and friends who present the invite ask
 //! for a seat that the host grants or refuses. The host pauses and resumes (between
 //! hands), changes the blinds (from the next hand), removes a player (their hand is dead,
-//! their chips go back to their wallet) and ends the game; nobody else may (an attacker's
+//! their chips go back to their wallet), adjusts a stack between hands in a play-money
+//! room (through the ledger, told to everyone) and ends the game; nobody else may (an attacker's
 //! host commands are refused `not_host`). Private tables stay out of the lobby, close
 //! when empty, and exist only where the room allows them. The books balance throughout.
 
@@ -981,8 +982,7 @@ async fn balanced(server: &Server) -> i64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_play_money_host_adjusts_a_stack_between_hands_everyone_sees_it_and_the_books_balance()
-{
+async fn a_play_money_host_adjusts_a_stack_between_hands_everyone_sees_it_and_the_books_balance() {
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
     let mut game = Game::start(PLAY, &guard).await;
     let table = game.table.clone();
@@ -1019,7 +1019,9 @@ async fn a_play_money_host_adjusts_a_stack_between_hands_everyone_sees_it_and_th
         .await;
     assert_eq!((name.as_str(), host_name.as_str()), ("ann", "host"));
     wait_view(&mut ann, |v| {
-        v.seats.iter().any(|s| s.player_id == ann_id && s.stack == 700)
+        v.seats
+            .iter()
+            .any(|s| s.player_id == ann_id && s.stack == 700)
     })
     .await;
     assert_eq!(balanced(&game.server).await, before + 500);
@@ -1043,7 +1045,10 @@ async fn a_play_money_host_adjusts_a_stack_between_hands_everyone_sees_it_and_th
         Err(ErrorCode::SeatRefused)
     );
     // 200 off: back to the house.
-    assert_eq!(adjust(&mut game, ann_id, -200, false).await, Ok((-200, 500)));
+    assert_eq!(
+        adjust(&mut game, ann_id, -200, false).await,
+        Ok((-200, 500))
+    );
     assert_eq!(balanced(&game.server).await, before + 300);
     // During a hand Ann is in: refused; once it ends (the host paused meanwhile), taken.
     game.host(HostCommand::Resume).await;
@@ -1068,7 +1073,10 @@ async fn a_play_money_host_adjusts_a_stack_between_hands_everyone_sees_it_and_th
         .await;
     let (lines, rake) = game.host.until(ledger_of).await;
     let line = lines.iter().find(|l| l.player_id == ann_id).unwrap();
-    assert_eq!((line.bought_in, line.adjusted, line.stack), (200, 400, stack));
+    assert_eq!(
+        (line.bought_in, line.adjusted, line.stack),
+        (200, 400, stack)
+    );
     assert_eq!(line.net, line.stack as i64 - 200 - 400);
     assert_eq!(lines.iter().map(|l| l.net).sum::<i64>() + rake as i64, 0);
     // Ended: the settle-up still balances, and Ann's wallet has what she cashed out.

@@ -315,7 +315,10 @@ pub(crate) async fn a_hosts_stack_adjustment_moves_chips_with_its_ledger_record_
     store.buy_in(table, 0, ann, 400, None, None).await.unwrap();
     let host = format!("host:{ann}");
     assert_eq!(
-        store.adjust_stack(table, ann, 500, &host, None).await.unwrap(),
+        store
+            .adjust_stack(table, ann, 500, &host, None)
+            .await
+            .unwrap(),
         900
     );
     audit_holds(store).await;
