@@ -190,6 +190,15 @@ impl Actor {
                 "a stack may be adjusted to at most {bound} chips (now {stack})"
             )));
         }
+        // The table first (it refuses a seat in a hand being dealt), then the money; the
+        // table is put back if the store refuses.
+        let after = after as Chips;
+        self.table.set_stack(seat, after).map_err(|e| match e {
+            poker_rules::table::TableError::InHand => Refusal::InHand(
+                "that player is in the hand being played: adjust the stack once it ends".into(),
+            ),
+            e => Refusal::Illegal(e.to_string()),
+        })?;
         let host = self.private.as_ref().map(|p| p.spec().host);
         let reference = format!("host:{}", host.map(|h| h.to_string()).unwrap_or_default());
         let adjusted = self
@@ -197,23 +206,28 @@ impl Actor {
             .store
             .adjust_stack(self.table_id, player_id, amount, &reference, self.ctx.fence)
             .await;
-        let now = match adjusted {
-            Ok(now) => now,
-            Err(e) if self.lost_table(&e) => return Err(Refusal::Moving),
-            Err(poker_store::StoreError::RoomFull { .. }) => {
-                return Err(Refusal::Illegal(
-                    "the room holds as many chips as it may: give fewer".into(),
-                ))
+        let refused = match adjusted {
+            Ok(now) if now == after => None,
+            Ok(now) => {
+                // The store is the truth of a stack: the table follows it.
+                tracing::error!("a stack adjusted to {now} in the store, {after} at the table");
+                let _ = self.table.set_stack(seat, now);
+                None
             }
+            Err(e) if self.lost_table(&e) => Some(Refusal::Moving),
+            Err(poker_store::StoreError::RoomFull { .. }) => Some(Refusal::Illegal(
+                "the room holds as many chips as it may: give fewer".into(),
+            )),
             Err(e) => {
                 tracing::error!("cannot adjust a stack: {e}");
-                return Err(Refusal::Internal("the stack could not be changed".into()));
+                Some(Refusal::Internal("the stack could not be changed".into()))
             }
         };
-        self.table.set_stack(seat, now).map_err(|e| {
-            tracing::error!("the stack adjusted in the store cannot be set at the table: {e}");
-            Refusal::Internal("the stack could not be changed".into())
-        })?;
+        if let Some(refusal) = refused {
+            let _ = self.table.set_stack(seat, stack);
+            return Err(refusal);
+        }
+        let now = self.table.seats()[seat].as_ref().map_or(after, |o| o.stack);
         if stack == 0 && now > 0 {
             // A player who lost every chip was sat out by the table; chips from the host
             // bring them back in, posting what they owe (as a top-up does).
