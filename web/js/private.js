@@ -1,7 +1,7 @@
 // Private games (docs/web-client.md, "Private games"): a signed-in player makes one from
 // a preset in three choices (game, stakes, seats; more under "Options"), shares its
 // invite link, and runs it from the host's panel (seat requests, pause, blinds, remove,
-// end). A friend who opens the link chooses a name and asks for a seat; in a play-money
+// end, and in a play-money room a player's stack adjusted). A friend who opens the link chooses a name and asks for a seat; in a play-money
 // room the page makes their account on the spot, with a generated password kept in this
 // browser only. What the page keeps about private games is the state's `private` part,
 // changed only by reduce.js (presenting an invite, sitting down once let in, a seat
@@ -373,6 +373,37 @@ function host(command) {
   S.send({ type: "host", table_id: S.current, command });
 }
 
+// A select of players (`seats`), made again only when they changed; the choice is kept.
+function fillPlayers(who, seats) {
+  const names = seats.map((s) => s.player_id + "\u0000" + s.name).join("\u0001");
+  if (who.dataset.names === names) return;
+  who.dataset.names = names;
+  const keep = who.value;
+  who.replaceChildren(...seats.map((s) => {
+    const o = el("option", null, s.name);
+    o.value = s.player_id;
+    return o;
+  }));
+  if ([...who.options].some((o) => o.value === keep)) who.value = keep;
+}
+
+// The host's adjustment: read, checked, asked in the page's dialog, then sent.
+function adjustStack(e) {
+  e.preventDefault();
+  const T = S.tables.get(S.current);
+  const id = $("#host-adjust-who").value;
+  const seat = T && T.table && T.table.seats.find((s) => s.player_id === id);
+  const note = $("#host-adjust-note");
+  if (!seat) { setText(note, "Choose a seated player."); return; }
+  const read = adjustAmount($("#host-adjust-amount").value, seat.stack, T.table.max_buy_in);
+  if (read.error) { setText(note, read.error); return; }
+  setText(note, "");
+  ask(adjustQuestion(seat.name, read.amount, seat.stack), read.amount > 0 ? "Give chips" : "Take chips", () => {
+    host({ do: "adjust_stack", player_id: id, amount: read.amount });
+    $("#host-adjust-amount").value = "";
+  });
+}
+
 // The host's yes-or-no question in the page's own dialog; `action` runs on yes.
 function ask(question, yes, action) {
   const d = $("#private-confirm");
@@ -428,36 +459,69 @@ export function renderPrivate() {
   $("#host-pause").setAttribute("aria-pressed", String(p.paused));
   // The players the host may remove; the list is made again only when they changed.
   const who = $("#host-remove-who");
-  const others = t.seats.filter((s) => s.player_id !== me);
-  const names = others.map((s) => s.player_id + "\u0000" + s.name).join("\u0001");
-  if (who.dataset.names !== names) {
-    who.dataset.names = names;
-    const keep = who.value;
-    who.replaceChildren(...others.map((s) => {
-      const o = el("option", null, s.name);
-      o.value = s.player_id;
-      return o;
-    }));
-    if ([...who.options].some((o) => o.value === keep)) who.value = keep;
-  }
+  fillPlayers(who, t.seats.filter((s) => s.player_id !== me));
   $("#host-remove").disabled = who.options.length === 0;
+  // A play-money room's host adjusts any seated player's stack, their own included.
+  const play = !!(S.state.wallet && S.state.wallet.play_money);
+  $("#host-adjust").classList.toggle("hidden", !play);
+  if (play) fillPlayers($("#host-adjust-who"), t.seats);
   if (document.activeElement !== $("#host-small") && document.activeElement !== $("#host-big")) {
     $("#host-small").value = t.blinds[0];
     $("#host-big").value = t.blinds[1];
   }
 }
 
+// ---------------------------------------------------------------- adjusting a stack
+
+/** A host may make a stack at most this many of the table's maximum buy-ins (as the server). */
+export const ADJUST_BUY_INS = 100;
+
+/** The largest amount of chips the server takes (2^53). */
+const MAX_CHIPS = 2 ** 53;
+
+/**
+ * The host's adjustment read from its field (`text`) for a player holding `stack` at a
+ * table whose maximum buy-in is `maxBuyIn`: `{ amount }`, a whole number of chips other
+ * than zero (positive: given, negative: taken off), or `{ error }` saying why not (the
+ * server checks the same again).
+ */
+export function adjustAmount(text, stack, maxBuyIn) {
+  const t = String(text).trim().replace(/^\u2212/, "-");
+  if (!/^[+-]?\d+$/.test(t)) return { error: "A whole number of chips: 500 to give, -200 to take off." };
+  const amount = Number(t);
+  if (amount === 0) return { error: "A number of chips other than zero." };
+  if (stack + amount < 0) return { error: "The stack is " + stack + ": at most " + stack + " chips can be taken off." };
+  const max = Math.min(maxBuyIn * ADJUST_BUY_INS, MAX_CHIPS);
+  if (!Number.isSafeInteger(amount) || stack + amount > max) return { error: "A stack may be at most " + max + " chips here." };
+  return { amount };
+}
+
+/** The host's question before an adjustment is sent. */
+export function adjustQuestion(name, amount, stack) {
+  const what = amount > 0 ? "Give " + name + " " + amount + " chips" : "Take " + -amount + " chips from " + name;
+  return what + "? The stack goes from " + stack + " to " + (stack + amount) +
+    " between hands; play chips, recorded in the game's ledger.";
+}
+
+/** The line everyone at the table reads of an adjustment (`stack_adjusted`). */
+export function adjustedLine(m) {
+  return (m.amount > 0
+    ? m.host_name + " gave " + m.name + " " + m.amount + " chips"
+    : m.host_name + " took " + -m.amount + " chips from " + m.name) + " (stack " + m.stack + ")";
+}
+
 // ---------------------------------------------------------------- the ledger
 
 /**
  * A ledger as CSV lines (a header, a line per player, the rake), for the host's records:
- * `name,bought_in,cashed_out,at_table,net`.
+ * `name,bought_in,adjusted,cashed_out,at_table,net` (`adjusted`: what the host of a
+ * play-money game gave, or took off when negative; not won or lost).
  */
 export function ledgerCsv(ledger) {
   const quote = (t) => (/[",\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t);
-  const lines = ["player,bought_in,cashed_out,at_table,net"];
-  for (const l of ledger.lines) lines.push([quote(l.name), l.bought_in, l.cashed_out, l.stack, l.net].join(","));
-  lines.push(["(rake)", 0, 0, 0, -ledger.rake].join(","));
+  const lines = ["player,bought_in,adjusted,cashed_out,at_table,net"];
+  for (const l of ledger.lines) lines.push([quote(l.name), l.bought_in, l.adjusted || 0, l.cashed_out, l.stack, l.net].join(","));
+  lines.push(["(rake)", 0, 0, 0, 0, -ledger.rake].join(","));
   return lines.join("\n") + "\n";
 }
 
@@ -479,9 +543,9 @@ export function showLedger() {
   const body = $("#ledger-table").tBodies[0];
   body.replaceChildren(...L.lines.map((l) => {
     const tr = el("tr");
-    const cells = [l.name, l.bought_in, l.cashed_out, l.stack, signed(l.net)];
+    const cells = [l.name, l.bought_in, l.adjusted ? signed(l.adjusted) : 0, l.cashed_out, l.stack, signed(l.net)];
     cells.forEach((c, i) => {
-      const td = el(i === 0 ? "th" : "td", i === 4 ? (l.net < 0 ? "neg" : l.net > 0 ? "pos" : null) : null, String(c));
+      const td = el(i === 0 ? "th" : "td", i === 5 ? (l.net < 0 ? "neg" : l.net > 0 ? "pos" : null) : null, String(c));
       if (i === 0) td.scope = "row";
       tr.append(td);
     });
@@ -532,6 +596,7 @@ export function wirePrivate(state, h) {
     const id = who.value;
     ask("Remove " + name + "? A hand they are in is folded, and their chips go back to their wallet.", "Remove", () => host({ do: "remove", player_id: id }));
   });
+  $("#host-adjust").addEventListener("submit", adjustStack);
   $("#ledger-open").addEventListener("click", () => S.dispatch({ type: "ui_ledger" }));
   $("#ledger-close").addEventListener("click", () => $("#ledger-dialog").close());
   $("#ledger-download").addEventListener("click", downloadLedger);

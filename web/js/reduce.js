@@ -9,7 +9,7 @@
 // Local messages (`type` with a `ui_` or `conn_` prefix) are listed in `LOCAL` below.
 
 import { applyEvent, newHand, DEFAULT_SETTINGS, mySeat, myPlayer, inHand, family, gameOf } from "./state.js";
-import { freeSeat, myStanding } from "./private.js";
+import { freeSeat, myStanding, adjustedLine } from "./private.js";
 
 /**
  * The state before the server has said anything; `current` is the table last looked at,
@@ -532,6 +532,15 @@ const HANDLERS = {
     if (!T) return;
     S.tables.delete(id);
     if (id === S.current) goLobby(r);
+  },
+  stack_adjusted(r, m, id) {
+    // The host of a play-money game changed a stack between hands: a line in the log for
+    // everyone, a word for the player (the new stack comes with `seats`).
+    const T = table(r, id);
+    if (!T) return;
+    const line = adjustedLine(m);
+    log(T, line, T.hand ? T.hand.number : null, "host-note");
+    if (r.state.me && m.player_id === r.state.me.player_id) toast(r, line, T);
   },
   removed(r, m, id) {
     // The host's doing, not the player's: said with the cash-out that follows.

@@ -182,7 +182,7 @@ test("the ledger: asked of the game on screen and shown when it answers; the las
   assert.ok(ledgerBalances(state.private.ledger), "60 - 70 + 10 = 0");
   assert.equal(ledgerBalances({ lines, rake: 0 }), false);
   assert.equal(ledgerCsv(state.private.ledger),
-    "player,bought_in,cashed_out,at_table,net\nhostess,200,0,260,60\n\"ann, \"\"the shark\"\"\",400,330,0,-70\n(rake),0,0,0,-10\n");
+    "player,bought_in,adjusted,cashed_out,at_table,net\nhostess,200,0,0,260,60\n\"ann, \"\"the shark\"\"\",400,0,330,0,-70\n(rake),0,0,0,0,-10\n");
   // A public table has no ledger to ask.
   ({ effects } = play(initialState({ current: TABLE, token: true }), welcome(HOST, "hostess"),
     { type: "snapshot", table: { ...privateTable([]), private: null }, chat: [] }, { type: "ui_ledger" }));
@@ -289,4 +289,35 @@ test("h2 h3: the table says the game now, the next and when, and its bomb pots",
   assert.equal(inviteGame({ game: "Dealer's choice", games: ["NL Hold'em", "PL Omaha"], stakes: "1/2", bomb_pot_every: 8 }),
     "Dealer's choice (NL Hold'em, PL Omaha) 1/2 \u00b7 bomb pot every 8 hands");
   assert.equal(inviteGame({ game: "NL Hold'em", stakes: "1/2" }), "NL Hold'em 1/2");
+});
+
+test("a host's stack adjustment is read as a whole number of chips, never zero, never below nothing nor past a hundred buy-ins", async () => {
+  const { adjustAmount, adjustQuestion, ADJUST_BUY_INS } = await import("../js/private.js");
+  assert.deepEqual(adjustAmount("500", 200, 1000), { amount: 500 });
+  assert.deepEqual(adjustAmount(" +500 ", 200, 1000), { amount: 500 });
+  assert.deepEqual(adjustAmount("-200", 200, 1000), { amount: -200 });
+  assert.deepEqual(adjustAmount("\u2212150", 200, 1000), { amount: -150 }, "a typographic minus");
+  for (const bad of ["", "0", "-0", "1.5", "1e3", "abc", "5 00", "--5"]) assert.ok(adjustAmount(bad, 200, 1000).error, bad);
+  assert.match(adjustAmount("-201", 200, 1000).error, /at most 200 chips can be taken off/);
+  assert.deepEqual(adjustAmount(String(ADJUST_BUY_INS * 1000 - 200), 200, 1000), { amount: 99800 });
+  assert.match(adjustAmount("99801", 200, 1000).error, /at most 100000 chips/);
+  assert.ok(adjustAmount("99999999999999999999", 200, 1000).error, "past what a number holds exactly");
+  assert.equal(adjustQuestion("ann", 500, 200),
+    "Give ann 500 chips? The stack goes from 200 to 700 between hands; play chips, recorded in the game's ledger.");
+  assert.match(adjustQuestion("ann", -200, 700), /^Take 200 chips from ann\? The stack goes from 700 to 500/);
+});
+
+test("everyone at the table reads the host's adjustment in the log, and its player is told", async () => {
+  const { adjustedLine } = await import("../js/private.js");
+  const given = { type: "stack_adjusted", table_id: TABLE, player_id: ANN, name: "ann", host_name: "hostess", amount: 500, stack: 600 };
+  assert.equal(adjustedLine(given), "hostess gave ann 500 chips (stack 600)");
+  assert.equal(adjustedLine({ ...given, amount: -200, stack: 400 }), "hostess took 200 chips from ann (stack 400)");
+  const at = (me, name) => play(initialState({ current: TABLE, token: true }), welcome(me, name),
+    { type: "snapshot", table: privateTable([seat(0, HOST, "hostess"), seat(1, ANN, "ann")]), chat: [] }, given);
+  let { state, effects } = at(BEN, "ben");
+  assert.equal(state.tables.get(TABLE).log.at(-1).text, "hostess gave ann 500 chips (stack 600)");
+  assert.equal(of(effects, "toast").length, 0, "an onlooker is not interrupted");
+  ({ state, effects } = at(ANN, "ann"));
+  assert.equal(state.tables.get(TABLE).log.at(-1).text, "hostess gave ann 500 chips (stack 600)");
+  assert.ok(of(effects, "toast").some((t) => /gave ann 500 chips/.test(t.text)), JSON.stringify(effects));
 });

@@ -250,9 +250,14 @@ pub struct LedgerLine {
     pub bought_in: Chips,
     /// Cashed out, in all.
     pub cashed_out: Chips,
+    /// What the host of a play-money game added to their stack (positive) or took off
+    /// it, in all (`adjust_stack`): not won or lost.
+    #[serde(default)]
+    pub adjusted: i64,
     /// What they hold at the table now (as of the last finished hand).
     pub stack: Chips,
-    /// What they won (positive) or lost: cashed out and held, less bought in.
+    /// What they won (positive) or lost: cashed out and held, less bought in and
+    /// adjusted.
     pub net: i64,
 }
 
@@ -355,6 +360,11 @@ pub enum ErrorCode {
     /// A private table refused: the invite is wrong, the host has not approved the seat
     /// (or denied it, or removed the player), or the room has private tables off.
     PrivateRefused,
+    /// Something only a play-money room allows (a private game's host adjusting a stack).
+    PlayMoneyOnly,
+    /// Not while the player is in the hand being played: chips move between hands only
+    /// (R26, R37).
+    InHand,
     /// Something failed on the server (details are logged, not shown).
     Internal,
 }
@@ -649,6 +659,23 @@ pub enum ServerMsg {
         table_id: TableId,
         /// Who removed them.
         host_name: String,
+    },
+    /// The host of a private play-money game changed a seated player's stack between
+    /// hands (`adjust_stack`): to everyone at the table; the new stack follows in
+    /// `seats`.
+    StackAdjusted {
+        /// The table.
+        table_id: TableId,
+        /// Whose stack.
+        player_id: PlayerId,
+        /// Their name.
+        name: String,
+        /// The host's name.
+        host_name: String,
+        /// Chips added (positive) or taken off (negative).
+        amount: i64,
+        /// The stack now.
+        stack: Chips,
     },
     /// This player was away from the table (sitting out, or with no connection) longer
     /// than the room keeps a seat (`room.seat_keep_secs`): the seat is released and its

@@ -40,6 +40,16 @@ pub enum HostCommand {
     /// Ends the game: the hand in progress finishes, everyone is cashed out, the table
     /// closes (its invite link says so from then on).
     End,
+    /// Changes a seated player's stack between hands, as a home game's host does for a
+    /// friend who buys more off the app or for a correction: chips added (a positive
+    /// amount) or taken off (negative), never zero. Play-money rooms only: the chips come
+    /// from the house's play money and go back to it, through the ledger.
+    AdjustStack {
+        /// Whose stack.
+        player_id: PlayerId,
+        /// Chips added (positive) or taken off (negative).
+        amount: i64,
+    },
     /// The next hand that can be one is a bomb pot (docs/house-games.md, H1, H2): games
     /// with a flop.
     BombPot {

@@ -616,6 +616,7 @@ fn r37_chips_move_only_between_hands() {
     let plan = plan.unwrap();
     let seat = plan.seats[0];
     assert_eq!(t.top_up(seat, 1), Err(TableError::InHand));
+    assert_eq!(t.set_stack(seat, 1), Err(TableError::InHand));
     assert_eq!(t.leave(seat, 0).map(|_| ()), Err(TableError::InHand));
 }
 
@@ -760,4 +761,20 @@ fn new_rules_between_hands_apply_from_the_next_hand_and_never_during_one() {
     blinds.sort();
     assert_eq!(blinds, vec![25, 50]);
     assert_eq!(t.seats().iter().flatten().count(), 3);
+}
+
+#[test]
+fn a_hosts_stack_is_set_between_hands_past_the_buy_in_but_not_past_the_largest_amount() {
+    let mut t = table(rules(ButtonRule::Dead), &["Alice", "Bob"]);
+    t.set_stack(0, 5000).unwrap();
+    assert_eq!(t.seats()[0].as_ref().unwrap().stack, 5000);
+    t.set_stack(0, 0).unwrap();
+    assert_eq!(t.seats()[0].as_ref().unwrap().stack, 0);
+    assert_eq!(
+        t.set_stack(0, poker_rules::MAX_CHIPS + 1),
+        Err(TableError::TopUpTooLarge {
+            max: poker_rules::MAX_CHIPS
+        })
+    );
+    assert!(t.set_stack(5, 10).is_err(), "no one sits there");
 }

@@ -98,6 +98,7 @@ async fn main() -> anyhow::Result<()> {
         coalesce: Duration::ZERO,
         same_address: poker_server::fairplay::SameAddressSeating::Allow,
         clock: poker_server::room_clock::RoomClock::default(),
+        play_money: false,
     };
     let table = table_actor::spawn(table_id, "NL 1/2".into(), spec, context).await?;
     let mut rx_a = table.subscribe(Some(a), 4096).await;

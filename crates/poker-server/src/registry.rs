@@ -218,6 +218,7 @@ impl Registry {
             coalesce: Duration::from_millis(state.config.server.coalesce_ms),
             same_address: state.config.same_address_seating(),
             clock: state.clock,
+            play_money: state.config.play_money(),
         };
         let mut handle = table::spawn(table, name.to_string(), spec, context).await?;
         if self.among_nodes {

@@ -219,14 +219,18 @@ pub struct TableLedgerLine {
     pub bought_in: i64,
     /// Cashed out, in all.
     pub cashed_out: i64,
+    /// What a private play-money game's host added to the stack (positive) or took off
+    /// it, in all: chips from outside the game, so not won or lost.
+    pub adjusted: i64,
     /// What the seat's account holds now (the stack as of the last finished hand).
     pub stack: i64,
 }
 
 impl TableLedgerLine {
-    /// Won (positive) or lost: cashed out and held, less bought in.
+    /// Won (positive) or lost: cashed out and held, less bought in and less what the
+    /// host adjusted.
     pub fn net(&self) -> i64 {
-        self.cashed_out + self.stack - self.bought_in
+        self.cashed_out + self.stack - self.bought_in - self.adjusted
     }
 }
 
@@ -561,9 +565,11 @@ pub struct Audit {
     pub stacks: i64,
     /// Rake held by the house.
     pub rake: i64,
-    /// Money deposited from outside.
+    /// Money deposited from outside (play chips granted, and those a private play-money
+    /// game's host added to a stack, included).
     pub deposits: i64,
-    /// Money withdrawn to outside.
+    /// Money withdrawn to outside (play chips a private game's host took off a stack
+    /// included).
     pub withdrawals: i64,
     /// Movements whose entries do not sum to zero (must be none).
     pub unbalanced_movements: i64,

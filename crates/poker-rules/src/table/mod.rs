@@ -729,6 +729,23 @@ impl<P: Clone + PartialEq> Table<P> {
         }
     }
 
+    /// Sets a seat's stack between hands to what a private game's host made it (chips
+    /// added or taken off outside the game's rules; the server records the money). Not
+    /// during a hand the seat is in (R37), and never past [`crate::MAX_CHIPS`]; the
+    /// buy-in's maximum does not bound it, as it does a top-up.
+    pub fn set_stack(&mut self, seat: usize, stack: Chips) -> Result<(), TableError> {
+        if self.in_current_hand(seat) {
+            return Err(TableError::InHand);
+        }
+        if stack > crate::MAX_CHIPS {
+            return Err(TableError::TopUpTooLarge {
+                max: crate::MAX_CHIPS,
+            });
+        }
+        self.occupant_mut(seat)?.stack = stack;
+        Ok(())
+    }
+
     /// Asks to sit out.
     pub fn sit_out(&mut self, seat: usize, when: SitOut) -> Result<(), TableError> {
         let occupant = self.occupant_mut(seat)?;

@@ -1,11 +1,16 @@
 //! A private table as the actor runs it (the game's state is `super::private`'s): who may
 //! watch and sit, the host's commands (removing a player is their leaving, decided by the
-//! host), an invite presented, and the host's pause and blinds before each deal.
+//! host), a stack the host adjusts (play money: through the ledger, between hands), an
+//! invite presented, and the host's pause and blinds before each deal.
 
 use super::actor::Actor;
 use super::private::{with_blinds, Commanded, PrivateAsk};
 use super::*;
 use poker_protocol::{HostCommand, PrivateView};
+
+/// A host may adjust a stack up to this many of the table's maximum buy-ins: room enough
+/// for a home game's rebuys, not for a number no game needs.
+const MAX_ADJUSTED_BUY_INS: Chips = 100;
 
 impl Actor {
     /// The view of the private table's state, for everyone at it.
@@ -53,6 +58,7 @@ impl Actor {
                 name: l.name.clone(),
                 bought_in: chips(l.bought_in),
                 cashed_out: chips(l.cashed_out),
+                adjusted: l.adjusted,
                 stack: chips(l.stack),
                 net: l.net(),
             })
@@ -128,6 +134,9 @@ impl Actor {
                 tracing::info!(player_id = %player_id, "removed by the host of a private table");
             }
             Commanded::End => return Ok(Reply::Ok),
+            Commanded::Adjust { player_id, amount } => {
+                self.adjust_stack(player_id, amount).await?;
+            }
             Commanded::BombPot(big_blinds) => {
                 self.table
                     .call_bomb_pot(big_blinds)
@@ -137,6 +146,109 @@ impl Actor {
         }
         self.seats_changed();
         Ok(Reply::Ok)
+    }
+
+    /// The host adjusts a seated player's stack by `amount` chips (never zero): in a
+    /// play-money room only (`play_money_only`: real money never comes from nothing), not
+    /// while the table closes, only a seated player's, not during a hand they are in
+    /// (`in_hand`, R37), and to a stack from 0 to a hundred maximum buy-ins (and
+    /// `MAX_CHIPS`). The chips move first in the store, in one transaction with their
+    /// ledger rows (minted from the house's play money or returned to it), then in the
+    /// table; everyone at the table is told, and shown the new stack.
+    async fn adjust_stack(&mut self, player_id: PlayerId, amount: i64) -> Result<(), Refusal> {
+        if !self.ctx.play_money {
+            return Err(Refusal::PlayMoneyOnly(
+                "only a play-money room lets a host change a stack".into(),
+            ));
+        }
+        if self.life.is_closing() || self.life.is_closed() {
+            return Err(Refusal::TableGone);
+        }
+        let Some(seat) = self.seat_of(player_id) else {
+            return Err(Refusal::Seat("that player is not seated here".into()));
+        };
+        if self.in_hand(player_id) {
+            return Err(Refusal::InHand(
+                "that player is in the hand being played: adjust the stack once it ends".into(),
+            ));
+        }
+        let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
+        let bound = self
+            .table
+            .rules()
+            .max_buy_in
+            .saturating_mul(MAX_ADJUSTED_BUY_INS)
+            .min(poker_rules::MAX_CHIPS);
+        let after = i128::from(stack) + i128::from(amount);
+        if after < 0 {
+            return Err(Refusal::Illegal(format!(
+                "the stack is {stack}: at most {stack} chips can be taken off"
+            )));
+        }
+        if after > i128::from(bound) {
+            return Err(Refusal::Illegal(format!(
+                "a stack may be adjusted to at most {bound} chips (now {stack})"
+            )));
+        }
+        // The table first (it refuses a seat in a hand being dealt), then the money; the
+        // table is put back if the store refuses.
+        let after = after as Chips;
+        self.table.set_stack(seat, after).map_err(|e| match e {
+            poker_rules::table::TableError::InHand => Refusal::InHand(
+                "that player is in the hand being played: adjust the stack once it ends".into(),
+            ),
+            e => Refusal::Illegal(e.to_string()),
+        })?;
+        let host = self.private.as_ref().map(|p| p.spec().host);
+        let reference = format!("host:{}", host.map(|h| h.to_string()).unwrap_or_default());
+        let adjusted = self
+            .ctx
+            .store
+            .adjust_stack(self.table_id, player_id, amount, &reference, self.ctx.fence)
+            .await;
+        let refused = match adjusted {
+            Ok(now) if now == after => None,
+            Ok(now) => {
+                // The store is the truth of a stack: the table follows it.
+                tracing::error!("a stack adjusted to {now} in the store, {after} at the table");
+                let _ = self.table.set_stack(seat, now);
+                None
+            }
+            Err(e) if self.lost_table(&e) => Some(Refusal::Moving),
+            Err(poker_store::StoreError::RoomFull { .. }) => Some(Refusal::Illegal(
+                "the room holds as many chips as it may: give fewer".into(),
+            )),
+            Err(e) => {
+                tracing::error!("cannot adjust a stack: {e}");
+                Some(Refusal::Internal("the stack could not be changed".into()))
+            }
+        };
+        if let Some(refusal) = refused {
+            let _ = self.table.set_stack(seat, stack);
+            return Err(refusal);
+        }
+        let now = self.table.seats()[seat].as_ref().map_or(after, |o| o.stack);
+        if stack == 0 && now > 0 {
+            // A player who lost every chip was sat out by the table; chips from the host
+            // bring them back in, posting what they owe (as a top-up does).
+            let _ = self.table.sit_in(seat, Entry::PostNow);
+        }
+        let name = self
+            .book
+            .get(player_id)
+            .map(|i| i.name().to_string())
+            .unwrap_or_default();
+        let host_name = self.private_view().map(|p| p.host_name).unwrap_or_default();
+        self.audience.send_all(&ServerMsg::StackAdjusted {
+            table_id: self.table_id,
+            player_id,
+            name,
+            host_name,
+            amount,
+            stack: now,
+        });
+        tracing::info!(player_id = %player_id, amount, stack = now, "stack adjusted by the host");
+        Ok(())
     }
 
     /// A player presents the invite: admitted to watch (subscribed with a snapshot), and

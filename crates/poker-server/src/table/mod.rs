@@ -171,6 +171,12 @@ pub enum Refusal {
     /// A private table refused: wrong invite, not let in by the host, removed.
     #[error("{0}")]
     Private(String),
+    /// Something only a play-money room allows (a host adjusting a stack).
+    #[error("{0}")]
+    PlayMoneyOnly(String),
+    /// Not while the player is in the hand being played (R26, R37).
+    #[error("{0}")]
+    InHand(String),
     /// Something failed on the server.
     #[error("{0}")]
     Internal(String),
@@ -193,6 +199,8 @@ impl Refusal {
             Refusal::Moving => ErrorCode::TableMoving,
             Refusal::NotHost(_) => ErrorCode::NotHost,
             Refusal::Private(_) => ErrorCode::PrivateRefused,
+            Refusal::PlayMoneyOnly(_) => ErrorCode::PlayMoneyOnly,
+            Refusal::InHand(_) => ErrorCode::InHand,
             Refusal::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -460,6 +468,9 @@ pub struct TableContext {
     pub same_address: crate::fairplay::SameAddressSeating,
     /// The room's clock, by which the rathole window is measured.
     pub clock: crate::room_clock::RoomClock,
+    /// The room plays for play money: a private game's host may adjust stacks (chips
+    /// that come from nothing may be given; real money never).
+    pub play_money: bool,
 }
 
 /// A handle to a table's actor: in this process, or on the node that owns it.

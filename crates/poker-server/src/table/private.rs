@@ -245,6 +245,14 @@ impl Private {
                 return Ok(Commanded::Removed(player_id));
             }
             HostCommand::End => return Ok(Commanded::End),
+            HostCommand::AdjustStack { player_id, amount } => {
+                if amount == 0 {
+                    return Err(Refusal::Illegal(
+                        "add chips (a positive amount) or take some off (negative)".into(),
+                    ));
+                }
+                return Ok(Commanded::Adjust { player_id, amount });
+            }
             HostCommand::BombPot { big_blinds } => {
                 // The table checks it can deal one (H1, H2): the actor calls it there.
                 let size = big_blinds.unwrap_or(rules.bomb_pot.map_or(2, |b| b.big_blinds));
@@ -309,6 +317,14 @@ pub(super) enum Commanded {
     Removed(PlayerId),
     /// The game ends: the gateway closes the table.
     End,
+    /// Chips added to (positive) or taken off (negative) this player's stack, between
+    /// hands, through the ledger (play-money rooms only).
+    Adjust {
+        /// Whose stack.
+        player_id: PlayerId,
+        /// By how many chips.
+        amount: i64,
+    },
     /// The next hand that can be one is a bomb pot of this many big blinds (H2).
     BombPot(u32),
 }

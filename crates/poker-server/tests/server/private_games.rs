@@ -2,7 +2,8 @@
 //! (`POST /api/private`), shares its invite link, and friends who present the invite ask
 //! for a seat that the host grants or refuses. The host pauses and resumes (between
 //! hands), changes the blinds (from the next hand), removes a player (their hand is dead,
-//! their chips go back to their wallet) and ends the game; nobody else may (an attacker's
+//! their chips go back to their wallet), adjusts a stack between hands in a play-money
+//! room (through the ledger, told to everyone) and ends the game; nobody else may (an attacker's
 //! host commands are refused `not_host`). Private tables stay out of the lobby, close
 //! when empty, and exist only where the room allows them. The books balance throughout.
 
@@ -915,5 +916,208 @@ async fn h1_h2_h3_a_host_plays_bomb_pots_and_a_dealers_choice_rotation_with_frie
     }
     bomb_histories.sort();
     assert_eq!(bomb_histories, [3, 6, 12]);
+    game.conserved().await;
+}
+
+/// A play-money room with private tables, without presets or house bots.
+const PLAY: &[(&str, &str)] = &[
+    ("POKER__ROOM__MONEY", "play"),
+    ("POKER__ROOM__PRESETS", "false"),
+    ("POKER__BOTS__FILL_TO", "0"),
+];
+
+/// The host's `adjust_stack`, answered: the `stack_adjusted` everyone is sent, or the
+/// refusal's code. Refused `in_hand` while a hand that just ended waits for its commit,
+/// it is asked again when `retry_in_hand`.
+async fn adjust(
+    game: &mut Game,
+    player_id: PlayerId,
+    amount: i64,
+    retry_in_hand: bool,
+) -> Result<(i64, u64), ErrorCode> {
+    for _ in 0..100 {
+        game.host(HostCommand::AdjustStack { player_id, amount })
+            .await;
+        let answer = loop {
+            match game.host.recv().await {
+                ServerMsg::StackAdjusted {
+                    player_id: p,
+                    amount,
+                    stack,
+                    ..
+                } if p == player_id => break Ok((amount, stack)),
+                ServerMsg::Error { code, .. } => break Err(code),
+                // The host plays on meanwhile (a hand in progress waits for no one).
+                ServerMsg::Decide {
+                    decision_id, legal, ..
+                } => {
+                    let action = simple_action(&legal, false);
+                    let act = common::act(&game.table, decision_id, action);
+                    game.host.send(&act).await;
+                }
+                _ => {}
+            }
+        };
+        match answer {
+            Err(ErrorCode::InHand) if retry_in_hand => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            answer => return answer,
+        }
+    }
+    panic!("the hand never ended")
+}
+
+/// Wallets, stacks and rake equal deposits less withdrawals (adjustments counted as
+/// such); returns deposits less withdrawals.
+async fn balanced(server: &Server) -> i64 {
+    let audit = server.audit().await;
+    assert!(audit.holds(), "{audit:?}");
+    assert_eq!(
+        audit.wallets + audit.stacks + audit.rake,
+        audit.deposits - audit.withdrawals,
+        "{audit:?}"
+    );
+    audit.deposits - audit.withdrawals
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_play_money_host_adjusts_a_stack_between_hands_everyone_sees_it_and_the_books_balance() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut game = Game::start(PLAY, &guard).await;
+    let table = game.table.clone();
+    let mut ann = game.seated_friend("ann", 1).await;
+    let ann_id = ann.player_id.unwrap();
+    game.host.send(&common::sit(&table, 0, 200)).await;
+    wait_view(&mut game.host, |v| v.seats.len() == 2).await;
+    let before = balanced(&game.server).await;
+    // Only the host: Ann cannot give herself chips.
+    ann.send(&host_msg(
+        &table,
+        HostCommand::AdjustStack {
+            player_id: ann_id,
+            amount: 1000,
+        },
+    ))
+    .await;
+    ann.expect_error(ErrorCode::NotHost).await;
+    // The game is paused (new): between hands. 500 more for Ann: everyone is told, and
+    // shown the new stack.
+    assert_eq!(adjust(&mut game, ann_id, 500, false).await, Ok((500, 700)));
+    let (name, host_name) = ann
+        .until(|m| match m {
+            ServerMsg::StackAdjusted {
+                player_id,
+                name,
+                host_name,
+                amount: 500,
+                stack: 700,
+                ..
+            } if *player_id == ann_id => Some((name.clone(), host_name.clone())),
+            _ => None,
+        })
+        .await;
+    assert_eq!((name.as_str(), host_name.as_str()), ("ann", "host"));
+    wait_view(&mut ann, |v| {
+        v.seats
+            .iter()
+            .any(|s| s.player_id == ann_id && s.stack == 700)
+    })
+    .await;
+    assert_eq!(balanced(&game.server).await, before + 500);
+    // Refused: nothing, below nothing, past the bound, someone not seated.
+    assert_eq!(
+        adjust(&mut game, ann_id, 0, false).await,
+        Err(ErrorCode::IllegalAction)
+    );
+    assert_eq!(
+        adjust(&mut game, ann_id, -701, false).await,
+        Err(ErrorCode::IllegalAction)
+    );
+    assert_eq!(
+        adjust(&mut game, ann_id, i64::MAX, false).await,
+        Err(ErrorCode::IllegalAction)
+    );
+    let eve = game.friend("eve").await;
+    let before = before + DEPOSIT as i64;
+    assert_eq!(
+        adjust(&mut game, eve.player_id.unwrap(), 100, false).await,
+        Err(ErrorCode::SeatRefused)
+    );
+    // 200 off: back to the house.
+    assert_eq!(
+        adjust(&mut game, ann_id, -200, false).await,
+        Ok((-200, 500))
+    );
+    assert_eq!(balanced(&game.server).await, before + 300);
+    // During a hand Ann is in: refused; once it ends (the host paused meanwhile), taken.
+    game.host(HostCommand::Resume).await;
+    drive(&mut [&mut game.host, &mut ann], &table, |m| {
+        hand_started(m).is_some()
+    })
+    .await;
+    game.host(HostCommand::Pause).await;
+    assert_eq!(
+        adjust(&mut game, ann_id, 100, false).await,
+        Err(ErrorCode::InHand)
+    );
+    drive(&mut [&mut game.host, &mut ann], &table, hand_ended).await;
+    let (amount, stack) = adjust(&mut game, ann_id, 100, true).await.unwrap();
+    assert_eq!(amount, 100);
+    assert_eq!(balanced(&game.server).await, before + 400);
+    // The ledger shows the adjustments apart: the nets and the rake still sum to zero.
+    game.host
+        .send(&ClientMsg::Ledger {
+            table_id: tid(&table),
+        })
+        .await;
+    let (lines, rake) = game.host.until(ledger_of).await;
+    let line = lines.iter().find(|l| l.player_id == ann_id).unwrap();
+    assert_eq!(
+        (line.bought_in, line.adjusted, line.stack),
+        (200, 400, stack)
+    );
+    assert_eq!(line.net, line.stack as i64 - 200 - 400);
+    assert_eq!(lines.iter().map(|l| l.net).sum::<i64>() + rake as i64, 0);
+    // Ended: the settle-up still balances, and Ann's wallet has what she cashed out.
+    game.host(HostCommand::End).await;
+    let seen = drive(&mut [&mut game.host, &mut ann], &table, |m| {
+        matches!(m, ServerMsg::TableClosed { .. })
+    })
+    .await;
+    let (lines, rake) = seen.iter().rev().find_map(ledger_of).unwrap();
+    for line in &lines {
+        assert_eq!(
+            line.net,
+            line.cashed_out as i64 - line.bought_in as i64 - line.adjusted
+        );
+    }
+    assert_eq!(lines.iter().map(|l| l.net).sum::<i64>() + rake as i64, 0);
+    let line = lines.iter().find(|l| l.player_id == ann_id).unwrap();
+    let player = game
+        .server
+        .get_json(&format!("/admin/players/{ann_id}"))
+        .await;
+    assert_eq!(
+        player["balance"],
+        json!(DEPOSIT as i64 - 200 + line.cashed_out as i64)
+    );
+    assert_eq!(balanced(&game.server).await, before + 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_money_host_cannot_adjust_a_stack() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut game = Game::start(&[], &guard).await;
+    let ann = game.seated_friend("ann", 1).await;
+    let ann_id = ann.player_id.unwrap();
+    assert_eq!(
+        adjust(&mut game, ann_id, 100, false).await,
+        Err(ErrorCode::PlayMoneyOnly)
+    );
+    assert_eq!(
+        adjust(&mut game, ann_id, -100, false).await,
+        Err(ErrorCode::PlayMoneyOnly)
+    );
     game.conserved().await;
 }

@@ -314,14 +314,15 @@ impl SqlStore {
     }
 
     /// A table's ledger, summed from its seats' movements (buy-ins, top-ups, cash-outs,
-    /// hands) and its rake. One snapshot: a hand committed meanwhile is in all of it or
+    /// a host's stack adjustments, hands) and its rake. One snapshot: a hand committed meanwhile is in all of it or
     /// in none.
     pub async fn table_ledger(&self, table: TableId) -> StoreResult<TableLedger> {
         let mut tx = self.begin().await?;
-        let rows: Vec<(String, i64, i64, i64, Option<String>)> = sqlx::query_as(
+        let rows: Vec<(String, i64, i64, i64, i64, Option<String>)> = sqlx::query_as(
             "select l.account, \
                     cast(sum(case when l.kind in ('buy_in', 'top_up') then l.amount else 0 end) as bigint), \
                     cast(sum(case when l.kind = 'cash_out' then -l.amount else 0 end) as bigint), \
+                    cast(sum(case when l.kind = 'stack_adjust' then l.amount else 0 end) as bigint), \
                     cast(sum(l.amount) as bigint), \
                     max(p.name) \
              from ledger_entry l left join player p on p.player_id = l.player_id \
@@ -342,7 +343,7 @@ impl SqlStore {
         let prefix = format!("seat:{table}:");
         let lines = rows
             .into_iter()
-            .map(|(account, bought_in, cashed_out, stack, name)| {
+            .map(|(account, bought_in, cashed_out, adjusted, stack, name)| {
                 let player_id = account
                     .strip_prefix(&prefix)
                     .and_then(|p| p.parse().ok())
@@ -352,6 +353,7 @@ impl SqlStore {
                     name: name.unwrap_or_default(),
                     bought_in,
                     cashed_out,
+                    adjusted,
                     stack,
                 })
             })
@@ -391,12 +393,14 @@ impl SqlStore {
         .await?;
         let deposits = scalar(
             &mut tx,
-            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry where kind = 'deposit' and account <> 'external'",
+            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry where account <> 'external' \
+             and (kind = 'deposit' or (kind = 'stack_adjust' and amount > 0))",
         )
         .await?;
         let withdrawals = scalar(
             &mut tx,
-            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry where kind = 'withdrawal' and account = 'external'",
+            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry where account = 'external' \
+             and (kind = 'withdrawal' or (kind = 'stack_adjust' and amount > 0))",
         )
         .await?;
         let unbalanced = scalar(

@@ -171,6 +171,76 @@ impl SqlStore {
         .await
     }
 
+    /// A private play-money game's host adjusts a seat's stack by `delta` chips (never
+    /// zero): more chips minted from outside the room to the seat, or chips taken off it
+    /// back outside, in one transaction with its `stack_adjust` ledger rows (`external`
+    /// against the seat; `reference` names who did it). Returns the new stack. Refused
+    /// with [`StoreError::NotSeated`], [`StoreError::InsufficientFunds`] (the stack, when
+    /// it would go below zero), [`StoreError::RoomFull`] past the room's bound, and
+    /// [`StoreError::Fenced`] on a stale `fence`, like [`SqlStore::buy_in`]. Only the
+    /// server's play-money rooms call it (real money never comes from nothing).
+    pub async fn adjust_stack(
+        &self,
+        table: TableId,
+        player: PlayerId,
+        delta: i64,
+        reference: &str,
+        fence: Option<u64>,
+    ) -> StoreResult<Chips> {
+        positive(delta.unsigned_abs())?;
+        let mut tx = self.begin().await?;
+        self.check_fence(&mut tx, table, fence).await?;
+        if delta > 0 {
+            let held: i64 = sqlx::query_scalar(
+                "select cast(coalesce((select sum(balance) from wallet), 0) as bigint) \
+                 + cast(coalesce((select sum(stack) from seat), 0) as bigint) \
+                 + cast(coalesce((select sum(balance) from house_account), 0) as bigint)",
+            )
+            .fetch_one(&mut *tx)
+            .await?;
+            if held.saturating_add(delta) > MAX_MONEY as i64 {
+                return Err(StoreError::RoomFull { held });
+            }
+        }
+        let stack: Option<i64> = sqlx::query_scalar(
+            "update seat set stack = stack + $1 where poker_table_id = $2 \
+             and player_id = $3 and stack + $1 >= 0 returning stack",
+        )
+        .bind(delta)
+        .bind(table.to_string())
+        .bind(player.to_string())
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(stack) = stack else {
+            let stack: i64 = sqlx::query_scalar(
+                "select stack from seat where poker_table_id = $1 and player_id = $2",
+            )
+            .bind(table.to_string())
+            .bind(player.to_string())
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(StoreError::NotSeated)?;
+            return Err(StoreError::InsufficientFunds {
+                balance: stack as Chips,
+            });
+        };
+        let entries = [
+            ("external".to_string(), -delta),
+            (seat_account(table, player), delta),
+        ];
+        self.movement(
+            &mut tx,
+            "stack_adjust",
+            Some(reference),
+            Some(player),
+            Some(table),
+            &entries,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(stack as Chips)
+    }
+
     /// Moves the whole stack back to the wallet, frees the seat and keeps the rathole
     /// record; returns the amount. Refused with [`StoreError::Fenced`] on a stale
     /// `fence`, like [`SqlStore::buy_in`].

@@ -192,6 +192,14 @@ pub(crate) async fn lease_money_moves_with_a_stale_fence_are_refused_and_move_no
             .map(|_| ()),
     );
     refused(
+        "adjust_stack",
+        table,
+        store
+            .adjust_stack(table, a, 50, "host:x", stale)
+            .await
+            .map(|_| ()),
+    );
+    refused(
         "cash_out",
         table,
         store.cash_out(table, b, 99, stale).await.map(|_| ()),

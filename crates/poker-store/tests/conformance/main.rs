@@ -150,6 +150,7 @@ scenarios! {
     money::retried_operations_with_an_idempotency_key_apply_once;
     money::an_idempotency_key_names_one_request_of_its_player_whatever_its_kind, url;
     money::no_deposit_lets_the_money_in_the_room_pass_its_bound;
+    money::a_hosts_stack_adjustment_moves_chips_with_its_ledger_record_and_shows_in_the_table_ledger;
     buy_ins::buy_ins_in_one_batch_are_applied_or_refused_one_by_one;
     buy_ins::the_persister_group_commits_many_tables_buy_ins;
     hands::a_committed_hand_changes_stacks_exactly_once;

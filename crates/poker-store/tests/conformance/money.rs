@@ -306,3 +306,74 @@ pub(crate) async fn no_deposit_lets_the_money_in_the_room_pass_its_bound(store: 
     assert_eq!(store.withdraw(a, room, None).await.unwrap(), 0);
     audit_holds(store).await;
 }
+
+pub(crate) async fn a_hosts_stack_adjustment_moves_chips_with_its_ledger_record_and_shows_in_the_table_ledger(
+    store: &SqlStore,
+) {
+    let ann = player(store, "ann", 1000).await;
+    let table = store.create_table("home", "{}").await.unwrap();
+    store.buy_in(table, 0, ann, 400, None, None).await.unwrap();
+    let host = format!("host:{ann}");
+    assert_eq!(
+        store
+            .adjust_stack(table, ann, 500, &host, None)
+            .await
+            .unwrap(),
+        900
+    );
+    audit_holds(store).await;
+    assert_eq!(
+        store
+            .adjust_stack(table, ann, -200, &host, None)
+            .await
+            .unwrap(),
+        700
+    );
+    audit_holds(store).await;
+    // Below zero, zero, a seat nobody holds: refused, nothing moves.
+    assert!(matches!(
+        store.adjust_stack(table, ann, -701, &host, None).await,
+        Err(StoreError::InsufficientFunds { balance: 700 })
+    ));
+    assert!(matches!(
+        store.adjust_stack(table, ann, 0, &host, None).await,
+        Err(StoreError::Invalid(_))
+    ));
+    let bob = player(store, "bob", 10).await;
+    assert!(matches!(
+        store.adjust_stack(table, bob, 5, &host, None).await,
+        Err(StoreError::NotSeated)
+    ));
+    // Past the room's bound.
+    assert!(matches!(
+        store
+            .adjust_stack(table, ann, MAX_MONEY as i64, &host, None)
+            .await,
+        Err(StoreError::RoomFull { .. })
+    ));
+    let seats = store.seats(table).await.unwrap();
+    assert_eq!(seats[0].stack, 700);
+    assert_eq!(store.balance(ann).await.unwrap(), 600);
+    let kinds: Vec<String> = store
+        .ledger(ann, 100)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert!(kinds.iter().any(|k| k == "stack_adjust"), "{kinds:?}");
+    let ledger = store.table_ledger(table).await.unwrap();
+    let line = &ledger.lines[0];
+    assert_eq!(
+        (line.bought_in, line.adjusted, line.stack, line.net()),
+        (400, 300, 700, 0)
+    );
+    assert_eq!(store.cash_out(table, ann, 1, None).await.unwrap(), 700);
+    let ledger = store.table_ledger(table).await.unwrap();
+    let line = &ledger.lines[0];
+    assert_eq!((line.cashed_out, line.stack, line.net()), (700, 0, 0));
+    assert_eq!(store.balance(ann).await.unwrap(), 1300);
+    let audit = store.audit().await.unwrap();
+    assert!(audit.holds(), "{audit:?}");
+    assert_eq!((audit.deposits, audit.withdrawals), (1010 + 500, 200));
+}

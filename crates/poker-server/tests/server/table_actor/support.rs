@@ -92,6 +92,7 @@ pub(super) fn table_context(
         coalesce,
         same_address: poker_server::fairplay::SameAddressSeating::Allow,
         clock: poker_server::room_clock::RoomClock::default(),
+        play_money: true,
     }
 }
 
