@@ -124,13 +124,14 @@ pub async fn run(
     first_run::check_admin_token(&config)?;
     let addr = listener.local_addr()?;
     let store = Arc::new(SqlStore::connect(&config.database.url).await?);
+    let metrics = Arc::new(metrics::Metrics::default());
     let cluster = if config.cluster.nats_url.is_empty() {
         None
     } else {
         if store.backend() != poker_store::Backend::Postgres {
             anyhow::bail!("several nodes (cluster.nats_url) share a PostgreSQL database");
         }
-        let cluster = cluster::Cluster::connect(&config.cluster).await?;
+        let cluster = cluster::Cluster::connect(&config.cluster, metrics.clone()).await?;
         tracing::info!("node {} of a cluster", cluster.node);
         Some(cluster)
     };
@@ -138,6 +139,9 @@ pub async fn run(
     // nodes, only the tables a node takes over are its to void (when it takes them).
     if cluster.is_none() {
         let voided = store.recover().await?;
+        metrics
+            .hands_voided
+            .fetch_add(voided.len() as u64, std::sync::atomic::Ordering::Relaxed);
         if !voided.is_empty() {
             tracing::info!(
                 "{} unfinished hands from the last run are void",
@@ -157,7 +161,7 @@ pub async fn run(
         accounts: http::guard::Guard::new(
             std::thread::available_parallelism().map_or(1, |n| n.get() / 2),
         ),
-        metrics: Arc::new(metrics::Metrics::default()),
+        metrics,
         shutting_down,
         sessions: Arc::default(),
         cluster: cluster.clone(),

@@ -57,6 +57,9 @@ const LATENCY: &[f64] = &[
     0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
 ];
 const PERSIST: &[f64] = &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0];
+const ROUND_TRIP: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+];
 
 /// Everything `/metrics` reports besides what the lobby knows.
 pub struct Metrics {
@@ -90,6 +93,19 @@ pub struct Metrics {
     pub action_latency: Histogram,
     /// From a hand's end to its commit being durable.
     pub persist_lag: Histogram,
+    /// Hands voided (stacks as they began): cut by a crash or kill and voided when
+    /// pokerd starts again, cut on another node and voided when this one took the table
+    /// over, or cut by a table's failure.
+    pub hands_voided: AtomicU64,
+    /// Tables this node took over while another node still held their lease (lapsed, or
+    /// its holder no longer heard): a lease that moved because a node stopped or was cut
+    /// off, not one handed over on purpose.
+    pub lease_takeovers: AtomicU64,
+    /// Whether this node reaches NATS (1) or not (0); 1 on a single node, which needs
+    /// none, so that "cut off" means the same on every node.
+    pub nats_connected: AtomicI64,
+    /// Request/reply round trips to a table's owner on another node, through NATS.
+    pub nats_round_trip: Histogram,
 }
 
 impl Default for Metrics {
@@ -109,6 +125,10 @@ impl Default for Metrics {
             hands_no_player_seed: AtomicU64::new(0),
             action_latency: Histogram::new(LATENCY),
             persist_lag: Histogram::new(PERSIST),
+            hands_voided: AtomicU64::new(0),
+            lease_takeovers: AtomicU64::new(0),
+            nats_connected: AtomicI64::new(1),
+            nats_round_trip: Histogram::new(ROUND_TRIP),
         }
     }
 }
@@ -203,6 +223,24 @@ impl Metrics {
             "Hands dealt with no player's seed (the house aside).",
             load(&self.hands_no_player_seed),
         );
+        gauge(
+            "poker_hands_voided_total",
+            "counter",
+            "Hands voided (stacks as they began): cut by a crash, a kill, a node lost or a table failure.",
+            load(&self.hands_voided),
+        );
+        gauge(
+            "poker_lease_takeovers_total",
+            "counter",
+            "Tables this node took over from another node that still held their lease.",
+            load(&self.lease_takeovers),
+        );
+        gauge(
+            "poker_nats_connected",
+            "gauge",
+            "Whether this node reaches NATS (1 on a single node, which needs none).",
+            self.nats_connected.load(Ordering::Relaxed),
+        );
         self.action_latency.render(
             &mut out,
             "poker_action_broadcast_seconds",
@@ -212,6 +250,11 @@ impl Metrics {
             &mut out,
             "poker_persist_lag_seconds",
             "From a hand's end to its commit being durable.",
+        );
+        self.nats_round_trip.render(
+            &mut out,
+            "poker_nats_round_trip_seconds",
+            "Request/reply round trips through NATS to a table's owner on another node.",
         );
         out
     }

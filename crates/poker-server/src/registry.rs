@@ -182,6 +182,10 @@ impl Registry {
         };
         if void_cut_hand {
             let void = state.store.void_hands(table).await?;
+            state
+                .metrics
+                .hands_voided
+                .fetch_add(void.len() as u64, std::sync::atomic::Ordering::Relaxed);
             tracing::info!(
                 "table {table}: taken over with lease token {token}; {} cut hand(s) void",
                 void.len()

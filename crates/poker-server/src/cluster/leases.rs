@@ -17,6 +17,7 @@ use crate::AppState;
 use bytes::Bytes;
 use poker_store::{Lease, TableId};
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -47,7 +48,11 @@ impl Cluster {
     async fn heartbeat(self: &Arc<Cluster>, state: &Arc<AppState>) -> anyhow::Result<()> {
         // Cut off from NATS, a node renews nothing (nor takes anything): nobody can reach
         // its tables, so its leases must lapse for another node to take them.
-        if !self.nats_up().await {
+        let up = self.nats_up().await;
+        self.metrics
+            .nats_connected
+            .store(i64::from(up), Ordering::Relaxed);
+        if !up {
             tracing::warn!("NATS is unreachable: no lease renewed or taken until it is back");
             self.unsettle();
             return Ok(());
@@ -96,8 +101,16 @@ impl Cluster {
         use rand::seq::SliceRandom;
         takeable.shuffle(&mut rand::thread_rng());
         for table in takeable.into_iter().take(share.saturating_sub(mine)) {
-            if let Err(e) = self.take(state, table, true).await {
-                tracing::warn!("table {table}: cannot take it over: {e:#}");
+            // Held by another node that did not let it go: the lease moves.
+            let held_elsewhere = leases
+                .iter()
+                .any(|l| l.table_id == table && l.node != self.node && l.expires_at != 0);
+            match self.take(state, table, true).await {
+                Ok(true) if held_elsewhere => {
+                    self.metrics.lease_takeovers.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!("table {table}: cannot take it over: {e:#}"),
             }
         }
         Ok(())
@@ -165,13 +178,14 @@ impl Cluster {
             .collect()
     }
 
-    /// Takes a table's lease and runs it here, answering the other nodes for it.
+    /// Takes a table's lease and runs it here, answering the other nodes for it: whether
+    /// it was had (not if another node holds it or it is open here already).
     pub(super) async fn take(
         self: &Arc<Cluster>,
         state: &Arc<AppState>,
         table: TableId,
         takeover: bool,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<bool> {
         let Some(token) = state
             .tables
             .take_over(
@@ -184,7 +198,7 @@ impl Cluster {
             )
             .await?
         else {
-            return Ok(());
+            return Ok(false);
         };
         if let Err(e) = self.serve(state, table, token).await {
             // Not reachable from the other nodes: stopped, and its lease let go.
@@ -192,7 +206,7 @@ impl Cluster {
             let _ = state.store.release_lease(table, &self.node, token).await;
             return Err(e);
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Opens a table an operator created (through this node): here if its lease can be
@@ -202,7 +216,7 @@ impl Cluster {
         state: &Arc<AppState>,
         table: TableId,
     ) -> anyhow::Result<()> {
-        self.take(state, table, false).await
+        self.take(state, table, false).await.map(drop)
     }
 
     /// Whether NATS reaches this node now: the client is connected and a request to this

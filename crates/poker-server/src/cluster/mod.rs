@@ -26,6 +26,7 @@
 use crate::table::TableHandle;
 use poker_store::TableId;
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
@@ -59,6 +60,8 @@ pub struct Cluster {
     connected: watch::Receiver<u64>,
     /// The RPC route of remote table handles.
     route: Mutex<Option<Arc<rpc::Rpc>>>,
+    /// The node's counters (`/metrics`): NATS round trips and connection, lease moves.
+    metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// How a node proves itself to NATS: the user information of `cluster.nats_url`
@@ -128,8 +131,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Cluster {
-    /// Connects to NATS as this node.
-    pub async fn connect(config: &crate::config::ClusterConfig) -> anyhow::Result<Arc<Cluster>> {
+    /// Connects to NATS as this node, counting in `metrics` what the cluster does.
+    pub async fn connect(
+        config: &crate::config::ClusterConfig,
+        metrics: Arc<crate::metrics::Metrics>,
+    ) -> anyhow::Result<Arc<Cluster>> {
         let node = if config.node.is_empty() {
             let host = std::fs::read_to_string("/etc/hostname")
                 .map(|h| h.trim().to_string())
@@ -141,6 +147,7 @@ impl Cluster {
         let heartbeat = Duration::from_millis(config.heartbeat_ms.max(1));
         let (connections, connected) = watch::channel(0u64);
         let (servers, auth) = nats_credentials(&config.nats_url);
+        let seen = metrics.clone();
         let options = match auth {
             Some(NatsAuth::Token(token)) => async_nats::ConnectOptions::with_token(token),
             Some(NatsAuth::User(user, password)) => {
@@ -158,13 +165,18 @@ impl Cluster {
             })
             .event_callback(move |event| {
                 let connections = connections.clone();
+                let seen = seen.clone();
                 async move {
                     match event {
                         async_nats::Event::Connected => {
                             connections.send_modify(|n| *n += 1);
+                            seen.nats_connected.store(1, Ordering::Relaxed);
                             tracing::info!("NATS connected");
                         }
-                        async_nats::Event::Disconnected => tracing::warn!("NATS disconnected"),
+                        async_nats::Event::Disconnected => {
+                            seen.nats_connected.store(0, Ordering::Relaxed);
+                            tracing::warn!("NATS disconnected")
+                        }
                         other => tracing::info!("NATS: {other}"),
                     }
                 }
@@ -188,6 +200,7 @@ impl Cluster {
             settling: Mutex::new(tokio::time::Instant::now()),
             connected,
             route: Mutex::new(None),
+            metrics,
         });
         cluster.unsettle();
         *lock(&cluster.route) = Some(Arc::new(rpc::Rpc::new(&cluster)));

@@ -73,8 +73,10 @@ impl Cluster {
             let ask = async_nats::Request::new()
                 .payload(payload.clone())
                 .timeout(Some(patience));
+            let sent = tokio::time::Instant::now();
             match self.nats.send_request(subjects::table(table), ask).await {
                 Ok(message) => {
+                    self.metrics.nats_round_trip.observe(sent.elapsed());
                     let answer =
                         serde_json::from_slice::<Answer>(&message.payload).unwrap_or_else(|e| {
                             Err(Refusal::Internal(format!("an unreadable answer: {e}")))

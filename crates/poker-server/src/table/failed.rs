@@ -48,6 +48,10 @@ impl Failed {
         tracing::error!("its task failed ({reason}); the table is stopped");
         match self.ctx.store.void_hands(table_id).await {
             Ok(void) if !void.is_empty() => {
+                self.ctx
+                    .metrics
+                    .hands_voided
+                    .fetch_add(void.len() as u64, Ordering::Relaxed);
                 tracing::info!("{} hand(s) void", void.len())
             }
             Ok(_) => {}

@@ -630,6 +630,11 @@ async fn failover_a_node_cut_off_from_nats_renews_no_lease_and_its_table_moves()
     let cut = game.tables[a].latest;
     let before = lease_of(store.leases().await.unwrap());
     assert_eq!(before.node, "n1", "n1 owns its table before it is cut off");
+    // The players' commands went from n2 to n1 through NATS; no lease has moved yet.
+    let n2_before = scraped(&nodes[1].server).await;
+    assert!(n2_before["poker_nats_round_trip_seconds_count"] > 0.0);
+    assert_eq!(n2_before["poker_lease_takeovers_total"], 0.0);
+    assert_eq!(scraped(&nodes[0].server).await["poker_nats_connected"], 1.0);
     relay.cut();
     let cut_at = Instant::now();
     game.owner_lost(a, cut_at);
@@ -668,6 +673,13 @@ async fn failover_a_node_cut_off_from_nats_renews_no_lease_and_its_table_moves()
         .await;
     assert!(resumed, "2 hands end at n2: {}", game.state());
     assert!(nodes[0].proc.exited().is_none(), "n1 is cut off, not dead");
+    // What the alerts read (config/monitoring/alerts.yml): n1 says it is cut off from
+    // NATS, n2 that it took a table from a node that held it and voided the cut hand.
+    assert_eq!(scraped(&nodes[0].server).await["poker_nats_connected"], 0.0);
+    let n2 = scraped(&nodes[1].server).await;
+    assert_eq!(n2["poker_lease_takeovers_total"], 1.0);
+    assert_eq!(n2["poker_hands_voided_total"], 1.0);
+    assert_eq!(n2["poker_nats_connected"], 1.0);
 
     // NATS reaches n1 again: it finds its table gone and stops it there; the lease stays
     // n2's, and play goes on.
@@ -702,6 +714,7 @@ async fn failover_a_node_cut_off_from_nats_renews_no_lease_and_its_table_moves()
         .drive(Duration::from_secs(15), |g| g.ended_after(a, latest) >= 1)
         .await;
     assert!(went_on, "play goes on at n2: {}", game.state());
+    assert_eq!(scraped(&nodes[0].server).await["poker_nats_connected"], 1.0);
     let after = lease_of(store.leases().await.unwrap());
     assert_eq!(
         (after.node.as_str(), after.token),
@@ -838,4 +851,17 @@ async fn failover_nodes_speak_through_a_nats_server_that_requires_a_token() {
     for node in nodes.iter_mut() {
         node.proc.kill();
     }
+}
+
+/// A node's `/metrics`: each unlabelled sample by name.
+async fn scraped(server: &common::Server) -> BTreeMap<String, f64> {
+    let (status, text) = server.get("/metrics").await;
+    assert_eq!(status, 200, "/metrics: {text}");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.contains('{'))
+        .filter_map(|l| {
+            let (name, value) = l.split_once(' ')?;
+            Some((name.to_string(), value.parse().ok()?))
+        })
+        .collect()
 }

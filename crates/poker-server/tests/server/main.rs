@@ -27,6 +27,7 @@ mod house_options;
 mod identity;
 mod kill_restart;
 mod largest_amounts;
+mod monitoring;
 mod my_history;
 mod operations;
 mod play_money;

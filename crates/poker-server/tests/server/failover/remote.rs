@@ -47,7 +47,7 @@ async fn failover_a_slow_connection_to_a_remote_table_is_resynced_with_a_snapsho
         lease_ms: LEASE_MS,
         heartbeat_ms: HEARTBEAT_MS,
     };
-    let cluster = poker_server::cluster::Cluster::connect(&config)
+    let cluster = poker_server::cluster::Cluster::connect(&config, Default::default())
         .await
         .unwrap();
     let table = TableId::new();
@@ -160,7 +160,7 @@ async fn failover_a_sit_at_a_table_on_another_node_carries_the_client_address() 
         lease_ms: LEASE_MS,
         heartbeat_ms: HEARTBEAT_MS,
     };
-    let cluster = poker_server::cluster::Cluster::connect(&config)
+    let cluster = poker_server::cluster::Cluster::connect(&config, Default::default())
         .await
         .unwrap();
     let table = TableId::new();
