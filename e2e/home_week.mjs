@@ -140,10 +140,17 @@ try {
   if (SHOTS) await ben.screenshot({ path: `${SHOTS}/home-week-phone.png` });
 
   step("cat copies her link for another device, and loses her phone");
-  await cat.click("#settings-open");
-  await cat.waitForSelector("#set-device:not(.hidden) #set-device-copy");
-  await cat.click("#set-device-copy");
-  await cat.waitForFunction(() => document.querySelector("#set-device-link").value !== "");
+  // The settings give way to her turns (they close when she is asked to act): asked
+  // again if a turn closed them first.
+  for (let tries = 0; ; tries++) {
+    await cat.click("#settings-open");
+    const got = await cat.click("#set-device-copy", { timeout: 2000 })
+      .then(() => cat.waitForFunction(() => document.querySelector("#set-device-link").value !== "", null, { timeout: 2000 }))
+      .then(() => true, () => false);
+    if (got) break;
+    check(tries < 10, "the settings stayed open long enough to copy her link");
+    if (await cat.locator("#settings-dialog[open]").count()) await cat.keyboard.press("Escape");
+  }
   const catLink = await cat.inputValue("#set-device-link");
   check(/\/#me\/cat\/.+/.test(catLink), "her link: " + catLink);
   await cat.keyboard.press("Escape");
