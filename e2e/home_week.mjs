@@ -1,9 +1,9 @@
 // A home game's week (issue 37's "done when"), in Debian's Chromium against a play-money
 // room whose clock runs fast (crates/poker-server/tests/server/browser.rs starts it with
-// `room.clock_scale` and passes BASE and SCALE): four room hours pass each second, so the
-// minute this plays is more than a week of the room's time (it waits until a week has
-// passed before the host settles up), and the seat of a friend who left is released after
-// the room's seat keep (a day: 6 s).
+// `room.clock_scale` and passes BASE and SCALE): twelve room hours pass each second, so
+// the half minute this plays is more than a week of the room's time (it waits until a
+// week has passed before the host settles up), and the seat of a friend who left is
+// released after the room's seat keep (a day: 2 s).
 //
 // The host makes the game in the create dialog with its options: dealer's choice (NL
 // Hold'em, then PL Omaha, an orbit each: H3), a bomb pot every fourth hand (H1, H2), run it
@@ -158,10 +158,16 @@ try {
     const T = window.pokerd.tables.get(window.pokerd.current);
     return T.table.seats.find((s) => s.name === "cat").stack;
   });
+  // She sits out (her hand plays out first), then her phone is gone.
+  await cat.click("#sit-toggle");
+  await cat.waitForFunction(() => {
+    const T = window.pokerd.tables.get(window.pokerd.current);
+    const me = T.table.seats.find((s) => s.name === "cat");
+    return me && me.sitting_out && !(T.hand && !T.hand.ended && T.hand.players.some((p) => p.seat === me.seat && !p.folded));
+  }, null, { timeout: 60000 });
   await cat.context().close();
-  // Away longer than the room keeps a seat (a room day: 6 s at this speed), she is
-  // cashed out once her hand is over.
-  // (Her turns in the hand being played run out first: 6 s each and her time bank.)
+  // Away longer than the room keeps a seat (a room day: 2 s at this speed), she is
+  // cashed out.
   await host.waitForFunction(() => !window.pokerd.tables.get(window.pokerd.current).table.seats.some((s) => s.name === "cat"), null, { timeout: 150000 });
   step(`cat's seat released (she had ${catChips} chips)`);
   const before = (await titles(host)).length;

@@ -167,9 +167,9 @@ async fn a_home_game_plays_a_week_with_bomb_pots_dealers_choice_and_a_friend_bac
         return;
     };
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    // Four room hours a second: the test's minute is more than a week of the room, and a
-    // seat is kept a room day (6 s) once its player is gone.
-    let scale = "14400";
+    // Twelve room hours a second: the test's half minute is more than a week of the
+    // room, and a seat is kept a room day (2 s) once its player is away.
+    let scale = "43200";
     let play = [
         ("POKER__ROOM__MONEY", "play"),
         ("POKER__ROOM__PRESETS", "false"),
