@@ -527,7 +527,9 @@ const HANDLERS = {
     const S = r.state;
     const T = S.tables.get(id);
     const minutes = Math.max(1, Math.round(m.away_secs / 60));
-    toast(r, "You were away from " + tableName(T, "a table") + " for " + (minutes === 1 ? "a minute" : minutes + " minutes") +
+    // Told on coming back (after the welcome): the message names the table.
+    const name = m.table_name || tableName(T, "a table");
+    toast(r, "You were away from " + name + " for " + (minutes === 1 ? "a minute" : minutes + " minutes") +
       ": your seat was released and " + m.amount + " chips are back in your wallet.", T);
     if (!T) return;
     S.tables.delete(id);

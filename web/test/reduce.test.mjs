@@ -262,6 +262,16 @@ test("a seat released after the player was away: said, and the page goes back to
   assert.equal(state.tables.has(T), false);
 });
 
+test("a seat released while the page was closed: told after the welcome, by the table's name", async () => {
+  const { reduce, initialState } = await import("../js/reduce.js");
+  const { player } = await import("./play.mjs");
+  const { state, effects } = player(reduce)(initialState({ current: null, token: true }), { type: "welcome", player_id: "p", name: "ann" },
+    { type: "seat_released", table_id: "t9", away_secs: 7200, amount: 95, table_name: "Friday game" });
+  assert.deepEqual(effects.filter((e) => e.type === "toast").map((e) => e.text),
+    ["You were away from Friday game for 120 minutes: your seat was released and 95 chips are back in your wallet."]);
+  assert.equal(state.tables.has("t9"), false);
+});
+
 test("h1 h3: each hand is drawn by its own game, and a bomb pot says so in the log", async () => {
   const { gameOf, family } = await import("../js/state.js");
   const rotation = { games: [], now: 1, next: 0, hands_left: 2 };

@@ -687,6 +687,10 @@ pub enum ServerMsg {
         away_secs: u64,
         /// The chips cashed out to the wallet.
         amount: Chips,
+        /// The table's name: sent when the player is told on coming back (after
+        /// `welcome`), since the page may not know the table any more.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        table_name: Option<String>,
     },
     /// The table is closed; everyone was cashed out.
     TableClosed {

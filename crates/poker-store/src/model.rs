@@ -669,6 +669,22 @@ mod tests {
 /// The longest player note, in characters ([`crate::SqlStore::set_note`]).
 pub const MAX_NOTE_LEN: usize = 1000;
 
+/// A seat released while its player was away with no page open, kept to tell the player
+/// on coming back ([`crate::SqlStore::take_seat_release_notices`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatReleaseNotice {
+    /// The table whose seat it was.
+    pub table_id: TableId,
+    /// The table's name then.
+    pub table_name: String,
+    /// How long the player had been away, in seconds of the room's clock.
+    pub away_secs: u64,
+    /// The chips cashed out to the wallet.
+    pub amount: Chips,
+    /// When the seat was released (unix milliseconds).
+    pub created_at: i64,
+}
+
 /// A player's private note on another player ([`crate::SqlStore::notes`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerNote {

@@ -5,7 +5,7 @@
 //! ([`Handled::Later`]), which goes on answering its client meanwhile (a table on a frozen
 //! node answers `table_moving` after about a heartbeat, and only that request waits).
 
-use crate::table::{Caller, Refusal, Request};
+use crate::table::{Batch, Caller, Out, Refusal, Request};
 use crate::AppState;
 use futures_util::future::BoxFuture;
 use poker_protocol::{ClientMsg, ErrorCode, HostCommand, ServerMsg};
@@ -151,6 +151,32 @@ async fn authenticate(state: &Arc<AppState>, conn: &mut Conn, token: &str) -> Se
         if !conn.follows.contains(table) {
             conn.follows.follow(table, true);
         }
+    }
+    // Seats released while the player had no page open: told now, after the welcome (the
+    // tables' queue is written after the reply), each once.
+    match state
+        .store
+        .take_seat_release_notices(player.player_id)
+        .await
+    {
+        Ok(notices) if !notices.is_empty() => {
+            let told: Batch = notices
+                .into_iter()
+                .map(|n| {
+                    Out::own(ServerMsg::SeatReleased {
+                        table_id: n.table_id,
+                        away_secs: n.away_secs,
+                        amount: n.amount,
+                        table_name: Some(n.table_name),
+                    })
+                })
+                .collect();
+            if conn.out.try_send(told).is_err() {
+                tracing::warn!("a released seat's word did not fit the connection's queue");
+            }
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!("reading the released seats to tell: {e}"),
     }
     welcome
 }

@@ -1,7 +1,8 @@
 //! Seats kept for players who are away (`room.seat_keep_secs`): a player sitting out, and
 //! one whose connection closed (sat out by the clock, R38), are cashed out to their
 //! wallets through the ledger once away longer than the room keeps a seat, and the one
-//! still connected is told; the player who stays keeps the seat, and the books balance.
+//! still connected is told; the one with no page open is told on coming back, once; the
+//! player who stays keeps the seat, and the books balance.
 
 use crate::common;
 
@@ -74,6 +75,39 @@ async fn a_seat_sitting_out_or_without_a_connection_is_released_after_the_rooms_
         } else {
             assert!(balance >= 800, "{name}'s stack came back: {balance}");
         }
+    }
+    // Cat had no page open: she is told when she comes back (after the welcome), by the
+    // table's name, and only once.
+    let mut back = server.client("cat").await;
+    let (table_id, away_secs, amount, table_name) = back
+        .until(|m| match m {
+            ServerMsg::SeatReleased {
+                table_id,
+                away_secs,
+                amount,
+                table_name,
+            } => Some((*table_id, *away_secs, *amount, table_name.clone())),
+            _ => None,
+        })
+        .await;
+    assert_eq!(table_id, tid(&table));
+    assert!(away_secs >= 2 && amount > 0, "{away_secs} {amount}");
+    assert!(table_name.is_some_and(|n| !n.is_empty()));
+    let cat_balance = server.get_json(&format!("/admin/players/{cat_id}")).await["balance"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(
+        cat_balance,
+        800 + amount as i64,
+        "the word says what came back"
+    );
+    drop(back);
+    let mut again = server.client("cat").await;
+    while let Some(m) = again.try_recv(Duration::from_millis(300)).await {
+        assert!(
+            !matches!(m, ServerMsg::SeatReleased { .. }),
+            "told once: {m:?}"
+        );
     }
     server.finish(3000).await;
 }

@@ -1,5 +1,6 @@
 //! The players' own reads and writes on both backends: their private notes on other
-//! players, and their hands by date for their stats and history download.
+//! players, their hands by date for their stats and history download, and the seats
+//! released while they were away, kept until they are told.
 
 use super::*;
 
@@ -27,7 +28,80 @@ struct SqlNote {
     updated_at: i64,
 }
 
+/// One row of `seat_release_notice`.
+#[derive(sqlx::FromRow)]
+struct SqlSeatNotice {
+    poker_table_id: String,
+    table_name: String,
+    away_secs: i64,
+    amount: i64,
+    created_at: i64,
+}
+
 impl SqlStore {
+    /// Keeps a word for `player`, whose seat at `table` was released after `away_secs`
+    /// away with no page open, `amount` chips going back to the wallet (moved by the
+    /// cash-out itself): told on coming back ([`SqlStore::take_seat_release_notices`]).
+    pub async fn note_seat_released(
+        &self,
+        player: PlayerId,
+        table: TableId,
+        table_name: &str,
+        away_secs: u64,
+        amount: Chips,
+    ) -> StoreResult<()> {
+        sqlx::query(
+            "insert into seat_release_notice (seat_release_notice_id, player_id, poker_table_id, \
+             table_name, away_secs, amount, created_at) values ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(uuid::Uuid::new_v4().to_string())
+        .bind(player.to_string())
+        .bind(table.to_string())
+        .bind(table_name)
+        .bind(i64::try_from(away_secs).unwrap_or(i64::MAX))
+        .bind(to_i64(amount)?)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The seats released while `player` was away, oldest first, deleted as they are
+    /// read (one transaction): each is told once.
+    pub async fn take_seat_release_notices(
+        &self,
+        player: PlayerId,
+    ) -> StoreResult<Vec<SeatReleaseNotice>> {
+        let mut tx = self.pool.begin().await?;
+        let rows: Vec<SqlSeatNotice> = sqlx::query_as(
+            "select poker_table_id, table_name, away_secs, amount, created_at \
+             from seat_release_notice where player_id = $1 \
+             order by created_at, seat_release_notice_id",
+        )
+        .bind(player.to_string())
+        .fetch_all(&mut *tx)
+        .await?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        sqlx::query("delete from seat_release_notice where player_id = $1")
+            .bind(player.to_string())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(SeatReleaseNotice {
+                    table_id: TableId(uuid(&r.poker_table_id)?),
+                    table_name: r.table_name,
+                    away_secs: u64::try_from(r.away_secs).unwrap_or(0),
+                    amount: u64::try_from(r.amount).unwrap_or(0),
+                    created_at: r.created_at,
+                })
+            })
+            .collect()
+    }
+
     /// Writes the owner's private note on another player (replacing any older one), or
     /// deletes it when `note` is empty or blank. A note has at most [`MAX_NOTE_LEN`]
     /// characters; a note on oneself is refused (`Invalid`), one naming a player who does

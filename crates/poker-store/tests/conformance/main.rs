@@ -180,6 +180,7 @@ scenarios! {
     fair_play::fair_play_sit_addresses_flags_shared_addresses_and_hands_of_a_window_or_a_pair;
     notes::notes_are_private_to_their_owner_replaced_deleted_and_checked;
     notes::a_players_hands_are_read_by_date_oldest_first;
+    notes::seat_release_notices_are_kept_until_told_once_to_their_player;
 }
 
 /// Several nodes' clocks (Postgres only: an embedded SQLite has one process's clock).

@@ -150,3 +150,49 @@ pub(crate) async fn a_players_hands_are_read_by_date_oldest_first(store: &SqlSto
     );
     audit_holds(store).await;
 }
+
+/// Issue 37 item 8: a seat released while its player had no page open is kept to tell
+/// them on coming back, oldest first, each once, to that player only.
+pub(crate) async fn seat_release_notices_are_kept_until_told_once_to_their_player(
+    store: &SqlStore,
+) {
+    let (ann, bob) = (player(store, "ann", 0).await, player(store, "bob", 0).await);
+    let home = store.create_table("Home", "{}").await.unwrap();
+    let friday = store.create_table("Friday game", "{}").await.unwrap();
+    assert!(store
+        .take_seat_release_notices(ann)
+        .await
+        .unwrap()
+        .is_empty());
+    store
+        .note_seat_released(ann, home, "Home", 3_700, 180)
+        .await
+        .unwrap();
+    store
+        .note_seat_released(ann, friday, "Friday game", 86_400, 0)
+        .await
+        .unwrap();
+    // Bob has none of Ann's.
+    assert!(store
+        .take_seat_release_notices(bob)
+        .await
+        .unwrap()
+        .is_empty());
+    let told = store.take_seat_release_notices(ann).await.unwrap();
+    assert_eq!(
+        told.iter()
+            .map(|n| (n.table_id, n.table_name.as_str(), n.away_secs, n.amount))
+            .collect::<Vec<_>>(),
+        vec![
+            (home, "Home", 3_700, 180),
+            (friday, "Friday game", 86_400, 0)
+        ]
+    );
+    assert!(told[0].created_at <= told[1].created_at);
+    // Told once.
+    assert!(store
+        .take_seat_release_notices(ann)
+        .await
+        .unwrap()
+        .is_empty());
+}
