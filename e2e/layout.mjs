@@ -30,6 +30,8 @@ const SIZES = [
   { name: "tablet", width: 768, height: 1024 },
   { name: "laptop", width: 1366, height: 768 },
   { name: "desktop", width: 1920, height: 1080 },
+  // A phone on its side: short, and narrow enough to be a phone.
+  { name: "landscape", width: 640, height: 360 },
 ];
 /** Tiling is offered where tiles fit: the two desktop sizes (the page shows tabs below). */
 const TILE_SIZES = SIZES.filter((s) => s.width >= 1000);
@@ -179,7 +181,7 @@ async function answer(frame) {
 
 /** The player's turns at `table` in `frame`, measured and answered, until `enough(seen)`
  * says so (`seen`: the turns measured and the most cards held at one). */
-async function playTurns(page, frame, table, sizes, label, enough, timeout = 90000) {
+async function playTurns(page, frame, table, sizes, label, enough, timeout = 90000, midTurn = null) {
   const seen = { turns: 0, most: 0, kinds: new Set() };
   const end = Date.now() + timeout;
   while (!enough(seen)) {
@@ -188,6 +190,12 @@ async function playTurns(page, frame, table, sizes, label, enough, timeout = 900
     const d = await decision(frame, table);
     if (!d) { await frame.waitForTimeout(100); continue; }
     await measure(page, frame, sizes, `${label} ${d.kind} with ${d.cards} cards`);
+    // Something above the felt grows during the turn (the host opens the tools): measured
+    // again as it is then.
+    if (midTurn && seen.turns === 0) {
+      await midTurn(frame);
+      await measure(page, frame, sizes, `${label}-tools-opened ${d.kind} with ${d.cards} cards`);
+    }
     seen.turns++; seen.most = Math.max(seen.most, d.cards); seen.kinds.add(d.kind);
     await answer(frame);
     await frame.waitForFunction(([id, was]) => { const T = window.pokerd.tables.get(id); return !T || !T.decide || T.decide.id !== was; }, [table, d.id]).catch(async (e) => {
@@ -311,7 +319,12 @@ try {
     await ann.click("#host-requests li button.primary");
     await ben.waitForSelector(".seat.me", { timeout: 20000 });
     await ann.click("#host-pause");
-    const hostTurns = playTurns(ann, ann, table, SIZES, `host-${family}`, (s) => s.turns >= 1, 120000);
+    // The first game's host opens the host tools in the middle of a turn; the next
+    // games' hosts find them open.
+    const openTools = family === "holdem" ? async (p) => {
+      if (!(await p.locator("#host-tools[open]").count())) await p.click("#host-tools summary");
+    } : null;
+    const hostTurns = playTurns(ann, ann, table, SIZES, `host-${family}`, (s) => s.turns >= 1, 120000, openTools);
     const friendTurns = playTurns(ben, ben, table, SIZES, `friend-${family}`, (s) => s.turns >= 1, 120000);
     await Promise.all([hostTurns, friendTurns]);
     // The hand in play finishes by itself (the game ends between hands).

@@ -85,6 +85,16 @@ const frame = frames(redraw);
 const redrawNow = () => frame.now();
 // A window resized (a phone turned, a window dragged): the table drawn for its new size.
 window.addEventListener("resize", () => frame.request());
+// What is above the felt changing size (seat requests arriving, the host's tools opened,
+// the tabs wrapping) fits the felt again at the next frame, and a turn in progress is
+// brought back into view if it went under the action bar.
+if ("ResizeObserver" in window) {
+  const above = new ResizeObserver(() => frame.request());
+  for (const id of ["#topbar", "#tabs", "#notices", ".table-head", "#private-bar", "#host-panel"]) {
+    const e = document.querySelector(id);
+    if (e) above.observe(e);
+  }
+}
 
 /**
  * Feeds one message to the reducer, runs what it asks for, and asks for a drawing at the

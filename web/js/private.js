@@ -108,8 +108,10 @@ export function inviteGame(info) {
 }
 
 /** The table sizes offered for a game: heads-up, six, and a full ring of up to nine. */
-export function seatChoices(game) {
-  return [2, 6, Math.min(9, game.maxSeats)];
+export function seatChoices(game, rotation = []) {
+  // A dealer's choice table seats no more than its most restrictive game deals (H3).
+  const most = Math.min(game.maxSeats, ...rotation.map((g) => g.maxSeats));
+  return [2, 6, Math.min(9, most)];
 }
 
 /** The stakes offered: the big blind (or a stud game's small bet). */
@@ -231,7 +233,15 @@ function fillStakes() {
     label.append(input, " " + g.label);
     return label;
   }));
-  const seats = seatChoices(game);
+  fillSeats();
+}
+
+/** The seats offered: what the game, and every game ticked for its rotation, can deal. */
+function fillSeats() {
+  const game = GAMES.find((g) => g.key === chosen("private-game")) || GAMES[0];
+  const rotation = [...document.querySelectorAll("#private-rotation input:checked")]
+    .map((i) => GAMES.find((g) => g.key === i.value)).filter(Boolean);
+  const seats = seatChoices(game, game.blinds ? rotation : []);
   const wasSeats = parseInt(chosen("private-seats"), 10);
   const keep = seats.includes(wasSeats) ? wasSeats : wasSeats > 6 ? seats[2] : 6;
   radios($("#private-seats"), "private-seats", seats.map((n) => ({ value: n, label: n + " seats" })), keep);
@@ -575,6 +585,7 @@ export function wirePrivate(state, h) {
   hooks = h;
   $("#private-open").addEventListener("click", openCreate);
   $("#private-games").addEventListener("change", fillStakes);
+  $("#private-rotation").addEventListener("change", fillSeats);
   $("#private-create").addEventListener("click", create);
   $("#private-cancel").addEventListener("click", () => $("#private-dialog").close());
   $("#join-form").addEventListener("submit", join);

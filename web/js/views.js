@@ -190,14 +190,17 @@ let revealed = "";
 /**
  * On the player's turn, brings the own seat into view above the action bar when the
  * window is too short to show the whole table (a phone with many tabs, a small tile):
- * once per decision and window size (a phone turned), so a player who scrolls away
- * meanwhile is not pulled back.
+ * once per decision and layout (a phone turned, bars above the felt grown), so a player
+ * who scrolls away meanwhile is not pulled back.
  */
 export function revealTurn(S, doc = document) {
   const T = S.view === "table" ? S.tables.get(S.current) : null;
   const d = T && T.decide;
   const win = doc.defaultView;
-  const key = d ? [T.id, d.id, win.innerWidth, win.innerHeight].join("/") : "";
+  // The bars above the felt growing mid-turn (seat requests, the host's tools) move the
+  // felt: that is a new layout to reveal the turn in, as a new window size is.
+  const top = doc.documentElement.style.getPropertyValue("--felt-top");
+  const key = d ? [T.id, d.id, win.innerWidth, win.innerHeight, top].join("/") : "";
   if (!d || revealed === key) return;
   const seat = doc.querySelector(".seat.me");
   const bar = doc.querySelector("#actions");

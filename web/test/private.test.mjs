@@ -65,6 +65,9 @@ test("a game is offered no more seats than one deck deals it", () => {
   const game = (key) => GAMES.find((g) => g.key === key);
   assert.deepEqual(seatChoices(game("nlhe")), [2, 6, 9]);
   assert.deepEqual(seatChoices(game("stud")), [2, 6, 7]);
+  // Dealer's choice: no more seats than its most restrictive game deals (H3).
+  assert.deepEqual(seatChoices(game("nlhe"), [game("plo"), game("triple_draw")]), [2, 6, 8]);
+  assert.deepEqual(seatChoices(game("nlhe"), [game("plo")]), [2, 6, 9]);
   assert.deepEqual(seatChoices(game("razz")), [2, 6, 7]);
   assert.deepEqual(seatChoices(game("triple_draw")), [2, 6, 8]);
 });

@@ -74,6 +74,16 @@ pub struct RotationView {
     pub hands_left: Option<u32>,
 }
 
+/// The table's game that deals the fewest players from one deck (its own, or one of its
+/// rotation's, the first of them when several deal as few): the one a refusal names.
+pub(super) fn fewest_players_game(rules: &TableRules) -> crate::game::Game {
+    [rules.game]
+        .into_iter()
+        .chain(rules.dealers_choice.iter().map(|g| g.game))
+        .min_by_key(|g| g.max_players())
+        .unwrap_or(rules.game)
+}
+
 /// The most players every game of the table deals from one deck.
 pub(super) fn max_players(rules: &TableRules) -> usize {
     rules

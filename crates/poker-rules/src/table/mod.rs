@@ -394,7 +394,7 @@ impl<P: Clone + PartialEq> Table<P> {
         if (2..=10).contains(&seats) && seats > max {
             return Err(TableError::InvalidRules(format!(
                 "{} deals at most {max} players from one deck: a table of {seats} seats would stall",
-                game_words(rules.game)
+                game_words(house::fewest_players_game(&rules))
             )));
         }
         Table::reopen(rules)
@@ -519,7 +519,7 @@ impl<P: Clone + PartialEq> Table<P> {
         let seated = self.seats.iter().flatten().count();
         if seated.saturating_add(more) > self.max_players() {
             return Err(TableError::GameFull {
-                game: self.rules.game,
+                game: house::fewest_players_game(&self.rules),
                 max: self.max_players(),
             });
         }

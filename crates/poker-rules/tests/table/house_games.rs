@@ -522,3 +522,18 @@ fn h3_a_rotation_is_checked_and_its_place_survives_a_save() {
     let old: Table<String> = serde_json::from_value(old).unwrap();
     assert!(old.rotation_view().is_none());
 }
+
+#[test]
+fn h3_a_rotation_seats_no_more_than_its_most_restrictive_game_deals_and_says_which() {
+    // Hold'em deals ten; triple draw, in the rotation, eight: nine seats are refused,
+    // naming triple draw (not the table's first game).
+    let mut rules = rotation(vec![holdem(), triple_draw()]);
+    rules.seat_count = 9;
+    let refused = Table::<String>::new(rules.clone()).unwrap_err().to_string();
+    assert!(
+        refused.contains("2-7 triple draw deals at most 8 players"),
+        "{refused}"
+    );
+    rules.seat_count = 8;
+    assert!(Table::<String>::new(rules).is_ok());
+}
