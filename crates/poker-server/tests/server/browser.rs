@@ -14,6 +14,28 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Where the browser tests put their screenshots (`$SCREENSHOTS`, or
+/// `target/e2e-screenshots/`), made if missing.
+fn shots() -> PathBuf {
+    let shots = std::env::var("SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
+    std::fs::create_dir_all(&shots).unwrap();
+    shots
+}
+
+/// The room's books balance in `/admin/audit`'s answer: wallets, stacks and rake are what
+/// was deposited less what was withdrawn.
+fn assert_books_balance(audit: &serde_json::Value) {
+    assert_eq!(
+        audit["wallets"].as_i64().unwrap()
+            + audit["stacks"].as_i64().unwrap()
+            + audit["rake"].as_i64().unwrap(),
+        audit["deposits"].as_i64().unwrap() - audit["withdrawals"].as_i64().unwrap(),
+        "the books balance: {audit}"
+    );
+}
+
 fn chromium() -> Option<String> {
     let path = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
     Path::new(&path).exists().then_some(path)
@@ -178,10 +200,7 @@ async fn a_home_game_plays_a_week_with_bomb_pots_dealers_choice_and_a_friend_bac
         ("POKER__ROOM__SEAT_KEEP_SECS", "86400"),
     ];
     let mut server = Server::start(&guard.url(), &play).await;
-    let shots = std::env::var("SCREENSHOTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
-    std::fs::create_dir_all(&shots).unwrap();
+    let shots = shots();
     let out = run_script(
         "home_week.mjs",
         &[
@@ -308,10 +327,7 @@ async fn every_game_family_with_three_players_and_a_spectator_in_chromium() {
     let sent =
         json!({ "name": "Heads-up", "rules": heads_up, "clock": clock, "rabbit_hunt": true });
     let hu = server.posted("/admin/tables", sent, 201).await;
-    let shots = std::env::var("SCREENSHOTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
-    std::fs::create_dir_all(&shots).unwrap();
+    let shots = shots();
     run_script(
         "games.mjs",
         &[
@@ -436,10 +452,7 @@ async fn a_newcomer_plays_a_hand_against_house_bots_from_a_fresh_start_in_chromi
     let mode = std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "the token file is its owner's only");
 
-    let shots = std::env::var("SCREENSHOTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
-    std::fs::create_dir_all(&shots).unwrap();
+    let shots = shots();
     run_script(
         "first_run.mjs",
         &[
@@ -477,13 +490,7 @@ async fn a_newcomer_plays_a_hand_against_house_bots_from_a_fresh_start_in_chromi
     let tables = get("/admin/tables").await;
     assert_eq!(tables.as_array().map(Vec::len), Some(4), "{tables}");
     let audit = get("/admin/audit").await;
-    assert_eq!(
-        audit["wallets"].as_i64().unwrap()
-            + audit["stacks"].as_i64().unwrap()
-            + audit["rake"].as_i64().unwrap(),
-        audit["deposits"].as_i64().unwrap() - audit["withdrawals"].as_i64().unwrap(),
-        "the books balance: {audit}"
-    );
+    assert_books_balance(&audit);
     again.stop();
 }
 
@@ -504,10 +511,7 @@ async fn own_cards_and_action_buttons_are_uncovered_on_every_turn_at_four_sizes_
         .expect("the admin token is saved")
         .trim()
         .to_string();
-    let shots = std::env::var("SCREENSHOTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
-    std::fs::create_dir_all(&shots).unwrap();
+    let shots = shots();
     run_script(
         "layout.mjs",
         &[
@@ -527,13 +531,7 @@ async fn own_cards_and_action_buttons_are_uncovered_on_every_turn_at_four_sizes_
         .json()
         .await
         .unwrap();
-    assert_eq!(
-        audit["wallets"].as_i64().unwrap()
-            + audit["stacks"].as_i64().unwrap()
-            + audit["rake"].as_i64().unwrap(),
-        audit["deposits"].as_i64().unwrap() - audit["withdrawals"].as_i64().unwrap(),
-        "the books balance: {audit}"
-    );
+    assert_books_balance(&audit);
     pokerd.stop();
 }
 
@@ -572,10 +570,7 @@ async fn the_operators_console_runs_the_room_through_the_page_in_chromium() {
         })
         .await;
     }
-    let shots = std::env::var("SCREENSHOTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
-    std::fs::create_dir_all(&shots).unwrap();
+    let shots = shots();
     run_script(
         "console.mjs",
         &[
@@ -606,10 +601,7 @@ async fn a_card_room_manager_runs_the_console_on_a_laptop_and_a_tablet_in_chromi
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
     let mut server = Server::start(&guard.url(), &[]).await;
     server.player("ann", 500).await;
-    let shots = std::env::var("SCREENSHOTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
-    std::fs::create_dir_all(&shots).unwrap();
+    let shots = shots();
     run_script(
         "console_manager.mjs",
         &[
@@ -667,10 +659,7 @@ async fn lobby_filters_stats_download_notes_theme_emoji_and_moving_chips_in_chro
         .await;
     }
     drop(clients);
-    let shots = std::env::var("SCREENSHOTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| repo().join("target/e2e-screenshots"));
-    std::fs::create_dir_all(&shots).unwrap();
+    let shots = shots();
     run_script(
         "features.mjs",
         &[
