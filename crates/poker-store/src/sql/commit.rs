@@ -129,11 +129,33 @@ pub(crate) struct HandEntry {
     pub reference: String,
 }
 
+/// The rake of one table's hands, added to that table's row of the house's account (a
+/// row of the JSON array SQLite's commit reads, by these names).
+///
+/// The house keeps one row per table, not one for the whole room: every node's commits
+/// would otherwise update the same row, and a node frozen between that update and its
+/// commit (SIGSTOP, a VM paused) would hold every other node's hands until it ran again.
+/// A table is committed by its one owner, so its row is never waited for by another
+/// table's hand. The ledger's account is `house:rake` for all of them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct RakeRow {
+    /// `rake:<table>`.
+    pub house_account_id: String,
+    /// The rake to add.
+    pub amount: i64,
+}
+
+/// The house account's row holding a table's rake.
+pub(crate) fn rake_row(table: TableId) -> String {
+    format!("rake:{table}")
+}
+
 /// The ledger rows of committed hands (one movement each: the seats' changes and the
-/// rake) and the total rake.
-pub(crate) fn hand_ledger(todo: &[&CompletedHand]) -> (Vec<HandEntry>, i64) {
+/// rake) and the rake per table, in the tables' order (rows are locked in one order on
+/// every node).
+pub(crate) fn hand_ledger(todo: &[&CompletedHand]) -> (Vec<HandEntry>, Vec<RakeRow>) {
     let mut entries = Vec::new();
-    let mut total_rake = 0i64;
+    let mut rake_by_table: std::collections::BTreeMap<String, i64> = Default::default();
     for h in todo {
         let movement = Uuid::new_v4().to_string();
         let mut push = |account: String, amount: i64| {
@@ -152,11 +174,18 @@ pub(crate) fn hand_ledger(todo: &[&CompletedHand]) -> (Vec<HandEntry>, i64) {
             }
         }
         if h.rake > 0 {
-            total_rake += h.rake as i64;
+            *rake_by_table.entry(rake_row(h.table_id)).or_default() += h.rake as i64;
             push("house:rake".to_string(), h.rake as i64);
         }
     }
-    (entries, total_rake)
+    let rake = rake_by_table
+        .into_iter()
+        .map(|(house_account_id, amount)| RakeRow {
+            house_account_id,
+            amount,
+        })
+        .collect();
+    (entries, rake)
 }
 
 /// One seat of a pending hand: the stack it must still hold, and will hold (a row of the
@@ -190,8 +219,8 @@ pub(crate) struct CommitPlan<'a> {
     pub seats: Vec<SeatChange>,
     /// One movement per hand: the seats' changes and the rake.
     pub ledger: Vec<HandEntry>,
-    /// The rake of all pending hands, for the house account.
-    pub rake: i64,
+    /// The rake of the pending hands, per table, for the house account.
+    pub rake: Vec<RakeRow>,
 }
 
 impl CommitPlan<'_> {
@@ -389,12 +418,16 @@ pub(crate) async fn commit_hands_pg(
     .bind(now)
     .execute(&mut *tx)
     .await?;
-    if plan.rake > 0 {
+    if !plan.rake.is_empty() {
+        let r_account: Vec<&str> = plan.rake.iter().map(|r| r.house_account_id.as_str()).collect();
+        let r_amount: Vec<i64> = plan.rake.iter().map(|r| r.amount).collect();
         sqlx::query(
-            "insert into house_account (house_account_id, balance, created_at) values ('rake', $1, $2) \
+            "insert into house_account (house_account_id, balance, created_at) \
+             select v.a, v.x, $3 from unnest($1::text[], $2::bigint[]) as v (a, x) \
              on conflict (house_account_id) do update set balance = house_account.balance + excluded.balance",
         )
-        .bind(plan.rake)
+        .bind(&r_account)
+        .bind(&r_amount)
         .bind(now)
         .execute(&mut *tx)
         .await?;
@@ -504,7 +537,14 @@ mod tests {
             hand(&[(80, 80), (90, 90)], 0),
         ];
         let plan = plan(&hands, &[]).unwrap().unwrap();
-        assert_eq!((plan.hands(), plan.fresh.len(), plan.rake), (2, 2, 3));
+        assert_eq!((plan.hands(), plan.fresh.len()), (2, 2));
+        assert_eq!(
+            plan.rake,
+            vec![RakeRow {
+                house_account_id: format!("rake:{}", hands[0].table_id),
+                amount: 3
+            }]
+        );
         let mut movements: std::collections::HashMap<&str, i64> = Default::default();
         for e in &plan.ledger {
             *movements.entry(&e.movement_id).or_default() += e.amount;

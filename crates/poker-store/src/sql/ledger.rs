@@ -432,8 +432,11 @@ impl SqlStore {
             sqlx::query_as("select house_account_id, balance from house_account")
                 .fetch_all(&mut *tx)
                 .await?;
+        // The house's rake is kept in a row per table (`rake:<table>`; `rake` before
+        // them), all of them the ledger's one account `house:rake`.
         for (a, balance) in house_rows {
-            balances.insert(format!("house:{a}"), balance);
+            let account = a.split(':').next().unwrap_or(&a);
+            *balances.entry(format!("house:{account}")).or_default() += balance;
         }
         for (account, total) in ledger {
             let total = total.unwrap_or(0);

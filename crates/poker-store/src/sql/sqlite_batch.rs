@@ -65,9 +65,11 @@ insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, re
  select value ->> '$.movement_id', value ->> '$.account', value ->> '$.poker_table_id', \
  'hand', value ->> '$.amount', value ->> '$.reference', $2 from json_each($1)";
 
-/// The rake, `$1`, added to the house's account at `$2`.
+/// The rake ([`super::commit::RakeRow`]s, each table's row of the house's account), at
+/// `$2`.
 const ADD_RAKE: &str = "\
-insert into house_account (house_account_id, balance, created_at) values ('rake', $1, $2) \
+insert into house_account (house_account_id, balance, created_at) \
+ select value ->> '$.house_account_id', value ->> '$.amount', $2 from json_each($1) where true \
  on conflict (house_account_id) do update set balance = house_account.balance + excluded.balance";
 
 /// A table's state, a row of [`SET_STATES`].
@@ -188,13 +190,7 @@ impl SqlStore {
         }
         write_rows(tx, INSERT_HAND_PLAYERS, &plan.seats, None).await?;
         write_rows(tx, INSERT_LEDGER, &plan.ledger, Some(now)).await?;
-        if plan.rake > 0 {
-            sqlx::query(ADD_RAKE)
-                .bind(plan.rake)
-                .bind(now)
-                .execute(&mut **tx)
-                .await?;
-        }
+        write_rows(tx, ADD_RAKE, &plan.rake, Some(now)).await?;
         Ok(plan.hands())
     }
 }

@@ -657,3 +657,66 @@ pub(crate) async fn awkward_text_and_many_tables_in_one_group_are_written_exactl
     assert_eq!(audit.rake, 2 * tables.len() as i64);
     audit_holds(store).await;
 }
+
+/// PostgreSQL (several nodes share it): a node frozen in the middle of committing one
+/// table's hand (SIGSTOP, a paused VM) holds the rows that commit wrote until it runs
+/// again; no other table's hand may wait for it. Simulated by an open transaction holding
+/// every row the first table's commit touched, the house's too: another table's hand,
+/// with rake, commits meanwhile. (The house's rake was one row for the whole room: every
+/// node's hands waited behind a frozen one, up to the freeze's length, which the cluster
+/// soak saw as an `act` answered after 2.9 s.)
+pub(crate) async fn a_node_frozen_mid_commit_holds_no_other_tables_hand(
+    store: &SqlStore,
+    url: &str,
+) {
+    let players = [
+        player(store, "frozen1", 1000).await,
+        player(store, "frozen2", 1000).await,
+        player(store, "running1", 1000).await,
+        player(store, "running2", 1000).await,
+    ];
+    let frozen = store.create_table("frozen", "{}").await.unwrap();
+    let running = store.create_table("running", "{}").await.unwrap();
+    for (i, &p) in players.iter().enumerate() {
+        let table = if i < 2 { frozen } else { running };
+        store.buy_in(table, (i % 2) as u32, p, 500, None, None).await.unwrap();
+    }
+    let first = hand(frozen, 1, &[(players[0], 0, 500, 520), (players[1], 1, 500, 477)], 3);
+    assert_eq!(store.commit_hands(&[first]).await.unwrap(), 1);
+
+    // The frozen node's transaction: every row its next commit of `frozen` would lock.
+    let raw = sqlx::PgPool::connect(url).await.expect("raw pool");
+    let mut frozen_tx = raw.begin().await.unwrap();
+    for sql in [
+        "select 1 from house_account for update",
+        "select 1 from seat where poker_table_id = $1 for update",
+        "select 1 from poker_table where poker_table_id = $1 for update",
+        "select 1 from hand where poker_table_id = $1 for update",
+    ] {
+        let query = sqlx::query(sql);
+        let query = if sql.contains("$1") {
+            query.bind(frozen.to_string())
+        } else {
+            query
+        };
+        query
+            .execute(&mut *frozen_tx)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+
+    let other = hand(running, 1, &[(players[2], 0, 500, 548), (players[3], 1, 500, 447)], 5);
+    let committed = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        store.commit_hands(std::slice::from_ref(&other)),
+    )
+    .await
+    .expect("another table's hand waited for the frozen node's transaction");
+    assert_eq!(committed.unwrap(), 1);
+    frozen_tx.rollback().await.unwrap();
+    raw.close().await;
+
+    let audit = store.audit().await.unwrap();
+    assert_eq!(audit.rake, 8, "{audit:?}");
+    audit_holds(store).await;
+}

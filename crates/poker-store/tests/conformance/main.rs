@@ -183,6 +183,17 @@ scenarios! {
     notes::seat_release_notices_are_kept_until_told_once_to_their_player;
 }
 
+/// Several nodes' commits (Postgres only: an embedded SQLite has one writer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_a_node_frozen_mid_commit_holds_no_other_tables_hand() {
+    let Some((db, store)) = on_postgres("a_node_frozen_mid_commit_holds_no_other_tables_hand").await
+    else {
+        return;
+    };
+    hands::a_node_frozen_mid_commit_holds_no_other_tables_hand(&store, &db.url).await;
+    store.close().await;
+}
+
 /// Several nodes' clocks (Postgres only: an embedded SQLite has one process's clock).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn postgres_lease_no_nodes_clock_decides_whether_a_lease_is_live() {
