@@ -106,6 +106,9 @@ pub struct Metrics {
     pub nats_connected: AtomicI64,
     /// Request/reply round trips to a table's owner on another node, through NATS.
     pub nats_round_trip: Histogram,
+    /// Other nodes up that speak another node-to-node format (another release): above 0
+    /// while a rolling upgrade is under way.
+    pub nodes_of_another_release: AtomicI64,
 }
 
 impl Default for Metrics {
@@ -129,6 +132,7 @@ impl Default for Metrics {
             lease_takeovers: AtomicU64::new(0),
             nats_connected: AtomicI64::new(1),
             nats_round_trip: Histogram::new(ROUND_TRIP),
+            nodes_of_another_release: AtomicI64::new(0),
         }
     }
 }
@@ -240,6 +244,18 @@ impl Metrics {
             "gauge",
             "Whether this node reaches NATS (1 on a single node, which needs none).",
             self.nats_connected.load(Ordering::Relaxed),
+        );
+        gauge(
+            "poker_wire_version",
+            "gauge",
+            "The node-to-node format this node speaks (its release's; docs/operations.md, Rolling upgrades).",
+            i64::from(crate::cluster::wire::WIRE_VERSION),
+        );
+        gauge(
+            "poker_nodes_of_another_release",
+            "gauge",
+            "Other nodes up that speak another node-to-node format: above 0 during a rolling upgrade.",
+            self.nodes_of_another_release.load(Ordering::Relaxed),
         );
         self.action_latency.render(
             &mut out,

@@ -32,7 +32,9 @@ impl Cluster {
         tokio::spawn(async move {
             while let Some(message) = alive.next().await {
                 if let Some(reply) = message.reply {
-                    let _ = nats.publish(reply, Bytes::new()).await;
+                    let _ = nats
+                        .publish_with_headers(reply, super::wire::headers(), Bytes::new())
+                        .await;
                 }
             }
         });
@@ -54,7 +56,7 @@ impl Cluster {
                         tracing::info!("NATS is back: every connection here subscribes again");
                         cluster.unsettle();
                         let _ = state.moved.send(Resubscribe::All);
-                        let _ = cluster.nats.publish(subjects::LOBBY_HELLO, Bytes::new()).await;
+                        let _ = cluster.nats.publish_with_headers(subjects::LOBBY_HELLO, super::wire::headers(), Bytes::new()).await;
                     }
                     Some(message) = lobby.next() => {
                         let Some(state) = weak.upgrade() else { return };
@@ -86,9 +88,10 @@ impl Cluster {
                         let _ = state.moved.send(Resubscribe::Table(table));
                     }
                     Some(message) = nodes.next() => {
-                        let Ok(NodeHeard { node, up }) = serde_json::from_slice(&message.payload) else {
+                        let Ok(NodeHeard { node, up, wire }) = serde_json::from_slice(&message.payload) else {
                             continue;
                         };
+                        cluster.heard_wire(&node, up, wire);
                         let mut peers = lock(&cluster.peers);
                         if up && node != cluster.node {
                             peers.insert(node, tokio::time::Instant::now());
@@ -103,7 +106,7 @@ impl Cluster {
         self.answer_session_ends(state).await?;
         // The others' tables, for this node's lobby.
         self.nats
-            .publish(subjects::LOBBY_HELLO, Bytes::new())
+            .publish_with_headers(subjects::LOBBY_HELLO, super::wire::headers(), Bytes::new())
             .await?;
         Ok(())
     }
@@ -130,7 +133,9 @@ impl Cluster {
                 tokio::spawn(async move {
                     state.sessions.end_here(&told.end).await;
                     if let Some(reply) = message.reply {
-                        let _ = nats.publish(reply, Bytes::new()).await;
+                        let _ = nats
+                            .publish_with_headers(reply, super::wire::headers(), Bytes::new())
+                            .await;
                     }
                 });
             }
@@ -161,7 +166,12 @@ impl Cluster {
         };
         if let Err(e) = self
             .nats
-            .publish_with_reply(subjects::SESSION_ENDED, inbox, subjects::json(&told))
+            .publish_with_reply_and_headers(
+                subjects::SESSION_ENDED,
+                inbox,
+                super::wire::headers(),
+                subjects::json(&told),
+            )
             .await
         {
             tracing::warn!("cannot tell the other nodes that sessions ended: {e}");
@@ -181,6 +191,36 @@ impl Cluster {
         }
     }
 
+    /// Notes the format version a node speaks (its heartbeat says it): a node of another
+    /// release is logged when first heard, and counted on `/metrics` while it is up, so an
+    /// operator sees a rolling upgrade's progress.
+    fn heard_wire(&self, node: &str, up: bool, wire: u32) {
+        if node == self.node {
+            return;
+        }
+        let mut wires = lock(&self.peer_wires);
+        let before = wires.get(node).copied();
+        if up {
+            wires.insert(node.to_string(), wire);
+        } else {
+            wires.remove(node);
+        }
+        if up && before != Some(wire) && wire != super::wire::WIRE_VERSION {
+            tracing::info!(
+                "node {node} speaks the node-to-node format {wire}, this one {}: nodes of two \
+                 releases run side by side (a rolling upgrade)",
+                super::wire::WIRE_VERSION
+            );
+        }
+        let other = wires
+            .values()
+            .filter(|w| **w != super::wire::WIRE_VERSION)
+            .count();
+        self.metrics
+            .nodes_of_another_release
+            .store(other as i64, std::sync::atomic::Ordering::Relaxed);
+    }
+
     async fn tell_lobby(&self, summary: &TableSummary) {
         let change = LobbyChange {
             node: self.node.clone(),
@@ -188,7 +228,11 @@ impl Cluster {
         };
         let _ = self
             .nats
-            .publish(subjects::LOBBY, subjects::json(&change))
+            .publish_with_headers(
+                subjects::LOBBY,
+                super::wire::headers(),
+                subjects::json(&change),
+            )
             .await;
     }
 }

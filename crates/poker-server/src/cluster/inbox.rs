@@ -108,7 +108,7 @@ impl Cluster {
             let _ = subscriber.unsubscribe().await;
             let _ = cluster
                 .nats
-                .publish(subjects::gone(&inbox), Bytes::new())
+                .publish_with_headers(subjects::gone(&inbox), super::wire::headers(), Bytes::new())
                 .await;
         });
         Ok(subject)
@@ -278,13 +278,14 @@ impl Cluster {
                 tokio::select! {
                     batch = rx.recv() => {
                         let Some(batch) = batch else { break };
-                        if nats.publish(inbox.clone(), encode(batch)).await.is_err() {
+                        if nats.publish_with_headers(inbox.clone(), super::wire::headers(), encode(batch)).await.is_err() {
                             break;
                         }
                     }
                     _ = &mut gone => break,
                     _ = alive.tick() => {
                         let ping = async_nats::Request::new()
+                .headers(super::wire::headers())
                             .payload(Bytes::new())
                             .timeout(Some(Duration::from_secs(5)));
                         let answer = nats.send_request(subjects::alive(&node), ping).await;
@@ -307,7 +308,7 @@ impl Cluster {
 
 /// A batch as one NATS message: per frame, 1 if it is the subscriber's own, its length
 /// (4 bytes, little-endian) and its JSON text.
-fn encode(batch: Batch) -> Bytes {
+pub(super) fn encode(batch: Batch) -> Bytes {
     let mut out = BytesMut::new();
     for frame in batch {
         let (own, text): (u8, Bytes) = match frame {
@@ -326,8 +327,16 @@ fn encode(batch: Batch) -> Bytes {
     out.freeze()
 }
 
+/// Whether a frame this release cannot read is a message all the same: a JSON object with
+/// a `type` (what every server message is), which a later release may have added to or
+/// changed.
+fn later_release_frame(text: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(text)
+        .is_ok_and(|m| m.get("type").is_some_and(|t| t.is_string()))
+}
+
 /// The batch again; shared frames stay shared (no copy).
-fn decode(mut payload: Bytes) -> Option<Batch> {
+pub(super) fn decode(mut payload: Bytes) -> Option<Batch> {
     let mut batch = Vec::new();
     while !payload.is_empty() {
         if payload.len() < 5 {
@@ -340,10 +349,18 @@ fn decode(mut payload: Bytes) -> Option<Batch> {
         }
         let text = payload.slice(5..5 + len);
         payload = payload.slice(5 + len..);
-        batch.push(if own {
-            Out::own(serde_json::from_slice::<ServerMsg>(&text).ok()?)
-        } else {
-            Out::Shared(Utf8Bytes::try_from(text).ok()?)
+        batch.push(match own {
+            true => match serde_json::from_slice::<ServerMsg>(&text) {
+                Ok(msg) => Out::own(msg),
+                // A message of a later release this one cannot read (the owner runs the
+                // newer release during a rolling upgrade): made for this connection
+                // already, it goes to the client as it came.
+                Err(_) if later_release_frame(&text) => {
+                    Out::Shared(Utf8Bytes::try_from(text).ok()?)
+                }
+                Err(_) => return None,
+            },
+            false => Out::Shared(Utf8Bytes::try_from(text).ok()?),
         });
     }
     Some(batch)
@@ -366,6 +383,21 @@ mod tests {
         assert!(matches!(&back[0], Out::Own(m) if **m == ServerMsg::Pong));
         assert!(matches!(&back[1], Out::Shared(t) if t.as_str() == r#"{"type":"pong"}"#));
         assert!(decode(Bytes::from_static(&[1, 9, 0, 0, 0, b'{'])).is_none());
+    }
+
+    #[test]
+    fn a_frame_of_a_later_release_goes_to_the_client_as_it_came_and_a_broken_one_drops_the_batch() {
+        let later = br#"{"type":"a_later_release_message","table_id":"x","seats":[1]}"#;
+        let mut payload = vec![1u8];
+        payload.extend_from_slice(&(later.len() as u32).to_le_bytes());
+        payload.extend_from_slice(later);
+        let back = decode(Bytes::from(payload)).unwrap();
+        assert!(matches!(&back[..], [Out::Shared(t)] if t.as_str().as_bytes() == later));
+        let broken = br#"["not", "a message"]"#;
+        let mut payload = vec![1u8];
+        payload.extend_from_slice(&(broken.len() as u32).to_le_bytes());
+        payload.extend_from_slice(broken);
+        assert!(decode(Bytes::from(payload)).is_none());
     }
 
     #[test]

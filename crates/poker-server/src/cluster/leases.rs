@@ -227,6 +227,7 @@ impl Cluster {
             return false;
         }
         let ping = async_nats::Request::new()
+            .headers(super::wire::headers())
             .payload(Bytes::new())
             .timeout(Some(self.heartbeat));
         self.nats
@@ -273,10 +274,15 @@ impl Cluster {
         let heard = NodeHeard {
             node: self.node.clone(),
             up,
+            wire: super::wire::WIRE_VERSION,
         };
         let _ = self
             .nats
-            .publish(subjects::NODE, subjects::json(&heard))
+            .publish_with_headers(
+                subjects::NODE,
+                super::wire::headers(),
+                subjects::json(&heard),
+            )
             .await;
     }
 

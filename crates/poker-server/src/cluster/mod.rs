@@ -20,6 +20,9 @@
 //!   node says so on `<inbox>.gone` and the owner stops sending.
 //! - `gossip`: lobby changes, nodes heard, tables moved, and sessions that ended (a logout,
 //!   a staff action), which each node answers once its connections of them have stopped.
+//! - `wire`: the format's version every message carries, so that two releases run side by
+//!   side while a new one is rolled across the cluster; `compat` (tests) reads the previous
+//!   release's payloads.
 //!
 //! Without `cluster.nats_url` none of this runs: one process owns every table.
 
@@ -31,11 +34,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
 
+#[cfg(test)]
+mod compat;
 mod gossip;
 mod inbox;
 mod leases;
 mod rpc;
 mod subjects;
+pub(crate) mod wire;
 
 /// This node's part of the cluster.
 pub struct Cluster {
@@ -49,6 +55,8 @@ pub struct Cluster {
     /// The other nodes heard on `pokerd.node`, and when: a node that holds no lease yet
     /// (it just started) counts in the fair share as soon as it is heard.
     peers: Mutex<HashMap<String, tokio::time::Instant>>,
+    /// The format version each node up speaks ([`wire`]).
+    peer_wires: Mutex<HashMap<String, u32>>,
     /// The lapsed leases of live nodes, and since when this node has seen each lapsed:
     /// their owner gets a lease's lifetime to renew them before another node takes them.
     lapsed: Mutex<HashMap<TableId, tokio::time::Instant>>,
@@ -196,6 +204,7 @@ impl Cluster {
             heartbeat,
             inboxes: Mutex::new(Vec::new()),
             peers: Mutex::new(HashMap::new()),
+            peer_wires: Mutex::new(HashMap::new()),
             lapsed: Mutex::new(HashMap::new()),
             settling: Mutex::new(tokio::time::Instant::now()),
             connected,

@@ -71,6 +71,7 @@ impl Cluster {
         let mut unheard = 0;
         loop {
             let ask = async_nats::Request::new()
+                .headers(super::wire::headers())
                 .payload(payload.clone())
                 .timeout(Some(patience));
             let sent = tokio::time::Instant::now();
@@ -127,7 +128,11 @@ impl Cluster {
         };
         let _ = self
             .nats
-            .publish(subjects::MOVED, subjects::json(&moved))
+            .publish_with_headers(
+                subjects::MOVED,
+                super::wire::headers(),
+                subjects::json(&moved),
+            )
             .await;
         Ok(())
     }
@@ -154,10 +159,35 @@ async fn serve_table(
         tokio::spawn(async move {
             let answer = match serde_json::from_slice::<Envelope>(&message.payload) {
                 Ok(envelope) => answer(&state, &cluster, table, &queues, envelope).await,
-                Err(e) => Err(Refusal::Internal(format!("an unreadable request: {e}"))),
+                Err(e) => Err(unreadable(
+                    super::wire::version_of(message.headers.as_ref()),
+                    &e,
+                )),
             };
-            let _ = cluster.nats.publish(reply, subjects::json(&answer)).await;
+            let _ = cluster
+                .nats
+                .publish_with_headers(reply, super::wire::headers(), subjects::json(&answer))
+                .await;
         });
+    }
+}
+
+/// The refusal of a request this node cannot read: from a node of a later release (a
+/// request this release does not know: the client is told to try again once the upgrade
+/// is done), or broken.
+fn unreadable(wire: u32, e: &serde_json::Error) -> Refusal {
+    if wire > super::wire::WIRE_VERSION {
+        tracing::info!(
+            "a request of the node-to-node format {wire} that this node cannot read: {e}"
+        );
+        Refusal::Internal(format!(
+            "this table's server runs an older release (format {}, the request's {wire}) \
+             that cannot do this: try again once the upgrade is done",
+            super::wire::WIRE_VERSION
+        ))
+    } else {
+        tracing::error!("an unreadable request (format {wire}): {e}");
+        Refusal::Internal(format!("an unreadable request: {e}"))
     }
 }
 

@@ -83,6 +83,9 @@ pub(super) struct NodeHeard {
     pub(super) node: String,
     /// Up (every heartbeat) or leaving.
     pub(super) up: bool,
+    /// The node's format version ([`super::wire`]; absent from the release before: 1).
+    #[serde(default = "super::wire::previous")]
+    pub(super) wire: u32,
 }
 
 /// What goes on [`SESSION_ENDED`].

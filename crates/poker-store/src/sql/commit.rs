@@ -419,7 +419,11 @@ pub(crate) async fn commit_hands_pg(
     .execute(&mut *tx)
     .await?;
     if !plan.rake.is_empty() {
-        let r_account: Vec<&str> = plan.rake.iter().map(|r| r.house_account_id.as_str()).collect();
+        let r_account: Vec<&str> = plan
+            .rake
+            .iter()
+            .map(|r| r.house_account_id.as_str())
+            .collect();
         let r_amount: Vec<i64> = plan.rake.iter().map(|r| r.amount).collect();
         sqlx::query(
             "insert into house_account (house_account_id, balance, created_at) \

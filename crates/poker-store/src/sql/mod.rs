@@ -69,6 +69,23 @@ pub(crate) static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator =
 pub(crate) static SQLITE_MIGRATIONS: sqlx::migrate::Migrator =
     sqlx::migrate!("../../migrations/sqlite");
 
+/// The migrations, run so that a node starts on a database a later release has migrated
+/// already (its migrations unknown here are let be): during a rolling upgrade the first
+/// node of the new release migrates, and a node of this release that restarts meanwhile,
+/// or a roll taken back, must still start. What makes that safe is the rule every
+/// release's migrations keep (docs/operations.md, Rolling upgrades): they only add (tables,
+/// nullable or defaulted columns, indexes), so this release's queries still work on the
+/// later schema; a removal waits one release. Migrations known here are still checked
+/// (an edited one is refused).
+pub(crate) fn tolerant(migrations: &sqlx::migrate::Migrator) -> sqlx::migrate::Migrator {
+    let mut migrator = sqlx::migrate::Migrator {
+        migrations: migrations.migrations.clone(),
+        ..sqlx::migrate::Migrator::DEFAULT
+    };
+    migrator.set_ignore_missing(true);
+    migrator
+}
+
 /// A statement whose text differs between the backends: both texts are literals, fixed
 /// at compile time. Most statements need no such pair: their one text runs on both (see
 /// docs/persistence.md, Queries on both backends).
@@ -245,8 +262,8 @@ impl SqlStore {
             }
         };
         match backend {
-            Backend::Postgres => POSTGRES_MIGRATIONS.run(&pool).await?,
-            Backend::Sqlite => SQLITE_MIGRATIONS.run(&pool).await?,
+            Backend::Postgres => tolerant(&POSTGRES_MIGRATIONS).run(&pool).await?,
+            Backend::Sqlite => tolerant(&SQLITE_MIGRATIONS).run(&pool).await?,
         }
         fill_name_keys(&pool).await?;
         let read = match backend {

@@ -679,9 +679,17 @@ pub(crate) async fn a_node_frozen_mid_commit_holds_no_other_tables_hand(
     let running = store.create_table("running", "{}").await.unwrap();
     for (i, &p) in players.iter().enumerate() {
         let table = if i < 2 { frozen } else { running };
-        store.buy_in(table, (i % 2) as u32, p, 500, None, None).await.unwrap();
+        store
+            .buy_in(table, (i % 2) as u32, p, 500, None, None)
+            .await
+            .unwrap();
     }
-    let first = hand(frozen, 1, &[(players[0], 0, 500, 520), (players[1], 1, 500, 477)], 3);
+    let first = hand(
+        frozen,
+        1,
+        &[(players[0], 0, 500, 520), (players[1], 1, 500, 477)],
+        3,
+    );
     assert_eq!(store.commit_hands(&[first]).await.unwrap(), 1);
 
     // The frozen node's transaction: every row its next commit of `frozen` would lock.
@@ -705,7 +713,12 @@ pub(crate) async fn a_node_frozen_mid_commit_holds_no_other_tables_hand(
             .unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
 
-    let other = hand(running, 1, &[(players[2], 0, 500, 548), (players[3], 1, 500, 447)], 5);
+    let other = hand(
+        running,
+        1,
+        &[(players[2], 0, 500, 548), (players[3], 1, 500, 447)],
+        5,
+    );
     let committed = tokio::time::timeout(
         std::time::Duration::from_secs(10),
         store.commit_hands(std::slice::from_ref(&other)),

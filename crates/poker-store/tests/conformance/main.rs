@@ -186,7 +186,8 @@ scenarios! {
 /// Several nodes' commits (Postgres only: an embedded SQLite has one writer).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn postgres_a_node_frozen_mid_commit_holds_no_other_tables_hand() {
-    let Some((db, store)) = on_postgres("a_node_frozen_mid_commit_holds_no_other_tables_hand").await
+    let Some((db, store)) =
+        on_postgres("a_node_frozen_mid_commit_holds_no_other_tables_hand").await
     else {
         return;
     };
