@@ -36,6 +36,7 @@ mod pokerdf;
 mod pokerkit;
 mod private_games;
 mod replay_cli;
+mod rolling_upgrade;
 mod schemathesis;
 mod seat_keeping;
 mod show_hand;
