@@ -29,9 +29,9 @@ const SLOW_HAND: Duration = Duration::from_secs(3);
 const QUICK: usize = 0;
 const SLOW: usize = 3;
 
-/// Starts a node with the default lease and heartbeat and this test's grace.
-async fn node(name: &'static str, url: &str, nats_url: &str) -> Node {
-    let grace = GRACE_MS.to_string();
+/// Starts a node with the default lease and heartbeat and a grace of `grace_ms`.
+async fn node(name: &'static str, url: &str, nats_url: &str, grace_ms: u64) -> Node {
+    let grace = grace_ms.to_string();
     let settings = [("POKER__SERVER__SHUTDOWN_GRACE_MS", grace.as_str())];
     pokerd_with(
         name,
@@ -70,7 +70,7 @@ async fn failover_sigterm_hands_a_nodes_tables_to_the_others_between_hands_and_e
     let (_nats, nats_url) = nats().await;
     let mut nodes = Vec::new();
     for name in NODES {
-        nodes.push(node(name, &url, &nats_url).await);
+        nodes.push(node(name, &url, &nats_url, GRACE_MS).await);
     }
     let up_at = Instant::now();
     eprintln!("{:?}: three nodes up", started.elapsed());
@@ -371,6 +371,186 @@ async fn failover_sigterm_hands_a_nodes_tables_to_the_others_between_hands_and_e
         .await;
     assert!(answered, "every connection answers a ping at the end");
     game.everyone_leaves(&store, &table_ids, deposited).await;
+    store.close().await;
+    for node in nodes.iter_mut() {
+        node.proc.kill();
+    }
+    eprintln!("{:?}: done", started.elapsed());
+}
+
+/// n1 owns a table whose players, on n2, leave a decision unanswered past n1's grace
+/// period (1 s here) after SIGTERM. At the grace the hand is cut: n1 stops the table,
+/// writing nothing, and releases its lease, so n2 takes the table at once (as released,
+/// not as a lapsed lease: no takeover counted, long before the 10 s lease would have run
+/// out) and voids that hand, stacks as it began. Play goes on at n2, nothing of the void
+/// hand reaches a player after, n1 exits with status 0, and every chip is accounted for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failover_sigterm_cuts_a_hand_still_running_after_the_grace_period_and_the_next_owner_voids_it_at_once(
+) {
+    const SHORT_GRACE_MS: u64 = 1000;
+    let started = Instant::now();
+    nats_server_binary();
+    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+        return;
+    };
+    let url = guard.url();
+    let (_nats, nats_url) = nats().await;
+    let mut nodes = vec![
+        node(NODES[0], &url, &nats_url, SHORT_GRACE_MS).await,
+        node(NODES[1], &url, &nats_url, SHORT_GRACE_MS).await,
+    ];
+    let up_at = Instant::now();
+    let clock = json!({ "action_ms": 10000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
+    let plan = ["ann", "amy", "abe"];
+    for name in plan {
+        nodes[1].server.player(name, DEPOSIT).await;
+    }
+    let deposited = (DEPOSIT * plan.len() as u64) as i64;
+    let id = nodes[0].server.table_with(nl_rules(), clock).await;
+    let table_a: poker_store::TableId = id.parse().unwrap();
+    let tables = vec![Table {
+        tid: tid(&id),
+        id,
+        owner: 0,
+        ended: BTreeSet::new(),
+        latest: 0,
+        mode: Mode::Play,
+        raised_in: None,
+        held_by: None,
+    }];
+    let store = SqlStore::connect(&url).await.unwrap();
+    await_lobbies(&nodes, &tables).await;
+    let mut game = Game::new(tables);
+    for (seat, name) in plan.iter().enumerate() {
+        game.join(&nodes[1], 1, name, 0, seat as u32).await;
+    }
+    let a = 0;
+    let settled = Duration::from_millis(3 * DEFAULT_HEARTBEAT_MS);
+    let played = game
+        .drive(Duration::from_secs(30), |g| {
+            g.tables[a].ended.len() >= 2 && up_at.elapsed() >= settled
+        })
+        .await;
+    assert!(played, "2 hands at n1's table: {}", game.state());
+
+    // A decision waits, and keeps waiting past n1's grace.
+    game.tables[a].mode = Mode::Hold;
+    let held = game
+        .drive(Duration::from_secs(15), |g| g.tables[a].held_by.is_some())
+        .await;
+    assert!(held, "a decision waits: {}", game.state());
+    // Everyone reads what the hand sent so far (nothing more comes while it waits).
+    game.drive(Duration::from_millis(300), |_| false).await;
+    let cut = game.tables[a].latest;
+    let before = leases(&store).await[&table_a].clone();
+    assert_eq!(before.0, "n1", "n1 owns the table");
+    terminate(&nodes[0].proc);
+    let term_at = Instant::now();
+    // Nobody answers the cut hand's decision; the next owner's are answered.
+    game.owner_lost(a, term_at);
+    game.void_up_to = Some(cut);
+    eprintln!("{:?}: SIGTERM to n1 in hand {cut}", started.elapsed());
+
+    // n1 exits; every player gets the table's snapshot from n2; two hands end there.
+    let mut exit = None;
+    let deadline = term_at + Duration::from_secs(20);
+    loop {
+        if exit.is_none() {
+            exit = nodes[0]
+                .proc
+                .exited()
+                .map(|status| (status, term_at.elapsed()));
+        }
+        let resynced = game.players.iter().all(|p| !p.snapshots.is_empty());
+        if exit.is_some() && resynced && game.ended_after(a, cut) >= 2 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "within 20 s of SIGTERM: n1 exits ({exit:?}), every player gets a snapshot from \
+             n2 and 2 hands end there: {}; n1's last lines:\n{}",
+            game.state(),
+            nodes[0].proc.tail()
+        );
+        game.drive(Duration::from_millis(20), |_| false).await;
+    }
+    let (status, exited_after) = exit.unwrap();
+    assert!(
+        status.success(),
+        "n1 exits with status 0 after cutting a hand, not {status}; its last lines:\n{}",
+        nodes[0].proc.tail()
+    );
+    let snapshots: Vec<Duration> = game
+        .players
+        .iter()
+        .map(|p| p.snapshots[0].0 - term_at)
+        .collect();
+    eprintln!(
+        "n1 exited {exited_after:?} after SIGTERM (grace {SHORT_GRACE_MS} ms); snapshots from \
+         n2 {snapshots:?} after SIGTERM"
+    );
+    for p in &game.players {
+        for (_, hand) in &p.snapshots {
+            assert!(
+                hand.is_none_or(|n| n > cut),
+                "{}: a snapshot from n2 shows hand {hand:?}, but hand {cut} is void",
+                p.client.name
+            );
+        }
+    }
+
+    // n2 took the released lease (no takeover of a held lease) and voided the cut hand;
+    // the first hand after it began with the stacks the cut one began with.
+    let after = leases(&store).await[&table_a].clone();
+    assert!(
+        after.0 == "n2" && after.1 > before.1,
+        "n2 holds the table under a higher token: {after:?}"
+    );
+    let n2 = super::scraped(&nodes[1].server).await;
+    assert_eq!(
+        n2["poker_lease_takeovers_total"], 0.0,
+        "n1 released the lease: n2 took it over from nobody"
+    );
+    assert_eq!(
+        n2["poker_hands_voided_total"], 1.0,
+        "n2 voided the cut hand"
+    );
+    let rows = hand_rows(&store, table_a).await;
+    for (n, row) in &rows {
+        assert_eq!(
+            row.contains("Void"),
+            *n == cut,
+            "hand {cut}, cut at n1's grace, is void and no other: hand {n}: {row}"
+        );
+    }
+    let hands = store.table_hands(table_a, 100, 0).await.unwrap();
+    let record = |h: &poker_store::HandRow| h.record.clone().expect("a complete hand's record");
+    let last = hands
+        .iter()
+        .filter(|h| h.number < cut && h.status == "complete")
+        .max_by_key(|h| h.number)
+        .map(record)
+        .expect("a hand completed before the cut one");
+    let next = hands
+        .iter()
+        .filter(|h| h.number > cut && h.status == "complete")
+        .min_by_key(|h| h.number)
+        .map(record)
+        .expect("a hand completed after the cut one");
+    assert_eq!(
+        by_seat(&next.seats, &next.starting_stacks),
+        by_seat(&last.seats, &last.finishing_stacks),
+        "the first hand at n2 began with the stacks the cut hand began with"
+    );
+    assert!(
+        game.stale.is_empty(),
+        "players were sent messages of the void hand {cut}: {:#?}",
+        game.stale
+    );
+    assert_conserved(&store.audit().await.unwrap(), deposited);
+
+    // Everyone leaves; every chip is in a wallet or the rake.
+    game.everyone_leaves(&store, &[table_a], deposited).await;
     store.close().await;
     for node in nodes.iter_mut() {
         node.proc.kill();
