@@ -214,20 +214,24 @@ pub async fn run(
     let server_config = state.config.server.clone();
     // On shutdown: no new hands; hands in progress finish within the grace period (the
     // clock keeps them moving, players still connected); then every connection is told
-    // to close, so serving ends without waiting for clients to hang up.
+    // to close, so serving ends without waiting for clients to hang up. Among several
+    // nodes, each table goes to the others as soon as its own hand has ended (the
+    // connections here follow it there), and the connections close once all have gone.
     let grace = Duration::from_millis(state.config.server.shutdown_grace_ms);
     let shutdown = async move {
         shutdown.await;
-        let tables = state.tables.handles();
-        let drained = futures_util::future::join_all(tables.iter().map(|(_, t)| t.drain()));
-        if tokio::time::timeout(grace, drained).await.is_err() {
+        let all_finished = match &state.cluster {
+            Some(cluster) => cluster.leave(&state, grace).await == 0,
+            None => {
+                let tables = state.tables.handles();
+                let drained = futures_util::future::join_all(tables.iter().map(|(_, t)| t.drain()));
+                tokio::time::timeout(grace, drained).await.is_ok()
+            }
+        };
+        if !all_finished {
             tracing::info!("hands still running after the grace period are void");
         }
         let _ = shutdown_tx.send(true);
-        // The other nodes take this one's tables at once.
-        if let Some(cluster) = &state.cluster {
-            cluster.release_all(&state).await;
-        }
     };
     connections::serve(
         listener,

@@ -47,6 +47,15 @@ struct Held {
     shedding: bool,
 }
 
+/// How a table was handed over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandedOver {
+    /// Between two hands: its hand in progress finished and committed first.
+    Drained,
+    /// Its hand was still running at the deadline: cut, for the next owner to void.
+    Cut,
+}
+
 /// What letting a table go hands back: its actor's handle and its lease token.
 pub struct LetGo {
     /// The actor (still running: the caller stops it as the case needs).
@@ -315,26 +324,46 @@ impl Registry {
 
     /// Hands a table over, as on shutdown or over a fair share: the hand in progress
     /// finishes and no new one is dealt (drain), the actor stops, then its lease is
-    /// released, so the next owner finds no hand to void. Nothing if it was let go
+    /// released, so the next owner finds no hand to void. A hand still running at
+    /// `deadline` (a shutdown's grace period) is cut instead: the actor stops writing
+    /// nothing and the lease is released all the same, so the next owner takes the table
+    /// at once and voids that hand (stacks as it began). `None` if the table was let go
     /// meanwhile (or `token` is no longer its lease).
-    pub async fn hand_over(&self, state: &AppState, table: TableId, node: &str, token: u64) {
+    pub async fn hand_over(
+        &self,
+        state: &AppState,
+        table: TableId,
+        node: &str,
+        token: u64,
+        deadline: Option<Instant>,
+    ) -> Option<HandedOver> {
         let began = Instant::now();
-        let Some(handle) = self.get(table) else {
-            return;
-        };
+        let handle = self.get(table)?;
         // The lease is renewed meanwhile, however long the hand takes.
-        handle.drain().await;
-        let Some(gone) = self.let_go(table, Some(token)) else {
-            return;
+        let how = match deadline {
+            None => {
+                handle.drain().await;
+                HandedOver::Drained
+            }
+            Some(deadline) => match tokio::time::timeout_at(deadline, handle.drain()).await {
+                Ok(()) => HandedOver::Drained,
+                Err(_) => HandedOver::Cut,
+            },
         };
+        let gone = self.let_go(table, Some(token))?;
         stop(&gone.handle).await;
         match state.store.release_lease(table, node, token).await {
             Ok(()) => tracing::info!(
-                "table {table}: handed over after {} ms draining",
-                began.elapsed().as_millis()
+                "table {table}: handed over after {} ms draining{}",
+                began.elapsed().as_millis(),
+                match how {
+                    HandedOver::Drained => "",
+                    HandedOver::Cut => "; its hand still running is cut (the next owner voids it)",
+                }
             ),
             Err(e) => tracing::warn!("table {table}: cannot release its lease: {e}"),
         }
+        Some(how)
     }
 
     /// Forgets a table closed here (its actor has cashed everyone out and stopped),

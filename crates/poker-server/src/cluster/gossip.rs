@@ -1,7 +1,8 @@
-//! What the nodes tell each other besides requests: lobby changes, which nodes are up,
-//! which tables moved, NATS coming back, and sessions that ended.
+//! What the nodes tell each other besides requests: lobby changes, which nodes are up or
+//! leaving, which tables were let go and which moved, NATS coming back, and sessions that
+//! ended.
 
-use super::subjects::{self, LobbyChange, Moved, NodeHeard, SessionEnded};
+use super::subjects::{self, LobbyChange, Moved, NodeHeard, Released, SessionEnded};
 use super::{lock, Cluster};
 use crate::sessions::{SessionEnd, ACK_WAIT};
 use crate::{AppState, Resubscribe};
@@ -25,6 +26,7 @@ impl Cluster {
         let mut hello = self.nats.subscribe(subjects::LOBBY_HELLO).await?;
         let mut moved = self.nats.subscribe(subjects::MOVED).await?;
         let mut nodes = self.nats.subscribe(subjects::NODE).await?;
+        let mut released = self.nats.subscribe(subjects::RELEASED).await?;
         let mut alive = self.nats.subscribe(subjects::alive(&self.node)).await?;
         // Answered on its own, never behind the lobby: the heartbeat's own check of NATS
         // waits for it.
@@ -91,12 +93,27 @@ impl Cluster {
                         let Ok(NodeHeard { node, up, wire }) = serde_json::from_slice(&message.payload) else {
                             continue;
                         };
+                        if node == cluster.node {
+                            continue;
+                        }
                         cluster.heard_wire(&node, up, wire);
                         let mut peers = lock(&cluster.peers);
-                        if up && node != cluster.node {
+                        let mut departing = lock(&cluster.departing);
+                        if up {
+                            departing.remove(&node);
                             peers.insert(node, tokio::time::Instant::now());
                         } else {
                             peers.remove(&node);
+                            departing.insert(node);
+                        }
+                    }
+                    Some(message) = released.next() => {
+                        let Ok(Released { node, table }) = serde_json::from_slice(&message.payload) else {
+                            continue;
+                        };
+                        if node != cluster.node {
+                            tracing::info!("table {table}: let go by {node}; taking a share now");
+                            cluster.nudge.notify_one();
                         }
                     }
                     else => return,

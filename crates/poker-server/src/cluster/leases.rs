@@ -1,6 +1,8 @@
 //! Leases and placement: every heartbeat a node renews its leases (a table whose lease
 //! passed on stops here at once), hands a table over when it holds more than its fair share,
-//! and takes free tables up to its share.
+//! and takes free tables up to its share. A table let go between hands (handed over, or by a
+//! node leaving on shutdown) is said on `pokerd.released`, and the others take it at once
+//! instead of at their next heartbeat; a node leaving no longer counts in their shares.
 //!
 //! An outage shorter than the lease changes no owner. A node cut off from NATS renews
 //! nothing (nobody could reach its tables, so they must be free to move), and the database
@@ -11,8 +13,9 @@
 //! back (it first hears who is up), and a lapsed lease of a node still heard on NATS only
 //! once that node has had a lease's lifetime to renew it.
 
-use super::subjects::{self, NodeHeard};
+use super::subjects::{self, NodeHeard, Released};
 use super::{lock, Cluster};
+use crate::registry::HandedOver;
 use crate::AppState;
 use bytes::Bytes;
 use poker_store::{Lease, TableId};
@@ -34,7 +37,11 @@ impl Cluster {
         let mut tick = tokio::time::interval(self.heartbeat);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            tick.tick().await;
+            // Every heartbeat, and at once when another node let a table go.
+            tokio::select! {
+                _ = tick.tick() => {}
+                () = self.nudge.notified() => {}
+            }
             let Some(state) = state.upgrade() else { return };
             if *state.shutting_down.borrow() {
                 return;
@@ -57,7 +64,7 @@ impl Cluster {
             self.unsettle();
             return Ok(());
         }
-        self.announce(true).await;
+        self.announce().await;
         // Each question to the database waits a heartbeat at most: while it is out, the
         // heartbeat goes on announcing this node (or the others would think it dead and
         // take its tables the moment the database is back), and a renewal that went
@@ -68,6 +75,10 @@ impl Cluster {
             .is_err()
         {
             tracing::warn!("cannot renew this node's leases: the database does not answer");
+            return Ok(());
+        }
+        // Leaving, this node only renews what it still holds, until all of it is handed over.
+        if self.leaving.load(Ordering::SeqCst) {
             return Ok(());
         }
         // A fair share: the open tables over the live nodes, this one included: those
@@ -186,6 +197,10 @@ impl Cluster {
         table: TableId,
         takeover: bool,
     ) -> anyhow::Result<bool> {
+        // Leaving, this node takes nothing: the others will.
+        if self.leaving.load(Ordering::SeqCst) {
+            return Ok(false);
+        }
         let Some(token) = state
             .tables
             .take_over(
@@ -237,7 +252,8 @@ impl Cluster {
     }
 
     /// The live nodes, by name: those holding a live lease, those heard within a lease's
-    /// lifetime, and this one.
+    /// lifetime, and this one; not those heard leaving (their tables are the others' to
+    /// take as they come free).
     fn live_nodes(&self, leases: &[Lease]) -> Vec<String> {
         let lifetime = Duration::from_millis(self.lease_ms);
         let mut peers = lock(&self.peers);
@@ -251,6 +267,10 @@ impl Cluster {
             .collect();
         nodes.sort_unstable();
         nodes.dedup();
+        // A node leaving is forgotten once it holds nothing: it is then counted nowhere.
+        let mut departing = lock(&self.departing);
+        departing.retain(|node| leases.iter().any(|l| l.live && l.node == *node));
+        nodes.retain(|node| !departing.contains(node));
         nodes
     }
 
@@ -265,15 +285,25 @@ impl Cluster {
             "table {table}: {mine} tables here, over a fair share of {share}; handing it over"
         );
         let state = state.clone();
-        let node = self.node.clone();
-        tokio::spawn(async move { state.tables.hand_over(&state, table, &node, token).await });
+        let cluster = self.clone();
+        tokio::spawn(async move {
+            let handed = state
+                .tables
+                .hand_over(&state, table, &cluster.node, token, None)
+                .await;
+            if handed.is_some() {
+                cluster.released(table).await;
+            }
+        });
     }
 
-    /// Tells the other nodes this one is up (every heartbeat), or leaving.
-    pub(super) async fn announce(&self, up: bool) {
+    /// Tells the other nodes whether this one is up (every heartbeat) or leaving (from
+    /// the moment its shutdown begins); in order, whatever task says it.
+    pub(super) async fn announce(&self) {
+        let _in_order = self.announcing.lock().await;
         let heard = NodeHeard {
             node: self.node.clone(),
-            up,
+            up: !self.leaving.load(Ordering::SeqCst),
             wire: super::wire::WIRE_VERSION,
         };
         let _ = self
@@ -286,15 +316,52 @@ impl Cluster {
             .await;
     }
 
-    /// Lets go of every table on shutdown (after their hands finished), so the other
-    /// nodes take them at once.
-    pub async fn release_all(&self, state: &AppState) {
-        self.announce(false).await;
-        for (table, token) in state.tables.leases() {
-            state
-                .tables
-                .hand_over(state, table, &self.node, token)
-                .await;
+    /// Tells the other nodes this one let a table go: they take it now.
+    async fn released(&self, table: TableId) {
+        let released = Released {
+            node: self.node.clone(),
+            table,
+        };
+        let _ = self
+            .nats
+            .publish_with_headers(
+                subjects::RELEASED,
+                super::wire::headers(),
+                subjects::json(&released),
+            )
+            .await;
+    }
+
+    /// Leaves the cluster on shutdown: says so (the others stop counting this node in
+    /// their fair shares), takes nothing more, and hands each table over as soon as its
+    /// own hand has ended, all at once: released, the others take it at once. A hand still
+    /// running after `grace` is cut (the next owner voids it). Returns how many were cut.
+    pub async fn leave(self: &Arc<Cluster>, state: &AppState, grace: Duration) -> usize {
+        self.leaving.store(true, Ordering::SeqCst);
+        self.announce().await;
+        let deadline = Instant::now() + grace;
+        let mut cut = 0;
+        // Again while any is left: a table taken here just before the leaving began.
+        loop {
+            let held = state.tables.leases();
+            if held.is_empty() {
+                return cut;
+            }
+            let handed = held.into_iter().map(|(table, token)| async move {
+                let how = state
+                    .tables
+                    .hand_over(state, table, &self.node, token, Some(deadline))
+                    .await;
+                if how.is_some() {
+                    self.released(table).await;
+                }
+                how
+            });
+            cut += futures_util::future::join_all(handed)
+                .await
+                .into_iter()
+                .filter(|how| *how == Some(HandedOver::Cut))
+                .count();
         }
     }
 }

@@ -11,7 +11,9 @@
 //!   shorter than the lease changes no owner and voids nothing. Every finished hand carries
 //!   its lease's token and the store refuses it once the lease has passed on, so a stale
 //!   owner never commits a hand. A node over its fair share hands a table over between two
-//!   hands (drained, then released).
+//!   hands (drained, then released), and a node shutting down hands over every table so,
+//!   each as soon as its own hand ends; the others hear a table released and take it at
+//!   once.
 //! - `rpc`: any node accepts any player; a request for a table another node owns goes to it
 //!   on `pokerd.table.<id>` and is answered there, within about a heartbeat (else the
 //!   client hears `table_moving`).
@@ -28,11 +30,11 @@
 
 use crate::table::TableHandle;
 use poker_store::TableId;
-use std::collections::HashMap;
-use std::sync::atomic::Ordering;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 
 #[cfg(test)]
 mod compat;
@@ -57,6 +59,18 @@ pub struct Cluster {
     peers: Mutex<HashMap<String, tokio::time::Instant>>,
     /// The format version each node up speaks ([`wire`]).
     peer_wires: Mutex<HashMap<String, u32>>,
+    /// The other nodes heard leaving (shutting down): not counted in the fair share, though
+    /// they still hold the tables whose hands are ending, so the others take those as they
+    /// come free. A node heard up again (started anew under its name) counts again.
+    departing: Mutex<HashSet<String>>,
+    /// This node is leaving (shutting down): it takes nothing, says so every heartbeat,
+    /// and renews only the leases of the tables it has yet to hand over.
+    leaving: AtomicBool,
+    /// Keeps this node's announcements in the order they are made (a heartbeat's "up"
+    /// never follows the "leaving" of a shutdown).
+    announcing: tokio::sync::Mutex<()>,
+    /// Runs the next heartbeat at once: another node let a table go.
+    nudge: Notify,
     /// The lapsed leases of live nodes, and since when this node has seen each lapsed:
     /// their owner gets a lease's lifetime to renew them before another node takes them.
     lapsed: Mutex<HashMap<TableId, tokio::time::Instant>>,
@@ -205,6 +219,10 @@ impl Cluster {
             inboxes: Mutex::new(Vec::new()),
             peers: Mutex::new(HashMap::new()),
             peer_wires: Mutex::new(HashMap::new()),
+            departing: Mutex::new(HashSet::new()),
+            leaving: AtomicBool::new(false),
+            announcing: tokio::sync::Mutex::new(()),
+            nudge: Notify::new(),
             lapsed: Mutex::new(HashMap::new()),
             settling: Mutex::new(tokio::time::Instant::now()),
             connected,

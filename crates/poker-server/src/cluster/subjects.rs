@@ -45,6 +45,8 @@ pub(super) const LOBBY_HELLO: &str = "pokerd.lobby.hello";
 pub(super) const MOVED: &str = "pokerd.moved";
 /// Each node says it is up every heartbeat, and that it leaves ([`NodeHeard`]).
 pub(super) const NODE: &str = "pokerd.node";
+/// A node let a table go between hands ([`Released`]): the others take it at once.
+pub(super) const RELEASED: &str = "pokerd.released";
 /// Sessions that ended ([`SessionEnded`]); each node answers once its connections of
 /// them have stopped.
 pub(super) const SESSION_ENDED: &str = "pokerd.session.ended";
@@ -86,6 +88,15 @@ pub(super) struct NodeHeard {
     /// The node's format version ([`super::wire`]; absent from the release before: 1).
     #[serde(default = "super::wire::previous")]
     pub(super) wire: u32,
+}
+
+/// What goes on [`RELEASED`].
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct Released {
+    /// The node that let it go.
+    pub(super) node: String,
+    /// The table.
+    pub(super) table: TableId,
 }
 
 /// What goes on [`SESSION_ENDED`].

@@ -9,6 +9,7 @@ use crate::common;
 mod harness;
 mod rebalance;
 mod remote;
+mod sigterm;
 
 use common::cluster::Stopped;
 use common::nats::{nats, nats_server_binary, nats_with_token};

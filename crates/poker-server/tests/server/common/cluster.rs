@@ -1,6 +1,6 @@
 //! `pokerd` nodes of a cluster as child processes (tests/server/failover.rs, tests/server/soak.rs): each
 //! started on a free port with the cluster's settings, its warnings kept, and a process
-//! that can be frozen with SIGSTOP and woken again.
+//! that can be frozen with SIGSTOP and woken again, or stopped with SIGTERM.
 
 use super::nats::Proc;
 use super::Server;
@@ -106,6 +106,13 @@ pub async fn pokerd_with(
         server,
         warnings,
     }
+}
+
+/// Sends SIGTERM, as an operator (or systemd, or Kubernetes) stops a node: it shuts down
+/// cleanly, in its own time.
+pub fn terminate(proc: &Proc) {
+    let pid = proc.child.as_ref().expect("the process runs").id();
+    Stopped::signal(pid, "-TERM");
 }
 
 /// A process stopped with SIGSTOP: sent SIGCONT when dropped, so a failing test never

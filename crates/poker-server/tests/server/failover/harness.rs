@@ -131,7 +131,31 @@ pub(super) struct Player {
     pub(super) watched: bool,
     /// Snapshots of its table since the kill: when, and the hand in progress in them.
     pub(super) snapshots: Vec<(Instant, Option<u64>)>,
+    /// Each hand it saw end, and when.
+    pub(super) hands_ended: Vec<(u64, Instant)>,
+    /// When its connection closed, on a node being stopped (`Game::stopping`), until it
+    /// connects again.
+    pub(super) closed: Option<Instant>,
     pub(super) pongs: usize,
+}
+
+impl Player {
+    /// A player just seated at table `table` through a connection to node `node`.
+    fn seated(client: Client, token: String, table: usize, node: usize) -> Player {
+        Player {
+            client,
+            token,
+            table,
+            node,
+            moved: false,
+            awaiting_snapshot: None,
+            watched: false,
+            snapshots: Vec::new(),
+            hands_ended: Vec::new(),
+            closed: None,
+            pongs: 0,
+        }
+    }
 }
 
 /// The players of every table, driven together.
@@ -151,6 +175,9 @@ pub(super) struct Game {
     /// it reaching a player is noted in `stale`.
     pub(super) void_up_to: Option<u64>,
     pub(super) stale: Vec<String>,
+    /// A node being stopped (SIGTERM): its connections may close, each close noted in its
+    /// player's `closed`; a close elsewhere fails the test.
+    pub(super) stopping: Option<usize>,
 }
 
 impl Game {
@@ -165,6 +192,7 @@ impl Game {
             leaving: false,
             void_up_to: None,
             stale: Vec::new(),
+            stopping: None,
         }
     }
 
@@ -270,6 +298,9 @@ impl Game {
     /// One round: every player answers what it was asked and reads one message.
     pub(super) async fn step(&mut self) {
         for i in 0..self.players.len() {
+            if self.players[i].closed.is_some() {
+                continue;
+            }
             if let Some((id, legal)) = self.players[i].client.last_decide {
                 self.answer(i, id, legal).await;
             }
@@ -294,6 +325,10 @@ impl Game {
                 .await
             {
                 Received::Quiet => continue,
+                Received::Closed if self.stopping == Some(self.players[i].node) => {
+                    self.players[i].closed = Some(Instant::now());
+                    continue;
+                }
                 Received::Closed => panic!(
                     "{}: the connection closed, but that node is alive{}",
                     self.name(i),
@@ -329,6 +364,9 @@ impl Game {
                 table.latest = table.latest.max(hand_number);
                 if matches!(event, Event::HandEnded { .. }) {
                     table.ended.insert(hand_number);
+                    self.players[i]
+                        .hands_ended
+                        .push((hand_number, Instant::now()));
                 }
             }
             ServerMsg::Snapshot { table, hand, .. } => {
@@ -490,17 +528,7 @@ pub(super) async fn seat_everyone(
         client.send(&sit(&tables[table].id, seat, BUY_IN)).await;
         let bought = client.done("sit").await.0;
         assert_eq!(bought, BUY_IN, "{name} bought in through {}", NODES[node]);
-        players.push(Player {
-            client,
-            token,
-            table,
-            node,
-            moved: false,
-            awaiting_snapshot: None,
-            watched: false,
-            snapshots: Vec::new(),
-            pongs: 0,
-        });
+        players.push(Player::seated(client, token, table, node));
     }
     players
 }
@@ -594,17 +622,7 @@ impl Game {
                 Received::Closed => panic!("{name}: the connection closed while sitting down"),
             }
         }
-        self.players.push(Player {
-            client,
-            token,
-            table: t,
-            node: n,
-            moved: false,
-            awaiting_snapshot: None,
-            watched: false,
-            snapshots: Vec::new(),
-            pongs: 0,
-        });
+        self.players.push(Player::seated(client, token, t, n));
         refused
     }
 }
