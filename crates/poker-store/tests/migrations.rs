@@ -25,14 +25,37 @@ fn last_released() -> (String, u64) {
 /// What a migration may not do while the previous release still runs on the database: each
 /// breaks a query of that release (a table or column it reads gone or renamed, a column it
 /// writes without now required, a type it binds changed).
-const REMOVALS: [(&str, &str); 7] = [
+///
+/// A keyword check, not a parser: it also refuses what only narrows what the previous
+/// release may write (a unique index, a constraint, a trigger) and data rewritten in place
+/// (an update or delete); a migration that must do one of these waits a release. What no
+/// schema check sees, a change of what rows mean (the rake's rows per table), is told in
+/// the release's notes (docs/operations.md).
+const REMOVALS: [(&str, &str); 15] = [
     ("drop table", "drops a table"),
     ("drop column", "drops a column"),
+    ("drop index", "drops an index"),
+    ("drop default", "drops a default"),
     ("rename", "renames"),
     (" type ", "changes a column's type"),
     ("set not null", "makes a column required"),
     ("drop view", "drops a view"),
     ("truncate", "empties a table"),
+    (
+        "create unique index",
+        "adds a uniqueness the previous release may break",
+    ),
+    (
+        "add constraint",
+        "adds a constraint the previous release may break",
+    ),
+    ("check (", "adds a check the previous release may break"),
+    (
+        "create trigger",
+        "adds a trigger the previous release does not expect",
+    ),
+    ("update ", "rewrites rows"),
+    ("delete from", "deletes rows"),
 ];
 
 /// Whether an `add column` requires a value the previous release does not write.
@@ -40,6 +63,73 @@ fn adds_a_required_column(statement: &str) -> bool {
     statement.contains("add column")
         && statement.contains("not null")
         && !statement.contains("default")
+}
+
+/// What in a migration's text may break a query of the previous release, one line each.
+fn removals(text: &str) -> Vec<String> {
+    let text = text.to_lowercase();
+    let mut found = Vec::new();
+    let code: String = text
+        .lines()
+        .map(|l| l.split("--").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let statements: Vec<String> = code
+        .split(';')
+        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    // Tables this release makes: the previous release never writes them, so what
+    // narrows them (a unique index, a check) is no removal.
+    let made: Vec<String> = statements
+        .iter()
+        .filter_map(|s| s.strip_prefix("create table "))
+        .map(|rest| {
+            rest.trim_start_matches("if not exists ")
+                .split([' ', '('])
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    for statement in statements {
+        let on_a_new_table = made.iter().any(|t| {
+            statement.starts_with(&format!("create table {t}"))
+                || statement.starts_with(&format!("create table if not exists {t}"))
+                || statement.ends_with(&format!(" on {t}"))
+                || statement.contains(&format!(" on {t} "))
+                || statement.contains(&format!(" on {t}("))
+        });
+        for (word, what) in REMOVALS {
+            // `create type`, `alter type ... add value` add; ` type ` in a create
+            // table's column list is a column named so: only alter column counts.
+            if word == " type " && !statement.contains("alter column") {
+                continue;
+            }
+            if on_a_new_table
+                && [
+                    "create unique index",
+                    "add constraint",
+                    "check (",
+                    "create trigger",
+                ]
+                .contains(&word)
+            {
+                continue;
+            }
+            // Data rewritten is a statement of its own (`on update cascade` is not one).
+            let rewrites = ["update ", "delete from"].contains(&word);
+            if (rewrites && statement.starts_with(word)) || (!rewrites && statement.contains(word))
+            {
+                found.push(format!("{what}: `{statement}`"));
+            }
+        }
+        if adds_a_required_column(&statement) {
+            found.push(format!(
+                "adds a required column with no default: `{statement}`"
+            ));
+        }
+    }
+    found
 }
 
 #[test]
@@ -56,29 +146,9 @@ fn migrations_since_the_last_release_only_add() {
                 continue;
             }
             newer.push(format!("{backend}/{name}"));
-            let text = std::fs::read_to_string(&path).unwrap().to_lowercase();
-            let code: String = text
-                .lines()
-                .map(|l| l.split("--").next().unwrap_or(""))
-                .collect::<Vec<_>>()
-                .join("\n");
-            for statement in code.split(';') {
-                let statement = statement.split_whitespace().collect::<Vec<_>>().join(" ");
-                for (word, what) in REMOVALS {
-                    // `create type`, `alter type ... add value` add; ` type ` in a create
-                    // table's column list is a column named so: only alter column counts.
-                    if word == " type " && !statement.contains("alter column") {
-                        continue;
-                    }
-                    if statement.contains(word) {
-                        problems.push(format!("{backend}/{name}: {what}: `{statement}`"));
-                    }
-                }
-                if adds_a_required_column(&statement) {
-                    problems.push(format!(
-                        "{backend}/{name}: adds a required column with no default: `{statement}`"
-                    ));
-                }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for problem in removals(&text) {
+                problems.push(format!("{backend}/{name}: {problem}"));
             }
         }
     }
@@ -93,12 +163,27 @@ fn migrations_since_the_last_release_only_add() {
 
 #[test]
 fn the_check_of_removals_finds_each_kind() {
+    // What narrows a table the release makes is no removal; the same on an old one is.
+    assert!(removals(
+        "create table notice (id text primary key, n bigint check (n >= 0));\n\
+         create unique index notice_by_n on notice (n);"
+    )
+    .is_empty());
+    assert_eq!(
+        removals("alter table seat add constraint s check (stack >= 0); -- drop table x\n").len(),
+        2,
+        "a constraint and a check on an old table; comments are not read"
+    );
     for bad in [
         "alter table hand drop column phh",
         "drop table player_note",
         "alter table seat rename column stack to chips",
         "alter table hand alter column rake type numeric",
         "alter table wallet alter column balance set not null",
+        "create unique index hand_by_number on hand (poker_table_id, number)",
+        "alter table seat add constraint stack_positive check (stack >= 0)",
+        "update hand set status = 'void' where status = 'started'",
+        "delete from session where expires_at < 0",
     ] {
         assert!(
             REMOVALS

@@ -215,23 +215,36 @@ impl Cluster {
         if node == self.node {
             return;
         }
+        {
+            let mut wires = lock(&self.peer_wires);
+            let before = wires.get(node).map(|(w, _)| *w);
+            if up {
+                wires.insert(node.to_string(), (wire, tokio::time::Instant::now()));
+            } else {
+                wires.remove(node);
+            }
+            if up && before != Some(wire) && wire != super::wire::WIRE_VERSION {
+                tracing::info!(
+                    "node {node} speaks the node-to-node format {wire}, this one {}: nodes of \
+                     two releases run side by side (a rolling upgrade)",
+                    super::wire::WIRE_VERSION
+                );
+            }
+        }
+        self.count_other_releases();
+    }
+
+    /// Counts, on `/metrics`, the nodes of another release heard within a lease's
+    /// lifetime: one that stopped without saying so (killed, or a release that says it
+    /// leaves once) is no longer counted once that long has passed. Run on every heartbeat
+    /// heard and on this node's own.
+    pub(super) fn count_other_releases(&self) {
+        let lifetime = Duration::from_millis(self.lease_ms);
         let mut wires = lock(&self.peer_wires);
-        let before = wires.get(node).copied();
-        if up {
-            wires.insert(node.to_string(), wire);
-        } else {
-            wires.remove(node);
-        }
-        if up && before != Some(wire) && wire != super::wire::WIRE_VERSION {
-            tracing::info!(
-                "node {node} speaks the node-to-node format {wire}, this one {}: nodes of two \
-                 releases run side by side (a rolling upgrade)",
-                super::wire::WIRE_VERSION
-            );
-        }
+        wires.retain(|_, (_, heard)| heard.elapsed() <= lifetime);
         let other = wires
             .values()
-            .filter(|w| **w != super::wire::WIRE_VERSION)
+            .filter(|(w, _)| *w != super::wire::WIRE_VERSION)
             .count();
         self.metrics
             .nodes_of_another_release

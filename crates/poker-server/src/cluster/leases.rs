@@ -65,6 +65,7 @@ impl Cluster {
             return Ok(());
         }
         self.announce().await;
+        self.count_other_releases();
         // Each question to the database waits a heartbeat at most: while it is out, the
         // heartbeat goes on announcing this node (or the others would think it dead and
         // take its tables the moment the database is back), and a renewal that went

@@ -57,8 +57,8 @@ pub struct Cluster {
     /// The other nodes heard on `pokerd.node`, and when: a node that holds no lease yet
     /// (it just started) counts in the fair share as soon as it is heard.
     peers: Mutex<HashMap<String, tokio::time::Instant>>,
-    /// The format version each node up speaks ([`wire`]).
-    peer_wires: Mutex<HashMap<String, u32>>,
+    /// The format version each node up speaks ([`wire`]), and when it was last heard.
+    peer_wires: Mutex<HashMap<String, (u32, tokio::time::Instant)>>,
     /// The other nodes heard leaving (shutting down): not counted in the fair share, though
     /// they still hold the tables whose hands are ending, so the others take those as they
     /// come free. A node heard up again (started anew under its name) counts again.

@@ -225,3 +225,22 @@ async fn answer(
     }
     handle.request(request, queue).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_this_node_cannot_read_is_refused_naming_both_formats_when_it_is_of_a_later_release(
+    ) {
+        let later = br#"{"request":{"AReleaseLaterRequest":{"player":"x"}},"inbox":null}"#;
+        let e = serde_json::from_slice::<Envelope>(later).unwrap_err();
+        let later_text = unreadable(super::super::wire::WIRE_VERSION + 1, &e).to_string();
+        assert!(later_text.contains("older release"), "{later_text}");
+        assert!(later_text.contains(&format!("format {}", super::super::wire::WIRE_VERSION)));
+        assert!(later_text.contains("try again once the upgrade is done"));
+        let broken = unreadable(super::super::wire::WIRE_VERSION, &e).to_string();
+        assert!(broken.starts_with("an unreadable request"), "{broken}");
+        assert!(!broken.contains("older release"));
+    }
+}

@@ -137,11 +137,33 @@ async fn rolling_upgrade_a_node_of_this_release_serves_a_player_of_a_previous_re
     let server = &node.server;
     let old_player = server.player("oldann", DEPOSIT).await;
     server.player("newbob", DEPOSIT).await;
+    // The old node: it hears the new node's lobby changes, moves and heartbeats from
+    // before the table is made.
+    let old = async_nats::connect(&nats_url).await.unwrap();
+    let mut gossip = Vec::new();
+    for subject in ["pokerd.lobby", "pokerd.moved", "pokerd.node"] {
+        let mut messages = old.subscribe(subject).await.unwrap();
+        // The first few from the new node (a lobby changes at every hand: the rest are
+        // not kept).
+        let heard: Arc<std::sync::Mutex<Vec<Value>>> = Default::default();
+        let listening = {
+            let heard = heard.clone();
+            tokio::spawn(async move {
+                while let Some(message) = messages.next().await {
+                    let value: Value = serde_json::from_slice(&message.payload).unwrap();
+                    let mut heard = heard.lock().unwrap();
+                    if value["node"] != OLD_NODE && heard.len() < 5 {
+                        heard.push(value);
+                    }
+                }
+            })
+        };
+        gossip.push((subject, heard, listening));
+    }
     let clock = json!({ "action_ms": 20000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
     let table = server.table_with(nl_rules(), clock).await;
 
-    // The old node: its heartbeat (no version, no header) and its liveness answers.
-    let old = async_nats::connect(&nats_url).await.unwrap();
+    // Its heartbeat (no version, no header) and its liveness answers.
     let stop = Arc::new(AtomicBool::new(false));
     let heartbeat = {
         let (old, stop) = (old.clone(), stop.clone());
@@ -300,7 +322,36 @@ async fn rolling_upgrade_a_node_of_this_release_serves_a_player_of_a_previous_re
     // The old node's player leaves with the previous release's leave.
     let leave = envelope("envelope-seat_3_leave.json", &old_player, &inbox, |_| {});
     let answer = ask(leave).await;
-    assert!(answer.get("Ok").is_some(), "leave: {answer}");
+    let previous = if answer["Ok"].get("Done").is_some() {
+        "answer-done.json"
+    } else {
+        "answer-ok.json"
+    };
+    shape_within(&fixture(previous), &answer, "leave's answer", &mut problems);
+
+    // What the new node said to every node meanwhile, as the old node reads it: each kind
+    // with every field the previous release's own had (its captured gossip).
+    for (subject, heard, listening) in gossip {
+        let previous = match subject {
+            "pokerd.lobby" => "captured-lobby-001.json",
+            "pokerd.moved" => "captured-moved-001.json",
+            _ => "captured-node-001.json",
+        };
+        // A heartbeat may be due yet (a hand can end within one).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while heard.lock().unwrap().is_empty() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        listening.abort();
+        let heard = std::mem::take(&mut *heard.lock().unwrap());
+        assert!(
+            !heard.is_empty(),
+            "the old node heard nothing from the new one on {subject}"
+        );
+        for value in heard {
+            shape_within(&fixture(previous), &value, subject, &mut problems);
+        }
+    }
     stop.store(true, Ordering::SeqCst);
     let _ = bob_task.await;
     heartbeat.abort();
