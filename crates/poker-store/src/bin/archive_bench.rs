@@ -63,6 +63,7 @@ struct Args {
 }
 
 impl Args {
+    /// The arguments given, or why they are refused.
     fn parse() -> anyhow::Result<Args> {
         let mut a = Args {
             url: String::new(),
@@ -76,7 +77,10 @@ impl Args {
         };
         let mut it = std::env::args().skip(1);
         while let Some(flag) = it.next() {
-            let mut value = || it.next().ok_or_else(|| anyhow::anyhow!("{flag} needs a value"));
+            let mut value = || {
+                it.next()
+                    .ok_or_else(|| anyhow::anyhow!("{flag} needs a value"))
+            };
             match flag.as_str() {
                 "--url" => a.url = value()?,
                 "--hands" => a.hands = value()?.parse()?,
@@ -92,7 +96,10 @@ impl Args {
                 ),
             }
         }
-        anyhow::ensure!(a.url.starts_with("postgres"), "--url postgres://... is needed");
+        anyhow::ensure!(
+            a.url.starts_with("postgres"),
+            "--url postgres://... is needed"
+        );
         Ok(a)
     }
 }
@@ -101,6 +108,7 @@ impl Args {
 struct Rng(u64);
 
 impl Rng {
+    /// A number from 0 to `n` - 1.
     fn below(&mut self, n: i64) -> i64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
@@ -125,6 +133,7 @@ fn started(a: &Args) -> String {
     format!("({T0} + i * {})", YEAR_MS / a.hands.max(1))
 }
 
+/// Runs one statement.
 async fn exec(pool: &sqlx::AnyPool, sql: &str) -> anyhow::Result<()> {
     sqlx::query(sql).execute(pool).await?;
     Ok(())
@@ -184,11 +193,22 @@ async fn fill(a: &Args) -> anyhow::Result<()> {
     }
     exec(&pool, "alter table hand drop constraint hand_pkey").await?;
     exec(&pool, "alter table hand set (autovacuum_enabled = off)").await?;
-    exec(&pool, "alter table hand_player set (autovacuum_enabled = off)").await?;
-    exec(&pool, "alter table ledger_entry set (autovacuum_enabled = off)").await?;
+    exec(
+        &pool,
+        "alter table hand_player set (autovacuum_enabled = off)",
+    )
+    .await?;
+    exec(
+        &pool,
+        "alter table ledger_entry set (autovacuum_enabled = off)",
+    )
+    .await?;
     let (phh, record) = if a.phh {
         let players: String = (0..6).fold("'".to_string() + RECORD + "'", |r, s| {
-            format!("replace({r}, 'P{s}', md5('p' || {})::uuid::text)", seat(a, s))
+            format!(
+                "replace({r}, 'P{s}', md5('p' || {})::uuid::text)",
+                seat(a, s)
+            )
         });
         (
             format!("'{}'", PHH.replace('\'', "''")),
@@ -256,7 +276,11 @@ async fn fill(a: &Args) -> anyhow::Result<()> {
         eprintln!("{index} ({:.0} s)", clock.elapsed().as_secs_f64());
     }
     for t in ["hand", "hand_player", "ledger_entry"] {
-        exec(&pool, &format!("alter table {t} reset (autovacuum_enabled)")).await?;
+        exec(
+            &pool,
+            &format!("alter table {t} reset (autovacuum_enabled)"),
+        )
+        .await?;
         exec(&pool, &format!("vacuum analyze {t}")).await?;
     }
     eprintln!("filled in {:.0} s", clock.elapsed().as_secs_f64());
@@ -270,13 +294,18 @@ fn seat(a: &Args, s: i64) -> String {
 
 /// One query's figures.
 struct Line {
+    /// The query and the page it serves.
     name: &'static str,
+    /// The first call's time (the cold one).
     first: Duration,
+    /// Every other call's time.
     times: Vec<Duration>,
+    /// The rows each of those calls returned.
     rows: Vec<usize>,
 }
 
 impl Line {
+    /// Prints the query's line: first call, p50, p99, max, median rows, calls.
     fn print(&mut self) {
         self.times.sort();
         self.rows.sort();
@@ -375,7 +404,12 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
         ))
         .fetch_one(&pool)
         .await?;
-        pairs.push((x.parse::<PlayerId>()?, y.parse::<PlayerId>()?, t.parse::<TableId>()?, T0 + i * (YEAR_MS / hands.max(1))));
+        pairs.push((
+            x.parse::<PlayerId>()?,
+            y.parse::<PlayerId>()?,
+            t.parse::<TableId>()?,
+            T0 + i * (YEAR_MS / hands.max(1)),
+        ));
     }
     let month = YEAR_MS / 12;
     let c = a.calls;
@@ -385,7 +419,10 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
         "| {:<44} | {:>8} | {:>8} | {:>8} | {:>8} | {:>6} | {:>6} |",
         "query (SqlStore method, page)", "first ms", "p50 ms", "p99 ms", "max ms", "rows", "calls"
     );
-    println!("|{:-<46}|{:->10}|{:->10}|{:->10}|{:->10}|{:->8}|{:->8}|", "", "", "", "", "", "", "");
+    println!(
+        "|{:-<46}|{:->10}|{:->10}|{:->10}|{:->10}|{:->8}|{:->8}|",
+        "", "", "", "", "", "", ""
+    );
     let s = &store;
     time("player_hands 20 (/api/me/hands)", c, async |k| {
         Ok(s.player_hands(players[k], 20, 0).await?.len())
@@ -395,32 +432,38 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
         Ok(s.player_hands(players[k], 20, 200).await?.len())
     })
     .await?;
-    time("player_hands 50 (/admin/players/{id}/hands)", c, async |k| {
-        Ok(s.player_hands(players[k], 50, 0).await?.len())
-    })
+    time(
+        "player_hands 50 (/admin/players/{id}/hands)",
+        c,
+        async |k| Ok(s.player_hands(players[k], 50, 0).await?.len()),
+    )
     .await?;
     time("player_hands 500 (admin export, a page)", few, async |k| {
         Ok(s.player_hands(players[k], 500, 0).await?.len())
     })
     .await?;
     time("player_hands_between month (download)", c, async |k| {
-        Ok(s
-            .player_hands_between(players[k], months[k], months[k] + month, 10_001)
-            .await?
-            .len())
+        Ok(
+            s.player_hands_between(players[k], months[k], months[k] + month, 10_001)
+                .await?
+                .len(),
+        )
     })
     .await?;
     time("player_hands_between all (/api/me/stats)", few, async |k| {
-        Ok(s
-            .player_hands_between(players[k], 0, i64::MAX, 10_001)
+        Ok(s.player_hands_between(players[k], 0, i64::MAX, 10_001)
             .await?
             .len())
     })
     .await?;
-    time("hand (/api/me/hands/{id}, /admin/hands/{id})", c, async |k| {
-        s.hand(hand_ids[k]).await?;
-        Ok(1)
-    })
+    time(
+        "hand (/api/me/hands/{id}, /admin/hands/{id})",
+        c,
+        async |k| {
+            s.hand(hand_ids[k]).await?;
+            Ok(1)
+        },
+    )
     .await?;
     time("table_hands 50 (/admin/tables/{id}/hands)", c, async |k| {
         Ok(s.table_hands(tables[k], 50, 0).await?.len())
@@ -436,20 +479,36 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
     .await?;
     time("hands_together table (fair-play flags)", c, async |k| {
         let (x, y, t, at) = pairs[k];
-        Ok(s.hands_together(x, y, Some(t), at - 86_400_000, i64::MAX, 20).await?.len())
+        Ok(
+            s.hands_together(x, y, Some(t), at - 86_400_000, i64::MAX, 20)
+                .await?
+                .len(),
+        )
     })
     .await?;
     time("hands_together (pair's hands)", c, async |k| {
         let (x, y, _, at) = pairs[k];
-        Ok(s.hands_together(x, y, None, at - 30 * 86_400_000, at + 86_400_000, 50).await?.len())
+        Ok(
+            s.hands_together(x, y, None, at - 30 * 86_400_000, at + 86_400_000, 50)
+                .await?
+                .len(),
+        )
     })
     .await?;
-    time("hands_between day 2000 (collusion report)", few, async |k| {
-        Ok(s.hands_between(days[k], days[k] + 86_400_000, 2_000).await?.len())
-    })
+    time(
+        "hands_between day 2000 (collusion report)",
+        few,
+        async |k| {
+            Ok(s.hands_between(days[k], days[k] + 86_400_000, 2_000)
+                .await?
+                .len())
+        },
+    )
     .await?;
     time("hands_between 20000 (report default)", 5, async |k| {
-        Ok(s.hands_between(days[k], days[k] + 30 * 86_400_000, 20_000).await?.len())
+        Ok(s.hands_between(days[k], days[k] + 30 * 86_400_000, 20_000)
+            .await?
+            .len())
     })
     .await?;
     time("ledger 200 (/admin/players/{id}/ledger)", c, async |k| {
@@ -470,7 +529,10 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
         Ok(s.rake_by_day(T0 + YEAR_MS - 30 * 86_400_000).await?.len())
     })
     .await?;
-    time("recover (start-up)", 5, async |_| Ok(s.recover().await?.len())).await?;
+    time("recover (start-up)", 5, async |_| {
+        Ok(s.recover().await?.len())
+    })
+    .await?;
     time("audit (/admin/audit)", 3, async |_| {
         Ok(s.audit().await?.mismatched_accounts.len())
     })
@@ -493,8 +555,14 @@ async fn sizes(pool: &sqlx::AnyPool, hands: i64) -> anyhow::Result<()> {
     .fetch_all(pool)
     .await?;
     println!();
-    println!("| {:<36} | {:>5} | {:>10} | {:>10} | {:>12} |", "relation", "kind", "MB", "bytes/hand", "GB/1M hands");
-    println!("|{:-<38}|{:->7}|{:->12}|{:->12}|{:->14}|", "", "", "", "", "");
+    println!(
+        "| {:<36} | {:>5} | {:>10} | {:>10} | {:>12} |",
+        "relation", "kind", "MB", "bytes/hand", "GB/1M hands"
+    );
+    println!(
+        "|{:-<38}|{:->7}|{:->12}|{:->12}|{:->14}|",
+        "", "", "", "", ""
+    );
     let mut total = 0;
     for (name, kind, bytes) in &rows {
         total += bytes;
@@ -504,6 +572,7 @@ async fn sizes(pool: &sqlx::AnyPool, hands: i64) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// One relation's line of the sizes' table.
 fn line(name: &str, kind: &str, bytes: i64, hands: i64) {
     let per = bytes as f64 / hands.max(1) as f64;
     println!(

@@ -203,7 +203,10 @@ pub(crate) async fn a_players_pages_are_their_hands_newest_dealt_first_whatever_
         let other = player(store, &format!("opp{t}"), 1000).await;
         let table = store.create_table(&format!("tp{t}"), "{}").await.unwrap();
         store.buy_in(table, 0, p, 500, None, None).await.unwrap();
-        store.buy_in(table, 1, other, 500, None, None).await.unwrap();
+        store
+            .buy_in(table, 1, other, 500, None, None)
+            .await
+            .unwrap();
         tables.push((table, other));
     }
     let mut all = Vec::new();
