@@ -26,6 +26,7 @@ macro_rules! hands_together {
             " from hand_player x join hand_player y on y.hand_id = x.hand_id \
              join hand h on h.hand_id = x.hand_id \
              where x.player_id = $1 and y.player_id = $2 and x.created_at >= $3 \
+             and y.created_at >= $3 \
              and h.started_at >= $3 and h.started_at < $4 and h.status = 'complete'",
             $and,
             " order by h.started_at desc, h.hand_id limit $5"
@@ -177,8 +178,9 @@ impl SqlStore {
         until: i64,
         limit: u32,
     ) -> StoreResult<Vec<HandRow>> {
-        // A hand's players are written when it is committed, after it was dealt: their
-        // rows' `created_at` is at or after `since` too, which the players' index serves.
+        // A hand's players are written when it is committed, after it was dealt: both
+        // players' rows' `created_at` is at or after `since` too, so the players' index
+        // reads each player's hands from `since` on, not every hand they ever played.
         let sql = match table {
             Some(_) => HANDS_TOGETHER_AT_TABLE,
             None => HANDS_TOGETHER,

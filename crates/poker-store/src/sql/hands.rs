@@ -298,11 +298,22 @@ impl SqlStore {
         limit: u32,
         offset: u32,
     ) -> StoreResult<Vec<HandRow>> {
+        // Read from the players' index, not from every hand the player ever played: a
+        // hand's players are written when it ends, after it was dealt (`hp.created_at` is
+        // at or after `h.started_at`). So the `limit + offset` hands that ended last were
+        // dealt at or after the earliest of them was, `floor`; at least that many were
+        // dealt since `floor`, so the page's hands were too, and they ended at or after
+        // it: the index's range from `floor` on holds the whole page (the same rows as
+        // sorting every hand, with a few dozen reads instead of one per hand played).
         let rows: Vec<SqlHand> = sqlx::query_as(concat!(
             "select ",
             hand_columns!(),
             " from hand h join hand_player hp on hp.hand_id = h.hand_id \
-             where hp.player_id = $1 order by h.started_at desc, h.number desc limit $2 offset $3"
+             where hp.player_id = $1 and hp.created_at >= \
+             (select min(r.started_at) from (select h2.started_at from hand_player p2 \
+              join hand h2 on h2.hand_id = p2.hand_id where p2.player_id = $1 \
+              order by p2.created_at desc limit $2 + $3) r) \
+             order by h.started_at desc, h.number desc limit $2 offset $3"
         ))
         .bind(player.to_string())
         .bind(i64::from(limit))

@@ -191,6 +191,57 @@ pub(crate) async fn crash_recovery_voids_the_unfinished_hand_and_keeps_committed
     audit_holds(store).await;
 }
 
+/// A player's pages of hands are the pages of all their hands sorted newest dealt first,
+/// however long each hand lasted: a hand dealt earlier may end after hands dealt later
+/// (the page is read from the players' index, which is in the order hands ended).
+pub(crate) async fn a_players_pages_are_their_hands_newest_dealt_first_whatever_their_ends(
+    store: &SqlStore,
+) {
+    let p = player(store, "paula", 3000).await;
+    let mut tables = Vec::new();
+    for t in 0..3 {
+        let other = player(store, &format!("opp{t}"), 1000).await;
+        let table = store.create_table(&format!("tp{t}"), "{}").await.unwrap();
+        store.buy_in(table, 0, p, 500, None, None).await.unwrap();
+        store
+            .buy_in(table, 1, other, 500, None, None)
+            .await
+            .unwrap();
+        tables.push((table, other));
+    }
+    let mut all = Vec::new();
+    for n in 1..=24u64 {
+        let (table, other) = tables[(n % 3) as usize];
+        let mut h = hand(table, n, &[(p, 0, 500, 500), (other, 1, 500, 500)], 0);
+        h.started_at = 10_000 + 100 * n as i64;
+        // Every fourth hand lasts long: it ends after the next 49 hands were dealt.
+        h.ended_at = h.started_at + if n % 4 == 0 { 5_000 } else { 50 };
+        store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
+        all.push((h.started_at, h.hand_id));
+    }
+    all.sort_by(|a, b| b.cmp(a));
+    let newest: Vec<HandId> = all.iter().map(|(_, id)| *id).collect();
+    for limit in [1u32, 2, 3, 5, 7, 24, 30] {
+        for offset in 0..=25u32 {
+            let page: Vec<HandId> = store
+                .player_hands(p, limit, offset)
+                .await
+                .unwrap()
+                .iter()
+                .map(|h| h.hand_id)
+                .collect();
+            let want: Vec<HandId> = newest
+                .iter()
+                .skip(offset as usize)
+                .take(limit as usize)
+                .copied()
+                .collect();
+            assert_eq!(page, want, "limit {limit}, offset {offset}");
+        }
+    }
+    audit_holds(store).await;
+}
+
 pub(crate) async fn hand_histories_are_queried_by_id_table_and_player_newest_first(
     store: &SqlStore,
 ) {

@@ -165,6 +165,7 @@ scenarios! {
     hands::crash_recovery_voids_the_unfinished_hand_and_keeps_committed_stacks, url;
     hands::a_failed_tables_hand_is_voided_and_no_other;
     hands::hand_histories_are_queried_by_id_table_and_player_newest_first;
+    hands::a_players_pages_are_their_hands_newest_dealt_first_whatever_their_ends;
     hands::a_hands_deck_record_reads_back_whole;
     hands::the_persister_commits_many_tables_hands_in_batches;
     hands::the_persister_writes_many_tables_starts_states_and_hands_together;
