@@ -17,25 +17,56 @@
 //! of the table per action, and of each connection per batch), with no rules, JSON or
 //! database.
 //!
-//! `cargo run --release -p poker-bots --example io_floor -- --tables 20 --secs 10 --coalesce-ms 10 [--tasks]`
+//! With `--durable TARGET` it also does what any server must do per hand beyond its
+//! sockets, each the cheapest way this process can do it, so that the floor is the complete
+//! one pokerd is compared with (`scripts/capacity.sh`):
+//! - **The hand's record made durable** with pokerd's own durability settings, batched
+//!   across tables as a group commit: a writer task takes every record that ended while the
+//!   last write was being made durable and writes them at once. TARGET a file path: one
+//!   `write` and one `fdatasync` per batch (pokerd's SQLite runs in WAL mode with
+//!   `synchronous = full`: a commit is durable when its WAL frames are synced). TARGET a
+//!   `postgres://` URL: one `insert ... select from unnest($1)` per batch, committed with
+//!   the server's `synchronous_commit` (on, as pokerd leaves it), into an unindexed table.
+//!   The record is `--record-bytes` (3,687 by default: a hand's PHH and record in
+//!   PostgreSQL, docs/persistence.md) of hex, built once (the floor makes no history).
+//! - **Each audience's JSON serialized once** (serde_json, pokerd's wire types from
+//!   poker-protocol) into a buffer reused for the table's life: per action the event and
+//!   the turn for everyone and the decision for the player to act; per hand the hole cards
+//!   of each player for that player alone. The messages themselves are made once per table
+//!   and updated in place.
+//!
+//! With `--db-pid` (a PostgreSQL postmaster) the database's processes' CPU per hand is
+//! reported apart, as poker-load reports it.
+//!
+//! `cargo run --release -p poker-bots --example io_floor -- --tables 20 --secs 10 --coalesce-ms 10 [--tasks] [--durable FILE|URL]`
 
 use futures_util::{SinkExt, StreamExt};
+use poker_bots::cpu::tree_cpu;
+use poker_protocol::{ClockView, ServerMsg, TableId};
+use poker_rules::{Card, Cards, Event, LegalActions};
+use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
-use tokio_tungstenite::tungstenite::Message;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 const SEATS: usize = 6;
 const ACTIONS_PER_HAND: u64 = 26;
 
 fn arg(name: &str, default: u64) -> u64 {
+    text_arg(name)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn text_arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
     args.iter()
         .position(|a| a == name)
         .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+        .cloned()
 }
 
 /// This process's CPU time (user + system), from /proc.
@@ -49,13 +80,19 @@ fn cpu() -> Duration {
     Duration::from_millis(ticks * 10)
 }
 
-/// Frames the size of pokerd's: an action event, then the turn clock.
-fn frames(n: u64) -> [String; 2] {
+/// Frames the size of pokerd's: an action event, then the turn clock (written once per
+/// action, shared by every seat).
+fn frames(n: u64) -> [Utf8Bytes; 2] {
     let table = "3f1c9a1e-8a55-4f43-a3c0-0d6a5ad0c7b1";
     [
-        format!("{{\"type\":\"event\",\"table_id\":\"{table}\",\"hand_number\":{n},\"seats\":[0,1,2,3,4,5],\"event\":{{\"type\":\"called\",\"player\":3,\"amount\":4}}}}"),
-        format!("{{\"type\":\"turn\",\"table_id\":\"{table}\",\"hand_number\":{n},\"clock\":{{\"seat\":4,\"remaining_ms\":30000,\"bank_ms\":60000}}}}"),
+        format!("{{\"type\":\"event\",\"table_id\":\"{table}\",\"hand_number\":{n},\"seats\":[0,1,2,3,4,5],\"event\":{{\"type\":\"called\",\"player\":3,\"amount\":4}}}}").into(),
+        format!("{{\"type\":\"turn\",\"table_id\":\"{table}\",\"hand_number\":{n},\"clock\":{{\"seat\":4,\"remaining_ms\":30000,\"bank_ms\":60000}}}}").into(),
     ]
+}
+
+/// What a player answers: the turn's frame (`decide`, or pokerd's decision as JSON).
+fn asks_to_act(text: &str) -> bool {
+    text == "decide" || text.starts_with("{\"type\":\"decide\"")
 }
 
 #[derive(Default)]
@@ -63,6 +100,226 @@ struct Counts {
     actions: AtomicU64,
     writes: AtomicU64,
     reads: AtomicU64,
+    /// Batches made durable, and the records in them.
+    commits: AtomicU64,
+    records: AtomicU64,
+}
+
+/// Where the hands' records are made durable (`--durable`).
+enum Target {
+    /// Appended to a file, synced once per batch.
+    File(Arc<std::fs::File>),
+    /// Inserted into PostgreSQL, one statement per batch.
+    Postgres(sqlx::PgPool),
+}
+
+impl Target {
+    async fn open(target: &str) -> anyhow::Result<Target> {
+        if target.starts_with("postgres") {
+            let pool = sqlx::postgres::PgPoolOptions::new()
+                .max_connections(1)
+                .connect(target)
+                .await?;
+            sqlx::query("create table if not exists floor_hand (record bytea not null)")
+                .execute(&pool)
+                .await?;
+            sqlx::query("truncate floor_hand").execute(&pool).await?;
+            Ok(Target::Postgres(pool))
+        } else {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .write(true)
+                .truncate(true)
+                .open(target)?;
+            Ok(Target::File(Arc::new(file)))
+        }
+    }
+
+    /// Makes a batch of records durable.
+    async fn commit(&self, batch: &[Arc<[u8]>]) -> anyhow::Result<()> {
+        match self {
+            Target::File(file) => {
+                let bytes = batch.concat();
+                let file = file.clone();
+                tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+                    (&*file).write_all(&bytes)?;
+                    file.sync_data()
+                })
+                .await??;
+            }
+            Target::Postgres(pool) => {
+                let records: Vec<&[u8]> = batch.iter().map(|r| &r[..]).collect();
+                sqlx::query("insert into floor_hand (record) select * from unnest($1::bytea[])")
+                    .bind(records)
+                    .execute(pool)
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The group commit: every record that came while the last batch was being made durable
+/// goes in the next.
+async fn writer(
+    target: Target,
+    mut records: mpsc::UnboundedReceiver<Arc<[u8]>>,
+    counts: Arc<Counts>,
+) {
+    let mut batch = Vec::new();
+    while let Some(record) = records.recv().await {
+        batch.push(record);
+        while let Ok(record) = records.try_recv() {
+            batch.push(record);
+        }
+        if let Err(e) = target.commit(&batch).await {
+            eprintln!("io_floor: a commit failed: {e:#}");
+            std::process::exit(1);
+        }
+        counts.commits.fetch_add(1, Ordering::Relaxed);
+        counts
+            .records
+            .fetch_add(batch.len() as u64, Ordering::Relaxed);
+        batch.clear();
+    }
+}
+
+/// What a table does per action and per hand with `--durable`: pokerd's messages as JSON,
+/// each serialized once per audience into one reused buffer, and each hand's record handed
+/// to the writer.
+struct Durable {
+    json: Vec<u8>,
+    event: ServerMsg,
+    turn: ServerMsg,
+    decide: ServerMsg,
+    hole: ServerMsg,
+    record: Arc<[u8]>,
+    records: mpsc::UnboundedSender<Arc<[u8]>>,
+}
+
+impl Durable {
+    fn new(records: mpsc::UnboundedSender<Arc<[u8]>>, record_bytes: usize) -> Durable {
+        let table_id = TableId::new();
+        let seats: Vec<u32> = (0..SEATS as u32).collect();
+        let record: Vec<u8> = (0..record_bytes)
+            .map(|i| b"0123456789abcdef"[(i * 7 + i / 16) % 16])
+            .collect();
+        let cards =
+            Cards::from_slice(&Card::parse_many("AhKd").expect("two cards")).expect("two cards");
+        Durable {
+            json: Vec::with_capacity(1024),
+            event: ServerMsg::Event {
+                table_id,
+                hand_number: 0,
+                seats: seats.clone(),
+                event: Event::Checked { player: 0 },
+                hand_name: None,
+            },
+            turn: ServerMsg::Turn {
+                table_id,
+                hand_number: 0,
+                clock: ClockView {
+                    seat: 0,
+                    remaining_ms: 30_000,
+                    time_bank_ms: 60_000,
+                    in_time_bank: false,
+                },
+            },
+            decide: ServerMsg::Decide {
+                table_id,
+                decision_id: 0,
+                legal: LegalActions {
+                    player: 0,
+                    fold: true,
+                    check: false,
+                    call: Some(4),
+                    bring_in: None,
+                    bet_or_raise: Some((8, 200)),
+                    cover_raise: None,
+                    unit: 1,
+                },
+            },
+            hole: ServerMsg::Event {
+                table_id,
+                hand_number: 0,
+                seats,
+                event: Event::HoleDealt {
+                    player: 0,
+                    cards,
+                    up: 0,
+                },
+                hand_name: None,
+            },
+            record: record.into(),
+            records,
+        }
+    }
+
+    /// `message` as JSON, written into the reused buffer and copied once into a frame that
+    /// every seat of its audience shares.
+    fn frame(json: &mut Vec<u8>, message: &ServerMsg) -> Utf8Bytes {
+        json.clear();
+        serde_json::to_writer(&mut *json, message).expect("a message serializes");
+        Utf8Bytes::from(std::str::from_utf8(json).expect("JSON is UTF-8"))
+    }
+
+    /// The action number `n` (of the whole table) by `to_act`, the turn going to `next`:
+    /// the frames for everyone and the decision for `next`.
+    fn action(&mut self, n: u64, to_act: usize, next: usize) -> ([Utf8Bytes; 2], Utf8Bytes) {
+        let hand = n / ACTIONS_PER_HAND;
+        if let ServerMsg::Event {
+            hand_number, event, ..
+        } = &mut self.event
+        {
+            *hand_number = hand;
+            *event = Event::Called {
+                player: to_act,
+                amount: 4,
+                all_in: false,
+            };
+        }
+        if let ServerMsg::Turn {
+            hand_number, clock, ..
+        } = &mut self.turn
+        {
+            *hand_number = hand;
+            clock.seat = next as u32;
+        }
+        if let ServerMsg::Decide {
+            decision_id, legal, ..
+        } = &mut self.decide
+        {
+            *decision_id = n;
+            legal.player = next;
+        }
+        (
+            [
+                Self::frame(&mut self.json, &self.event),
+                Self::frame(&mut self.json, &self.turn),
+            ],
+            Self::frame(&mut self.json, &self.decide),
+        )
+    }
+
+    /// A hand ended: its record to the writer, and the next hand's hole cards, one frame
+    /// for each player.
+    fn hand_ended(&mut self, hand: u64) -> Vec<Utf8Bytes> {
+        let _ = self.records.send(self.record.clone());
+        (0..SEATS)
+            .map(|seat| {
+                if let ServerMsg::Event {
+                    hand_number,
+                    event: Event::HoleDealt { player, .. },
+                    ..
+                } = &mut self.hole
+                {
+                    *hand_number = hand + 1;
+                    *player = seat;
+                }
+                Self::frame(&mut self.json, &self.hole)
+            })
+            .collect()
+    }
 }
 
 fn main() -> anyhow::Result<()> {
@@ -95,6 +352,17 @@ async fn server(tables: u64, secs: u64, coalesce: Duration) -> anyhow::Result<()
         .spawn()?;
     let counts = Arc::new(Counts::default());
     let tasks = std::env::args().any(|a| a == "--tasks");
+    let durable = text_arg("--durable");
+    let records = match &durable {
+        Some(target) => {
+            let (records, rx) = mpsc::unbounded_channel();
+            tokio::spawn(writer(Target::open(target).await?, rx, counts.clone()));
+            Some(records)
+        }
+        None => None,
+    };
+    let record_bytes = arg("--record-bytes", 3687) as usize;
+    let db_pid = text_arg("--db-pid").and_then(|p| p.parse::<u32>().ok());
     for _ in 0..tables {
         let mut seats = Vec::new();
         for _ in 0..SEATS {
@@ -102,33 +370,61 @@ async fn server(tables: u64, secs: u64, coalesce: Duration) -> anyhow::Result<()
             stream.set_nodelay(true)?;
             seats.push(tokio_tungstenite::accept_async(stream).await?);
         }
+        let held = Held::new(
+            coalesce,
+            records
+                .clone()
+                .map(|r| Box::new(Durable::new(r, record_bytes))),
+        );
         if tasks {
-            tokio::spawn(table_of_tasks(seats, counts.clone(), coalesce));
+            tokio::spawn(table_of_tasks(seats, counts.clone(), held));
         } else {
-            tokio::spawn(table(seats, counts.clone(), coalesce));
+            tokio::spawn(table(seats, counts.clone(), held));
         }
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     let (cpu0, at0) = (cpu(), Instant::now());
-    let (a0, w0, r0) = (
-        counts.actions.load(Ordering::Relaxed),
-        counts.writes.load(Ordering::Relaxed),
-        counts.reads.load(Ordering::Relaxed),
+    let read = |c: &AtomicU64| c.load(Ordering::Relaxed);
+    let (a0, w0, r0, c0, k0) = (
+        read(&counts.actions),
+        read(&counts.writes),
+        read(&counts.reads),
+        read(&counts.commits),
+        read(&counts.records),
     );
+    let db0 = db_pid.and_then(tree_cpu);
     tokio::time::sleep(Duration::from_secs(secs)).await;
     let (cpu1, elapsed) = (cpu(), at0.elapsed().as_secs_f64());
-    let hands = (counts.actions.load(Ordering::Relaxed) - a0) as f64 / ACTIONS_PER_HAND as f64;
-    let writes = (counts.writes.load(Ordering::Relaxed) - w0) as f64;
-    let reads = (counts.reads.load(Ordering::Relaxed) - r0) as f64;
-    println!(
-        "{tables} tables, coalesce {} ms{}: {:.0} hands/s; server {:.3} ms CPU per hand, {:.1} writes and {:.1} reads per hand",
+    let db1 = db_pid.and_then(tree_cpu);
+    let hands = (read(&counts.actions) - a0) as f64 / ACTIONS_PER_HAND as f64;
+    let writes = (read(&counts.writes) - w0) as f64;
+    let reads = (read(&counts.reads) - r0) as f64;
+    let mut line = format!(
+        "{tables} tables, coalesce {} ms{}{}: {:.0} hands/s; server {:.3} ms CPU per hand, {:.1} writes and {:.1} reads per hand",
         coalesce.as_millis(),
         if tasks { ", a task per connection" } else { "" },
+        if durable.is_some() { ", durable" } else { "" },
         hands / elapsed,
         (cpu1 - cpu0).as_secs_f64() * 1000.0 / hands,
         writes / hands,
         reads / hands,
     );
+    if durable.is_some() {
+        let commits = (read(&counts.commits) - c0) as f64;
+        let records = (read(&counts.records) - k0) as f64;
+        line += &format!(
+            "; {:.0} commits/s of {:.1} hands, {record_bytes} bytes a hand",
+            commits / elapsed,
+            records / commits.max(1.0),
+        );
+    }
+    if let (Some(db0), Some(db1)) = (db0, db1) {
+        line += &format!(
+            "; database processes {:.3} ms",
+            (db1 - db0).as_secs_f64() * 1000.0 / hands
+        );
+    }
+    println!("{line}");
     child.kill()?;
     let _ = child.wait();
     Ok(())
@@ -140,20 +436,23 @@ type Ws = tokio_tungstenite::WebSocketStream<TcpStream>;
 /// of each action go at once to the player who acted and to the next one, and wait for an
 /// onlooker until `coalesce` after its last write.
 struct Held {
-    pending: Vec<Vec<String>>,
+    pending: Vec<Vec<Utf8Bytes>>,
     last_sent: Vec<Option<Instant>>,
     coalesce: Duration,
     /// The actions so far.
     n: u64,
+    /// The JSON and the records, with `--durable`.
+    durable: Option<Box<Durable>>,
 }
 
 impl Held {
-    fn new(coalesce: Duration) -> Held {
+    fn new(coalesce: Duration, durable: Option<Box<Durable>>) -> Held {
         Held {
             pending: vec![Vec::new(); SEATS],
             last_sent: vec![None; SEATS],
             coalesce,
             n: 0,
+            durable,
         }
     }
 
@@ -183,11 +482,25 @@ impl Held {
     fn act(&mut self, to_act: usize, next: usize) -> Vec<usize> {
         self.n += 1;
         let now = Instant::now();
+        let (shared, decide) = match &mut self.durable {
+            Some(durable) => durable.action(self.n, to_act, next),
+            None => (frames(self.n), Utf8Bytes::from_static("decide")),
+        };
+        // Each hand's last action: its record, then the next hand's hole cards.
+        let hole = match &mut self.durable {
+            Some(durable) if self.n % ACTIONS_PER_HAND == 0 => {
+                durable.hand_ended(self.n / ACTIONS_PER_HAND)
+            }
+            _ => Vec::new(),
+        };
         (0..SEATS)
             .filter(|&seat| {
-                self.pending[seat].extend(frames(self.n));
+                self.pending[seat].extend(shared.iter().cloned());
+                if let Some(cards) = hole.get(seat) {
+                    self.pending[seat].push(cards.clone());
+                }
                 if seat == next {
-                    self.pending[seat].push("decide".into());
+                    self.pending[seat].push(decide.clone());
                 }
                 let theirs = seat == to_act || seat == next;
                 theirs || self.last_sent[seat].is_none_or(|t| t + self.coalesce <= now)
@@ -196,7 +509,7 @@ impl Held {
     }
 
     /// Takes what waits for `seat`, noting the write.
-    fn take(&mut self, seat: usize) -> Vec<String> {
+    fn take(&mut self, seat: usize) -> Vec<Utf8Bytes> {
         self.last_sent[seat] = Some(Instant::now());
         std::mem::take(&mut self.pending[seat])
     }
@@ -204,9 +517,8 @@ impl Held {
 
 /// One table: each action is read from the player to act, then written back to them, to
 /// the next player with their turn, and to the onlookers (held back while coalescing).
-async fn table(seats: Vec<Ws>, counts: Arc<Counts>, coalesce: Duration) {
+async fn table(seats: Vec<Ws>, counts: Arc<Counts>, mut held: Held) {
     let (mut sinks, mut streams): (Vec<_>, Vec<_>) = seats.into_iter().map(|s| s.split()).unzip();
-    let mut held = Held::new(coalesce);
     // The first turn.
     if sinks[0].send(Message::text("decide")).await.is_err() {
         return;
@@ -249,17 +561,19 @@ async fn table(seats: Vec<Ws>, counts: Arc<Counts>, coalesce: Duration) {
 /// socket (sending each action to the table) and writes the batches the table sends it;
 /// the table's task takes the actions and sends each connection its frames, holding an
 /// onlooker's back as [`table`] does.
-async fn table_of_tasks(seats: Vec<Ws>, counts: Arc<Counts>, coalesce: Duration) {
+async fn table_of_tasks(seats: Vec<Ws>, counts: Arc<Counts>, mut held: Held) {
     let (actions, mut actions_rx) = tokio::sync::mpsc::channel::<usize>(1024);
     let mut queues = Vec::new();
     for (seat, ws) in seats.into_iter().enumerate() {
-        let (queue, rx) = tokio::sync::mpsc::channel::<Vec<String>>(1024);
+        let (queue, rx) = tokio::sync::mpsc::channel::<Vec<Utf8Bytes>>(1024);
         queues.push(queue);
         tokio::spawn(connection(seat, ws, rx, actions.clone(), counts.clone()));
     }
     drop(actions);
-    let mut held = Held::new(coalesce);
-    if queues[0].try_send(vec!["decide".into()]).is_err() {
+    if queues[0]
+        .try_send(vec![Utf8Bytes::from_static("decide")])
+        .is_err()
+    {
         return;
     }
     let mut to_act = 0;
@@ -296,7 +610,7 @@ async fn table_of_tasks(seats: Vec<Ws>, counts: Arc<Counts>, coalesce: Duration)
 async fn connection(
     seat: usize,
     mut ws: Ws,
-    mut queue: tokio::sync::mpsc::Receiver<Vec<String>>,
+    mut queue: tokio::sync::mpsc::Receiver<Vec<Utf8Bytes>>,
     actions: tokio::sync::mpsc::Sender<usize>,
     counts: Arc<Counts>,
 ) {
@@ -331,7 +645,7 @@ async fn connection(
 /// One write: every frame waiting for this seat, flushed once.
 async fn write(
     sink: &mut futures_util::stream::SplitSink<Ws, Message>,
-    pending: Vec<String>,
+    pending: Vec<Utf8Bytes>,
     counts: &Counts,
 ) -> Result<(), tokio_tungstenite::tungstenite::Error> {
     for text in pending {
@@ -350,7 +664,7 @@ async fn client(port: u16, tables: u64) -> anyhow::Result<()> {
             let (mut sink, mut stream) = ws.split();
             while let Some(Ok(frame)) = stream.next().await {
                 if let Message::Text(text) = frame {
-                    if text.as_str() == "decide" {
+                    if asks_to_act(text.as_str()) {
                         let action = "{\"type\":\"act\",\"table_id\":\"3f1c9a1e-8a55-4f43-a3c0-0d6a5ad0c7b1\",\"decision_id\":1,\"action\":{\"type\":\"call\"}}";
                         if sink.send(Message::text(action)).await.is_err() {
                             break;

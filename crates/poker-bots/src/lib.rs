@@ -8,8 +8,11 @@
 //!   on the betting unit), discards in draw games, the bring-in in stud.
 //! - [`client`]: one bot's connection: authenticate, take a seat (or resume one), answer
 //!   decisions after a thinking pause, leave when told, reconnect after a drop.
+//! - [`cpu`]: CPU time of a process, its threads or a process tree, from /proc (the load
+//!   generator's and the I/O floor's figures).
 
 pub mod client;
+pub mod cpu;
 pub mod strategy;
 
 pub use client::{run, BotEnd, BotPlan};
