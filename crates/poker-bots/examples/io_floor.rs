@@ -103,6 +103,8 @@ struct Counts {
     /// Batches made durable, and the records in them.
     commits: AtomicU64,
     records: AtomicU64,
+    /// The measurement is over (the runtime stops: a commit under way is cut).
+    over: std::sync::atomic::AtomicBool,
 }
 
 /// Where the hands' records are made durable (`--durable`).
@@ -173,6 +175,9 @@ async fn writer(
             batch.push(record);
         }
         if let Err(e) = target.commit(&batch).await {
+            if counts.over.load(Ordering::SeqCst) {
+                return;
+            }
             eprintln!("io_floor: a commit failed: {e:#}");
             std::process::exit(1);
         }
@@ -424,6 +429,7 @@ async fn server(tables: u64, secs: u64, coalesce: Duration) -> anyhow::Result<()
             (db1 - db0).as_secs_f64() * 1000.0 / hands
         );
     }
+    counts.over.store(true, Ordering::SeqCst);
     println!("{line}");
     child.kill()?;
     let _ = child.wait();

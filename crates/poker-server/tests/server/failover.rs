@@ -13,11 +13,10 @@ mod sigterm;
 
 use common::cluster::Stopped;
 use common::nats::{nats, nats_server_binary, nats_with_token};
-use common::{assert_conserved, nl_rules, reconnect, tid, Db, DbGuard};
-use poker_protocol::ClientMsg;
+use common::{assert_conserved, nl_rules, reconnect, Db, DbGuard};
 use poker_store::SqlStore;
 use serde_json::json;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use harness::*;
@@ -51,16 +50,7 @@ async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_els
     let mut tables = Vec::new();
     for (owner, node) in nodes.iter().enumerate() {
         let id = node.server.table_with(nl_rules(), clock.clone()).await;
-        tables.push(Table {
-            tid: tid(&id),
-            id,
-            owner,
-            ended: BTreeSet::new(),
-            latest: 0,
-            mode: Mode::Play,
-            raised_in: None,
-            held_by: None,
-        });
+        tables.push(Table::new(id, owner));
     }
     let store = SqlStore::connect(&url).await.unwrap();
     let store_id = |t: &Table| -> poker_store::TableId { t.id.parse().unwrap() };
@@ -308,15 +298,7 @@ async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_els
 
     // Nobody on n2 or n3 lost their connection: it never closed (the driver fails on a
     // close) and still answers.
-    for p in game.players.iter_mut() {
-        p.client.send(&ClientMsg::Ping).await;
-    }
-    let answered = game
-        .drive(Duration::from_secs(10), |g| {
-            g.players.iter().all(|p| p.pongs > 0)
-        })
-        .await;
-    assert!(answered, "every connection answers a ping at the end");
+    game.everyone_answers_a_ping().await;
     assert_eq!(
         game.players.iter().filter(|p| !p.moved).count(),
         5,
@@ -353,16 +335,7 @@ async fn failover_a_frozen_owner_that_wakes_up_after_its_lease_passed_on_commits
     }
     let deposited = (DEPOSIT * plan.len() as u64) as i64;
     let id = nodes[KILLED].server.table_with(nl_rules(), clock).await;
-    let tables = vec![Table {
-        tid: tid(&id),
-        id,
-        owner: KILLED,
-        ended: BTreeSet::new(),
-        latest: 0,
-        mode: Mode::Play,
-        raised_in: None,
-        held_by: None,
-    }];
+    let tables = vec![Table::new(id, KILLED)];
     let store = SqlStore::connect(&url).await.unwrap();
     let table_a: poker_store::TableId = tables[0].id.parse().unwrap();
     let lease_of = |leases: Vec<poker_store::Lease>| {
@@ -540,15 +513,7 @@ async fn failover_a_frozen_owner_that_wakes_up_after_its_lease_passed_on_commits
     assert_conserved(&store.audit().await.unwrap(), deposited);
 
     // Every connection still answers.
-    for p in game.players.iter_mut() {
-        p.client.send(&ClientMsg::Ping).await;
-    }
-    let answered = game
-        .drive(Duration::from_secs(10), |g| {
-            g.players.iter().all(|p| p.pongs > 0)
-        })
-        .await;
-    assert!(answered, "every connection answers a ping at the end");
+    game.everyone_answers_a_ping().await;
 
     // Everyone leaves; every chip is in a wallet or the rake.
     game.everyone_leaves(&store, &[table_a], deposited).await;
@@ -594,16 +559,7 @@ async fn failover_a_node_cut_off_from_nats_renews_no_lease_and_its_table_moves()
     let deposited = (DEPOSIT * plan.len() as u64) as i64;
     let id = nodes[0].server.table_with(nl_rules(), clock).await;
     let table_a: poker_store::TableId = id.parse().unwrap();
-    let tables = vec![Table {
-        tid: tid(&id),
-        id,
-        owner: 0,
-        ended: BTreeSet::new(),
-        latest: 0,
-        mode: Mode::Play,
-        raised_in: None,
-        held_by: None,
-    }];
+    let tables = vec![Table::new(id, 0)];
     let store = SqlStore::connect(&url).await.unwrap();
     let lease_of = |leases: Vec<poker_store::Lease>| {
         leases
@@ -812,16 +768,7 @@ async fn failover_nodes_speak_through_a_nats_server_that_requires_a_token() {
     let deposited = (DEPOSIT * plan.len() as u64) as i64;
     let id = nodes[0].server.table_with(nl_rules(), clock).await;
     let table_a: poker_store::TableId = id.parse().unwrap();
-    let tables = vec![Table {
-        tid: tid(&id),
-        id,
-        owner: 0,
-        ended: BTreeSet::new(),
-        latest: 0,
-        mode: Mode::Play,
-        raised_in: None,
-        held_by: None,
-    }];
+    let tables = vec![Table::new(id, 0)];
     await_lobbies(&nodes, &tables).await;
     let mut game = Game::new(tables);
     for (seat, name) in plan.iter().enumerate() {

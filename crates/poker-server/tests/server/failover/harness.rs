@@ -4,7 +4,7 @@
 use super::common;
 use common::cluster::Node;
 use common::nats::{nats, nats_server_binary, Proc};
-use common::{act, assert_conserved, simple_action, sit, Client, Db, DbGuard, Received};
+use common::{act, assert_conserved, simple_action, sit, tid, Client, Db, DbGuard, Received};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg, TableId};
 use poker_rules::{Action, Event, LegalActions};
 use poker_store::SqlStore;
@@ -116,6 +116,22 @@ pub(super) struct Table {
     pub(super) held_by: Option<usize>,
 }
 
+impl Table {
+    /// A table made on node `owner`, playing, nothing seen yet.
+    pub(super) fn new(id: String, owner: usize) -> Table {
+        Table {
+            tid: tid(&id),
+            id,
+            owner,
+            ended: BTreeSet::new(),
+            latest: 0,
+            mode: Mode::Play,
+            raised_in: None,
+            held_by: None,
+        }
+    }
+}
+
 /// One player and their connection.
 pub(super) struct Player {
     pub(super) client: Client,
@@ -222,6 +238,19 @@ impl Game {
             "every player gets a new snapshot within {LEASE_MS} ms + 10 s of {what}: {}",
             self.state()
         );
+    }
+
+    /// Every connection is sent a ping and answers it within 10 s.
+    pub(super) async fn everyone_answers_a_ping(&mut self) {
+        for p in self.players.iter_mut() {
+            p.client.send(&ClientMsg::Ping).await;
+        }
+        let answered = self
+            .drive(Duration::from_secs(10), |g| {
+                g.players.iter().all(|p| p.pongs > 0)
+            })
+            .await;
+        assert!(answered, "every connection answers a ping at the end");
     }
 
     /// Everyone leaves (after the hand in progress): within 20 s nobody is seated at

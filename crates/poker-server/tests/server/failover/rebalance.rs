@@ -3,11 +3,10 @@
 use super::common;
 use super::harness::*;
 use common::nats::{nats, nats_server_binary};
-use common::{assert_conserved, nl_rules, tid, Db, DbGuard};
-use poker_protocol::ClientMsg;
+use common::{assert_conserved, nl_rules, Db, DbGuard};
 use poker_store::SqlStore;
 use serde_json::json;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// How many tables each node holds a live lease on.
@@ -54,16 +53,7 @@ async fn failover_a_node_that_joins_later_is_handed_its_share_of_tables_between_
     let mut tables = Vec::new();
     for _ in 0..TABLES {
         let id = nodes[0].server.table_with(nl_rules(), clock.clone()).await;
-        tables.push(Table {
-            tid: tid(&id),
-            id,
-            owner: 0,
-            ended: BTreeSet::new(),
-            latest: 0,
-            mode: Mode::Play,
-            raised_in: None,
-            held_by: None,
-        });
+        tables.push(Table::new(id, 0));
     }
     let store = SqlStore::connect(&url).await.unwrap();
     let store_id = |t: &Table| -> poker_store::TableId { t.id.parse().unwrap() };
@@ -178,15 +168,7 @@ async fn failover_a_node_that_joins_later_is_handed_its_share_of_tables_between_
     assert_conserved(&store.audit().await.unwrap(), deposited);
 
     // Every connection still answers; then everyone leaves and every chip is in a wallet.
-    for p in game.players.iter_mut() {
-        p.client.send(&ClientMsg::Ping).await;
-    }
-    let answered = game
-        .drive(Duration::from_secs(10), |g| {
-            g.players.iter().all(|p| p.pongs > 0)
-        })
-        .await;
-    assert!(answered, "every connection answers a ping at the end");
+    game.everyone_answers_a_ping().await;
     let tables: Vec<_> = game.tables.iter().map(store_id).collect();
     game.everyone_leaves(&store, &tables, deposited).await;
     store.close().await;

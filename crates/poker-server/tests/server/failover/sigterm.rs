@@ -6,11 +6,11 @@ use super::common;
 use super::harness::*;
 use common::cluster::{pokerd_with, terminate, Node};
 use common::nats::{nats, nats_server_binary};
-use common::{assert_conserved, nl_rules, reconnect, tid, Db, DbGuard};
-use poker_protocol::{ClientMsg, ServerMsg};
+use common::{assert_conserved, nl_rules, reconnect, Db, DbGuard};
+use poker_protocol::ServerMsg;
 use poker_store::SqlStore;
 use serde_json::json;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// The lease and heartbeat of config/default.toml: a hand-off must wait for neither.
@@ -100,16 +100,7 @@ async fn failover_sigterm_hands_a_nodes_tables_to_the_others_between_hands_and_e
             .server
             .table_with(nl_rules(), clock.clone())
             .await;
-        tables.push(Table {
-            tid: tid(&id),
-            id,
-            owner,
-            ended: BTreeSet::new(),
-            latest: 0,
-            mode: Mode::Play,
-            raised_in: None,
-            held_by: None,
-        });
+        tables.push(Table::new(id, owner));
     }
     let store = SqlStore::connect(&url).await.unwrap();
     let store_id = |t: &Table| -> poker_store::TableId { t.id.parse().unwrap() };
@@ -361,15 +352,7 @@ async fn failover_sigterm_hands_a_nodes_tables_to_the_others_between_hands_and_e
     );
 
     // Every connection answers; everyone leaves, and every chip is in a wallet or the rake.
-    for p in game.players.iter_mut() {
-        p.client.send(&ClientMsg::Ping).await;
-    }
-    let answered = game
-        .drive(Duration::from_secs(10), |g| {
-            g.players.iter().all(|p| p.pongs > 0)
-        })
-        .await;
-    assert!(answered, "every connection answers a ping at the end");
+    game.everyone_answers_a_ping().await;
     game.everyone_leaves(&store, &table_ids, deposited).await;
     store.close().await;
     for node in nodes.iter_mut() {
@@ -408,16 +391,7 @@ async fn failover_sigterm_cuts_a_hand_still_running_after_the_grace_period_and_t
     let deposited = (DEPOSIT * plan.len() as u64) as i64;
     let id = nodes[0].server.table_with(nl_rules(), clock).await;
     let table_a: poker_store::TableId = id.parse().unwrap();
-    let tables = vec![Table {
-        tid: tid(&id),
-        id,
-        owner: 0,
-        ended: BTreeSet::new(),
-        latest: 0,
-        mode: Mode::Play,
-        raised_in: None,
-        held_by: None,
-    }];
+    let tables = vec![Table::new(id, 0)];
     let store = SqlStore::connect(&url).await.unwrap();
     await_lobbies(&nodes, &tables).await;
     let mut game = Game::new(tables);
