@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Server CPU per six-max hand, pokerd against io_floor (docs/scaling.md).
 #
-# Runs pokerd under poker-load at full speed, the io_floor example (the sockets alone) and
-# io_floor --durable (the complete floor: the sockets, each hand's record made durable the
-# cheapest way with pokerd's durability, batched as a group commit, on the same database,
-# and each audience's JSON serialized once) alternately, ROUNDS times each, on SQLite (a fresh file per round) and on PostgreSQL (a fresh database per
+# Runs pokerd under poker-load at full speed, then the io_floor example (the sockets alone),
+# then io_floor --durable (the complete floor: the sockets, each hand's record made durable
+# the cheapest way with pokerd's durability, batched as a group commit, on the same
+# database, and each audience's JSON serialized once), in that order, ROUNDS times, on SQLite (a fresh file per round) and on PostgreSQL (a fresh database per
 # round: in the server DATABASE_URL names if it is a postgres URL, otherwise in a
 # throwaway cluster this script starts with initdb/pg_ctl, as the postgres user when run
 # as root, fsync on). The CPU time is the pokerd process's alone (utime + stime from
@@ -95,6 +95,7 @@ for db in $DATABASES; do
         fi
         complete_line=$("$BIN/examples/io_floor" --tables "$TABLES" --secs "$FLOOR_SECS" --coalesce-ms 10 \
             --durable "$target" "${dbflag[@]}")
+        [[ $db == postgres ]] && psql -q "$PG_URL_BASE/postgres" -c "drop database capacity_floor_$$_$round" >/dev/null
         complete=$(sed -n 's/.*server \([0-9.]*\) ms CPU per hand.*/\1/p' <<<"$complete_line")
         complete_db=$(sed -n 's/.*database processes \([0-9.]*\) ms.*/\1/p' <<<"$complete_line")
         if [[ -z $server || $server == null || -z $floor || -z $complete ]]; then

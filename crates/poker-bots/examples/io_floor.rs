@@ -23,17 +23,21 @@
 //! - **The hand's record made durable** with pokerd's own durability settings, batched
 //!   across tables as a group commit: a writer task takes every record that ended while the
 //!   last write was being made durable and writes them at once. TARGET a file path: one
-//!   `write` and one `fdatasync` per batch (pokerd's SQLite runs in WAL mode with
-//!   `synchronous = full`: a commit is durable when its WAL frames are synced). TARGET a
-//!   `postgres://` URL: one `insert ... select from unnest($1)` per batch, committed with
-//!   the server's `synchronous_commit` (on, as pokerd leaves it), into an unindexed table.
-//!   The record is `--record-bytes` (3,687 by default: a hand's PHH and record in
-//!   PostgreSQL, docs/persistence.md) of hex, built once (the floor makes no history).
+//!   `write` and one `fsync` per batch (pokerd's SQLite runs in WAL mode with
+//!   `synchronous = full`: a commit is durable when its WAL is synced, with `fsync` as
+//!   the bundled SQLite is built). TARGET a `postgres://` URL: one `insert ... select from
+//!   unnest($1)` per batch, committed with the server's `synchronous_commit` (on, as
+//!   pokerd leaves it), into an unindexed table. The record is `--record-bytes` (3,687 by
+//!   default: a hand's PHH and record in PostgreSQL, docs/persistence.md) of random hex
+//!   (nothing can compress it), made once per table (the floor writes no history). A
+//!   table shows a hand's result (and deals the next) only once its record is durable, as
+//!   pokerd does.
 //! - **Each audience's JSON serialized once** (serde_json, pokerd's wire types from
 //!   poker-protocol) into a buffer reused for the table's life: per action the event and
-//!   the turn for everyone and the decision for the player to act; per hand the hole cards
-//!   of each player for that player alone. The messages themselves are made once per table
-//!   and updated in place.
+//!   the turn for everyone and the decision for the player to act; per hand each player's
+//!   hole cards for them alone and as the others see them (for everyone), the two blinds,
+//!   the three board cards' deals, the rake, the pot's award and the hand's end for
+//!   everyone. The messages themselves are made once per table and updated in place.
 //!
 //! With `--db-pid` (a PostgreSQL postmaster) the database's processes' CPU per hand is
 //! reported apart, as poker-load reports it.
@@ -43,13 +47,13 @@
 use futures_util::{SinkExt, StreamExt};
 use poker_bots::cpu::tree_cpu;
 use poker_protocol::{ClockView, ServerMsg, TableId};
-use poker_rules::{Card, Cards, Event, LegalActions};
+use poker_rules::{Card, Cards, Event, LegalActions, PotShare};
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 const SEATS: usize = 6;
@@ -145,7 +149,9 @@ impl Target {
                 let file = file.clone();
                 tokio::task::spawn_blocking(move || -> std::io::Result<()> {
                     (&*file).write_all(&bytes)?;
-                    file.sync_data()
+                    // SQLite as pokerd builds it (bundled, without HAVE_FDATASYNC) syncs
+                    // its WAL with fsync.
+                    file.sync_all()
                 })
                 .await??;
             }
@@ -161,18 +167,20 @@ impl Target {
     }
 }
 
+/// A hand's record, and who waits for it to be durable (its table, to show the result).
+type Record = (Arc<[u8]>, oneshot::Sender<()>);
+
 /// The group commit: every record that came while the last batch was being made durable
-/// goes in the next.
-async fn writer(
-    target: Target,
-    mut records: mpsc::UnboundedReceiver<Arc<[u8]>>,
-    counts: Arc<Counts>,
-) {
+/// goes in the next; each table is told once its record is durable.
+async fn writer(target: Target, mut records: mpsc::UnboundedReceiver<Record>, counts: Arc<Counts>) {
     let mut batch = Vec::new();
-    while let Some(record) = records.recv().await {
+    let mut waiting = Vec::new();
+    while let Some((record, durable)) = records.recv().await {
         batch.push(record);
-        while let Ok(record) = records.try_recv() {
+        waiting.push(durable);
+        while let Ok((record, durable)) = records.try_recv() {
             batch.push(record);
+            waiting.push(durable);
         }
         if let Err(e) = target.commit(&batch).await {
             if counts.over.load(Ordering::SeqCst) {
@@ -186,40 +194,53 @@ async fn writer(
             .records
             .fetch_add(batch.len() as u64, Ordering::Relaxed);
         batch.clear();
+        for durable in waiting.drain(..) {
+            let _ = durable.send(());
+        }
     }
 }
 
 /// What a table does per action and per hand with `--durable`: pokerd's messages as JSON,
 /// each serialized once per audience into one reused buffer, and each hand's record handed
-/// to the writer.
+/// to the writer, the hand's result shown once it is durable.
 struct Durable {
     json: Vec<u8>,
     event: ServerMsg,
     turn: ServerMsg,
     decide: ServerMsg,
+    /// A player's hole cards, for them alone.
     hole: ServerMsg,
+    /// A player's hole cards as the others see them (one message to everyone).
+    hidden: ServerMsg,
+    /// The hand's other events, for everyone, once each: blinds, board, rake, pot, end.
+    hand_events: Vec<ServerMsg>,
     record: Arc<[u8]>,
-    records: mpsc::UnboundedSender<Arc<[u8]>>,
+    records: mpsc::UnboundedSender<Record>,
+    /// The ended hand's record, until it is durable.
+    waiting: Option<oneshot::Receiver<()>>,
 }
 
 impl Durable {
-    fn new(records: mpsc::UnboundedSender<Arc<[u8]>>, record_bytes: usize) -> Durable {
+    fn new(records: mpsc::UnboundedSender<Record>, record_bytes: usize) -> Durable {
         let table_id = TableId::new();
         let seats: Vec<u32> = (0..SEATS as u32).collect();
-        let record: Vec<u8> = (0..record_bytes)
-            .map(|i| b"0123456789abcdef"[(i * 7 + i / 16) % 16])
-            .collect();
+        let event = |event: Event| ServerMsg::Event {
+            table_id,
+            hand_number: 0,
+            seats: seats.clone(),
+            event,
+            hand_name: None,
+        };
         let cards =
-            Cards::from_slice(&Card::parse_many("AhKd").expect("two cards")).expect("two cards");
+            |text: &str| Cards::from_slice(&Card::parse_many(text).expect("cards")).expect("cards");
+        // Hex, as most of a hand's record is (commitments, seeds), and random: neither
+        // PostgreSQL's compression nor anything else can shrink it.
+        let record: Vec<u8> = (0..record_bytes)
+            .map(|_| b"0123456789abcdef"[usize::from(rand::random::<u8>() % 16)])
+            .collect();
         Durable {
             json: Vec::with_capacity(1024),
-            event: ServerMsg::Event {
-                table_id,
-                hand_number: 0,
-                seats: seats.clone(),
-                event: Event::Checked { player: 0 },
-                hand_name: None,
-            },
+            event: event(Event::Checked { player: 0 }),
             turn: ServerMsg::Turn {
                 table_id,
                 hand_number: 0,
@@ -244,19 +265,45 @@ impl Durable {
                     unit: 1,
                 },
             },
-            hole: ServerMsg::Event {
-                table_id,
-                hand_number: 0,
-                seats,
-                event: Event::HoleDealt {
-                    player: 0,
-                    cards,
-                    up: 0,
-                },
-                hand_name: None,
-            },
+            hole: event(Event::HoleDealt {
+                player: 0,
+                cards: cards("AhKd"),
+                up: 0,
+            }),
+            hidden: event(Event::HoleDealt {
+                player: 0,
+                cards: cards(""),
+                up: 0,
+            }),
+            hand_events: vec![
+                event(Event::BlindPosted {
+                    player: 1,
+                    amount: 1,
+                }),
+                event(Event::BlindPosted {
+                    player: 2,
+                    amount: 2,
+                }),
+                event(Event::BoardDealt {
+                    cards: cards("2c7d9h"),
+                }),
+                event(Event::BoardDealt { cards: cards("Js") }),
+                event(Event::BoardDealt { cards: cards("Qd") }),
+                event(Event::Raked { amount: 1 }),
+                event(Event::PotAwarded {
+                    pot: 0,
+                    run: 0,
+                    share: PotShare::All,
+                    amount: 23,
+                    winners: vec![(3, 23)],
+                }),
+                event(Event::HandEnded {
+                    stacks: vec![200; SEATS],
+                }),
+            ],
             record: record.into(),
             records,
+            waiting: None,
         }
     }
 
@@ -268,10 +315,10 @@ impl Durable {
         Utf8Bytes::from(std::str::from_utf8(json).expect("JSON is UTF-8"))
     }
 
-    /// The action number `n` (of the whole table) by `to_act`, the turn going to `next`:
-    /// the frames for everyone and the decision for `next`.
+    /// The action number `n` (of the whole table, from 1) by `to_act`, the turn going to
+    /// `next`: the frames for everyone and the decision for `next`.
     fn action(&mut self, n: u64, to_act: usize, next: usize) -> ([Utf8Bytes; 2], Utf8Bytes) {
-        let hand = n / ACTIONS_PER_HAND;
+        let hand = (n - 1) / ACTIONS_PER_HAND;
         if let ServerMsg::Event {
             hand_number, event, ..
         } = &mut self.event
@@ -306,24 +353,38 @@ impl Durable {
         )
     }
 
-    /// A hand ended: its record to the writer, and the next hand's hole cards, one frame
-    /// for each player.
-    fn hand_ended(&mut self, hand: u64) -> Vec<Utf8Bytes> {
-        let _ = self.records.send(self.record.clone());
-        (0..SEATS)
-            .map(|seat| {
+    /// Hand `hand` ended: its record to the writer (the table waits for it to be durable
+    /// before showing the result), its other events for everyone, and the next hand's hole
+    /// cards: each player's for them alone, and for everyone as the others see them.
+    /// Returns the frames for everyone and each seat's own.
+    fn hand_ended(&mut self, hand: u64) -> (Vec<Utf8Bytes>, Vec<Utf8Bytes>) {
+        let (durable, waiting) = oneshot::channel();
+        let _ = self.records.send((self.record.clone(), durable));
+        self.waiting = Some(waiting);
+        let mut everyone = Vec::with_capacity(self.hand_events.len() + SEATS);
+        for message in &mut self.hand_events {
+            if let ServerMsg::Event { hand_number, .. } = message {
+                *hand_number = hand;
+            }
+            everyone.push(Self::frame(&mut self.json, message));
+        }
+        let mut own = Vec::with_capacity(SEATS);
+        for seat in 0..SEATS {
+            for message in [&mut self.hole, &mut self.hidden] {
                 if let ServerMsg::Event {
                     hand_number,
                     event: Event::HoleDealt { player, .. },
                     ..
-                } = &mut self.hole
+                } = message
                 {
                     *hand_number = hand + 1;
                     *player = seat;
                 }
-                Self::frame(&mut self.json, &self.hole)
-            })
-            .collect()
+            }
+            own.push(Self::frame(&mut self.json, &self.hole));
+            everyone.push(Self::frame(&mut self.json, &self.hidden));
+        }
+        (everyone, own)
     }
 }
 
@@ -492,16 +553,17 @@ impl Held {
             Some(durable) => durable.action(self.n, to_act, next),
             None => (frames(self.n), Utf8Bytes::from_static("decide")),
         };
-        // Each hand's last action: its record, then the next hand's hole cards.
-        let hole = match &mut self.durable {
+        // Each hand's last action: its record, its result, the next hand's hole cards.
+        let (ended, hole) = match &mut self.durable {
             Some(durable) if self.n % ACTIONS_PER_HAND == 0 => {
-                durable.hand_ended(self.n / ACTIONS_PER_HAND)
+                durable.hand_ended(self.n / ACTIONS_PER_HAND - 1)
             }
-            _ => Vec::new(),
+            _ => Default::default(),
         };
         (0..SEATS)
             .filter(|&seat| {
                 self.pending[seat].extend(shared.iter().cloned());
+                self.pending[seat].extend(ended.iter().cloned());
                 if let Some(cards) = hole.get(seat) {
                     self.pending[seat].push(cards.clone());
                 }
@@ -512,6 +574,14 @@ impl Held {
                 theirs || self.last_sent[seat].is_none_or(|t| t + self.coalesce <= now)
             })
             .collect()
+    }
+
+    /// With `--durable`, at a hand's end: waits until its record is durable (no result is
+    /// shown before).
+    async fn durable_result(&mut self) {
+        if let Some(waiting) = self.durable.as_mut().and_then(|d| d.waiting.take()) {
+            let _ = waiting.await;
+        }
     }
 
     /// Takes what waits for `seat`, noting the write.
@@ -551,7 +621,9 @@ async fn table(seats: Vec<Ws>, counts: Arc<Counts>, mut held: Held) {
         counts.reads.fetch_add(1, Ordering::Relaxed);
         counts.actions.fetch_add(1, Ordering::Relaxed);
         let next = (to_act + 1) % SEATS;
-        for seat in held.act(to_act, next) {
+        let seats = held.act(to_act, next);
+        held.durable_result().await;
+        for seat in seats {
             if write(&mut sinks[seat], held.take(seat), &counts)
                 .await
                 .is_err()
@@ -602,7 +674,9 @@ async fn table_of_tasks(seats: Vec<Ws>, counts: Arc<Counts>, mut held: Held) {
         }
         counts.actions.fetch_add(1, Ordering::Relaxed);
         let next = (to_act + 1) % SEATS;
-        for seat in held.act(to_act, next) {
+        let seats = held.act(to_act, next);
+        held.durable_result().await;
+        for seat in seats {
             if queues[seat].try_send(held.take(seat)).is_err() {
                 return;
             }
