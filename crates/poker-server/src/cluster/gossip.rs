@@ -34,9 +34,7 @@ impl Cluster {
         tokio::spawn(async move {
             while let Some(message) = alive.next().await {
                 if let Some(reply) = message.reply {
-                    let _ = nats
-                        .publish_with_headers(reply, super::wire::headers(), Bytes::new())
-                        .await;
+                    let _ = super::wire::publish(&nats, reply, Bytes::new()).await;
                 }
             }
         });
@@ -58,7 +56,7 @@ impl Cluster {
                         tracing::info!("NATS is back: every connection here subscribes again");
                         cluster.unsettle();
                         let _ = state.moved.send(Resubscribe::All);
-                        let _ = cluster.nats.publish_with_headers(subjects::LOBBY_HELLO, super::wire::headers(), Bytes::new()).await;
+                        let _ = super::wire::publish(&cluster.nats, subjects::LOBBY_HELLO, Bytes::new()).await;
                     }
                     Some(message) = lobby.next() => {
                         let Some(state) = weak.upgrade() else { return };
@@ -122,9 +120,7 @@ impl Cluster {
         });
         self.answer_session_ends(state).await?;
         // The others' tables, for this node's lobby.
-        self.nats
-            .publish_with_headers(subjects::LOBBY_HELLO, super::wire::headers(), Bytes::new())
-            .await?;
+        super::wire::publish(&self.nats, subjects::LOBBY_HELLO, Bytes::new()).await?;
         Ok(())
     }
 
@@ -150,9 +146,7 @@ impl Cluster {
                 tokio::spawn(async move {
                     state.sessions.end_here(&told.end).await;
                     if let Some(reply) = message.reply {
-                        let _ = nats
-                            .publish_with_headers(reply, super::wire::headers(), Bytes::new())
-                            .await;
+                        let _ = super::wire::publish(&nats, reply, Bytes::new()).await;
                     }
                 });
             }
@@ -256,13 +250,6 @@ impl Cluster {
             node: self.node.clone(),
             summary: summary.clone(),
         };
-        let _ = self
-            .nats
-            .publish_with_headers(
-                subjects::LOBBY,
-                super::wire::headers(),
-                subjects::json(&change),
-            )
-            .await;
+        let _ = super::wire::publish(&self.nats, subjects::LOBBY, subjects::json(&change)).await;
     }
 }

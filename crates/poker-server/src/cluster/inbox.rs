@@ -106,10 +106,7 @@ impl Cluster {
             }
             lock(&cluster.inboxes).retain(|i| i.subject != inbox);
             let _ = subscriber.unsubscribe().await;
-            let _ = cluster
-                .nats
-                .publish_with_headers(subjects::gone(&inbox), super::wire::headers(), Bytes::new())
-                .await;
+            let _ = super::wire::publish(&cluster.nats, subjects::gone(&inbox), Bytes::new()).await;
         });
         Ok(subject)
     }
@@ -278,7 +275,7 @@ impl Cluster {
                 tokio::select! {
                     batch = rx.recv() => {
                         let Some(batch) = batch else { break };
-                        if nats.publish_with_headers(inbox.clone(), super::wire::headers(), encode(batch)).await.is_err() {
+                        if super::wire::publish(&nats, inbox.clone(), encode(batch)).await.is_err() {
                             break;
                         }
                     }

@@ -307,14 +307,7 @@ impl Cluster {
             up: !self.leaving.load(Ordering::SeqCst),
             wire: super::wire::WIRE_VERSION,
         };
-        let _ = self
-            .nats
-            .publish_with_headers(
-                subjects::NODE,
-                super::wire::headers(),
-                subjects::json(&heard),
-            )
-            .await;
+        let _ = super::wire::publish(&self.nats, subjects::NODE, subjects::json(&heard)).await;
     }
 
     /// Tells the other nodes this one let a table go: they take it now.
@@ -323,14 +316,8 @@ impl Cluster {
             node: self.node.clone(),
             table,
         };
-        let _ = self
-            .nats
-            .publish_with_headers(
-                subjects::RELEASED,
-                super::wire::headers(),
-                subjects::json(&released),
-            )
-            .await;
+        let _ =
+            super::wire::publish(&self.nats, subjects::RELEASED, subjects::json(&released)).await;
     }
 
     /// Leaves the cluster on shutdown: says so (the others stop counting this node in

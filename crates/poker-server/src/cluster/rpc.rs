@@ -126,14 +126,7 @@ impl Cluster {
             node: self.node.clone(),
             table,
         };
-        let _ = self
-            .nats
-            .publish_with_headers(
-                subjects::MOVED,
-                super::wire::headers(),
-                subjects::json(&moved),
-            )
-            .await;
+        let _ = super::wire::publish(&self.nats, subjects::MOVED, subjects::json(&moved)).await;
         Ok(())
     }
 }
@@ -164,10 +157,7 @@ async fn serve_table(
                     &e,
                 )),
             };
-            let _ = cluster
-                .nats
-                .publish_with_headers(reply, super::wire::headers(), subjects::json(&answer))
-                .await;
+            let _ = super::wire::publish(&cluster.nats, reply, subjects::json(&answer)).await;
         });
     }
 }

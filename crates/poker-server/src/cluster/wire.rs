@@ -34,6 +34,15 @@ pub(super) fn headers() -> HeaderMap {
     headers
 }
 
+/// Publishes `payload` on `subject` with the headers every message of this node carries.
+pub(super) async fn publish<S: async_nats::subject::ToSubject>(
+    nats: &async_nats::Client,
+    subject: S,
+    payload: bytes::Bytes,
+) -> Result<(), async_nats::PublishError> {
+    nats.publish_with_headers(subject, headers(), payload).await
+}
+
 /// The format version a message was written in (1 when it names none: the release before
 /// the header).
 pub(super) fn version_of(headers: Option<&HeaderMap>) -> u32 {
