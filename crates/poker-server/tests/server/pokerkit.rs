@@ -22,6 +22,10 @@
 //! - hi/lo and several pots: pokerkit pools pots with the same contenders before
 //!   splitting, and splits a hi/lo pot's low half when nobody in it has a low, so a
 //!   split pot may differ by the odd chip's owner or by a half;
+//! - dead money one player posts alone (a made-up small blind, R14; a big-blind or button
+//!   ante, R9) with side pots: our rules put it in the main pot, counted toward nobody's
+//!   all-in level (R9, `Hand::pots`); pokerkit counts it as its poster's ante, so the pots'
+//!   sizes and a split pot's odd chips differ;
 //! - rake: PHH has no field for the house's rake, so a raked hand cannot end with the
 //!   server's stacks in any reader;
 //! - a bomb pot (docs/house-games.md, H1; none at these tables today): the first betting
@@ -201,6 +205,13 @@ fn departure(name: &str, rules: &Value, phh: &str, stars: &str, rake: u64) -> Op
         > 2
     {
         return Some("a straddle, kill blind or post: PHH has one array for every forced bet");
+    }
+    // Dead money one player posts and others do not (a missed small blind made up, R14; a
+    // pot-limit small blind played dead, R22; a big-blind or button ante, R9) goes to the
+    // main pot and counts toward nobody's all-in level; pokerkit counts it as its poster's
+    // ante, so with side pots the pots' sizes, and a split pot's odd chips, differ.
+    if pots > 0 && antes.iter().any(|&a| a != antes[0]) {
+        return Some("R9 R14: dead money posted alone goes to the main pot, no one's all-in level; pokerkit counts it as its poster's");
     }
     let split = matches!(rules["game"].as_str(), Some("omaha_hi_lo" | "stud_hi_lo"));
     if split && pots > 0 {
