@@ -39,15 +39,33 @@
 //!   the three board cards' deals, the rake, the pot's award and the hand's end for
 //!   everyone. The messages themselves are made once per table and updated in place.
 //!
+//! With `--deck` (and `--durable`) it also does the verifiable deck's work per hand, which
+//! every hand pokerd deals carries (docs/fairness.md), with poker-fairness's own functions
+//! as pokerd calls them:
+//! - at a hand's end, **each player's proofs** of the cards they saw (of a six-handed
+//!   hold'em hand the engine played once with a committed deck) and **the next hand's deck
+//!   committed** (a secret from the operating system's generator, the round's nonces, tree,
+//!   tags and commitment), each player's `deck_proof` and everyone's `deck_committed`
+//!   serialized once per audience;
+//! - **the seeds' two round trips**: every client answers `deck_committed` with its
+//!   `seed_commit`, the table reads the six and sends everyone `seeds_closed`, every client
+//!   answers with its `seed`, the table reads the six, checks each against its commitment
+//!   and deals from them; only then are the next hand's hole cards and first turn sent.
+//!   Each of these twelve messages is read as pokerd's wire type (serde_json), since the
+//!   table needs the bytes in them.
+//!
 //! With `--db-pid` (a PostgreSQL postmaster) the database's processes' CPU per hand is
 //! reported apart, as poker-load reports it.
 //!
-//! `cargo run --release -p poker-bots --example io_floor -- --tables 20 --secs 10 --coalesce-ms 10 [--tasks] [--durable FILE|URL]`
+//! `cargo run --release -p poker-bots --example io_floor -- --tables 20 --secs 10 --coalesce-ms 10 [--tasks] [--durable FILE|URL [--deck]]`
 
 use futures_util::{SinkExt, StreamExt};
 use poker_bots::cpu::tree_cpu;
-use poker_protocol::{ClockView, ServerMsg, TableId};
-use poker_rules::{Card, Cards, Event, LegalActions, PotShare};
+use poker_fairness::proof::testing::play;
+use poker_fairness::{prove_deck, CommittedDeck, Dealing, SeatSeed, SeedCommit, Viewer};
+use poker_protocol::{ClientMsg, ClockView, ServerMsg, TableId};
+use poker_rules::{Card, Cards, DeckKind, Event, Game, LegalActions, PotShare};
+use rand::RngCore;
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -218,10 +236,120 @@ struct Durable {
     records: mpsc::UnboundedSender<Record>,
     /// The ended hand's record, until it is durable.
     waiting: Option<oneshot::Receiver<()>>,
+    /// The verifiable deck's work, with `--deck`.
+    deck: Option<DeckWork>,
+}
+
+/// The verifiable deck's work per hand (`--deck`), with poker-fairness's functions as
+/// pokerd's table calls them.
+struct DeckWork {
+    /// A six-handed hold'em hand the engine played with a committed deck, its dealing and
+    /// its events: each hand's proofs are made of it.
+    sample: (CommittedDeck, Dealing, Vec<Event>),
+    /// The next hand's deck, committed at the last hand's end.
+    next: Option<CommittedDeck>,
+    /// The next hand's closed list of seed commitments.
+    list: Vec<SeedCommit>,
+    committed: ServerMsg,
+    closed: ServerMsg,
+    proof: ServerMsg,
+}
+
+impl DeckWork {
+    fn new(table_id: TableId) -> DeckWork {
+        let (record, events) = play(Game::Holdem, SEATS, 1);
+        let deck = record.deck().expect("the sample hand's deck");
+        let dealing = record.dealing(&deck);
+        let commitment = deck.commitment();
+        let proof = prove_deck(&deck, &dealing, &events, Viewer::Player(0)).expect("a proof");
+        DeckWork {
+            committed: ServerMsg::DeckCommitted {
+                table_id,
+                commitment,
+            },
+            closed: ServerMsg::SeedsClosed {
+                table_id,
+                hand_id: commitment.hand_id,
+                list: Vec::new(),
+            },
+            proof: ServerMsg::DeckProof {
+                table_id,
+                hand_number: 0,
+                proof: Box::new(proof),
+            },
+            sample: (deck, dealing, events),
+            next: None,
+            list: Vec::new(),
+        }
+    }
+
+    /// Hand `hand` ended: each player's proofs (for them alone), and the next hand's deck
+    /// committed (for everyone).
+    fn hand_ended(&mut self, json: &mut Vec<u8>, hand: u64) -> (Vec<Utf8Bytes>, Utf8Bytes) {
+        let (deck, dealing, events) = &self.sample;
+        let mut proofs = Vec::with_capacity(SEATS);
+        for seat in 0..SEATS {
+            let proof = prove_deck(deck, dealing, events, Viewer::Player(seat)).expect("a proof");
+            if let ServerMsg::DeckProof {
+                hand_number,
+                proof: slot,
+                ..
+            } = &mut self.proof
+            {
+                *hand_number = hand;
+                **slot = proof;
+            }
+            proofs.push(Durable::frame(json, &self.proof));
+        }
+        let mut secret = [0u8; 32];
+        rand::rngs::OsRng.fill_bytes(&mut secret);
+        let next = CommittedDeck::new(
+            poker_protocol::HandId::new(),
+            DeckKind::Standard,
+            1,
+            poker_fairness::Bytes(secret),
+        )
+        .expect("a deck");
+        if let ServerMsg::DeckCommitted { commitment, .. } = &mut self.committed {
+            *commitment = next.commitment();
+        }
+        self.next = Some(next);
+        (proofs, Durable::frame(json, &self.committed))
+    }
+
+    /// Every seat's commitment read: the list closed, for everyone.
+    fn close(&mut self, json: &mut Vec<u8>, commits: Vec<SeedCommit>) -> Utf8Bytes {
+        let hand = self.next.as_ref().expect("a committed deck").hand_id();
+        self.list = commits;
+        if let ServerMsg::SeedsClosed { hand_id, list, .. } = &mut self.closed {
+            *hand_id = hand;
+            list.clone_from(&self.list);
+        }
+        Durable::frame(json, &self.closed)
+    }
+
+    /// Every seat's seed read: each checked against its commitment, and the deck dealt
+    /// from them.
+    fn deal(&mut self, seeds: Vec<SeatSeed>) {
+        let deck = self.next.take().expect("a committed deck");
+        let digest = deck.commitment().commitment;
+        for s in &seeds {
+            let listed = self.list.iter().find(|c| c.seat == s.seat);
+            assert!(
+                listed.is_some_and(
+                    |c| c.commitment == poker_fairness::seed_commitment(&digest, &s.seed)
+                ),
+                "seat {}'s seed opens its commitment",
+                s.seat
+            );
+        }
+        let dealing = deck.dealing(std::mem::take(&mut self.list), seeds);
+        std::hint::black_box(deck.dealt_cards(&dealing));
+    }
 }
 
 impl Durable {
-    fn new(records: mpsc::UnboundedSender<Record>, record_bytes: usize) -> Durable {
+    fn new(records: mpsc::UnboundedSender<Record>, record_bytes: usize, deck: bool) -> Durable {
         let table_id = TableId::new();
         let seats: Vec<u32> = (0..SEATS as u32).collect();
         let event = |event: Event| ServerMsg::Event {
@@ -304,6 +432,7 @@ impl Durable {
             record: record.into(),
             records,
             waiting: None,
+            deck: deck.then(|| DeckWork::new(table_id)),
         }
     }
 
@@ -354,20 +483,33 @@ impl Durable {
     }
 
     /// Hand `hand` ended: its record to the writer (the table waits for it to be durable
-    /// before showing the result), its other events for everyone, and the next hand's hole
-    /// cards: each player's for them alone, and for everyone as the others see them.
-    /// Returns the frames for everyone and each seat's own.
+    /// before showing the result) and its other events for everyone; with `--deck`, each
+    /// player's proofs and the next deck's commitment. Returns the frames for everyone and
+    /// each seat's own.
     fn hand_ended(&mut self, hand: u64) -> (Vec<Utf8Bytes>, Vec<Utf8Bytes>) {
         let (durable, waiting) = oneshot::channel();
         let _ = self.records.send((self.record.clone(), durable));
         self.waiting = Some(waiting);
-        let mut everyone = Vec::with_capacity(self.hand_events.len() + SEATS);
+        let mut everyone = Vec::with_capacity(self.hand_events.len() + 1);
         for message in &mut self.hand_events {
             if let ServerMsg::Event { hand_number, .. } = message {
                 *hand_number = hand;
             }
             everyone.push(Self::frame(&mut self.json, message));
         }
+        let mut own = Vec::new();
+        if let Some(deck) = &mut self.deck {
+            let (proofs, committed) = deck.hand_ended(&mut self.json, hand);
+            own = proofs;
+            everyone.push(committed);
+        }
+        (everyone, own)
+    }
+
+    /// Hand `hand` dealt: each player's hole cards for them alone, and for everyone as
+    /// the others see them. Returns the frames for everyone and each seat's own.
+    fn dealt(&mut self, hand: u64) -> (Vec<Utf8Bytes>, Vec<Utf8Bytes>) {
+        let mut everyone = Vec::with_capacity(SEATS);
         let mut own = Vec::with_capacity(SEATS);
         for seat in 0..SEATS {
             for message in [&mut self.hole, &mut self.hidden] {
@@ -377,7 +519,7 @@ impl Durable {
                     ..
                 } = message
                 {
-                    *hand_number = hand + 1;
+                    *hand_number = hand;
                     *player = seat;
                 }
             }
@@ -428,6 +570,11 @@ async fn server(tables: u64, secs: u64, coalesce: Duration) -> anyhow::Result<()
         None => None,
     };
     let record_bytes = arg("--record-bytes", 3687) as usize;
+    let deck = std::env::args().any(|a| a == "--deck");
+    anyhow::ensure!(
+        !deck || (durable.is_some() && !tasks),
+        "--deck is the complete floor's: it needs --durable, and is not laid out with --tasks"
+    );
     let db_pid = text_arg("--db-pid").and_then(|p| p.parse::<u32>().ok());
     for _ in 0..tables {
         let mut seats = Vec::new();
@@ -440,7 +587,7 @@ async fn server(tables: u64, secs: u64, coalesce: Duration) -> anyhow::Result<()
             coalesce,
             records
                 .clone()
-                .map(|r| Box::new(Durable::new(r, record_bytes))),
+                .map(|r| Box::new(Durable::new(r, record_bytes, deck))),
         );
         if tasks {
             tokio::spawn(table_of_tasks(seats, counts.clone(), held));
@@ -469,7 +616,11 @@ async fn server(tables: u64, secs: u64, coalesce: Duration) -> anyhow::Result<()
         "{tables} tables, coalesce {} ms{}{}: {:.0} hands/s; server {:.3} ms CPU per hand, {:.1} writes and {:.1} reads per hand",
         coalesce.as_millis(),
         if tasks { ", a task per connection" } else { "" },
-        if durable.is_some() { ", durable" } else { "" },
+        match (durable.is_some(), deck) {
+            (true, true) => ", durable, verifiable deck",
+            (true, false) => ", durable",
+            _ => "",
+        },
         hands / elapsed,
         (cpu1 - cpu0).as_secs_f64() * 1000.0 / hands,
         writes / hands,
@@ -510,7 +661,13 @@ struct Held {
     n: u64,
     /// The JSON and the records, with `--durable`.
     durable: Option<Box<Durable>>,
+    /// With `--deck`, between hands: the next hand's hole cards (as everyone sees them and
+    /// each player's own), its first decision and who it is for, sent once the seeds are in.
+    after_seeds: Option<AfterSeeds>,
 }
+
+/// What waits for the seeds: frames for everyone, each seat's own, the decision, its seat.
+type AfterSeeds = (Vec<Utf8Bytes>, Vec<Utf8Bytes>, Utf8Bytes, usize);
 
 impl Held {
     fn new(coalesce: Duration, durable: Option<Box<Durable>>) -> Held {
@@ -520,6 +677,7 @@ impl Held {
             coalesce,
             n: 0,
             durable,
+            after_seeds: None,
         }
     }
 
@@ -554,16 +712,31 @@ impl Held {
             None => (frames(self.n), Utf8Bytes::from_static("decide")),
         };
         // Each hand's last action: its record, its result, the next hand's hole cards.
-        let (ended, hole) = match &mut self.durable {
+        let hand = self.n / ACTIONS_PER_HAND;
+        let ((ended, own), (hidden, hole)) = match &mut self.durable {
             Some(durable) if self.n % ACTIONS_PER_HAND == 0 => {
-                durable.hand_ended(self.n / ACTIONS_PER_HAND - 1)
+                (durable.hand_ended(hand - 1), durable.dealt(hand))
             }
             _ => Default::default(),
         };
+        let seeding = self.n % ACTIONS_PER_HAND == 0
+            && self.durable.as_ref().is_some_and(|d| d.deck.is_some());
+        if seeding {
+            // With `--deck` the next hand is dealt once the seeds are in: its hole cards and
+            // first turn wait; the hand's end and the next deck's commitment go to everyone.
+            for seat in 0..SEATS {
+                self.pending[seat].extend(shared.iter().cloned());
+                self.pending[seat].extend(ended.iter().cloned());
+                self.pending[seat].extend(own.get(seat).cloned());
+            }
+            self.after_seeds = Some((hidden, hole, decide, next));
+            return (0..SEATS).collect();
+        }
         (0..SEATS)
             .filter(|&seat| {
                 self.pending[seat].extend(shared.iter().cloned());
                 self.pending[seat].extend(ended.iter().cloned());
+                self.pending[seat].extend(hidden.iter().cloned());
                 if let Some(cards) = hole.get(seat) {
                     self.pending[seat].push(cards.clone());
                 }
@@ -574,6 +747,22 @@ impl Held {
                 theirs || self.last_sent[seat].is_none_or(|t| t + self.coalesce <= now)
             })
             .collect()
+    }
+
+    /// With `--deck`, once the seeds are in: the next hand's hole cards and first turn, to
+    /// every seat now.
+    fn deal(&mut self) -> Vec<usize> {
+        let Some((hidden, hole, decide, next)) = self.after_seeds.take() else {
+            return Vec::new();
+        };
+        for seat in 0..SEATS {
+            self.pending[seat].extend(hidden.iter().cloned());
+            self.pending[seat].extend(hole.get(seat).cloned());
+            if seat == next {
+                self.pending[seat].push(decide.clone());
+            }
+        }
+        (0..SEATS).collect()
     }
 
     /// With `--durable`, at a hand's end: waits until its record is durable (no result is
@@ -631,8 +820,76 @@ async fn table(seats: Vec<Ws>, counts: Arc<Counts>, mut held: Held) {
                 return;
             }
         }
+        if held.after_seeds.is_some()
+            && seeds(&mut sinks, &mut streams, &mut held, &counts)
+                .await
+                .is_err()
+        {
+            return;
+        }
         to_act = next;
     }
+}
+
+/// A client's message, read as pokerd reads it.
+async fn read_msg(
+    stream: &mut futures_util::stream::SplitStream<Ws>,
+    counts: &Counts,
+) -> Result<ClientMsg, ()> {
+    match stream.next().await {
+        Some(Ok(Message::Text(text))) => {
+            counts.reads.fetch_add(1, Ordering::Relaxed);
+            serde_json::from_str(text.as_str()).map_err(|_| ())
+        }
+        _ => Err(()),
+    }
+}
+
+/// With `--deck`, between hands: every seat's commitment read, the list closed to
+/// everyone, every seat's seed read and checked, the deck dealt from them; then the next
+/// hand's hole cards and first turn go out.
+async fn seeds(
+    sinks: &mut [futures_util::stream::SplitSink<Ws, Message>],
+    streams: &mut [futures_util::stream::SplitStream<Ws>],
+    held: &mut Held,
+    counts: &Counts,
+) -> Result<(), ()> {
+    let durable = held.durable.as_mut().ok_or(())?;
+    let deck = durable.deck.as_mut().ok_or(())?;
+    let mut commits = Vec::with_capacity(SEATS);
+    for (seat, stream) in streams.iter_mut().enumerate() {
+        match read_msg(stream, counts).await? {
+            ClientMsg::SeedCommit { commitment, .. } => commits.push(SeedCommit {
+                seat: seat as u8,
+                commitment,
+                house: false,
+            }),
+            _ => return Err(()),
+        }
+    }
+    let closed = deck.close(&mut durable.json, commits);
+    for sink in sinks.iter_mut() {
+        write(sink, vec![closed.clone()], counts)
+            .await
+            .map_err(|_| ())?;
+    }
+    let mut seeds = Vec::with_capacity(SEATS);
+    for (seat, stream) in streams.iter_mut().enumerate() {
+        match read_msg(stream, counts).await? {
+            ClientMsg::Seed { seed, .. } => seeds.push(SeatSeed {
+                seat: seat as u8,
+                seed,
+            }),
+            _ => return Err(()),
+        }
+    }
+    deck.deal(seeds);
+    for seat in held.deal() {
+        write(&mut sinks[seat], held.take(seat), counts)
+            .await
+            .map_err(|_| ())?;
+    }
+    Ok(())
 }
 
 /// One table laid out as pokerd lays it out: a task per connection, which reads its
@@ -742,14 +999,42 @@ async fn client(port: u16, tables: u64) -> anyhow::Result<()> {
         let (ws, _) = tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/")).await?;
         tasks.push(tokio::spawn(async move {
             let (mut sink, mut stream) = ws.split();
+            // With `--deck`: the seed committed to for the next hand, until revealed.
+            let mut seed = poker_protocol::Seed::from_bytes([0; 32]);
             while let Some(Ok(frame)) = stream.next().await {
-                if let Message::Text(text) = frame {
-                    if asks_to_act(text.as_str()) {
-                        let action = "{\"type\":\"act\",\"table_id\":\"3f1c9a1e-8a55-4f43-a3c0-0d6a5ad0c7b1\",\"decision_id\":1,\"action\":{\"type\":\"call\"}}";
-                        if sink.send(Message::text(action)).await.is_err() {
-                            break;
-                        }
-                    }
+                let Message::Text(text) = frame else { continue };
+                let answer = if asks_to_act(text.as_str()) {
+                    "{\"type\":\"act\",\"table_id\":\"3f1c9a1e-8a55-4f43-a3c0-0d6a5ad0c7b1\",\"decision_id\":1,\"action\":{\"type\":\"call\"}}".to_string()
+                } else if text.starts_with("{\"type\":\"deck_committed\"") {
+                    let Ok(ServerMsg::DeckCommitted { table_id, commitment }) =
+                        serde_json::from_str(text.as_str())
+                    else {
+                        break;
+                    };
+                    seed = poker_protocol::Seed::from_bytes(rand::random());
+                    serde_json::to_string(&ClientMsg::SeedCommit {
+                        table_id,
+                        hand_id: commitment.hand_id,
+                        commitment: poker_protocol::seed_commitment(&commitment.commitment, &seed),
+                    })
+                    .expect("a message serializes")
+                } else if text.starts_with("{\"type\":\"seeds_closed\"") {
+                    let Ok(ServerMsg::SeedsClosed { table_id, hand_id, .. }) =
+                        serde_json::from_str(text.as_str())
+                    else {
+                        break;
+                    };
+                    serde_json::to_string(&ClientMsg::Seed {
+                        table_id,
+                        hand_id,
+                        seed,
+                    })
+                    .expect("a message serializes")
+                } else {
+                    continue;
+                };
+                if sink.send(Message::text(answer)).await.is_err() {
+                    break;
                 }
             }
         }));
