@@ -53,17 +53,27 @@ impl Actor {
                     }
                     BetweenHands::Deal => {}
                 }
-                if let Some(t) = self.clock.next_hand_at().filter(|&t| Instant::now() < t) {
-                    // The pause between hands: the list of seed commitments closes
-                    // REVEAL_LEAD before its end (whoever sits meanwhile is in it), and
-                    // the seeds come in before the deal.
-                    let close_at = t.checked_sub(super::deck::REVEAL_LEAD).unwrap_or(t);
-                    if Instant::now() >= close_at {
-                        self.close_seeds_when_all_in();
-                    } else {
-                        self.seeds.set_wait(Some(close_at));
+                if let Some(t) = self.clock.next_hand_at() {
+                    if Instant::now() < t {
+                        // The pause between hands: the list of seed commitments closes
+                        // REVEAL_LEAD before its end (whoever sits meanwhile is in it),
+                        // and the seeds come in before the deal.
+                        let close_at = t.checked_sub(super::deck::REVEAL_LEAD).unwrap_or(t);
+                        if Instant::now() >= close_at {
+                            self.close_seeds_when_all_in();
+                            // Nothing to wait for now but the pause's end (commitments
+                            // still to come are messages, which wake the table).
+                            self.seeds.set_wait(None);
+                        } else {
+                            self.seeds.set_wait(Some(close_at));
+                        }
+                        return;
                     }
-                    return;
+                    // The pause is over. Whatever the deal waits for now sets its own
+                    // time (the seeds' wait, a start tried again) or none; a time left
+                    // here, past, would be the table's deadline (`next_deadline`) and
+                    // wake it at once, again and again, until the deal.
+                    self.clock.deal_at(None);
                 }
                 if !self.private_before_deal().await {
                     return;

@@ -449,14 +449,6 @@ impl Bot {
     }
 }
 
-async fn metric(server: &Server, name: &str) -> u64 {
-    let (_, text) = server.get("/metrics").await;
-    text.lines()
-        .find_map(|l| l.strip_prefix(&format!("{name} ")))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no metric {name}"))
-}
-
 async fn soak(db: Db) {
     let Some(guard) = DbGuard::new(db).await else {
         return;
@@ -610,17 +602,17 @@ async fn soak(db: Db) {
         );
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let wakeups = metric(&server, "poker_table_wakeups_total").await;
+    let wakeups = server.metric("poker_table_wakeups_total").await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(
-        metric(&server, "poker_table_wakeups_total").await,
+        server.metric("poker_table_wakeups_total").await,
         wakeups,
         "an idle server's tables woke up"
     );
-    assert_eq!(metric(&server, "poker_table_failures_total").await, 0);
-    let resyncs = metric(&server, "poker_resyncs_total").await;
-    let server_messages = metric(&server, "poker_messages_total").await;
-    let timeouts = metric(&server, "poker_timeouts_total").await;
+    assert_eq!(server.metric("poker_table_failures_total").await, 0);
+    let resyncs = server.metric("poker_resyncs_total").await;
+    let server_messages = server.metric("poker_messages_total").await;
+    let timeouts = server.metric("poker_timeouts_total").await;
     // Every finished hand is stored complete and replays to its recorded stacks.
     let store = SqlStore::connect(&server.url).await.unwrap();
     let mut hands = 0;

@@ -609,6 +609,17 @@ async fn every_game_family_deals_hands_each_player_verifies_and_learns_nothing_u
         idle = if any { 0 } else { idle + 1 };
         assert!(idle < 2000, "the tables stalled");
     }
+    // The deal's waits for seeds are timed, never spun: a table wakes for its messages,
+    // commits, timers and held-back writes, tens of times a hand. A wait left in the past
+    // woke it at once, again and again, until the seeds came (hundreds of times a hand;
+    // under poker-load 590, and 39.7 once fixed).
+    let wakeups = server.metric("poker_table_wakeups_total").await;
+    let hands = server.metric("poker_hands_dealt_total").await;
+    println!("{wakeups} table wakeups for {hands} hands");
+    assert!(
+        wakeups < 150 * hands.max(1),
+        "the tables woke {wakeups} times for {hands} hands"
+    );
     // The tables close: the hands in progress end (their proofs come before the close).
     let tables: HashSet<String> = seeders.iter().map(|s| s.table.clone()).collect();
     let base = server.base.clone();

@@ -633,3 +633,63 @@ async fn a_table_fenced_out_as_its_hand_ends_stops_and_never_shows_the_result() 
     assert_eq!(stacks, vec![200, 200]);
     assert_conserved(&store, 2000).await;
 }
+
+/// A table between hands sleeps until it has something to do. The list of seed
+/// commitments closes in the pause's last half-second (docs/fairness.md); that stretch was
+/// a spin: the table's wait pointed at the moment the list could close, already past, so
+/// it woke at once again and again until the deal (under poker-load, 488 wakeups a hand
+/// and most of pokerd's CPU). Counted by the table's wakeups while it waits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_sleeps_through_the_pause_between_hands_and_the_seeds_lead_before_the_deal() {
+    let db = TestSqlite::new();
+    let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
+    let (a, b, table_id) = ann_and_ben(&store).await;
+    let metrics = Arc::new(Metrics::default());
+    let context = table_context(
+        &store,
+        &Arc::new(Lobby::default()),
+        &metrics,
+        Duration::ZERO,
+    );
+    let mut spec = nl_spec();
+    spec.clock.between_hands_ms = 1500;
+    let table = table_actor::spawn(table_id, "NL 1/2".into(), spec, context)
+        .await
+        .unwrap();
+    let mut rx_a = table.subscribe(Some(a), 1024).await;
+    let mut rx_b = table.subscribe(Some(b), 1024).await;
+    sit_now(&table, a, "ann", 0, 150).await;
+    sit_now(&table, b, "ben", 1, 150).await;
+    // The first hand: whoever is asked folds.
+    loop {
+        let (msg, me) = tokio::select! {
+            m = next(&mut rx_a) => (m, a),
+            m = next(&mut rx_b) => (m, b),
+        };
+        match msg {
+            ServerMsg::Decide { decision_id, .. } => {
+                table.act(me, decision_id, Action::Fold).await.unwrap();
+            }
+            ServerMsg::Event {
+                event: Event::HandEnded { .. },
+                ..
+            } => break,
+            _ => {}
+        }
+    }
+    // The pause is 1.5 s from here (or from the hand's commit), its last 0.5 s the seeds'
+    // lead: 1.3 s of it watched, nobody sending anything.
+    let before = metrics
+        .table_wakeups
+        .load(std::sync::atomic::Ordering::Relaxed);
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    let woke = metrics
+        .table_wakeups
+        .load(std::sync::atomic::Ordering::Relaxed)
+        - before;
+    assert!(
+        woke < 50,
+        "the table woke {woke} times in a pause with nothing to do"
+    );
+    assert_conserved(&store, 2000).await;
+}

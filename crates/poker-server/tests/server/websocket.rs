@@ -569,14 +569,6 @@ async fn a_spectator_who_unwatches_receives_nothing_more_from_the_table() {
     server.finish(2000).await;
 }
 
-/// A counter of `/metrics`.
-async fn metric(server: &Server, name: &str) -> u64 {
-    let (_, text) = server.get("/metrics").await;
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{name} in {text}"))
-}
-
 /// Signing in asks only the tables where the player holds a seat (found in the store), not
 /// every table of the room: a room of many tables and a reconnect storm would otherwise
 /// cost a question to every table per connection. The player is still put back at their
@@ -595,10 +587,10 @@ async fn signing_in_asks_only_the_tables_where_the_player_sits() {
     ann.send(&sit(&tables[7], 0, 100)).await;
     ann.until(|m| matches!(m, ServerMsg::Snapshot { .. }).then_some(()))
         .await;
-    let before = metric(&server, "poker_table_wakeups_total").await;
+    let before = server.metric("poker_table_wakeups_total").await;
     // Ben sits nowhere: no table is asked (a table's own clock may tick meanwhile).
     let _ben = server.client("ben").await;
-    let asked = metric(&server, "poker_table_wakeups_total").await - before;
+    let asked = server.metric("poker_table_wakeups_total").await - before;
     assert!(asked < 10, "{asked} tables asked");
     // Ann comes back on a new connection: only her table is asked, and she is back there.
     let token = server.login("ann").await;
@@ -606,7 +598,7 @@ async fn signing_in_asks_only_the_tables_where_the_player_sits() {
     again.auth(&token).await;
     let table = again.snapshot_table().await.table_id;
     assert_eq!(table, tid(&tables[7]));
-    let asked = metric(&server, "poker_table_wakeups_total").await - before;
+    let asked = server.metric("poker_table_wakeups_total").await - before;
     assert!(asked < 10, "{asked} tables asked");
     server.stop().await;
 }

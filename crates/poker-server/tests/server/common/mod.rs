@@ -217,6 +217,15 @@ impl Server {
         (answer.status, answer.text)
     }
 
+    /// A counter or gauge of `/metrics`, as a whole number.
+    pub async fn metric(&self, name: &str) -> u64 {
+        let (_, text) = self.get("/metrics").await;
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} ")))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no metric {name} in {text}"))
+    }
+
     pub async fn get_json(&self, path: &str) -> Value {
         let (status, body) = self.get(path).await;
         assert_eq!(status, 200, "{path}: {body}");
