@@ -284,7 +284,8 @@ impl Actor {
             return true;
         };
         if p.paused() {
-            self.clock.deal_at(None);
+            // Until the host resumes (a command, which wakes the table).
+            self.no_deal_times();
             return false;
         }
         let Some((small, big)) = p.take_blinds() else {

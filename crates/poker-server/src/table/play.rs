@@ -29,6 +29,8 @@ impl Actor {
                 // Closing and draining wait for the sits under way: a buy-in made
                 // durable is seated, then cashed out or saved like any other seat.
                 if self.life.is_stopping() && self.sitting.busy() {
+                    // The sits' steps wake the table; no deal's time may (see below).
+                    self.no_deal_times();
                     return;
                 }
                 match self.life.between_hands() {
@@ -49,6 +51,8 @@ impl Actor {
                         for waiter in self.life.drained() {
                             let _ = waiter.send(());
                         }
+                        // Drained for good: no next hand, and no time of one to wake for.
+                        self.no_deal_times();
                         return;
                     }
                     BetweenHands::Deal => {}
@@ -162,6 +166,14 @@ impl Actor {
                 clock,
             });
         }
+    }
+
+    /// Forgets when the next hand was due and when the seeds' wait ends, for a table that
+    /// will not deal until something else wakes it: either time, once past, would stay the
+    /// table's deadline (`next_deadline`) and wake it at once, again and again.
+    pub(super) fn no_deal_times(&mut self) {
+        self.clock.deal_at(None);
+        self.seeds.set_wait(None);
     }
 
     /// Starts the next hand if the table can; false if it cannot now.

@@ -1121,3 +1121,67 @@ async fn a_real_money_host_cannot_adjust_a_stack() {
     );
     game.conserved().await;
 }
+
+/// A host who pauses the game while the deal waits for a friend's seed: the table sleeps
+/// until the host resumes. The seeds' wait, once past, was left as the table's deadline
+/// and woke it at once, again and again, for as long as the game stayed paused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_paused_while_the_deal_waits_for_a_seed_sleeps_until_the_host_resumes() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let (mut game, table, mut ann) = Game::heads_up(&guard).await;
+    // Ann commits to a seed for every next deck and never reveals it: once the list of
+    // commitments closes with hers in it, the deal waits for her seed (up to a second).
+    let seed = poker_protocol::Seed::from_bytes([7; 32]);
+    let closed_at = 'hands: loop {
+        for (i, client) in [&mut game.host, &mut ann].into_iter().enumerate() {
+            let Some(msg) = client.try_recv(Duration::from_millis(5)).await else {
+                continue;
+            };
+            let commitment = match &msg {
+                ServerMsg::Decide {
+                    decision_id, legal, ..
+                } => {
+                    let action = simple_action(legal, false);
+                    client
+                        .send(&common::act(&table, *decision_id, action))
+                        .await;
+                    None
+                }
+                ServerMsg::DeckCommitted { commitment, .. } => Some(*commitment),
+                ServerMsg::Snapshot {
+                    next_deck: Some(next),
+                    ..
+                } => Some(**next),
+                ServerMsg::SeedsClosed { list, .. } if list.iter().any(|e| e.seat == 1) => {
+                    break 'hands tokio::time::Instant::now();
+                }
+                _ => None,
+            };
+            if let Some(next) = commitment.filter(|_| i == 1) {
+                client
+                    .send(&ClientMsg::SeedCommit {
+                        table_id: tid(&table),
+                        hand_id: next.hand_id,
+                        commitment: poker_protocol::seed_commitment(&next.commitment, &seed),
+                    })
+                    .await;
+            }
+        }
+    };
+    // The pause between hands ends half a second after the list closed; the wait for
+    // Ann's seed, a second after. The host pauses in between.
+    tokio::time::sleep_until(closed_at + Duration::from_millis(700)).await;
+    game.host(HostCommand::Pause).await;
+    tokio::time::sleep_until(closed_at + Duration::from_millis(800)).await;
+    let before = game.server.metric("poker_table_wakeups_total").await;
+    tokio::time::sleep_until(closed_at + Duration::from_millis(2300)).await;
+    let woke = game.server.metric("poker_table_wakeups_total").await - before;
+    assert!(woke < 50, "the paused table woke {woke} times in 1.5 s");
+    // Resumed: the next hand is dealt (without Ann's seed, which never came).
+    game.host(HostCommand::Resume).await;
+    drive(&mut [&mut game.host, &mut ann], &table, |m| {
+        hand_started(m).is_some()
+    })
+    .await;
+    game.conserved().await;
+}
