@@ -25,7 +25,8 @@ const SCALE: u64 = 60;
 /// How long the history runs, in real time (two hours of the room).
 const HISTORY: Duration = Duration::from_secs(120);
 /// How much longer it may run, 20 s at a time, until the ledger holds what the test looks
-/// for (a bot that left with more than the maximum, one back within the window): the
+/// for (a bot that left with more than the maximum, one back within the window, one that
+/// busted and had its wallet reloaded: 5 busts and no reload once in 120 s): the
 /// cards decide when a bot first wins that much, and a loaded machine deals fewer hands
 /// in the same time (245 hands in one run that ended without it).
 const HISTORY_MORE: Duration = Duration::from_secs(100);
@@ -308,7 +309,12 @@ async fn house_bots_deal_a_newcomer_in_at_every_preset_table_after_hours_of_bot_
     loop {
         if Instant::now() >= until {
             let history = bot_history(&server, &tables).await;
-            let whole = history.left_above_max > 0 && history.returned_within_window > 0;
+            // Every kind of history asserted below: won and left, came back within the
+            // window, busted and reloaded (a bot that busts late may not have sat again).
+            let whole = history.left_above_max > 0
+                && history.returned_within_window > 0
+                && history.busts > 0
+                && history.reloads > 0;
             if whole || started.elapsed() >= HISTORY + HISTORY_MORE {
                 break;
             }
