@@ -46,7 +46,7 @@ export function initialConsole(token = null) {
     tables: [], tableNames: {}, presetsAsked: false, presets: [], live: null,
     playerQuery: "", players: [], player: null, ledger: [], moneyKey: null, code: null,
     handPlayers: [], hands: [], handShown: null,
-    room: { audit: null, metrics: null, rake: null },
+    room: { audit: null, metrics: null, rake: null, rakeTables: null },
     flags: null, pairs: null, pairQuery: "", pairSort: PAIR_SORT, pairDetail: null, pairHand: null,
     staff: [], auditLog: [], notice: null,
   };
@@ -332,9 +332,15 @@ const CONSOLE = {
   },
   got_metrics(r, m) {
     r.state.room = { ...r.state.room, metrics: m.answer };
-    call(r, "got_rake", "/admin/rake?days=30");
+    call(r, "got_rake", "/admin/rake?days=30&by=day");
   },
-  got_rake(r, m) { r.state.room = { ...r.state.room, rake: m.answer }; },
+  // The rake per day, then per table: in a room of thousands of tables a row per table and
+  // day would be tens of thousands of rows.
+  got_rake(r, m) {
+    r.state.room = { ...r.state.room, rake: m.answer };
+    call(r, "got_rake_tables", "/admin/rake?days=30&by=table");
+  },
+  got_rake_tables(r, m) { r.state.room = { ...r.state.room, rakeTables: m.answer }; },
 
   // ------------------------------------------------------------ fair play
   got_flags(r, m) { r.state.flags = m.answer; },
@@ -734,7 +740,7 @@ function figures(dl, pairs) {
 }
 
 function drawRoom(s) {
-  const { audit, metrics, rake } = s.room;
+  const { audit, metrics, rake, rakeTables } = s.room;
   if (audit) {
     const holds = booksBalance(audit);
     setText($("#audit-status"), holds ? "\u2714 The books balance: wallets + stacks + rake = deposits \u2212 withdrawals." : "\u2718 The books do not balance: see the figures.");
@@ -745,13 +751,15 @@ function drawRoom(s) {
     figures($("#metrics"), [["Tables", metric(metrics, "poker_tables")], ["Players seated", metric(metrics, "poker_seated_players")],
       ["Hands dealt", metric(metrics, "poker_hands_total")], ["Connections", metric(metrics, "poker_connections")]]);
   }
-  if (rake) {
-    $("#rake tbody").replaceChildren(...rake.rows.map((x) => {
+  const rakeRows = (id, report, cells) => {
+    $(id + " tbody").replaceChildren(...report.rows.map((x) => {
       const tr = el("tr");
-      for (const c of [x.day, x.table_name, x.hands, x.rake]) tr.append(el("td", "", String(c)));
+      for (const c of cells(x)) tr.append(el("td", "", String(c)));
       return tr;
-    }), (() => { const tr = el("tr", "total"); for (const c of ["Total", "", "", rake.total]) tr.append(el("td", "", String(c))); return tr; })());
-  }
+    }), (() => { const tr = el("tr", "total"); for (const c of ["Total", "", report.total]) tr.append(el("td", "", String(c))); return tr; })());
+  };
+  if (rake) rakeRows("#rake", rake, (x) => [x.day, x.hands, x.rake]);
+  if (rakeTables) rakeRows("#rake-tables", rakeTables, (x) => [x.table_name, x.hands, x.rake]);
 }
 
 function drawFlags(s) {

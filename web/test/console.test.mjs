@@ -152,7 +152,7 @@ test("a player's hands: chosen as the hands' player, and searched at once in the
   assert.ok(effects.some((e) => e.type === "clear" && e.ids.includes("#hand-table")));
 });
 
-test("the room's figures are read in turn: the audit, pokerd's metrics, the rake", () => {
+test("the room's figures are read in turn: the audit, pokerd's metrics, the rake per day, then per table", () => {
   let { state, effects } = play(signedIn(), { type: "ui_show", section: "room" });
   assert.deepEqual(calls(effects), ["GET /admin/audit -> got_audit"]);
   const audit = { wallets: 900, stacks: 100, rake: 0, deposits: 1000, withdrawals: 0, unbalanced_movements: 0, mismatched_accounts: [] };
@@ -160,7 +160,13 @@ test("the room's figures are read in turn: the audit, pokerd's metrics, the rake
   assert.deepEqual(calls(effects), ["GET /metrics -> got_metrics"]);
   assert.equal(effects[0].auth, false);
   ({ state, effects } = play(state, { type: "got_metrics", answer: "poker_tables 3\npoker_connections{node=\"a\"} 7\n" }));
-  assert.deepEqual(calls(effects), ["GET /admin/rake?days=30 -> got_rake"]);
+  assert.deepEqual(calls(effects), ["GET /admin/rake?days=30&by=day -> got_rake"]);
+  const perDay = { days: 30, total: 7, rows: [{ day: "2026-12-06", hands: 3, rake: 7 }] };
+  ({ state, effects } = play(state, { type: "got_rake", answer: perDay }));
+  assert.deepEqual(calls(effects), ["GET /admin/rake?days=30&by=table -> got_rake_tables"]);
+  const perTable = { days: 30, total: 7, rows: [{ table_id: "t1", table_name: "Main", hands: 3, rake: 7 }] };
+  ({ state, effects } = play(state, { type: "got_rake_tables", answer: perTable }));
+  assert.deepEqual([state.room.rake, state.room.rakeTables], [perDay, perTable]);
   assert.equal(metric(state.room.metrics, "poker_tables"), 3);
   assert.equal(metric(state.room.metrics, "poker_connections"), 7);
   assert.equal(metric(state.room.metrics, "poker_hands_total"), "\u2013");

@@ -160,6 +160,29 @@ pub struct RakeDay {
     pub hands: u64,
 }
 
+/// The rake of a window of days summed per day (room-wide) or per table
+/// ([`crate::SqlStore::rake_totals`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RakeBy {
+    /// A total per day (UTC), newest first.
+    Day,
+    /// A total per table, the most raked first.
+    Table,
+}
+
+/// The rake and hands of one day or one table over a window ([`RakeBy`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RakeTotal {
+    /// The day, `YYYY-MM-DD`, when summed per day.
+    pub day: Option<String>,
+    /// The table, when summed per table.
+    pub table_id: Option<TableId>,
+    /// Rake collected.
+    pub rake: Chips,
+    /// Hands completed.
+    pub hands: u64,
+}
+
 /// A day number (days since 1970-01-01) as `YYYY-MM-DD` (proleptic Gregorian).
 pub fn day_string(days: i64) -> String {
     // Howard Hinnant's civil_from_days.

@@ -450,3 +450,80 @@ async fn notes_on_other_players_are_private_to_their_owner() {
     assert_eq!(body, "[]");
     server.stop().await;
 }
+
+/// Issue 38 item 4: the rake page reads `table_day` (a row per table and day, kept by
+/// each commit); its three forms (per table and day, per day, per table) agree with each
+/// other, with the hands played and with the audit's rake.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rake_report_per_table_and_day_per_day_and_per_table_agrees_with_the_audit() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    let clock = json!({ "action_ms": 30000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
+    let mut rules = common::nl_rules();
+    rules["options"] = json!({ "rake": { "basis_points": 500, "cap": 100 } });
+    let table_id = server.table_with(rules, clock).await;
+    let mut clients = vec![server.client("ann").await, server.client("ben").await];
+    for (seat, c) in clients.iter_mut().enumerate() {
+        c.sat(&table_id, seat as u32, 200).await;
+    }
+    // Ann bets five times the least she may whenever nobody has bet, Ben calls, to a
+    // showdown: every pot is large enough to be raked.
+    let hands = 6;
+    play(&mut clients, &table_id, hands, |i, _, legal| {
+        if let (0, None, Some((min, max))) = (i, legal.call, legal.bet_or_raise) {
+            Action::BetOrRaiseTo {
+                to: (min * 5).min(max),
+            }
+        } else if legal.call.is_some() {
+            Action::Call
+        } else {
+            Action::Check
+        }
+    })
+    .await;
+    // Hands are committed a moment after they end.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let (by_table_and_day, by_day, by_table) = loop {
+        let mut forms = Vec::new();
+        for by in ["", "&by=day", "&by=table"] {
+            forms.push(server.get_json(&format!("/admin/rake?days=2{by}")).await);
+        }
+        let played: u64 = forms[0]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["hands"].as_u64().unwrap())
+            .sum();
+        if played >= hands as u64 || Instant::now() > deadline {
+            break (forms[0].clone(), forms[1].clone(), forms[2].clone());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let audit = server.audit().await;
+    assert!(audit.rake > 0, "{audit:?}");
+    for form in [&by_table_and_day, &by_day, &by_table] {
+        assert_eq!(form["total"], json!(audit.rake), "{form}");
+        let rows = form["rows"].as_array().unwrap();
+        let rake: u64 = rows.iter().map(|r| r["rake"].as_u64().unwrap()).sum();
+        let dealt: u64 = rows.iter().map(|r| r["hands"].as_u64().unwrap()).sum();
+        assert_eq!((rake as i64, dealt), (audit.rake, hands as u64), "{form}");
+    }
+    let today = &by_table_and_day["rows"][0];
+    assert_eq!(by_day["rows"][0]["day"], today["day"], "{by_day}");
+    assert!(by_day["rows"][0].get("table_id").is_none(), "{by_day}");
+    assert_eq!(
+        by_table["rows"][0]["table_id"],
+        json!(table_id),
+        "{by_table}"
+    );
+    assert_eq!(
+        by_table["rows"][0]["table_name"], today["table_name"],
+        "{by_table}"
+    );
+    let (status, refused) = server.get("/admin/rake?days=2&by=week").await;
+    assert_eq!(status, 400, "{refused}");
+    assert_conserved(&audit, 2000);
+    server.stop().await;
+}

@@ -238,10 +238,10 @@ async fn fill(a: &Args) -> anyhow::Result<()> {
             &pool,
             &format!(
                 "insert into hand_player (hand_id, player_id, seat_no, starting_stack, \
-                 finishing_stack, created_at) \
+                 finishing_stack, created_at, started_at, big_blind) \
                  select md5('h' || i)::uuid::text, md5('p' || {sp})::uuid::text, s, 200, \
                  200 + case s when 0 then 40 - (1 + i % 3) when 1 then -20 when 2 then -20 else 0 end, \
-                 {at} + 60000 \
+                 {at} + 60000, {at}, 2 \
                  from generate_series({lo}::bigint, {hi} - 1) i cross join generate_series(0, 5) s",
                 sp = seat_player(a)
             ),
@@ -270,6 +270,14 @@ async fn fill(a: &Args) -> anyhow::Result<()> {
         lo = hi;
         eprintln!("{hi} hands ({:.0} s)", clock.elapsed().as_secs_f64());
     }
+    // Each table's hands and rake per day, as the commits keep them.
+    exec(
+        &pool,
+        "insert into table_day (day, poker_table_id, hands, rake) \
+         select ended_at / 86400000, poker_table_id, count(*), sum(rake) from hand \
+         group by ended_at / 86400000, poker_table_id",
+    )
+    .await?;
     exec(&pool, "alter table hand add primary key (hand_id)").await?;
     for (index, def) in &indexes {
         exec(&pool, def).await?;
@@ -450,10 +458,24 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
         )
     })
     .await?;
-    time("player_hands_between all (/api/me/stats)", few, async |k| {
+    time("player_hands_between all (the old stats)", few, async |k| {
         Ok(s.player_hands_between(players[k], 0, i64::MAX, 10_001)
             .await?
             .len())
+    })
+    .await?;
+    time("player_results_between all (/api/me/stats)", c, async |k| {
+        Ok(s.player_results_between(players[k], 0, i64::MAX, 10_001)
+            .await?
+            .len())
+    })
+    .await?;
+    time("player_results_between month (stats)", c, async |k| {
+        Ok(
+            s.player_results_between(players[k], months[k], months[k] + month, 10_001)
+                .await?
+                .len(),
+        )
     })
     .await?;
     time(

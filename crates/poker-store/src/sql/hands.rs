@@ -86,14 +86,72 @@ impl SqlStore {
     /// `since` (unix milliseconds) or later, newest day first: `table_day`'s rows, which
     /// each commit adds to (a row per table and day, whatever the archive holds).
     pub async fn rake_by_day(&self, since: i64) -> StoreResult<Vec<RakeDay>> {
+        // Read in the key's order and sorted here: the database's sort of the text ids
+        // was three quarters of the time (60,000 rows: 2,000 tables for 30 days).
         let rows: Vec<SqlRakeDay> = sqlx::query_as(
-            "select day, poker_table_id, rake, hands from table_day where day >= $1 \
-             order by day desc, poker_table_id",
+            "select day, poker_table_id, rake, hands from table_day where day >= $1",
         )
         .bind(since.div_euclid(super::commit::DAY_MS))
         .fetch_all(&self.pool)
         .await?;
-        convert(rows)
+        let mut days: Vec<RakeDay> = convert(rows)?;
+        // Newest day first ("YYYY-MM-DD" sorts as its date), then by table id (a uuid's
+        // order is its text's).
+        days.sort_unstable_by(|a, b| b.day.cmp(&a.day).then(a.table_id.0.cmp(&b.table_id.0)));
+        Ok(days)
+    }
+
+    /// The rake and hands of the days from the day of `since` (unix milliseconds) on,
+    /// summed per day or per table ([`RakeBy`]): what the rake page shows of a room of
+    /// thousands of tables, where a row per table and day is tens of thousands of rows.
+    pub async fn rake_totals(&self, since: i64, by: RakeBy) -> StoreResult<Vec<RakeTotal>> {
+        let sql = match by {
+            RakeBy::Day => {
+                "select day, cast(sum(rake) as bigint), cast(sum(hands) as bigint) \
+                 from table_day where day >= $1 group by day"
+            }
+            RakeBy::Table => {
+                "select poker_table_id, cast(sum(rake) as bigint), cast(sum(hands) as bigint) \
+                 from table_day where day >= $1 group by poker_table_id"
+            }
+        };
+        let day = since.div_euclid(super::commit::DAY_MS);
+        let mut totals = match by {
+            RakeBy::Day => {
+                let rows: Vec<(i64, i64, i64)> =
+                    sqlx::query_as(sql).bind(day).fetch_all(&self.pool).await?;
+                rows.into_iter()
+                    .map(|(d, rake, hands)| RakeTotal {
+                        day: Some(day_string(d)),
+                        table_id: None,
+                        rake: rake as Chips,
+                        hands: hands as u64,
+                    })
+                    .collect::<Vec<_>>()
+            }
+            RakeBy::Table => {
+                let rows: Vec<(String, i64, i64)> =
+                    sqlx::query_as(sql).bind(day).fetch_all(&self.pool).await?;
+                rows.into_iter()
+                    .map(|(t, rake, hands)| {
+                        Ok(RakeTotal {
+                            day: None,
+                            table_id: Some(TableId(uuid(&t)?)),
+                            rake: rake as Chips,
+                            hands: hands as u64,
+                        })
+                    })
+                    .collect::<StoreResult<Vec<_>>>()?
+            }
+        };
+        // Newest day first; the most raked table first, then by id.
+        totals.sort_unstable_by(|a, b| {
+            b.day
+                .cmp(&a.day)
+                .then(b.rake.cmp(&a.rake))
+                .then(a.table_id.map(|t| t.0).cmp(&b.table_id.map(|t| t.0)))
+        });
+        Ok(totals)
     }
 
     /// Start-up: hands started but never committed are void. Returns them.

@@ -360,14 +360,18 @@ pub(crate) async fn audit_log(
     ))
 }
 
-/// The query of the rake report: how many days back (1 to 366, 30 by default).
+/// The query of the rake report: how many days back (1 to 366, 30 by default), and how
+/// the rows are summed: `day` (one row a day), `table` (one row a table), or absent (one
+/// row per table and day).
 #[derive(Deserialize)]
 pub(crate) struct Days {
     days: Option<u32>,
+    by: Option<String>,
 }
 
-/// `GET /admin/rake?days=N`: the rake collected per day (UTC) and table, with the hands
-/// dealt, newest day first; and the total.
+/// `GET /admin/rake?days=N[&by=day|table]`: the rake collected per day (UTC) and table,
+/// with the hands dealt, newest day first; or summed per day (newest first) or per table
+/// (the most raked first); and the total. Read from `table_day`, a row per table and day.
 pub(crate) async fn rake(
     State(state): State<Arc<AppState>>,
     _: Admin,
@@ -384,7 +388,30 @@ pub(crate) async fn rake(
     }
     const DAY: i64 = 86_400_000;
     let since = (now_ms() / DAY - i64::from(days) + 1) * DAY;
-    let rows = state.store.rake_by_day(since).await?;
+    let by = match q.by.as_deref() {
+        None => None,
+        Some("day") => Some(poker_store::RakeBy::Day),
+        Some("table") => Some(poker_store::RakeBy::Table),
+        Some(_) => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                "by is day or table",
+            ))
+        }
+    };
+    if by == Some(poker_store::RakeBy::Day) {
+        let rows = state
+            .store
+            .rake_totals(since, poker_store::RakeBy::Day)
+            .await?;
+        let total: u64 = rows.iter().map(|r| r.rake).sum();
+        let rows: Vec<Value> = rows
+            .into_iter()
+            .map(|r| json!({ "day": r.day, "rake": r.rake, "hands": r.hands }))
+            .collect();
+        return Ok(Json(json!({ "days": days, "total": total, "rows": rows })));
+    }
     let names: std::collections::HashMap<_, _> = state
         .store
         .tables()
@@ -392,6 +419,27 @@ pub(crate) async fn rake(
         .into_iter()
         .map(|t| (t.table_id, t.name))
         .collect();
+    if by == Some(poker_store::RakeBy::Table) {
+        let rows = state
+            .store
+            .rake_totals(since, poker_store::RakeBy::Table)
+            .await?;
+        let total: u64 = rows.iter().map(|r| r.rake).sum();
+        let rows: Vec<Value> = rows
+            .into_iter()
+            .filter_map(|r| {
+                let t = r.table_id?;
+                Some(json!({
+                    "table_id": t.to_string(),
+                    "table_name": names.get(&t).cloned().unwrap_or_default(),
+                    "rake": r.rake,
+                    "hands": r.hands,
+                }))
+            })
+            .collect();
+        return Ok(Json(json!({ "days": days, "total": total, "rows": rows })));
+    }
+    let rows = state.store.rake_by_day(since).await?;
     let total: u64 = rows.iter().map(|r| r.rake).sum();
     let rows: Vec<Value> = rows
         .into_iter()
