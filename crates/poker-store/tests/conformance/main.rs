@@ -9,6 +9,7 @@
 //! so a failure names its scenario and the scenarios run in parallel.
 
 mod accounts;
+mod audit;
 mod buy_ins;
 mod fair_play;
 mod fences;
@@ -189,6 +190,9 @@ scenarios! {
     notes::notes_are_private_to_their_owner_replaced_deleted_and_checked;
     notes::a_players_hands_are_read_by_date_oldest_first;
     notes::seat_release_notices_are_kept_until_told_once_to_their_player;
+    audit::audit_with_a_checkpoint_agrees_with_the_full_audit_as_hands_go_on, url;
+    audit::audit_a_checkpoint_never_skips_a_movement_committed_after_it, url;
+    audit::audit_full_sees_a_ledger_row_changed_under_the_checkpoint, url;
 }
 
 /// Several nodes' commits (Postgres only: an embedded SQLite has one writer).
