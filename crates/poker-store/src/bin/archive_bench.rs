@@ -2,7 +2,8 @@
 //! PostgreSQL database with a synthetic room (tables, players, hands with their PHH and
 //! record, the players of each hand, the ledger rows a hand writes) by set-based SQL, then
 //! times every page's query through `SqlStore`'s own methods with random players, tables
-//! and dates, and prints each query's latencies and the bytes each table and index takes.
+//! and dates, and prints each query's latencies and the bytes each table and index takes;
+//! last, the audit's, over the whole ledger and from its checkpoint.
 //!
 //! ```text
 //! cargo run --release -p poker-store --bin archive_bench -- \
@@ -324,6 +325,18 @@ impl Line {
     }
 }
 
+/// The head of the latencies' table.
+fn header() {
+    println!(
+        "| {:<44} | {:>8} | {:>8} | {:>8} | {:>8} | {:>6} | {:>6} |",
+        "query (SqlStore method, page)", "first ms", "p50 ms", "p99 ms", "max ms", "rows", "calls"
+    );
+    println!(
+        "|{:-<46}|{:->10}|{:->10}|{:->10}|{:->10}|{:->8}|{:->8}|",
+        "", "", "", "", "", "", ""
+    );
+}
+
 /// Times `calls` calls of `f` (the first one apart, as the cold call).
 async fn time(
     name: &'static str,
@@ -415,14 +428,7 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
     let c = a.calls;
     let few = (a.calls / 10).max(5);
     println!("{hands} hands, {} tables, {} players", a.tables, a.players);
-    println!(
-        "| {:<44} | {:>8} | {:>8} | {:>8} | {:>8} | {:>6} | {:>6} |",
-        "query (SqlStore method, page)", "first ms", "p50 ms", "p99 ms", "max ms", "rows", "calls"
-    );
-    println!(
-        "|{:-<46}|{:->10}|{:->10}|{:->10}|{:->10}|{:->8}|{:->8}|",
-        "", "", "", "", "", "", ""
-    );
+    header();
     let s = &store;
     time("player_hands 20 (/api/me/hands)", c, async |k| {
         Ok(s.player_hands(players[k], 20, 0).await?.len())
@@ -533,8 +539,11 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
         Ok(s.recover().await?.len())
     })
     .await?;
-    audits(s, &pool, a).await?;
-    sizes(&pool, hands).await
+    // The audits last, after the sizes: they add ledger rows (see `audits`).
+    sizes(&pool, hands).await?;
+    println!();
+    header();
+    audits(s, &pool, a).await
 }
 
 /// Hands written after the checkpoint before each call of the last audit line.
@@ -566,12 +575,12 @@ async fn audits(s: &SqlStore, pool: &sqlx::AnyPool, a: &Args) -> anyhow::Result<
         holds(s.audit_full().await?)
     })
     .await?;
-    time("audit from its checkpoint, nothing after", 5, async |_| {
+    time("audit from checkpoint, nothing after", 5, async |_| {
         holds(s.audit().await?)
     })
     .await?;
     let mut line = Line {
-        name: "audit from its checkpoint, 10,000 hands after",
+        name: "audit from checkpoint, 10,000 hands after",
         first: Duration::ZERO,
         times: Vec::new(),
         rows: Vec::new(),
