@@ -149,6 +149,16 @@ pub(crate) async fn audit_with_a_checkpoint_agrees_with_the_full_audit_as_hands_
     let later = checkpoint(store, url).await;
     assert!(later > at, "the checkpoint moved on ({at} then {later})");
     play(store, table, (a, b), 13, 3, &mut stacks).await;
+    // Audits at once, while hands commit: each holds, the checkpoints they race to store
+    // are each exact, and the next audit agrees with the full one.
+    let (one, two, full, ()) =
+        tokio::join!(store.audit(), store.audit(), store.audit_full(), async {
+            play(store, table, (a, b), 16, 2, &mut stacks).await;
+            store.deposit(a, 5, None).await.unwrap();
+        });
+    for audit in [one.unwrap(), two.unwrap(), full.unwrap()] {
+        assert!(audit.holds(), "{audit:?}");
+    }
     store.cash_out(table, b, now_ms(), None).await.unwrap();
     // An audit with nothing new reads nothing and says the same.
     let third = audits_agree(store).await;
