@@ -27,9 +27,12 @@
 //!   to `L` was given to an `insert` into `ledger_entry`, which holds the table's
 //!   `RowExclusiveLock` from before it takes the id until its transaction ends. So the
 //!   transactions that may still commit a row up to `L` are among the holders of that lock
-//!   listed after `L` was read; the audit waits until each of them has ended (by its
-//!   virtual transaction id, which no later transaction reuses) and only then takes its
-//!   snapshot, in which every row up to `L` is final. If they do not all end within
+//!   listed after `L` was read; the audit waits until each of them has ended (its virtual
+//!   transaction id is gone from `pg_locks`; a later transaction given the same id would
+//!   only make it wait longer) and only then takes its snapshot, in which every row up to
+//!   `L` is final (a transaction releases its locks after it is visible as committed or
+//!   aborted); `pg_locks` is read every 5 ms meanwhile (each read holds the lock manager's
+//!   partitions for the moment of the read). If they do not all end within
 //!   [`HOLDERS_WAIT`] (a node frozen mid-commit), the audit runs without moving the
 //!   checkpoint. Nothing waits on the audit: it takes no lock a writer needs.
 //! - SQLite: one writer at a time and `autoincrement` (an id above every id ever used), so
@@ -288,7 +291,7 @@ impl SqlStore {
             if std::time::Instant::now() >= deadline {
                 return Ok(None);
             }
-            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
             let now: Vec<String> = sqlx::query_scalar(holders).fetch_all(&mut *conn).await?;
             waiting.retain(|v| now.contains(v));
         }
