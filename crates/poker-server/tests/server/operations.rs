@@ -163,6 +163,11 @@ async fn operators_close_a_table_mid_hand_and_read_its_hands_in_every_format() {
     assert_eq!(status, 400);
     let audit_api = server.get_json("/admin/audit").await;
     assert_eq!(audit_api["wallets"], 2000);
+    // The whole ledger's audit says what the one from the checkpoint says.
+    assert_eq!(server.get_json("/admin/audit?full=true").await, audit_api);
+    assert_eq!(server.get_json("/admin/audit").await, audit_api);
+    let (status, _) = server.get("/admin/audit?full=maybe").await;
+    assert_eq!(status, 400);
 
     // A player reads their own history: their results, and their cards only.
     let token = server.login("ann").await;

@@ -2,7 +2,8 @@
 //! PostgreSQL database with a synthetic room (tables, players, hands with their PHH and
 //! record, the players of each hand, the ledger rows a hand writes) by set-based SQL, then
 //! times every page's query through `SqlStore`'s own methods with random players, tables
-//! and dates, and prints each query's latencies and the bytes each table and index takes.
+//! and dates, and prints each query's latencies and the bytes each table and index takes;
+//! last, the audit's, over the whole ledger and from its checkpoint.
 //!
 //! ```text
 //! cargo run --release -p poker-store --bin archive_bench -- \
@@ -332,6 +333,18 @@ impl Line {
     }
 }
 
+/// The head of the latencies' table.
+fn header() {
+    println!(
+        "| {:<44} | {:>8} | {:>8} | {:>8} | {:>8} | {:>6} | {:>6} |",
+        "query (SqlStore method, page)", "first ms", "p50 ms", "p99 ms", "max ms", "rows", "calls"
+    );
+    println!(
+        "|{:-<46}|{:->10}|{:->10}|{:->10}|{:->10}|{:->8}|{:->8}|",
+        "", "", "", "", "", "", ""
+    );
+}
+
 /// Times `calls` calls of `f` (the first one apart, as the cold call).
 async fn time(
     name: &'static str,
@@ -423,14 +436,7 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
     let c = a.calls;
     let few = (a.calls / 10).max(5);
     println!("{hands} hands, {} tables, {} players", a.tables, a.players);
-    println!(
-        "| {:<44} | {:>8} | {:>8} | {:>8} | {:>8} | {:>6} | {:>6} |",
-        "query (SqlStore method, page)", "first ms", "p50 ms", "p99 ms", "max ms", "rows", "calls"
-    );
-    println!(
-        "|{:-<46}|{:->10}|{:->10}|{:->10}|{:->10}|{:->8}|{:->8}|",
-        "", "", "", "", "", "", ""
-    );
+    header();
     let s = &store;
     time("player_hands 20 (/api/me/hands)", c, async |k| {
         Ok(s.player_hands(players[k], 20, 0).await?.len())
@@ -555,11 +561,83 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
         Ok(s.recover().await?.len())
     })
     .await?;
-    time("audit (/admin/audit)", 3, async |_| {
-        Ok(s.audit().await?.mismatched_accounts.len())
+    // The audits last, after the sizes: they add ledger rows (see `audits`).
+    sizes(&pool, hands).await?;
+    println!();
+    header();
+    audits(s, &pool, a).await
+}
+
+/// Hands written after the checkpoint before each call of the last audit line.
+const HANDS_AFTER: i64 = 10_000;
+
+/// Times the audit: over the whole ledger (`/admin/audit?full=true`; each call holds and
+/// makes the checkpoint again, every account's sum written), then from its checkpoint
+/// with nothing after it, then with [`HANDS_AFTER`] hands' movements (4 rows each) after
+/// it. The synthetic hands move chips between seat accounts that have no seat row, so the
+/// books would not balance and no audit would place a checkpoint: each seat account's
+/// ledger is first settled to zero against the rake (one movement of two rows an account,
+/// once; the later hands' movements leave every account's sum as it was).
+async fn audits(s: &SqlStore, pool: &sqlx::AnyPool, a: &Args) -> anyhow::Result<()> {
+    exec(
+        pool,
+        "with x as (select account, sum(amount) as total from ledger_entry \
+                    where account like 'seat:%' group by account having sum(amount) <> 0) \
+         insert into ledger_entry (movement_id, account, kind, amount, created_at) \
+         select 'settle:' || x.account, case v.side when 0 then x.account else 'house:rake' end, \
+         'hand', case v.side when 0 then -x.total else x.total end, 0 \
+         from x cross join (values (0), (1)) v (side)",
+    )
+    .await?;
+    let holds = |audit: poker_store::Audit| -> anyhow::Result<usize> {
+        anyhow::ensure!(audit.holds(), "the books balance: {audit:?}");
+        Ok(audit.mismatched_accounts.len())
+    };
+    time("audit_full (/admin/audit?full=true)", 3, async |_| {
+        holds(s.audit_full().await?)
     })
     .await?;
-    sizes(&pool, hands).await
+    time("audit from checkpoint, nothing after", 5, async |_| {
+        holds(s.audit().await?)
+    })
+    .await?;
+    let mut line = Line {
+        name: "audit from checkpoint, 10,000 hands after",
+        first: Duration::ZERO,
+        times: Vec::new(),
+        rows: Vec::new(),
+    };
+    let (p0, p1) = (seat(a, 0), seat(a, 1));
+    for call in 0..=5 {
+        // Each hand: two seats win and lose 5 chips, twice over.
+        exec(
+            pool,
+            &format!(
+                "insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, \
+                 reference, created_at) \
+                 select md5('after{call}:' || i)::uuid::text, \
+                 'seat:' || md5('t' || (i % {t}))::uuid::text || ':' || md5('p' || \
+                 case when s % 2 = 0 then {p0} else {p1} end)::uuid::text, \
+                 md5('t' || (i % {t}))::uuid::text, 'hand', \
+                 case s when 0 then 5 when 1 then -5 when 2 then -5 else 5 end, \
+                 md5('after{call}:' || i)::uuid::text, {T0} \
+                 from generate_series(0::bigint, {HANDS_AFTER} - 1) i \
+                 cross join generate_series(0, 3) s",
+                t = a.tables
+            ),
+        )
+        .await?;
+        let start = Instant::now();
+        let rows = holds(s.audit().await?)?;
+        if call == 0 {
+            line.first = start.elapsed();
+        } else {
+            line.times.push(start.elapsed());
+            line.rows.push(rows);
+        }
+    }
+    line.print();
+    Ok(())
 }
 
 /// The bytes each table (with its TOAST) and index takes, and per hand.

@@ -1,6 +1,6 @@
 //! Wallets and the ledger: money in and out of the room, each move in one transaction with
-//! its double-entry rows (applied once per idempotency key), and the audit that checks
-//! the books balance.
+//! its double-entry rows (applied once per idempotency key). The audit that checks the
+//! books balance is in `audit.rs`.
 
 use serde::Serialize;
 use std::future::Future;
@@ -359,107 +359,5 @@ impl SqlStore {
             })
             .collect::<StoreResult<Vec<_>>>()?;
         Ok(TableLedger { lines, rake })
-    }
-
-    /// The money totals and ledger consistency.
-    pub async fn audit(&self) -> StoreResult<Audit> {
-        let mut tx = self.begin().await?;
-        // Every query below reads the same snapshot, so hands committed meanwhile cannot
-        // make the books look unbalanced (SQLite transactions are serializable already).
-        if self.backend == Backend::Postgres {
-            sqlx::query("set transaction isolation level repeatable read")
-                .execute(&mut *tx)
-                .await?;
-        }
-        let sum = |sql: &'static str| sql;
-        let scalar = async |tx: &mut Tx, sql: &str| -> StoreResult<i64> {
-            let total: Option<i64> = sqlx::query_scalar(sql).fetch_one(&mut **tx).await?;
-            Ok(total.unwrap_or(0))
-        };
-        let wallets = scalar(
-            &mut tx,
-            sum("select cast(coalesce(sum(balance), 0) as bigint) from wallet"),
-        )
-        .await?;
-        let stacks = scalar(
-            &mut tx,
-            sum("select cast(coalesce(sum(stack), 0) as bigint) from seat"),
-        )
-        .await?;
-        let rake = scalar(
-            &mut tx,
-            sum("select cast(coalesce(sum(balance), 0) as bigint) from house_account"),
-        )
-        .await?;
-        let deposits = scalar(
-            &mut tx,
-            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry where account <> 'external' \
-             and (kind = 'deposit' or (kind = 'stack_adjust' and amount > 0))",
-        )
-        .await?;
-        let withdrawals = scalar(
-            &mut tx,
-            "select cast(coalesce(sum(amount), 0) as bigint) from ledger_entry where account = 'external' \
-             and (kind = 'withdrawal' or (kind = 'stack_adjust' and amount > 0))",
-        )
-        .await?;
-        let unbalanced = scalar(
-            &mut tx,
-            "select cast(count(*) as bigint) from (select movement_id from ledger_entry group by movement_id having sum(amount) <> 0) m",
-        )
-        .await?;
-        // Every account's ledger sum equals its balance.
-        let mut mismatched = Vec::new();
-        let ledger: Vec<(String, Option<i64>)> = sqlx::query_as("select account, cast(sum(amount) as bigint) as total from ledger_entry where account <> 'external' group by account")
-            .fetch_all(&mut *tx)
-            .await?;
-        let mut balances = std::collections::HashMap::new();
-        let wallets_rows: Vec<(String, i64)> =
-            sqlx::query_as("select player_id, balance from wallet")
-                .fetch_all(&mut *tx)
-                .await?;
-        for (p, balance) in wallets_rows {
-            balances.insert(format!("wallet:{p}"), balance);
-        }
-        let seat_rows: Vec<(String, String, i64)> =
-            sqlx::query_as("select poker_table_id, player_id, stack from seat")
-                .fetch_all(&mut *tx)
-                .await?;
-        for (t, p, stack) in seat_rows {
-            balances.insert(format!("seat:{t}:{p}"), stack);
-        }
-        let house_rows: Vec<(String, i64)> =
-            sqlx::query_as("select house_account_id, balance from house_account")
-                .fetch_all(&mut *tx)
-                .await?;
-        // The house's rake is kept in a row per table (`rake:<table>`; `rake` before
-        // them), all of them the ledger's one account `house:rake`.
-        for (a, balance) in house_rows {
-            let account = a.split(':').next().unwrap_or(&a);
-            *balances.entry(format!("house:{account}")).or_default() += balance;
-        }
-        for (account, total) in ledger {
-            let total = total.unwrap_or(0);
-            let balance = balances.remove(&account).unwrap_or(0);
-            if balance != total {
-                mismatched.push(account);
-            }
-        }
-        mismatched.extend(
-            balances
-                .into_iter()
-                .filter(|(_, b)| *b != 0)
-                .map(|(a, _)| a),
-        );
-        tx.commit().await?;
-        Ok(Audit {
-            wallets,
-            stacks,
-            rake,
-            deposits,
-            withdrawals,
-            unbalanced_movements: unbalanced,
-            mismatched_accounts: mismatched,
-        })
     }
 }

@@ -26,6 +26,7 @@ macro_rules! staff_columns {
     };
 }
 
+mod audit;
 pub(crate) mod backup;
 mod commit;
 mod fairplay;

@@ -9,6 +9,7 @@
 //! so a failure names its scenario and the scenarios run in parallel.
 
 mod accounts;
+mod audit;
 mod buy_ins;
 mod fair_play;
 mod fences;
@@ -158,6 +159,9 @@ scenarios! {
     money::an_idempotency_key_names_one_request_of_its_player_whatever_its_kind, url;
     money::no_deposit_lets_the_money_in_the_room_pass_its_bound;
     money::a_hosts_stack_adjustment_moves_chips_with_its_ledger_record_and_shows_in_the_table_ledger;
+    audit::audit_with_a_checkpoint_agrees_with_the_full_audit_as_hands_go_on, url;
+    audit::audit_a_checkpoint_never_skips_a_movement_committed_after_it, url;
+    audit::audit_full_sees_a_ledger_row_changed_under_the_checkpoint, url;
     buy_ins::buy_ins_in_one_batch_are_applied_or_refused_one_by_one;
     buy_ins::the_persister_group_commits_many_tables_buy_ins;
     hands::a_committed_hand_changes_stacks_exactly_once;

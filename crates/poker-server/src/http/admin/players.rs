@@ -8,11 +8,11 @@
 //! `name_like_id` in these answers so that the console can warn.
 
 use crate::AppState;
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, State};
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
-use poker_store::{PlayerId, StoreError};
+use poker_store::{Audit, PlayerId, StoreError};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -388,7 +388,27 @@ pub(crate) async fn ledger(
     ))
 }
 
-pub(crate) async fn audit(State(state): State<Arc<AppState>>, _: Admin) -> ApiResult<Json<Value>> {
-    let audit = state.store.audit().await?;
-    Ok(Json(serde_json::to_value(audit).expect("audits serialize")))
+/// `GET /admin/audit`'s query.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AuditQuery {
+    /// Read the whole ledger instead of the rows after the last checkpoint (false unless
+    /// asked).
+    full: Option<bool>,
+}
+
+/// `GET /admin/audit`: the books, from the last checkpoint on (`?full=true`: the whole
+/// ledger, not trusting the checkpoint).
+pub(crate) async fn audit(
+    State(state): State<Arc<AppState>>,
+    _: Admin,
+    q: Result<Query<AuditQuery>, QueryRejection>,
+) -> ApiResult<Json<Audit>> {
+    let Query(q) = q?;
+    let audit = if q.full.unwrap_or(false) {
+        state.store.audit_full().await?
+    } else {
+        state.store.audit().await?
+    };
+    Ok(Json(audit))
 }
