@@ -9,6 +9,7 @@
 //! so a failure names its scenario and the scenarios run in parallel.
 
 mod accounts;
+mod archive;
 mod buy_ins;
 mod fair_play;
 mod fences;
@@ -189,6 +190,7 @@ scenarios! {
     notes::notes_are_private_to_their_owner_replaced_deleted_and_checked;
     notes::a_players_hands_are_read_by_date_oldest_first;
     notes::seat_release_notices_are_kept_until_told_once_to_their_player;
+    archive::archive_moves_the_hands_dealt_before_a_day_to_verified_monthly_files_and_keeps_the_rest;
 }
 
 /// Several nodes' commits (Postgres only: an embedded SQLite has one writer).
