@@ -7,7 +7,8 @@
 //! beside it in `sha256sum`'s format, and only then linked to its name, which never
 //! replaces a file: a month archived before gets a part file of its own
 //! (`hands-2025-11.2.jsonl`). Only then are that file's hands deleted, by the ids read back
-//! from it, 10,000 hands a transaction; a hand in play (`started`) is never read, and no
+//! from it, 10,000 hands a transaction; a hand in play (`started`) is never read, nor is
+//! each table's newest hand (its table numbers the next hands from it), and no
 //! ledger row is ever touched (a hand's movement keeps its id as `reference`), so the
 //! audit holds as before.
 
@@ -30,12 +31,18 @@ pub const DELETE_BATCH: usize = 10_000;
 const CUTOFF_ROW: &str = "hands";
 
 /// The next hands to archive: dealt before `$1`, complete or void, after the hand
-/// (`$2` started_at, `$3` hand_id) read last, oldest first (on `hand_started_at`).
+/// (`$2` started_at, `$3` hand_id) read last, oldest first (on `hand_started_at`). A
+/// table's newest hand stays, whatever its age: a table that opens numbers its hands on
+/// from it (`table_hands(t, 1, 0)`), so a table idle since before the cutoff would
+/// otherwise deal its numbers again (one probe of `hand_table` a hand).
 const NEXT_HANDS: &str = concat!(
     "select ",
     hand_columns!(),
     " from hand h where h.started_at < $1 and h.status in ('complete', 'void') \
      and h.started_at >= $2 and (h.started_at > $2 or h.hand_id > $3) \
+     and exists (select 1 from hand n where n.poker_table_id = h.poker_table_id \
+         and (n.started_at > h.started_at \
+              or (n.started_at = h.started_at and n.number > h.number))) \
      order by h.started_at, h.hand_id limit $4"
 );
 
@@ -434,8 +441,8 @@ impl SqlStore {
         .await?)
     }
 
-    /// Moves every complete or void hand dealt before `before` (unix milliseconds) to
-    /// `dir`, one file a month (see the module's text), then deletes the hands of each
+    /// Moves every complete or void hand dealt before `before` (unix milliseconds), but
+    /// each table's newest hand, to `dir`, one file a month (see the module's text), then deletes the hands of each
     /// verified file with their players, [`DELETE_BATCH`] hands a transaction, and
     /// remembers `before` as the cutoff (never lowering it) before the first delete. A
     /// hand in play is left; no ledger row is touched. Creates `dir` if missing. Files are

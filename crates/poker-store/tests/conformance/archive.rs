@@ -1,7 +1,7 @@
 //! The hand archive (`SqlStore::archive_hands`): the hands dealt before a day go to one
 //! verified file a month and leave the database; the hands in play and those dealt later
-//! stay, a player's pages still work for them, the ledger is untouched, and the room
-//! remembers the cutoff.
+//! stay, as does each table's newest hand, a player's pages still work for them, the
+//! ledger is untouched, and the room remembers the cutoff.
 
 use super::*;
 use poker_store::{day_start, ArchivedHand, HandRow};
@@ -54,13 +54,25 @@ pub(crate) async fn archive_moves_the_hands_dealt_before_a_day_to_verified_month
         player(store, "bob", 1000).await,
         player(store, "cat", 1000).await,
     );
+    let dan = player(store, "dan", 1000).await;
     let table = store.create_table("a1", "{}").await.unwrap();
     let other = store.create_table("a2", "{}").await.unwrap();
+    let idle = store.create_table("a3", "{}").await.unwrap();
     store.buy_in(table, 0, ann, 500, None, None).await.unwrap();
     store.buy_in(table, 1, bob, 500, None, None).await.unwrap();
     store.buy_in(other, 0, cat, 500, None, None).await.unwrap();
+    store.buy_in(idle, 0, dan, 500, None, None).await.unwrap();
     let day = |text: &str| day_start(text).unwrap();
     let (october, november, december) = (day("2025-10-10"), day("2025-11-20"), day("2025-12-03"));
+    // A table whose last hand was in October: it stays, whatever its age, since the
+    // table numbers its next hands from it.
+    let mut last_of_idle = hand(idle, 41, &[(dan, 0, 500, 500)], 0);
+    last_of_idle.started_at = october;
+    last_of_idle.ended_at = october + 1;
+    store
+        .commit_hands(std::slice::from_ref(&last_of_idle))
+        .await
+        .unwrap();
 
     // Two hands in October, three in November, three in December: Ann wins 4 from Bob
     // each time, 1 of it raked.
@@ -198,6 +210,12 @@ pub(crate) async fn archive_moves_the_hands_dealt_before_a_day_to_verified_month
         .map(|h| h.hand_id)
         .collect();
     assert_eq!(kept, [committed[7], committed[6], committed[5]]);
+    let idle_kept = store.table_hands(idle, 1, 0).await.unwrap();
+    assert_eq!(idle_kept.len(), 1);
+    assert_eq!(
+        (idle_kept[0].hand_id, idle_kept[0].number),
+        (last_of_idle.hand_id, 41)
+    );
     // A player's pages still work for the kept hands.
     for p in [ann, bob] {
         let page: Vec<u64> = store
@@ -251,6 +269,11 @@ pub(crate) async fn archive_moves_the_hands_dealt_before_a_day_to_verified_month
     ended.started_at = november + 200_000;
     ended.ended_at = november + 230_000;
     store.commit_hands(&[ended]).await.unwrap();
+    // (It is its table's newest hand until another is dealt there.)
+    let mut next = hand(other, 2, &[(cat, 0, 500, 500)], 0);
+    next.started_at = december;
+    next.ended_at = december + 1;
+    store.commit_hands(&[next]).await.unwrap();
     let again = store
         .archive_hands(day("2025-12-01"), &folder.0)
         .await
