@@ -34,7 +34,9 @@ fn usage() -> ExitCode {
     eprintln!("       pokerd verify FILE [--seed HEX]   check a hand record's deck proofs");
     eprintln!("       pokerd import FILE... [--out DIR] [--verbose]   read PokerStars histories, replay, compare");
     eprintln!("       pokerd backup PATH      copy the SQLite database, online, to a new file");
-    eprintln!("       pokerd archive --before YYYY-MM-DD --to DIR   move older hands to monthly files");
+    eprintln!(
+        "       pokerd archive --before YYYY-MM-DD --to DIR   move older hands to monthly files"
+    );
     ExitCode::from(2)
 }
 

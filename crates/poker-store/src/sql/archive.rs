@@ -16,6 +16,7 @@ use super::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::io::{BufRead, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -264,9 +265,12 @@ fn partial_in(dir: &Path, name: &str) -> PathBuf {
 impl MonthFile {
     fn create(dir: &Path, month: String) -> Result<MonthFile, ArchiveError> {
         let path = partial_in(dir, &format!("hands-{month}.jsonl"));
+        // The records carry the decks (every card of every hand): the operator's alone,
+        // so the file is readable by its owner only.
         let file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(0o600)
             .open(&path)
             .map_err(file_error(&path))?;
         Ok(MonthFile {

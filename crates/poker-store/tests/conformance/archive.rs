@@ -165,7 +165,13 @@ pub(crate) async fn archive_moves_the_hands_dealt_before_a_day_to_verified_month
     let expected_rows: Vec<&HandRow> = rows_before[..5].iter().chain(&rows_before[8..]).collect();
     assert_eq!(archived_rows, expected_rows);
     for f in &archive.files {
-        assert_eq!(f.bytes, std::fs::metadata(&f.path).unwrap().len());
+        let meta = std::fs::metadata(&f.path).unwrap();
+        assert_eq!(f.bytes, meta.len());
+        // The decks are the operator's: the file is its owner's alone.
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
+            0o600
+        );
         let sum = std::fs::read_to_string(format!("{}.sha256", f.path.display())).unwrap();
         assert!(sum.starts_with(&f.sha256));
     }
