@@ -170,9 +170,12 @@ fn archive(args: &[String]) -> ExitCode {
                 })
                 .collect();
             println!(
-                "pokerd archive: {hands} hands dealt before {day} written to {} in {} files                  ({bytes} bytes{}{}), each with its .sha256; deleted {} hand rows and {}                  hand_player rows; cutoff {day}; {} ms",
+                "pokerd archive: {hands} hands dealt before {day} written to {} ({} file{}, \
+                 {bytes} bytes{}{}), each with its .sha256; deleted {} hand rows and {} \
+                 hand_player rows; cutoff {day}; {} ms",
                 dir.display(),
                 done.files.len(),
+                if done.files.len() == 1 { "" } else { "s" },
                 if files.is_empty() { "" } else { ": " },
                 files.join(", "),
                 done.hands_deleted,

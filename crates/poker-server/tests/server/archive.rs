@@ -116,7 +116,7 @@ async fn pokerd_archive_moves_a_playing_rooms_hands_to_checked_files_and_the_his
         archived.insert(id);
     }
     assert!(ran.stdout.starts_with(&format!(
-        "pokerd archive: {} hands dealt before {day} written to {} in 1 files",
+        "pokerd archive: {} hands dealt before {day} written to {} (1 file, ",
         archived.len(),
         dir.display()
     )));
