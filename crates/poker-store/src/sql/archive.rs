@@ -163,7 +163,7 @@ pub enum ArchiveError {
     },
 }
 
-/// A `hand_player` row as the archive reads it.
+/// A `hand_player` row as the archive reads it (its columns, by name).
 #[derive(sqlx::FromRow)]
 struct SqlArchivedPlayer {
     hand_id: String,
@@ -199,6 +199,7 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (year, month, day)
 }
 
+/// A day in milliseconds (UTC days have no leap seconds in unix time).
 const DAY_MS: i64 = 86_400_000;
 
 /// The start (UTC midnight, unix milliseconds) of a day written `YYYY-MM-DD`, or `None`
@@ -235,9 +236,13 @@ fn month_of(ms: i64) -> String {
 /// A month's file being written: its lines under a temporary name (removed when dropped,
 /// unless it was named), and the ids of the hands written, in order.
 struct MonthFile {
+    /// The month, `YYYY-MM`.
     month: String,
+    /// The temporary file the lines go to.
     partial: Partial,
+    /// The writer over it.
     out: std::io::BufWriter<std::fs::File>,
+    /// The hands written, in order: what reading back must find.
     written: Vec<HandId>,
 }
 
@@ -250,6 +255,7 @@ impl Drop for Partial {
     }
 }
 
+/// An I/O error on `path`, as the archive says it.
 fn file_error(path: &Path) -> impl Fn(std::io::Error) -> ArchiveError + '_ {
     move |e| ArchiveError::File {
         path: path.to_path_buf(),
@@ -263,6 +269,7 @@ fn partial_in(dir: &Path, name: &str) -> PathBuf {
 }
 
 impl MonthFile {
+    /// Starts a month's file under a temporary name in `dir`.
     fn create(dir: &Path, month: String) -> Result<MonthFile, ArchiveError> {
         let path = partial_in(dir, &format!("hands-{month}.jsonl"));
         // The records carry the decks (every card of every hand): the operator's alone,
@@ -281,6 +288,7 @@ impl MonthFile {
         })
     }
 
+    /// Writes one hand's line.
     fn write(&mut self, hand: &ArchivedHand) -> Result<(), ArchiveError> {
         let line = serde_json::to_string(hand).map_err(|e| ArchiveError::File {
             path: self.partial.0.clone(),
@@ -327,7 +335,10 @@ impl MonthFile {
         let sum_name = format!("{name}.sha256");
         let sum_path = dir.join(&sum_name);
         let sum = Partial(partial_in(dir, &sum_name));
-        std::fs::File::create(&sum.0)
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&sum.0)
             .and_then(|mut f| {
                 f.write_all(format!("{sha256}  {name}\n").as_bytes())?;
                 f.sync_all()
@@ -508,9 +519,13 @@ impl SqlStore {
     ) -> Result<(), ArchiveError> {
         let dir = dir.to_path_buf();
         let before = archive.before;
+        let folder = dir.clone();
         let (file, ids) = tokio::task::spawn_blocking(move || month.finish(&dir, before))
             .await
-            .map_err(|e| StoreError::Invalid(format!("the archive's writer failed: {e}")))??;
+            .map_err(|e| ArchiveError::File {
+                path: folder,
+                reason: format!("the task writing the file failed: {e}"),
+            })??;
         if !*cutoff_recorded {
             // Before the first delete: a player's range is said to be archived before any
             // of its hands goes.
