@@ -443,6 +443,44 @@ impl HandRecord {
     }
 }
 
+/// The big blind a hand was played for: its largest big blind posted, or in a game
+/// without blinds (stud) its small bet, as its PHH history says. `None` if neither is
+/// known. What a player's stats count big blinds in; the commit keeps it in each of the
+/// hand's `hand_player` rows (0 there when `None`).
+pub fn big_blind(record: &HandRecord, phh: Option<&str>) -> Option<u64> {
+    let posted = record
+        .posts
+        .iter()
+        .filter(|p| p.kind == poker_rules::table::PostKind::BigBlind)
+        .map(|p| p.amount)
+        .max();
+    if let Some(bb) = posted.filter(|&b| b > 0) {
+        return Some(bb);
+    }
+    let phh = poker_history::phh::PhhHand::parse(phh?).ok()?;
+    let blinds = phh.blinds_or_straddles.iter().copied().fold(0.0, f64::max);
+    [blinds, phh.small_bet, phh.min_bet]
+        .into_iter()
+        .find(|&v| v > 0.0)
+        .map(|v| v as u64)
+}
+
+/// One of a player's hands as their stats count it, read from the players' index alone
+/// ([`crate::SqlStore::player_results_between`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HandResult {
+    /// The hand.
+    pub hand_id: HandId,
+    /// When it was dealt (unix milliseconds).
+    pub started_at: i64,
+    /// What the player won (positive) or lost.
+    pub net: i64,
+    /// The big blind it was played for ([`big_blind`]): `Some(None)` when none is known,
+    /// `None` when the row does not say (written before the store kept it, or by a node of
+    /// the previous release): the caller then reads the hand.
+    pub big_blind: Option<Option<u64>>,
+}
+
 /// A hand just dealt, recorded before anyone sees a card ([`crate::SqlStore::start_hands`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HandStart {

@@ -17,7 +17,6 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use poker_rules::table::PostKind;
 use poker_store::{now_ms, HandRow, PlayerId, StoreError, MAX_NOTE_LEN};
 use serde_json::json;
 use std::sync::Arc;
@@ -101,27 +100,6 @@ pub(crate) async fn hands_in_range(
     Ok(rows)
 }
 
-/// The big blind a hand was played for: its largest big blind posted, or in a game
-/// without blinds (stud) its small bet, as its history says. `None` if neither is known.
-pub(crate) fn big_blind(row: &HandRow) -> Option<u64> {
-    let record = row.record.as_ref()?;
-    let posted = record
-        .posts
-        .iter()
-        .filter(|p| p.kind == PostKind::BigBlind)
-        .map(|p| p.amount)
-        .max();
-    if let Some(bb) = posted.filter(|&b| b > 0) {
-        return Some(bb);
-    }
-    let phh = poker_history::phh::PhhHand::parse(row.phh.as_deref()?).ok()?;
-    let blinds = phh.blinds_or_straddles.iter().copied().fold(0.0, f64::max);
-    [blinds, phh.small_bet, phh.min_bet]
-        .into_iter()
-        .find(|&v| v > 0.0)
-        .map(|v| v as u64)
-}
-
 /// A player's totals over some hands: what `GET /api/me/stats` answers.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Stats {
@@ -138,20 +116,18 @@ pub struct Stats {
     pub bb_per_100: Option<f64>,
 }
 
-/// The stats of `me` over these hands.
-pub fn stats(rows: &[HandRow], me: PlayerId) -> Stats {
+/// A player's stats over their results in some hands: each hand's net and the big blind
+/// it was played for, if known, oldest first.
+pub fn stats(results: &[(i64, Option<u64>)]) -> Stats {
     let mut out = Stats::default();
     let mut measured = 0u64;
-    for row in rows {
-        let Some(net) = row.record.as_ref().and_then(|r| r.net(me)) else {
-            continue;
-        };
+    for &(net, big_blind) in results {
         out.hands += 1;
         out.net += net;
         if net > 0 {
             out.hands_won += 1;
         }
-        if let Some(bb) = big_blind(row) {
+        if let Some(bb) = big_blind {
             out.big_blinds += net as f64 / bb as f64;
             measured += 1;
         }
@@ -163,6 +139,43 @@ pub fn stats(rows: &[HandRow], me: PlayerId) -> Stats {
     }
     out.big_blinds = (out.big_blinds * 100.0).round() / 100.0;
     out
+}
+
+/// The player's results in the range, oldest first, from the players' index
+/// ([`poker_store::SqlStore::player_results_between`]); the hands whose rows do not say
+/// their big blind (written before the store kept it) are read for it. Refused when the
+/// range holds more than [`MAX_RANGE_HANDS`] hands, like a download.
+async fn results_in_range(
+    state: &AppState,
+    me: PlayerId,
+    range: &Range,
+) -> ApiResult<Vec<(i64, Option<u64>)>> {
+    let (from, to) = range.bounds()?;
+    let rows = state
+        .store
+        .player_results_between(me, from, to, MAX_RANGE_HANDS + 1)
+        .await?;
+    if rows.len() > MAX_RANGE_HANDS as usize {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "too_many_hands",
+            format!("the range holds more than {MAX_RANGE_HANDS} hands: ask for a shorter one"),
+        ));
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let big_blind = match r.big_blind {
+            Some(known) => known,
+            None => {
+                let hand = state.store.hand(r.hand_id).await?;
+                hand.record
+                    .as_ref()
+                    .and_then(|record| poker_store::big_blind(record, hand.phh.as_deref()))
+            }
+        };
+        out.push((r.net, big_blind));
+    }
+    Ok(out)
 }
 
 /// `GET /api/me/stats?from=&to=`: the player's hands, net, hands won and big blinds per
@@ -182,8 +195,8 @@ pub(crate) async fn my_stats(
         from: Some(archived.map_or(from, |c| c.max(from))),
         to: Some(to),
     };
-    let rows = hands_in_range(&state, me.player_id, &kept).await?;
-    let s = stats(&rows, me.player_id);
+    let results = results_in_range(&state, me.player_id, &kept).await?;
+    let s = stats(&results);
     Ok(Json(json!({
         "from": from,
         "to": to,

@@ -49,11 +49,11 @@ const NEXT_HANDS: &str = concat!(
 
 /// The players of some hands, given as one JSON array of their ids (on `hand_player_hand`).
 const PLAYERS_OF: Dialects = Dialects {
-    postgres: "select hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at \
-               from hand_player where hand_id in \
+    postgres: "select hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at, \
+               started_at, big_blind from hand_player where hand_id in \
                (select jsonb_array_elements_text(cast($1 as jsonb))) order by hand_id, seat_no",
-    sqlite: "select hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at \
-             from hand_player where hand_id in (select value from json_each($1)) \
+    sqlite: "select hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at, \
+             started_at, big_blind from hand_player where hand_id in (select value from json_each($1)) \
              order by hand_id, seat_no",
 };
 
@@ -94,6 +94,14 @@ pub struct ArchivedPlayer {
     pub finishing_stack: Chips,
     /// When the row was written (the hand's end).
     pub created_at: i64,
+    /// When the hand was dealt, as the row says (`None` in rows written before the store
+    /// kept it).
+    #[serde(default)]
+    pub started_at: Option<i64>,
+    /// The big blind the hand was played for, as the row says (0 when none is known;
+    /// `None` in rows written before the store kept it).
+    #[serde(default)]
+    pub big_blind: Option<Chips>,
 }
 
 /// One line of an archive file: the hand's row as `GET /admin/hands/{id}` answers it (PHH,
@@ -172,6 +180,8 @@ struct SqlArchivedPlayer {
     starting_stack: i64,
     finishing_stack: i64,
     created_at: i64,
+    started_at: Option<i64>,
+    big_blind: Option<i64>,
 }
 
 /// Days since 1970-01-01 of a date in the proleptic Gregorian calendar.
@@ -574,6 +584,8 @@ impl SqlStore {
                 starting_stack: p.starting_stack as Chips,
                 finishing_stack: p.finishing_stack as Chips,
                 created_at: p.created_at,
+                started_at: p.started_at,
+                big_blind: p.big_blind.map(|b| b as Chips),
             });
         }
         Ok(hands

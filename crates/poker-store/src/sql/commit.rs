@@ -206,6 +206,27 @@ pub(crate) struct SeatChange {
     pub end: i64,
     /// When the hand ended.
     pub at: i64,
+    /// When the hand was dealt.
+    pub started_at: i64,
+    /// The big blind it was played for, 0 when none is known ([`crate::big_blind`]).
+    pub big_blind: i64,
+}
+
+/// A day in unix milliseconds: `table_day`'s days are `ended_at / DAY_MS` (UTC).
+pub(crate) const DAY_MS: i64 = 86_400_000;
+
+/// A table's hands and rake on one day (UTC): a row of `table_day`, added to by each
+/// commit (a row of the JSON array SQLite's commit reads, by these names).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct DayRow {
+    /// The day: `ended_at / 86_400_000`.
+    pub day: i64,
+    /// The table.
+    pub poker_table_id: String,
+    /// The hands that ended that day.
+    pub hands: i64,
+    /// Their rake.
+    pub rake: i64,
 }
 
 /// Everything a commit writes, decided without the database.
@@ -221,6 +242,8 @@ pub(crate) struct CommitPlan<'a> {
     pub ledger: Vec<HandEntry>,
     /// The rake of the pending hands, per table, for the house account.
     pub rake: Vec<RakeRow>,
+    /// The pending hands and their rake per table and day, for the rake page.
+    pub days: Vec<DayRow>,
 }
 
 impl CommitPlan<'_> {
@@ -247,7 +270,14 @@ pub(crate) fn plan<'a>(
         .iter()
         .partition(|h| known.contains(h.hand_id.to_string().as_str()));
     let mut seats = Vec::new();
+    let mut days: std::collections::BTreeMap<(i64, String), (i64, i64)> = Default::default();
     for h in &todo {
+        let big_blind = crate::big_blind(&h.record, Some(&h.phh)).map_or(Ok(0), to_i64)?;
+        let day = days
+            .entry((h.ended_at.div_euclid(DAY_MS), h.table_id.to_string()))
+            .or_default();
+        day.0 += 1;
+        day.1 += to_i64(h.rake)?;
         for p in &h.players {
             seats.push(SeatChange {
                 hand_id: h.hand_id.to_string(),
@@ -257,18 +287,29 @@ pub(crate) fn plan<'a>(
                 start: to_i64(p.starting_stack)?,
                 end: to_i64(p.finishing_stack)?,
                 at: h.ended_at,
+                started_at: h.started_at,
+                big_blind,
             });
         }
-        to_i64(h.rake)?;
         to_i64(h.number)?;
     }
     let (ledger, rake) = hand_ledger(&todo);
+    let days = days
+        .into_iter()
+        .map(|((day, poker_table_id), (hands, rake))| DayRow {
+            day,
+            poker_table_id,
+            hands,
+            rake,
+        })
+        .collect();
     Ok(Some(CommitPlan {
         started,
         fresh,
         seats,
         ledger,
         rake,
+        days,
     }))
 }
 
@@ -387,8 +428,10 @@ pub(crate) async fn commit_hands_pg(
         ));
     }
     sqlx::query(
-        "insert into hand_player (hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at) \
-         select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])",
+        "insert into hand_player (hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at, \
+         started_at, big_blind) \
+         select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], \
+         $7::bigint[], $8::bigint[])",
     )
     .bind(s_text(&|s| &s.hand_id))
     .bind(s_text(&|s| &s.player_id))
@@ -396,6 +439,8 @@ pub(crate) async fn commit_hands_pg(
     .bind(s_num(&|s| s.start))
     .bind(s_num(&|s| s.end))
     .bind(s_num(&|s| s.at))
+    .bind(s_num(&|s| s.started_at))
+    .bind(s_num(&|s| s.big_blind))
     .execute(&mut *tx)
     .await?;
     // The ledger: one movement per hand, the seats' changes and the rake.
@@ -418,24 +463,32 @@ pub(crate) async fn commit_hands_pg(
     .bind(now)
     .execute(&mut *tx)
     .await?;
-    if !plan.rake.is_empty() {
-        let r_account: Vec<&str> = plan
-            .rake
-            .iter()
-            .map(|r| r.house_account_id.as_str())
-            .collect();
-        let r_amount: Vec<i64> = plan.rake.iter().map(|r| r.amount).collect();
-        sqlx::query(
-            "insert into house_account (house_account_id, balance, created_at) \
-             select v.a, v.x, $3 from unnest($1::text[], $2::bigint[]) as v (a, x) \
-             on conflict (house_account_id) do update set balance = house_account.balance + excluded.balance",
-        )
-        .bind(&r_account)
-        .bind(&r_amount)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-    }
+    // The house's rake rows and the tables' days, in one statement (one round trip).
+    let r_account: Vec<&str> = plan
+        .rake
+        .iter()
+        .map(|r| r.house_account_id.as_str())
+        .collect();
+    let r_amount: Vec<i64> = plan.rake.iter().map(|r| r.amount).collect();
+    let days = &plan.days;
+    sqlx::query(
+        "with rake as (insert into house_account (house_account_id, balance, created_at) \
+         select v.a, v.x, $3 from unnest($1::text[], $2::bigint[]) as v (a, x) \
+         on conflict (house_account_id) do update set balance = house_account.balance + excluded.balance) \
+         insert into table_day (day, poker_table_id, hands, rake) \
+         select * from unnest($4::bigint[], $5::text[], $6::bigint[], $7::bigint[]) \
+         on conflict (day, poker_table_id) do update \
+         set hands = table_day.hands + excluded.hands, rake = table_day.rake + excluded.rake",
+    )
+    .bind(&r_account)
+    .bind(&r_amount)
+    .bind(now)
+    .bind(days.iter().map(|d| d.day).collect::<Vec<_>>())
+    .bind(days.iter().map(|d| d.poker_table_id.as_str()).collect::<Vec<_>>())
+    .bind(days.iter().map(|d| d.hands).collect::<Vec<_>>())
+    .bind(days.iter().map(|d| d.rake).collect::<Vec<_>>())
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(plan.hands())
 }

@@ -18,18 +18,31 @@ fn check_address(address: &str) -> StoreResult<&str> {
 /// The complete hands two players were dealt in, dealt in a window of time, newest first,
 /// with `$1` and `$2` the players, `$3` to `$4` the window and `$5` the limit, and a
 /// condition added before the order (a literal).
+///
+/// Both players' rows know when their hand was dealt (`hand_player_started`): each side
+/// reads exactly its hands of the window from the index, and only the pair's common hands
+/// are read from `hand`. Rows a node of the previous release wrote during a roll do not
+/// (`started_at` null, on both rows of a hand: one commit writes them): those are read
+/// the old way, from their commit (`created_at`, at or after the deal).
 macro_rules! hands_together {
     ($and:literal) => {
         concat!(
             "select ",
             hand_columns!(),
-            " from hand_player x join hand_player y on y.hand_id = x.hand_id \
-             join hand h on h.hand_id = x.hand_id \
-             where x.player_id = $1 and y.player_id = $2 and x.created_at >= $3 \
-             and y.created_at >= $3 \
-             and h.started_at >= $3 and h.started_at < $4 and h.status = 'complete'",
+            " from (select x.hand_id, x.started_at as s from hand_player x \
+               join hand_player y on y.hand_id = x.hand_id \
+               where x.player_id = $1 and y.player_id = $2 \
+               and x.started_at >= $3 and x.started_at < $4 \
+               and y.started_at >= $3 and y.started_at < $4 \
+             union all select x.hand_id, o.started_at from hand_player x \
+               join hand_player y on y.hand_id = x.hand_id join hand o on o.hand_id = x.hand_id \
+               where x.player_id = $1 and y.player_id = $2 \
+               and x.started_at is null and y.started_at is null \
+               and x.created_at >= $3 and y.created_at >= $3 \
+               and o.started_at >= $3 and o.started_at < $4) p \
+             join hand h on h.hand_id = p.hand_id where h.status = 'complete'",
             $and,
-            " order by h.started_at desc, h.hand_id limit $5"
+            " order by p.s desc, p.hand_id limit $5"
         )
     };
 }
@@ -178,9 +191,6 @@ impl SqlStore {
         until: i64,
         limit: u32,
     ) -> StoreResult<Vec<HandRow>> {
-        // A hand's players are written when it is committed, after it was dealt: both
-        // players' rows' `created_at` is at or after `since` too, so the players' index
-        // reads each player's hands from `since` on, not every hand they ever played.
         let sql = match table {
             Some(_) => HANDS_TOGETHER_AT_TABLE,
             None => HANDS_TOGETHER,

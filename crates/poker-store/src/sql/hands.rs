@@ -82,15 +82,15 @@ impl SqlStore {
         Ok(ids)
     }
 
-    /// The rake collected per day (UTC) and table by hands that ended at or after
-    /// `since` (unix milliseconds), newest day first.
+    /// The rake collected per day (UTC) and table by hands that ended on the day of
+    /// `since` (unix milliseconds) or later, newest day first: `table_day`'s rows, which
+    /// each commit adds to (a row per table and day, whatever the archive holds).
     pub async fn rake_by_day(&self, since: i64) -> StoreResult<Vec<RakeDay>> {
         let rows: Vec<SqlRakeDay> = sqlx::query_as(
-            "select ended_at / 86400000 as day, poker_table_id, cast(sum(rake) as bigint) as rake, cast(count(*) as bigint) as hands \
-             from hand where status = 'complete' and ended_at >= $1 \
-             group by ended_at / 86400000, poker_table_id order by day desc, poker_table_id",
+            "select day, poker_table_id, rake, hands from table_day where day >= $1 \
+             order by day desc, poker_table_id",
         )
-        .bind(since)
+        .bind(since.div_euclid(super::commit::DAY_MS))
         .fetch_all(&self.pool)
         .await?;
         convert(rows)

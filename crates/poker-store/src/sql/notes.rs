@@ -174,7 +174,7 @@ impl SqlStore {
     }
 
     /// A player's complete hands dealt from `since` to before `until` (unix
-    /// milliseconds), oldest first, at most `limit`: their stats and history download.
+    /// milliseconds), oldest first, at most `limit`: their history download.
     pub async fn player_hands_between(
         &self,
         player: PlayerId,
@@ -182,14 +182,19 @@ impl SqlStore {
         until: i64,
         limit: u32,
     ) -> StoreResult<Vec<HandRow>> {
-        // A hand's players are written when it is committed, after it was dealt: their
-        // rows' `created_at` is at or after `since` too, which the players' index serves.
+        // The players' rows know when their hand was dealt (`hand_player_started`): the
+        // range reads exactly its hands. Rows a node of the previous release wrote during a
+        // roll do not (`started_at` null): those are read the old way, from their commit
+        // (`created_at`, at or after the deal, so at or after `since` too).
         let rows: Vec<SqlHand> = sqlx::query_as(concat!(
             "select ",
             hand_columns!(),
-            " from hand_player hp join hand h on h.hand_id = hp.hand_id \
-             where hp.player_id = $1 and hp.created_at >= $2 \
-             and h.started_at >= $2 and h.started_at < $3 and h.status = 'complete' \
+            " from (select hand_id from hand_player where player_id = $1 \
+               and started_at >= $2 and started_at < $3 \
+             union all select hand_id from hand_player where player_id = $1 \
+               and started_at is null and created_at >= $2) hp \
+             join hand h on h.hand_id = hp.hand_id \
+             where h.started_at >= $2 and h.started_at < $3 and h.status = 'complete' \
              order by h.started_at, h.number, h.hand_id limit $4"
         ))
         .bind(player.to_string())
@@ -199,5 +204,44 @@ impl SqlStore {
         .fetch_all(&self.pool)
         .await?;
         convert(rows)
+    }
+
+    /// What a player won or lost in each complete hand dealt from `since` to before
+    /// `until`, oldest first, at most `limit`: their stats, read from the players' index
+    /// alone (`hand_player_started` holds each hand's deal, stacks and big blind), not from
+    /// the hands. A row written before the store kept the big blind says so
+    /// ([`HandResult::big_blind`] `None`).
+    pub async fn player_results_between(
+        &self,
+        player: PlayerId,
+        since: i64,
+        until: i64,
+        limit: u32,
+    ) -> StoreResult<Vec<HandResult>> {
+        let rows: Vec<(String, i64, i64, i64, Option<i64>)> = sqlx::query_as(
+            "select hand_id, started_at, starting_stack, finishing_stack, big_blind from hand_player \
+             where player_id = $1 and started_at >= $2 and started_at < $3 \
+             union all select hp.hand_id, h.started_at, hp.starting_stack, hp.finishing_stack, hp.big_blind \
+             from hand_player hp join hand h on h.hand_id = hp.hand_id \
+             where hp.player_id = $1 and hp.started_at is null and hp.created_at >= $2 \
+             and h.started_at >= $2 and h.started_at < $3 and h.status = 'complete' \
+             order by 2, 1 limit $4",
+        )
+        .bind(player.to_string())
+        .bind(since)
+        .bind(until)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|(hand_id, started_at, start, end, big_blind)| {
+                Ok(HandResult {
+                    hand_id: HandId(uuid(&hand_id)?),
+                    started_at,
+                    net: end - start,
+                    big_blind: big_blind.map(|b| u64::try_from(b).ok().filter(|&b| b > 0)),
+                })
+            })
+            .collect()
     }
 }

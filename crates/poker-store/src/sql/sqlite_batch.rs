@@ -54,9 +54,10 @@ update seat set stack = v.value ->> '$.end' from json_each($1) as v \
 /// Who played each hand, from the same rows as [`SET_STACKS`].
 const INSERT_HAND_PLAYERS: &str = "\
 insert into hand_player (hand_id, player_id, seat_no, starting_stack, finishing_stack, \
- created_at) \
+ created_at, started_at, big_blind) \
  select value ->> '$.hand_id', value ->> '$.player_id', value ->> '$.seat_no', \
- value ->> '$.start', value ->> '$.end', value ->> '$.at' from json_each($1)";
+ value ->> '$.start', value ->> '$.end', value ->> '$.at', value ->> '$.started_at', \
+ value ->> '$.big_blind' from json_each($1)";
 
 /// The hands' ledger rows ([`HandEntry`]s), at `$2`.
 const INSERT_LEDGER: &str = "\
@@ -71,6 +72,14 @@ const ADD_RAKE: &str = "\
 insert into house_account (house_account_id, balance, created_at) \
  select value ->> '$.house_account_id', value ->> '$.amount', $2 from json_each($1) where true \
  on conflict (house_account_id) do update set balance = house_account.balance + excluded.balance";
+
+/// The tables' hands and rake per day ([`super::commit::DayRow`]s).
+const ADD_DAYS: &str = "\
+insert into table_day (day, poker_table_id, hands, rake) \
+ select value ->> '$.day', value ->> '$.poker_table_id', value ->> '$.hands', \
+ value ->> '$.rake' from json_each($1) where true \
+ on conflict (day, poker_table_id) do update \
+ set hands = table_day.hands + excluded.hands, rake = table_day.rake + excluded.rake";
 
 /// A table's state, a row of [`SET_STATES`].
 #[derive(Serialize)]
@@ -191,6 +200,7 @@ impl SqlStore {
         write_rows(tx, INSERT_HAND_PLAYERS, &plan.seats, None).await?;
         write_rows(tx, INSERT_LEDGER, &plan.ledger, Some(now)).await?;
         write_rows(tx, ADD_RAKE, &plan.rake, Some(now)).await?;
+        write_rows(tx, ADD_DAYS, &plan.days, None).await?;
         Ok(plan.hands())
     }
 }

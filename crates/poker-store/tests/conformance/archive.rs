@@ -191,6 +191,10 @@ pub(crate) async fn archive_moves_the_hands_dealt_before_a_day_to_verified_month
             .players
             .iter()
             .all(|p| p.created_at == line.hand.ended_at.unwrap()));
+        assert!(line
+            .players
+            .iter()
+            .all(|p| p.started_at == Some(line.hand.started_at)));
     }
     assert_eq!(lines[5].hand.status, HandStatus::Void);
     assert!(lines[5].players.is_empty());

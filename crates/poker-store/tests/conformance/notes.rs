@@ -202,3 +202,182 @@ pub(crate) async fn seat_release_notices_are_kept_until_told_once_to_their_playe
         .unwrap()
         .is_empty());
 }
+
+/// Issue 38 item 4: a player's ranges, stats and a pair's hands are read by when each
+/// hand was dealt (`hand_player.started_at`, in the players' index with the stacks and the
+/// big blind), exactly the hands of the range; rows written by a node of the previous
+/// release during a roll (no deal time, no big blind) are still found, the old way.
+pub(crate) async fn a_players_results_and_ranges_are_read_by_the_deal_and_rows_of_the_previous_release_too(
+    store: &SqlStore,
+    url: &str,
+) {
+    use poker_rules::table::{Post, PostKind};
+    let (i, j) = (
+        player(store, "ivy", 1000).await,
+        player(store, "jon", 1000).await,
+    );
+    let table = store.create_table("t9", "{}").await.unwrap();
+    store.buy_in(table, 0, i, 300, None, None).await.unwrap();
+    store.buy_in(table, 1, j, 300, None, None).await.unwrap();
+    let mut stacks = [300u64, 300];
+    let mut ids = Vec::new();
+    for n in 1..=4u64 {
+        // Ivy wins 10 of Jon's chips in odd hands and loses 4 in even ones; the first
+        // three are played for a big blind of 10, the fourth for none the store can tell.
+        let win: i64 = if n % 2 == 1 { 10 } else { -4 };
+        let ends = [
+            (stacks[0] as i64 + win) as u64,
+            (stacks[1] as i64 - win) as u64,
+        ];
+        let mut h = hand(
+            table,
+            n,
+            &[(i, 0, stacks[0], ends[0]), (j, 1, stacks[1], ends[1])],
+            0,
+        );
+        if n <= 3 {
+            h.record.posts = vec![Post {
+                seat: 1,
+                kind: PostKind::BigBlind,
+                amount: 10,
+                live: true,
+            }];
+        }
+        // Hand 2 ends last of all, after hands 3 and 4 were dealt.
+        if n == 2 {
+            h.ended_at = 9_000;
+        }
+        stacks = ends;
+        ids.push(h.hand_id);
+        store.commit_hands(&[h]).await.unwrap();
+    }
+    // Hand 3's rows as a node of the previous release writes them: no deal time, no big
+    // blind.
+    let raw = sqlx::AnyPool::connect(url).await.expect("raw pool");
+    let sql = match store.backend() {
+        poker_store::Backend::Postgres => {
+            "update hand_player set started_at = null, big_blind = null where hand_id = $1"
+        }
+        poker_store::Backend::Sqlite => {
+            "update hand_player set started_at = null, big_blind = null where hand_id = ?"
+        }
+    };
+    sqlx::query(sql)
+        .bind(ids[2].to_string())
+        .execute(&raw)
+        .await
+        .unwrap();
+    raw.close().await;
+
+    // Hands are dealt at 1000 + n: the whole history, oldest first, with each net and big
+    // blind; hand 3's row does not say its big blind.
+    let all = store
+        .player_results_between(i, 0, i64::MAX, 100)
+        .await
+        .unwrap();
+    let seen: Vec<(HandId, i64, i64, Option<Option<u64>>)> = all
+        .iter()
+        .map(|r| (r.hand_id, r.started_at, r.net, r.big_blind))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (ids[0], 1001, 10, Some(Some(10))),
+            (ids[1], 1002, -4, Some(Some(10))),
+            (ids[2], 1003, 10, None),
+            (ids[3], 1004, -4, Some(None)),
+        ]
+    );
+    let jon: Vec<i64> = store
+        .player_results_between(j, 0, i64::MAX, 100)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.net)
+        .collect();
+    assert_eq!(jon, vec![-10, 4, -10, 4]);
+    // Exactly the hands of a range, by the deal, whatever their ends; the previous
+    // release's row too.
+    let ranged = |rows: Vec<poker_store::HandResult>| -> Vec<HandId> {
+        rows.iter().map(|r| r.hand_id).collect()
+    };
+    assert_eq!(
+        ranged(
+            store
+                .player_results_between(i, 1002, 1004, 100)
+                .await
+                .unwrap()
+        ),
+        vec![ids[1], ids[2]]
+    );
+    assert_eq!(
+        ranged(
+            store
+                .player_results_between(i, 1001, 1003, 1)
+                .await
+                .unwrap()
+        ),
+        vec![ids[0]]
+    );
+    let numbers =
+        |rows: Vec<poker_store::HandRow>| -> Vec<u64> { rows.iter().map(|h| h.number).collect() };
+    assert_eq!(
+        numbers(
+            store
+                .player_hands_between(i, 1002, 1004, 100)
+                .await
+                .unwrap()
+        ),
+        vec![2, 3]
+    );
+    assert_eq!(
+        numbers(
+            store
+                .player_hands_between(j, 1003, 1005, 100)
+                .await
+                .unwrap()
+        ),
+        vec![3, 4]
+    );
+    // A pair's hands, newest dealt first, in a window and at a table.
+    let together =
+        |rows: Vec<poker_store::HandRow>| -> Vec<u64> { rows.iter().map(|h| h.number).collect() };
+    assert_eq!(
+        together(
+            store
+                .hands_together(i, j, None, 0, i64::MAX, 10)
+                .await
+                .unwrap()
+        ),
+        vec![4, 3, 2, 1]
+    );
+    assert_eq!(
+        together(
+            store
+                .hands_together(j, i, Some(table), 1002, 1004, 10)
+                .await
+                .unwrap()
+        ),
+        vec![3, 2]
+    );
+    assert_eq!(
+        together(
+            store
+                .hands_together(i, j, None, 1003, 1005, 1)
+                .await
+                .unwrap()
+        ),
+        vec![4]
+    );
+    // The rake page's row of the table's days: the hands that ended each day.
+    let days: Vec<(String, u64)> = store
+        .rake_by_day(0)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|d| d.table_id == table)
+        .map(|d| (d.day, d.hands))
+        .collect();
+    assert_eq!(days, vec![("1970-01-01".to_string(), 4)]);
+    audit_holds(store).await;
+}
