@@ -129,6 +129,8 @@ pub(crate) async fn archive_moves_the_hands_dealt_before_a_day_to_verified_month
         rows
     };
     let ledger_before = store.table_ledger(table).await.unwrap();
+    let rake_before = store.rake_by_day(0).await.unwrap();
+    assert!(!rake_before.is_empty());
     let balances = (
         store.balance(ann).await.unwrap(),
         store.balance(bob).await.unwrap(),
@@ -255,6 +257,8 @@ pub(crate) async fn archive_moves_the_hands_dealt_before_a_day_to_verified_month
     }
     // The money is untouched: every ledger row (a hand's keeps its id) and balance.
     assert_eq!(store.table_ledger(table).await.unwrap(), ledger_before);
+    // The rake page's days still count the archived hands.
+    assert_eq!(store.rake_by_day(0).await.unwrap(), rake_before);
     assert_eq!(
         (
             store.balance(ann).await.unwrap(),
