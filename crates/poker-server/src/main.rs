@@ -16,6 +16,12 @@
 //! - `pokerd backup PATH` writes a consistent copy of the configured SQLite database to
 //!   the new file PATH while a pokerd runs on it; exits 1, saying why, if PATH exists, the
 //!   database cannot be opened, or it is PostgreSQL (then it says how to back that up).
+//! - `pokerd archive --before YYYY-MM-DD --to DIR` moves every complete or void hand dealt
+//!   before that day (UTC midnight) out of the configured database (SQLite or PostgreSQL)
+//!   into one verified file a month, `DIR/hands-YYYY-MM.jsonl` with its `.sha256`, then
+//!   deletes them (`poker_store::SqlStore::archive_hands`; docs/operations.md, Archiving
+//!   hands); one line on stdout says what it wrote and deleted. Exits 1, saying why, if
+//!   the day is not a day or is after tomorrow, or a file or the database fails.
 
 use poker_server::replay;
 
@@ -28,6 +34,9 @@ fn usage() -> ExitCode {
     eprintln!("       pokerd verify FILE [--seed HEX]   check a hand record's deck proofs");
     eprintln!("       pokerd import FILE... [--out DIR] [--verbose]   read PokerStars histories, replay, compare");
     eprintln!("       pokerd backup PATH      copy the SQLite database, online, to a new file");
+    eprintln!(
+        "       pokerd archive --before YYYY-MM-DD --to DIR   move older hands to monthly files"
+    );
     ExitCode::from(2)
 }
 
@@ -93,6 +102,90 @@ fn backup(path: &str) -> ExitCode {
         }
         Err(e) => {
             eprintln!("pokerd backup: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `pokerd archive --before YYYY-MM-DD --to DIR`: the hands dealt before the day moved
+/// from the configured database to monthly files in DIR; one line on stdout says what was
+/// written and deleted.
+fn archive(args: &[String]) -> ExitCode {
+    let mut before = None;
+    let mut dir = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match (a.as_str(), it.next()) {
+            ("--before", Some(day)) => before = Some(day.clone()),
+            ("--to", Some(d)) => dir = Some(PathBuf::from(d)),
+            _ => return usage(),
+        }
+    }
+    let (Some(day), Some(dir)) = (before, dir) else {
+        return usage();
+    };
+    let Some(cutoff) = poker_store::day_start(&day) else {
+        eprintln!("pokerd archive: --before {day:?} is not a day written YYYY-MM-DD");
+        return ExitCode::FAILURE;
+    };
+    // A cutoff in the future would say that hands not yet dealt are archived.
+    let tomorrow = poker_store::now_ms().div_euclid(86_400_000) * 86_400_000 + 86_400_000;
+    if cutoff > tomorrow {
+        eprintln!(
+            "pokerd archive: --before {day} is after tomorrow ({}): hands are archived once dealt",
+            poker_store::day_of(tomorrow)
+        );
+        return ExitCode::FAILURE;
+    }
+    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+    let result = runtime.block_on(async {
+        let config = poker_server::Config::load()?;
+        let url = &config.database.url;
+        // A database that is not there is refused, never created empty.
+        if let Some(file) = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+        {
+            let file = file.split('?').next().unwrap_or(file);
+            anyhow::ensure!(
+                std::path::Path::new(file).is_file(),
+                "the database {file} does not exist"
+            );
+        }
+        let store = poker_store::SqlStore::connect(url).await?;
+        let archived = store.archive_hands(cutoff, &dir).await;
+        store.close().await;
+        Ok::<_, anyhow::Error>(archived?)
+    });
+    match result {
+        Ok(done) => {
+            let hands: u64 = done.files.iter().map(|f| f.hands).sum();
+            let bytes: u64 = done.files.iter().map(|f| f.bytes).sum();
+            let files: Vec<String> = done
+                .files
+                .iter()
+                .map(|f| {
+                    let name = f.path.file_name().unwrap_or_default().to_string_lossy();
+                    format!("{name} {} hands {} bytes", f.hands, f.bytes)
+                })
+                .collect();
+            println!(
+                "pokerd archive: {hands} hands dealt before {day} written to {} ({} file{}, \
+                 {bytes} bytes{}{}), each with its .sha256; deleted {} hand rows and {} \
+                 hand_player rows; cutoff {day}; {} ms",
+                dir.display(),
+                done.files.len(),
+                if done.files.len() == 1 { "" } else { "s" },
+                if files.is_empty() { "" } else { ": " },
+                files.join(", "),
+                done.hands_deleted,
+                done.players_deleted,
+                done.elapsed.as_millis()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("pokerd archive: {e:#}");
             ExitCode::FAILURE
         }
     }
@@ -189,6 +282,7 @@ fn main() -> ExitCode {
         Some("verify") if args.len() > 1 => poker_server::verify::run(&args[1..]),
         Some("backup") if args.len() == 2 => backup(&args[1]),
         Some("import") if args.len() > 1 => import(&args[1..]),
+        Some("archive") => archive(&args[1..]),
         _ => usage(),
     }
 }

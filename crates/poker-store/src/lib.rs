@@ -28,6 +28,10 @@ pub use fairplay::*;
 pub use ids::*;
 pub use model::*;
 pub use persister::{Persister, PersisterHandle};
+pub use sql::archive::{
+    day_of, day_start, Archive, ArchiveError, ArchiveFile, ArchivedHand, ArchivedPlayer,
+    DELETE_BATCH,
+};
 pub use sql::backup::{backup_database, Backup, BackupError, POSTGRES_WAY};
 pub use sql::SqlStore;
 

@@ -5,6 +5,11 @@
 //!
 //! A download is the per-hand export of `me.rs` for each hand: the player's own hole cards
 //! and those shown at showdown, never another player's unshown cards.
+//!
+//! Hands dealt before the archive's cutoff (`pokerd archive`) are no longer in the
+//! database: a download or a list of a range that starts before it is refused (410
+//! `archived`), and the stats of such a range count the hands from the cutoff on and say
+//! so (`archived_before`).
 
 use crate::http::error::*;
 use crate::AppState;
@@ -47,8 +52,34 @@ impl Range {
     }
 }
 
+/// The archive's cutoff when the range starts before it: the hands dealt before it have
+/// been moved out of the database (`pokerd archive`), so the range is not whole here.
+pub(crate) async fn archived_before(state: &AppState, range: &Range) -> ApiResult<Option<i64>> {
+    let (from, _) = range.bounds()?;
+    Ok(state.store.archive_cutoff().await?.filter(|&c| from < c))
+}
+
+/// Refuses a range that starts before the archive's cutoff: 410 `archived`, saying from
+/// when the hands are here. A list or a download of such a range would be a silent part
+/// of what was asked.
+pub(crate) async fn refuse_archived(state: &AppState, range: &Range) -> ApiResult<()> {
+    match archived_before(state, range).await? {
+        None => Ok(()),
+        Some(cutoff) => Err(ApiError::new(
+            StatusCode::GONE,
+            "archived",
+            format!(
+                "the hands dealt before {} ({cutoff} in unix milliseconds) are archived: \
+                 ask for a range from then on (the operator keeps the older hands)",
+                poker_store::day_of(cutoff)
+            ),
+        )),
+    }
+}
+
 /// The player's complete hands in the range, oldest first; refused when there are more
-/// than [`MAX_RANGE_HANDS`].
+/// than [`MAX_RANGE_HANDS`]. The caller has dealt with the archive's cutoff
+/// ([`refuse_archived`], [`archived_before`]).
 pub(crate) async fn hands_in_range(
     state: &AppState,
     me: PlayerId,
@@ -149,19 +180,27 @@ async fn results_in_range(
 
 /// `GET /api/me/stats?from=&to=`: the player's hands, net, hands won and big blinds per
 /// 100 hands over the range (unix milliseconds; the whole history by default), from the
-/// stored hands.
+/// stored hands. When the range starts before the archive's cutoff, the stats are those
+/// of the hands from the cutoff on and `archived_before` says so (the cutoff; `null`
+/// otherwise): the whole history keeps its stats page after an archive.
 pub(crate) async fn my_stats(
     State(state): State<Arc<AppState>>,
     Session(me): Session,
     q: Result<axum::extract::Query<Range>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Json<serde_json::Value>> {
     let axum::extract::Query(range) = q?;
-    let results = results_in_range(&state, me.player_id, &range).await?;
     let (from, to) = range.bounds()?;
+    let archived = archived_before(&state, &range).await?;
+    let kept = Range {
+        from: Some(archived.map_or(from, |c| c.max(from))),
+        to: Some(to),
+    };
+    let results = results_in_range(&state, me.player_id, &kept).await?;
     let s = stats(&results);
     Ok(Json(json!({
         "from": from,
         "to": to,
+        "archived_before": archived,
         "hands": s.hands,
         "net": s.net,
         "hands_won": s.hands_won,
@@ -182,6 +221,7 @@ pub(crate) async fn download(
     format: &str,
     range: &Range,
 ) -> ApiResult<Response> {
+    refuse_archived(state, range).await?;
     let rows = hands_in_range(state, me, range).await?;
     if format == "ohh" {
         let names = crate::http::formats::Names::load(state, &rows).await?;

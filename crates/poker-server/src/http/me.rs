@@ -93,7 +93,8 @@ pub(crate) struct MyPage {
 /// range, when given), newest first, with their result; `offset` pages back through older
 /// ones. With `format=phh|pokerstars|ohh`: every hand of the range as one file to download,
 /// as the player may see them ([`super::history::download`]; `limit` and `offset` are the
-/// list's alone).
+/// list's alone). A range (or a download) that starts before the archive's cutoff is
+/// refused, 410 `archived`; the list without a range pages back to the cutoff.
 pub(crate) async fn my_hands(
     State(state): State<Arc<AppState>>,
     Session(me): Session,
@@ -125,7 +126,10 @@ pub(crate) async fn my_hands(
             .into_response();
     }
     let rows = if page.from.is_some() || page.to.is_some() {
-        // The range's newest hands.
+        // The range's newest hands, unless some of it is archived.
+        if let Err(e) = super::history::refuse_archived(&state, &range).await {
+            return e.into_response();
+        }
         super::history::hands_in_range(&state, me.player_id, &range)
             .await
             .map(|rows| {

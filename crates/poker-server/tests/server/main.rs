@@ -9,6 +9,7 @@ mod common;
 mod accounts;
 mod admin_api;
 mod admin_bodies;
+mod archive;
 mod availability;
 mod backup;
 mod browser;

@@ -1,7 +1,7 @@
 //! `SqlStore`: the store on Postgres and SQLite through sqlx's runtime-chosen driver:
 //! connecting and migrating and the SQL helpers both backends share. The operations are
 //! its public methods, one file per aggregate (players, staff, ledger, tables, leases,
-//! seats, hands, fair play, notes); rows are read into the structs of `rows`.
+//! seats, hands, fair play, notes, the archive); rows are read into the structs of `rows`.
 
 use sqlx::any::AnyPoolOptions;
 use sqlx::AnyPool;
@@ -26,6 +26,7 @@ macro_rules! staff_columns {
     };
 }
 
+pub(crate) mod archive;
 mod audit;
 pub(crate) mod backup;
 mod commit;

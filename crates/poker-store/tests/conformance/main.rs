@@ -9,6 +9,7 @@
 //! so a failure names its scenario and the scenarios run in parallel.
 
 mod accounts;
+mod archive;
 mod audit;
 mod buy_ins;
 mod fair_play;
@@ -194,6 +195,7 @@ scenarios! {
     notes::a_players_hands_are_read_by_date_oldest_first;
     notes::seat_release_notices_are_kept_until_told_once_to_their_player;
     notes::a_players_results_and_ranges_are_read_by_the_deal_and_rows_of_the_previous_release_too, url;
+    archive::archive_moves_the_hands_dealt_before_a_day_to_verified_monthly_files_and_keeps_the_rest;
 }
 
 /// Several nodes' commits (Postgres only: an embedded SQLite has one writer).

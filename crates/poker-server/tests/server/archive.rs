@@ -1,0 +1,181 @@
+//! `pokerd archive --before DAY --to DIR` on the SQLite database of a server that played
+//! hands over real WebSockets, run as the real binary while the server runs: the files
+//! hold the hands the admin API answered, `sha256sum -c` accepts them, the rows are gone
+//! but for the hand in play and the table's newest, the books still balance, and the
+//! server's history API says that a range before the cutoff is archived.
+
+use crate::common;
+
+use common::pokerd::run;
+use common::{assert_conserved, play, Db, DbGuard, Server};
+use poker_rules::Action;
+use poker_store::{HandStatus, SqlStore, TableId};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pokerd_archive_moves_a_playing_rooms_hands_to_checked_files_and_the_history_says_they_are_archived(
+) {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let url = guard.url();
+    let mut server = Server::start(&url, &[]).await;
+    server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    let clock = json!({ "action_ms": 30000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
+    let table_id = server.table(clock).await;
+    let mut clients = vec![server.client("ann").await, server.client("ben").await];
+    for (seat, c) in clients.iter_mut().enumerate() {
+        c.sat(&table_id, seat as u32, 200).await;
+    }
+    let hands = 6;
+    play(&mut clients, &table_id, hands, |_, _, legal| {
+        if legal.call.is_some() {
+            Action::Call
+        } else {
+            Action::Check
+        }
+    })
+    .await;
+    let ann = server.login("ann").await;
+    // Hands are committed a moment after they end.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let a = server.get_as(&ann, "/api/me/hands?limit=100").await;
+        assert_eq!(a.status, 200, "{}", a.text);
+        if a.body.as_array().unwrap().len() >= hands {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the hands are not stored");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // What the admin API answers for each hand of the table, before the archive.
+    let table: TableId = table_id.parse().unwrap();
+    let store = SqlStore::connect(&url).await.unwrap();
+    let before_rows = store.table_hands(table, 1000, 0).await.unwrap();
+    let mut admin: BTreeMap<String, Value> = BTreeMap::new();
+    for row in &before_rows {
+        if row.status != HandStatus::Started {
+            let id = row.hand_id.to_string();
+            let answer = server.get_json(&format!("/admin/hands/{id}")).await;
+            admin.insert(id, answer);
+        }
+    }
+    assert!(admin.len() >= hands);
+
+    // Tomorrow (UTC): every hand dealt so far is before it.
+    let now = poker_store::now_ms();
+    let cutoff = now.div_euclid(86_400_000) * 86_400_000 + 86_400_000;
+    let day = poker_store::day_of(cutoff);
+    let dir = std::env::temp_dir().join(format!("poker-archive-{}", poker_store::HandId::new()));
+    let ran = run(
+        &url,
+        &["archive", "--before", &day, "--to", dir.to_str().unwrap()],
+    )
+    .await;
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    assert_eq!(ran.stdout.lines().count(), 1, "{ran:?}");
+
+    // One file this month, with its checksum, which sha256sum accepts.
+    let month = &poker_store::day_of(now)[..7];
+    let name = format!("hands-{month}.jsonl");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, [name.clone(), format!("{name}.sha256")]);
+    let check = std::process::Command::new("sha256sum")
+        .arg("-c")
+        .arg(format!("{name}.sha256"))
+        .current_dir(&dir)
+        .output()
+        .expect("sha256sum runs");
+    assert!(check.status.success(), "{check:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&check.stdout),
+        format!("{name}: OK\n")
+    );
+
+    // Each line is the admin API's answer for its hand, with its players.
+    let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+    let mut archived = BTreeSet::new();
+    let mut last_start = i64::MIN;
+    for line in text.lines() {
+        let mut hand: Value = serde_json::from_str(line).unwrap();
+        let players = hand.as_object_mut().unwrap().remove("players").unwrap();
+        let id = hand["hand_id"].as_str().unwrap().to_string();
+        assert_eq!(Some(&hand), admin.get(&id), "hand {id}");
+        let started = hand["started_at"].as_i64().unwrap();
+        assert!(started >= last_start, "oldest first");
+        last_start = started;
+        if hand["status"] == "complete" {
+            assert_eq!(players.as_array().unwrap().len(), 2, "{players}");
+        }
+        archived.insert(id);
+    }
+    assert!(ran.stdout.starts_with(&format!(
+        "pokerd archive: {} hands dealt before {day} written to {} (1 file, ",
+        archived.len(),
+        dir.display()
+    )));
+    assert!(ran
+        .stdout
+        .contains(&format!("{name} {} hands", archived.len())));
+
+    // The rows are gone but for the hand in play and the table's newest: at most one
+    // hand that was complete or void before the archive stays.
+    let after_rows = store.table_hands(table, 1000, 0).await.unwrap();
+    let before_ids: BTreeSet<String> = before_rows.iter().map(|r| r.hand_id.to_string()).collect();
+    assert!(archived.is_subset(&before_ids));
+    let finished_kept: Vec<_> = after_rows
+        .iter()
+        .filter(|r| r.status != HandStatus::Started && before_ids.contains(&r.hand_id.to_string()))
+        .collect();
+    assert!(finished_kept.len() <= 1, "{finished_kept:?}");
+    if let Some(kept) = finished_kept.first() {
+        assert_eq!(
+            kept.hand_id, after_rows[0].hand_id,
+            "only the table's newest stays"
+        );
+    }
+    assert!(archived.len() >= hands - 1);
+    assert_eq!(archived.len() + finished_kept.len(), admin.len());
+    assert_eq!(store.archive_cutoff().await.unwrap(), Some(cutoff));
+    store.close().await;
+    let id = archived.iter().next().unwrap();
+    let (status, _) = server.get(&format!("/admin/hands/{id}")).await;
+    assert_eq!(status, 404);
+    assert_conserved(&server.audit().await, 2000);
+
+    // The player's history: a range (a list or a download) that starts before the
+    // cutoff is refused as archived; the stats say from when they count.
+    for path in [
+        "/api/me/hands?format=pokerstars".to_string(),
+        "/api/me/hands?format=phh&from=0".to_string(),
+        format!("/api/me/hands?from={}&to={}", cutoff - 86_400_000, cutoff),
+    ] {
+        let a = server.get_as(&ann, &path).await;
+        assert_eq!(a.status, 410, "{path}: {}", a.text);
+        assert_eq!(a.body["error"], "archived", "{path}");
+        assert!(a.body["message"].as_str().unwrap().contains(&day), "{path}");
+    }
+    let stats = server.get_as(&ann, "/api/me/stats").await;
+    assert_eq!(stats.status, 200, "{}", stats.text);
+    assert_eq!(stats.body["archived_before"], json!(cutoff));
+    let kept = usize::from(after_rows.iter().any(|r| r.status == HandStatus::Complete));
+    assert_eq!(stats.body["hands"], json!(kept));
+    let later = server
+        .get_as(&ann, &format!("/api/me/stats?from={cutoff}"))
+        .await;
+    assert_eq!(later.status, 200, "{}", later.text);
+    assert_eq!(later.body["archived_before"], Value::Null);
+    let download = server
+        .get_as(&ann, &format!("/api/me/hands?format=phh&from={cutoff}"))
+        .await;
+    assert_eq!(download.status, 200, "{}", download.text);
+
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,319 @@
+//! The hand archive (`SqlStore::archive_hands`): the hands dealt before a day go to one
+//! verified file a month and leave the database; the hands in play and those dealt later
+//! stay, as does each table's newest hand, a player's pages still work for them, the
+//! ledger is untouched, and the room remembers the cutoff.
+
+use super::*;
+use poker_store::{day_start, ArchivedHand, HandRow};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// A folder of its own for a scenario's files, removed when dropped.
+struct Folder(PathBuf);
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The hands an archive file holds, one per line, each line parsed; checked against the
+/// `sha256sum`-format checksum written beside it.
+fn read_checked(path: &Path) -> Vec<ArchivedHand> {
+    let bytes = std::fs::read(path).unwrap();
+    let sum = std::fs::read_to_string(format!("{}.sha256", path.display())).unwrap();
+    let hex: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let name = path.file_name().unwrap().to_str().unwrap();
+    assert_eq!(sum, format!("{hex}  {name}\n"), "the checksum of {name}");
+    let text = String::from_utf8(bytes).unwrap();
+    assert!(text.ends_with('\n'));
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The names of the files in a folder, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+pub(crate) async fn archive_moves_the_hands_dealt_before_a_day_to_verified_monthly_files_and_keeps_the_rest(
+    store: &SqlStore,
+) {
+    let folder = Folder(std::env::temp_dir().join(format!("poker-archive-{}", HandId::new())));
+    let (ann, bob, cat) = (
+        player(store, "ann", 1000).await,
+        player(store, "bob", 1000).await,
+        player(store, "cat", 1000).await,
+    );
+    let dan = player(store, "dan", 1000).await;
+    let table = store.create_table("a1", "{}").await.unwrap();
+    let other = store.create_table("a2", "{}").await.unwrap();
+    let idle = store.create_table("a3", "{}").await.unwrap();
+    store.buy_in(table, 0, ann, 500, None, None).await.unwrap();
+    store.buy_in(table, 1, bob, 500, None, None).await.unwrap();
+    store.buy_in(other, 0, cat, 500, None, None).await.unwrap();
+    store.buy_in(idle, 0, dan, 500, None, None).await.unwrap();
+    let day = |text: &str| day_start(text).unwrap();
+    let (october, november, december) = (day("2025-10-10"), day("2025-11-20"), day("2025-12-03"));
+    // A table whose last hand was in October: it stays, whatever its age, since the
+    // table numbers its next hands from it.
+    let mut last_of_idle = hand(idle, 41, &[(dan, 0, 500, 500)], 0);
+    last_of_idle.started_at = october;
+    last_of_idle.ended_at = october + 1;
+    store
+        .commit_hands(std::slice::from_ref(&last_of_idle))
+        .await
+        .unwrap();
+
+    // Two hands in October, three in November, three in December: Ann wins 4 from Bob
+    // each time, 1 of it raked.
+    let mut stacks = (500u64, 500u64);
+    let mut committed = Vec::new();
+    for (n, at) in [
+        october,
+        october + 60_000,
+        november,
+        november + 60_000,
+        november + 120_000,
+        december,
+        december + 60_000,
+        december + 120_000,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let n = n as u64 + 1;
+        let mut h = hand(
+            table,
+            n,
+            &[
+                (ann, 0, stacks.0, stacks.0 + 3),
+                (bob, 1, stacks.1, stacks.1 - 4),
+            ],
+            1,
+        );
+        h.started_at = at;
+        h.ended_at = at + 30_000;
+        store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
+        stacks = (stacks.0 + 3, stacks.1 - 4);
+        committed.push(h.hand_id);
+    }
+    // A hand of November voided (its table failed), and one dealt in November still in
+    // play at the other table.
+    let void = HandId::new();
+    store
+        .start_hand(void, table, 9, november + 180_000, None)
+        .await
+        .unwrap();
+    store.void_hands(table).await.unwrap();
+    let in_play = hand(other, 1, &[(cat, 0, 500, 500)], 0);
+    store
+        .start_hand(in_play.hand_id, other, 1, november + 200_000, None)
+        .await
+        .unwrap();
+
+    let rows_before: Vec<HandRow> = {
+        let mut rows = Vec::new();
+        for id in committed.iter().chain([&void]) {
+            rows.push(store.hand(*id).await.unwrap());
+        }
+        rows
+    };
+    let ledger_before = store.table_ledger(table).await.unwrap();
+    let rake_before = store.rake_by_day(0).await.unwrap();
+    assert!(!rake_before.is_empty());
+    let balances = (
+        store.balance(ann).await.unwrap(),
+        store.balance(bob).await.unwrap(),
+    );
+    assert_eq!(store.archive_cutoff().await.unwrap(), None);
+
+    let archive = store
+        .archive_hands(day("2025-12-01"), &folder.0)
+        .await
+        .unwrap();
+
+    // Two files, October's and November's, with the checksums beside them.
+    assert_eq!(
+        names_in(&folder.0),
+        [
+            "hands-2025-10.jsonl",
+            "hands-2025-10.jsonl.sha256",
+            "hands-2025-11.jsonl",
+            "hands-2025-11.jsonl.sha256"
+        ]
+    );
+    let months: Vec<(&str, u64)> = archive
+        .files
+        .iter()
+        .map(|f| (f.month.as_str(), f.hands))
+        .collect();
+    assert_eq!(months, [("2025-10", 2), ("2025-11", 4)]);
+    // Each file's lines are its month's hands, oldest first, each the row the admin API
+    // answered with its players; the sizes and sums are the files'.
+    let october_lines = read_checked(&folder.0.join("hands-2025-10.jsonl"));
+    let november_lines = read_checked(&folder.0.join("hands-2025-11.jsonl"));
+    let lines: Vec<&ArchivedHand> = october_lines.iter().chain(&november_lines).collect();
+    let archived_rows: Vec<&HandRow> = lines.iter().map(|l| &l.hand).collect();
+    let expected_rows: Vec<&HandRow> = rows_before[..5].iter().chain(&rows_before[8..]).collect();
+    assert_eq!(archived_rows, expected_rows);
+    for f in &archive.files {
+        let meta = std::fs::metadata(&f.path).unwrap();
+        assert_eq!(f.bytes, meta.len());
+        // The decks are the operator's: the file is its owner's alone.
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
+            0o600
+        );
+        let sum = std::fs::read_to_string(format!("{}.sha256", f.path.display())).unwrap();
+        assert!(sum.starts_with(&f.sha256));
+    }
+    for (line, n) in lines[..5].iter().zip(1u64..) {
+        let players: Vec<(PlayerId, u32, u64, u64)> = line
+            .players
+            .iter()
+            .map(|p| (p.player_id, p.seat_no, p.starting_stack, p.finishing_stack))
+            .collect();
+        let (a, b) = (500 + 3 * (n - 1), 500 - 4 * (n - 1));
+        assert_eq!(
+            players,
+            [(ann, 0, a, a + 3), (bob, 1, b, b - 4)],
+            "hand {n}"
+        );
+        assert!(line
+            .players
+            .iter()
+            .all(|p| p.created_at == line.hand.ended_at.unwrap()));
+        assert!(line
+            .players
+            .iter()
+            .all(|p| p.started_at == Some(line.hand.started_at)));
+    }
+    assert_eq!(lines[5].hand.status, HandStatus::Void);
+    assert!(lines[5].players.is_empty());
+
+    // Their rows are gone; the hand in play and December's hands stay.
+    assert_eq!(archive.hands_deleted, 6);
+    assert_eq!(archive.players_deleted, 10);
+    for id in committed[..5].iter().chain([&void]) {
+        assert!(matches!(
+            store.hand(*id).await,
+            Err(StoreError::NotFound("hand"))
+        ));
+    }
+    assert_eq!(
+        store.hand(in_play.hand_id).await.unwrap().status,
+        HandStatus::Started
+    );
+    let kept: Vec<HandId> = store
+        .table_hands(table, 100, 0)
+        .await
+        .unwrap()
+        .iter()
+        .map(|h| h.hand_id)
+        .collect();
+    assert_eq!(kept, [committed[7], committed[6], committed[5]]);
+    let idle_kept = store.table_hands(idle, 1, 0).await.unwrap();
+    assert_eq!(idle_kept.len(), 1);
+    assert_eq!(
+        (idle_kept[0].hand_id, idle_kept[0].number),
+        (last_of_idle.hand_id, 41)
+    );
+    // A player's pages still work for the kept hands.
+    for p in [ann, bob] {
+        let page: Vec<u64> = store
+            .player_hands(p, 2, 0)
+            .await
+            .unwrap()
+            .iter()
+            .map(|h| h.number)
+            .collect();
+        assert_eq!(page, [8, 7]);
+        let next: Vec<u64> = store
+            .player_hands(p, 2, 2)
+            .await
+            .unwrap()
+            .iter()
+            .map(|h| h.number)
+            .collect();
+        assert_eq!(next, [6]);
+        let range: Vec<u64> = store
+            .player_hands_between(p, day("2025-12-01"), i64::MAX, 100)
+            .await
+            .unwrap()
+            .iter()
+            .map(|h| h.number)
+            .collect();
+        assert_eq!(range, [6, 7, 8]);
+    }
+    // The money is untouched: every ledger row (a hand's keeps its id) and balance.
+    assert_eq!(store.table_ledger(table).await.unwrap(), ledger_before);
+    // The rake page's days still count the archived hands.
+    assert_eq!(store.rake_by_day(0).await.unwrap(), rake_before);
+    assert_eq!(
+        (
+            store.balance(ann).await.unwrap(),
+            store.balance(bob).await.unwrap()
+        ),
+        balances
+    );
+    assert_eq!(
+        store.archive_cutoff().await.unwrap(),
+        Some(day("2025-12-01"))
+    );
+    audit_holds(store).await;
+
+    // The hand in play ends; a second run archives it into a part file of its own and
+    // leaves the first files as they were. An earlier cutoff archives nothing and does
+    // not lower the one remembered.
+    let sums = (
+        std::fs::read(folder.0.join("hands-2025-11.jsonl.sha256")).unwrap(),
+        std::fs::read(folder.0.join("hands-2025-11.jsonl")).unwrap(),
+    );
+    let mut ended = in_play.clone();
+    ended.started_at = november + 200_000;
+    ended.ended_at = november + 230_000;
+    store.commit_hands(&[ended]).await.unwrap();
+    // (It is its table's newest hand until another is dealt there.)
+    let mut next = hand(other, 2, &[(cat, 0, 500, 500)], 0);
+    next.started_at = december;
+    next.ended_at = december + 1;
+    store.commit_hands(&[next]).await.unwrap();
+    let again = store
+        .archive_hands(day("2025-12-01"), &folder.0)
+        .await
+        .unwrap();
+    assert_eq!(again.files.len(), 1);
+    assert!(again.files[0].path.ends_with("hands-2025-11.2.jsonl"));
+    let part = read_checked(&again.files[0].path);
+    assert_eq!(part.len(), 1);
+    assert_eq!(part[0].hand.hand_id, in_play.hand_id);
+    assert_eq!((again.hands_deleted, again.players_deleted), (1, 1));
+    assert_eq!(
+        sums,
+        (
+            std::fs::read(folder.0.join("hands-2025-11.jsonl.sha256")).unwrap(),
+            std::fs::read(folder.0.join("hands-2025-11.jsonl")).unwrap(),
+        )
+    );
+    let earlier = store
+        .archive_hands(day("2025-11-01"), &folder.0)
+        .await
+        .unwrap();
+    assert!(earlier.files.is_empty());
+    assert_eq!(
+        store.archive_cutoff().await.unwrap(),
+        Some(day("2025-12-01"))
+    );
+    assert_eq!(names_in(&folder.0).len(), 6);
+    audit_holds(store).await;
+}
