@@ -172,7 +172,7 @@ fn archive(args: &[String]) -> ExitCode {
             println!(
                 "pokerd archive: {hands} hands dealt before {day} written to {} ({} file{}, \
                  {bytes} bytes{}{}), each with its .sha256; deleted {} hand rows and {} \
-                 hand_player rows; cutoff {day}; {} ms",
+                 hand_player rows; {}; {} ms",
                 dir.display(),
                 done.files.len(),
                 if done.files.len() == 1 { "" } else { "s" },
@@ -180,6 +180,15 @@ fn archive(args: &[String]) -> ExitCode {
                 files.join(", "),
                 done.hands_deleted,
                 done.players_deleted,
+                if done.cutoff_recorded {
+                    format!(
+                        "cutoff {} (unix ms {}, never lowered)",
+                        poker_store::day_of(done.before),
+                        done.before
+                    )
+                } else {
+                    "nothing archived: the cutoff is as it was".to_string()
+                },
                 done.elapsed.as_millis()
             );
             ExitCode::SUCCESS

@@ -64,10 +64,11 @@ async fn pokerd_archive_moves_a_playing_rooms_hands_to_checked_files_and_the_his
     }
     assert!(admin.len() >= hands);
 
-    // Tomorrow (UTC): every hand dealt so far is before it.
+    // Tomorrow (UTC): every hand dealt so far is before it. The cutoff stored is the run's
+    // start, not tomorrow: a hand dealt after the run is not said to be archived.
     let now = poker_store::now_ms();
-    let cutoff = now.div_euclid(86_400_000) * 86_400_000 + 86_400_000;
-    let day = poker_store::day_of(cutoff);
+    let tomorrow = now.div_euclid(86_400_000) * 86_400_000 + 86_400_000;
+    let day = poker_store::day_of(tomorrow);
     let dir = std::env::temp_dir().join(format!("poker-archive-{}", poker_store::HandId::new()));
     let ran = run(
         &url,
@@ -76,6 +77,7 @@ async fn pokerd_archive_moves_a_playing_rooms_hands_to_checked_files_and_the_his
     .await;
     assert_eq!(ran.code, Some(0), "{ran:?}");
     assert_eq!(ran.stdout.lines().count(), 1, "{ran:?}");
+    let ran_by = poker_store::now_ms();
 
     // One file this month, with its checksum, which sha256sum accepts.
     let month = &poker_store::day_of(now)[..7];
@@ -142,7 +144,19 @@ async fn pokerd_archive_moves_a_playing_rooms_hands_to_checked_files_and_the_his
     }
     assert!(archived.len() >= hands - 1);
     assert_eq!(archived.len() + finished_kept.len(), admin.len());
-    assert_eq!(store.archive_cutoff().await.unwrap(), Some(cutoff));
+    let cutoff = store.archive_cutoff().await.unwrap().expect("a cutoff");
+    assert!(
+        (now..=ran_by).contains(&cutoff),
+        "{cutoff} not in {now}..={ran_by}"
+    );
+    assert!(
+        ran.stdout.contains(&format!(
+            "cutoff {} (unix ms {cutoff}",
+            poker_store::day_of(cutoff)
+        )),
+        "{ran:?}"
+    );
+    let day = poker_store::day_of(cutoff);
     store.close().await;
     let id = archived.iter().next().unwrap();
     let (status, _) = server.get(&format!("/admin/hands/{id}")).await;
@@ -164,7 +178,12 @@ async fn pokerd_archive_moves_a_playing_rooms_hands_to_checked_files_and_the_his
     let stats = server.get_as(&ann, "/api/me/stats").await;
     assert_eq!(stats.status, 200, "{}", stats.text);
     assert_eq!(stats.body["archived_before"], json!(cutoff));
-    let kept = usize::from(after_rows.iter().any(|r| r.status == HandStatus::Complete));
+    // Counted: the complete hands dealt from the cutoff on (none: the table's newest, kept,
+    // was dealt before the run).
+    let kept = after_rows
+        .iter()
+        .filter(|r| r.status == HandStatus::Complete && r.started_at >= cutoff)
+        .count();
     assert_eq!(stats.body["hands"], json!(kept));
     let later = server
         .get_as(&ann, &format!("/api/me/stats?from={cutoff}"))
@@ -175,6 +194,26 @@ async fn pokerd_archive_moves_a_playing_rooms_hands_to_checked_files_and_the_his
         .get_as(&ann, &format!("/api/me/hands?format=phh&from={cutoff}"))
         .await;
     assert_eq!(download.status, 200, "{}", download.text);
+
+    // A run that finds no hand writes no file and leaves the cutoff as it was.
+    let empty = dir.join("empty");
+    let again = run(
+        &url,
+        &[
+            "archive",
+            "--before",
+            "2000-01-01",
+            "--to",
+            empty.to_str().unwrap(),
+        ],
+    )
+    .await;
+    assert_eq!(again.code, Some(0), "{again:?}");
+    assert!(again.stdout.contains("nothing archived"), "{again:?}");
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
+    let store = SqlStore::connect(&url).await.unwrap();
+    assert_eq!(store.archive_cutoff().await.unwrap(), Some(cutoff));
+    store.close().await;
 
     server.stop().await;
     let _ = std::fs::remove_dir_all(&dir);

@@ -133,8 +133,13 @@ pub struct ArchiveFile {
 /// What an archive did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Archive {
-    /// The cutoff asked for: hands dealt before it (unix milliseconds).
+    /// The cutoff: hands dealt before it (unix milliseconds): the one asked for, or the
+    /// run's start if that is earlier (a hand dealt during the run, or later on the day
+    /// asked, stays, and a range from it on is not said to be archived).
     pub before: i64,
+    /// Whether the stored cutoff moved to [`Archive::before`]: only when a hand was
+    /// archived (a run that found none says nothing of any range), never lowered.
+    pub cutoff_recorded: bool,
     /// The files written, oldest month first.
     pub files: Vec<ArchiveFile>,
     /// The `hand` rows deleted (every hand written).
@@ -475,9 +480,17 @@ impl SqlStore {
     /// multi-threaded runtime.
     pub async fn archive_hands(&self, before: i64, dir: &Path) -> Result<Archive, ArchiveError> {
         let started = Instant::now();
+        // Hands dealt from now on stay whatever day was asked: the cutoff never passes the
+        // run's start, so a range that starts after it is never said to be archived.
+        let before = before.min(now_ms());
         std::fs::create_dir_all(dir).map_err(file_error(dir))?;
+        // The folder must take a file even when there is nothing to write.
+        let probe = partial_in(dir, "probe");
+        std::fs::File::create(&probe).map_err(file_error(dir))?;
+        std::fs::remove_file(&probe).map_err(file_error(dir))?;
         let mut archive = Archive {
             before,
+            cutoff_recorded: false,
             files: Vec::new(),
             hands_deleted: 0,
             players_deleted: 0,
@@ -511,9 +524,7 @@ impl SqlStore {
             self.finish_month(done, dir, &mut archive, &mut cutoff_recorded)
                 .await?;
         }
-        if !cutoff_recorded {
-            self.record_cutoff(before).await?;
-        }
+        archive.cutoff_recorded = cutoff_recorded;
         archive.elapsed = started.elapsed();
         Ok(archive)
     }
@@ -558,12 +569,20 @@ impl SqlStore {
         before: i64,
         after: &(i64, String),
     ) -> StoreResult<Vec<ArchivedHand>> {
+        // The hands and their players from one snapshot: a hand another run deletes
+        // meanwhile is read whole or not at all, never without its players.
+        let mut tx = self.read.begin().await?;
+        if self.backend == Backend::Postgres {
+            sqlx::query("set transaction isolation level repeatable read")
+                .execute(&mut *tx)
+                .await?;
+        }
         let rows: Vec<SqlHand> = sqlx::query_as(NEXT_HANDS)
             .bind(before)
             .bind(after.0)
             .bind(&after.1)
             .bind(READ_BATCH)
-            .fetch_all(&self.read)
+            .fetch_all(&mut *tx)
             .await?;
         let hands: Vec<HandRow> = convert(rows)?;
         if hands.is_empty() {
@@ -572,8 +591,9 @@ impl SqlStore {
         let ids: Vec<String> = hands.iter().map(|h| h.hand_id.to_string()).collect();
         let players: Vec<SqlArchivedPlayer> = sqlx::query_as(PLAYERS_OF.of(self.backend))
             .bind(json_rows(&ids)?)
-            .fetch_all(&self.read)
+            .fetch_all(&mut *tx)
             .await?;
+        tx.commit().await?;
         let mut by_hand: std::collections::HashMap<String, Vec<ArchivedPlayer>> =
             Default::default();
         for p in players {
