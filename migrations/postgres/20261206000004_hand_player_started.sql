@@ -7,10 +7,13 @@
 -- neither: the queries read those the old way (`started_at is null`).
 alter table hand_player add column started_at bigint;
 alter table hand_player add column big_blind bigint;
--- Fills the new columns of the rows already there (a column this release adds only).
-update hand_player set started_at = h.started_at,
-    big_blind = (select max((p ->> 'amount')::bigint) from json_array_elements(h.record::json -> 'posts') p
-                 where p ->> 'kind' = 'big_blind' and (p ->> 'amount')::bigint > 0)
-  from hand h where h.hand_id = hand_player.hand_id;
+-- Fills the new columns of the rows already there (a column this release adds only), each
+-- hand's record read once for its six players.
+update hand_player set started_at = x.started_at, big_blind = x.big_blind
+  from (select h.hand_id, h.started_at,
+               (select max((p ->> 'amount')::bigint) from json_array_elements(h.record::json -> 'posts') p
+                where p ->> 'kind' = 'big_blind' and (p ->> 'amount')::bigint > 0) as big_blind
+        from hand h where h.status = 'complete') x
+  where x.hand_id = hand_player.hand_id;
 create index hand_player_started on hand_player (player_id, started_at)
   include (hand_id, starting_stack, finishing_stack, big_blind);
