@@ -71,11 +71,7 @@ impl Writer {
                         })
                         .map(|(_, (_, write))| write.into_store(table_id))
                         .collect();
-                    if let Err(e) = persister.save(writes).await {
-                        tracing::error!(
-                            "cannot save the table's state, who sits out or the blinds owed: {e}"
-                        );
-                    }
+                    save(&persister, writes).await;
                     let _ = written_tx.send(last);
                 }
             }
@@ -119,6 +115,37 @@ impl Writer {
     }
 }
 
+/// Saves one gathering of writes in one transaction; if that is refused, each write alone,
+/// in order, so that one write the store refuses costs only itself. A player's sit-out
+/// flag may reach the store after their cash-out took the seat away (the money path does
+/// not wait for this queue): that write is refused (`NotSeated`) and, gathered with the
+/// table's state, took the state with it.
+async fn save(persister: &PersisterHandle, writes: Vec<TableWrite>) {
+    if writes.len() > 1 {
+        if persister.save(writes.clone()).await.is_ok() {
+            return;
+        }
+        for write in writes {
+            save_one(persister, write).await;
+        }
+    } else if let Some(write) = writes.into_iter().next() {
+        save_one(persister, write).await;
+    }
+}
+
+/// Saves one write; a refusal is logged (a seat gone since is only a warning).
+async fn save_one(persister: &PersisterHandle, write: TableWrite) {
+    match persister.save(vec![write]).await {
+        Ok(()) => {}
+        Err(poker_store::StoreError::NotSeated) => tracing::warn!(
+            "a seat's sit-out or blinds owed not saved: the player is no longer seated here"
+        ),
+        Err(e) => {
+            tracing::error!("cannot save the table's state, who sits out or the blinds owed: {e}")
+        }
+    }
+}
+
 impl Write {
     /// The store's form of the write.
     fn into_store(self, table: TableId) -> TableWrite {
@@ -132,5 +159,52 @@ impl Write {
                 big,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use poker_store::testing::TestSqlite;
+    use poker_store::{Persister, SqlStore};
+    use std::sync::Arc;
+
+    /// A sit-out flag for a player whose seat is gone, gathered with the table's state and
+    /// another player's blinds owed: the others are saved all the same.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_write_for_a_seat_gone_costs_only_itself_not_the_tables_state() {
+        let db = TestSqlite::new();
+        let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
+        let table = store.create_table("t", "{}").await.unwrap();
+        let (seated, gone) = (
+            store.create_player("seated", "x").await.unwrap(),
+            store.create_player("gone", "x").await.unwrap(),
+        );
+        store.deposit(seated, 100, None).await.unwrap();
+        store
+            .buy_in(table, 0, seated, 100, None, None)
+            .await
+            .unwrap();
+        let persister = Persister::spawn(store.clone(), 64);
+        let mut writer = Writer::spawn(persister, table, tracing::Span::none());
+        writer.send(Write::TableState(r#"{"button":3}"#.into()));
+        writer.send(Write::SittingOut {
+            player: gone,
+            out: true,
+        });
+        writer.send(Write::MissedBlinds {
+            player: seated,
+            small: true,
+            big: false,
+        });
+        writer.flush().await;
+        assert_eq!(
+            store.table_state(table).await.unwrap().as_deref(),
+            Some(r#"{"button":3}"#)
+        );
+        assert_eq!(
+            store.missed_blinds(table, seated).await.unwrap(),
+            (true, false)
+        );
     }
 }
