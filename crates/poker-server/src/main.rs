@@ -116,8 +116,9 @@ fn archive(args: &[String]) -> ExitCode {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match (a.as_str(), it.next()) {
-            ("--before", Some(day)) => before = Some(day.clone()),
-            ("--to", Some(d)) => dir = Some(PathBuf::from(d)),
+            // Each once: a second would silently win.
+            ("--before", Some(day)) if before.is_none() => before = Some(day.clone()),
+            ("--to", Some(d)) if dir.is_none() => dir = Some(PathBuf::from(d)),
             _ => return usage(),
         }
     }

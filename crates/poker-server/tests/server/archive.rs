@@ -195,6 +195,21 @@ async fn pokerd_archive_moves_a_playing_rooms_hands_to_checked_files_and_the_his
         .await;
     assert_eq!(download.status, 200, "{}", download.text);
 
+    // An argument given twice is refused with the usage, nothing done.
+    let twice = run(
+        &url,
+        &[
+            "archive",
+            "--before",
+            "2000-01-01",
+            "--before",
+            "2000-02-01",
+            "--to",
+            "/nowhere",
+        ],
+    )
+    .await;
+    assert_eq!(twice.code, Some(2), "{twice:?}");
     // A run that finds no hand writes no file and leaves the cutoff as it was.
     let empty = dir.join("empty");
     let again = run(

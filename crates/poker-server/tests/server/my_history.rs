@@ -522,8 +522,10 @@ async fn the_rake_report_per_table_and_day_per_day_and_per_table_agrees_with_the
         by_table["rows"][0]["table_name"], today["table_name"],
         "{by_table}"
     );
-    let (status, refused) = server.get("/admin/rake?days=2&by=week").await;
-    assert_eq!(status, 400, "{refused}");
+    for bad in ["/admin/rake?days=2&by=week", "/admin/rake?days=2&bogus=1"] {
+        let (status, refused) = server.get(bad).await;
+        assert_eq!(status, 400, "{bad}: {refused}");
+    }
     assert_conserved(&audit, 2000);
     server.stop().await;
 }

@@ -364,6 +364,7 @@ pub(crate) async fn audit_log(
 /// the rows are summed: `day` (one row a day), `table` (one row a table), or absent (one
 /// row per table and day).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Days {
     days: Option<u32>,
     by: Option<String>,
