@@ -77,6 +77,19 @@ pub(crate) async fn refuse_archived(state: &AppState, range: &Range) -> ApiResul
     }
 }
 
+/// Refuses a range of more than [`MAX_RANGE_HANDS`] hands (`too_many_hands`): its answer
+/// would be a silent part of what was asked.
+fn within_limit(hands: usize) -> ApiResult<()> {
+    if hands > MAX_RANGE_HANDS as usize {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "too_many_hands",
+            format!("the range holds more than {MAX_RANGE_HANDS} hands: ask for a shorter one"),
+        ));
+    }
+    Ok(())
+}
+
 /// The player's complete hands in the range, oldest first; refused when there are more
 /// than [`MAX_RANGE_HANDS`]. The caller has dealt with the archive's cutoff
 /// ([`refuse_archived`], [`archived_before`]).
@@ -90,13 +103,7 @@ pub(crate) async fn hands_in_range(
         .store
         .player_hands_between(me, from, to, MAX_RANGE_HANDS + 1)
         .await?;
-    if rows.len() > MAX_RANGE_HANDS as usize {
-        return Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "too_many_hands",
-            format!("the range holds more than {MAX_RANGE_HANDS} hands: ask for a shorter one"),
-        ));
-    }
+    within_limit(rows.len())?;
     Ok(rows)
 }
 
@@ -155,13 +162,7 @@ async fn results_in_range(
         .store
         .player_results_between(me, from, to, MAX_RANGE_HANDS + 1)
         .await?;
-    if rows.len() > MAX_RANGE_HANDS as usize {
-        return Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "too_many_hands",
-            format!("the range holds more than {MAX_RANGE_HANDS} hands: ask for a shorter one"),
-        ));
-    }
+    within_limit(rows.len())?;
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {
         let big_blind = match r.big_blind {

@@ -201,7 +201,7 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 }
 
 /// The date (year, month, day) of a count of days since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -237,8 +237,7 @@ pub fn day_start(text: &str) -> Option<i64> {
 
 /// The UTC day of a moment (unix milliseconds), `YYYY-MM-DD`.
 pub fn day_of(ms: i64) -> String {
-    let (y, m, d) = civil_from_days(ms.div_euclid(DAY_MS));
-    format!("{y:04}-{m:02}-{d:02}")
+    crate::day_string(ms.div_euclid(DAY_MS))
 }
 
 /// The UTC month of a moment (unix milliseconds), `YYYY-MM`: the month its hand's file is
