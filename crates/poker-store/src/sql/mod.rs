@@ -62,7 +62,8 @@ pub struct SqlStore {
     /// on Postgres the same pool as everything else, which has connections enough.
     read: AnyPool,
     backend: Backend,
-    /// Postgres only: a native pool for the bulk hand commit (arrays through `unnest`).
+    /// Postgres only: a native pool for renewing a node's leases in one statement (arrays
+    /// through `unnest`).
     pg: Option<sqlx::PgPool>,
 }
 
@@ -246,6 +247,10 @@ impl SqlStore {
                     .max_connections(1)
                     .idle_timeout(None)
                     .max_lifetime(None)
+                    // No ping before each use: a SQLite connection is a thread of this
+                    // process, not a socket that can break while idle, and each ping is
+                    // a round trip to that thread (sqlx still pings on release).
+                    .test_before_acquire(false)
                     .after_connect(|conn, _| {
                         Box::pin(async move {
                             for pragma in [
@@ -253,6 +258,13 @@ impl SqlStore {
                                 "pragma synchronous = full",
                                 "pragma foreign_keys = on",
                                 "pragma busy_timeout = 10000",
+                                // A statement that changes several rows inside a
+                                // transaction keeps the pages it changes in a statement
+                                // journal, to undo itself alone if it fails; on a file
+                                // (spilled past 64 KiB) that was a sixth of SQLite's
+                                // time per hand (docs/scaling.md). In memory it is
+                                // bounded by one batch's writes.
+                                "pragma temp_store = memory",
                             ] {
                                 sqlx::query(pragma).execute(&mut *conn).await?;
                             }
@@ -279,6 +291,7 @@ impl SqlStore {
                     .max_connections(READERS)
                     .idle_timeout(None)
                     .max_lifetime(None)
+                    .test_before_acquire(false)
                     .after_connect(|conn, _| {
                         Box::pin(async move {
                             for pragma in ["pragma query_only = on", "pragma busy_timeout = 10000"]
