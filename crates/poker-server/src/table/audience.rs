@@ -2,7 +2,9 @@
 //! of the actor made for each of them, and when the batches held back for onlookers are
 //! due. A full queue marks its subscriber stale (resynced with a snapshot once it has
 //! room), a closed one is dropped; who listens is mirrored for the supervisor, which tells
-//! them if the table's task fails. Nothing here knows the table: messages come in made.
+//! them if the table's task fails. A late answer to a player's request (the final `done`
+//! of one answered `pending`) is never lost to a resync: it follows the snapshot. Nothing
+//! here knows the table: messages come in made.
 
 use super::{Batch, Out, Refusal};
 use axum::extract::ws::Utf8Bytes;
@@ -26,6 +28,10 @@ struct Subscriber {
     pending: Batch,
     /// Missed messages: gets a snapshot as soon as its queue has room.
     stale: bool,
+    /// The late answers to its player's requests ([`Audience::answer_to`]) not yet in its
+    /// queue: a snapshot cannot stand in for them (it shows no request, and a sit-out at
+    /// the big blind or a top-up's amount not at all), so a resync sends them too.
+    owed: Vec<ServerMsg>,
     /// When it was last written to (what concerns it only as an onlooker waits until
     /// `coalesce` after this).
     last_sent: Option<Instant>,
@@ -92,15 +98,19 @@ impl Audience {
     ) {
         // What this step already made for the queue's old subscription goes first (a
         // spectator who sits down is told of the waiting list they left, then sees the
-        // table as a player).
+        // table as a player); of a stale one, only the late answers it is owed.
         let mut batch: Batch = Vec::new();
+        let mut owed = Vec::new();
         self.subscribers.retain_mut(|s| {
             if !s.queue.same_channel(&queue) {
                 return true;
             }
-            if !s.stale {
+            if s.stale {
+                batch.extend(s.owed.iter().cloned().map(Out::own));
+            } else {
                 batch.append(&mut s.pending);
             }
+            owed = std::mem::take(&mut s.owed);
             false
         });
         batch.push(Out::own(snapshot));
@@ -110,6 +120,8 @@ impl Audience {
             queue,
             pending: Vec::new(),
             stale,
+            // Still owed if the batch did not fit.
+            owed: if stale { owed } else { Vec::new() },
             last_sent: Some(Instant::now()),
         });
         self.mirror();
@@ -163,6 +175,22 @@ impl Audience {
         });
     }
 
+    /// Sends a late answer to `player`'s request (the final `done` of a request answered
+    /// `pending`, or its refusal) to `player`'s connections: like [`Audience::send_to`],
+    /// except that a connection that fell behind gets it after its snapshot instead of
+    /// losing it, as a reply is never lost.
+    pub(super) fn answer_to(&mut self, player: PlayerId, msg: ServerMsg) {
+        for s in &mut self.subscribers {
+            if s.who != Some(player) {
+                continue;
+            }
+            if !s.stale {
+                s.pending.push(Out::own(msg.clone()));
+            }
+            s.owed.push(msg.clone());
+        }
+    }
+
     /// Sends a message to the connections of the players in `players` only.
     pub(super) fn send_to_each(&mut self, players: &[PlayerId], msg: &ServerMsg) {
         self.fan_out(|who| match who {
@@ -196,8 +224,9 @@ impl Audience {
             .collect()
     }
 
-    /// Sends each subscriber what this step made for it, in one batch (a stale one its
-    /// `snapshot`); a full queue marks the subscriber stale, a closed one is dropped. What
+    /// Sends each subscriber what this step made for it, in one batch (a stale one the late
+    /// answers it is owed, then its `snapshot`); a full queue marks the subscriber stale
+    /// (what it is owed is kept for its resync), a closed one is dropped. What
     /// concerns a subscriber only as an onlooker (no frame of its own, not the player
     /// whose command this step answers) waits until `coalesce` after its last write, to
     /// leave with what follows ([`Audience::flush_at`]), unless `everything` goes now.
@@ -219,7 +248,9 @@ impl Audience {
                 let Some(snapshot) = snapshot(s.who) else {
                     return true;
                 };
-                vec![Out::own(snapshot)]
+                let mut batch: Batch = s.owed.iter().cloned().map(Out::own).collect();
+                batch.push(Out::own(snapshot));
+                batch
             } else if s.pending.is_empty() {
                 return true;
             } else {
@@ -235,6 +266,7 @@ impl Audience {
             match s.queue.try_send(batch) {
                 Ok(()) => {
                     s.last_sent = Some(now);
+                    s.owed.clear();
                     if s.stale {
                         s.stale = false;
                         resyncs += 1;

@@ -120,7 +120,7 @@ impl Actor {
                     // and they are cashed out when it ends.
                     let outcome = self.seat_request(player_id, SeatRequest::Leave).await?;
                     if !outcome.pending {
-                        self.audience.send_to(
+                        self.audience.answer_to(
                             player_id,
                             ServerMsg::Done {
                                 table_id: self.table_id,

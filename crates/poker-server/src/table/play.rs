@@ -193,7 +193,7 @@ impl Actor {
                 .await;
             match cashed {
                 Err(e) if self.lost_table(&e) => return false,
-                Ok(amount) => self.audience.send_to(
+                Ok(amount) => self.audience.answer_to(
                     s.player,
                     ServerMsg::Done {
                         table_id: self.table_id,

@@ -387,11 +387,12 @@ impl Actor {
         }
     }
 
-    /// Top-ups and departures asked during the hand that just ended.
+    /// Sit-outs, top-ups and departures asked during the hand that just ended, each
+    /// answered again (a late answer: one that fell behind gets it after its resync).
     pub(super) async fn apply_pending(&mut self) {
         let sat_out = self.book.take_sit_outs();
         for player in sat_out {
-            self.audience.send_to(
+            self.audience.answer_to(
                 player,
                 ServerMsg::Done {
                     table_id: self.table_id,
@@ -423,7 +424,7 @@ impl Actor {
             };
             if leaving {
                 if top_up > 0 {
-                    self.audience.send_to(player, top_up_done(0));
+                    self.audience.answer_to(player, top_up_done(0));
                 }
                 let msg = match self.leave_now(player, seat).await {
                     Ok(amount) => ServerMsg::Done {
@@ -434,7 +435,7 @@ impl Actor {
                     },
                     Err(refusal) => refusal.into(),
                 };
-                self.audience.send_to(player, msg);
+                self.audience.answer_to(player, msg);
                 continue;
             }
             let stack = self.table.seats()[seat].as_ref().expect("seated").stack;
@@ -447,7 +448,7 @@ impl Actor {
                     Err(refusal) => refusal.into(),
                 }
             };
-            self.audience.send_to(player, msg);
+            self.audience.answer_to(player, msg);
         }
     }
 }

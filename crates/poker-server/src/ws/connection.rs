@@ -301,6 +301,10 @@ pub(crate) async fn connection(
                         conn.follows.follow(finished.table, false);
                         conn.follows.answered(finished.table, Err(Refusal::Moving));
                     }
+                    Follow::Seated if !conn.follows.contains(finished.table) => {
+                        conn.follows.follow(finished.table, true);
+                    }
+                    Follow::Seated => {}
                 }
                 if let Some(reply) = finished.reply {
                     if replies.len() >= MAX_UNREAD_REPLIES {

@@ -43,6 +43,11 @@ pub(crate) enum Follow {
     Moving,
     /// Watched while it was moving: followed, and subscribed once it has an owner.
     Retry,
+    /// A seat request granted: the player is seated there, so the table is followed as one
+    /// of theirs if it was not (a connection authenticated while a sit asked from another
+    /// was under way does not follow the table that sit seats them at, and would never
+    /// hear the hand's end that a `pending` answer waits for).
+    Seated,
 }
 
 impl Finished {
@@ -67,6 +72,7 @@ impl Finished {
             Err(Refusal::Moving) if matches!(request, Request::Subscribe { .. }) => Follow::Retry,
             Err(Refusal::Moving) => Follow::Moving,
             answer if request.subscribes(answer).is_some() => Follow::Subscribed,
+            Ok(_) if matches!(request, Request::Seat { .. }) => Follow::Seated,
             _ => Follow::Same,
         };
         Finished {

@@ -352,10 +352,13 @@ impl Bot {
             _ => {}
         }
         if let ServerMsg::Snapshot { table, hand, .. } = &msg {
-            // A snapshot stands in for what a reader too slow to keep up missed (a final
-            // `done` included): a sit-out it shows taken is settled when no hand is in
-            // progress, or when the hand in progress is one the player was not dealt
-            // (the hand the sit-out waited for has ended).
+            // A snapshot stands in for what the connection missed: a sit-out it shows
+            // taken is settled when no hand is in progress, or when the hand in progress
+            // is one the player was not dealt (the hand the sit-out waited for has
+            // ended). A reader resynced after falling behind is sent the final `done`
+            // with its snapshot; a connection that follows the table only from its
+            // sit-out on (it signed in while a sit was under way) may subscribe after the
+            // hand's end, and have only the snapshot.
             let me = self.client.player_id;
             let mine = table
                 .seats
@@ -569,9 +572,10 @@ async fn soak(db: Db) {
     for b in &bots {
         assert!(
             b.pending.is_empty(),
-            "{}: still pending {:?}",
+            "{}: still pending {:?} (seated as it last saw the table: {})",
             b.client.name,
-            b.pending
+            b.pending,
+            b.seated
         );
     }
     // Everyone leaves; the idle server does not wake up.

@@ -226,6 +226,84 @@ async fn a_subscriber_too_slow_to_keep_up_is_resynced_with_a_snapshot() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_resynced_after_falling_behind_still_gets_the_final_done_of_a_pending_sit_out() {
+    let db = TestSqlite::new();
+    let store = Arc::new(SqlStore::connect(&db.url).await.unwrap());
+    let (a, b, table_id) = two_at(&store, ["mae", "ned"], 500, "t").await;
+    let table = spawn(table_id, &store).await;
+    // A connection of Mae's whose queue holds two batches and that reads nothing for now
+    // (its snapshot and the first sit fill it), and one she plays from.
+    let mut slow = table.subscribe(Some(a), 2).await;
+    let mut rx_a = table.subscribe(Some(a), 1024).await;
+    let mut rx_b = table.subscribe(Some(b), 1024).await;
+    sit_now(&table, a, "mae", 0, 100).await;
+    sit_now(&table, b, "ned", 1, 100).await;
+    // During the first hand Mae asks to sit out when her big blind comes: `pending`. The
+    // hand is played out, and her reading connection gets the final `done`.
+    let mut asked = false;
+    loop {
+        let (msg, me) = tokio::select! {
+            m = next(&mut rx_a) => (m, a),
+            m = next(&mut rx_b) => (m, b),
+        };
+        match msg {
+            ServerMsg::Decide {
+                decision_id, legal, ..
+            } => {
+                if !asked {
+                    let sit_out = table_actor::SeatRequest::SitOut {
+                        next_big_blind: true,
+                    };
+                    let outcome = table.seat(a, sit_out).await.unwrap();
+                    assert!(outcome.pending, "asked during a hand she is dealt");
+                    asked = true;
+                }
+                table
+                    .act(me, decision_id, call_or_check(&legal))
+                    .await
+                    .unwrap();
+            }
+            ServerMsg::Done {
+                request, pending, ..
+            } if me == a && request == "sit_out" => {
+                assert!(!pending);
+                break;
+            }
+            _ => {}
+        }
+    }
+    // The slow connection fell behind before the hand ended: what fit is all it has.
+    let mut drained = Vec::new();
+    while let Ok(m) = slow.try_recv() {
+        drained.push(m);
+    }
+    assert!(
+        !drained.iter().any(|m| matches!(m, ServerMsg::Done { .. })),
+        "the final done did not fit: {drained:?}"
+    );
+    // Once it reads again, the table's next step resyncs it: the snapshot cannot say that
+    // a sit-out at the big blind was applied (she may still be dealt in), so the final
+    // `done` it missed comes with it.
+    let _ = table.inspect().await;
+    let mut resync = Vec::new();
+    loop {
+        let msg = next(&mut slow).await;
+        let snapshot = matches!(msg, ServerMsg::Snapshot { .. });
+        resync.push(msg);
+        if snapshot {
+            break;
+        }
+    }
+    while let Ok(m) = slow.try_recv() {
+        resync.push(m);
+    }
+    let done = resync.iter().any(
+        |m| matches!(m, ServerMsg::Done { request, pending: false, .. } if request == "sit_out"),
+    );
+    assert!(done, "the resync carries the final done: {resync:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restarted_table_remembers_who_sits_out_and_the_blinds_they_owe() {
     let (_db, store, players, table_id, table, mut rx) = three_seated(["gus", "hal", "ida"]).await;
     // Everyone checks or folds. After two hands (Ida is dealt in from the second), Ida

@@ -131,6 +131,57 @@ async fn players_sit_out_sit_in_top_up_and_leave_with_a_cash_out() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_signed_in_before_its_players_sit_follows_the_table_once_it_asks_to_sit_out_there() {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    let clock = json!({ "action_ms": 2000, "warning_ms": 0, "time_bank_ms": 0,
+                        "max_timeouts": 0, "between_hands_ms": 0 });
+    let table_id = server.table(clock).await;
+    // Ann's second page signs in while she is not seated anywhere: it follows no table.
+    // She sits down from her first page, which she then closes (a reconnect while a sit is
+    // under way does the same).
+    let mut page = server.client("ann").await;
+    let mut first = server.client("ann").await;
+    first.send(&sit(&table_id, 0, 100)).await;
+    first.settled("sit").await;
+    let _ = first.ws.close(None).await;
+    let mut ben = server.client("ben").await;
+    ben.send(&sit(&table_id, 1, 100)).await;
+    // A hand dealt to both, Ben to act: from the page, Ann asks to sit out.
+    let legal = ben
+        .until(|m| match m {
+            ServerMsg::Decide {
+                decision_id, legal, ..
+            } => Some((*decision_id, *legal)),
+            _ => None,
+        })
+        .await;
+    page.send(&ClientMsg::SitOut {
+        table_id: tid(&table_id),
+        next_big_blind: false,
+    })
+    .await;
+    assert!(
+        page.done("sit_out").await.1,
+        "asked during her hand: pending"
+    );
+    // The page follows the table now (its snapshot comes), so it hears the hand's end.
+    page.until(|m| matches!(m, ServerMsg::Snapshot { .. }).then_some(()))
+        .await;
+    let (decision_id, legal) = legal;
+    let action = if legal.fold {
+        Action::Fold
+    } else {
+        Action::Check
+    };
+    ben.send(&act(&table_id, decision_id, action)).await;
+    page.settled("sit_out").await;
+    server.finish(2000).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_typed_errors_while_the_connection_and_table_carry_on() {
     let guard = DbGuard::new(Db::Sqlite).await.unwrap();
     let mut server = Server::start(
