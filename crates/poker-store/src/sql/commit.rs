@@ -9,76 +9,11 @@
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::sqlite_batch::FinishedRow;
 use super::*;
 
-/// The leases of the tables named (a JSON array of table ids); on PostgreSQL the rows
-/// stay share-locked until the commit, taken in the order of their ids so that
-/// concurrent commits lock them alike.
-pub(crate) const FENCED_LEASES: Dialects = Dialects {
-    postgres: "select poker_table_id, token from table_lease where poker_table_id = \
-     any(array(select jsonb_array_elements_text(cast($1 as jsonb)))) \
-     order by poker_table_id for share",
-    sqlite: "select poker_table_id, token from table_lease \
-     where poker_table_id in (select value from json_each($1))",
-};
-
-/// The statuses of the hands named (a JSON array of hand ids).
-pub(crate) const HAND_STATUSES: Dialects = Dialects {
-    postgres: "select hand_id, status from hand where hand_id = \
-     any(array(select jsonb_array_elements_text(cast($1 as jsonb))))",
-    sqlite: "select hand_id, status from hand where hand_id in (select value from json_each($1))",
-};
-
-/// PostgreSQL: a [`plan`] written in one statement, so the whole commit is one round
-/// trip whatever the batch's size: the started hands completed ($1, [`FinishedRow`]s),
-/// the hands never recorded inserted complete ($2), the seats' stacks, each only if it
-/// still holds the hand's starting stack, and who played ($3, [`SeatChange`]s), the
-/// ledger ($4, [`HandEntry`]s), the rake ($5, [`RakeRow`]s) and the tables' days ($6,
-/// [`DayRow`]s), at $7. Its one row is how many stacks were set (fewer than the seats:
-/// the caller rolls back). Each part touches rows no other part does, as data-modifying
-/// `with` queries must.
-const COMMIT_PLAN_POSTGRES: &str = "\
-with started as (update hand set status = 'complete', phh = v.phh, record = v.record, \
-   rake = v.rake, ended_at = v.ended_at \
-   from jsonb_to_recordset(cast($1 as jsonb)) \
-     as v (hand_id text, phh text, record text, rake bigint, ended_at bigint) \
-   where hand.hand_id = v.hand_id and hand.status = 'started'), \
- fresh as (insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, \
-   started_at, ended_at, created_at) \
-   select v.hand_id, v.poker_table_id, v.number, 'complete', v.phh, v.record, v.rake, \
-   v.started_at, v.ended_at, $7 \
-   from jsonb_to_recordset(cast($2 as jsonb)) as v (hand_id text, poker_table_id text, \
-     number bigint, phh text, record text, rake bigint, started_at bigint, ended_at bigint)), \
- stacks as (update seat set stack = v.\"end\" \
-   from jsonb_to_recordset(cast($3 as jsonb)) \
-     as v (table_id text, player_id text, \"start\" bigint, \"end\" bigint) \
-   where seat.poker_table_id = v.table_id and seat.player_id = v.player_id \
-   and seat.stack = v.\"start\" returning 1), \
- players as (insert into hand_player (hand_id, player_id, seat_no, starting_stack, \
-   finishing_stack, created_at, started_at, big_blind) \
-   select v.hand_id, v.player_id, v.seat_no, v.\"start\", v.\"end\", v.\"at\", v.started_at, \
-   v.big_blind \
-   from jsonb_to_recordset(cast($3 as jsonb)) as v (hand_id text, player_id text, \
-     seat_no bigint, \"start\" bigint, \"end\" bigint, \"at\" bigint, started_at bigint, \
-     big_blind bigint)), \
- ledger as (insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, \
-   reference, created_at) \
-   select v.movement_id, v.account, v.poker_table_id, 'hand', v.amount, v.reference, $7 \
-   from jsonb_to_recordset(cast($4 as jsonb)) as v (movement_id text, account text, \
-     poker_table_id text, amount bigint, reference text)), \
- rake as (insert into house_account (house_account_id, balance, created_at) \
-   select v.house_account_id, v.amount, $7 \
-   from jsonb_to_recordset(cast($5 as jsonb)) as v (house_account_id text, amount bigint) \
-   on conflict (house_account_id) do update \
-   set balance = house_account.balance + excluded.balance), \
- days as (insert into table_day (day, poker_table_id, hands, rake) \
-   select v.day, v.poker_table_id, v.hands, v.rake \
-   from jsonb_to_recordset(cast($6 as jsonb)) \
-     as v (day bigint, poker_table_id text, hands bigint, rake bigint) \
-   on conflict (day, poker_table_id) do update \
-   set hands = table_day.hands + excluded.hands, rake = table_day.rake + excluded.rake) \
-select count(*) from stacks";
+/// The leases of the tables named (SQLite: a JSON array of table ids).
+const FENCED_LEASES_SQLITE: &str = "select poker_table_id, token from table_lease \
+     where poker_table_id in (select value from json_each($1))";
 
 /// A table's lease's token; on PostgreSQL the row stays share-locked until the commit.
 const FENCE: Dialects = Dialects {
@@ -133,11 +68,9 @@ pub(crate) fn check_fences(hands: &[CompletedHand], leases: &[(String, i64)]) ->
 }
 
 impl SqlStore {
-    /// [`check_fences`] inside the commit's transaction. On PostgreSQL the leases stay
-    /// share-locked until the commit (a node taking one of these tables over waits for
-    /// this batch, so a hand is never committed after its table has passed to another
-    /// owner); SQLite runs one writer at a time, so no lease can change between this read
-    /// and the commit.
+    /// [`check_fences`] through the runtime-chosen driver (the SQLite commit), inside the
+    /// commit's transaction. SQLite runs one writer at a time, so no lease can change
+    /// between this read and the commit.
     pub(crate) async fn check_fences_in(
         &self,
         tx: &mut Tx,
@@ -147,7 +80,7 @@ impl SqlStore {
         if tables.is_empty() {
             return Ok(());
         }
-        let leases: Vec<(String, i64)> = sqlx::query_as(FENCED_LEASES.of(self.backend))
+        let leases: Vec<(String, i64)> = sqlx::query_as(FENCED_LEASES_SQLITE)
             .bind(json_rows(&tables)?)
             .fetch_all(&mut **tx)
             .await?;
@@ -397,50 +330,167 @@ pub(crate) fn pending<'a>(
         .collect()
 }
 
-impl SqlStore {
-    /// PostgreSQL: commits finished hands inside `tx`: the fences and the hands'
-    /// statuses read first, then the [`plan`] in one statement
-    /// ([`COMMIT_PLAN_POSTGRES`]). A seat that no longer holds its hand's starting stack
-    /// fails with [`StoreError::StaleHand`] (the caller rolls `tx` back). Returns how
-    /// many hands were newly committed.
-    pub(crate) async fn commit_pg_in(
-        &self,
-        tx: &mut Tx,
-        hands: &[CompletedHand],
-    ) -> StoreResult<usize> {
-        if hands.is_empty() {
-            return Ok(0);
-        }
-        self.check_fences_in(tx, hands).await?;
-        let ids: Vec<String> = hands.iter().map(|h| h.hand_id.to_string()).collect();
-        let found: Vec<(String, String)> = sqlx::query_as(HAND_STATUSES.postgres)
-            .bind(json_rows(&ids)?)
-            .fetch_all(&mut **tx)
-            .await?;
-        let Some(plan) = plan(hands, &found)? else {
-            return Ok(0);
-        };
-        let stacks_set: i64 = sqlx::query_scalar(COMMIT_PLAN_POSTGRES)
-            .bind(json_rows(&FinishedRow::of(&plan.started)?)?)
-            .bind(json_rows(&FinishedRow::of(&plan.fresh)?)?)
-            .bind(json_rows(&plan.seats)?)
-            .bind(json_rows(&plan.ledger)?)
-            .bind(json_rows(&plan.rake)?)
-            .bind(json_rows(&plan.days)?)
-            .bind(now_ms())
-            .fetch_one(&mut **tx)
-            .await?;
-        if let Some(first) = plan.seats.first() {
-            if stacks_set != plan.seats.len() as i64 {
-                let stale: HandId = first
-                    .hand_id
-                    .parse()
-                    .map_err(|_| StoreError::Corrupt("a hand id".into()))?;
-                return Err(StoreError::StaleHand(stale));
-            }
-        }
-        Ok(plan.hands())
+/// The Postgres hand commit: the [`plan`] written by one fixed statement per table over
+/// arrays, so any batch size costs a handful of round trips.
+pub(crate) async fn commit_hands_pg(
+    pool: &sqlx::PgPool,
+    hands: &[CompletedHand],
+) -> StoreResult<usize> {
+    check_conserved(hands)?;
+    let mut tx = pool.begin().await?;
+    // The fenced tables' leases, share-locked until the commit: a node taking one of
+    // these tables over waits for this batch, so a hand is never committed after its
+    // table has passed to another owner.
+    let tables = fenced_tables(hands);
+    if !tables.is_empty() {
+        let leases: Vec<(String, i64)> = sqlx::query_as(
+            "select poker_table_id, token from table_lease where poker_table_id = any($1) \
+             order by poker_table_id for share",
+        )
+        .bind(&tables)
+        .fetch_all(&mut *tx)
+        .await?;
+        check_fences(hands, &leases)?;
     }
+    let ids: Vec<String> = hands.iter().map(|h| h.hand_id.to_string()).collect();
+    let found: Vec<(String, String)> =
+        sqlx::query_as("select hand_id, status from hand where hand_id = any($1)")
+            .bind(&ids)
+            .fetch_all(&mut *tx)
+            .await?;
+    let Some(plan) = plan(hands, &found)? else {
+        return Ok(0);
+    };
+    let now = now_ms();
+    type Hands<'p> = [&'p CompletedHand];
+    let text = |hs: &Hands, f: &dyn Fn(&CompletedHand) -> String| -> Vec<String> {
+        hs.iter().map(|h| f(h)).collect()
+    };
+    let num = |hs: &Hands, f: &dyn Fn(&CompletedHand) -> i64| -> Vec<i64> {
+        hs.iter().map(|h| f(h)).collect()
+    };
+    let started = &plan.started;
+    sqlx::query(
+        "update hand set status = 'complete', phh = v.phh, record = v.record, rake = v.rake, ended_at = v.ended \
+         from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[]) \
+              as v (id, phh, record, rake, ended) \
+         where hand.hand_id = v.id and hand.status = 'started'",
+    )
+    .bind(text(started, &|h| h.hand_id.to_string()))
+    .bind(text(started, &|h| h.phh.clone()))
+    .bind(text(started, &|h| h.record.to_json()))
+    .bind(num(started, &|h| h.rake as i64))
+    .bind(num(started, &|h| h.ended_at))
+    .execute(&mut *tx)
+    .await?;
+    let fresh = &plan.fresh;
+    sqlx::query(
+        "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at, created_at) \
+         select v.id, v.t, v.n, 'complete', v.phh, v.record, v.rake, v.s, v.e, $9 \
+         from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], \
+                     $8::bigint[]) as v (id, t, n, phh, record, rake, s, e)",
+    )
+    .bind(text(fresh, &|h| h.hand_id.to_string()))
+    .bind(text(fresh, &|h| h.table_id.to_string()))
+    .bind(num(fresh, &|h| h.number as i64))
+    .bind(text(fresh, &|h| h.phh.clone()))
+    .bind(text(fresh, &|h| h.record.to_json()))
+    .bind(num(fresh, &|h| h.rake as i64))
+    .bind(num(fresh, &|h| h.started_at))
+    .bind(num(fresh, &|h| h.ended_at))
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    // The stacks: each seat must still hold the hand's starting stack.
+    let seats = &plan.seats;
+    let s_text = |f: &dyn Fn(&SeatChange) -> &str| -> Vec<String> {
+        seats.iter().map(|s| f(s).to_string()).collect()
+    };
+    let s_num = |f: &dyn Fn(&SeatChange) -> i64| -> Vec<i64> { seats.iter().map(f).collect() };
+    let updated = sqlx::query(
+        "update seat set stack = v.f from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) as v (t, p, s, f) \
+         where seat.poker_table_id = v.t and seat.player_id = v.p and seat.stack = v.s",
+    )
+    .bind(s_text(&|s| &s.table_id))
+    .bind(s_text(&|s| &s.player_id))
+    .bind(s_num(&|s| s.start))
+    .bind(s_num(&|s| s.end))
+    .execute(&mut *tx)
+    .await?;
+    if updated.rows_affected() != seats.len() as u64 {
+        return Err(StoreError::StaleHand(
+            plan.started
+                .iter()
+                .chain(&plan.fresh)
+                .next()
+                .expect("a hand")
+                .hand_id,
+        ));
+    }
+    sqlx::query(
+        "insert into hand_player (hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at, \
+         started_at, big_blind) \
+         select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], \
+         $7::bigint[], $8::bigint[])",
+    )
+    .bind(s_text(&|s| &s.hand_id))
+    .bind(s_text(&|s| &s.player_id))
+    .bind(s_num(&|s| s.seat_no))
+    .bind(s_num(&|s| s.start))
+    .bind(s_num(&|s| s.end))
+    .bind(s_num(&|s| s.at))
+    .bind(s_num(&|s| s.started_at))
+    .bind(s_num(&|s| s.big_blind))
+    .execute(&mut *tx)
+    .await?;
+    // The ledger: one movement per hand, the seats' changes and the rake.
+    let entries = &plan.ledger;
+    let l_move: Vec<&str> = entries.iter().map(|e| e.movement_id.as_str()).collect();
+    let l_account: Vec<&str> = entries.iter().map(|e| e.account.as_str()).collect();
+    let l_table: Vec<&str> = entries.iter().map(|e| e.poker_table_id.as_str()).collect();
+    let l_amount: Vec<i64> = entries.iter().map(|e| e.amount).collect();
+    let l_ref: Vec<&str> = entries.iter().map(|e| e.reference.as_str()).collect();
+    sqlx::query(
+        "insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, reference, created_at) \
+         select v.m, v.a, v.t, 'hand', v.x, v.r, $6 \
+         from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) as v (m, a, t, x, r)",
+    )
+    .bind(&l_move)
+    .bind(&l_account)
+    .bind(&l_table)
+    .bind(&l_amount)
+    .bind(&l_ref)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    // The house's rake rows and the tables' days, in one statement (one round trip).
+    let r_account: Vec<&str> = plan
+        .rake
+        .iter()
+        .map(|r| r.house_account_id.as_str())
+        .collect();
+    let r_amount: Vec<i64> = plan.rake.iter().map(|r| r.amount).collect();
+    let days = &plan.days;
+    sqlx::query(
+        "with rake as (insert into house_account (house_account_id, balance, created_at) \
+         select v.a, v.x, $3 from unnest($1::text[], $2::bigint[]) as v (a, x) \
+         on conflict (house_account_id) do update set balance = house_account.balance + excluded.balance) \
+         insert into table_day (day, poker_table_id, hands, rake) \
+         select * from unnest($4::bigint[], $5::text[], $6::bigint[], $7::bigint[]) \
+         on conflict (day, poker_table_id) do update \
+         set hands = table_day.hands + excluded.hands, rake = table_day.rake + excluded.rake",
+    )
+    .bind(&r_account)
+    .bind(&r_amount)
+    .bind(now)
+    .bind(days.iter().map(|d| d.day).collect::<Vec<_>>())
+    .bind(days.iter().map(|d| d.poker_table_id.as_str()).collect::<Vec<_>>())
+    .bind(days.iter().map(|d| d.hands).collect::<Vec<_>>())
+    .bind(days.iter().map(|d| d.rake).collect::<Vec<_>>())
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(plan.hands())
 }
 
 impl SqlStore {

@@ -200,9 +200,11 @@ impl SqlStore {
 
     /// Writes a persister's batch: hands just dealt, writes that move no money and
     /// finished hands, each kind as [`SqlStore::start_hands`],
-    /// [`SqlStore::save_table_writes`] and [`SqlStore::commit_hands`] write it, all three
-    /// in one transaction (one disk flush and one `begin`/`commit` for the batch instead
-    /// of three: nothing is written unless everything is). Each kind is idempotent (a hand dealt is recorded once, a
+    /// [`SqlStore::save_table_writes`] and [`SqlStore::commit_hands`] write it. On SQLite
+    /// all three go in one transaction (one disk flush and one `begin`/`commit` for the
+    /// batch instead of three: nothing is written unless everything is); on PostgreSQL
+    /// (whose hand commit has its own connections and array statements) each kind in its
+    /// own, in that order. Each kind is idempotent (a hand dealt is recorded once, a
     /// write sets what it sets, a hand commits exactly once), so after an error the
     /// caller may write them again kind by kind.
     pub async fn write_group(
@@ -211,40 +213,19 @@ impl SqlStore {
         writes: &[TableWrite],
         hands: &[CompletedHand],
     ) -> StoreResult<()> {
+        if self.pg.is_some() {
+            self.start_hands(starts).await?;
+            self.save_table_writes(writes).await?;
+            return self.commit_hands(hands).await.map(|_| ());
+        }
         if starts.is_empty() && writes.is_empty() && hands.is_empty() {
             return Ok(());
         }
         check_conserved(hands)?;
         let mut tx = self.begin().await?;
-        if self.backend == Backend::Postgres {
-            // Every lease the batch checks, share-locked at once in the order of their
-            // tables' ids, as a commit alone locks them: the checks that follow find them
-            // held and never wait in another order.
-            let mut tables: Vec<String> = fenced_tables(hands);
-            tables.extend(
-                starts
-                    .iter()
-                    .filter(|s| s.fence.is_some())
-                    .map(|s| s.table.to_string()),
-            );
-            tables.sort();
-            tables.dedup();
-            if !tables.is_empty() {
-                sqlx::query(FENCED_LEASES.postgres)
-                    .bind(json_rows(&tables)?)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            self.start_hands_in(&mut tx, starts).await?;
-            for write in writes {
-                self.table_write(&mut tx, write).await?;
-            }
-            self.commit_pg_in(&mut tx, hands).await?;
-        } else {
-            self.check_start_fences(&mut tx, starts).await?;
-            let states = self.table_writes_in(&mut tx, writes).await?;
-            self.group_sqlite(&mut tx, starts, &states, hands).await?;
-        }
+        self.check_start_fences(&mut tx, starts).await?;
+        let states = self.table_writes_in(&mut tx, writes).await?;
+        self.group_sqlite(&mut tx, starts, &states, hands).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -307,12 +288,12 @@ impl SqlStore {
     /// batch with [`StoreError::Fenced`] (even if the hand was committed or voided
     /// before), and nothing is written.
     pub async fn commit_hands(&self, hands: &[CompletedHand]) -> StoreResult<usize> {
+        if let Some(pg) = &self.pg {
+            return commit_hands_pg(pg, hands).await;
+        }
         check_conserved(hands)?;
         let mut tx = self.begin().await?;
-        let committed = match self.backend {
-            Backend::Postgres => self.commit_pg_in(&mut tx, hands).await?,
-            Backend::Sqlite => self.group_sqlite(&mut tx, &[], &[], hands).await?,
-        };
+        let committed = self.group_sqlite(&mut tx, &[], &[], hands).await?;
         tx.commit().await?;
         Ok(committed)
     }

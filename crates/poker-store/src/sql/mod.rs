@@ -62,8 +62,7 @@ pub struct SqlStore {
     /// on Postgres the same pool as everything else, which has connections enough.
     read: AnyPool,
     backend: Backend,
-    /// Postgres only: a native pool for renewing a node's leases in one statement (arrays
-    /// through `unnest`).
+    /// Postgres only: a native pool for the bulk hand commit (arrays through `unnest`).
     pg: Option<sqlx::PgPool>,
 }
 
@@ -265,13 +264,6 @@ impl SqlStore {
                                 // time per hand (docs/scaling.md). In memory it is
                                 // bounded by one batch's writes.
                                 "pragma temp_store = memory",
-                                // A checkpoint copies each page the log holds once, however
-                                // often it was written since the last: the hot pages (the
-                                // tables' rows, each player's end of the indexes) are
-                                // written by every batch, so a longer log between
-                                // checkpoints copies fewer pages a hand (about 40 MB of
-                                // log at most, replayed in well under a second).
-                                "pragma wal_autocheckpoint = 10000",
                             ] {
                                 sqlx::query(pragma).execute(&mut *conn).await?;
                             }

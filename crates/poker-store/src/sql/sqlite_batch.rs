@@ -5,12 +5,16 @@
 //! it in its cache afterwards (statements built with one `(?, ?, ...)` group per row were
 //! a new text, prepared anew, for about one batch in twenty), one parameter is bound
 //! instead of one per column and row, and there is no parameter limit to chunk for. A
-//! statement whose rows are none is not sent. On PostgreSQL the same rows are read with
-//! `jsonb_to_recordset`, the finished hands' in one statement (`commit_pg_in`).
+//! statement whose rows are none is not sent. On PostgreSQL the same writes go through
+//! `unnest` over arrays (`commit_hands_pg`).
 
 use serde::Serialize;
 
 use super::*;
+
+/// The statuses of the hands named (an array of hand ids).
+const HAND_STATUSES: &str =
+    "select hand_id, status from hand where hand_id in (select value from json_each($1))";
 
 /// Hands just dealt ([`StartRow`]s), at `$2`; a hand recorded before is left as it is.
 const START_HANDS: &str = "\
@@ -88,7 +92,7 @@ pub(crate) struct StateRow<'a> {
 
 /// A finished hand, a row of [`COMPLETE_STARTED`] and [`INSERT_FINISHED`].
 #[derive(Serialize)]
-pub(crate) struct FinishedRow<'a> {
+struct FinishedRow<'a> {
     hand_id: String,
     poker_table_id: String,
     number: i64,
@@ -101,7 +105,7 @@ pub(crate) struct FinishedRow<'a> {
 
 impl<'a> FinishedRow<'a> {
     /// The rows of `hands`, refusing an amount past what the database holds.
-    pub(crate) fn of(hands: &[&'a CompletedHand]) -> StoreResult<Vec<FinishedRow<'a>>> {
+    fn of(hands: &[&'a CompletedHand]) -> StoreResult<Vec<FinishedRow<'a>>> {
         hands
             .iter()
             .map(|h| {
@@ -160,7 +164,7 @@ impl SqlStore {
             self.check_fences_in(tx, hands).await?;
             // Exactly once: only hands never recorded, or started and not yet committed.
             let ids: Vec<String> = hands.iter().map(|h| h.hand_id.to_string()).collect();
-            let found: Vec<(String, String)> = sqlx::query_as(super::commit::HAND_STATUSES.sqlite)
+            let found: Vec<(String, String)> = sqlx::query_as(HAND_STATUSES)
                 .bind(json_rows(&ids)?)
                 .fetch_all(&mut **tx)
                 .await?;
