@@ -5,6 +5,7 @@
 //! port 0 and stop it cleanly.
 
 pub mod away;
+pub mod backfill;
 pub mod cluster;
 pub mod config;
 pub mod connections;
@@ -200,6 +201,7 @@ pub async fn run(
     let _house = house::spawn(state.clone(), addr);
     let _private = private::spawn_janitor(state.clone());
     let _away = away::spawn(state.clone());
+    let _backfill = backfill::spawn(state.clone());
     let app = http::shield::wrap(http::router().merge(web::router()), &state)
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state.clone());

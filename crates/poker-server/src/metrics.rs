@@ -109,6 +109,9 @@ pub struct Metrics {
     /// Other nodes up that speak another node-to-node format (another release): above 0
     /// while a rolling upgrade is under way.
     pub nodes_of_another_release: AtomicI64,
+    /// `hand_player` rows given their hand's deal time and big blind by the background
+    /// filler (`backfill.rs`): rows from before this release or a node of the previous one.
+    pub hand_players_filled: AtomicU64,
 }
 
 impl Default for Metrics {
@@ -133,6 +136,7 @@ impl Default for Metrics {
             nats_connected: AtomicI64::new(1),
             nats_round_trip: Histogram::new(ROUND_TRIP),
             nodes_of_another_release: AtomicI64::new(0),
+            hand_players_filled: AtomicU64::new(0),
         }
     }
 }
@@ -256,6 +260,12 @@ impl Metrics {
             "gauge",
             "Other nodes up that speak another node-to-node format: above 0 during a rolling upgrade.",
             self.nodes_of_another_release.load(Ordering::Relaxed),
+        );
+        gauge(
+            "poker_hand_players_filled_total",
+            "counter",
+            "Hand players' rows given their hand's deal time and big blind in the background (rows from before this release or a node of the previous one).",
+            load(&self.hand_players_filled),
         );
         self.action_latency.render(
             &mut out,

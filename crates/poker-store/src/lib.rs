@@ -29,8 +29,8 @@ pub use ids::*;
 pub use model::*;
 pub use persister::{Persister, PersisterHandle};
 pub use sql::archive::{
-    day_of, day_start, Archive, ArchiveError, ArchiveFile, ArchivedHand, ArchivedPlayer,
-    DELETE_BATCH,
+    day_of, day_start, Archive, ArchiveError, ArchiveFile, ArchiveLock, ArchivedHand,
+    ArchivedPlayer, DELETE_BATCH,
 };
 pub use sql::backup::{backup_database, Backup, BackupError, POSTGRES_WAY};
 pub use sql::SqlStore;

@@ -332,10 +332,12 @@ async fn postgres_a_node_starts_on_a_database_a_later_release_has_migrated() {
     starts_on_a_database_a_later_release_migrated(&db.url, true).await;
 }
 
-/// The hand archive's migrations (20261206000004, 20261206000005) fill what the rows
-/// already there need: each `hand_player` row's deal time and big blind (from its hand's
-/// posts; none when it posted no big blind, which its stats then read from the hand), and
-/// a `table_day` row per table and day of the complete hands (void ones not counted).
+/// The hand archive's columns for the rows already there: migration 20261206000005 fills
+/// a `table_day` row per table and day of the complete hands (void ones not counted);
+/// migration 20261206000004 adds `hand_player`'s deal time and big blind but leaves them
+/// to the background filler (`SqlStore::fill_hand_players`), which fills each row from
+/// its hand as the commit would (the big blind from the hand's posts, else its PHH, else
+/// 0), a batch at a time, and then finds nothing left.
 async fn the_hand_archive_migrations_fill_the_rows_already_there(url: &str, postgres: bool) {
     sqlx::any::install_default_drivers();
     // The database as the previous release left it: migrated up to its last migration
@@ -423,27 +425,51 @@ async fn the_hand_archive_migrations_fill_the_rows_already_there(url: &str, post
         }
     }
     pool.close().await;
-    // A node of this release starts: the rest of the migrations run.
+    // A node of this release starts: the rest of the migrations run, and fill nothing.
     let store = SqlStore::connect(url).await.expect("migrate the rest");
-    store.close().await;
     let pool = sqlx::AnyPool::connect(&raw_url).await.unwrap();
-    let filled: Vec<(String, String, Option<i64>, Option<i64>)> = sqlx::query_as(
-        "select hand_id, player_id, started_at, big_blind from hand_player order by hand_id, player_id",
-    )
-    .fetch_all(&pool)
-    .await
-    .unwrap();
+    let read = || async {
+        sqlx::query_as::<_, (String, String, Option<i64>, Option<i64>)>(
+            "select hand_id, player_id, started_at, big_blind from hand_player order by hand_id, player_id",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap()
+    };
     let want =
-        |h: &str, p: &str, s: i64, b: Option<i64>| (h.to_string(), p.to_string(), Some(s), b);
+        |h: &str, p: &str, s: Option<i64>, b: Option<i64>| (h.to_string(), p.to_string(), s, b);
     assert_eq!(
-        filled,
+        read().await,
         vec![
-            want("a", "p1", 2 * day + 5, Some(10)),
-            want("a", "p2", 2 * day + 5, Some(10)),
-            want("b", "p1", 2 * day + 10, None),
-            want("b", "p2", 2 * day + 10, None),
+            want("a", "p1", None, None),
+            want("a", "p2", None, None),
+            want("b", "p1", None, None),
+            want("b", "p2", None, None),
+        ],
+        "the migration leaves the rows to the filler"
+    );
+    // The filler, three rows a batch: hand a's two rows, then b's (each batch fills every
+    // row of the hands it picked), then nothing.
+    let mut batches = Vec::new();
+    loop {
+        let filled = store.fill_hand_players(1).await.expect("fill");
+        if filled == 0 {
+            break;
+        }
+        batches.push(filled);
+        assert!(batches.len() <= 4, "the filler never ends: {batches:?}");
+    }
+    assert_eq!(batches, vec![2, 2], "each batch fills its hand's rows");
+    assert_eq!(
+        read().await,
+        vec![
+            want("a", "p1", Some(2 * day + 5), Some(10)),
+            want("a", "p2", Some(2 * day + 5), Some(10)),
+            want("b", "p1", Some(2 * day + 10), Some(0)),
+            want("b", "p2", Some(2 * day + 10), Some(0)),
         ]
     );
+    store.close().await;
     let days: Vec<(i64, String, i64, i64)> =
         sqlx::query_as("select day, poker_table_id, hands, rake from table_day")
             .fetch_all(&pool)

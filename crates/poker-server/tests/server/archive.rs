@@ -233,3 +233,113 @@ async fn pokerd_archive_moves_a_playing_rooms_hands_to_checked_files_and_the_his
     server.stop().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The rows a room had before this release, and those a node of the previous release
+/// writes during a roll, have no deal time or big blind (migration 20261206000004 adds
+/// the columns and fills nothing): a node of this release fills them in the background
+/// as it starts, with exactly what its commit writes, while its players' history and
+/// stats answer the same throughout. The books balance.
+async fn a_node_fills_the_deal_time_of_its_players_rows_in_the_background(db: Db) {
+    let Some(guard) = DbGuard::new(db).await else {
+        return;
+    };
+    let url = guard.url();
+    let mut server = Server::start(&url, &[]).await;
+    server.player("ann", 1000).await;
+    server.player("ben", 1000).await;
+    let clock = json!({ "action_ms": 30000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
+    let table_id = server.table(clock).await;
+    let mut clients = vec![server.client("ann").await, server.client("ben").await];
+    for (seat, c) in clients.iter_mut().enumerate() {
+        c.sat(&table_id, seat as u32, 200).await;
+    }
+    let hands = 5;
+    play(&mut clients, &table_id, hands, |_, _, legal| {
+        if legal.call.is_some() {
+            Action::Call
+        } else {
+            Action::Check
+        }
+    })
+    .await;
+    let ann = server.login("ann").await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let a = server.get_as(&ann, "/api/me/hands?limit=100").await;
+        assert_eq!(a.status, 200, "{}", a.text);
+        if a.body.as_array().unwrap().len() >= hands {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the hands are not stored");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let history = server.get_as(&ann, "/api/me/hands?limit=100").await.body;
+    let stats = server.get_as(&ann, "/api/me/stats").await.body;
+    drop(clients);
+    server.stop().await;
+
+    // What this release's commit wrote, then the rows as the previous release left them.
+    sqlx::any::install_default_drivers();
+    let raw_url = if db == Db::Sqlite {
+        format!("{url}?mode=rw")
+    } else {
+        url.clone()
+    };
+    let pool = sqlx::AnyPool::connect(&raw_url).await.unwrap();
+    let read = || async {
+        sqlx::query_as::<_, (String, String, Option<i64>, Option<i64>)>(
+            "select hand_id, player_id, started_at, big_blind from hand_player \
+             order by hand_id, player_id",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap()
+    };
+    let written = read().await;
+    assert!(written.len() >= 2 * hands, "{written:?}");
+    assert!(
+        written.iter().all(|r| r.2.is_some() && r.3 == Some(2)),
+        "the commit writes both: {written:?}"
+    );
+    sqlx::query("update hand_player set started_at = null, big_blind = null")
+        .execute(&pool)
+        .await
+        .unwrap();
+
+    // A node of this release starts on them.
+    let server = Server::start(&url, &[]).await;
+    let ann = server.login("ann").await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while server.metric("poker_hand_players_filled_total").await < written.len() as u64 {
+        // Meanwhile the unfilled rows are read the old way: the same answers.
+        assert_eq!(
+            server.get_as(&ann, "/api/me/hands?limit=100").await.body,
+            history
+        );
+        assert_eq!(server.get_as(&ann, "/api/me/stats").await.body, stats);
+        assert!(Instant::now() < deadline, "the rows are not filled");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        server.metric("poker_hand_players_filled_total").await,
+        written.len() as u64
+    );
+    assert_eq!(read().await, written, "filled as the commit writes them");
+    assert_eq!(
+        server.get_as(&ann, "/api/me/hands?limit=100").await.body,
+        history
+    );
+    assert_eq!(server.get_as(&ann, "/api/me/stats").await.body, stats);
+    assert_conserved(&server.audit().await, 2000);
+    pool.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_a_node_fills_the_deal_time_of_its_players_rows_in_the_background() {
+    a_node_fills_the_deal_time_of_its_players_rows_in_the_background(Db::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_node_fills_the_deal_time_of_its_players_rows_in_the_background() {
+    a_node_fills_the_deal_time_of_its_players_rows_in_the_background(Db::Postgres).await;
+}

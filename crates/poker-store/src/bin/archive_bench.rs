@@ -59,6 +59,9 @@ struct Args {
     ledger: bool,
     /// Measure the database as it is: no fill.
     keep: bool,
+    /// The players' rows are written as the previous release wrote them (no deal time or
+    /// big blind), then filled by the background filler, timed, before the queries.
+    unfilled: bool,
     /// Calls per query.
     calls: usize,
 }
@@ -74,6 +77,7 @@ impl Args {
             phh: true,
             ledger: true,
             keep: false,
+            unfilled: false,
             calls: 200,
         };
         let mut it = std::env::args().skip(1);
@@ -91,9 +95,10 @@ impl Args {
                 "--no-phh" => a.phh = false,
                 "--no-ledger" => a.ledger = false,
                 "--keep" => a.keep = true,
+                "--unfilled" => a.unfilled = true,
                 other => anyhow::bail!(
                     "unknown {other}: --url URL [--hands N] [--tables N] [--players N] \
-                     [--calls N] [--no-phh] [--no-ledger] [--keep]"
+                     [--calls N] [--no-phh] [--no-ledger] [--keep] [--unfilled]"
                 ),
             }
         }
@@ -242,9 +247,10 @@ async fn fill(a: &Args) -> anyhow::Result<()> {
                  finishing_stack, created_at, started_at, big_blind) \
                  select md5('h' || i)::uuid::text, md5('p' || {sp})::uuid::text, s, 200, \
                  200 + case s when 0 then 40 - (1 + i % 3) when 1 then -20 when 2 then -20 else 0 end, \
-                 {at} + 60000, {at}, 2 \
+                 {at} + 60000, {filled} \
                  from generate_series({lo}::bigint, {hi} - 1) i cross join generate_series(0, 5) s",
-                sp = seat_player(a)
+                sp = seat_player(a),
+                filled = if a.unfilled { "null, null" } else { "{at}, 2" }.replace("{at}", &at),
             ),
         )
         .await?;
@@ -293,6 +299,52 @@ async fn fill(a: &Args) -> anyhow::Result<()> {
         exec(&pool, &format!("vacuum analyze {t}")).await?;
     }
     eprintln!("filled in {:.0} s", clock.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Fills the players' rows left without their deal time and big blind, as a node does in
+/// the background (`poker_server::backfill`: batches of 1,200 rows, a pause of three
+/// times each batch between them, left out here), and prints the batches' times.
+async fn backfill(a: &Args) -> anyhow::Result<()> {
+    let store = SqlStore::connect(&a.url).await?;
+    let clock = Instant::now();
+    let mut batches = Vec::new();
+    let mut rows = 0u64;
+    loop {
+        let started = Instant::now();
+        let filled = store.fill_hand_players(1_200).await?;
+        if filled == 0 {
+            break;
+        }
+        batches.push(started.elapsed());
+        rows += filled;
+        if batches.len() % 500 == 0 {
+            eprintln!(
+                "{rows} rows filled ({:.0} s)",
+                clock.elapsed().as_secs_f64()
+            );
+        }
+    }
+    let busy = clock.elapsed();
+    batches.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let at = |q: f64| batches[((batches.len().max(1) - 1) as f64 * q).round() as usize];
+    if batches.is_empty() {
+        println!("background filling: nothing to fill");
+    } else {
+        println!(
+            "background filling: {rows} rows in {} batches, {:.1} s busy ({:.0} rows/s; \
+             with its pauses {:.1} s); a batch p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            batches.len(),
+            busy.as_secs_f64(),
+            rows as f64 / busy.as_secs_f64(),
+            busy.as_secs_f64() * 4.0,
+            ms(at(0.5)),
+            ms(at(0.99)),
+            ms(*batches.last().expect("a batch")),
+        );
+    }
+    store.close().await;
     Ok(())
 }
 
@@ -687,6 +739,9 @@ async fn main() -> anyhow::Result<()> {
     let a = Args::parse()?;
     if !a.keep {
         fill(&a).await?;
+    }
+    if a.unfilled {
+        backfill(&a).await?;
     }
     measure(&a).await
 }

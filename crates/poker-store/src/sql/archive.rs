@@ -174,6 +174,46 @@ pub enum ArchiveError {
         /// What differs.
         reason: String,
     },
+    /// Another archive run holds the database's archive lock ([`ArchiveLock`]): two at
+    /// once would write the same hands to two files. Nothing was written or deleted.
+    #[error(
+        "another archive run is going on on this database ({0}): nothing was done; run it \
+         again once that one has ended"
+    )]
+    Busy(String),
+}
+
+/// The key of the archive's advisory lock on PostgreSQL ("pokerarc" in ASCII): advisory
+/// locks are per database, so rooms on other databases of one server never meet it.
+const ARCHIVE_LOCK_KEY: i64 = 0x706f_6b65_7261_7263;
+
+/// The database's archive lock, held for a whole run by [`SqlStore::archive_hands`] (or
+/// taken with [`SqlStore::archive_lock`]): a second run on the same database is refused
+/// with [`ArchiveError::Busy`] meanwhile. On PostgreSQL a session advisory lock on a
+/// connection of its own, on SQLite an exclusive lock on the file `DATABASE.archive-lock`
+/// beside the database (made once and left there); either is let go when the run's
+/// process ends, however it ends, so a killed run never leaves the archive locked.
+#[derive(Debug)]
+pub struct ArchiveLock(Held);
+
+#[derive(Debug)]
+enum Held {
+    Postgres(sqlx::pool::PoolConnection<sqlx::Any>),
+    Sqlite(std::fs::File),
+}
+
+impl ArchiveLock {
+    /// Lets the lock go (dropping it does too, but may leave the PostgreSQL session, and
+    /// so the lock, held until the pool closes that connection).
+    pub async fn release(self) {
+        match self.0 {
+            // Closing the session ends its advisory locks, whatever else happened on it.
+            Held::Postgres(conn) => {
+                let _ = sqlx::Connection::close(conn.detach()).await;
+            }
+            Held::Sqlite(file) => drop(file),
+        }
+    }
 }
 
 /// A `hand_player` row as the archive reads it (its columns, by name).
@@ -477,7 +517,62 @@ impl SqlStore {
     /// hand in play is left; no ledger row is touched. Creates `dir` if missing. Files are
     /// written with blocking calls: for a command of its own (`pokerd archive`), on a
     /// multi-threaded runtime.
+    /// Holds the database's [`ArchiveLock`] for the whole run: a second run at the same
+    /// time is refused ([`ArchiveError::Busy`]) before it reads or writes anything.
     pub async fn archive_hands(&self, before: i64, dir: &Path) -> Result<Archive, ArchiveError> {
+        let lock = self.archive_lock().await?;
+        let archived = self.archive_hands_locked(before, dir).await;
+        lock.release().await;
+        archived
+    }
+
+    /// Takes the database's [`ArchiveLock`], or says who holds it.
+    pub async fn archive_lock(&self) -> Result<ArchiveLock, ArchiveError> {
+        match (&self.sqlite_file, self.backend) {
+            (_, Backend::Postgres) => {
+                let mut conn = self.pool.acquire().await.map_err(StoreError::from)?;
+                let got: bool = sqlx::query_scalar("select pg_try_advisory_lock($1)")
+                    .bind(ARCHIVE_LOCK_KEY)
+                    .fetch_one(&mut *conn)
+                    .await
+                    .map_err(StoreError::from)?;
+                if !got {
+                    // The connection goes back to the pool holding nothing.
+                    return Err(ArchiveError::Busy(format!(
+                        "PostgreSQL's advisory lock {ARCHIVE_LOCK_KEY} is held"
+                    )));
+                }
+                Ok(ArchiveLock(Held::Postgres(conn)))
+            }
+            (Some(db), Backend::Sqlite) => {
+                let mut name = db.as_os_str().to_owned();
+                name.push(".archive-lock");
+                let path = PathBuf::from(name);
+                let file = std::fs::OpenOptions::new()
+                    .create(true)
+                    .truncate(false)
+                    .write(true)
+                    .open(&path)
+                    .map_err(file_error(&path))?;
+                match file.try_lock() {
+                    Ok(()) => Ok(ArchiveLock(Held::Sqlite(file))),
+                    Err(std::fs::TryLockError::WouldBlock) => {
+                        Err(ArchiveError::Busy(format!("{} is locked", path.display())))
+                    }
+                    Err(std::fs::TryLockError::Error(e)) => Err(ArchiveError::File {
+                        path,
+                        reason: format!("cannot lock: {e}"),
+                    }),
+                }
+            }
+            (None, Backend::Sqlite) => Err(ArchiveError::Store(StoreError::Config(
+                "a SQLite store without its file".into(),
+            ))),
+        }
+    }
+
+    /// [`SqlStore::archive_hands`] once its lock is held.
+    async fn archive_hands_locked(&self, before: i64, dir: &Path) -> Result<Archive, ArchiveError> {
         let started = Instant::now();
         // Hands dealt from now on stay whatever day was asked: the cutoff never passes the
         // run's start, so a range that starts after it is never said to be archived.

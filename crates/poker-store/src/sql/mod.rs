@@ -1,7 +1,8 @@
 //! `SqlStore`: the store on Postgres and SQLite through sqlx's runtime-chosen driver:
 //! connecting and migrating and the SQL helpers both backends share. The operations are
 //! its public methods, one file per aggregate (players, staff, ledger, tables, leases,
-//! seats, hands, fair play, notes, the archive); rows are read into the structs of `rows`.
+//! seats, hands, fair play, notes, the archive, the archive's columns filled in the
+//! background); rows are read into the structs of `rows`.
 
 use sqlx::any::AnyPoolOptions;
 use sqlx::AnyPool;
@@ -28,6 +29,7 @@ macro_rules! staff_columns {
 
 pub(crate) mod archive;
 mod audit;
+mod backfill;
 pub(crate) mod backup;
 mod commit;
 mod fairplay;
@@ -64,6 +66,8 @@ pub struct SqlStore {
     backend: Backend,
     /// Postgres only: a native pool for the bulk hand commit (arrays through `unnest`).
     pg: Option<sqlx::PgPool>,
+    /// SQLite only: the database file (its archive lock is a file beside it).
+    sqlite_file: Option<std::path::PathBuf>,
 }
 
 pub(crate) static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator =
@@ -315,11 +319,16 @@ impl SqlStore {
             ),
             Backend::Sqlite => None,
         };
+        let sqlite_file = match backend {
+            Backend::Sqlite => backup::sqlite_file(url).map(std::path::PathBuf::from),
+            Backend::Postgres => None,
+        };
         Ok(SqlStore {
             pool,
             read,
             backend,
             pg,
+            sqlite_file,
         })
     }
 

@@ -4,7 +4,7 @@
 //! ledger is untouched, and the room remembers the cutoff.
 
 use super::*;
-use poker_store::{day_start, ArchivedHand, HandRow};
+use poker_store::{day_start, ArchiveError, ArchivedHand, HandRow};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
@@ -315,5 +315,65 @@ pub(crate) async fn archive_moves_the_hands_dealt_before_a_day_to_verified_month
         Some(day("2025-12-01"))
     );
     assert_eq!(names_in(&folder.0).len(), 6);
+    audit_holds(store).await;
+}
+
+/// Two archive runs at once would write the same hands to two files: while one holds the
+/// database's archive lock, another (from this store or a second one, as a second
+/// `pokerd archive` process would be) is refused before it reads or writes anything, and
+/// the lock is free again once its run lets it go or its connection (PostgreSQL) or file
+/// (SQLite) closes, as when a run's process dies.
+pub(crate) async fn archive_a_second_run_at_the_same_time_is_refused_and_a_dead_runs_lock_is_let_go(
+    store: &SqlStore,
+    url: &str,
+) {
+    let folder = Folder(std::env::temp_dir().join(format!("poker-archive-{}", HandId::new())));
+    let ann = player(store, "ann", 1000).await;
+    let table = store.create_table("a1", "{}").await.unwrap();
+    store.buy_in(table, 0, ann, 500, None, None).await.unwrap();
+    let november = day_start("2025-11-20").unwrap();
+    for n in 1..=2u64 {
+        let mut h = hand(table, n, &[(ann, 0, 500, 500)], 0);
+        h.started_at = november + n as i64 * 60_000;
+        h.ended_at = h.started_at + 1;
+        store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
+    }
+    let december = day_start("2025-12-01").unwrap();
+    let busy = |r: Result<poker_store::Archive, ArchiveError>| match r {
+        Err(ArchiveError::Busy(who)) => who,
+        other => panic!("a second run is refused while the first holds the lock: {other:?}"),
+    };
+
+    let run = store.archive_lock().await.expect("the lock is free");
+    let who = busy(store.archive_hands(december, &folder.0).await);
+    assert!(!who.is_empty());
+    let second = SqlStore::connect(url).await.unwrap();
+    busy(second.archive_hands(december, &folder.0).await);
+    assert!(
+        matches!(second.archive_lock().await, Err(ArchiveError::Busy(_))),
+        "nor can another store take it"
+    );
+    assert!(
+        !folder.0.exists() || names_in(&folder.0).is_empty(),
+        "a refused run writes nothing"
+    );
+    assert_eq!(store.archive_cutoff().await.unwrap(), None);
+    assert_eq!(store.table_hands(table, 10, 0).await.unwrap().len(), 2);
+
+    // Let go: the other store's run goes through (the table's newest hand stays).
+    run.release().await;
+    let done = second.archive_hands(december, &folder.0).await.unwrap();
+    assert_eq!(done.hands_deleted, 1);
+
+    // A run that dies holding the lock: its connection or file closes with it.
+    let dying = second.archive_lock().await.unwrap();
+    drop(dying);
+    second.close().await;
+    store
+        .archive_lock()
+        .await
+        .expect("free once its holder is gone")
+        .release()
+        .await;
     audit_holds(store).await;
 }

@@ -1,0 +1,135 @@
+//! Filling `hand_player`'s deal time and big blind in the background (issue 38 item 4):
+//! the rows a room had before migration `20261206000004_hand_player_started`, and those a
+//! node of the previous release writes during a roll, are found by the partial index
+//! `hand_player_unfilled` and filled from their hands a batch at a time, each batch one
+//! short transaction, so a large room's upgrade no longer waits for them (filling them in
+//! the migration took 144 s a million hands on PostgreSQL). Until a row is filled the
+//! queries read it the old way (`started_at is null`), so nothing is missing meanwhile.
+//! The server runs [`SqlStore::fill_hand_players`] in a loop of its own
+//! (`poker_server::backfill`); on PostgreSQL several nodes may, each taking rows the others
+//! have not locked.
+
+use std::collections::HashMap;
+
+use super::*;
+
+/// Some rows still to fill, locked for this transaction: on PostgreSQL rows another node's
+/// batch holds are skipped, not waited for; SQLite has one writer. In the order of the
+/// partial index, so a batch is the first entries of `hand_player_unfilled`, a hand's rows
+/// together: without the order PostgreSQL reads the table from its start while every row
+/// is unfilled (the index covers the table), and each batch scans past the rows the
+/// batches before filled (a million hands took minutes more, batch after batch slower).
+const UNFILLED: Dialects = Dialects {
+    postgres: "select hand_id, created_at from hand_player where started_at is null \
+               order by hand_id limit $1 for update skip locked",
+    sqlite: "select hand_id, created_at from hand_player where started_at is null \
+             order by hand_id limit $1",
+};
+
+/// The hands of some rows (one JSON array of ids).
+const HANDS_OF: Dialects = Dialects {
+    postgres: "select hand_id, started_at, phh, record from hand \
+               where hand_id in (select jsonb_array_elements_text(cast($1 as jsonb)))",
+    sqlite: "select hand_id, started_at, phh, record from hand \
+             where hand_id in (select value from json_each($1))",
+};
+
+/// Fills the rows of each hand of a JSON array of `{"h": hand, "s": deal, "b": big blind}`
+/// that are still unfilled.
+const FILL: Dialects = Dialects {
+    postgres: "update hand_player hp set started_at = (x ->> 's')::bigint, \
+               big_blind = (x ->> 'b')::bigint \
+               from jsonb_array_elements(cast($1 as jsonb)) x \
+               where hp.hand_id = x ->> 'h' and hp.started_at is null",
+    sqlite: "update hand_player set started_at = x.s, big_blind = x.b \
+             from (select value ->> '$.h' as h, value ->> '$.s' as s, value ->> '$.b' as b \
+                   from json_each($1)) x \
+             where hand_player.hand_id = x.h and hand_player.started_at is null",
+};
+
+/// One hand's values for its rows.
+#[derive(serde::Serialize)]
+struct Fill {
+    h: String,
+    s: i64,
+    b: i64,
+}
+
+/// The big blind a hand was played for, as the commit reckons it ([`crate::big_blind`]):
+/// from the record's posts, else the PHH; 0 when neither says. Only the posts are read
+/// from the record, so a record of an older shape still gives its big blind, and one that
+/// cannot be read at all leaves the PHH to say (a row is filled whatever its hand holds:
+/// the filler never stops at one it cannot read).
+fn big_blind_of(record: Option<&str>, phh: Option<&str>) -> i64 {
+    #[derive(serde::Deserialize)]
+    struct Posts {
+        #[serde(default)]
+        posts: Vec<poker_rules::table::Post>,
+    }
+    let posts = record
+        .and_then(|r| serde_json::from_str::<Posts>(r).ok())
+        .map(|p| p.posts)
+        .unwrap_or_default();
+    let record = HandRecord {
+        posts,
+        ..HandRecord::default()
+    };
+    crate::big_blind(&record, phh)
+        .and_then(|b| i64::try_from(b).ok())
+        .unwrap_or(0)
+}
+
+impl SqlStore {
+    /// Fills the deal time and big blind of up to `rows` `hand_player` rows still without
+    /// them (with every other unfilled row of the same hands), exactly as this release's
+    /// commit writes them: the hand's `started_at`, and [`crate::big_blind`] of its record
+    /// and PHH (0 when none is known). A row whose hand is gone (never the case for rows a
+    /// commit wrote, since the archive deletes a hand's players with it) takes its own
+    /// commit time and 0, so that it leaves the rows to fill. One transaction; returns the
+    /// rows filled, 0 once none is left.
+    pub async fn fill_hand_players(&self, rows: u32) -> StoreResult<u64> {
+        let mut tx = self.begin().await?;
+        let picked: Vec<(String, i64)> = sqlx::query_as(UNFILLED.of(self.backend))
+            .bind(i64::from(rows.max(1)))
+            .fetch_all(&mut *tx)
+            .await?;
+        if picked.is_empty() {
+            tx.commit().await?;
+            return Ok(0);
+        }
+        let mut committed_at: HashMap<String, i64> = HashMap::new();
+        for (hand, at) in picked {
+            let first = committed_at.entry(hand).or_insert(at);
+            *first = (*first).min(at);
+        }
+        let ids: Vec<&String> = committed_at.keys().collect();
+        let hands: Vec<(String, i64, Option<String>, Option<String>)> =
+            sqlx::query_as(HANDS_OF.of(self.backend))
+                .bind(json_rows(&ids)?)
+                .fetch_all(&mut *tx)
+                .await?;
+        let mut fills: HashMap<String, Fill> = HashMap::new();
+        for (h, started_at, phh, record) in hands {
+            let b = big_blind_of(record.as_deref(), phh.as_deref());
+            fills.insert(
+                h.clone(),
+                Fill {
+                    h,
+                    s: started_at,
+                    b,
+                },
+            );
+        }
+        for (h, at) in committed_at {
+            fills.entry(h.clone()).or_insert(Fill { h, s: at, b: 0 });
+        }
+        let fills: Vec<Fill> = fills.into_values().collect();
+        let filled = sqlx::query(FILL.of(self.backend))
+            .bind(json_rows(&fills)?)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        tx.commit().await?;
+        Ok(filled)
+    }
+}
