@@ -714,12 +714,12 @@ impl Held {
         // Each hand's last action: its record, its result, the next hand's hole cards.
         let hand = self.n / ACTIONS_PER_HAND;
         let ((ended, own), (hidden, hole)) = match &mut self.durable {
-            Some(durable) if self.n % ACTIONS_PER_HAND == 0 => {
+            Some(durable) if self.n.is_multiple_of(ACTIONS_PER_HAND) => {
                 (durable.hand_ended(hand - 1), durable.dealt(hand))
             }
             _ => Default::default(),
         };
-        let seeding = self.n % ACTIONS_PER_HAND == 0
+        let seeding = self.n.is_multiple_of(ACTIONS_PER_HAND)
             && self.durable.as_ref().is_some_and(|d| d.deck.is_some());
         if seeding {
             // With `--deck` the next hand is dealt once the seeds are in: its hole cards and

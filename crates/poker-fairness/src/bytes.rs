@@ -75,7 +75,7 @@ pub struct HexError {
 /// Decodes lowercase hex text into bytes, `None` if it is not lowercase hex of an even
 /// length (uppercase digits are refused: every value has one spelling).
 pub fn decode_hex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0
+    if !text.len().is_multiple_of(2)
         || !text
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))

@@ -90,7 +90,7 @@ impl Card {
     /// Parses a run of concatenated cards such as `AsKd` or `????Ah`.
     pub fn parse_many(text: &str) -> Result<Vec<Card>, CardParseError> {
         let text = text.trim();
-        if text.len() % 2 != 0 || !text.is_ascii() {
+        if !text.len().is_multiple_of(2) || !text.is_ascii() {
             return Err(CardParseError(text.to_string()));
         }
         (0..text.len())

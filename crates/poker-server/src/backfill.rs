@@ -7,12 +7,22 @@
 //! the old way; nothing waits for the filler (docs/operations.md, Rolling upgrades).
 
 use crate::AppState;
+use poker_store::{Backend, FillBatch};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Rows a batch: about 200 hands of six players, a few milliseconds of one transaction.
-pub const BATCH_ROWS: u32 = 1_200;
+/// Rows a batch. PostgreSQL: 1,200 (about 200 hands of six players; 71 ms p50 on a room of
+/// a million hands, beside the commits, which it never holds up). SQLite: 240, since a
+/// batch holds the one writing connection and the tables' commits wait for it (about
+/// 20 ms; 1,200 rows took 79 ms p50). Measured with `archive_bench --unfilled` and
+/// `--fill-only` (docs/persistence.md, The hand archive).
+pub fn batch_rows(backend: Backend) -> u32 {
+    match backend {
+        Backend::Postgres => 1_200,
+        Backend::Sqlite => 240,
+    }
+}
 
 /// How long the filler waits once nothing is left before it looks again: rows a node of
 /// the previous release commits during a roll are filled that late.
@@ -32,10 +42,47 @@ pub fn spawn(state: Arc<AppState>) -> tokio::task::JoinHandle<()> {
         let mut working = false;
         let mut filled_since_log = 0u64;
         let mut last_log = Instant::now();
+        // Where the pass is: the last hand filled ("" from the first).
+        let mut after = String::new();
+        let rows = batch_rows(state.store.backend());
         loop {
             let started = Instant::now();
-            let wait = match state.store.fill_hand_players(BATCH_ROWS).await {
-                Ok(0) => {
+            let wait = match state.store.fill_hand_players(rows, &after).await {
+                Ok(FillBatch {
+                    rows: filled,
+                    next: Some(next),
+                }) => {
+                    after = next;
+                    if !working && filled > 0 {
+                        tracing::info!(
+                            "filling the deal time and big blind of hand players that have \
+                             none, in the background"
+                        );
+                        working = true;
+                        last_log = Instant::now();
+                    }
+                    state
+                        .metrics
+                        .hand_players_filled
+                        .fetch_add(filled, Ordering::Relaxed);
+                    filled_since_log += filled;
+                    if working && last_log.elapsed() >= Duration::from_secs(60) {
+                        tracing::info!(
+                            "hand players' deal times filled: {filled_since_log} rows in the \
+                             last minute"
+                        );
+                        filled_since_log = 0;
+                        last_log = Instant::now();
+                    }
+                    pause_after(started.elapsed())
+                }
+                // The pass is over: another at once from the first hand, for rows written
+                // behind it meanwhile; when that finds none either, the filler rests.
+                Ok(FillBatch { next: None, .. }) if !after.is_empty() => {
+                    after.clear();
+                    Duration::ZERO
+                }
+                Ok(FillBatch { next: None, .. }) => {
                     if working {
                         tracing::info!(
                             "hand players' deal times filled: {filled_since_log} rows, none left"
@@ -45,31 +92,9 @@ pub fn spawn(state: Arc<AppState>) -> tokio::task::JoinHandle<()> {
                     }
                     IDLE
                 }
-                Ok(rows) => {
-                    if !working {
-                        tracing::info!(
-                            "filling the deal time and big blind of hand players that have none, \
-                             in the background"
-                        );
-                        working = true;
-                        last_log = Instant::now();
-                    }
-                    state
-                        .metrics
-                        .hand_players_filled
-                        .fetch_add(rows, Ordering::Relaxed);
-                    filled_since_log += rows;
-                    if last_log.elapsed() >= Duration::from_secs(60) {
-                        tracing::info!(
-                            "hand players' deal times filled: {filled_since_log} rows in the last minute"
-                        );
-                        filled_since_log = 0;
-                        last_log = Instant::now();
-                    }
-                    pause_after(started.elapsed())
-                }
                 Err(e) => {
                     tracing::warn!("filling hand players' deal times: {e}");
+                    after.clear();
                     IDLE
                 }
             };

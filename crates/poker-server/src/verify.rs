@@ -95,7 +95,7 @@ fn is_uuid_text(s: &str) -> bool {
 /// of `cdhs` each (or `??` where `unknown`); none (a player standing pat) is none.
 fn is_cards_text(s: &str, unknown: bool) -> bool {
     let b = s.as_bytes();
-    b.len() % 2 == 0
+    b.len().is_multiple_of(2)
         && b.chunks(2).all(|c| {
             (unknown && c == b"??") || (b"23456789TJQKA".contains(&c[0]) && b"cdhs".contains(&c[1]))
         })

@@ -32,6 +32,7 @@ pub use sql::archive::{
     day_of, day_start, Archive, ArchiveError, ArchiveFile, ArchiveLock, ArchivedHand,
     ArchivedPlayer, DELETE_BATCH,
 };
+pub use sql::backfill::FillBatch;
 pub use sql::backup::{backup_database, Backup, BackupError, POSTGRES_WAY};
 pub use sql::SqlStore;
 

@@ -448,17 +448,27 @@ async fn the_hand_archive_migrations_fill_the_rows_already_there(url: &str, post
         ],
         "the migration leaves the rows to the filler"
     );
-    // The filler, three rows a batch: hand a's two rows, then b's (each batch fills every
-    // row of the hands it picked), then nothing.
+    // The filler, one row a batch: hand a's two rows, then b's (a batch fills every row of
+    // the hands it took), then nothing after b; a new pass from the first finds nothing.
     let mut batches = Vec::new();
+    let mut after = String::new();
     loop {
-        let filled = store.fill_hand_players(1).await.expect("fill");
-        if filled == 0 {
+        let batch = store.fill_hand_players(1, &after).await.expect("fill");
+        let Some(next) = batch.next else {
             break;
-        }
-        batches.push(filled);
+        };
+        batches.push(batch.rows);
+        after = next;
         assert!(batches.len() <= 4, "the filler never ends: {batches:?}");
     }
+    assert_eq!(after, "b");
+    assert_eq!(
+        store.fill_hand_players(1, "").await.unwrap(),
+        poker_store::FillBatch {
+            rows: 0,
+            next: None
+        }
+    );
     assert_eq!(batches, vec![2, 2], "each batch fills its hand's rows");
     assert_eq!(
         read().await,

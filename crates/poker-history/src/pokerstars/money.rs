@@ -72,7 +72,9 @@ impl Money {
     pub fn format(&self, amount: Chips) -> String {
         match self {
             Money::Chips => amount.to_string(),
-            Money::Cash { sign, .. } if amount % 100 == 0 => format!("{sign}{}", amount / 100),
+            Money::Cash { sign, .. } if amount.is_multiple_of(100) => {
+                format!("{sign}{}", amount / 100)
+            }
             Money::Cash { sign, .. } => format!("{sign}{}.{:02}", amount / 100, amount % 100),
         }
     }
@@ -83,7 +85,7 @@ impl Money {
         match self {
             Money::Chips => format!("{small}/{big}"),
             Money::Cash { sign, code } => {
-                let cents = small % 100 != 0 || big % 100 != 0;
+                let cents = !small.is_multiple_of(100) || !big.is_multiple_of(100);
                 let one = |a: Chips| {
                     if cents {
                         format!("{sign}{}.{:02}", a / 100, a % 100)

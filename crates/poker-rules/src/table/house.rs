@@ -242,10 +242,13 @@ impl<P: Clone + PartialEq> Table<P> {
         if !self.hand_game().game.has_board() || self.button.is_none() || self.last_bb.is_none() {
             return None;
         }
-        let scheduled = self
-            .rules
-            .bomb_pot
-            .filter(|b| b.every >= 2 && self.hands.saturating_add(1) % u64::from(b.every) == 0);
+        let scheduled = self.rules.bomb_pot.filter(|b| {
+            b.every >= 2
+                && self
+                    .hands
+                    .saturating_add(1)
+                    .is_multiple_of(u64::from(b.every))
+        });
         // Called and scheduled at once: one bomb pot, of the size called.
         self.bomb_called
             .or(scheduled.map(|b| b.big_blinds))

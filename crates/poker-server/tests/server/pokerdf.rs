@@ -477,7 +477,13 @@ async fn pokerdf_reads_every_field_of_every_holdem_hand_as_the_engine_played_it(
     );
     fl["max_raises"] = json!(3);
     // Short stacks at the antes table, so that forced bets put players all in.
-    let buy_in = |name: &str, seat: usize| if name == "NL" && seat % 2 == 0 { 4 } else { 60 };
+    let buy_in = |name: &str, seat: usize| {
+        if name == "NL" && seat.is_multiple_of(2) {
+            4
+        } else {
+            60
+        }
+    };
     let seating = random_bot::Seating {
         prefix: "d",
         deposit: 5000,

@@ -62,6 +62,9 @@ struct Args {
     /// The players' rows are written as the previous release wrote them (no deal time or
     /// big blind), then filled by the background filler, timed, before the queries.
     unfilled: bool,
+    /// Only fill the players' rows left unfilled in the database as it is (`--unfilled`
+    /// with `--keep`, and no queries measured): also on SQLite (`--url sqlite://FILE`).
+    fill_only: bool,
     /// Calls per query.
     calls: usize,
 }
@@ -78,6 +81,7 @@ impl Args {
             ledger: true,
             keep: false,
             unfilled: false,
+            fill_only: false,
             calls: 200,
         };
         let mut it = std::env::args().skip(1);
@@ -96,15 +100,16 @@ impl Args {
                 "--no-ledger" => a.ledger = false,
                 "--keep" => a.keep = true,
                 "--unfilled" => a.unfilled = true,
+                "--fill-only" => a.fill_only = true,
                 other => anyhow::bail!(
                     "unknown {other}: --url URL [--hands N] [--tables N] [--players N] \
-                     [--calls N] [--no-phh] [--no-ledger] [--keep] [--unfilled]"
+                     [--calls N] [--no-phh] [--no-ledger] [--keep] [--unfilled] [--fill-only]"
                 ),
             }
         }
         anyhow::ensure!(
-            a.url.starts_with("postgres"),
-            "--url postgres://... is needed"
+            a.url.starts_with("postgres") || (a.fill_only && a.url.starts_with("sqlite")),
+            "--url postgres://... is needed (or sqlite://... with --fill-only)"
         );
         Ok(a)
     }
@@ -310,14 +315,24 @@ async fn backfill(a: &Args) -> anyhow::Result<()> {
     let clock = Instant::now();
     let mut batches = Vec::new();
     let mut rows = 0u64;
+    let mut after = String::new();
     loop {
         let started = Instant::now();
-        let filled = store.fill_hand_players(1_200).await?;
-        if filled == 0 {
+        let batch = store
+            .fill_hand_players(
+                std::env::var("FILL_ROWS")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(1_200),
+                &after,
+            )
+            .await?;
+        let Some(next) = batch.next else {
             break;
-        }
+        };
+        after = next;
         batches.push(started.elapsed());
-        rows += filled;
+        rows += batch.rows;
         if batches.len() % 500 == 0 {
             eprintln!(
                 "{rows} rows filled ({:.0} s)",
@@ -737,6 +752,9 @@ fn line(name: &str, kind: &str, bytes: i64, hands: i64) {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let a = Args::parse()?;
+    if a.fill_only {
+        return backfill(&a).await;
+    }
     if !a.keep {
         fill(&a).await?;
     }

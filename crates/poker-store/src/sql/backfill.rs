@@ -13,17 +13,18 @@ use std::collections::HashMap;
 
 use super::*;
 
-/// Some rows still to fill, locked for this transaction: on PostgreSQL rows another node's
-/// batch holds are skipped, not waited for; SQLite has one writer. In the order of the
-/// partial index, so a batch is the first entries of `hand_player_unfilled`, a hand's rows
-/// together: without the order PostgreSQL reads the table from its start while every row
-/// is unfilled (the index covers the table), and each batch scans past the rows the
-/// batches before filled (a million hands took minutes more, batch after batch slower).
+/// Some rows still to fill after a hand id, locked for this transaction: on PostgreSQL
+/// rows another node's batch holds are skipped, not waited for; SQLite has one writer. In
+/// the order of the partial index `hand_player_unfilled`, a hand's rows together, from
+/// where the batch before stopped: without the order PostgreSQL read the table from its
+/// start while every row was unfilled (the index covering the table), and from the
+/// index's start each batch stepped over the entries of the rows already filled (dead
+/// until a vacuum): either way each batch slower than the one before.
 const UNFILLED: Dialects = Dialects {
     postgres: "select hand_id, created_at from hand_player where started_at is null \
-               order by hand_id limit $1 for update skip locked",
+               and hand_id > $1 order by hand_id limit $2 for update skip locked",
     sqlite: "select hand_id, created_at from hand_player where started_at is null \
-             order by hand_id limit $1",
+             and hand_id > $1 order by hand_id limit $2",
 };
 
 /// The hands of some rows (one JSON array of ids).
@@ -79,24 +80,41 @@ fn big_blind_of(record: Option<&str>, phh: Option<&str>) -> i64 {
         .unwrap_or(0)
 }
 
+/// What one batch of [`SqlStore::fill_hand_players`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FillBatch {
+    /// Rows filled.
+    pub rows: u64,
+    /// The last hand the batch took: the next batch goes on after it. `None` when no row
+    /// was left to fill after the hand it was given.
+    pub next: Option<String>,
+}
+
 impl SqlStore {
     /// Fills the deal time and big blind of up to `rows` `hand_player` rows still without
-    /// them (with every other unfilled row of the same hands), exactly as this release's
-    /// commit writes them: the hand's `started_at`, and [`crate::big_blind`] of its record
-    /// and PHH (0 when none is known). A row whose hand is gone (never the case for rows a
-    /// commit wrote, since the archive deletes a hand's players with it) takes its own
-    /// commit time and 0, so that it leaves the rows to fill. One transaction; returns the
-    /// rows filled, 0 once none is left.
-    pub async fn fill_hand_players(&self, rows: u32) -> StoreResult<u64> {
+    /// them, of the hands after `after` (a hand id; `""` from the first), with every
+    /// other unfilled row of the same hands, exactly as this release's commit writes them:
+    /// the hand's `started_at`, and [`crate::big_blind`] of its record and PHH (0 when
+    /// none is known). A row whose hand is gone (never the case for rows a commit wrote,
+    /// since the archive deletes a hand's players with it) takes its own commit time and
+    /// 0, so that it leaves the rows to fill. One transaction. A pass goes batch after
+    /// batch on from each [`FillBatch::next`] until it is `None`; rows written behind it
+    /// meanwhile (a node of the previous release commits hands of any id) are found by the
+    /// next pass, from `""`.
+    pub async fn fill_hand_players(&self, rows: u32, after: &str) -> StoreResult<FillBatch> {
         let mut tx = self.begin().await?;
         let picked: Vec<(String, i64)> = sqlx::query_as(UNFILLED.of(self.backend))
+            .bind(after)
             .bind(i64::from(rows.max(1)))
             .fetch_all(&mut *tx)
             .await?;
-        if picked.is_empty() {
+        let Some(next) = picked.iter().map(|(h, _)| h.clone()).max() else {
             tx.commit().await?;
-            return Ok(0);
-        }
+            return Ok(FillBatch {
+                rows: 0,
+                next: None,
+            });
+        };
         let mut committed_at: HashMap<String, i64> = HashMap::new();
         for (hand, at) in picked {
             let first = committed_at.entry(hand).or_insert(at);
@@ -130,6 +148,9 @@ impl SqlStore {
             .await?
             .rows_affected();
         tx.commit().await?;
-        Ok(filled)
+        Ok(FillBatch {
+            rows: filled,
+            next: Some(next),
+        })
     }
 }

@@ -29,7 +29,7 @@ macro_rules! staff_columns {
 
 pub(crate) mod archive;
 mod audit;
-mod backfill;
+pub(crate) mod backfill;
 pub(crate) mod backup;
 mod commit;
 mod fairplay;
