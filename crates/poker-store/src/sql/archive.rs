@@ -194,7 +194,7 @@ const ARCHIVE_LOCK_KEY: i64 = 0x706f_6b65_7261_7263;
 /// beside the database (made once and left there); either is let go when the run's
 /// process ends, however it ends, so a killed run never leaves the archive locked.
 #[derive(Debug)]
-pub struct ArchiveLock(Held);
+pub struct ArchiveLock(Option<Held>);
 
 #[derive(Debug)]
 enum Held {
@@ -203,15 +203,32 @@ enum Held {
 }
 
 impl ArchiveLock {
-    /// Lets the lock go (dropping it does too, but may leave the PostgreSQL session, and
-    /// so the lock, held until the pool closes that connection).
-    pub async fn release(self) {
-        match self.0 {
-            // Closing the session ends its advisory locks, whatever else happened on it.
-            Held::Postgres(conn) => {
+    /// Lets the lock go: the next run may start as soon as this returns.
+    pub async fn release(mut self) {
+        match self.0.take() {
+            Some(Held::Postgres(mut conn)) => {
+                let _ = sqlx::query("select pg_advisory_unlock($1)")
+                    .bind(ARCHIVE_LOCK_KEY)
+                    .execute(&mut *conn)
+                    .await;
+                // The session holds nothing now; it still ends rather than go back to the
+                // pool, should the unlock have failed.
                 let _ = sqlx::Connection::close(conn.detach()).await;
             }
-            Held::Sqlite(file) => drop(file),
+            Some(Held::Sqlite(file)) => drop(file),
+            None => {}
+        }
+    }
+}
+
+impl Drop for ArchiveLock {
+    /// A lock not released (a run that panicked): its PostgreSQL connection is closed,
+    /// never handed back to the pool still holding the lock; PostgreSQL lets the lock go
+    /// once its backend sees the connection closed, a moment later. The SQLite file's lock
+    /// goes with the file.
+    fn drop(&mut self) {
+        if let Some(Held::Postgres(conn)) = self.0.take() {
+            drop(conn.detach());
         }
     }
 }
@@ -542,7 +559,7 @@ impl SqlStore {
                         "PostgreSQL's advisory lock {ARCHIVE_LOCK_KEY} is held"
                     )));
                 }
-                Ok(ArchiveLock(Held::Postgres(conn)))
+                Ok(ArchiveLock(Some(Held::Postgres(conn))))
             }
             (Some(db), Backend::Sqlite) => {
                 let mut name = db.as_os_str().to_owned();
@@ -555,7 +572,7 @@ impl SqlStore {
                     .open(&path)
                     .map_err(file_error(&path))?;
                 match file.try_lock() {
-                    Ok(()) => Ok(ArchiveLock(Held::Sqlite(file))),
+                    Ok(()) => Ok(ArchiveLock(Some(Held::Sqlite(file)))),
                     Err(std::fs::TryLockError::WouldBlock) => {
                         Err(ArchiveError::Busy(format!("{} is locked", path.display())))
                     }
