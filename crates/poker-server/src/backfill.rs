@@ -28,6 +28,10 @@ pub fn batch_rows(backend: Backend) -> u32 {
 /// the previous release commits during a roll are filled that late.
 pub const IDLE: Duration = Duration::from_secs(60);
 
+/// How long the filler waits when another node (PostgreSQL) was filling a batch: it
+/// holds the batch's lock for a fraction of a second, then pauses three times as long.
+pub const ELSEWHERE: Duration = Duration::from_millis(250);
+
 /// The pause after a batch that took `took`: three times as long (at least a millisecond),
 /// so the filler holds the database a quarter of the time at most.
 pub fn pause_after(took: Duration) -> Duration {
@@ -51,6 +55,7 @@ pub fn spawn(state: Arc<AppState>) -> tokio::task::JoinHandle<()> {
                 Ok(FillBatch {
                     rows: filled,
                     next: Some(next),
+                    ..
                 }) => {
                     after = next;
                     if !working && filled > 0 {
@@ -76,6 +81,10 @@ pub fn spawn(state: Arc<AppState>) -> tokio::task::JoinHandle<()> {
                     }
                     pause_after(started.elapsed())
                 }
+                // Another node's batch is under way: its turn, this one's in a moment.
+                Ok(FillBatch {
+                    elsewhere: true, ..
+                }) => ELSEWHERE,
                 // The pass is over: another at once from the first hand, for rows written
                 // behind it meanwhile; when that finds none either, the filler rests.
                 Ok(FillBatch { next: None, .. }) if !after.is_empty() => {
@@ -85,7 +94,7 @@ pub fn spawn(state: Arc<AppState>) -> tokio::task::JoinHandle<()> {
                 Ok(FillBatch { next: None, .. }) => {
                     if working {
                         tracing::info!(
-                            "hand players' deal times filled: {filled_since_log} rows, none left"
+                            "hand players' deal times filled: {filled_since_log} rows since the last line, none left"
                         );
                         working = false;
                         filled_since_log = 0;

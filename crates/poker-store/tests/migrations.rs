@@ -466,7 +466,8 @@ async fn the_hand_archive_migrations_fill_the_rows_already_there(url: &str, post
         store.fill_hand_players(1, "").await.unwrap(),
         poker_store::FillBatch {
             rows: 0,
-            next: None
+            next: None,
+            elsewhere: false
         }
     );
     assert_eq!(batches, vec![2, 2], "each batch fills its hand's rows");
@@ -479,6 +480,64 @@ async fn the_hand_archive_migrations_fill_the_rows_already_there(url: &str, post
             want("b", "p2", Some(2 * day + 10), Some(0)),
         ]
     );
+    // Two nodes filling at once (two stores), batches of three rows that cut hands: each
+    // ends with every row filled, neither fails (on PostgreSQL they deadlocked when both
+    // could fill at once).
+    let mut many = Vec::new();
+    for n in 0..40i64 {
+        let id = format!("m{n:03}");
+        sqlx::query(&q(
+            "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at, created_at) \
+             values ($1, 't', $2, 'complete', 'x', $3, 0, $4, $4, $4)",
+        ))
+        .bind(&id)
+        .bind(n + 2)
+        .bind(blind)
+        .bind(3 * day + n)
+        .execute(&pool)
+        .await
+        .unwrap();
+        for (p, seat) in [("p1", 0i64), ("p2", 1), ("p3", 2)] {
+            sqlx::query(&q(
+                "insert into hand_player (hand_id, player_id, seat_no, starting_stack, finishing_stack, created_at) \
+                 values ($1, $2, $3, 100, 100, $4)",
+            ))
+            .bind(&id)
+            .bind(p)
+            .bind(seat)
+            .bind(3 * day + n)
+            .execute(&pool)
+            .await
+            .unwrap();
+            many.push(want(&id, p, Some(3 * day + n), Some(10)));
+        }
+    }
+    let other = SqlStore::connect(url).await.unwrap();
+    let node = |store: SqlStore| async move {
+        let mut after = String::new();
+        let mut filled = 0;
+        for _ in 0..10_000 {
+            let batch = store
+                .fill_hand_players(3, &after)
+                .await
+                .expect("no batch fails");
+            filled += batch.rows;
+            match batch.next {
+                Some(next) => after = next,
+                None if batch.elsewhere => tokio::task::yield_now().await,
+                None if !after.is_empty() => after.clear(),
+                None => {
+                    store.close().await;
+                    return filled;
+                }
+            }
+        }
+        panic!("the filler never ends");
+    };
+    let (one, two) = tokio::join!(tokio::spawn(node(store.clone())), tokio::spawn(node(other)));
+    assert_eq!(one.unwrap() + two.unwrap(), 120, "each row filled once");
+    let all = read().await;
+    assert_eq!(&all[4..], &many[..]);
     store.close().await;
     let days: Vec<(i64, String, i64, i64)> =
         sqlx::query_as("select day, poker_table_id, hands, rake from table_day")

@@ -6,26 +6,26 @@
 //! the migration took 144 s a million hands on PostgreSQL). Until a row is filled the
 //! queries read it the old way (`started_at is null`), so nothing is missing meanwhile.
 //! The server runs [`SqlStore::fill_hand_players`] in a loop of its own
-//! (`poker_server::backfill`); on PostgreSQL several nodes may, each taking rows the others
-//! have not locked.
+//! (`poker_server::backfill`); on PostgreSQL every node does, one batch at a time.
 
 use std::collections::HashMap;
 
 use super::*;
 
-/// Some rows still to fill after a hand id, locked for this transaction: on PostgreSQL
-/// rows another node's batch holds are skipped, not waited for; SQLite has one writer. In
-/// the order of the partial index `hand_player_unfilled`, a hand's rows together, from
-/// where the batch before stopped: without the order PostgreSQL read the table from its
-/// start while every row was unfilled (the index covering the table), and from the
-/// index's start each batch stepped over the entries of the rows already filled (dead
-/// until a vacuum): either way each batch slower than the one before.
-const UNFILLED: Dialects = Dialects {
-    postgres: "select hand_id, created_at from hand_player where started_at is null \
-               and hand_id > $1 order by hand_id limit $2 for update skip locked",
-    sqlite: "select hand_id, created_at from hand_player where started_at is null \
-             and hand_id > $1 order by hand_id limit $2",
-};
+/// Some rows still to fill after a hand id, in the order of the partial index
+/// `hand_player_unfilled`, a hand's rows together, from where the batch before stopped:
+/// without the order PostgreSQL read the table from its start while every row was
+/// unfilled (the index covering the table), and from the index's start each batch stepped
+/// over the entries of the rows already filled (dead until a vacuum): either way each
+/// batch slower than the one before.
+const UNFILLED: &str = "select hand_id, created_at from hand_player where started_at is null \
+                        and hand_id > $1 order by hand_id limit $2";
+
+/// PostgreSQL: one node's batch at a time, whichever node (the transaction's advisory
+/// lock, "pokerfil" in ASCII). Two nodes filling at once took rows of the same hands (a
+/// batch's limit cuts a hand's rows, and each fills the whole hand), deadlocked on them,
+/// and filled a tenth as fast as one alone.
+const FILL_LOCK: &str = "select pg_try_advisory_xact_lock(8101812338117994860)";
 
 /// The hands of some rows (one JSON array of ids).
 const HANDS_OF: Dialects = Dialects {
@@ -86,8 +86,11 @@ pub struct FillBatch {
     /// Rows filled.
     pub rows: u64,
     /// The last hand the batch took: the next batch goes on after it. `None` when no row
-    /// was left to fill after the hand it was given.
+    /// was left to fill after the hand it was given, or when another node's batch was
+    /// under way (`elsewhere`).
     pub next: Option<String>,
+    /// PostgreSQL: another node was filling a batch, so this one did nothing.
+    pub elsewhere: bool,
 }
 
 impl SqlStore {
@@ -102,8 +105,25 @@ impl SqlStore {
     /// meanwhile (a node of the previous release commits hands of any id) are found by the
     /// next pass, from `""`.
     pub async fn fill_hand_players(&self, rows: u32, after: &str) -> StoreResult<FillBatch> {
-        let mut tx = self.begin().await?;
-        let picked: Vec<(String, i64)> = sqlx::query_as(UNFILLED.of(self.backend))
+        // SQLite: the write lock first (waiting up to the busy timeout for another
+        // process's writer, such as `pokerd archive`), since a transaction that reads and
+        // then writes cannot wait for it and fails at once ("database is locked").
+        let mut tx = match self.backend {
+            Backend::Sqlite => self.pool.begin_with("begin immediate").await?,
+            Backend::Postgres => self.begin().await?,
+        };
+        if self.backend == Backend::Postgres {
+            let ours: bool = sqlx::query_scalar(FILL_LOCK).fetch_one(&mut *tx).await?;
+            if !ours {
+                tx.commit().await?;
+                return Ok(FillBatch {
+                    rows: 0,
+                    next: None,
+                    elsewhere: true,
+                });
+            }
+        }
+        let picked: Vec<(String, i64)> = sqlx::query_as(UNFILLED)
             .bind(after)
             .bind(i64::from(rows.max(1)))
             .fetch_all(&mut *tx)
@@ -113,6 +133,7 @@ impl SqlStore {
             return Ok(FillBatch {
                 rows: 0,
                 next: None,
+                elsewhere: false,
             });
         };
         let mut committed_at: HashMap<String, i64> = HashMap::new();
@@ -151,6 +172,7 @@ impl SqlStore {
         Ok(FillBatch {
             rows: filled,
             next: Some(next),
+            elsewhere: false,
         })
     }
 }
