@@ -95,7 +95,8 @@ impl Args {
                 "--hands" => a.hands = value()?.parse()?,
                 "--tables" => a.tables = value()?.parse()?,
                 "--players" => a.players = value()?.parse()?,
-                "--calls" => a.calls = value()?.parse()?,
+                // The first call is timed apart (the cold one): two at least.
+                "--calls" => a.calls = value()?.parse::<usize>()?.max(2),
                 "--no-phh" => a.phh = false,
                 "--no-ledger" => a.ledger = false,
                 "--keep" => a.keep = true,

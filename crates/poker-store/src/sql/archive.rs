@@ -181,6 +181,14 @@ pub enum ArchiveError {
          again once that one has ended"
     )]
     Busy(String),
+    /// The run's archive lock was lost (PostgreSQL: its session ended, through a dropped
+    /// connection, an idle timeout or `pg_terminate_backend`), so another run may have
+    /// started: the run stopped before naming its next file or deleting anything more.
+    #[error(
+        "the archive lock was lost ({0}): the run stopped; files already named are whole, \
+         run it again"
+    )]
+    LockLost(String),
 }
 
 /// The key of the archive's advisory lock on PostgreSQL ("pokerarc" in ASCII): advisory
@@ -217,6 +225,29 @@ impl ArchiveLock {
             }
             Some(Held::Sqlite(file)) => drop(file),
             None => {}
+        }
+    }
+}
+
+impl ArchiveLock {
+    /// Whether the lock is still held: on PostgreSQL a round trip on its session (a
+    /// session that ended took the lock with it); a SQLite file's lock lasts as long as
+    /// the file is open.
+    async fn check(&mut self) -> Result<(), ArchiveError> {
+        if let Some(conn) = self.connection() {
+            sqlx::query("select 1")
+                .execute(conn)
+                .await
+                .map_err(|e| ArchiveError::LockLost(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// PostgreSQL: the connection whose session holds the lock.
+    fn connection(&mut self) -> Option<&mut sqlx::AnyConnection> {
+        match &mut self.0 {
+            Some(Held::Postgres(conn)) => Some(&mut **conn),
+            _ => None,
         }
     }
 }
@@ -537,8 +568,8 @@ impl SqlStore {
     /// Holds the database's [`ArchiveLock`] for the whole run: a second run at the same
     /// time is refused ([`ArchiveError::Busy`]) before it reads or writes anything.
     pub async fn archive_hands(&self, before: i64, dir: &Path) -> Result<Archive, ArchiveError> {
-        let lock = self.archive_lock().await?;
-        let archived = self.archive_hands_locked(before, dir).await;
+        let mut lock = self.archive_lock().await?;
+        let archived = self.archive_hands_with(before, dir, &mut lock).await;
         lock.release().await;
         archived
     }
@@ -562,6 +593,9 @@ impl SqlStore {
                 Ok(ArchiveLock(Some(Held::Postgres(conn))))
             }
             (Some(db), Backend::Sqlite) => {
+                // Beside the file itself: a second name for it (a symbolic link, another
+                // spelling of the path) must meet the same lock.
+                let db = std::fs::canonicalize(db).map_err(file_error(db))?;
                 let mut name = db.as_os_str().to_owned();
                 name.push(".archive-lock");
                 let path = PathBuf::from(name);
@@ -588,8 +622,16 @@ impl SqlStore {
         }
     }
 
-    /// [`SqlStore::archive_hands`] once its lock is held.
-    async fn archive_hands_locked(&self, before: i64, dir: &Path) -> Result<Archive, ArchiveError> {
+    /// [`SqlStore::archive_hands`] under a lock the caller took ([`SqlStore::archive_lock`])
+    /// and lets go afterwards. The lock is checked before each file is named, and on
+    /// PostgreSQL the deletes run on its session, so a run whose lock is lost stops
+    /// ([`ArchiveError::LockLost`]) instead of going on beside another.
+    pub async fn archive_hands_with(
+        &self,
+        before: i64,
+        dir: &Path,
+        lock: &mut ArchiveLock,
+    ) -> Result<Archive, ArchiveError> {
         let started = Instant::now();
         // Hands dealt from now on stay whatever day was asked: the cutoff never passes the
         // run's start, so a range that starts after it is never said to be archived.
@@ -621,7 +663,7 @@ impl SqlStore {
                 let mut file = match current.take() {
                     Some(file) if file.month == month => file,
                     Some(done) => {
-                        self.finish_month(done, dir, &mut archive, &mut cutoff_recorded)
+                        self.finish_month(done, dir, &mut archive, &mut cutoff_recorded, lock)
                             .await?;
                         MonthFile::create(dir, month)?
                     }
@@ -632,7 +674,7 @@ impl SqlStore {
             }
         }
         if let Some(done) = current.take() {
-            self.finish_month(done, dir, &mut archive, &mut cutoff_recorded)
+            self.finish_month(done, dir, &mut archive, &mut cutoff_recorded, lock)
                 .await?;
         }
         archive.cutoff_recorded = cutoff_recorded;
@@ -648,10 +690,13 @@ impl SqlStore {
         dir: &Path,
         archive: &mut Archive,
         cutoff_recorded: &mut bool,
+        lock: &mut ArchiveLock,
     ) -> Result<(), ArchiveError> {
         let dir = dir.to_path_buf();
         let before = archive.before;
         let folder = dir.clone();
+        // Still the only run: a file named now is one no other run writes.
+        lock.check().await?;
         let (file, ids) = tokio::task::spawn_blocking(move || month.finish(&dir, before))
             .await
             .map_err(|e| ArchiveError::File {
@@ -661,12 +706,12 @@ impl SqlStore {
         if !*cutoff_recorded {
             // Before the first delete: a player's range is said to be archived before any
             // of its hands goes.
-            self.record_cutoff(before).await?;
+            self.record_cutoff(before, lock).await?;
             *cutoff_recorded = true;
         }
         archive.files.push(file);
         for chunk in ids.chunks(DELETE_BATCH) {
-            let (hands, players) = self.delete_hands(chunk).await?;
+            let (hands, players) = self.delete_hands(chunk, lock).await?;
             archive.hands_deleted += hands;
             archive.players_deleted += players;
         }
@@ -732,10 +777,22 @@ impl SqlStore {
 
     /// Deletes some archived hands and their players in one transaction; returns the
     /// `hand` and `hand_player` rows deleted.
-    async fn delete_hands(&self, ids: &[HandId]) -> StoreResult<(u64, u64)> {
+    ///
+    /// On PostgreSQL on the lock's own connection: if that session has ended (the
+    /// connection dropped, an idle timeout, `pg_terminate_backend`), its advisory lock
+    /// went with it and another run may have started, so the delete fails and the run
+    /// stops rather than go on unlocked.
+    async fn delete_hands(
+        &self,
+        ids: &[HandId],
+        lock: &mut ArchiveLock,
+    ) -> StoreResult<(u64, u64)> {
         let ids: Vec<String> = ids.iter().map(HandId::to_string).collect();
         let ids = json_rows(&ids)?;
-        let mut tx = self.begin().await?;
+        let mut tx = match lock.connection() {
+            Some(conn) => sqlx::Connection::begin(conn).await?,
+            None => self.begin().await?,
+        };
         let players = sqlx::query(DELETE_PLAYERS.of(self.backend))
             .bind(&ids)
             .execute(&mut *tx)
@@ -750,14 +807,17 @@ impl SqlStore {
         Ok((hands, players))
     }
 
-    /// Remembers `before` as the archive's cutoff, unless a later one is remembered.
-    async fn record_cutoff(&self, before: i64) -> StoreResult<()> {
-        sqlx::query(SET_CUTOFF)
+    /// Remembers `before` as the archive's cutoff, unless a later one is remembered (on
+    /// the lock's connection on PostgreSQL, as the deletes).
+    async fn record_cutoff(&self, before: i64, lock: &mut ArchiveLock) -> StoreResult<()> {
+        let query = sqlx::query(SET_CUTOFF)
             .bind(before)
             .bind(now_ms())
-            .bind(CUTOFF_ROW)
-            .execute(&self.pool)
-            .await?;
+            .bind(CUTOFF_ROW);
+        match lock.connection() {
+            Some(conn) => query.execute(conn).await?,
+            None => query.execute(&self.pool).await?,
+        };
         Ok(())
     }
 }

@@ -353,6 +353,21 @@ pub(crate) async fn archive_a_second_run_at_the_same_time_is_refused_and_a_dead_
         matches!(second.archive_lock().await, Err(ArchiveError::Busy(_))),
         "nor can another store take it"
     );
+    // SQLite: nor a store that names the file through a symbolic link.
+    if let Some(file) = url.strip_prefix("sqlite://") {
+        let file = file.split('?').next().unwrap();
+        let link = format!("{file}.link.db");
+        std::os::unix::fs::symlink(file, &link).unwrap();
+        let aliased = SqlStore::connect(&format!("sqlite://{link}"))
+            .await
+            .unwrap();
+        assert!(
+            matches!(aliased.archive_lock().await, Err(ArchiveError::Busy(_))),
+            "the lock is the file's, whatever its name"
+        );
+        aliased.close().await;
+        std::fs::remove_file(&link).unwrap();
+    }
     assert!(
         !folder.0.exists() || names_in(&folder.0).is_empty(),
         "a refused run writes nothing"
@@ -382,5 +397,60 @@ pub(crate) async fn archive_a_second_run_at_the_same_time_is_refused_and_a_dead_
         }
     };
     lock.release().await;
+    audit_holds(store).await;
+}
+
+/// The lock's session ends under a run (PostgreSQL: a dropped connection, an idle
+/// timeout, `pg_terminate_backend`), which lets another run start: the run stops with
+/// `LockLost` before it names a file or deletes a hand, and a new run then archives
+/// everything once.
+pub(crate) async fn archive_a_run_whose_lock_is_lost_stops_before_naming_a_file_or_deleting(
+    store: &SqlStore,
+    url: &str,
+) {
+    let folder = Folder(std::env::temp_dir().join(format!("poker-archive-{}", HandId::new())));
+    let ann = player(store, "ann", 1000).await;
+    let table = store.create_table("a1", "{}").await.unwrap();
+    store.buy_in(table, 0, ann, 500, None, None).await.unwrap();
+    let november = day_start("2025-11-20").unwrap();
+    for n in 1..=3u64 {
+        let mut h = hand(table, n, &[(ann, 0, 500, 500)], 0);
+        h.started_at = november + n as i64 * 60_000;
+        h.ended_at = h.started_at + 1;
+        store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
+    }
+    let december = day_start("2025-12-01").unwrap();
+    let mut lock = store.archive_lock().await.unwrap();
+    // Another connection ends the lock's session, as an idle timeout would.
+    let admin = SqlStore::connect_admin(url).await.unwrap();
+    let ended: Vec<(bool,)> = sqlx::query_as(
+        "select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' \
+         and database = (select oid from pg_database where datname = current_database())",
+    )
+    .fetch_all(&admin)
+    .await
+    .unwrap();
+    assert_eq!(ended, vec![(true,)], "the lock's session");
+    admin.close().await;
+    match store
+        .archive_hands_with(december, &folder.0, &mut lock)
+        .await
+    {
+        Err(ArchiveError::LockLost(_)) => {}
+        other => panic!("the run stops: {other:?}"),
+    }
+    drop(lock);
+    assert!(
+        !folder.0.exists() || names_in(&folder.0).is_empty(),
+        "no file named: {:?}",
+        names_in(&folder.0)
+    );
+    assert_eq!(store.table_hands(table, 10, 0).await.unwrap().len(), 3);
+    assert_eq!(store.archive_cutoff().await.unwrap(), None);
+    // The next run takes the lock and archives each hand once (the newest stays).
+    let done = store.archive_hands(december, &folder.0).await.unwrap();
+    assert_eq!(done.hands_deleted, 2);
+    let files: Vec<_> = done.files.iter().map(|f| read_checked(&f.path)).collect();
+    assert_eq!(files.iter().map(Vec::len).sum::<usize>(), 2);
     audit_holds(store).await;
 }

@@ -222,3 +222,20 @@ async fn postgres_lease_no_nodes_clock_decides_whether_a_lease_is_live() {
     skew::lease_no_nodes_clock_decides_whether_a_lease_is_live(&store, &db.url).await;
     store.close().await;
 }
+
+/// A run whose session-held lock is lost (PostgreSQL only: SQLite's lock is a file lock
+/// of the process).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_archive_a_run_whose_lock_is_lost_stops_before_naming_a_file_or_deleting() {
+    let Some((db, store)) =
+        on_postgres("archive_a_run_whose_lock_is_lost_stops_before_naming_a_file_or_deleting")
+            .await
+    else {
+        return;
+    };
+    archive::archive_a_run_whose_lock_is_lost_stops_before_naming_a_file_or_deleting(
+        &store, &db.url,
+    )
+    .await;
+    store.close().await;
+}
