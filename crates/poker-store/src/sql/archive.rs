@@ -346,6 +346,11 @@ struct MonthFile {
     out: std::io::BufWriter<std::fs::File>,
     /// The hands written, in order: what reading back must find.
     written: Vec<HandId>,
+    /// The hands of the month's files already named in the folder (by a run that
+    /// stopped before deleting them all): never written again.
+    named: std::collections::HashSet<HandId>,
+    /// Those of them this run found still in the database: deleted, not written.
+    found: Vec<HandId>,
 }
 
 /// A temporary file, removed when dropped.
@@ -382,16 +387,23 @@ impl MonthFile {
             .mode(0o600)
             .open(&path)
             .map_err(file_error(&path))?;
+        let named = named_hands(dir, &month)?;
         Ok(MonthFile {
             month,
             partial: Partial(path),
             out: std::io::BufWriter::new(file),
             written: Vec::new(),
+            named,
+            found: Vec::new(),
         })
     }
 
-    /// Writes one hand's line.
+    /// Writes one hand's line, unless a file of the folder has it already.
     fn write(&mut self, hand: &ArchivedHand) -> Result<(), ArchiveError> {
+        if self.named.contains(&hand.hand.hand_id) {
+            self.found.push(hand.hand.hand_id);
+            return Ok(());
+        }
         let line = serde_json::to_string(hand).map_err(|e| ArchiveError::File {
             path: self.partial.0.clone(),
             reason: format!("a hand that cannot be written: {e}"),
@@ -407,14 +419,26 @@ impl MonthFile {
     /// Flushes the file to disk, reads it back (every line parsed, its hands those
     /// written, in order, each dealt before `before` and complete or void), writes its
     /// SHA-256 beside it and names both, the data last; returns the file and the ids read
-    /// back.
-    fn finish(self, dir: &Path, before: i64) -> Result<(ArchiveFile, Vec<HandId>), ArchiveError> {
+    /// back; with the hands found already in a named file, to delete. No file when every
+    /// hand was found so (nothing new to write).
+    fn finish(
+        self,
+        dir: &Path,
+        before: i64,
+    ) -> Result<(Option<ArchiveFile>, Vec<HandId>), ArchiveError> {
         let MonthFile {
             month,
             partial,
             out,
             written,
+            found,
+            ..
         } = self;
+        if written.is_empty() {
+            drop(out);
+            drop(partial);
+            return Ok((None, found));
+        }
         let file = out
             .into_inner()
             .map_err(|e| file_error(&partial.0)(e.into_error()))?;
@@ -456,15 +480,18 @@ impl MonthFile {
         std::fs::File::open(dir)
             .and_then(|f| f.sync_all())
             .map_err(file_error(dir))?;
+        let hands = read_back.len() as u64;
+        let mut ids = read_back;
+        ids.extend(found);
         Ok((
-            ArchiveFile {
+            Some(ArchiveFile {
                 path,
                 month,
-                hands: read_back.len() as u64,
+                hands,
                 bytes,
                 sha256,
-            },
-            read_back,
+            }),
+            ids,
         ))
     }
 }
@@ -513,6 +540,60 @@ fn read_back(path: &Path, before: i64) -> Result<(Vec<HandId>, String, u64), Arc
 
 /// The first name of a month's archive that is free in `dir`, with its checksum's:
 /// `hands-YYYY-MM.jsonl`, then `hands-YYYY-MM.2.jsonl`, `.3`...
+/// The hands of the month's files already named in `dir` (`hands-MONTH.jsonl` and its
+/// parts `hands-MONTH.N.jsonl`), each checked against its `.sha256` first: a run stopped
+/// (killed, its lock lost, a delete failed) after naming a file but before deleting all
+/// its hands leaves them in the database, and the next run into the same folder deletes
+/// them instead of writing them into a part of their own. A file that does not match its
+/// checksum stops the run ([`ArchiveError::Check`]): which hands it holds is not known.
+fn named_hands(dir: &Path, month: &str) -> Result<std::collections::HashSet<HandId>, ArchiveError> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        hand_id: HandId,
+    }
+    let mut named = std::collections::HashSet::new();
+    let first = format!("hands-{month}.jsonl");
+    let part = format!("hands-{month}.");
+    for entry in std::fs::read_dir(dir).map_err(file_error(dir))? {
+        let entry = entry.map_err(file_error(dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_part = name
+            .strip_prefix(&part)
+            .and_then(|rest| rest.strip_suffix(".jsonl"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if name != first && !is_part {
+            continue;
+        }
+        let path = entry.path();
+        let check = |reason: String| ArchiveError::Check {
+            path: path.clone(),
+            reason,
+        };
+        let bytes = std::fs::read(&path).map_err(file_error(&path))?;
+        let sum_path = dir.join(format!("{name}.sha256"));
+        let sum = std::fs::read_to_string(&sum_path).map_err(file_error(&sum_path))?;
+        let hex: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if sum.split_whitespace().next() != Some(hex.as_str()) {
+            return Err(check(format!(
+                "does not match {}: which hands it holds is not known; restore it from a copy",
+                sum_path.display()
+            )));
+        }
+        for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+            if line.is_empty() {
+                continue;
+            }
+            let line: Line =
+                serde_json::from_slice(line).map_err(|e| check(format!("line {}: {e}", n + 1)))?;
+            named.insert(line.hand_id);
+        }
+    }
+    Ok(named)
+}
+
 fn free_name(dir: &Path, month: &str) -> (String, PathBuf) {
     (1..)
         .map(|part| match part {
@@ -709,7 +790,7 @@ impl SqlStore {
             self.record_cutoff(before, lock).await?;
             *cutoff_recorded = true;
         }
-        archive.files.push(file);
+        archive.files.extend(file);
         for chunk in ids.chunks(DELETE_BATCH) {
             let (hands, players) = self.delete_hands(chunk, lock).await?;
             archive.hands_deleted += hands;

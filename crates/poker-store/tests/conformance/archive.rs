@@ -454,3 +454,79 @@ pub(crate) async fn archive_a_run_whose_lock_is_lost_stops_before_naming_a_file_
     assert_eq!(files.iter().map(Vec::len).sum::<usize>(), 2);
     audit_holds(store).await;
 }
+
+/// A run that stopped after naming a month's file but before deleting all its hands (a
+/// kill, a lost lock, a failed delete) leaves them in the database: the next run into the
+/// same folder deletes them without writing them again, so a month's parts never hold a
+/// hand twice; a named file that no longer matches its checksum stops the run before
+/// anything is deleted.
+pub(crate) async fn archive_a_rerun_deletes_the_hands_a_stopped_run_named_without_writing_them_again(
+    store: &SqlStore,
+    url: &str,
+) {
+    let folder = Folder(std::env::temp_dir().join(format!("poker-archive-{}", HandId::new())));
+    let ann = player(store, "ann", 1000).await;
+    let table = store.create_table("a1", "{}").await.unwrap();
+    store.buy_in(table, 0, ann, 500, None, None).await.unwrap();
+    let november = day_start("2025-11-20").unwrap();
+    for n in 1..=4u64 {
+        let mut h = hand(table, n, &[(ann, 0, 500, 500)], 0);
+        h.started_at = november + n as i64 * 60_000;
+        h.ended_at = h.started_at + 1;
+        store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
+    }
+    let december = day_start("2025-12-01").unwrap();
+    // The rows as they are, to put back as a run stopped before its deletes leaves them.
+    let sql = SqlStore::connect_admin(url).await.unwrap();
+    for statement in [
+        "create table hand_kept as select * from hand",
+        "create table hand_player_kept as select * from hand_player",
+    ] {
+        sqlx::query(statement).execute(&sql).await.unwrap();
+    }
+    let put_back = || async {
+        for statement in [
+            "insert into hand select * from hand_kept k \
+             where not exists (select 1 from hand h where h.hand_id = k.hand_id)",
+            "insert into hand_player select * from hand_player_kept k \
+             where not exists (select 1 from hand_player p where p.hand_id = k.hand_id)",
+        ] {
+            sqlx::query(statement).execute(&sql).await.unwrap();
+        }
+    };
+    let first = store.archive_hands(december, &folder.0).await.unwrap();
+    assert_eq!(first.hands_deleted, 3, "all but the table's newest");
+    let names = names_in(&folder.0);
+    assert_eq!(names, ["hands-2025-11.jsonl", "hands-2025-11.jsonl.sha256"]);
+    let file = std::fs::read(folder.0.join(&names[0])).unwrap();
+
+    // As if that run had stopped before its deletes: the hands are in the database again.
+    put_back().await;
+    assert_eq!(store.table_hands(table, 10, 0).await.unwrap().len(), 4);
+    let again = store.archive_hands(december, &folder.0).await.unwrap();
+    assert!(
+        again.files.is_empty(),
+        "nothing written again: {:?}",
+        again.files
+    );
+    assert_eq!(again.hands_deleted, 3);
+    assert_eq!(names_in(&folder.0), names);
+    assert_eq!(std::fs::read(folder.0.join(&names[0])).unwrap(), file);
+    assert_eq!(store.table_hands(table, 10, 0).await.unwrap().len(), 1);
+
+    // A named file changed since: which hands it holds is not known, so nothing goes.
+    put_back().await;
+    let mut changed = file.clone();
+    changed.extend_from_slice(b"\n");
+    std::fs::write(folder.0.join(&names[0]), &changed).unwrap();
+    match store.archive_hands(december, &folder.0).await {
+        Err(ArchiveError::Check { .. }) => {}
+        other => panic!("a file that does not match its checksum stops the run: {other:?}"),
+    }
+    assert_eq!(store.table_hands(table, 10, 0).await.unwrap().len(), 4);
+    for statement in ["drop table hand_kept", "drop table hand_player_kept"] {
+        sqlx::query(statement).execute(&sql).await.unwrap();
+    }
+    sql.close().await;
+    audit_holds(store).await;
+}

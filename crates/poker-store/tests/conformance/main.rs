@@ -197,6 +197,7 @@ scenarios! {
     notes::a_players_results_and_ranges_are_read_by_the_deal_and_rows_of_the_previous_release_too, url;
     archive::archive_moves_the_hands_dealt_before_a_day_to_verified_monthly_files_and_keeps_the_rest;
     archive::archive_a_second_run_at_the_same_time_is_refused_and_a_dead_runs_lock_is_let_go, url;
+    archive::archive_a_rerun_deletes_the_hands_a_stopped_run_named_without_writing_them_again, url;
 }
 
 /// Several nodes' commits (Postgres only: an embedded SQLite has one writer).
