@@ -446,7 +446,8 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
         .fetch_one(&pool)
         .await?;
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let n = a.calls + 1;
+    // Enough for the queries timed `few` times too (at least five calls).
+    let n = a.calls.max(5) + 1;
     let ids = async |prefix: &str, count: i64, rng: &mut Rng| -> anyhow::Result<Vec<String>> {
         let mut out = Vec::new();
         for _ in 0..n {

@@ -614,6 +614,29 @@ fn free_name(dir: &Path, month: &str) -> (String, PathBuf) {
         .expect("a free part number")
 }
 
+/// An exclusive `flock` on `DIR/.archive-lock` (made once and left there), or
+/// [`ArchiveError::Busy`] if another process holds it.
+fn lock_folder(dir: &Path) -> Result<std::fs::File, ArchiveError> {
+    let path = dir.join(".archive-lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(file_error(&path))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(ArchiveError::Busy(format!(
+            "{} is locked: a run is writing into this folder",
+            path.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(ArchiveError::File {
+            path,
+            reason: format!("cannot lock: {e}"),
+        }),
+    }
+}
+
 /// Gives `from` the name `to`, failing if `to` exists (a file that appeared meanwhile is
 /// never replaced).
 fn link(from: &Path, to: &Path) -> Result<(), ArchiveError> {
@@ -625,6 +648,17 @@ fn link(from: &Path, to: &Path) -> Result<(), ArchiveError> {
             e.to_string()
         },
     })
+}
+
+/// A database error on the lock's session said as the lock lost when that is why.
+async fn lost_or<T>(result: StoreResult<T>, lock: &mut ArchiveLock) -> Result<T, ArchiveError> {
+    match result {
+        Ok(v) => Ok(v),
+        Err(e) => match lock.check().await {
+            Err(ArchiveError::LockLost(_)) => Err(ArchiveError::LockLost(e.to_string())),
+            _ => Err(e.into()),
+        },
+    }
 }
 
 impl SqlStore {
@@ -718,6 +752,10 @@ impl SqlStore {
         // run's start, so a range that starts after it is never said to be archived.
         let before = before.min(now_ms());
         std::fs::create_dir_all(dir).map_err(file_error(dir))?;
+        // One run at a time into a folder too, held by this process until the run ends:
+        // the database's lock alone can be lost (a PostgreSQL session ended) while this run
+        // is still naming a file a next run could not yet see.
+        let _folder = lock_folder(dir)?;
         // The folder must take a file even when there is nothing to write.
         let probe = partial_in(dir, "probe");
         std::fs::File::create(&probe).map_err(file_error(dir))?;
@@ -787,12 +825,14 @@ impl SqlStore {
         if !*cutoff_recorded {
             // Before the first delete: a player's range is said to be archived before any
             // of its hands goes.
-            self.record_cutoff(before, lock).await?;
+            let recorded = self.record_cutoff(before, lock).await;
+            lost_or(recorded, lock).await?;
             *cutoff_recorded = true;
         }
         archive.files.extend(file);
         for chunk in ids.chunks(DELETE_BATCH) {
-            let (hands, players) = self.delete_hands(chunk, lock).await?;
+            let deleted = self.delete_hands(chunk, lock).await;
+            let (hands, players) = lost_or(deleted, lock).await?;
             archive.hands_deleted += hands;
             archive.players_deleted += players;
         }

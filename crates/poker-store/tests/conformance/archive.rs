@@ -35,11 +35,12 @@ fn read_checked(path: &Path) -> Vec<ArchivedHand> {
         .collect()
 }
 
-/// The names of the files in a folder, sorted.
+/// The names of the files in a folder, sorted, but the runs' lock file (`.archive-lock`).
 fn names_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != ".archive-lock")
         .collect();
     names.sort();
     names
@@ -375,8 +376,15 @@ pub(crate) async fn archive_a_second_run_at_the_same_time_is_refused_and_a_dead_
     assert_eq!(store.archive_cutoff().await.unwrap(), None);
     assert_eq!(store.table_hands(table, 10, 0).await.unwrap().len(), 2);
 
-    // Let go: the other store's run goes through (the table's newest hand stays).
+    // Let go: the other store's run goes through (the table's newest hand stays); but not
+    // while another process writes into the same folder (its own lock, held by the run's
+    // process for as long as it runs, even once the database's lock is lost).
     run.release().await;
+    std::fs::create_dir_all(&folder.0).unwrap();
+    let writing = std::fs::File::create(folder.0.join(".archive-lock")).unwrap();
+    writing.try_lock().unwrap();
+    busy(second.archive_hands(december, &folder.0).await);
+    drop(writing);
     let done = second.archive_hands(december, &folder.0).await.unwrap();
     assert_eq!(done.hands_deleted, 1);
 
