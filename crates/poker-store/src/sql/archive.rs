@@ -617,21 +617,29 @@ fn free_name(dir: &Path, month: &str) -> (String, PathBuf) {
 /// An exclusive `flock` on `DIR/.archive-lock` (made once and left there), or
 /// [`ArchiveError::Busy`] if another process holds it.
 fn lock_folder(dir: &Path) -> Result<std::fs::File, ArchiveError> {
-    let path = dir.join(".archive-lock");
+    flock(
+        &dir.join(".archive-lock"),
+        "is locked: a run is writing into this folder",
+    )
+}
+
+/// An exclusive `flock` on the file `path` (made if missing, never emptied), held as long
+/// as the file returned is open; [`ArchiveError::Busy`] saying `path` and `held` if
+/// another open file holds it.
+fn flock(path: &Path, held: &str) -> Result<std::fs::File, ArchiveError> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(&path)
-        .map_err(file_error(&path))?;
+        .open(path)
+        .map_err(file_error(path))?;
     match file.try_lock() {
         Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(ArchiveError::Busy(format!(
-            "{} is locked: a run is writing into this folder",
-            path.display()
-        ))),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err(ArchiveError::Busy(format!("{} {held}", path.display())))
+        }
         Err(std::fs::TryLockError::Error(e)) => Err(ArchiveError::File {
-            path,
+            path: path.to_path_buf(),
             reason: format!("cannot lock: {e}"),
         }),
     }
@@ -714,22 +722,8 @@ impl SqlStore {
                 let mut name = db.as_os_str().to_owned();
                 name.push(".archive-lock");
                 let path = PathBuf::from(name);
-                let file = std::fs::OpenOptions::new()
-                    .create(true)
-                    .truncate(false)
-                    .write(true)
-                    .open(&path)
-                    .map_err(file_error(&path))?;
-                match file.try_lock() {
-                    Ok(()) => Ok(ArchiveLock(Some(Held::Sqlite(file)))),
-                    Err(std::fs::TryLockError::WouldBlock) => {
-                        Err(ArchiveError::Busy(format!("{} is locked", path.display())))
-                    }
-                    Err(std::fs::TryLockError::Error(e)) => Err(ArchiveError::File {
-                        path,
-                        reason: format!("cannot lock: {e}"),
-                    }),
-                }
+                let file = flock(&path, "is locked")?;
+                Ok(ArchiveLock(Some(Held::Sqlite(file))))
             }
             (None, Backend::Sqlite) => Err(ArchiveError::Store(StoreError::Config(
                 "a SQLite store without its file".into(),
