@@ -7,19 +7,16 @@
 use crate::common;
 
 use common::pokerd::run;
-use common::{assert_conserved, play, Db, DbGuard, Server};
+use common::{assert_conserved, play, Client, Db, DbGuard, Server};
 use poker_rules::Action;
 use poker_store::{HandStatus, SqlStore, TableId};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn pokerd_archive_moves_a_playing_rooms_hands_to_checked_files_and_the_history_says_they_are_archived(
-) {
-    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
-    let url = guard.url();
-    let mut server = Server::start(&url, &[]).await;
+/// Ann and Ben sit at a new table and play `hands` hands (calling or checking), stored
+/// before this returns: the table, their connections, and Ann's session token.
+async fn ann_and_ben_play(server: &Server, hands: usize) -> (String, Vec<Client>, String) {
     server.player("ann", 1000).await;
     server.player("ben", 1000).await;
     let clock = json!({ "action_ms": 30000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
@@ -28,7 +25,6 @@ async fn pokerd_archive_moves_a_playing_rooms_hands_to_checked_files_and_the_his
     for (seat, c) in clients.iter_mut().enumerate() {
         c.sat(&table_id, seat as u32, 200).await;
     }
-    let hands = 6;
     play(&mut clients, &table_id, hands, |_, _, legal| {
         if legal.call.is_some() {
             Action::Call
@@ -49,6 +45,17 @@ async fn pokerd_archive_moves_a_playing_rooms_hands_to_checked_files_and_the_his
         assert!(Instant::now() < deadline, "the hands are not stored");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    (table_id, clients, ann)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pokerd_archive_moves_a_playing_rooms_hands_to_checked_files_and_the_history_says_they_are_archived(
+) {
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let url = guard.url();
+    let mut server = Server::start(&url, &[]).await;
+    let hands = 6;
+    let (table_id, _clients, ann) = ann_and_ben_play(&server, hands).await;
 
     // What the admin API answers for each hand of the table, before the archive.
     let table: TableId = table_id.parse().unwrap();
@@ -258,34 +265,8 @@ async fn a_node_fills_the_deal_time_of_its_players_rows_in_the_background(db: Db
     };
     let url = guard.url();
     let mut server = Server::start(&url, &[]).await;
-    server.player("ann", 1000).await;
-    server.player("ben", 1000).await;
-    let clock = json!({ "action_ms": 30000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
-    let table_id = server.table(clock).await;
-    let mut clients = vec![server.client("ann").await, server.client("ben").await];
-    for (seat, c) in clients.iter_mut().enumerate() {
-        c.sat(&table_id, seat as u32, 200).await;
-    }
     let hands = 5;
-    play(&mut clients, &table_id, hands, |_, _, legal| {
-        if legal.call.is_some() {
-            Action::Call
-        } else {
-            Action::Check
-        }
-    })
-    .await;
-    let ann = server.login("ann").await;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let a = server.get_as(&ann, "/api/me/hands?limit=100").await;
-        assert_eq!(a.status, 200, "{}", a.text);
-        if a.body.as_array().unwrap().len() >= hands {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the hands are not stored");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let (_table_id, clients, ann) = ann_and_ben_play(&server, hands).await;
     let history = server.get_as(&ann, "/api/me/hands?limit=100").await.body;
     let stats = server.get_as(&ann, "/api/me/stats").await.body;
     drop(clients);

@@ -191,9 +191,13 @@ pub enum ArchiveError {
     LockLost(String),
 }
 
-/// The key of the archive's advisory lock on PostgreSQL ("pokerarc" in ASCII): advisory
-/// locks are per database, so rooms on other databases of one server never meet it.
-const ARCHIVE_LOCK_KEY: i64 = 0x706f_6b65_7261_7263;
+/// The archive's advisory lock on PostgreSQL: the pair ("parc" in ASCII, the room's
+/// schema hashed). Advisory locks are per database; the schema's hash keeps rooms in two
+/// schemas of one database (each with its `search_path`, as the tests' shared cluster
+/// has) apart too. Two schemas of the same hash only wait for each other's runs.
+/// The second key, `hashtext(current_schema()) & 2147483647`, is never negative, so that
+/// `pg_locks.objid` shows it as it is.
+pub(crate) const ARCHIVE_LOCK_CLASS: i32 = 0x7061_7263;
 
 /// The database's archive lock, held for a whole run by [`SqlStore::archive_hands`] (or
 /// taken with [`SqlStore::archive_lock`]): a second run on the same database is refused
@@ -215,10 +219,13 @@ impl ArchiveLock {
     pub async fn release(mut self) {
         match self.0.take() {
             Some(Held::Postgres(mut conn)) => {
-                let _ = sqlx::query("select pg_advisory_unlock($1)")
-                    .bind(ARCHIVE_LOCK_KEY)
-                    .execute(&mut *conn)
-                    .await;
+                let _ = sqlx::query(concat!(
+                    "select pg_advisory_unlock($1, ",
+                    "(hashtext(current_schema()) & 2147483647))"
+                ))
+                .bind(ARCHIVE_LOCK_CLASS)
+                .execute(&mut *conn)
+                .await;
                 // The session holds nothing now; it still ends rather than go back to the
                 // pool, should the unlock have failed.
                 let _ = sqlx::Connection::close(conn.detach()).await;
@@ -702,15 +709,18 @@ impl SqlStore {
         match (&self.sqlite_file, self.backend) {
             (_, Backend::Postgres) => {
                 let mut conn = self.pool.acquire().await.map_err(StoreError::from)?;
-                let got: bool = sqlx::query_scalar("select pg_try_advisory_lock($1)")
-                    .bind(ARCHIVE_LOCK_KEY)
-                    .fetch_one(&mut *conn)
-                    .await
-                    .map_err(StoreError::from)?;
+                let got: bool = sqlx::query_scalar(concat!(
+                    "select pg_try_advisory_lock($1, ",
+                    "(hashtext(current_schema()) & 2147483647))"
+                ))
+                .bind(ARCHIVE_LOCK_CLASS)
+                .fetch_one(&mut *conn)
+                .await
+                .map_err(StoreError::from)?;
                 if !got {
                     // The connection goes back to the pool holding nothing.
                     return Err(ArchiveError::Busy(format!(
-                        "PostgreSQL's advisory lock {ARCHIVE_LOCK_KEY} is held"
+                        "PostgreSQL's advisory lock ({ARCHIVE_LOCK_CLASS}, this schema's hash) is held"
                     )));
                 }
                 Ok(ArchiveLock(Some(Held::Postgres(conn))))

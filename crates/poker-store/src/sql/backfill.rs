@@ -22,10 +22,11 @@ const UNFILLED: &str = "select hand_id, created_at from hand_player where starte
                         and hand_id > $1 order by hand_id limit $2";
 
 /// PostgreSQL: one node's batch at a time, whichever node (the transaction's advisory
-/// lock, "pokerfil" in ASCII). Two nodes filling at once took rows of the same hands (a
+/// lock, "pfil" in ASCII and the room's schema hashed, as the archive's lock). Two nodes filling at once took rows of the same hands (a
 /// batch's limit cuts a hand's rows, and each fills the whole hand), deadlocked on them,
 /// and filled a tenth as fast as one alone.
-const FILL_LOCK: &str = "select pg_try_advisory_xact_lock(8101812338117994860)";
+const FILL_LOCK: &str =
+    "select pg_try_advisory_xact_lock(1885759852, (hashtext(current_schema()) & 2147483647))";
 
 /// The hands of some rows (one JSON array of ids).
 const HANDS_OF: Dialects = Dialects {

@@ -319,6 +319,22 @@ pub(crate) async fn archive_moves_the_hands_dealt_before_a_day_to_verified_month
     audit_holds(store).await;
 }
 
+/// A table where Ann played `hands` hands a minute apart from 2025-11-20, none winning
+/// or losing a chip (nothing raked).
+async fn ann_plays_in_november(store: &SqlStore, hands: u64) -> TableId {
+    let ann = player(store, "ann", 1000).await;
+    let table = store.create_table("a1", "{}").await.unwrap();
+    store.buy_in(table, 0, ann, 500, None, None).await.unwrap();
+    let november = day_start("2025-11-20").unwrap();
+    for n in 1..=hands {
+        let mut h = hand(table, n, &[(ann, 0, 500, 500)], 0);
+        h.started_at = november + n as i64 * 60_000;
+        h.ended_at = h.started_at + 1;
+        store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
+    }
+    table
+}
+
 /// Two archive runs at once would write the same hands to two files: while one holds the
 /// database's archive lock, another (from this store or a second one, as a second
 /// `pokerd archive` process would be) is refused before it reads or writes anything, and
@@ -329,16 +345,7 @@ pub(crate) async fn archive_a_second_run_at_the_same_time_is_refused_and_a_dead_
     url: &str,
 ) {
     let folder = Folder(std::env::temp_dir().join(format!("poker-archive-{}", HandId::new())));
-    let ann = player(store, "ann", 1000).await;
-    let table = store.create_table("a1", "{}").await.unwrap();
-    store.buy_in(table, 0, ann, 500, None, None).await.unwrap();
-    let november = day_start("2025-11-20").unwrap();
-    for n in 1..=2u64 {
-        let mut h = hand(table, n, &[(ann, 0, 500, 500)], 0);
-        h.started_at = november + n as i64 * 60_000;
-        h.ended_at = h.started_at + 1;
-        store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
-    }
+    let table = ann_plays_in_november(store, 2).await;
     let december = day_start("2025-12-01").unwrap();
     let busy = |r: Result<poker_store::Archive, ArchiveError>| match r {
         Err(ArchiveError::Busy(who)) => who,
@@ -417,23 +424,16 @@ pub(crate) async fn archive_a_run_whose_lock_is_lost_stops_before_naming_a_file_
     url: &str,
 ) {
     let folder = Folder(std::env::temp_dir().join(format!("poker-archive-{}", HandId::new())));
-    let ann = player(store, "ann", 1000).await;
-    let table = store.create_table("a1", "{}").await.unwrap();
-    store.buy_in(table, 0, ann, 500, None, None).await.unwrap();
-    let november = day_start("2025-11-20").unwrap();
-    for n in 1..=3u64 {
-        let mut h = hand(table, n, &[(ann, 0, 500, 500)], 0);
-        h.started_at = november + n as i64 * 60_000;
-        h.ended_at = h.started_at + 1;
-        store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
-    }
+    let table = ann_plays_in_november(store, 3).await;
     let december = day_start("2025-12-01").unwrap();
     let mut lock = store.archive_lock().await.unwrap();
     // Another connection ends the lock's session, as an idle timeout would.
     let admin = SqlStore::connect_admin(url).await.unwrap();
     let ended: Vec<(bool,)> = sqlx::query_as(
         "select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' \
-         and database = (select oid from pg_database where datname = current_database())",
+         and database = (select oid from pg_database where datname = current_database()) \
+         and classid = 1885434467 \
+         and objid::bigint = (hashtext(current_schema()) & 2147483647)",
     )
     .fetch_all(&admin)
     .await
@@ -473,16 +473,7 @@ pub(crate) async fn archive_a_rerun_deletes_the_hands_a_stopped_run_named_withou
     url: &str,
 ) {
     let folder = Folder(std::env::temp_dir().join(format!("poker-archive-{}", HandId::new())));
-    let ann = player(store, "ann", 1000).await;
-    let table = store.create_table("a1", "{}").await.unwrap();
-    store.buy_in(table, 0, ann, 500, None, None).await.unwrap();
-    let november = day_start("2025-11-20").unwrap();
-    for n in 1..=4u64 {
-        let mut h = hand(table, n, &[(ann, 0, 500, 500)], 0);
-        h.started_at = november + n as i64 * 60_000;
-        h.ended_at = h.started_at + 1;
-        store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
-    }
+    let table = ann_plays_in_november(store, 4).await;
     let december = day_start("2025-12-01").unwrap();
     // The rows as they are, to put back as a run stopped before its deletes leaves them.
     let sql = SqlStore::connect_admin(url).await.unwrap();
