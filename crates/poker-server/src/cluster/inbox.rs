@@ -12,10 +12,10 @@ use futures_util::StreamExt;
 use poker_protocol::ServerMsg;
 use poker_store::{PlayerId, TableId};
 use serde::Deserialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 /// A connection queue's inbox: where the owners of the tables it joined on other nodes
 /// send their batches.
@@ -226,8 +226,44 @@ fn admit(frame: &Out, behind: &mut HashSet<TableId>) -> bool {
     }
 }
 
-/// The queues made for remote inboxes, by inbox.
-pub(super) type Queues = Arc<Mutex<HashMap<String, mpsc::WeakSender<Batch>>>>;
+/// The queues made for remote inboxes, by inbox, each with its forwarder's marks.
+pub(super) type Queues = Arc<Mutex<HashMap<String, (mpsc::WeakSender<Batch>, Marks)>>>;
+
+/// The requests waiting for a forwarder to publish what was queued before them, in the
+/// order their marks (empty batches, which a table never sends) are in its queue.
+type Marks = Arc<Mutex<VecDeque<oneshot::Sender<()>>>>;
+
+/// The longest a request's answer waits for its forwarder (NATS down: the caller has
+/// given up by then anyway).
+const MARK_PATIENCE: Duration = Duration::from_secs(2);
+
+/// A remote inbox's queue, as a request to the table gets it.
+pub(super) struct Forward {
+    pub(super) queue: mpsc::Sender<Batch>,
+    marks: Marks,
+}
+
+impl Forward {
+    /// Waits until the forwarder has handed NATS every batch the table queued before now,
+    /// so that the answer published next comes after them: a connection's node that has
+    /// the answer to an action has its event too, whatever happens to this node or to
+    /// NATS right after.
+    pub(super) async fn published(&self) {
+        let (tx, rx) = oneshot::channel();
+        {
+            // The mark is queued and noted under one lock, so marks and their waiters
+            // stay in one order.
+            let mut marks = lock(&self.marks);
+            // A full queue: its connection is behind and gets a snapshot (nothing to keep
+            // in order); a closed one: nothing more goes.
+            if self.queue.try_send(Vec::new()).is_err() {
+                return;
+            }
+            marks.push_back(tx);
+        }
+        let _ = tokio::time::timeout(MARK_PATIENCE, rx).await;
+    }
+}
 
 /// How often a forwarder checks that its inbox's node is still there.
 const ALIVE_EVERY: Duration = Duration::from_secs(20);
@@ -237,23 +273,27 @@ const ALIVE_EVERY: Duration = Duration::from_secs(20);
 /// that stopped), when the connection is gone (`<inbox>.gone`), or when the inbox's node
 /// no longer answers (killed: nobody said gone).
 impl Cluster {
-    pub(super) async fn forwarder(
-        self: &Arc<Cluster>,
-        queues: &Queues,
-        inbox: String,
-    ) -> mpsc::Sender<Batch> {
+    pub(super) async fn forwarder(self: &Arc<Cluster>, queues: &Queues, inbox: String) -> Forward {
         let cluster = self;
         // Looked up and made under one lock: two requests of one connection answered at
         // once (a sit and a resubscription) must find one queue, or the actor would hold
         // two subscribers sending the connection everything twice.
-        let (queue, mut rx) = {
+        let (queue, mut rx, marks) = {
             let mut made = lock(queues);
-            if let Some(queue) = made.get(&inbox).and_then(|q| q.upgrade()) {
-                return queue;
+            if let Some((queue, marks)) = made.get(&inbox) {
+                if let Some(queue) = queue.upgrade() {
+                    let marks = marks.clone();
+                    return Forward { queue, marks };
+                }
             }
             let (queue, rx) = mpsc::channel::<Batch>(1024);
-            made.insert(inbox.clone(), queue.downgrade());
-            (queue, rx)
+            let marks = Marks::default();
+            made.insert(inbox.clone(), (queue.downgrade(), marks.clone()));
+            (queue, rx, marks)
+        };
+        let forward = Forward {
+            queue,
+            marks: marks.clone(),
         };
         let gone = cluster.nats.subscribe(subjects::gone(&inbox)).await.ok();
         let nats = cluster.nats.clone();
@@ -275,6 +315,13 @@ impl Cluster {
                 tokio::select! {
                     batch = rx.recv() => {
                         let Some(batch) = batch else { break };
+                        if batch.is_empty() {
+                            // A request's mark: what was queued before it is published.
+                            if let Some(mark) = lock(&marks).pop_front() {
+                                let _ = mark.send(());
+                            }
+                            continue;
+                        }
                         if super::wire::publish(&nats, inbox.clone(), encode(batch)).await.is_err() {
                             break;
                         }
@@ -292,14 +339,19 @@ impl Cluster {
                     }
                 }
             }
-            // Ours is closed now; a newer queue for the same inbox stays.
+            // Ours is closed now (no mark can be queued: its waiters go on); a newer
+            // queue for the same inbox stays.
             drop(rx);
+            lock(&marks).clear();
             let mut queues = lock(&queues);
-            if queues.get(&inbox).is_some_and(|q| q.upgrade().is_none()) {
+            if queues
+                .get(&inbox)
+                .is_some_and(|(q, _)| q.upgrade().is_none())
+            {
                 queues.remove(&inbox);
             }
         });
-        queue
+        forward
     }
 }
 

@@ -75,7 +75,17 @@ impl Cluster {
                 .payload(payload.clone())
                 .timeout(Some(patience));
             let sent = tokio::time::Instant::now();
-            match self.nats.send_request(subjects::table(table), ask).await {
+            // The patience holds from the start: with NATS down, the client's queue of
+            // commands fills up, and a request waits for room there until NATS is back.
+            let asked = tokio::time::timeout(
+                patience,
+                self.nats.send_request(subjects::table(table), ask),
+            );
+            let Ok(asked) = asked.await else {
+                tracing::info!("table {table}: not sent within {patience:?}");
+                return Err(Refusal::Moving);
+            };
+            match asked {
                 Ok(message) => {
                     self.metrics.nats_round_trip.observe(sent.elapsed());
                     let answer =
@@ -193,14 +203,22 @@ async fn answer(
         return Err(Refusal::Moving);
     };
     let Envelope { request, inbox } = envelope;
+    let mut forward = None;
     let queue = match (inbox, &request) {
         // A connection of this node (it asked while the table was between owners, and
         // the answer came from here): its own queue, which the actor knows as such, so
         // that subscribing it again here never adds a second subscriber.
         (Some(inbox), _) if cluster.local_queue(&inbox).is_some() => cluster.local_queue(&inbox),
         // Only a queue made already can be unsubscribed.
-        (Some(inbox), Request::Unsubscribe) => lock(queues).get(&inbox).and_then(|q| q.upgrade()),
-        (Some(inbox), _) => Some(cluster.forwarder(queues, inbox).await),
+        (Some(inbox), Request::Unsubscribe) => {
+            lock(queues).get(&inbox).and_then(|(q, _)| q.upgrade())
+        }
+        (Some(inbox), _) => {
+            let made = cluster.forwarder(queues, inbox).await;
+            let queue = made.queue.clone();
+            forward = Some(made);
+            Some(queue)
+        }
         (None, _) => None,
     };
     if matches!(request, Request::Unsubscribe) && queue.is_none() {
@@ -213,7 +231,13 @@ async fn answer(
             .await
             .map(crate::table::Reply::Closed);
     }
-    handle.request(request, queue).await
+    let answer = handle.request(request, queue).await;
+    // What the request made for the inbox (an action's event: the table queued it before
+    // answering) is published before the answer, never after it.
+    if let Some(forward) = forward {
+        forward.published().await;
+    }
+    answer
 }
 
 #[cfg(test)]

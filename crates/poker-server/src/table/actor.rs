@@ -354,13 +354,21 @@ impl Actor {
         };
         // What answers a player's own command reaches them at once.
         self.audience.answering(request.urgent_for());
+        let asking = queue.clone();
         match self.answer(request, queue, received, respond_to).await {
             // A refusal of what a connection sent without waiting goes with the frames
             // the table has for it already, in order.
             Some((Respond::Refusals(queue), Err(refusal))) => {
                 self.audience.refuse_to(&queue, refusal)
             }
-            Some((respond_to, answer)) => respond_to.send(answer),
+            Some((respond_to, answer)) => {
+                // The asking connection's frames of this step first (its action's event):
+                // the answer never overtakes them.
+                if let Some(queue) = &asking {
+                    self.audience.send_before_answer(queue);
+                }
+                respond_to.send(answer)
+            }
             None => {}
         }
     }

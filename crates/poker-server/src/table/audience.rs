@@ -214,6 +214,30 @@ impl Audience {
         }
     }
 
+    /// Sends the connection behind `queue` what this step made for it so far, before the
+    /// answer to its request: an answer never overtakes the frames of what it answers. (A
+    /// node asking for a connection of its own answers its client with the action's
+    /// event: had the answer gone first and this node died before the event, the client
+    /// would wait for the table's next owner with nothing owed to it.)
+    pub(super) fn send_before_answer(&mut self, queue: &mpsc::Sender<Batch>) {
+        let now = Instant::now();
+        for s in &mut self.subscribers {
+            if s.stale || s.pending.is_empty() || !s.queue.same_channel(queue) {
+                continue;
+            }
+            match s.queue.try_send(std::mem::take(&mut s.pending)) {
+                Ok(()) => {
+                    s.last_sent = Some(now);
+                    s.owed.clear();
+                }
+                // Resynced at the step's flush, as there.
+                Err(TrySendError::Full(_)) => s.stale = true,
+                // Dropped at the step's flush.
+                Err(TrySendError::Closed(_)) => {}
+            }
+        }
+    }
+
     /// The subscribers that get a snapshot at the next flush (stale ones), by who they
     /// speak for.
     pub(super) fn stale(&self) -> Vec<Option<PlayerId>> {

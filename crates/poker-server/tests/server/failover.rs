@@ -7,6 +7,7 @@
 
 use crate::common;
 mod harness;
+mod order;
 mod rebalance;
 mod remote;
 mod sigterm;
