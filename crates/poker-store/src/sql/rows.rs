@@ -209,16 +209,28 @@ pub(super) struct SqlRakeDay {
     hands: i64,
 }
 
-impl TryFrom<SqlRakeDay> for RakeDay {
-    type Error = StoreError;
-    fn try_from(r: SqlRakeDay) -> StoreResult<RakeDay> {
-        Ok(RakeDay {
-            day: day_string(r.day),
-            table_id: TableId(uuid(&r.poker_table_id)?),
-            rake: r.rake as Chips,
-            hands: r.hands as u64,
+/// `table_day` rows as rake days: each day's text made once (a window's rows are a few
+/// dozen days of thousands of tables).
+pub(super) fn rake_days(rows: Vec<SqlRakeDay>) -> StoreResult<Vec<RakeDay>> {
+    let mut names: Vec<(i64, String)> = Vec::new();
+    rows.into_iter()
+        .map(|r| {
+            let day = match names.iter().find(|(d, _)| *d == r.day) {
+                Some((_, name)) => name.clone(),
+                None => {
+                    let name = day_string(r.day);
+                    names.push((r.day, name.clone()));
+                    name
+                }
+            };
+            Ok(RakeDay {
+                day,
+                table_id: TableId(uuid(&r.poker_table_id)?),
+                rake: r.rake as Chips,
+                hands: r.hands as u64,
+            })
         })
-    }
+        .collect()
 }
 
 /// A `ledger_entry` row as a player sees it.
