@@ -111,6 +111,15 @@ impl Cluster {
         Ok(subject)
     }
 
+    /// The inbox of a connection's queue, if it has one (it joined a table on another
+    /// node); none is made.
+    pub(super) fn inbox_of(&self, queue: &mpsc::Sender<Batch>) -> Option<String> {
+        lock(&self.inboxes)
+            .iter()
+            .find(|i| i.queue.same_channel(queue))
+            .map(|i| i.subject.clone())
+    }
+
     /// The queue of a connection of this node whose inbox this is.
     pub(super) fn local_queue(&self, inbox: &str) -> Option<mpsc::Sender<Batch>> {
         lock(&self.inboxes)
@@ -249,19 +258,24 @@ impl Forward {
     /// the answer to an action has its event too, whatever happens to this node or to
     /// NATS right after.
     pub(super) async fn published(&self) {
-        let (tx, rx) = oneshot::channel();
-        {
-            // The mark is queued and noted under one lock, so marks and their waiters
-            // stay in one order.
-            let mut marks = lock(&self.marks);
-            // A full queue: its connection is behind and gets a snapshot (nothing to keep
-            // in order); a closed one: nothing more goes.
-            if self.queue.try_send(Vec::new()).is_err() {
+        let _ = tokio::time::timeout(MARK_PATIENCE, async {
+            // Room for the mark first: a full queue is a forwarder that NATS holds up,
+            // whose batches must still go before the answer. A closed one sends nothing
+            // more.
+            let Ok(room) = self.queue.reserve().await else {
                 return;
+            };
+            let (tx, rx) = oneshot::channel();
+            {
+                // The mark is queued and noted under one lock, so marks and their waiters
+                // stay in one order.
+                let mut marks = lock(&self.marks);
+                room.send(Vec::new());
+                marks.push_back(tx);
             }
-            marks.push_back(tx);
-        }
-        let _ = tokio::time::timeout(MARK_PATIENCE, rx).await;
+            let _ = rx.await;
+        })
+        .await;
     }
 }
 
@@ -273,6 +287,17 @@ const ALIVE_EVERY: Duration = Duration::from_secs(20);
 /// that stopped), when the connection is gone (`<inbox>.gone`), or when the inbox's node
 /// no longer answers (killed: nobody said gone).
 impl Cluster {
+    /// The queue a remote inbox's batches go to, if one was made and still runs.
+    pub(super) fn forwarding(&self, queues: &Queues, inbox: &str) -> Option<Forward> {
+        let made = lock(queues);
+        let (queue, marks) = made.get(inbox)?;
+        let queue = queue.upgrade().filter(|q| !q.is_closed())?;
+        Some(Forward {
+            queue,
+            marks: marks.clone(),
+        })
+    }
+
     pub(super) async fn forwarder(self: &Arc<Cluster>, queues: &Queues, inbox: String) -> Forward {
         let cluster = self;
         // Looked up and made under one lock: two requests of one connection answered at
@@ -311,6 +336,9 @@ impl Cluster {
             tokio::pin!(gone);
             let mut alive = tokio::time::interval(ALIVE_EVERY);
             alive.tick().await;
+            // The liveness ping under way: asked beside the loop, which goes on publishing
+            // (and firing marks) while it waits for the answer.
+            let mut ping: Option<tokio::task::JoinHandle<bool>> = None;
             loop {
                 tokio::select! {
                     batch = rx.recv() => {
@@ -327,17 +355,29 @@ impl Cluster {
                         }
                     }
                     _ = &mut gone => break,
-                    _ = alive.tick() => {
-                        let ping = async_nats::Request::new()
-                .headers(super::wire::headers())
-                            .payload(Bytes::new())
-                            .timeout(Some(Duration::from_secs(5)));
-                        let answer = nats.send_request(subjects::alive(&node), ping).await;
-                        if matches!(&answer, Err(e) if e.kind() == async_nats::client::RequestErrorKind::NoResponders) {
+                    _ = alive.tick(), if ping.is_none() => {
+                        let nats = nats.clone();
+                        let subject = subjects::alive(&node);
+                        ping = Some(tokio::spawn(async move {
+                            let ping = async_nats::Request::new()
+                                .headers(super::wire::headers())
+                                .payload(Bytes::new())
+                                .timeout(Some(Duration::from_secs(5)));
+                            let answer = nats.send_request(subject, ping).await;
+                            // Nobody there: the inbox's node is gone.
+                            matches!(&answer, Err(e) if e.kind() == async_nats::client::RequestErrorKind::NoResponders)
+                        }));
+                    }
+                    nobody = async { ping.as_mut().expect("a ping under way").await }, if ping.is_some() => {
+                        ping = None;
+                        if nobody.unwrap_or(false) {
                             break;
                         }
                     }
                 }
+            }
+            if let Some(ping) = ping {
+                ping.abort();
             }
             // Ours is closed now (no mark can be queued: its waiters go on); a newer
             // queue for the same inbox stays.

@@ -4,7 +4,7 @@
 //! client, whose connection follows the table to its next owner.
 
 use super::subjects::{self, Envelope};
-use super::{lock, Cluster};
+use super::Cluster;
 use crate::table::{Answer, Batch, Refusal, RemoteRoute, Request};
 use crate::AppState;
 use futures_util::future::BoxFuture;
@@ -50,6 +50,10 @@ impl RemoteRoute for Rpc {
                         return Err(Refusal::Internal("try again".into()));
                     }
                 },
+                // An action: its connection's inbox, if it has one (none is made for it),
+                // so that the owner answers only once it has published the action's
+                // events there.
+                (false, Some(queue)) => cluster.inbox_of(&queue),
                 _ => None,
             };
             cluster.call(table, request, inbox).await
@@ -82,7 +86,7 @@ impl Cluster {
                 self.nats.send_request(subjects::table(table), ask),
             );
             let Ok(asked) = asked.await else {
-                tracing::info!("table {table}: not sent within {patience:?}");
+                tracing::info!("table {table}: no answer within {patience:?}");
                 return Err(Refusal::Moving);
             };
             match asked {
@@ -210,8 +214,12 @@ async fn answer(
         // that subscribing it again here never adds a second subscriber.
         (Some(inbox), _) if cluster.local_queue(&inbox).is_some() => cluster.local_queue(&inbox),
         // Only a queue made already can be unsubscribed.
-        (Some(inbox), Request::Unsubscribe) => {
-            lock(queues).get(&inbox).and_then(|(q, _)| q.upgrade())
+        (Some(inbox), Request::Unsubscribe) => cluster.forwarding(queues, &inbox).map(|f| f.queue),
+        // An action: the queue its events go to, so that its answer follows them; never
+        // made for it (it subscribes nothing).
+        (Some(inbox), request) if !request.takes_queue() => {
+            forward = cluster.forwarding(queues, &inbox);
+            forward.as_ref().map(|f| f.queue.clone())
         }
         (Some(inbox), _) => {
             let made = cluster.forwarder(queues, inbox).await;

@@ -232,8 +232,8 @@ impl Audience {
                 }
                 // Resynced at the step's flush, as there.
                 Err(TrySendError::Full(_)) => s.stale = true,
-                // Dropped at the step's flush.
-                Err(TrySendError::Closed(_)) => {}
+                // Kept, so the step's flush finds the queue closed and drops it.
+                Err(TrySendError::Closed(batch)) => s.pending = batch,
             }
         }
     }

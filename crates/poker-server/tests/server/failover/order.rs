@@ -6,33 +6,28 @@
 //! cluster soak's "4448 ms: act of soak11 on n1", just before a NATS restart).
 
 use super::common;
-use super::harness::{HEARTBEAT_MS, LEASE_MS};
-use common::cluster::pokerd;
+use super::harness::pokerd;
 use common::nats::{nats, nats_server_binary};
-use common::{assert_conserved, nl_rules, simple_action, Db, DbGuard};
+use common::{act, assert_conserved, nl_rules, simple_action, sit, Client, Db, DbGuard};
 use futures_util::StreamExt;
 use poker_protocol::ServerMsg;
-use poker_rules::Action;
-use poker_server::table::Request;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const DEPOSIT: u64 = 1000;
-/// The node the bare NATS client plays.
-const OTHER: &str = "rx";
-/// Actions of the remote player checked.
+/// Actions of the player on the other node checked.
 const ACTS: usize = 24;
 
 /// The frames of a batch as the owner sends it to an inbox: per frame, 1 if it is the
 /// subscriber's own, its length (4 bytes, little-endian) and its JSON text.
-fn frames(mut payload: &[u8]) -> Vec<(bool, Value)> {
+fn frames(mut payload: &[u8]) -> Vec<Value> {
     let mut out = Vec::new();
     while payload.len() >= 5 {
-        let own = payload[0] == 1;
         let len = u32::from_le_bytes(payload[1..5].try_into().unwrap()) as usize;
-        out.push((own, serde_json::from_slice(&payload[5..5 + len]).unwrap()));
+        out.push(serde_json::from_slice(&payload[5..5 + len]).unwrap());
         payload = &payload[5 + len..];
     }
     out
@@ -49,10 +44,27 @@ fn action_at(frame: &Value, seat: u64) -> bool {
             == Some(seat)
 }
 
-/// A player of another node (a bare NATS client, whose inbox and answers come on one
-/// subscription, in the order the NATS server delivers them) sits at a table of `n2` and
-/// plays against a player of `n2`. Every answer to its actions comes after the action's
-/// event: had the owner died between the two, the player would have its answer already.
+/// A player's bot: answers each decision with a call or a check until `stop`.
+fn plays(mut client: Client, table: String, stop: Arc<AtomicBool>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        while !stop.load(Ordering::SeqCst) {
+            if let Some(ServerMsg::Decide {
+                decision_id, legal, ..
+            }) = client.try_recv(Duration::from_millis(100)).await
+            {
+                client
+                    .send(&act(&table, decision_id, simple_action(&legal, false)))
+                    .await;
+            }
+        }
+    })
+}
+
+/// Ann, connected to `n1`, plays at a table `n2` owns against Bob, connected to `n2`:
+/// her actions go to `n2` as NATS requests, their events come back to her connection's
+/// inbox. A NATS client that hears every subject on one subscription (so in the order
+/// the NATS server delivers them) finds each answer to her actions after the action's
+/// event: had `n2` died between the two, `n1` would have its answer already.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failover_the_answer_to_an_action_from_another_node_comes_after_the_actions_event() {
     nats_server_binary();
@@ -61,108 +73,37 @@ async fn failover_the_answer_to_an_action_from_another_node_comes_after_the_acti
     };
     let url = guard.url();
     let (_nats, nats_url) = nats().await;
-    let node = pokerd("n2", &url, &nats_url, LEASE_MS, HEARTBEAT_MS).await;
-    let server = &node.server;
-    let ann: poker_protocol::PlayerId = server.player("ann", DEPOSIT).await.parse().unwrap();
-    server.player("bob", DEPOSIT).await;
+    let n1 = pokerd("n1", &url, &nats_url).await;
+    let n2 = pokerd("n2", &url, &nats_url).await;
+    let ann_id = n2.server.player("ann", DEPOSIT).await;
+    n2.server.player("bob", DEPOSIT).await;
     let clock = json!({ "action_ms": 20000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
-    let table = server.table_with(nl_rules(), clock).await;
+    let table = n2.server.table_with(nl_rules(), clock).await;
 
-    // The other node: it answers the owner's liveness pings, and hears its inbox and the
-    // answers to its requests on one subscription.
-    let other = async_nats::connect(&nats_url).await.unwrap();
-    let mut alive = other
-        .subscribe(format!("pokerd.alive.{OTHER}"))
-        .await
-        .unwrap();
-    let answering = {
-        let other = other.clone();
-        tokio::spawn(async move {
-            while let Some(ping) = alive.next().await {
-                if let Some(reply) = ping.reply {
-                    let _ = other.publish(reply, Default::default()).await;
-                }
-            }
-        })
-    };
-    let inbox = format!("pokerd.inbox.{OTHER}.{}", poker_store::TableId::new());
-    // One subscription for both: the answers' subjects are under the inbox's.
-    let mut both = other
-        .subscribe(format!("pokerd.inbox.{OTHER}.>"))
-        .await
-        .unwrap();
-    other.flush().await.unwrap();
-    let subject = format!("pokerd.table.{table}");
-    let mut asked = 0u64;
-    let mut ask = |request: Request| {
-        asked += 1;
-        let reply = format!("{inbox}.answer.{asked}");
-        let envelope = json!({ "request": request, "inbox": inbox });
-        let mut headers = async_nats::HeaderMap::new();
-        headers.insert("Pokerd-Wire", "2");
-        let other = other.clone();
-        let subject = subject.clone();
-        let sent = reply.clone();
-        async move {
-            other
-                .publish_with_reply_and_headers(
-                    subject,
-                    sent,
-                    headers,
-                    serde_json::to_vec(&envelope).unwrap().into(),
-                )
-                .await
-                .unwrap();
-            reply
-        }
-    };
+    let observer = async_nats::connect(&nats_url).await.unwrap();
+    let mut everything = observer.subscribe(">").await.unwrap();
+    observer.flush().await.unwrap();
 
-    // Ann sits at seat 0 through the other node.
-    let sit = Request::Sit {
-        player: ann,
-        name: "ann".into(),
-        seat: 0,
-        buy_in: 200,
-        entry: poker_rules::table::Entry::PostNow,
-        address: None,
-        seed_commit: None,
-    };
-    let sit_reply = ask(sit).await;
-
-    // Bob, on n2 itself, calls or checks.
     let stop = Arc::new(AtomicBool::new(false));
-    let mut bob = server.client("bob").await;
-    bob.send(&common::sit(&table, 1, 200)).await;
-    let bob_task = {
-        let stop = stop.clone();
-        let table = table.clone();
-        tokio::spawn(async move {
-            while !stop.load(Ordering::SeqCst) {
-                if let Some(ServerMsg::Decide {
-                    decision_id, legal, ..
-                }) = bob.try_recv(Duration::from_millis(100)).await
-                {
-                    bob.send(&common::act(
-                        &table,
-                        decision_id,
-                        simple_action(&legal, false),
-                    ))
-                    .await;
-                }
-            }
-        })
-    };
+    let mut ann = n1.server.client("ann").await;
+    ann.send(&sit(&table, 0, 200)).await;
+    let mut bob = n2.server.client("bob").await;
+    bob.send(&sit(&table, 1, 200)).await;
+    let players = [
+        plays(ann, table.clone(), stop.clone()),
+        plays(bob, table.clone(), stop.clone()),
+    ];
 
-    // Ann answers each of her decisions; each answer must find her action's event come
-    // before it.
-    let mut sat = false;
-    // Ann's actions sent (each one's reply subject and its number), and the events of her
-    // actions heard: the k-th action's answer must find k events heard. (Her next
-    // decision, and so her next action, may come before the last one's answer.)
-    let mut pending: Vec<(String, usize)> = Vec::new();
-    let mut sent = 0;
+    // Ann's actions asked of n2 (each answer's subject, with the action's number), and
+    // the events of her actions heard: the k-th action's answer must find k events
+    // heard. (Her next decision, and so her next action, may come before the last
+    // answer: only its own event must not.)
+    let table_subject = format!("pokerd.table.{table}");
+    let mut asked: BTreeMap<String, usize> = BTreeMap::new();
     let mut events = 0;
     let mut answered = 0;
+    let mut with_inbox = 0;
+    let mut sent = 0;
     let mut overtaken = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(90);
     while answered < ACTS {
@@ -171,62 +112,54 @@ async fn failover_the_answer_to_an_action_from_another_node_comes_after_the_acti
             !left.is_zero(),
             "{answered} of ann's {ACTS} actions answered within 90 s"
         );
-        let Ok(Some(message)) = tokio::time::timeout(left, both.next()).await else {
-            panic!("the other node's subscription stopped ({answered} answered)");
+        let Ok(Some(message)) = tokio::time::timeout(left, everything.next()).await else {
+            panic!("the observer's subscription stopped ({answered} answered)");
         };
-        let subject = message.subject.to_string();
-        if subject == sit_reply {
-            let answer: Value = serde_json::from_slice(&message.payload).unwrap();
-            assert_eq!(answer["Ok"]["Done"]["amount"], 200, "the sit: {answer}");
-            sat = true;
-            continue;
-        }
-        if let Some(k) = pending.iter().position(|(reply, _)| *reply == subject) {
+        let subject = message.subject.as_str();
+        if subject == table_subject {
+            let envelope: Value = serde_json::from_slice(&message.payload).unwrap();
+            let action = &envelope["request"]["Act"];
+            if action["player"] == json!(ann_id) {
+                sent += 1;
+                if envelope["inbox"].is_string() {
+                    with_inbox += 1;
+                }
+                let reply = message.reply.expect("a request has a reply subject");
+                asked.insert(reply.to_string(), sent);
+            }
+        } else if subject.starts_with("pokerd.inbox.n1.") {
+            for frame in frames(&message.payload) {
+                if action_at(&frame, 0) {
+                    events += 1;
+                    assert!(
+                        events <= sent,
+                        "an action of ann's that n1 did not ask: {frame}"
+                    );
+                }
+            }
+        } else if let Some(number) = asked.remove(subject) {
             let answer: Value = serde_json::from_slice(&message.payload).unwrap();
             assert_eq!(answer, json!({ "Ok": "Ok" }), "an action's answer");
-            let (_, number) = pending.remove(k);
             if events < number {
                 overtaken.push(number);
             }
             answered += 1;
-            continue;
-        }
-        if subject != inbox {
-            continue;
-        }
-        for (own, frame) in frames(&message.payload) {
-            if action_at(&frame, 0) {
-                events += 1;
-                assert!(
-                    events <= sent,
-                    "an action of ann's that she did not send: {frame}"
-                );
-            }
-            if own && frame["type"] == "decide" {
-                assert!(sat, "a decision before the sit's answer: {frame}");
-                let action = if frame["legal"]["call"].is_null() {
-                    Action::Check
-                } else {
-                    Action::Call
-                };
-                let act = Request::Act {
-                    player: ann,
-                    decision_id: frame["decision_id"].as_u64().unwrap(),
-                    action,
-                };
-                sent += 1;
-                pending.push((ask(act).await, sent));
-            }
         }
     }
     stop.store(true, Ordering::SeqCst);
-    let _ = bob_task.await;
-    answering.abort();
+    for player in players {
+        let _ = player.await;
+    }
     assert!(
         overtaken.is_empty(),
-        "{} answers of ann's {ACTS} actions reached her node before the action's event (the \
+        "{} answers of ann's {ACTS} actions reached n1 before the action's event (the \
          actions' numbers: {overtaken:?})",
         overtaken.len()
     );
-    assert_conserved(&server.audit().await, (2 * DEPOSIT) as i64);
+    assert_eq!(
+        with_inbox, sent,
+        "each action went with its connection's inbox (the owner orders its answer after \
+         what it published there)"
+    );
+    assert_conserved(&n2.server.audit().await, (2 * DEPOSIT) as i64);
 }
