@@ -306,7 +306,9 @@ impl Cluster {
         let (queue, mut rx, marks) = {
             let mut made = lock(queues);
             if let Some((queue, marks)) = made.get(&inbox) {
-                if let Some(queue) = queue.upgrade() {
+                // (One whose forwarder has ended, its node not answering a ping for a
+                // moment, is made again: the actor may still hold the dead queue.)
+                if let Some(queue) = queue.upgrade().filter(|q| !q.is_closed()) {
                     let marks = marks.clone();
                     return Forward { queue, marks };
                 }
