@@ -242,10 +242,6 @@ pub(super) type Queues = Arc<Mutex<HashMap<String, (mpsc::WeakSender<Batch>, Mar
 /// order their marks (empty batches, which a table never sends) are in its queue.
 type Marks = Arc<Mutex<VecDeque<oneshot::Sender<()>>>>;
 
-/// The longest a request's answer waits for its forwarder (NATS down: the caller has
-/// given up by then anyway).
-const MARK_PATIENCE: Duration = Duration::from_secs(2);
-
 /// A remote inbox's queue, as a request to the table gets it.
 pub(super) struct Forward {
     pub(super) queue: mpsc::Sender<Batch>,
@@ -257,8 +253,10 @@ impl Forward {
     /// so that the answer published next comes after them: a connection's node that has
     /// the answer to an action has its event too, whatever happens to this node or to
     /// NATS right after.
-    pub(super) async fn published(&self) {
-        let _ = tokio::time::timeout(MARK_PATIENCE, async {
+    /// Waits at most `patience`: past it the answer goes anyway, while the asking node
+    /// still waits for it (an action taken must not be told `table_moving`).
+    pub(super) async fn published(&self, patience: Duration) {
+        let _ = tokio::time::timeout(patience, async {
             // Room for the mark first: a full queue is a forwarder that NATS holds up,
             // whose batches must still go before the answer. A closed one sends nothing
             // more.
@@ -268,8 +266,12 @@ impl Forward {
             let (tx, rx) = oneshot::channel();
             {
                 // The mark is queued and noted under one lock, so marks and their waiters
-                // stay in one order.
+                // stay in one order; the forwarder closes its queue under it too, so a
+                // mark is never noted after its last look.
                 let mut marks = lock(&self.marks);
+                if self.queue.is_closed() {
+                    return;
+                }
                 room.send(Vec::new());
                 marks.push_back(tx);
             }
@@ -383,8 +385,11 @@ impl Cluster {
             }
             // Ours is closed now (no mark can be queued: its waiters go on); a newer
             // queue for the same inbox stays.
-            drop(rx);
-            lock(&marks).clear();
+            {
+                let mut marks = lock(&marks);
+                drop(rx);
+                marks.clear();
+            }
             let mut queues = lock(&queues);
             if queues
                 .get(&inbox)

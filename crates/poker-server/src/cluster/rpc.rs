@@ -207,6 +207,8 @@ async fn answer(
         return Err(Refusal::Moving);
     };
     let Envelope { request, inbox } = envelope;
+    // Half the asking node's patience for the forwarder: the answer still reaches it.
+    let patience = request.patience(cluster.heartbeat) / 2;
     let mut forward = None;
     let queue = match (inbox, &request) {
         // A connection of this node (it asked while the table was between owners, and
@@ -243,7 +245,7 @@ async fn answer(
     // What the request made for the inbox (an action's event: the table queued it before
     // answering) is published before the answer, never after it.
     if let Some(forward) = forward {
-        forward.published().await;
+        forward.published(patience).await;
     }
     answer
 }

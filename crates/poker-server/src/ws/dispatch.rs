@@ -249,10 +249,12 @@ pub(crate) async fn handle(
         let Some(table) = state.table(table_id).await else {
             return Finished::reply(table_id, Some(unknown_table()));
         };
-        // An action answered by its events goes with its connection's queue too: not to
-        // subscribe it, but so that its answer follows what it made for that connection
-        // (on another node: the owner answers after publishing to the queue's inbox).
-        let queue = (request.takes_queue() || request.answered_by_events()).then_some(queue);
+        // An action at a table of another node goes with its connection's queue too: not
+        // to subscribe it, but so that the owner answers only after publishing what it
+        // made for that connection to the queue's inbox. (Here, the connection and the
+        // actor stand or fall together; a seed's answer makes nothing to wait for.)
+        let ordered = matches!(request, Request::Act { .. }) && !table.is_local();
+        let queue = (request.takes_queue() || ordered).then_some(queue);
         let answer = table.request(request.clone(), queue).await;
         let finished = Finished::answered(table_id, &request, answer);
         // A private game its host ended (the table said the host may) is closed as an

@@ -94,14 +94,17 @@ async fn failover_the_answer_to_an_action_from_another_node_comes_after_the_acti
         plays(bob, table.clone(), stop.clone()),
     ];
 
-    // Ann's actions asked of n2 (each answer's subject, with the action's number), and
-    // the events of her actions heard: the k-th action's answer must find k events
-    // heard. (Her next decision, and so her next action, may come before the last
-    // answer: only its own event must not.)
+    // Ann's actions asked of n2, by decision (a request sent again, its first try having
+    // reached nobody, is the same action), each answer's subject with its decision, and
+    // the events of her actions heard: the answer taking her k-th action must find k
+    // events heard. (Her next decision, and so her next action, may come before the last
+    // answer: only its own event must not.) A refusal takes nothing and is only counted.
     let table_subject = format!("pokerd.table.{table}");
-    let mut asked: BTreeMap<String, usize> = BTreeMap::new();
+    let mut decisions: Vec<u64> = Vec::new();
+    let mut asked: BTreeMap<String, u64> = BTreeMap::new();
     let mut events = 0;
     let mut answered = 0;
+    let mut refused = Vec::new();
     let mut with_inbox = 0;
     let mut sent = 0;
     let mut overtaken = Vec::new();
@@ -110,7 +113,7 @@ async fn failover_the_answer_to_an_action_from_another_node_comes_after_the_acti
         let left = deadline.saturating_duration_since(Instant::now());
         assert!(
             !left.is_zero(),
-            "{answered} of ann's {ACTS} actions answered within 90 s"
+            "{answered} of ann's {ACTS} actions taken within 90 s (refused: {refused:?})"
         );
         let Ok(Some(message)) = tokio::time::timeout(left, everything.next()).await else {
             panic!("the observer's subscription stopped ({answered} answered)");
@@ -124,22 +127,32 @@ async fn failover_the_answer_to_an_action_from_another_node_comes_after_the_acti
                 if envelope["inbox"].is_string() {
                     with_inbox += 1;
                 }
+                let decision = action["decision_id"].as_u64().unwrap();
+                if !decisions.contains(&decision) {
+                    decisions.push(decision);
+                }
                 let reply = message.reply.expect("a request has a reply subject");
-                asked.insert(reply.to_string(), sent);
+                asked.insert(reply.to_string(), decision);
             }
         } else if subject.starts_with("pokerd.inbox.n1.") {
             for frame in frames(&message.payload) {
                 if action_at(&frame, 0) {
                     events += 1;
                     assert!(
-                        events <= sent,
+                        events <= decisions.len(),
                         "an action of ann's that n1 did not ask: {frame}"
                     );
                 }
             }
-        } else if let Some(number) = asked.remove(subject) {
+        } else if let Some(decision) = asked.remove(subject) {
             let answer: Value = serde_json::from_slice(&message.payload).unwrap();
-            assert_eq!(answer, json!({ "Ok": "Ok" }), "an action's answer");
+            if answer != json!({ "Ok": "Ok" }) {
+                // No event comes of it.
+                decisions.retain(|d| *d != decision);
+                refused.push(answer);
+                continue;
+            }
+            let number = decisions.iter().position(|d| *d == decision).unwrap() + 1;
             if events < number {
                 overtaken.push(number);
             }
@@ -153,7 +166,7 @@ async fn failover_the_answer_to_an_action_from_another_node_comes_after_the_acti
     assert!(
         overtaken.is_empty(),
         "{} answers of ann's {ACTS} actions reached n1 before the action's event (the \
-         actions' numbers: {overtaken:?})",
+         actions' numbers: {overtaken:?}; refused: {refused:?})",
         overtaken.len()
     );
     assert_eq!(
