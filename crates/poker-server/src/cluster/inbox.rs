@@ -251,8 +251,9 @@ pub(super) struct Forward {
 impl Forward {
     /// Waits until the forwarder has handed NATS every batch the table queued before now,
     /// so that the answer published next comes after them: a connection's node that has
-    /// the answer to an action has its event too, whatever happens to this node or to
-    /// NATS right after.
+    /// the answer to an action has its event too, even if this node dies right after
+    /// (docs/server.md says what NATS itself does not promise).
+    ///
     /// Waits at most `patience`: past it the answer goes anyway, while the asking node
     /// still waits for it (an action taken must not be told `table_moving`).
     pub(super) async fn published(&self, patience: Duration) {
