@@ -43,11 +43,28 @@ impl Cluster {
         }
         let subject = subjects::new_inbox(&self.node);
         let mut subscriber = self.nats.subscribe(subject.clone()).await?;
-        lock(&self.inboxes).push(Inbox {
-            queue: queue.clone(),
-            subject: subject.clone(),
-            joined: HashMap::new(),
-        });
+        // Another request of the same connection may have made one while this one was
+        // subscribing: the connection keeps that one (an owner looks an action's inbox up
+        // by its queue, so a queue has one), and this subscription goes.
+        let made = {
+            let mut inboxes = lock(&self.inboxes);
+            let made = inboxes
+                .iter()
+                .find(|i| i.queue.same_channel(&queue))
+                .map(|i| i.subject.clone());
+            if made.is_none() {
+                inboxes.push(Inbox {
+                    queue: queue.clone(),
+                    subject: subject.clone(),
+                    joined: HashMap::new(),
+                });
+            }
+            made
+        };
+        if let Some(made) = made {
+            let _ = subscriber.unsubscribe().await;
+            return Ok(made);
+        }
         let cluster = self.clone();
         let inbox = subject.clone();
         tokio::spawn(async move {
@@ -511,5 +528,85 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("try again in a few seconds"));
+    }
+
+    /// Starts Debian's `nats-server` on a free loopback port (killed when dropped).
+    struct Nats(std::process::Child, String);
+    impl Drop for Nats {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    fn nats() -> Nats {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let binary = std::env::split_paths(&path)
+            .chain(["/usr/sbin", "/usr/bin", "/usr/local/bin"].map(std::path::PathBuf::from))
+            .map(|dir| dir.join("nats-server"))
+            .find(|p| p.is_file())
+            .expect("nats-server is not installed (Debian's package; .ci/run installs it)");
+        let child = std::process::Command::new(binary)
+            .args(["-a", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Nats(child, format!("nats://127.0.0.1:{port}"));
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        panic!("nats-server did not start on {port}");
+    }
+
+    /// Two requests of one connection to tables of another node may each find it without
+    /// an inbox and make one at the same moment (the NATS subscription is awaited between
+    /// the look and the note): the connection must still have one inbox, else the owner of
+    /// one table would look up the other's and order its answers after nothing.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_connection_asking_for_an_inbox_many_times_at_once_gets_one() {
+        let server = nats();
+        let config = crate::config::ClusterConfig {
+            nats_url: server.1.clone(),
+            node: "n1".into(),
+            lease_ms: 3000,
+            heartbeat_ms: 300,
+        };
+        let cluster = Cluster::connect(&config, Arc::new(crate::metrics::Metrics::default()))
+            .await
+            .unwrap();
+        for round in 0..50 {
+            let (queue, _rx) = mpsc::channel::<Batch>(8);
+            let start = Arc::new(tokio::sync::Barrier::new(8));
+            let asks: Vec<_> = (0..8)
+                .map(|_| {
+                    let (cluster, queue, start) = (cluster.clone(), queue.clone(), start.clone());
+                    tokio::spawn(async move {
+                        start.wait().await;
+                        cluster.inbox(queue).await.unwrap()
+                    })
+                })
+                .collect();
+            let mut subjects = HashSet::new();
+            for ask in asks {
+                subjects.insert(ask.await.unwrap());
+            }
+            let made = lock(&cluster.inboxes)
+                .iter()
+                .filter(|i| i.queue.same_channel(&queue))
+                .count();
+            assert_eq!(
+                (subjects.len(), made),
+                (1, 1),
+                "round {round}: one connection got inboxes {subjects:?}, {made} noted"
+            );
+            assert_eq!(cluster.inbox_of(&queue), subjects.into_iter().next());
+        }
     }
 }
