@@ -556,9 +556,11 @@ mod tests {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
+        // Held from here, so that it is killed however the test ends.
+        let server = Nats(child, format!("nats://127.0.0.1:{port}"));
         for _ in 0..200 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Nats(child, format!("nats://127.0.0.1:{port}"));
+                return server;
             }
             std::thread::sleep(Duration::from_millis(25));
         }

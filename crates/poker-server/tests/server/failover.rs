@@ -13,7 +13,7 @@ mod remote;
 mod sigterm;
 
 use common::cluster::Stopped;
-use common::nats::{nats, nats_server_binary, nats_with_token};
+use common::nats::{nats_server_binary, nats_with_token};
 use common::{assert_conserved, nl_rules, reconnect, Db, DbGuard};
 use poker_store::SqlStore;
 use serde_json::json;
@@ -26,9 +26,10 @@ use harness::*;
 async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_elsewhere() {
     let started = Instant::now();
     // Dropped in reverse: the nodes and NATS are killed before the database goes.
-    let Some((_guard, url, _nats, mut nodes)) = cluster(started).await else {
+    let Some((backing, mut nodes)) = cluster_of(started, NODES.len()).await else {
         return;
     };
+    let url = &backing.url;
 
     // Players (created through different nodes: the store is shared) and one table
     // per node, created through that node's admin API.
@@ -320,9 +321,10 @@ async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_els
 async fn failover_a_frozen_owner_that_wakes_up_after_its_lease_passed_on_commits_nothing() {
     let started = Instant::now();
     // Dropped in reverse: the nodes and NATS are killed before the database goes.
-    let Some((_guard, url, _nats, mut nodes)) = cluster(started).await else {
+    let Some((backing, mut nodes)) = cluster_of(started, NODES.len()).await else {
         return;
     };
+    let url = &backing.url;
 
     // One table, n1's; its three players are connected to n2 and n3.
     // n1 stays frozen past the clock of the decision it was waiting for, so that when it
@@ -541,12 +543,10 @@ async fn failover_a_frozen_owner_that_wakes_up_after_its_lease_passed_on_commits
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failover_a_node_cut_off_from_nats_renews_no_lease_and_its_table_moves() {
     let started = Instant::now();
-    nats_server_binary();
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+    let Some(backing) = backing().await else {
         return;
     };
-    let url = guard.url();
-    let (_nats, nats_url) = nats().await;
+    let (url, nats_url) = (&backing.url, &backing.nats_url);
     let relay = Relay::start(&nats_url).await;
     let mut nodes = vec![
         pokerd(NODES[0], &url, &relay.url).await,

@@ -562,19 +562,41 @@ pub(super) async fn seat_everyone(
     players
 }
 
-/// PostgreSQL, NATS and three nodes on them (the first runs the migrations alone); `None`
-/// without PostgreSQL outside CI. Without NATS it fails: it is not skipped like Postgres.
-pub(super) async fn cluster(started: Instant) -> Option<(DbGuard, String, Proc, Vec<Node>)> {
+/// What a cluster's nodes stand on: a PostgreSQL database and a `nats-server`, both for
+/// as long as it is held.
+pub(super) struct Backing {
+    pub(super) url: String,
+    pub(super) nats_url: String,
+    // Dropped in this order: nats-server, then the database.
+    _nats: Proc,
+    _guard: DbGuard,
+}
+
+/// PostgreSQL and NATS for a cluster test; `None` without PostgreSQL outside CI. Without
+/// NATS it fails: it is not skipped like Postgres.
+pub(super) async fn backing() -> Option<Backing> {
     nats_server_binary();
     let guard = DbGuard::new(Db::Postgres).await?;
     let url = guard.url();
     let (nats, nats_url) = nats().await;
+    Some(Backing {
+        url,
+        nats_url,
+        _guard: guard,
+        _nats: nats,
+    })
+}
+
+/// PostgreSQL, NATS and the first `n` of [`NODES`] on them (the first runs the migrations
+/// alone); `None` without PostgreSQL outside CI.
+pub(super) async fn cluster_of(started: Instant, n: usize) -> Option<(Backing, Vec<Node>)> {
+    let backing = backing().await?;
     let mut nodes = Vec::new();
-    for name in NODES {
-        nodes.push(pokerd(name, &url, &nats_url).await);
+    for name in &NODES[..n] {
+        nodes.push(pokerd(name, &backing.url, &backing.nats_url).await);
     }
-    eprintln!("{:?}: three nodes up", started.elapsed());
-    Some((guard, url, nats, nodes))
+    eprintln!("{:?}: {n} nodes up", started.elapsed());
+    Some((backing, nodes))
 }
 
 /// Each hand row of a table: number -> (id, status, end), as text to compare.

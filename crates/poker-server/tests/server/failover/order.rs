@@ -6,9 +6,8 @@
 //! cluster soak's "4448 ms: act of soak11 on n1", just before a NATS restart).
 
 use super::common;
-use super::harness::pokerd;
-use common::nats::{nats, nats_server_binary};
-use common::{act, assert_conserved, nl_rules, simple_action, sit, Client, Db, DbGuard};
+use super::harness::cluster_of;
+use common::{act, assert_conserved, nl_rules, simple_action, sit, Client};
 use futures_util::StreamExt;
 use poker_protocol::ServerMsg;
 use serde_json::{json, Value};
@@ -67,14 +66,11 @@ fn plays(mut client: Client, table: String, stop: Arc<AtomicBool>) -> tokio::tas
 /// event: had `n2` died between the two, `n1` would have its answer already.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failover_the_answer_to_an_action_from_another_node_comes_after_the_actions_event() {
-    nats_server_binary();
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+    let Some((backing, nodes)) = cluster_of(Instant::now(), 2).await else {
         return;
     };
-    let url = guard.url();
-    let (_nats, nats_url) = nats().await;
-    let n1 = pokerd("n1", &url, &nats_url).await;
-    let n2 = pokerd("n2", &url, &nats_url).await;
+    let nats_url = &backing.nats_url;
+    let [n1, n2]: [_; 2] = nodes.try_into().ok().unwrap();
     let ann_id = n2.server.player("ann", DEPOSIT).await;
     n2.server.player("bob", DEPOSIT).await;
     let clock = json!({ "action_ms": 20000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });

@@ -2,8 +2,7 @@
 
 use super::common;
 use super::harness::*;
-use common::nats::{nats, nats_server_binary};
-use common::{assert_conserved, nl_rules, Db, DbGuard};
+use common::{assert_conserved, nl_rules};
 use poker_store::SqlStore;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -34,12 +33,10 @@ async fn lease_counts(store: &SqlStore) -> BTreeMap<String, usize> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failover_a_node_that_joins_later_is_handed_its_share_of_tables_between_hands() {
     let started = Instant::now();
-    nats_server_binary();
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+    let Some(backing) = backing().await else {
         return;
     };
-    let url = guard.url();
-    let (_nats, nats_url) = nats().await;
+    let (url, nats_url) = (&backing.url, &backing.nats_url);
     let mut nodes = vec![pokerd(NODES[0], &url, &nats_url).await];
     let clock = json!({ "action_ms": 10000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
     const TABLES: usize = 4;

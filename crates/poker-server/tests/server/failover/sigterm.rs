@@ -5,8 +5,7 @@
 use super::common;
 use super::harness::*;
 use common::cluster::{pokerd_with, terminate, Node};
-use common::nats::{nats, nats_server_binary};
-use common::{assert_conserved, nl_rules, reconnect, Db, DbGuard};
+use common::{assert_conserved, nl_rules, reconnect};
 use poker_protocol::ServerMsg;
 use poker_store::SqlStore;
 use serde_json::json;
@@ -62,12 +61,10 @@ async fn node(name: &'static str, url: &str, nats_url: &str, grace_ms: u64) -> N
 async fn failover_sigterm_hands_a_nodes_tables_to_the_others_between_hands_and_every_player_streams_again_within_2_s(
 ) {
     let started = Instant::now();
-    nats_server_binary();
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+    let Some(backing) = backing().await else {
         return;
     };
-    let url = guard.url();
-    let (_nats, nats_url) = nats().await;
+    let (url, nats_url) = (&backing.url, &backing.nats_url);
     let mut nodes = Vec::new();
     for name in NODES {
         nodes.push(node(name, &url, &nats_url, GRACE_MS).await);
@@ -372,12 +369,10 @@ async fn failover_sigterm_cuts_a_hand_still_running_after_the_grace_period_and_t
 ) {
     const SHORT_GRACE_MS: u64 = 1000;
     let started = Instant::now();
-    nats_server_binary();
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+    let Some(backing) = backing().await else {
         return;
     };
-    let url = guard.url();
-    let (_nats, nats_url) = nats().await;
+    let (url, nats_url) = (&backing.url, &backing.nats_url);
     let mut nodes = vec![
         node(NODES[0], &url, &nats_url, SHORT_GRACE_MS).await,
         node(NODES[1], &url, &nats_url, SHORT_GRACE_MS).await,
