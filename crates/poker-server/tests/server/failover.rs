@@ -29,7 +29,7 @@ async fn failover_a_node_killed_mid_hand_loses_no_chip_and_its_tables_resume_els
     let Some((backing, mut nodes)) = cluster_of(started, NODES.len()).await else {
         return;
     };
-    let url = &backing.url;
+    let url = backing.url.clone();
 
     // Players (created through different nodes: the store is shared) and one table
     // per node, created through that node's admin API.
@@ -324,7 +324,7 @@ async fn failover_a_frozen_owner_that_wakes_up_after_its_lease_passed_on_commits
     let Some((backing, mut nodes)) = cluster_of(started, NODES.len()).await else {
         return;
     };
-    let url = &backing.url;
+    let url = backing.url.clone();
 
     // One table, n1's; its three players are connected to n2 and n3.
     // n1 stays frozen past the clock of the decision it was waiting for, so that when it
@@ -546,7 +546,7 @@ async fn failover_a_node_cut_off_from_nats_renews_no_lease_and_its_table_moves()
     let Some(backing) = backing().await else {
         return;
     };
-    let (url, nats_url) = (&backing.url, &backing.nats_url);
+    let (url, nats_url) = (backing.url.clone(), backing.nats_url.clone());
     let relay = Relay::start(&nats_url).await;
     let mut nodes = vec![
         pokerd(NODES[0], &url, &relay.url).await,

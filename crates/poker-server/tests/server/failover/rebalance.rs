@@ -36,7 +36,7 @@ async fn failover_a_node_that_joins_later_is_handed_its_share_of_tables_between_
     let Some(backing) = backing().await else {
         return;
     };
-    let (url, nats_url) = (&backing.url, &backing.nats_url);
+    let (url, nats_url) = (backing.url.clone(), backing.nats_url.clone());
     let mut nodes = vec![pokerd(NODES[0], &url, &nats_url).await];
     let clock = json!({ "action_ms": 10000, "warning_ms": 0, "time_bank_ms": 0, "max_timeouts": 0, "between_hands_ms": 0 });
     const TABLES: usize = 4;

@@ -64,7 +64,7 @@ async fn failover_sigterm_hands_a_nodes_tables_to_the_others_between_hands_and_e
     let Some(backing) = backing().await else {
         return;
     };
-    let (url, nats_url) = (&backing.url, &backing.nats_url);
+    let (url, nats_url) = (backing.url.clone(), backing.nats_url.clone());
     let mut nodes = Vec::new();
     for name in NODES {
         nodes.push(node(name, &url, &nats_url, GRACE_MS).await);
@@ -372,7 +372,7 @@ async fn failover_sigterm_cuts_a_hand_still_running_after_the_grace_period_and_t
     let Some(backing) = backing().await else {
         return;
     };
-    let (url, nats_url) = (&backing.url, &backing.nats_url);
+    let (url, nats_url) = (backing.url.clone(), backing.nats_url.clone());
     let mut nodes = vec![
         node(NODES[0], &url, &nats_url, SHORT_GRACE_MS).await,
         node(NODES[1], &url, &nats_url, SHORT_GRACE_MS).await,
