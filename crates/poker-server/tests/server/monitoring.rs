@@ -300,7 +300,7 @@ async fn monitoring_config_rules_and_dashboard_pass_promtool_and_ask_for_served_
             let expr = target["expr"].as_str().expect("a PromQL expression");
             let asked = poker_names(expr);
             assert!(
-                !asked.is_empty() || expr.contains("up{"),
+                !asked.is_empty() || expr.contains("up{") || expr.contains("ALERTS{"),
                 "{}: {expr} asks for a pokerd metric",
                 panel["title"]
             );
@@ -392,4 +392,212 @@ async fn monitoring_a_node_down_then_restarted_with_a_hand_voided_fires_its_aler
             (end, &["PokerHandsVoided"]),
         ],
     );
+}
+
+/// A Debian package's program, if installed (`None`: the test is skipped, and fails in CI).
+fn program(names: &[&str], package: &str) -> Option<String> {
+    let found = names.iter().find(|name| {
+        Command::new(name)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} is missing in CI (.ci/setup installs Debian's {package} package)",
+            names[0]
+        );
+        eprintln!("SKIPPED: no {} (Debian's {package} package)", names[0]);
+    }
+    found.map(|n| n.to_string())
+}
+
+/// A copy of one of config/monitoring's files with these replacements, each of which must
+/// match exactly once (so a change to the file that the test would silently miss fails it).
+fn adapted(file: &str, replacements: &[(&str, &str)]) -> String {
+    let mut text = std::fs::read_to_string(monitoring_dir().join(file)).unwrap();
+    for (from, to) in replacements {
+        assert_eq!(text.matches(from).count(), 1, "{file}: `{from}` once");
+        text = text.replace(from, to);
+    }
+    text
+}
+
+/// The alerts Alertmanager holds, as (alertname, instance, its labels and receivers).
+async fn alertmanager_alerts(base: &str) -> Vec<serde_json::Value> {
+    let Ok(answer) = reqwest::Client::new()
+        .get(format!("{base}/api/v2/alerts"))
+        .timeout(Duration::from_secs(5))
+        .send()
+        .await
+    else {
+        return Vec::new();
+    };
+    answer.json().await.unwrap_or_default()
+}
+
+/// The `PokerNodeDown` alert Alertmanager holds for this instance, if any.
+fn node_down<'a>(alerts: &'a [serde_json::Value], instance: &str) -> Option<&'a serde_json::Value> {
+    alerts.iter().find(|a| {
+        a["labels"]["alertname"] == "PokerNodeDown" && a["labels"]["instance"] == instance
+    })
+}
+
+/// The shipped chain, end to end: Prometheus with config/monitoring's prometheus.yml and
+/// alerts.yml scrapes a real pokerd, and sends what fires to Alertmanager running the
+/// shipped alertmanager.yml (amtool accepts it). Only addresses and durations are changed
+/// in the copies (targets on loopback ports, a second's scrape, evaluation and `for:`), so
+/// the routing, the labels and the receiver are the room's own. The second node of
+/// prometheus.yml is an address nobody answers: its `PokerNodeDown` reaches Alertmanager as
+/// a page for the `operators` receiver with its node label; the live node has none until it
+/// is stopped, then it has its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn monitoring_prometheus_sends_a_real_nodes_death_to_alertmanager_as_a_page() {
+    use common::nats::{free_port, Proc};
+    let (Some(prometheus), Some(alertmanager), Some(amtool)) = (
+        program(&["prometheus"], "prometheus"),
+        program(
+            &["prometheus-alertmanager", "alertmanager"],
+            "prometheus-alertmanager",
+        ),
+        program(&["amtool"], "prometheus-alertmanager"),
+    ) else {
+        return;
+    };
+    let shipped = monitoring_dir().join("alertmanager.yml");
+    let out = Command::new(&amtool)
+        .arg("check-config")
+        .arg(&shipped)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "amtool check-config alertmanager.yml:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    let mut server = Server::start(&guard.url(), &[]).await;
+    let live = server.addr.to_string();
+    // Nobody answers there: bound, read and let go.
+    let dead = format!("127.0.0.1:{}", free_port());
+    let (am_port, prom_port) = (free_port(), free_port());
+    let am_base = format!("http://127.0.0.1:{am_port}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let am = Proc::spawn(
+        "alertmanager",
+        {
+            let mut c = Command::new(&alertmanager);
+            c.arg(format!("--config.file={}", shipped.display()))
+                .arg(format!(
+                    "--storage.path={}",
+                    tmp.path().join("am").display()
+                ))
+                .arg(format!("--web.listen-address=127.0.0.1:{am_port}"))
+                // Alone: no gossip port.
+                .arg("--cluster.listen-address=");
+            c
+        },
+        |_| {},
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.path().join("prometheus.yml"),
+        adapted(
+            "prometheus.yml",
+            &[
+                ("scrape_interval: 15s", "scrape_interval: 1s"),
+                ("evaluation_interval: 15s", "evaluation_interval: 1s"),
+                ("\"alertmanager:9093\"", &format!("\"127.0.0.1:{am_port}\"")),
+                ("\"pokerd:8080\"", &format!("\"{live}\"")),
+                ("\"pokerd2:8080\"", &format!("\"{dead}\"")),
+            ],
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.path().join("alerts.yml"),
+        std::fs::read_to_string(monitoring_dir().join("alerts.yml"))
+            .unwrap()
+            .replace("for: 1m", "for: 1s"),
+    )
+    .unwrap();
+    let prom = Proc::spawn(
+        "prometheus",
+        {
+            let mut c = Command::new(&prometheus);
+            c.arg(format!(
+                "--config.file={}",
+                tmp.path().join("prometheus.yml").display()
+            ))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                tmp.path().join("tsdb").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{prom_port}"));
+            c
+        },
+        |_| {},
+    )
+    .unwrap();
+
+    // The dead node's page arrives; the live node has none.
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    let alerts = loop {
+        let alerts = alertmanager_alerts(&am_base).await;
+        if node_down(&alerts, &dead).is_some() {
+            break alerts;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no PokerNodeDown for {dead} in Alertmanager within 90 s: {alerts:?}\n\
+             --- prometheus:\n{}\n--- alertmanager:\n{}",
+            prom.tail(),
+            am.tail()
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    let down = node_down(&alerts, &dead).unwrap();
+    assert_eq!(down["labels"]["severity"], "page");
+    assert_eq!(down["labels"]["node"], "pokerd-2");
+    assert_eq!(down["labels"]["job"], "pokerd");
+    assert_eq!(
+        down["status"]["state"], "active",
+        "not silenced nor inhibited"
+    );
+    assert_eq!(down["receivers"], json!([{ "name": "operators" }]));
+    assert!(
+        down["annotations"]["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains(&dead)),
+        "the summary names the node: {down}"
+    );
+    assert!(
+        node_down(&alerts, &live).is_none(),
+        "the live node is not down: {alerts:?}"
+    );
+
+    // The live node stops: its own page follows.
+    server.stop().await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    loop {
+        let alerts = alertmanager_alerts(&am_base).await;
+        if let Some(down) = node_down(&alerts, &live) {
+            assert_eq!(down["labels"]["node"], "pokerd-1");
+            assert_eq!(down["labels"]["severity"], "page");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no PokerNodeDown for {live} within 90 s of its stop: {alerts:?}\n\
+             --- prometheus:\n{}",
+            prom.tail()
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    drop(prom);
+    drop(am);
 }
