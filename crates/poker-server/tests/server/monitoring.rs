@@ -414,11 +414,16 @@ fn program(names: &[&str], package: &str) -> Option<String> {
 }
 
 /// A copy of one of config/monitoring's files with these replacements, each of which must
-/// match exactly once (so a change to the file that the test would silently miss fails it).
-fn adapted(file: &str, replacements: &[(&str, &str)]) -> String {
+/// match as many times as said (so a change to the file that the test would silently miss
+/// fails it).
+fn adapted(file: &str, replacements: &[(&str, &str, usize)]) -> String {
     let mut text = std::fs::read_to_string(monitoring_dir().join(file)).unwrap();
-    for (from, to) in replacements {
-        assert_eq!(text.matches(from).count(), 1, "{file}: `{from}` once");
+    for (from, to, times) in replacements {
+        assert_eq!(
+            text.matches(from).count(),
+            *times,
+            "{file}: `{from}` {times} times"
+        );
         text = text.replace(from, to);
     }
     text
@@ -448,10 +453,12 @@ fn node_down<'a>(alerts: &'a [serde_json::Value], instance: &str) -> Option<&'a 
 /// alerts.yml scrapes a real pokerd, and sends what fires to Alertmanager running the
 /// shipped alertmanager.yml (amtool accepts it). Only addresses and durations are changed
 /// in the copies (targets on loopback ports, a second's scrape, evaluation and `for:`), so
-/// the routing, the labels and the receiver are the room's own. The second node of
+/// the routing, the labels and the receivers are the room's own. The second node of
 /// prometheus.yml is an address nobody answers: its `PokerNodeDown` reaches Alertmanager as
-/// a page for the `operators` receiver with its node label; the live node has none until it
-/// is stopped, then it has its own.
+/// a page for the receiver `pages` with its node label, and inhibits that node's warnings
+/// (a live node's go to `warnings`); Prometheus scrapes itself and Alertmanager; the live
+/// node has no `PokerNodeDown` until it is stopped, then it has its own, and no alert about
+/// delivery fires.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn monitoring_prometheus_sends_a_real_nodes_death_to_alertmanager_as_a_page() {
     use common::nats::{free_port, Proc};
@@ -509,20 +516,33 @@ async fn monitoring_prometheus_sends_a_real_nodes_death_to_alertmanager_as_a_pag
         adapted(
             "prometheus.yml",
             &[
-                ("scrape_interval: 15s", "scrape_interval: 1s"),
-                ("evaluation_interval: 15s", "evaluation_interval: 1s"),
-                ("\"alertmanager:9093\"", &format!("\"127.0.0.1:{am_port}\"")),
-                ("\"pokerd:8080\"", &format!("\"{live}\"")),
-                ("\"pokerd2:8080\"", &format!("\"{dead}\"")),
+                ("scrape_interval: 15s", "scrape_interval: 1s", 1),
+                ("evaluation_interval: 15s", "evaluation_interval: 1s", 1),
+                // Where alerts go, and Alertmanager scraped.
+                (
+                    "\"alertmanager:9093\"",
+                    &format!("\"127.0.0.1:{am_port}\""),
+                    2,
+                ),
+                (
+                    "\"localhost:9090\"",
+                    &format!("\"127.0.0.1:{prom_port}\""),
+                    1,
+                ),
+                ("\"pokerd:8080\"", &format!("\"{live}\""), 1),
+                ("\"pokerd2:8080\"", &format!("\"{dead}\""), 1),
             ],
         ),
     )
     .unwrap();
+    let rules = std::fs::read_to_string(monitoring_dir().join("alerts.yml")).unwrap();
+    assert!(
+        rules.contains("expr: up{job=\"pokerd\"} == 0\n        for: 1m\n"),
+        "PokerNodeDown waits a minute"
+    );
     std::fs::write(
         tmp.path().join("alerts.yml"),
-        std::fs::read_to_string(monitoring_dir().join("alerts.yml"))
-            .unwrap()
-            .replace("for: 1m", "for: 1s"),
+        rules.replace("for: 1m", "for: 1s"),
     )
     .unwrap();
     let prom = Proc::spawn(
@@ -568,7 +588,7 @@ async fn monitoring_prometheus_sends_a_real_nodes_death_to_alertmanager_as_a_pag
         down["status"]["state"], "active",
         "not silenced nor inhibited"
     );
-    assert_eq!(down["receivers"], json!([{ "name": "operators" }]));
+    assert_eq!(down["receivers"], json!([{ "name": "pages" }]));
     assert!(
         down["annotations"]["summary"]
             .as_str()
@@ -579,6 +599,83 @@ async fn monitoring_prometheus_sends_a_real_nodes_death_to_alertmanager_as_a_pag
         node_down(&alerts, &live).is_none(),
         "the live node is not down: {alerts:?}"
     );
+    // A warning of each node: the dead node's is inhibited by its PokerNodeDown, the live
+    // node's goes to `warnings`.
+    let warning = |instance: &str| {
+        json!({ "labels": { "alertname": "PokerHandsVoided", "severity": "warning",
+                            "job": "pokerd", "instance": instance } })
+    };
+    let posted = reqwest::Client::new()
+        .post(format!("{am_base}/api/v2/alerts"))
+        .json(&json!([warning(&dead), warning(&live)]))
+        .send()
+        .await
+        .unwrap();
+    assert!(posted.status().is_success(), "{posted:?}");
+    let voided = |alerts: &[serde_json::Value], instance: &str| -> Option<serde_json::Value> {
+        alerts
+            .iter()
+            .find(|a| {
+                a["labels"]["alertname"] == "PokerHandsVoided"
+                    && a["labels"]["instance"] == instance
+            })
+            .cloned()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let (quiet, heard) = loop {
+        let alerts = alertmanager_alerts(&am_base).await;
+        if let (Some(quiet), Some(heard)) = (voided(&alerts, &dead), voided(&alerts, &live)) {
+            break (quiet, heard);
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "both warnings are held: {alerts:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(quiet["status"]["state"], "suppressed", "{quiet}");
+    assert_eq!(
+        quiet["status"]["inhibitedBy"],
+        json!([down["fingerprint"].clone()]),
+        "inhibited by the node's PokerNodeDown"
+    );
+    assert_eq!(heard["status"]["state"], "active", "{heard}");
+    assert_eq!(heard["receivers"], json!([{ "name": "warnings" }]));
+
+    // Prometheus scrapes itself and Alertmanager (the delivery alerts' metrics).
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let answer: serde_json::Value = reqwest::Client::new()
+            .get(format!("http://127.0.0.1:{prom_port}/api/v1/query"))
+            .query(&[("query", "up{job=~\"prometheus|alertmanager\"}")])
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let up: BTreeMap<String, String> = answer["data"]["result"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| {
+                (
+                    r["metric"]["job"].as_str().unwrap_or("").to_string(),
+                    r["value"][1].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        if up.get("prometheus").is_some_and(|v| v == "1")
+            && up.get("alertmanager").is_some_and(|v| v == "1")
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Prometheus scrapes itself and Alertmanager: {answer}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
 
     // The live node stops: its own page follows.
     server.stop().await;
@@ -588,6 +685,12 @@ async fn monitoring_prometheus_sends_a_real_nodes_death_to_alertmanager_as_a_pag
         if let Some(down) = node_down(&alerts, &live) {
             assert_eq!(down["labels"]["node"], "pokerd-1");
             assert_eq!(down["labels"]["severity"], "page");
+            assert!(
+                !alerts.iter().any(|a| a["labels"]["alertname"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("PokerAlert"))),
+                "no delivery alert: {alerts:?}"
+            );
             break;
         }
         assert!(
