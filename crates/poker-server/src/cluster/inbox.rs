@@ -549,7 +549,7 @@ mod tests {
             .chain(["/usr/sbin", "/usr/bin", "/usr/local/bin"].map(std::path::PathBuf::from))
             .map(|dir| dir.join("nats-server"))
             .find(|p| p.is_file())
-            .expect("nats-server is not installed (Debian's package; .ci/run installs it)");
+            .expect("nats-server is not installed (Debian's package; .ci/setup installs it)");
         let child = std::process::Command::new(binary)
             .args(["-a", "127.0.0.1", "-p", &port.to_string()])
             .stdout(std::process::Stdio::null())
