@@ -429,7 +429,8 @@ fn adapted(file: &str, replacements: &[(&str, &str, usize)]) -> String {
     text
 }
 
-/// The alerts Alertmanager holds, as (alertname, instance, its labels and receivers).
+/// The alerts Alertmanager holds (its API v2: labels, status, receivers), none while it
+/// does not answer.
 async fn alertmanager_alerts(base: &str) -> Vec<serde_json::Value> {
     let Ok(answer) = reqwest::Client::new()
         .get(format!("{base}/api/v2/alerts"))
