@@ -342,9 +342,14 @@ impl<'h> Body<'h> {
     /// the other posts, then the antes; in 6+ the antes come first, then the button
     /// blind, as PokerStars writes its button-blind games.
     fn post(&mut self, forced: Forced, player: usize, line: String) {
+        // 6+: the antes, then the blinds, then any other post (a new player's): the reader
+        // takes the first big or button blind line for the table's (fuzz regression
+        // six-plus-button-blind-written-after-a-new-players-post).
         let rank = match (self.hand.config.game == Game::ShortDeckHoldem, forced) {
             (true, Forced::Ante) => 0,
-            (true, _) => 1,
+            (true, Forced::Small) => 1,
+            (true, Forced::Big) => 2,
+            (true, Forced::Other) => 3,
             (false, Forced::Small) => 0,
             (false, Forced::Big) => 1,
             (false, Forced::Other) => 2,

@@ -136,7 +136,12 @@ fn rake_rate(input: &PlayInput, p: &Parsed) -> u32 {
         if pooled == 0 {
             continue;
         }
-        let least_for = |r: u64| (r * 10_000).div_ceil(pooled);
+        // In u128: a pot of up to MAX_CHIPS (2^53) times 10,000 passes u64 (fuzz
+        // regression rake-rate-multiply-overflow).
+        let least_for = |r: u64| {
+            let rate = (u128::from(r) * 10_000).div_ceil(u128::from(pooled));
+            u64::try_from(rate).unwrap_or(u64::MAX)
+        };
         low = low.max(least_for(raked));
         if raked < p.rake {
             high = high.min(least_for(raked + 1).saturating_sub(1));
