@@ -85,6 +85,13 @@ pub(super) fn game_of(name: &str) -> Result<(Game, Structure), ReadError> {
     if game == Game::ShortDeckHoldem && structure == Structure::FixedLimit {
         return Err(unsupported());
     }
+    // Stud is dealt at fixed limit only (a stud header names its bets, not blinds: fuzz
+    // regression stud-no-limit-header).
+    if matches!(game, Game::Stud | Game::StudHiLo | Game::Razz)
+        && structure != Structure::FixedLimit
+    {
+        return Err(unsupported());
+    }
     Ok((game, structure))
 }
 
@@ -126,6 +133,11 @@ pub(super) fn read_header(line: &str) -> Result<Header, Option<ReadError>> {
     } else {
         blinds(stakes_text).ok_or(None)?
     };
+    // A cap is a no-limit or pot-limit game's (R24); a fixed-limit header names none
+    // (fuzz regression fixed-limit-header-with-a-cap).
+    if cap.is_some() && structure == Structure::FixedLimit {
+        return Err(None);
+    }
     Ok(Header {
         hand_number,
         club,
