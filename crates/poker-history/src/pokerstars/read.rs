@@ -213,10 +213,19 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
                     .and_then(|a| money.parse(a))
                     .ok_or_else(|| bad(i))?;
             } else if let Some(seat_line) = line.strip_prefix("Seat ") {
-                let seat_line = seat_line.split_once(": ").map_or("", |x| x.1);
-                // `mucked [` after the player's name (a name may hold those words).
-                let mucked = who(seat_line, " ")
-                    .and_then(|(s, rest)| Some((s, rest[rest.find("mucked [")?..].to_string())));
+                let (number, seat_line) = seat_line.split_once(": ").unwrap_or(("", ""));
+                // The seat the line's number names (not the longest name the line starts
+                // with: `X (button) mucked` is X's on the button, fuzz regression
+                // summary-line-credited-to-a-name-ending-button), then `mucked [` after
+                // its player's name (a name may hold those words).
+                let seat = plain_number(number)
+                    .and_then(|n| p.seats.iter().position(|seat| u64::from(seat.number) == n));
+                let mucked = seat.and_then(|s| {
+                    let rest = seat_line
+                        .strip_prefix(seat_names[s].as_str())?
+                        .strip_prefix(' ')?;
+                    Some((s, rest[rest.find("mucked [")?..].to_string()))
+                });
                 if let Some((s, rest)) = mucked {
                     let cards = last_group_first(&rest);
                     p.mucked.insert(s, cards.ok_or_else(|| bad(i))?);
