@@ -116,6 +116,17 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
     // Seat lines: `Seat 2: Name ($10 in chips)`, then perhaps ` is sitting out` or
     // ` out of hand (...)`.
     while let Some(line) = lines.get(li).and_then(|l| l.strip_prefix("Seat ")) {
+        // A player named `Seat 9` posting right after the seat lines: their line, not a
+        // seat's (fuzz regression player-named-seat-n-read-as-a-seat-line).
+        let full = lines[li];
+        let a_players_line = !full.contains(" in chips)")
+            && p.seats.iter().any(|s| {
+                full.strip_prefix(s.name.as_str())
+                    .is_some_and(|r| r.starts_with(": "))
+            });
+        if a_players_line {
+            break;
+        }
         let Some((num, rest)) = line.split_once(": ") else {
             break;
         };
