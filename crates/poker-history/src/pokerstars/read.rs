@@ -271,7 +271,19 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
             continue;
         }
         if let Some(rest) = line.strip_prefix("Dealt to ") {
-            let (s, cards_text) = who(rest, " ").ok_or_else(|| bad(i))?;
+            // The longest name after which the line is card groups only (a name may hold
+            // `[Ah`: fuzz regression dealt-to-a-name-holding-a-card-group).
+            let (s, cards_text) = by_len
+                .iter()
+                .find_map(|&k| {
+                    let r = rest
+                        .strip_prefix(seat_names[k].as_str())?
+                        .strip_prefix(' ')?;
+                    let groups = r.trim();
+                    (groups.starts_with('[') && groups.ends_with(']') && last_group(r).is_some())
+                        .then(|| (k, r.to_string()))
+                })
+                .ok_or_else(|| bad(i))?;
             let new = last_group(&cards_text).ok_or_else(|| bad(i))?;
             let groups = cards_text.matches('[').count();
             let queue = p.holes.entry(s).or_default();
