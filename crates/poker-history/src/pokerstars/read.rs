@@ -316,7 +316,19 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
             *total = a.and_then(|a| total.checked_add(a)).ok_or_else(|| bad(i))?;
             continue;
         }
-        let Some((s, rest)) = who(line, ": ") else {
+        // The longest name followed by an action the reader knows, else the longest name
+        // (a shown hand's `(HI: ...` made `A: shows [..] (HI` a longer name than `A`:
+        // fuzz regression shown-hand-description-read-as-a-name).
+        let acting = by_len.iter().find_map(|&k| {
+            let r = line
+                .strip_prefix(seat_names[k].as_str())?
+                .strip_prefix(": ")?;
+            ACTIONS
+                .iter()
+                .any(|a| r.starts_with(a))
+                .then(|| (k, r.to_string()))
+        });
+        let Some((s, rest)) = acting.or_else(|| who(line, ": ")) else {
             // Table talk (joins, leaves, disconnects, chat, time outs) is not the hand's.
             continue;
         };
@@ -410,6 +422,23 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
         p,
     )
 }
+
+/// How the action lines the reader takes begin, after `NAME: `.
+const ACTIONS: [&str; 13] = [
+    "posts ",
+    "brings in for ",
+    "folds",
+    "checks",
+    "calls ",
+    "bets ",
+    "raises ",
+    "completes it to ",
+    "discards ",
+    "stands pat",
+    "shows [",
+    "mucks hand",
+    "doesn't show hand",
+];
 
 /// A table's or player's name as a line holds it: not empty, no control characters or
 /// line separators (which the writer could not write back, see `printable`).
