@@ -119,11 +119,11 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
         // A player named `Seat 9` posting right after the seat lines: their line, not a
         // seat's (fuzz regression player-named-seat-n-read-as-a-seat-line).
         let full = lines[li];
-        let a_players_line = !full.contains(" in chips)")
-            && p.seats.iter().any(|s| {
-                full.strip_prefix(s.name.as_str())
-                    .is_some_and(|r| r.starts_with(": "))
-            });
+        let a_players_line = p.seats.iter().any(|s| {
+            full.strip_prefix(s.name.as_str())
+                .and_then(|r| r.strip_prefix(": "))
+                .is_some_and(|r| ACTIONS.iter().any(|a| r.starts_with(a)))
+        });
         if a_players_line {
             break;
         }
