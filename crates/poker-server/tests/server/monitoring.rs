@@ -705,3 +705,62 @@ async fn monitoring_prometheus_sends_a_real_nodes_death_to_alertmanager_as_a_pag
     drop(prom);
     drop(am);
 }
+
+/// Each service's published ports in docker-compose.yml (`  name:` under `services:`,
+/// then its `ports:` list), as written.
+fn compose_ports() -> BTreeMap<String, Vec<String>> {
+    let compose = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docker-compose.yml"),
+    )
+    .unwrap();
+    let mut ports: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let (mut in_services, mut service, mut in_ports) = (false, String::new(), false);
+    for line in compose.lines() {
+        if !line.starts_with(' ') && !line.trim().is_empty() {
+            in_services = line == "services:";
+            continue;
+        }
+        if !in_services || line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        if indent == 2 {
+            service = line.trim().trim_end_matches(':').to_string();
+            in_ports = false;
+        } else if indent == 4 {
+            in_ports = line.trim() == "ports:";
+        } else if in_ports {
+            if let Some(item) = line.trim().strip_prefix("- ") {
+                ports
+                    .entry(service.clone())
+                    .or_default()
+                    .push(item.trim_matches('"').to_string());
+            }
+        }
+    }
+    ports
+}
+
+/// Prometheus, Alertmanager (whose page silences alerts) and Grafana publish their ports
+/// on the host's loopback only (docs/security.md): a player who reaches the host's public
+/// address reaches none of them.
+#[test]
+fn monitoring_prometheus_alertmanager_and_grafana_listen_on_the_hosts_loopback_only() {
+    let ports = compose_ports();
+    assert_eq!(
+        ports["pokerd"],
+        ["8080:8080"],
+        "the parse sees the nodes' ports"
+    );
+    for service in ["prometheus", "alertmanager", "grafana"] {
+        let published = ports
+            .get(service)
+            .unwrap_or_else(|| panic!("{service} publishes a port"));
+        for port in published {
+            assert!(
+                port.starts_with("127.0.0.1:"),
+                "{service} publishes {port} beyond the host's loopback"
+            );
+        }
+    }
+}
