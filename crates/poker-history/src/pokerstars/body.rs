@@ -214,8 +214,13 @@ impl<'h> Body<'h> {
                 self.put_in_first_round.insert(*player);
                 *self.live_in_round.entry(*player).or_default() += amount;
                 self.round_bet = self.round_bet.max(*amount);
+                // A bring-in that takes the rest of the stack says so: it may be less
+                // than the game's bring-in, which the reader must not take it for (fuzz
+                // regression bring-in-all-in-for-less-read-as-the-bring-in).
+                let ante = self.hand.config.seats[*player].ante;
+                let tail = self.all_in(*player, ante + amount);
                 let amount = self.hand.m(*amount);
-                let _ = writeln!(self.out, "{}: brings in for {amount}", name(*player));
+                let _ = writeln!(self.out, "{}: brings in for {amount}{tail}", name(*player));
             }
             // Replacement cards already written with their discard are skipped.
             Event::HoleDealt {

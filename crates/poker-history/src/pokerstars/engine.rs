@@ -192,10 +192,20 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
             0
         },
     };
-    let capped_text = input
-        .lines
-        .iter()
-        .any(|l| l.trim_end() == "Betting is capped");
+    // A `Betting is capped` line says heads-up play is capped only when two players
+    // were left (not folded) when it was written: the writer writes it for a cap of
+    // three or more too (fuzz regression heads-up-cap-read-from-a-three-way-cap-line).
+    // A text with no such line is read as lifting the cap: the rounds it holds are the
+    // same either way, unless a heads-up round went past the cap.
+    let capped_heads_up = input.lines.iter().enumerate().any(|(i, l)| {
+        let folded = || {
+            p.acts
+                .iter()
+                .filter(|(at, _, act)| *at < i && matches!(act, Act::Play(Action::Fold)))
+                .count()
+        };
+        l.trim_end() == "Betting is capped" && order.len().saturating_sub(folded()) == 2
+    });
     let seats: Vec<SeatConfig> = order
         .iter()
         .map(|&s| {
@@ -219,11 +229,11 @@ fn run(input: &PlayInput, p: &Parsed, rake: Option<Rake>) -> Result<Run, ReadErr
         structure: input.structure,
         stakes,
         // A bet and three raises (R20). Whether two players lift the cap the text says
-        // only by `Betting is capped`: PokerStars caps every round, heads-up too (a
-        // round begun or come down to two players says so); a history without that
-        // line (our own tables lift the cap heads-up) is read as lifting it.
+        // only by `Betting is capped` with two players left: PokerStars caps every
+        // round, heads-up too (a round come down to two players says so); a history
+        // without that line (our own tables lift the cap heads-up) is read as lifting it.
         max_raises: fixed.then_some(3),
-        uncapped_heads_up: fixed && !capped_text,
+        uncapped_heads_up: fixed && !capped_heads_up,
         seats,
         options,
     };

@@ -185,10 +185,15 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
     };
     let mut in_summary = false;
     let mut second_run = false;
-    let mut first_dealt: BTreeMap<usize, bool> = BTreeMap::new();
+    // Each seat dealt to so far: the stud street of its last `Dealt to` line and the
+    // cards its lines showed.
+    let mut dealt: BTreeMap<usize, (usize, Vec<Card>)> = BTreeMap::new();
+    // Stud's streets begun (`*** 3rd STREET ***` is 1).
+    let mut stud_street = 0usize;
     // The first small blind's line: a small blind needs a big blind (else the writer
     // would name it the big blind).
     let mut small_line = None;
+    let mut all_in_bring_in = None;
     for (i, &line) in lines.iter().enumerate().skip(li) {
         let line = line.trim_end();
         // A bet's amount, alone or with how it ends (`2 and is all-in`, `$10 and has
@@ -251,6 +256,12 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
                 second_run = true;
                 p.run_twice = true;
             }
+            if ["3rd", "4th", "5th", "6th", "RIVER"]
+                .iter()
+                .any(|s| street.starts_with(&format!("{s} ")))
+            {
+                stud_street += 1;
+            }
             let board_street = ["FLOP", "TURN", "RIVER"]
                 .iter()
                 .any(|s| street.contains(&format!("{s} ***")));
@@ -271,11 +282,11 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
             continue;
         }
         if let Some(rest) = line.strip_prefix("Dealt to ") {
-            // The longest name after which the line is card groups only (a name may hold
-            // `[Ah`: fuzz regression dealt-to-a-name-holding-a-card-group).
-            let (s, cards_text) = by_len
+            // The names after which the line is card groups only, longest first (a name
+            // may hold `[Ah`: fuzz regression dealt-to-a-name-holding-a-card-group).
+            let candidates: Vec<(usize, String)> = by_len
                 .iter()
-                .find_map(|&k| {
+                .filter_map(|&k| {
                     let r = rest
                         .strip_prefix(seat_names[k].as_str())?
                         .strip_prefix(' ')?;
@@ -283,12 +294,42 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
                     (groups.starts_with('[') && groups.ends_with(']') && last_group(r).is_some())
                         .then(|| (k, r.to_string()))
                 })
+                .collect();
+            // Of those, the longest whose line fits where the hand is, else the longest:
+            // a seat's first line is one group, dealt before anyone acts (stud: on 3rd
+            // street); a later one is two, the first the cards it showed before (stud:
+            // one line a street), or in a draw the cards kept right after its discard.
+            // `Dealt to B [7c] [8d]` is B's 4th street, not the first line of a seat
+            // named `B [7c]` (fuzz regression stud-dealt-to-a-name-holding-an-up-card).
+            let fits = |k: usize, r: &str| {
+                let groups = r.matches('[').count();
+                let before = r.find(']').and_then(|end| last_group(&r[..=end]));
+                match (dealt.get(&k), family_stud) {
+                    (None, true) => groups == 1 && stud_street <= 1,
+                    (Some((street, shown)), true) => {
+                        groups == 2 && *street < stud_street && before.as_ref() == Some(shown)
+                    }
+                    (None, false) => groups == 1 && p.acts.is_empty(),
+                    (Some(_), false) => {
+                        draw && groups == 2
+                            && matches!(p.acts.last(),
+                                Some((_, who, Act::Play(Action::Draw { .. }))) if *who == k)
+                    }
+                }
+            };
+            let (s, cards_text) = candidates
+                .iter()
+                .find(|(k, r)| fits(*k, r))
+                .or(candidates.first())
+                .cloned()
                 .ok_or_else(|| bad(i))?;
             let new = last_group(&cards_text).ok_or_else(|| bad(i))?;
             let groups = cards_text.matches('[').count();
             let queue = p.holes.entry(s).or_default();
-            let first = !first_dealt.contains_key(&s);
-            first_dealt.insert(s, true);
+            let first = !dealt.contains_key(&s);
+            let seen = dealt.entry(s).or_insert((stud_street, Vec::new()));
+            seen.0 = stud_street;
+            seen.1.extend(new.iter().copied());
             if family_stud {
                 // A down card's owner sees it; others see only up cards (3rd street:
                 // one up card after two down).
@@ -340,7 +381,15 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
                 small_line.get_or_insert(i);
             }
         } else if let Some(a) = rest.strip_prefix("brings in for ") {
-            p.bring_in = Some(amount(a).ok_or_else(|| bad(i))?);
+            // A bring-in all in may be less than the game's: only a bring-in with chips
+            // left names the game's (fuzz regression
+            // bring-in-all-in-for-less-read-as-the-bring-in).
+            let posted = amount(a).ok_or_else(|| bad(i))?;
+            if a.ends_with(" and is all-in") {
+                all_in_bring_in = Some(posted);
+            } else {
+                p.bring_in = Some(posted);
+            }
             push(&mut p, Act::Play(Action::BringIn));
         } else if rest == "folds" {
             push(&mut p, Act::Play(Action::Fold));
@@ -402,7 +451,11 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
     if let (Some(i), false) = (small_line, live(PostKind::BigBlind)) {
         return Err(bad(i));
     }
-    let bring_in = p.bring_in;
+    // A bring-in all in says only that the game's is at least that much: half the small
+    // bet (the engine's when the text does not say), or what it posted if more.
+    let bring_in = p
+        .bring_in
+        .or_else(|| all_in_bring_in.map(|x| x.max(stakes[0] / 2)));
     super::engine::play(
         super::engine::PlayInput {
             hand_number,
@@ -500,6 +553,11 @@ fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> 
     if p.posted[&s] > p.seats[s].stack {
         return None;
     }
+    // A post is all in only when the posts so far use up the stack: a blind for less
+    // than the one named with chips left is no post (the writer would write the amount
+    // without the tail, which does not read: fuzz regression
+    // dead-small-blind-all-in-with-chips-left).
+    let all_in = all_in && p.posted[&s] == p.seats[s].stack;
     // A blind of the amount named, or less when the poster is all in: the seat's blind
     // is the one named (the engine posts what the stack holds).
     let nominal = |named: Chips| (x == named || (all_in && x < named)).then_some(named);

@@ -631,3 +631,36 @@ actions = ["d dh p1 5c5d", "d dh p2 Jh9h", "d dh p3 KdAs", "p3 cbr 300", "p1 f",
         assert_eq!(import::write_back(&hand).unwrap(), out);
     }
 }
+
+/// A `Dealt to` line goes to the seat whose line it can be where the hand is, not to the
+/// longest name it starts with: a seat named `cat [Qd]` (another's up card) or
+/// `bob [8c 7d 7h]` (the cards the viewer kept) takes no line of theirs.
+#[test]
+fn a_dealt_to_line_goes_to_the_seat_it_fits_not_to_a_name_holding_anothers_cards() {
+    let stud: Vec<String> = ["ann", "cat [Qd]", "cat"].map(String::from).to_vec();
+    let draw: Vec<String> = ["bob [8c 7d 7h]", "bob", "cat"].map(String::from).to_vec();
+    for (phh, players, viewer, line, deal) in [
+        (STUD, &stud, None, "Dealt to cat [Qd] [Jc]\n", "d dh p3 Jc"),
+        (
+            TRIPLE_DRAW,
+            &draw,
+            Some(1),
+            "Dealt to bob [8c 7d 7h] [9h 4s]\n",
+            "d dh p2 9h4s",
+        ),
+    ] {
+        let written = write(&Meta {
+            viewer,
+            ..meta(phh, players, &[1, 2, 3])
+        })
+        .unwrap();
+        has(&written, &[line]);
+        let read = super::read::read_hand(&written).unwrap();
+        assert!(
+            read.phh.actions.iter().any(|a| a == deal),
+            "{deal} not in {:?}\n{written}",
+            read.phh.actions
+        );
+        assert_eq!(super::import::write_back(&read).unwrap(), written);
+    }
+}
