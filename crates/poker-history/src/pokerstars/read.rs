@@ -194,6 +194,8 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
     // would name it the big blind).
     let mut small_line = None;
     let mut all_in_bring_in = None;
+    // The blinds posted for less than named (all in), by line and seat.
+    let mut posts_for_less: Vec<(usize, usize)> = Vec::new();
     for (i, &line) in lines.iter().enumerate().skip(li) {
         let line = line.trim_end();
         // A bet's amount, alone or with how it ends (`2 and is all-in`, `$10 and has
@@ -376,7 +378,9 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
         let push = |p: &mut Parsed, act: Act| p.acts.push((i, s, act));
         if let Some(post_text) = rest.strip_prefix("posts ") {
             let seat = p.seats[s].number as usize - 1;
-            forced_bet(&mut p, &forced, s, seat, post_text).ok_or_else(|| bad(i))?;
+            if forced_bet(&mut p, &forced, s, seat, post_text).ok_or_else(|| bad(i))? {
+                posts_for_less.push((i, s));
+            }
             if post_text.starts_with("small blind ") {
                 small_line.get_or_insert(i);
             }
@@ -385,7 +389,18 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
             // left names the game's (fuzz regression
             // bring-in-all-in-for-less-read-as-the-bring-in).
             let posted = amount(a).ok_or_else(|| bad(i))?;
-            if a.ends_with(" and is all-in") {
+            // What the antes left: a bring-in of more is no line PokerStars writes, one
+            // said to be all in with chips left neither (fuzz regressions
+            // bring-in-more-than-the-stack-holds, bring-in-all-in-for-less-read-as-the-bring-in).
+            let left = p.seats[s]
+                .stack
+                .saturating_sub(p.posted.get(&s).copied().unwrap_or(0));
+            if posted > left || (a.ends_with(" and is all-in") && posted < left) {
+                return Err(bad(i));
+            }
+            // One that takes the rest of the stack says only that the game's bring-in is
+            // at least that much (the writer writes it with the tail).
+            if posted == left {
                 all_in_bring_in = Some(posted);
             } else {
                 p.bring_in = Some(posted);
@@ -449,6 +464,15 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
     }
     let live = |kind: PostKind| p.posts.iter().any(|q| q.kind == kind && q.live);
     if let (Some(i), false) = (small_line, live(PostKind::BigBlind)) {
+        return Err(bad(i));
+    }
+    // A blind for less than named is all in: the seat's posts use up its stack (a dead
+    // small blind "all in" with chips left is refused: fuzz regressions
+    // dead-small-blind-all-in-with-chips-left, big-blind-all-in-with-the-ante-written-after).
+    if let Some(&(i, _)) = posts_for_less
+        .iter()
+        .find(|&&(_, s)| p.posted.get(&s) != Some(&p.seats[s].stack))
+    {
         return Err(bad(i));
     }
     // A bring-in all in says only that the game's is at least that much: half the small
@@ -525,8 +549,10 @@ struct Forced {
 /// A post the reader could not write back the same way is refused (`None`): a small
 /// blind not below the big blind (it would be written as a big blind), a new player's
 /// big blind below the big blind (written as a small blind), a button blind outside 6+
-/// or with another big blind, an amount with anything after it.
-fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> Option<()> {
+/// or with another big blind, an amount with anything after it. `Some(true)`: a blind for
+/// less than the one named, all in, which the caller accepts only if the seat's posts use
+/// up its stack once all are read (the writer may write the antes after the blinds).
+fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> Option<bool> {
     let (kind, rest) = [
         "the ante ",
         "small & big blinds ",
@@ -553,11 +579,6 @@ fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> 
     if p.posted[&s] > p.seats[s].stack {
         return None;
     }
-    // A post is all in only when the posts so far use up the stack: a blind for less
-    // than the one named with chips left is no post (the writer would write the amount
-    // without the tail, which does not read: fuzz regression
-    // dead-small-blind-all-in-with-chips-left).
-    let all_in = all_in && p.posted[&s] == p.seats[s].stack;
     // A blind of the amount named, or less when the poster is all in: the seat's blind
     // is the one named (the engine posts what the stack holds).
     let nominal = |named: Chips| (x == named || (all_in && x < named)).then_some(named);
@@ -572,6 +593,9 @@ fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> 
     if kind != "the ante " && (p.blinds.contains_key(&s) || (dead_small && !new_big)) {
         return None;
     }
+    // Whether the post is for less than the blind named (all in, which the caller
+    // checks once every post is read).
+    let mut less = false;
     match kind {
         "the ante " => add(&mut p.antes, s, x)?,
         "small & big blinds " => {
@@ -585,6 +609,7 @@ fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> 
                 .checked_sub(dead)
                 .filter(|&l| l > 0 && dead > 0 && dead < f.big)?;
             let big = (live == f.big || (all_in && live < f.big)).then_some(f.big)?;
+            less = live < f.big;
             add(&mut p.antes, s, dead)?;
             p.blinds.insert(s, (big, BlindKind::Post));
             p.posts.push(post(seat, PostKind::MissedSmall, dead, false));
@@ -592,7 +617,10 @@ fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> 
         }
         "small blind " => {
             let small = match f.small {
-                Some(named) => nominal(named)?,
+                Some(named) => {
+                    less = x < named;
+                    nominal(named)?
+                }
                 None => Some(x).filter(|&x| x < f.big)?,
             };
             if !has(p, PostKind::SmallBlind) {
@@ -606,6 +634,7 @@ fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> 
         }
         "big blind " | "button blind " => {
             let big = nominal(f.big)?;
+            less = x < f.big;
             let big_posted = has(p, PostKind::BigBlind);
             if kind == "button blind " && (!f.button_blind || big_posted) {
                 return None;
@@ -623,7 +652,7 @@ fn forced_bet(p: &mut Parsed, f: &Forced, s: usize, seat: usize, text: &str) -> 
             p.posts.push(post(seat, PostKind::Straddle, x, true));
         }
     }
-    Some(())
+    Some(less)
 }
 
 /// The first `[...]` group of a line, as cards (a shown hand, before its description).
