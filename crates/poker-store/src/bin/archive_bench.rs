@@ -1,5 +1,5 @@
 //! The hand archive measured (issue 38, "An archive that stays fast"): fills a fresh
-//! PostgreSQL database with a synthetic room (tables, players, hands with their PHH and
+//! PostgreSQL database or SQLite file with a synthetic room (tables, players, hands with their PHH and
 //! record, the players of each hand, the ledger rows a hand writes) by set-based SQL, then
 //! times every page's query through `SqlStore`'s own methods with random players, tables
 //! and dates, and prints each query's latencies and the bytes each table and index takes;
@@ -8,10 +8,14 @@
 //! ```text
 //! cargo run --release -p poker-store --bin archive_bench -- \
 //!     --url postgres://postgres@127.0.0.1:55438/archive --hands 1000000
+//! cargo run --release -p poker-store --bin archive_bench -- \
+//!     --url sqlite:///var/tmp/archive.db --hands 1000000
 //! ```
 //!
-//! The database named in the URL is dropped and made again unless `--keep` is given (then
-//! the hands it holds are measured as they are). See docs/persistence.md, The hand archive.
+//! The database named in the URL (or the SQLite file) is dropped and made again unless
+//! `--keep` is given (then the hands it holds are measured as they are). The ids are
+//! `md5` uuids on PostgreSQL and numbered uuids on SQLite (which has no `md5`), the same
+//! rows otherwise. See docs/persistence.md, The hand archive.
 
 use poker_store::{HandId, PlayerId, SqlStore, TableId};
 use std::time::{Duration, Instant};
@@ -109,10 +113,42 @@ impl Args {
             }
         }
         anyhow::ensure!(
-            a.url.starts_with("postgres") || (a.fill_only && a.url.starts_with("sqlite")),
-            "--url postgres://... is needed (or sqlite://... with --fill-only)"
+            a.url.starts_with("postgres") || a.url.starts_with("sqlite://"),
+            "--url postgres://... or sqlite://FILE is needed"
         );
         Ok(a)
+    }
+
+    /// Whether the room is on PostgreSQL (else SQLite).
+    fn pg(&self) -> bool {
+        self.url.starts_with("postgres")
+    }
+
+    /// The SQL expression of the id (a uuid's text) of the `kind` (`p`, `t`, `h`, `m`...)
+    /// numbered by the SQL expression `n`: `md5` on PostgreSQL, on SQLite a uuid spelling
+    /// a number of the kind and `n`.
+    fn id(&self, kind: &str, n: &str) -> String {
+        if self.pg() {
+            format!("md5('{kind}' || ({n}))::uuid::text")
+        } else {
+            // FNV-1a of the kind: one number per kind.
+            let code = kind.bytes().fold(0x811c_9dc5u32, |h, b| {
+                (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+            });
+            format!("printf('%08x-0000-4000-8000-%012x', {code}, {n})")
+        }
+    }
+
+    /// A `from` item of the rows `name` = `lo` to `hi` - 1 (a column `name`).
+    fn series(&self, name: &str, lo: i64, hi: i64) -> String {
+        if self.pg() {
+            format!("generate_series({lo}::bigint, {hi} - 1) {name}")
+        } else {
+            format!(
+                "(with recursive g(v) as (select {lo} union all select v + 1 from g \
+                 where v < {hi} - 1) select v as {name} from g) {name}_rows"
+            )
+        }
     }
 }
 
@@ -153,13 +189,20 @@ async fn exec(pool: &sqlx::AnyPool, sql: &str) -> anyhow::Result<()> {
 
 /// Drops and makes the database again, migrates it and fills it.
 async fn fill(a: &Args) -> anyhow::Result<()> {
-    let (server, name) = a
-        .url
-        .rsplit_once('/')
-        .ok_or_else(|| anyhow::anyhow!("a URL names its database"))?;
-    let admin = SqlStore::connect_admin(&format!("{server}/postgres")).await?;
-    exec(&admin, &format!("drop database if exists {name}")).await?;
-    exec(&admin, &format!("create database {name}")).await?;
+    if a.pg() {
+        let (server, name) = a
+            .url
+            .rsplit_once('/')
+            .ok_or_else(|| anyhow::anyhow!("a URL names its database"))?;
+        let admin = SqlStore::connect_admin(&format!("{server}/postgres")).await?;
+        exec(&admin, &format!("drop database if exists {name}")).await?;
+        exec(&admin, &format!("create database {name}")).await?;
+    } else {
+        let file = a.url.trim_start_matches("sqlite://");
+        for end in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{file}{end}"));
+        }
+    }
     drop(SqlStore::connect(&a.url).await?);
     let pool = SqlStore::connect_admin(&a.url).await?;
     let clock = Instant::now();
@@ -167,9 +210,9 @@ async fn fill(a: &Args) -> anyhow::Result<()> {
         &pool,
         &format!(
             "insert into player (player_id, name, name_key, password_hash, created_at) \
-             select md5('p' || n)::uuid::text, 'p' || n, 'p' || n, 'x', {T0} \
-             from generate_series(0, {} - 1) n",
-            a.players
+             select {}, 'p' || n, 'p' || n, 'x', {T0} from {}",
+            a.id("p", "n"),
+            a.series("n", 0, a.players)
         ),
     )
     .await?;
@@ -177,8 +220,9 @@ async fn fill(a: &Args) -> anyhow::Result<()> {
         &pool,
         &format!(
             "insert into wallet (player_id, balance, created_at) \
-             select md5('p' || n)::uuid::text, 0, {T0} from generate_series(0, {} - 1) n",
-            a.players
+             select {}, 0, {T0} from {}",
+            a.id("p", "n"),
+            a.series("n", 0, a.players)
         ),
     )
     .await?;
@@ -186,45 +230,44 @@ async fn fill(a: &Args) -> anyhow::Result<()> {
         &pool,
         &format!(
             "insert into poker_table (poker_table_id, name, config, status, created_at) \
-             select md5('t' || n)::uuid::text, 'Table ' || n, '{{}}', 'open', {T0} \
-             from generate_series(0, {} - 1) n",
-            a.tables
+             select {}, 'Table ' || n, '{{}}', 'open', {T0} from {}",
+            a.id("t", "n"),
+            a.series("n", 0, a.tables)
         ),
     )
     .await?;
     // The archive's indexes are made once the rows are in: far faster than keeping them
-    // up row by row. The same definitions the migrations made.
-    let indexes: Vec<(String, String)> = sqlx::query_as(
+    // up row by row. The same definitions the migrations made (on SQLite the keys'
+    // own indexes stay: the numbered ids come in order).
+    let indexes: Vec<(String, String)> = sqlx::query_as(if a.pg() {
         "select indexname::text, indexdef::text from pg_indexes \
-         where tablename in ('hand', 'hand_player', 'ledger_entry') and indexname not like '%pkey'",
-    )
+         where tablename in ('hand', 'hand_player', 'ledger_entry') and indexname not like '%pkey'"
+    } else {
+        "select name, sql from sqlite_master where type = 'index' and sql is not null \
+         and tbl_name in ('hand', 'hand_player', 'ledger_entry')"
+    })
     .fetch_all(&pool)
     .await?;
     for (index, _) in &indexes {
         exec(&pool, &format!("drop index {index}")).await?;
     }
-    exec(&pool, "alter table hand drop constraint hand_pkey").await?;
-    exec(&pool, "alter table hand set (autovacuum_enabled = off)").await?;
-    exec(
-        &pool,
-        "alter table hand_player set (autovacuum_enabled = off)",
-    )
-    .await?;
-    exec(
-        &pool,
-        "alter table ledger_entry set (autovacuum_enabled = off)",
-    )
-    .await?;
+    if a.pg() {
+        exec(&pool, "alter table hand drop constraint hand_pkey").await?;
+        for t in ["hand", "hand_player", "ledger_entry"] {
+            exec(
+                &pool,
+                &format!("alter table {t} set (autovacuum_enabled = off)"),
+            )
+            .await?;
+        }
+    }
     let (phh, record) = if a.phh {
         let players: String = (0..6).fold("'".to_string() + RECORD + "'", |r, s| {
-            format!(
-                "replace({r}, 'P{s}', md5('p' || {})::uuid::text)",
-                seat(a, s)
-            )
+            format!("replace({r}, 'P{s}', {})", a.id("p", &seat(a, s)))
         });
         (
             format!("'{}'", PHH.replace('\'', "''")),
-            format!("replace({players}, 'HID', md5('h' || i)::uuid::text)"),
+            format!("replace({players}, 'HID', {})", a.id("h", "i")),
         )
     } else {
         ("null".to_string(), "null".to_string())
@@ -239,10 +282,13 @@ async fn fill(a: &Args) -> anyhow::Result<()> {
             &format!(
                 "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, \
                  started_at, ended_at, created_at) \
-                 select md5('h' || i)::uuid::text, md5('t' || (i % {t}))::uuid::text, \
+                 select {hid}, {tid}, \
                  i / {t} + 1, 'complete', {phh}, {record}, 1 + i % 3, {at}, {at} + 60000, {at} \
-                 from generate_series({lo}::bigint, {hi} - 1) i",
-                t = a.tables
+                 from {rows}",
+                t = a.tables,
+                hid = a.id("h", "i"),
+                tid = a.id("t", &format!("i % {}", a.tables)),
+                rows = a.series("i", lo, hi),
             ),
         )
         .await?;
@@ -251,11 +297,14 @@ async fn fill(a: &Args) -> anyhow::Result<()> {
             &format!(
                 "insert into hand_player (hand_id, player_id, seat_no, starting_stack, \
                  finishing_stack, created_at, started_at, big_blind) \
-                 select md5('h' || i)::uuid::text, md5('p' || {sp})::uuid::text, s, 200, \
+                 select {hid}, {pid}, s, 200, \
                  200 + case s when 0 then 40 - (1 + i % 3) when 1 then -20 when 2 then -20 else 0 end, \
                  {at} + 60000, {filled} \
-                 from generate_series({lo}::bigint, {hi} - 1) i cross join generate_series(0, 5) s",
-                sp = seat_player(a),
+                 from {rows} cross join {seats}",
+                hid = a.id("h", "i"),
+                pid = a.id("p", &seat_player(a)),
+                rows = a.series("i", lo, hi),
+                seats = a.series("s", 0, 6),
                 filled = if a.unfilled { "null, null" } else { "{at}, 2" }.replace("{at}", &at),
             ),
         )
@@ -267,15 +316,18 @@ async fn fill(a: &Args) -> anyhow::Result<()> {
                 &format!(
                     "insert into ledger_entry (movement_id, account, poker_table_id, kind, \
                      amount, reference, created_at) \
-                     select md5('m' || i)::uuid::text, \
-                     case when s = 3 then 'house:rake' else 'seat:' || md5('t' || (i % {t}))::uuid::text \
-                     || ':' || md5('p' || {sp})::uuid::text end, \
-                     md5('t' || (i % {t}))::uuid::text, 'hand', \
+                     select {mid}, \
+                     case when s = 3 then 'house:rake' else 'seat:' || {tid} || ':' || {pid} end, \
+                     {tid}, 'hand', \
                      case s when 0 then 40 - (1 + i % 3) when 3 then 1 + i % 3 else -20 end, \
-                     md5('h' || i)::uuid::text, {at} + 60000 \
-                     from generate_series({lo}::bigint, {hi} - 1) i cross join generate_series(0, 3) s",
-                    t = a.tables,
-                    sp = seat_player(a)
+                     {hid}, {at} + 60000 \
+                     from {rows} cross join {seats}",
+                    mid = a.id("m", "i"),
+                    tid = a.id("t", &format!("i % {}", a.tables)),
+                    pid = a.id("p", &seat_player(a)),
+                    hid = a.id("h", "i"),
+                    rows = a.series("i", lo, hi),
+                    seats = a.series("s", 0, 4),
                 ),
             )
             .await?;
@@ -291,18 +343,24 @@ async fn fill(a: &Args) -> anyhow::Result<()> {
          group by ended_at / 86400000, poker_table_id",
     )
     .await?;
-    exec(&pool, "alter table hand add primary key (hand_id)").await?;
+    if a.pg() {
+        exec(&pool, "alter table hand add primary key (hand_id)").await?;
+    }
     for (index, def) in &indexes {
         exec(&pool, def).await?;
         eprintln!("{index} ({:.0} s)", clock.elapsed().as_secs_f64());
     }
-    for t in ["hand", "hand_player", "ledger_entry"] {
-        exec(
-            &pool,
-            &format!("alter table {t} reset (autovacuum_enabled)"),
-        )
-        .await?;
-        exec(&pool, &format!("vacuum analyze {t}")).await?;
+    if a.pg() {
+        for t in ["hand", "hand_player", "ledger_entry"] {
+            exec(
+                &pool,
+                &format!("alter table {t} reset (autovacuum_enabled)"),
+            )
+            .await?;
+            exec(&pool, &format!("vacuum analyze {t}")).await?;
+        }
+    } else {
+        exec(&pool, "analyze").await?;
     }
     eprintln!("filled in {:.0} s", clock.elapsed().as_secs_f64());
     Ok(())
@@ -452,9 +510,10 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
         let mut out = Vec::new();
         for _ in 0..n {
             let k = rng.below(count);
-            let id: String = sqlx::query_scalar(&format!("select md5('{prefix}{k}')::uuid::text"))
-                .fetch_one(&pool)
-                .await?;
+            let id: String =
+                sqlx::query_scalar(&format!("select {}", a.id(prefix, &k.to_string())))
+                    .fetch_one(&pool)
+                    .await?;
             out.push(id);
         }
         Ok(out)
@@ -481,16 +540,16 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
     for _ in 0..n {
         let i = rng.below(hands);
         let (x, y): (String, String) = sqlx::query_as(&format!(
-            "select md5('p' || {})::uuid::text, md5('p' || {})::uuid::text \
-             from (select {i}::bigint as i) h",
-            seat(a, 0),
-            seat(a, 1),
+            "select {}, {} from (select {i}{} as i) h",
+            a.id("p", &seat(a, 0)),
+            a.id("p", &seat(a, 1)),
+            if a.pg() { "::bigint" } else { "" },
         ))
         .fetch_one(&pool)
         .await?;
         let t: String = sqlx::query_scalar(&format!(
-            "select md5('t' || ({i} % {}))::uuid::text",
-            a.tables
+            "select {}",
+            a.id("t", &format!("{i} % {}", a.tables))
         ))
         .fetch_one(&pool)
         .await?;
@@ -631,7 +690,7 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
     })
     .await?;
     // The audits last, after the sizes: they add ledger rows (see `audits`).
-    sizes(&pool, hands).await?;
+    sizes(&pool, hands, a.pg()).await?;
     println!();
     header();
     audits(s, &pool, a).await
@@ -655,7 +714,7 @@ async fn audits(s: &SqlStore, pool: &sqlx::AnyPool, a: &Args) -> anyhow::Result<
          insert into ledger_entry (movement_id, account, kind, amount, created_at) \
          select 'settle:' || x.account, case v.side when 0 then x.account else 'house:rake' end, \
          'hand', case v.side when 0 then -x.total else x.total end, 0 \
-         from x cross join (values (0), (1)) v (side)",
+         from x cross join (select 0 as side union all select 1) v",
     )
     .await?;
     let holds = |audit: poker_store::Audit| -> anyhow::Result<usize> {
@@ -684,15 +743,14 @@ async fn audits(s: &SqlStore, pool: &sqlx::AnyPool, a: &Args) -> anyhow::Result<
             &format!(
                 "insert into ledger_entry (movement_id, account, poker_table_id, kind, amount, \
                  reference, created_at) \
-                 select md5('after{call}:' || i)::uuid::text, \
-                 'seat:' || md5('t' || (i % {t}))::uuid::text || ':' || md5('p' || \
-                 case when s % 2 = 0 then {p0} else {p1} end)::uuid::text, \
-                 md5('t' || (i % {t}))::uuid::text, 'hand', \
-                 case s when 0 then 5 when 1 then -5 when 2 then -5 else 5 end, \
-                 md5('after{call}:' || i)::uuid::text, {T0} \
-                 from generate_series(0::bigint, {HANDS_AFTER} - 1) i \
-                 cross join generate_series(0, 3) s",
-                t = a.tables
+                 select {mid}, 'seat:' || {tid} || ':' || {pid}, {tid}, 'hand', \
+                 case s when 0 then 5 when 1 then -5 when 2 then -5 else 5 end, {mid}, {T0} \
+                 from {rows} cross join {seats}",
+                mid = a.id(&format!("after{call}:"), "i"),
+                tid = a.id("t", &format!("i % {}", a.tables)),
+                pid = a.id("p", &format!("case when s % 2 = 0 then {p0} else {p1} end")),
+                rows = a.series("i", 0, HANDS_AFTER),
+                seats = a.series("s", 0, 4),
             ),
         )
         .await?;
@@ -710,8 +768,8 @@ async fn audits(s: &SqlStore, pool: &sqlx::AnyPool, a: &Args) -> anyhow::Result<
 }
 
 /// The bytes each table (with its TOAST) and index takes, and per hand.
-async fn sizes(pool: &sqlx::AnyPool, hands: i64) -> anyhow::Result<()> {
-    let rows: Vec<(String, String, i64)> = sqlx::query_as(
+async fn sizes(pool: &sqlx::AnyPool, hands: i64, pg: bool) -> anyhow::Result<()> {
+    let rows: Vec<(String, String, i64)> = sqlx::query_as(if pg {
         "select c.relname::text, case c.relkind when 'i' then 'index' else 'table' end, \
          case c.relkind when 'i' then pg_relation_size(c.oid) else pg_table_size(c.oid) end \
          from pg_class c join pg_namespace n on n.oid = c.relnamespace \
@@ -719,8 +777,14 @@ async fn sizes(pool: &sqlx::AnyPool, hands: i64) -> anyhow::Result<()> {
          and (c.relname in ('hand', 'hand_player', 'ledger_entry') \
               or exists (select 1 from pg_index x join pg_class t on t.oid = x.indrelid \
                          where x.indexrelid = c.oid and t.relname in ('hand', 'hand_player', 'ledger_entry'))) \
-         order by 3 desc",
-    )
+         order by 3 desc"
+    } else {
+        // SQLite's pages of each table and index (`dbstat`, which the bundled SQLite has).
+        "select d.name, case m.type when 'index' then 'index' else 'table' end, sum(d.pgsize) \
+         from dbstat d join sqlite_master m on m.name = d.name \
+         where m.tbl_name in ('hand', 'hand_player', 'ledger_entry') \
+         group by d.name, m.type order by 3 desc"
+    })
     .fetch_all(pool)
     .await?;
     println!();
