@@ -18,7 +18,8 @@
 # Settings (environment): TABLES (2000), PLAYERS (6; fewer players a table let more
 # tables fit under the open-file limit), SECS (60), ROUNDS (1), DATABASES ("sqlite
 # postgres"), PORT (18095), BIN (the release folder), DATABASE_URL (a postgres URL: use
-# that server instead of a throwaway cluster).
+# that server instead of a throwaway cluster), METRICS_OUT (a path: pokerd's /metrics at
+# each round's end are kept in PATH.DATABASE.ROUND).
 #
 #   scripts/room-opening.sh
 #   TABLES=500 SECS=20 DATABASES=sqlite scripts/room-opening.sh
@@ -176,6 +177,8 @@ for db in $DATABASES; do
             --tables "$TABLES" --secs "$SECS" --pace human --state "$dir/state.json" \
             --server-pid "$SERVER_PID" 2>"$dir/load.err")
         server=$(server_p99_ms poker_action_broadcast_seconds)
+        # METRICS_OUT=FILE keeps pokerd's /metrics as the round ended (FILE.ROUND).
+        [[ -n ${METRICS_OUT:-} ]] && curl -sf "http://127.0.0.1:$PORT/metrics" >"$METRICS_OUT.$db.$round"
         stop_pokerd
         load=$(tail -1 <<<"$out")
         printf "%-8s round %d (load %s): first actions %s of %s, p50 %.2f ms, p99 %.2f ms; then %.1f hands/s, round trip p50 %.2f ms, p99 %.2f ms; pokerd's action to broadcast p99 <= %s ms; pokerd %s MB resident, %s of a core\n" \

@@ -555,6 +555,20 @@ pub enum TableWrite {
         /// Owes the big blind.
         big: bool,
     },
+    /// The address a player has just sat down from at a table, and a flag with each
+    /// player seated there from it ([`crate::SqlStore::record_sit_address`]).
+    SitAddress {
+        /// The table.
+        table: TableId,
+        /// The player who sat down.
+        player: PlayerId,
+        /// The client's address.
+        address: String,
+        /// When they sat down (unix milliseconds).
+        at: i64,
+        /// The players seated at the table from the same address, as the table decided.
+        flagged_with: Vec<PlayerId>,
+    },
 }
 
 /// A completed hand to commit: its record and the stacks it changed.

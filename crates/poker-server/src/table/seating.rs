@@ -14,7 +14,7 @@ use poker_protocol::{BuyInRange, RatholeNote, ServerMsg};
 use poker_rules::table::Rathole;
 use poker_rules::table::{Entry, SitOut};
 use poker_rules::{Chips, Decision};
-use poker_store::{BuyIn, PlayerId, StoreError};
+use poker_store::{BuyIn, PlayerId, StoreError, TableWrite};
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 
@@ -538,9 +538,8 @@ impl Actor {
                     amount,
                     fence: self.ctx.fence,
                 };
-                let (persister, store, table, tx) = (
+                let (persister, table, tx) = (
                     self.ctx.persister.clone(),
-                    self.ctx.store.clone(),
                     self.table_id,
                     self.sitting.steps(),
                 );
@@ -548,14 +547,20 @@ impl Actor {
                 // one transaction with the other tables' buy-ins waiting (a room whose
                 // tables all fill at once pays one disk flush per batch, not per sit),
                 // answered once durable. The address is recorded next (a restart, or the
-                // node that takes the table over, compares the next newcomers with it);
+                // node that takes the table over, compares the next newcomers with it),
+                // through the persister too, with the other writes that move no money;
                 // the seat stands if it cannot be written: that is logged.
                 let work = async move {
                     let bought = persister.buy_in(buy_in).await;
                     if let (Ok(()), Some(address)) = (&bought, address) {
-                        let now = poker_store::now_ms();
-                        let recorded = store
-                            .record_sit_address(table, player, &address, now, &flagged)
+                        let recorded = persister
+                            .save(vec![TableWrite::SitAddress {
+                                table,
+                                player,
+                                address,
+                                at: poker_store::now_ms(),
+                                flagged_with: flagged,
+                            }])
                             .await;
                         if let Err(e) = recorded {
                             tracing::error!("cannot record the address of a sit: {e}");

@@ -548,6 +548,16 @@ impl SqlStore {
                     .await?;
                 }
             }
+            TableWrite::SitAddress {
+                table,
+                player,
+                address,
+                at,
+                flagged_with,
+            } => {
+                self.sit_address_in(tx, *table, *player, address, *at, flagged_with)
+                    .await?;
+            }
         }
         Ok(())
     }

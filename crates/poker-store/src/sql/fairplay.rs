@@ -5,7 +5,7 @@ use super::*;
 
 /// An address as the store keeps it: 1 to [`MAX_ADDRESS_LEN`] characters, no control
 /// character.
-fn check_address(address: &str) -> StoreResult<&str> {
+pub(crate) fn check_address(address: &str) -> StoreResult<&str> {
     let n = address.chars().count();
     if n == 0 || n > MAX_ADDRESS_LEN || address.chars().any(char::is_control) {
         return Err(StoreError::Invalid(format!(
@@ -67,9 +67,25 @@ impl SqlStore {
         at: i64,
         flagged_with: &[PlayerId],
     ) -> StoreResult<()> {
+        let mut tx = self.begin().await?;
+        self.sit_address_in(&mut tx, table, player, address, at, flagged_with)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// [`SqlStore::record_sit_address`] inside `tx`.
+    pub(crate) async fn sit_address_in(
+        &self,
+        tx: &mut Tx,
+        table: TableId,
+        player: PlayerId,
+        address: &str,
+        at: i64,
+        flagged_with: &[PlayerId],
+    ) -> StoreResult<()> {
         let address = check_address(address)?;
         let now = now_ms();
-        let mut tx = self.begin().await?;
         sqlx::query(
             "insert into seat_address (poker_table_id, player_id, address, at, created_at) \
              values ($1, $2, $3, $4, $5) \
@@ -80,7 +96,7 @@ impl SqlStore {
         .bind(address)
         .bind(at)
         .bind(now)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
         sqlx::query(
             "insert into player_address (player_id, address, first_at, last_at, sits, created_at) \
@@ -92,7 +108,7 @@ impl SqlStore {
         .bind(address)
         .bind(at)
         .bind(now)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
         for other in flagged_with {
             sqlx::query(
@@ -106,10 +122,9 @@ impl SqlStore {
             .bind(address)
             .bind(at)
             .bind(now)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?;
         }
-        tx.commit().await?;
         Ok(())
     }
 

@@ -373,6 +373,14 @@ impl SqlStore {
         if writes.is_empty() {
             return Ok(());
         }
+        // PostgreSQL: each kind of write in one statement for the whole batch, which a
+        // room opening all its tables at once sends by the thousand (the sits' addresses,
+        // who sits out, the tables' states). If that fails, one by one, which says why.
+        if let (Some(pg), true) = (&self.pg, writes.len() > 1) {
+            if table_writes_pg(pg, writes).await.is_ok() {
+                return Ok(());
+            }
+        }
         let mut tx = self.begin().await?;
         for write in writes {
             self.table_write(&mut tx, write).await?;
@@ -397,4 +405,200 @@ impl SqlStore {
         .await?;
         Ok(row.map_or((false, false), |(small, big)| (small != 0, big != 0)))
     }
+}
+
+/// The writes of a batch that moves no money, on PostgreSQL in one transaction of one
+/// statement per kind: each key's last write of a kind stands, as one by one. An error
+/// (a table unknown, a player no longer seated, an address refused) rolls it all back:
+/// [`SqlStore::save_table_writes`] then writes them one by one, which says which.
+async fn table_writes_pg(pool: &sqlx::PgPool, writes: &[TableWrite]) -> StoreResult<()> {
+    use std::collections::BTreeMap;
+    // Keys in order (BTreeMap): every batch takes its rows' locks in the same order.
+    let mut states: BTreeMap<String, &str> = BTreeMap::new();
+    let mut outs: BTreeMap<(String, String), i64> = BTreeMap::new();
+    let mut blinds: BTreeMap<(String, String), (i64, i64)> = BTreeMap::new();
+    let mut seat_addresses: BTreeMap<(String, String), (&str, i64)> = BTreeMap::new();
+    // A player's address: the batch's first and last sit from it, and how many.
+    let mut player_addresses: BTreeMap<(String, &str), (i64, i64, i64)> = BTreeMap::new();
+    // Each flag: id, table, player, other player, address, when.
+    let mut flags: Vec<(String, String, String, String, &str, i64)> = Vec::new();
+    for write in writes {
+        match write {
+            TableWrite::State { table, state } => {
+                states.insert(table.to_string(), state);
+            }
+            TableWrite::SittingOut { table, player, out } => {
+                outs.insert((table.to_string(), player.to_string()), i64::from(*out));
+            }
+            TableWrite::MissedBlinds {
+                table,
+                player,
+                small,
+                big,
+            } => {
+                let owed = (i64::from(*small), i64::from(*big));
+                blinds.insert((table.to_string(), player.to_string()), owed);
+            }
+            TableWrite::SitAddress {
+                table,
+                player,
+                address,
+                at,
+                flagged_with,
+            } => {
+                let address = super::fairplay::check_address(address)?;
+                seat_addresses.insert((table.to_string(), player.to_string()), (address, *at));
+                let seen = player_addresses
+                    .entry((player.to_string(), address))
+                    .or_insert((*at, *at, 0));
+                *seen = (seen.0.min(*at), seen.1.max(*at), seen.2 + 1);
+                for other in flagged_with {
+                    flags.push((
+                        Uuid::new_v4().to_string(),
+                        table.to_string(),
+                        player.to_string(),
+                        other.to_string(),
+                        address,
+                        *at,
+                    ));
+                }
+            }
+        }
+    }
+    let now = now_ms();
+    let mut tx = pool.begin().await?;
+    if !states.is_empty() {
+        let t: Vec<&str> = states.keys().map(String::as_str).collect();
+        let v: Vec<&str> = states.values().copied().collect();
+        let done = sqlx::query(
+            "update poker_table set state = v.s from unnest($1::text[], $2::text[]) as v (t, s) \
+             where poker_table_id = v.t",
+        )
+        .bind(&t)
+        .bind(&v)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() != t.len() as u64 {
+            return Err(StoreError::NotFound("table"));
+        }
+    }
+    if !outs.is_empty() {
+        let t: Vec<&str> = outs.keys().map(|k| k.0.as_str()).collect();
+        let p: Vec<&str> = outs.keys().map(|k| k.1.as_str()).collect();
+        let o: Vec<i64> = outs.values().copied().collect();
+        let done = sqlx::query(
+            "update seat set sitting_out = v.o \
+             from unnest($1::text[], $2::text[], $3::bigint[]) as v (t, p, o) \
+             where seat.poker_table_id = v.t and seat.player_id = v.p",
+        )
+        .bind(&t)
+        .bind(&p)
+        .bind(&o)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() != t.len() as u64 {
+            return Err(StoreError::NotSeated);
+        }
+    }
+    if !blinds.is_empty() {
+        let t: Vec<&str> = blinds.keys().map(|k| k.0.as_str()).collect();
+        let p: Vec<&str> = blinds.keys().map(|k| k.1.as_str()).collect();
+        sqlx::query(
+            "delete from missed_blind m using unnest($1::text[], $2::text[]) as v (t, p) \
+             where m.poker_table_id = v.t and m.player_id = v.p",
+        )
+        .bind(&t)
+        .bind(&p)
+        .execute(&mut *tx)
+        .await?;
+        let owing: Vec<(&(String, String), &(i64, i64))> = blinds
+            .iter()
+            .filter(|(_, (small, big))| *small != 0 || *big != 0)
+            .collect();
+        if !owing.is_empty() {
+            let t: Vec<&str> = owing.iter().map(|(k, _)| k.0.as_str()).collect();
+            let p: Vec<&str> = owing.iter().map(|(k, _)| k.1.as_str()).collect();
+            let small: Vec<i64> = owing.iter().map(|(_, o)| o.0).collect();
+            let big: Vec<i64> = owing.iter().map(|(_, o)| o.1).collect();
+            sqlx::query(
+                "insert into missed_blind (poker_table_id, player_id, owes_small, owes_big, \
+                 created_at) select v.t, v.p, v.s, v.b, $5 \
+                 from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) as v (t, p, s, b)",
+            )
+            .bind(&t)
+            .bind(&p)
+            .bind(&small)
+            .bind(&big)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+    }
+    if !seat_addresses.is_empty() {
+        let t: Vec<&str> = seat_addresses.keys().map(|k| k.0.as_str()).collect();
+        let p: Vec<&str> = seat_addresses.keys().map(|k| k.1.as_str()).collect();
+        let a: Vec<&str> = seat_addresses.values().map(|v| v.0).collect();
+        let at: Vec<i64> = seat_addresses.values().map(|v| v.1).collect();
+        sqlx::query(
+            "insert into seat_address (poker_table_id, player_id, address, at, created_at) \
+             select v.t, v.p, v.a, v.at, $5 \
+             from unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) as v (t, p, a, at) \
+             on conflict (poker_table_id, player_id) do update \
+             set address = excluded.address, at = excluded.at",
+        )
+        .bind(&t)
+        .bind(&p)
+        .bind(&a)
+        .bind(&at)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        let p: Vec<&str> = player_addresses.keys().map(|k| k.0.as_str()).collect();
+        let a: Vec<&str> = player_addresses.keys().map(|k| k.1).collect();
+        let first: Vec<i64> = player_addresses.values().map(|v| v.0).collect();
+        let last: Vec<i64> = player_addresses.values().map(|v| v.1).collect();
+        let sits: Vec<i64> = player_addresses.values().map(|v| v.2).collect();
+        sqlx::query(
+            "insert into player_address (player_id, address, first_at, last_at, sits, created_at) \
+             select v.p, v.a, v.f, v.l, v.n, $6 \
+             from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[]) \
+             as v (p, a, f, l, n) \
+             on conflict (player_id, address) do update set last_at = excluded.last_at, \
+             sits = player_address.sits + excluded.sits",
+        )
+        .bind(&p)
+        .bind(&a)
+        .bind(&first)
+        .bind(&last)
+        .bind(&sits)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+    }
+    if !flags.is_empty() {
+        let id: Vec<&str> = flags.iter().map(|f| f.0.as_str()).collect();
+        let t: Vec<&str> = flags.iter().map(|f| f.1.as_str()).collect();
+        let p: Vec<&str> = flags.iter().map(|f| f.2.as_str()).collect();
+        let o: Vec<&str> = flags.iter().map(|f| f.3.as_str()).collect();
+        let a: Vec<&str> = flags.iter().map(|f| f.4).collect();
+        let at: Vec<i64> = flags.iter().map(|f| f.5).collect();
+        sqlx::query(
+            "insert into address_flag (address_flag_id, poker_table_id, player_id, \
+             other_player_id, address, at, created_at) \
+             select v.i, v.t, v.p, v.o, v.a, v.at, $7 \
+             from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], \
+             $6::bigint[]) as v (i, t, p, o, a, at)",
+        )
+        .bind(&id)
+        .bind(&t)
+        .bind(&p)
+        .bind(&o)
+        .bind(&a)
+        .bind(&at)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
 }

@@ -186,3 +186,160 @@ pub(crate) async fn fair_play_sit_addresses_flags_shared_addresses_and_hands_of_
     );
     audit_holds(store).await;
 }
+
+/// A batch of writes that move no money (`save_table_writes`, as the persister sends a
+/// room's sits, sit-outs, blinds owed and tables' states) leaves what the same writes
+/// leave one by one: each key's last write stands, a player's sits from one address add
+/// up. On PostgreSQL a batch is one statement per kind, on SQLite one write after
+/// another: the same expectations hold for both. A batch with one write that cannot be
+/// made writes nothing and says why.
+pub(crate) async fn fair_play_table_writes_in_one_batch_are_as_one_by_one_and_a_bad_one_writes_none(
+    store: &SqlStore,
+) {
+    let (ann, ben, cid, stranger) = (
+        player(store, "bw-ann", 1000).await,
+        player(store, "bw-ben", 1000).await,
+        player(store, "bw-cid", 1000).await,
+        player(store, "bw-stranger", 1000).await,
+    );
+    let (t1, t2) = (
+        store.create_table("bw-1", "{}").await.unwrap(),
+        store.create_table("bw-2", "{}").await.unwrap(),
+    );
+    store.buy_in(t1, 0, ann, 100, None, None).await.unwrap();
+    store.buy_in(t1, 1, ben, 100, None, None).await.unwrap();
+    store.buy_in(t2, 0, ann, 100, None, None).await.unwrap();
+    store.buy_in(t2, 1, cid, 100, None, None).await.unwrap();
+    // Ann owes a small blind at table 2 before the batch; the batch clears it.
+    store
+        .save_table_writes(&[TableWrite::MissedBlinds {
+            table: t2,
+            player: ann,
+            small: true,
+            big: false,
+        }])
+        .await
+        .unwrap();
+    let (home, other) = ("203.0.113.70", "198.51.100.9");
+    // A sit's address counts for the seat taken before it.
+    let t0 = now_ms();
+    let sit =
+        |table, player, address: &str, at, flagged_with: Vec<PlayerId>| TableWrite::SitAddress {
+            table,
+            player,
+            address: address.to_string(),
+            at,
+            flagged_with,
+        };
+    let out = |table, player, out| TableWrite::SittingOut { table, player, out };
+    let owes = |table, player, small, big| TableWrite::MissedBlinds {
+        table,
+        player,
+        small,
+        big,
+    };
+    let state = |table, s: &str| TableWrite::State {
+        table,
+        state: s.to_string(),
+    };
+    let batch = vec![
+        state(t1, r#"{"n":1}"#),
+        sit(t1, ann, home, t0 + 1_000, vec![]),
+        out(t1, ann, true),
+        owes(t1, ben, true, true),
+        state(t2, r#"{"n":2}"#),
+        sit(t2, ann, home, t0 + 2_000, vec![]),
+        sit(t1, ben, home, t0 + 1_500, vec![ann]),
+        out(t2, cid, true),
+        owes(t2, ann, false, false),
+        out(t1, ann, false),
+        owes(t1, ben, false, true),
+        sit(t2, cid, other, t0 + 2_500, vec![]),
+        state(t1, r#"{"n":3}"#),
+    ];
+    store.save_table_writes(&batch).await.unwrap();
+    assert_eq!(
+        store.table_state(t1).await.unwrap().as_deref(),
+        Some(r#"{"n":3}"#)
+    );
+    assert_eq!(
+        store.table_state(t2).await.unwrap().as_deref(),
+        Some(r#"{"n":2}"#)
+    );
+    let out_of = |seats: Vec<poker_store::SeatRow>| -> Vec<(PlayerId, bool)> {
+        let mut v: Vec<_> = seats.iter().map(|s| (s.player_id, s.sitting_out)).collect();
+        v.sort();
+        v
+    };
+    let mut expected = vec![(ann, false), (ben, false)];
+    expected.sort();
+    assert_eq!(out_of(store.seats(t1).await.unwrap()), expected);
+    let mut expected = vec![(ann, false), (cid, true)];
+    expected.sort();
+    assert_eq!(out_of(store.seats(t2).await.unwrap()), expected);
+    assert_eq!(store.missed_blinds(t1, ben).await.unwrap(), (false, true));
+    assert_eq!(store.missed_blinds(t2, ann).await.unwrap(), (false, false));
+    let mut expected = vec![(ann, home.to_string()), (ben, home.to_string())];
+    expected.sort();
+    assert_eq!(store.seat_addresses(t1).await.unwrap(), expected);
+    let mut expected = vec![(ann, home.to_string()), (cid, other.to_string())];
+    expected.sort();
+    assert_eq!(store.seat_addresses(t2).await.unwrap(), expected);
+    let shared: Vec<(PlayerId, String, i64, i64, u64)> = store
+        .shared_addresses(0)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|a| [ann, ben, cid].contains(&a.player_id))
+        .map(|a| (a.player_id, a.address, a.first_at, a.last_at, a.sits))
+        .collect();
+    let mut expected = vec![
+        (ann, home.to_string(), t0 + 1_000, t0 + 2_000, 2),
+        (ben, home.to_string(), t0 + 1_500, t0 + 1_500, 1),
+    ];
+    expected.sort();
+    assert_eq!(shared, expected, "cid's address is nobody else's");
+    let flags: Vec<_> = store
+        .address_flags(100, 0)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.table_id == t1 || f.table_id == t2)
+        .map(|f| (f.table_id, f.player_id, f.other_id, f.address, f.at))
+        .collect();
+    assert_eq!(flags, vec![(t1, ben, ann, home.to_string(), t0 + 1_500)]);
+    // One write for a player not seated: nothing of the batch is written.
+    let bad = store
+        .save_table_writes(&[
+            state(t1, r#"{"n":4}"#),
+            sit(t1, ann, other, t0 + 3_000, vec![]),
+            out(t1, stranger, true),
+            out(t1, ben, true),
+        ])
+        .await;
+    assert!(matches!(bad, Err(StoreError::NotSeated)), "{bad:?}");
+    assert_eq!(
+        store.table_state(t1).await.unwrap().as_deref(),
+        Some(r#"{"n":3}"#)
+    );
+    assert_eq!(store.missed_blinds(t1, ben).await.unwrap(), (false, true));
+    let mut expected = vec![(ann, home.to_string()), (ben, home.to_string())];
+    expected.sort();
+    assert_eq!(store.seat_addresses(t1).await.unwrap(), expected);
+    assert!(!store.seats(t1).await.unwrap().iter().any(|s| s.sitting_out));
+    // An address the store refuses refuses its batch too.
+    let refused = store
+        .save_table_writes(&[
+            state(t1, r#"{"n":5}"#),
+            sit(t1, ann, "", t0 + 3_000, vec![]),
+        ])
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::Invalid(_))),
+        "{refused:?}"
+    );
+    assert_eq!(
+        store.table_state(t1).await.unwrap().as_deref(),
+        Some(r#"{"n":3}"#)
+    );
+}

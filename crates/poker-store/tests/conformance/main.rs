@@ -191,6 +191,7 @@ scenarios! {
     fences::lease_a_hand_with_a_stale_fence_is_refused_and_moves_no_chip;
     fences::lease_money_moves_with_a_stale_fence_are_refused_and_move_nothing;
     fair_play::fair_play_sit_addresses_flags_shared_addresses_and_hands_of_a_window_or_a_pair;
+    fair_play::fair_play_table_writes_in_one_batch_are_as_one_by_one_and_a_bad_one_writes_none;
     notes::notes_are_private_to_their_owner_replaced_deleted_and_checked;
     notes::a_players_hands_are_read_by_date_oldest_first;
     notes::seat_release_notices_are_kept_until_told_once_to_their_player;
