@@ -511,15 +511,16 @@ async fn table_writes_pg(pool: &sqlx::PgPool, writes: &[TableWrite]) -> StoreRes
         .bind(&p)
         .execute(&mut *tx)
         .await?;
-        let owing: Vec<(&(String, String), &(i64, i64))> = blinds
-            .iter()
-            .filter(|(_, (small, big))| *small != 0 || *big != 0)
-            .collect();
-        if !owing.is_empty() {
-            let t: Vec<&str> = owing.iter().map(|(k, _)| k.0.as_str()).collect();
-            let p: Vec<&str> = owing.iter().map(|(k, _)| k.1.as_str()).collect();
-            let small: Vec<i64> = owing.iter().map(|(_, o)| o.0).collect();
-            let big: Vec<i64> = owing.iter().map(|(_, o)| o.1).collect();
+        let owing = || {
+            blinds
+                .iter()
+                .filter(|(_, (small, big))| *small != 0 || *big != 0)
+        };
+        if owing().next().is_some() {
+            let t: Vec<&str> = owing().map(|(k, _)| k.0.as_str()).collect();
+            let p: Vec<&str> = owing().map(|(k, _)| k.1.as_str()).collect();
+            let small: Vec<i64> = owing().map(|(_, o)| o.0).collect();
+            let big: Vec<i64> = owing().map(|(_, o)| o.1).collect();
             sqlx::query(
                 "insert into missed_blind (poker_table_id, player_id, owes_small, owes_big, \
                  created_at) select v.t, v.p, v.s, v.b, $5 \
