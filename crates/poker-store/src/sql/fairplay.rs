@@ -19,9 +19,11 @@ pub(crate) fn check_address(address: &str) -> StoreResult<&str> {
 /// with `$1` and `$2` the players, `$3` to `$4` the window and `$5` the limit, and a
 /// condition added before the order (a literal).
 ///
-/// Both players' rows know when their hand was dealt (`hand_player_started`): each side
-/// reads exactly its hands of the window from the index, and only the pair's common hands
-/// are read from `hand`. Rows a node of the previous release wrote during a roll do not
+/// Both players' rows know when their hand was dealt (`hand_player_started`): one side
+/// reads its hands of the window from the index, the other is looked up in the same index
+/// by that deal time and hand (a hand's rows share its `started_at`, so no row is read
+/// from the heap: on SQLite the lookup by hand read six rows a hand, 65 ms at 10M hands
+/// against 2 ms), and only the pair's common hands are read from `hand`. Rows a node of the previous release wrote during a roll do not
 /// (`started_at` null, on both rows of a hand: one commit writes them): those are read
 /// the old way, from their commit (`created_at`, at or after the deal).
 macro_rules! hands_together {
@@ -33,7 +35,7 @@ macro_rules! hands_together {
                join hand_player y on y.hand_id = x.hand_id \
                where x.player_id = $1 and y.player_id = $2 \
                and x.started_at >= $3 and x.started_at < $4 \
-               and y.started_at >= $3 and y.started_at < $4 \
+               and y.started_at = x.started_at \
              union all select x.hand_id, o.started_at from hand_player x \
                join hand_player y on y.hand_id = x.hand_id join hand o on o.hand_id = x.hand_id \
                where x.player_id = $1 and y.player_id = $2 \
