@@ -41,8 +41,9 @@ impl Persister {
     /// Starts the writers: each takes whatever is waiting (up to `max_batch` jobs) and
     /// writes it together: the hands dealt, the writes that move no money and the
     /// finished hands in one [`SqlStore::write_group`], the buy-ins beside; two writers let one batch gather while the other
-    /// waits for the disk. A table has at most one job in flight, so batches never
-    /// conflict.
+    /// waits for the disk. A table has at most one job in flight per kind (its writer
+    /// awaits each gathering), beside the sits' buy-ins and addresses, whose rows are
+    /// the sitting players' own.
     pub fn spawn(store: Arc<SqlStore>, max_batch: usize) -> PersisterHandle {
         let (jobs, rx) = mpsc::channel::<Job>(4096);
         let queued = Arc::new(AtomicUsize::new(0));
@@ -84,9 +85,22 @@ async fn write(store: &SqlStore, batch: Vec<Job>) {
     let mut saves = Vec::new();
     let mut commits = Vec::new();
     let mut buy_ins = Vec::new();
+    let mut addresses = Vec::new();
     for job in batch {
         match job.work {
             Work::Start(start) => starts.push((vec![start], job.done)),
+            // A sit's address is written apart, in a transaction of the sits' addresses
+            // alone: unlike the other writes that move no money it is not idempotent (a
+            // sit counts once, its flags are rows of their own), and PostgreSQL writes a
+            // group's kinds in transactions of their own, so a group failing on its hands
+            // would write its saves a second time.
+            Work::Save(writes)
+                if writes
+                    .iter()
+                    .all(|w| matches!(w, TableWrite::SitAddress { .. })) =>
+            {
+                addresses.push((writes, job.done))
+            }
             Work::Save(writes) => saves.push((writes, job.done)),
             Work::Commit(hand) => commits.push((vec![*hand], job.done)),
             Work::BuyIn(buy_in) => buy_ins.push((buy_in, job.done)),
@@ -94,6 +108,11 @@ async fn write(store: &SqlStore, batch: Vec<Job>) {
     }
     grouped(store, starts, saves, commits).await;
     each_answered(store, buy_ins).await;
+    together(
+        addresses,
+        |w| async move { store.save_table_writes(&w).await },
+    )
+    .await;
 }
 
 /// A job's items and where its answer goes.

@@ -100,12 +100,20 @@ impl SqlStore {
         .bind(now)
         .execute(&mut **tx)
         .await?;
-        sqlx::query(
+        // The first and last sits from the address, whatever order the sits are written
+        // in (two sits' writes may pass each other).
+        let (least, greatest) = match self.backend {
+            Backend::Postgres => ("least", "greatest"),
+            Backend::Sqlite => ("min", "max"),
+        };
+        sqlx::query(&format!(
             "insert into player_address (player_id, address, first_at, last_at, sits, created_at) \
              values ($1, $2, $3, $3, 1, $4) \
-             on conflict (player_id, address) do update set last_at = excluded.last_at, \
-             sits = player_address.sits + 1",
-        )
+             on conflict (player_id, address) do update \
+             set first_at = {least}(player_address.first_at, excluded.first_at), \
+             last_at = {greatest}(player_address.last_at, excluded.last_at), \
+             sits = player_address.sits + 1"
+        ))
         .bind(player.to_string())
         .bind(address)
         .bind(at)

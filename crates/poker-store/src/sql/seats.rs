@@ -365,10 +365,11 @@ impl SqlStore {
         self.save_table_writes(&[write]).await
     }
 
-    /// Writes that move no money, of any tables, in one transaction and in order, each as
-    /// [`SqlStore::set_table_state`], [`SqlStore::set_sitting_out`] and
-    /// [`SqlStore::set_missed_blinds`] do; one that finds nothing to write refuses them all
-    /// (`NotFound`, `NotSeated`).
+    /// Writes that move no money, of any tables, in one transaction, each key's in order,
+    /// each as [`SqlStore::set_table_state`], [`SqlStore::set_sitting_out`],
+    /// [`SqlStore::set_missed_blinds`] and [`SqlStore::record_sit_address`] do; one that
+    /// finds nothing to write refuses them all (`NotFound`, `NotSeated`), as does an
+    /// address refused (`Invalid`).
     pub async fn save_table_writes(&self, writes: &[TableWrite]) -> StoreResult<()> {
         if writes.is_empty() {
             return Ok(());
@@ -381,8 +382,14 @@ impl SqlStore {
                 return Ok(());
             }
         }
+        // In the order of their rows (stable: a key's writes keep their order), so that
+        // two batches at once take their row locks in the same order, as the set path
+        // does: one by one in arrival order, sits of the same players at two tables
+        // could wait for each other.
+        let mut ordered: Vec<&TableWrite> = writes.iter().collect();
+        ordered.sort_by_key(|w| write_key(w));
         let mut tx = self.begin().await?;
-        for write in writes {
+        for write in ordered {
             self.table_write(&mut tx, write).await?;
         }
         tx.commit().await?;
@@ -404,6 +411,19 @@ impl SqlStore {
         .fetch_optional(&self.pool)
         .await?;
         Ok(row.map_or((false, false), |(small, big)| (small != 0, big != 0)))
+    }
+}
+
+/// Where a write's row is, for the order of [`SqlStore::save_table_writes`]: its kind,
+/// then its table and player (a sit's: its player, whose address row it also writes).
+fn write_key(write: &TableWrite) -> (u8, String, String) {
+    match write {
+        TableWrite::State { table, .. } => (0, table.to_string(), String::new()),
+        TableWrite::SittingOut { table, player, .. } => (1, table.to_string(), player.to_string()),
+        TableWrite::MissedBlinds { table, player, .. } => {
+            (2, table.to_string(), player.to_string())
+        }
+        TableWrite::SitAddress { table, player, .. } => (3, player.to_string(), table.to_string()),
     }
 }
 
@@ -564,7 +584,9 @@ async fn table_writes_pg(pool: &sqlx::PgPool, writes: &[TableWrite]) -> StoreRes
              select v.p, v.a, v.f, v.l, v.n, $6 \
              from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[]) \
              as v (p, a, f, l, n) \
-             on conflict (player_id, address) do update set last_at = excluded.last_at, \
+             on conflict (player_id, address) do update \
+             set first_at = least(player_address.first_at, excluded.first_at), \
+             last_at = greatest(player_address.last_at, excluded.last_at), \
              sits = player_address.sits + excluded.sits",
         )
         .bind(&p)

@@ -343,3 +343,167 @@ pub(crate) async fn fair_play_table_writes_in_one_batch_are_as_one_by_one_and_a_
         Some(r#"{"n":3}"#)
     );
 }
+
+/// A player's sits from one address are counted from the first to the last whatever the
+/// order their writes reach the store in (two sit tasks may pass each other), in one
+/// batch or one by one; and a batch that falls back to one by one (a write for a seat
+/// gone) takes its rows' locks in the order a batch at the same moment takes them, so the
+/// two never deadlock (PostgreSQL: they deadlocked in 14 rounds of 30 before).
+pub(crate) async fn fair_play_sits_count_first_to_last_in_any_order_and_batches_do_not_deadlock(
+    store: &SqlStore,
+) {
+    let (ann, ben, gone) = (
+        player(store, "so-ann", 1000).await,
+        player(store, "so-ben", 1000).await,
+        player(store, "so-gone", 0).await,
+    );
+    let (t1, t2) = (
+        store.create_table("so-1", "{}").await.unwrap(),
+        store.create_table("so-2", "{}").await.unwrap(),
+    );
+    store.buy_in(t1, 0, ann, 100, None, None).await.unwrap();
+    store.buy_in(t2, 0, ann, 100, None, None).await.unwrap();
+    store.buy_in(t1, 1, ben, 100, None, None).await.unwrap();
+    let home = "203.0.113.99";
+    let t0 = now_ms();
+    let sit = |table, player, at| TableWrite::SitAddress {
+        table,
+        player,
+        address: home.to_string(),
+        at,
+        flagged_with: vec![],
+    };
+    store
+        .save_table_writes(&[sit(t1, ann, t0 + 2_000), sit(t2, ann, t0 + 1_000)])
+        .await
+        .unwrap();
+    // One by one, later sits first.
+    store
+        .save_table_writes(&[sit(t1, ben, t0 + 3_000)])
+        .await
+        .unwrap();
+    store
+        .save_table_writes(&[sit(t1, ben, t0 + 500)])
+        .await
+        .unwrap();
+    let mut got: Vec<_> = store
+        .shared_addresses(0)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|a| a.address == home)
+        .map(|a| (a.player_id, a.first_at - t0, a.last_at - t0, a.sits))
+        .collect();
+    got.sort();
+    let mut expected = vec![(ann, 1_000, 2_000, 2), (ben, 500, 3_000, 2)];
+    expected.sort();
+    assert_eq!(got, expected);
+    // Forty players' sits at two tables, in two batches at once: one in the opposite
+    // order and with a sit-out for nobody seated (it goes one by one and is refused), the
+    // other as it comes (one statement a kind).
+    let mut players = Vec::new();
+    for i in 0..40 {
+        players.push(player(store, &format!("so-{i}"), 0).await);
+    }
+    players.sort_by_key(|p| p.to_string());
+    let here = "203.0.113.98";
+    let sit = |table, player| TableWrite::SitAddress {
+        table,
+        player,
+        address: here.to_string(),
+        at: now_ms(),
+        flagged_with: vec![],
+    };
+    for round in 0..10 {
+        let mut a: Vec<TableWrite> = players.iter().rev().map(|&p| sit(t1, p)).collect();
+        a.push(TableWrite::SittingOut {
+            table: t1,
+            player: gone,
+            out: true,
+        });
+        let b: Vec<TableWrite> = players.iter().map(|&p| sit(t2, p)).collect();
+        let (x, y) = tokio::join!(store.save_table_writes(&a), store.save_table_writes(&b));
+        assert!(
+            matches!(x, Err(StoreError::NotSeated)),
+            "round {round}: {x:?}"
+        );
+        assert!(y.is_ok(), "round {round}: {y:?}");
+    }
+    let sits: Vec<u64> = store
+        .shared_addresses(0)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|a| a.address == here)
+        .map(|a| a.sits)
+        .collect();
+    assert_eq!(sits, vec![10; 40], "the refused batches counted nothing");
+}
+
+/// A sit's address sent to the persister beside a hand the store refuses (a stale fence)
+/// is written once: PostgreSQL writes a batch's hands, starts and saves in transactions of
+/// their own, and a batch whose hands fail writes its saves again, which would count the
+/// sit twice and flag the pair twice (found by a review).
+pub(crate) async fn fair_play_a_sits_address_beside_a_fenced_hand_counts_once(store: &SqlStore) {
+    let (a, b) = (
+        player(store, "fh-a", 1000).await,
+        player(store, "fh-b", 1000).await,
+    );
+    let table = store.create_table("fh-fenced", "{}").await.unwrap();
+    let other = store.create_table("fh-other", "{}").await.unwrap();
+    store.buy_in(table, 0, a, 500, None, None).await.unwrap();
+    store.buy_in(table, 1, b, 500, None, None).await.unwrap();
+    store.buy_in(other, 0, a, 100, None, None).await.unwrap();
+    store.buy_in(other, 1, b, 100, None, None).await.unwrap();
+    let old = store
+        .acquire_lease(table, "node-a", 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(store.renew_lease(table, "node-a", old, -1).await.unwrap());
+    store
+        .acquire_lease(table, "node-b", 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut stale = hand(table, 1, &[(a, 0, 500, 520), (b, 1, 500, 480)], 0);
+    stale.fence = Some(old);
+    let home = "203.0.113.96";
+    let persister = Persister::spawn(Arc::new(store.clone()), 64);
+    let (fenced, saved) = tokio::join!(
+        persister.commit(stale),
+        persister.save(vec![TableWrite::SitAddress {
+            table: other,
+            player: b,
+            address: home.to_string(),
+            at: now_ms(),
+            flagged_with: vec![a],
+        }])
+    );
+    assert!(
+        matches!(fenced, Err(StoreError::Fenced { .. })),
+        "{fenced:?}"
+    );
+    saved.unwrap();
+    // A's sit from the same address, so that it shows as shared.
+    store
+        .record_sit_address(other, a, home, now_ms(), &[])
+        .await
+        .unwrap();
+    let sits: Vec<u64> = store
+        .shared_addresses(0)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|x| x.player_id == b)
+        .map(|x| x.sits)
+        .collect();
+    let flags = store
+        .address_flags(100, 0)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.table_id == other)
+        .count();
+    assert_eq!((sits, flags), (vec![1], 1), "one sit, one flag");
+}

@@ -192,6 +192,8 @@ scenarios! {
     fences::lease_money_moves_with_a_stale_fence_are_refused_and_move_nothing;
     fair_play::fair_play_sit_addresses_flags_shared_addresses_and_hands_of_a_window_or_a_pair;
     fair_play::fair_play_table_writes_in_one_batch_are_as_one_by_one_and_a_bad_one_writes_none;
+    fair_play::fair_play_sits_count_first_to_last_in_any_order_and_batches_do_not_deadlock;
+    fair_play::fair_play_a_sits_address_beside_a_fenced_hand_counts_once;
     notes::notes_are_private_to_their_owner_replaced_deleted_and_checked;
     notes::a_players_hands_are_read_by_date_oldest_first;
     notes::seat_release_notices_are_kept_until_told_once_to_their_player;
