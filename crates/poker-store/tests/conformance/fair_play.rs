@@ -445,21 +445,7 @@ pub(crate) async fn fair_play_sits_count_first_to_last_in_any_order_and_batches_
 /// their own, and a batch whose hands fail writes its saves again, which would count the
 /// sit twice and flag the pair twice (found by a review).
 pub(crate) async fn fair_play_a_sits_address_beside_a_fenced_hand_counts_once(store: &SqlStore) {
-    let (a, b) = (
-        player(store, "fh-a", 1000).await,
-        player(store, "fh-b", 1000).await,
-    );
-    let table = store.create_table("fh-fenced", "{}").await.unwrap();
-    let other = store.create_table("fh-other", "{}").await.unwrap();
-    store.buy_in(table, 0, a, 500, None, None).await.unwrap();
-    store.buy_in(table, 1, b, 500, None, None).await.unwrap();
-    store.buy_in(other, 0, a, 100, None, None).await.unwrap();
-    store.buy_in(other, 1, b, 100, None, None).await.unwrap();
-    let old = store
-        .acquire_lease(table, "node-a", 60_000)
-        .await
-        .unwrap()
-        .unwrap();
+    let (a, b, table, other, old) = two_tables_one_leased(store, "fh").await;
     assert!(store.renew_lease(table, "node-a", old, -1).await.unwrap());
     store
         .acquire_lease(table, "node-b", 60_000)

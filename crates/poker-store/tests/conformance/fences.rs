@@ -6,21 +6,7 @@ use super::*;
 /// A hand dealt under a lease that has since passed to another node is refused whole and
 /// moves no chip; the current owner's hands commit, alone or in the persister's batches.
 pub(crate) async fn lease_a_hand_with_a_stale_fence_is_refused_and_moves_no_chip(store: &SqlStore) {
-    let (a, b) = (
-        player(store, "fence-a", 1000).await,
-        player(store, "fence-b", 1000).await,
-    );
-    let table = store.create_table("fenced", "{}").await.unwrap();
-    let other = store.create_table("unfenced", "{}").await.unwrap();
-    store.buy_in(table, 0, a, 500, None, None).await.unwrap();
-    store.buy_in(table, 1, b, 500, None, None).await.unwrap();
-    store.buy_in(other, 0, a, 100, None, None).await.unwrap();
-    store.buy_in(other, 1, b, 100, None, None).await.unwrap();
-    let old = store
-        .acquire_lease(table, "node-a", 60_000)
-        .await
-        .unwrap()
-        .unwrap();
+    let (a, b, table, other, old) = two_tables_one_leased(store, "fence").await;
     let mut first = hand(table, 1, &[(a, 0, 500, 520), (b, 1, 500, 478)], 2);
     first.fence = Some(old);
     assert_eq!(

@@ -97,6 +97,36 @@ async fn on_sqlite() -> Option<(TestSqlite, SqlStore)> {
     Some((db, store))
 }
 
+/// Two players seated at two tables (`PREFIX-a`, `PREFIX-b`; the first table's lease
+/// held by `node-a`, whose token is returned): the fencing scenarios' room.
+async fn two_tables_one_leased(
+    store: &SqlStore,
+    prefix: &str,
+) -> (PlayerId, PlayerId, TableId, TableId, u64) {
+    let (a, b) = (
+        player(store, &format!("{prefix}-a"), 1000).await,
+        player(store, &format!("{prefix}-b"), 1000).await,
+    );
+    let table = store
+        .create_table(&format!("{prefix}-fenced"), "{}")
+        .await
+        .unwrap();
+    let other = store
+        .create_table(&format!("{prefix}-other"), "{}")
+        .await
+        .unwrap();
+    store.buy_in(table, 0, a, 500, None, None).await.unwrap();
+    store.buy_in(table, 1, b, 500, None, None).await.unwrap();
+    store.buy_in(other, 0, a, 100, None, None).await.unwrap();
+    store.buy_in(other, 1, b, 100, None, None).await.unwrap();
+    let lease = store
+        .acquire_lease(table, "node-a", 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    (a, b, table, other, lease)
+}
+
 /// A fresh PostgreSQL database and the store on it (`None` when PostgreSQL is not
 /// installed, outside CI, or in a child of [`skew`]).
 async fn on_postgres(what: &str) -> Option<(TestPostgres, SqlStore)> {
