@@ -23,9 +23,10 @@ pub(crate) fn check_address(address: &str) -> StoreResult<&str> {
 /// reads its hands of the window from the index, the other is looked up in the same index
 /// by that deal time and hand (a hand's rows share its `started_at`, so no row is read
 /// from the heap: on SQLite the lookup by hand read six rows a hand, 65 ms at 10M hands
-/// against 2 ms), and only the pair's common hands are read from `hand`. Rows a node of the previous release wrote during a roll do not
-/// (`started_at` null, on both rows of a hand: one commit writes them): those are read
-/// the old way, from their commit (`created_at`, at or after the deal).
+/// against 6), and only the pair's common hands are read from `hand`. Rows a node of the
+/// previous release wrote during a roll do not (`started_at` null, on both rows of a hand:
+/// one commit writes them): those are read the old way, from their commit (`created_at`,
+/// at or after the deal).
 macro_rules! hands_together {
     ($and:literal) => {
         concat!(
