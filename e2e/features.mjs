@@ -170,7 +170,15 @@ try {
   check((await ann.textContent("#tile-toggle")) === "Tile 2", "two tables to tile");
   await ann.click("#tile-toggle");
   await ann.waitForSelector("#tiles iframe:nth-child(2)");
-  const tiles = ann.frames().filter((f) => f.url().includes("?tile="));
+  // An iframe element is there before its frame has navigated to its page (its URL is
+  // about:blank until then): wait for both tiles' frames, up to 10 s (a CI run on a busy
+  // machine once found none right after the second iframe appeared).
+  let tiles = [];
+  for (let waited = 0; waited < 10000; waited += 50) {
+    tiles = ann.frames().filter((f) => f.url().includes("?tile="));
+    if (tiles.length >= 2) break;
+    await ann.waitForTimeout(50);
+  }
   check(tiles.length === 2, "two tiles: " + tiles.length);
   const names = [];
   for (const f of tiles) {
