@@ -385,9 +385,6 @@ pub fn read_hand(text: &str) -> Result<ImportedHand, ReadError> {
                 small_line.get_or_insert(i);
             }
         } else if let Some(a) = rest.strip_prefix("brings in for ") {
-            // A bring-in all in may be less than the game's: only a bring-in with chips
-            // left names the game's (fuzz regression
-            // bring-in-all-in-for-less-read-as-the-bring-in).
             let posted = amount(a).ok_or_else(|| bad(i))?;
             // What the antes left: a bring-in of more is no line PokerStars writes, one
             // said to be all in with chips left neither (fuzz regressions
