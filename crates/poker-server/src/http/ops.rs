@@ -49,6 +49,12 @@ pub(crate) async fn metrics(State(state): State<Arc<AppState>>) -> Response {
     let seated = lobby.iter().map(|t| t.players as usize).sum();
     let mut body = state.metrics.render(lobby.len(), seated);
     let hashing = state.accounts.hashing();
+    body.push_str(&format!(
+        "# HELP poker_store_set_path_fallbacks_total Batches of buy-ins or seat and table writes that PostgreSQL's set-based path gave up (a write in them refused, or the statement failed), then written one by one.\n\
+         # TYPE poker_store_set_path_fallbacks_total counter\n\
+         poker_store_set_path_fallbacks_total {}\n",
+        state.store.set_path_fallbacks()
+    ));
     for (name, help, value) in [
         (
             "poker_password_hashing_threads",

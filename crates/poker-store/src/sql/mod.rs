@@ -68,6 +68,9 @@ pub struct SqlStore {
     pg: Option<sqlx::PgPool>,
     /// SQLite only: the database file (its archive lock is a file beside it).
     sqlite_file: Option<std::path::PathBuf>,
+    /// Batches whose set-based PostgreSQL write failed and were written one by one
+    /// ([`SqlStore::set_path_fallbacks`]).
+    set_fallbacks: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 pub(crate) static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator =
@@ -329,7 +332,24 @@ impl SqlStore {
             backend,
             pg,
             sqlite_file,
+            set_fallbacks: Default::default(),
         })
+    }
+
+    /// How many batches (buy-ins, or writes that move no money) PostgreSQL's set-based
+    /// path refused since this store was opened, each then written one by one, which names
+    /// the write at fault. A refusal is expected now and then (a player too poor, a seat
+    /// taken: the one-by-one answers say which); many of them mean the fast path no longer
+    /// applies and the room pays a statement per write again. Always 0 on SQLite.
+    pub fn set_path_fallbacks(&self) -> u64 {
+        self.set_fallbacks
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Counts one batch the set-based path gave to the one-by-one path.
+    fn set_path_fell_back(&self) {
+        self.set_fallbacks
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Which database.

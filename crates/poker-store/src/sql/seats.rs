@@ -46,7 +46,18 @@ impl SqlStore {
     /// rolled back alone (Postgres would otherwise abort the whole transaction at its
     /// failed insert). The wallets are debited in player order, so two batches at once
     /// never wait on each other's rows in opposite orders.
+    ///
+    /// On PostgreSQL a batch is first tried whole in a few statements for all of it
+    /// ([`buy_ins_pg`]); if any of its buy-ins would be refused, or the batch fails, that
+    /// transaction is rolled back and the batch goes one by one as above, which gives each
+    /// buy-in its own answer.
     pub async fn buy_ins(&self, buy_ins: &[BuyIn]) -> StoreResult<Vec<StoreResult<()>>> {
+        if let (Some(pg), true) = (&self.pg, buy_ins.len() > 1) {
+            if buy_ins_pg(pg, buy_ins).await.is_ok() {
+                return Ok(buy_ins.iter().map(|_| Ok(())).collect());
+            }
+            self.set_path_fell_back();
+        }
         let mut order: Vec<usize> = (0..buy_ins.len()).collect();
         order.sort_by_key(|&i| buy_ins[i].player);
         let mut results: Vec<Option<StoreResult<()>>> = buy_ins.iter().map(|_| None).collect();
@@ -381,6 +392,7 @@ impl SqlStore {
             if table_writes_pg(pg, writes).await.is_ok() {
                 return Ok(());
             }
+            self.set_path_fell_back();
         }
         // In the order of their rows (stable: a key's writes keep their order), so that
         // two batches at once take their row locks in the same order, as the set path
@@ -412,6 +424,156 @@ impl SqlStore {
         .await?;
         Ok(row.map_or((false, false), |(small, big)| (small != 0, big != 0)))
     }
+}
+
+/// A batch of buy-ins on PostgreSQL, all or none, in one transaction of a statement per
+/// step for the whole batch, each step as [`SqlStore::buy_in`] does it for one: the
+/// tables' leases share-locked in table order and each fence checked, the wallets locked
+/// in player order (the order of the one-by-one path, so two batches at once never wait
+/// on each other's rows crosswise) and each player's buy-ins of the batch checked against
+/// the balance together, the wallets debited, the seats inserted, and each buy-in's two
+/// ledger rows (wallet and seat, one movement) written in player order. Any buy-in that
+/// would be refused (an amount out of bounds, a stale fence, a player unknown or too
+/// poor, a seat taken, a player seated there already) fails the batch and writes
+/// nothing: [`SqlStore::buy_ins`] then writes it one by one, which answers each.
+async fn buy_ins_pg(pool: &sqlx::PgPool, buy_ins: &[BuyIn]) -> StoreResult<()> {
+    use std::collections::BTreeMap;
+    let mut order: Vec<&BuyIn> = buy_ins.iter().collect();
+    order.sort_by_key(|b| b.player);
+    let mut amounts = Vec::with_capacity(order.len());
+    // Each player's buy-ins of the batch together, against one balance.
+    let mut totals: BTreeMap<String, i64> = BTreeMap::new();
+    // Each fenced table's token (two buy-ins naming two tokens: one of them is stale).
+    let mut fences: BTreeMap<String, i64> = BTreeMap::new();
+    for b in &order {
+        let amount = positive(b.amount)?;
+        amounts.push(amount);
+        let total = totals.entry(b.player.to_string()).or_insert(0);
+        *total = total
+            .checked_add(amount)
+            .ok_or_else(|| StoreError::Invalid("a batch's buy-ins overflow".into()))?;
+        if let Some(token) = b.fence {
+            let token = i64::try_from(token).map_err(|_| StoreError::Fenced {
+                table: b.table,
+                token,
+            })?;
+            if *fences.entry(b.table.to_string()).or_insert(token) != token {
+                return Err(StoreError::Fenced {
+                    table: b.table,
+                    token: token as u64,
+                });
+            }
+        }
+    }
+    let mut tx = pool.begin().await?;
+    if !fences.is_empty() {
+        let tables: Vec<&str> = fences.keys().map(String::as_str).collect();
+        let leases: BTreeMap<String, i64> = sqlx::query_as::<_, (String, i64)>(
+            "select poker_table_id, token from table_lease where poker_table_id = any($1) \
+             order by poker_table_id for share",
+        )
+        .bind(&tables)
+        .fetch_all(&mut *tx)
+        .await?
+        .into_iter()
+        .collect();
+        for b in &order {
+            if let Some(token) = b.fence {
+                if leases.get(&b.table.to_string()) != i64::try_from(token).ok().as_ref() {
+                    return Err(StoreError::Fenced {
+                        table: b.table,
+                        token,
+                    });
+                }
+            }
+        }
+    }
+    let players: Vec<&str> = totals.keys().map(String::as_str).collect();
+    let balances: BTreeMap<String, i64> = sqlx::query_as::<_, (String, i64)>(
+        "select player_id, balance from wallet where player_id = any($1) \
+         order by player_id for update",
+    )
+    .bind(&players)
+    .fetch_all(&mut *tx)
+    .await?
+    .into_iter()
+    .collect();
+    for (player, total) in &totals {
+        match balances.get(player) {
+            None => return Err(StoreError::NotFound("player")),
+            Some(&balance) if balance < *total => {
+                return Err(StoreError::InsufficientFunds {
+                    balance: balance as Chips,
+                })
+            }
+            Some(_) => {}
+        }
+    }
+    let debits: Vec<i64> = totals.values().copied().collect();
+    let debited = sqlx::query(
+        "update wallet set balance = wallet.balance - v.a \
+         from unnest($1::text[], $2::bigint[]) as v (p, a) where wallet.player_id = v.p",
+    )
+    .bind(&players)
+    .bind(&debits)
+    .execute(&mut *tx)
+    .await?;
+    if debited.rows_affected() != players.len() as u64 {
+        return Err(StoreError::NotFound("player"));
+    }
+    let tables: Vec<String> = order.iter().map(|b| b.table.to_string()).collect();
+    let seat_nos: Vec<i64> = order.iter().map(|b| i64::from(b.seat_no)).collect();
+    let seated: Vec<String> = order.iter().map(|b| b.player.to_string()).collect();
+    let now = now_ms();
+    // A seat taken or a player seated there already breaks a unique key: the statement
+    // fails, and the batch with it.
+    sqlx::query(
+        "insert into seat (poker_table_id, seat_no, player_id, stack, created_at) \
+         select t, s, p, a, $5 from unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[]) \
+         as v (t, s, p, a)",
+    )
+    .bind(&tables)
+    .bind(&seat_nos)
+    .bind(&seated)
+    .bind(&amounts)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    let mut movements = Vec::with_capacity(2 * order.len());
+    let mut accounts = Vec::with_capacity(2 * order.len());
+    let mut entry_players = Vec::with_capacity(2 * order.len());
+    let mut entry_tables = Vec::with_capacity(2 * order.len());
+    let mut entry_amounts = Vec::with_capacity(2 * order.len());
+    for (b, &amount) in order.iter().zip(&amounts) {
+        let movement = Uuid::new_v4().to_string();
+        for (account, amount) in [
+            (wallet_account(b.player), -amount),
+            (seat_account(b.table, b.player), amount),
+        ] {
+            movements.push(movement.clone());
+            accounts.push(account);
+            entry_players.push(b.player.to_string());
+            entry_tables.push(b.table.to_string());
+            entry_amounts.push(amount);
+        }
+    }
+    sqlx::query(
+        "insert into ledger_entry (movement_id, account, player_id, poker_table_id, kind, \
+         amount, reference, created_at) \
+         select m, c, p, t, 'buy_in', a, null, $6 \
+         from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) \
+         with ordinality as v (m, c, p, t, a, n) order by n",
+    )
+    .bind(&movements)
+    .bind(&accounts)
+    .bind(&entry_players)
+    .bind(&entry_tables)
+    .bind(&entry_amounts)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 /// Where a write's row is, for the order of [`SqlStore::save_table_writes`]: its kind,

@@ -161,3 +161,182 @@ pub(crate) async fn the_persister_group_commits_many_tables_buy_ins(store: &SqlS
     assert_eq!(audit.deposits - audit.withdrawals, 60 * (5 * 500 + 50));
     assert_eq!(audit.stacks, 60 * 5 * 200);
 }
+
+/// A batch of buy-ins none of which is refused (on PostgreSQL the set-based path: a few
+/// statements for the whole batch) leaves exactly what the same buy-ins one by one
+/// leave: seats, wallets, each buy-in's two ledger rows of one movement, the tables'
+/// ledgers; a player buying in at two tables of the batch for all their balance, and
+/// fenced tables, included. A batch with one buy-in that would be refused (a stale
+/// fence) is answered one by one, the others applied; on PostgreSQL that is counted as a
+/// set path given up, and nothing else was.
+pub(crate) async fn buy_ins_a_batch_of_good_ones_leaves_what_one_by_one_does(store: &SqlStore) {
+    // Two rooms of the same shape: one filled by a batch, one buy-in at a time.
+    struct Room {
+        tables: [TableId; 2],
+        players: Vec<PlayerId>,
+        fence: u64,
+    }
+    let mut rooms = Vec::new();
+    for name in ["batched", "single"] {
+        let t1 = store.create_table(&format!("{name}-1"), "{}").await.unwrap();
+        let t2 = store.create_table(&format!("{name}-2"), "{}").await.unwrap();
+        let fence = store
+            .acquire_lease(t2, "node-a", 60_000)
+            .await
+            .unwrap()
+            .expect("a free table's lease");
+        let mut players = Vec::new();
+        for i in 0..5 {
+            players.push(player(store, &format!("{name}-p{i}"), 1000 + 100 * i).await);
+        }
+        rooms.push(Room {
+            tables: [t1, t2],
+            players,
+            fence,
+        });
+    }
+    // Player 0 buys in at both tables for all 1,000 of the wallet.
+    let batch_of = |room: &Room| {
+        let [t1, t2] = room.tables;
+        let p = &room.players;
+        let fenced = |mut b: BuyIn| {
+            b.fence = Some(room.fence);
+            b
+        };
+        vec![
+            sit(t1, 0, p[0], 600),
+            sit(t1, 3, p[1], 250),
+            sit(t1, 5, p[2], 1200),
+            fenced(sit(t2, 1, p[0], 400)),
+            fenced(sit(t2, 2, p[3], 77)),
+            fenced(sit(t2, 4, p[4], 1400)),
+        ]
+    };
+    let fallbacks = store.set_path_fallbacks();
+    let batch = batch_of(&rooms[0]);
+    let results = store.buy_ins(&batch).await.expect("the batch commits");
+    assert!(results.iter().all(Result::is_ok), "{results:?}");
+    assert_eq!(
+        store.set_path_fallbacks(),
+        fallbacks,
+        "a batch of good buy-ins went one by one"
+    );
+    for buy_in in batch_of(&rooms[1]) {
+        store
+            .buy_in(
+                buy_in.table,
+                buy_in.seat_no,
+                buy_in.player,
+                buy_in.amount,
+                None,
+                buy_in.fence,
+            )
+            .await
+            .expect("one buy-in");
+    }
+    // What each room holds, with its own ids replaced by their places in the room.
+    let described = |room: &Room| {
+        let room_players = room.players.clone();
+        let room_tables = room.tables;
+        async move {
+            let place = |text: &str| {
+                let mut text = text.to_string();
+                for (i, p) in room_players.iter().enumerate() {
+                    text = text.replace(&p.to_string(), &format!("P{i}"));
+                }
+                for (i, t) in room_tables.iter().enumerate() {
+                    text = text.replace(&t.to_string(), &format!("T{i}"));
+                }
+                text
+            };
+            let mut seats = Vec::new();
+            let mut ledgers = Vec::new();
+            for table in room_tables {
+                for s in store.seats(table).await.unwrap() {
+                    seats.push(place(&format!("{table} {} {} {}", s.seat_no, s.player_id, s.stack)));
+                }
+                let ledger = store.table_ledger(table).await.unwrap();
+                for line in ledger.lines {
+                    ledgers.push(place(&format!(
+                        "{table} {} in {} out {} held {}",
+                        line.player_id, line.bought_in, line.cashed_out, line.stack
+                    )));
+                }
+            }
+            let mut wallets = Vec::new();
+            let mut entries = Vec::new();
+            for &p in &room_players {
+                wallets.push(place(&format!("{p} {}", store.balance(p).await.unwrap())));
+                let rows = store.ledger(p, 100).await.unwrap();
+                let mut by_movement: std::collections::BTreeMap<String, Vec<String>> =
+                    Default::default();
+                for e in rows.iter().filter(|e| e.kind == "buy_in") {
+                    assert_eq!(e.reference, None);
+                    by_movement
+                        .entry(e.movement_id.clone())
+                        .or_default()
+                        .push(place(&format!("{} {}", e.account, e.amount)));
+                }
+                for (_, mut movement) in by_movement {
+                    movement.sort();
+                    entries.push(movement.join(" / "));
+                }
+            }
+            seats.sort();
+            ledgers.sort();
+            entries.sort();
+            (seats, ledgers, wallets, entries)
+        }
+    };
+    let batched = described(&rooms[0]).await;
+    let single = described(&rooms[1]).await;
+    assert_eq!(batched, single);
+    // Six seats, player 0's wallet empty, and six movements of two rows each.
+    assert_eq!(batched.0.len(), 6);
+    assert_eq!(batched.2[0], "P0 0");
+    assert_eq!(batched.3.len(), 6, "{:?}", batched.3);
+    assert!(batched.3.contains(&"seat:T1:P0 400 / wallet:P0 -400".to_string()));
+    audit_holds(store).await;
+
+    // The lease moves on: a batch holding a buy-in under the old token is answered one by
+    // one, the stale one refused and the others applied.
+    let [t1, t2] = rooms[0].tables;
+    assert!(store
+        .renew_lease(t2, "node-a", rooms[0].fence, -1)
+        .await
+        .unwrap());
+    let new = store
+        .acquire_lease(t2, "node-b", 60_000)
+        .await
+        .unwrap()
+        .unwrap();
+    let late = player(store, "batched-late", 500).await;
+    let later = player(store, "batched-later", 500).await;
+    let stale = BuyIn {
+        fence: Some(rooms[0].fence),
+        ..sit(t2, 0, late, 100)
+    };
+    let current = BuyIn {
+        fence: Some(new),
+        ..sit(t2, 3, later, 100)
+    };
+    let fallbacks = store.set_path_fallbacks();
+    let results = store
+        .buy_ins(&[stale, current, sit(t1, 1, late, 200)])
+        .await
+        .expect("the batch commits");
+    assert!(
+        matches!(results[0], Err(StoreError::Fenced { table, token }) if table == t2 && token == rooms[0].fence),
+        "{:?}",
+        results[0]
+    );
+    assert!(results[1].is_ok() && results[2].is_ok(), "{results:?}");
+    assert_eq!(store.balance(late).await.unwrap(), 300);
+    assert_eq!(store.balance(later).await.unwrap(), 400);
+    let expected = match store.backend() {
+        Backend::Postgres => fallbacks + 1,
+        Backend::Sqlite => fallbacks,
+    };
+    assert_eq!(store.set_path_fallbacks(), expected);
+    audit_holds(store).await;
+}

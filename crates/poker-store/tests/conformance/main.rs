@@ -195,6 +195,7 @@ scenarios! {
     audit::audit_full_sees_a_ledger_row_changed_under_the_checkpoint, url;
     buy_ins::buy_ins_in_one_batch_are_applied_or_refused_one_by_one;
     buy_ins::the_persister_group_commits_many_tables_buy_ins;
+    buy_ins::buy_ins_a_batch_of_good_ones_leaves_what_one_by_one_does;
     hands::a_committed_hand_changes_stacks_exactly_once;
     hands::missed_blinds_and_rathole_records_survive_reconnection, url;
     hands::crash_recovery_voids_the_unfinished_hand_and_keeps_committed_stacks, url;
