@@ -34,7 +34,7 @@ pub use sql::archive::{
 };
 pub use sql::backfill::FillBatch;
 pub use sql::backup::{backup_database, Backup, BackupError, POSTGRES_WAY};
-pub use sql::SqlStore;
+pub use sql::{SetPathFallbacks, SqlStore};
 
 /// An amount of chips (whole chips, never negative).
 pub type Chips = u64;

@@ -49,12 +49,23 @@ pub(crate) async fn metrics(State(state): State<Arc<AppState>>) -> Response {
     let seated = lobby.iter().map(|t| t.players as usize).sum();
     let mut body = state.metrics.render(lobby.len(), seated);
     let hashing = state.accounts.hashing();
-    body.push_str(&format!(
-        "# HELP poker_store_set_path_fallbacks_total Batches of buy-ins or seat and table writes that PostgreSQL's set-based path gave up (a write in them refused, or the statement failed), then written one by one.\n\
-         # TYPE poker_store_set_path_fallbacks_total counter\n\
-         poker_store_set_path_fallbacks_total {}\n",
-        state.store.set_path_fallbacks()
-    ));
+    let fallbacks = state.store.set_path_fallbacks();
+    body.push_str(
+        "# HELP poker_store_set_path_fallbacks_total Batches PostgreSQL's set-based path gave up \
+         and wrote one by one: buy-ins or writes that move no money, refused (a write in them \
+         refused) or failed (the database's error).\n\
+         # TYPE poker_store_set_path_fallbacks_total counter\n",
+    );
+    for (path, reason, n) in [
+        ("buy_ins", "refused", fallbacks.buy_ins_refused),
+        ("buy_ins", "failed", fallbacks.buy_ins_failed),
+        ("table_writes", "refused", fallbacks.table_writes_refused),
+        ("table_writes", "failed", fallbacks.table_writes_failed),
+    ] {
+        body.push_str(&format!(
+            "poker_store_set_path_fallbacks_total{{path=\"{path}\",reason=\"{reason}\"}} {n}\n"
+        ));
+    }
     for (name, help, value) in [
         (
             "poker_password_hashing_threads",

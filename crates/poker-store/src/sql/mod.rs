@@ -70,7 +70,38 @@ pub struct SqlStore {
     sqlite_file: Option<std::path::PathBuf>,
     /// Batches whose set-based PostgreSQL write failed and were written one by one
     /// ([`SqlStore::set_path_fallbacks`]).
-    set_fallbacks: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    set_fallbacks: std::sync::Arc<[std::sync::atomic::AtomicU64; 4]>,
+}
+
+/// What [`SqlStore::set_path_fallbacks`] counts: batches given up by PostgreSQL's
+/// set-based path, by path and reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SetPathFallbacks {
+    /// Buy-in batches holding a buy-in the one-by-one path refuses too.
+    pub buy_ins_refused: u64,
+    /// Buy-in batches the database failed.
+    pub buy_ins_failed: u64,
+    /// Batches of writes that move no money holding one the one-by-one path refuses too.
+    pub table_writes_refused: u64,
+    /// Batches of writes that move no money the database failed.
+    pub table_writes_failed: u64,
+}
+
+impl SetPathFallbacks {
+    /// All of them.
+    pub fn total(&self) -> u64 {
+        self.buy_ins_refused
+            + self.buy_ins_failed
+            + self.table_writes_refused
+            + self.table_writes_failed
+    }
+}
+
+/// Which set-based path gave a batch up.
+#[derive(Clone, Copy)]
+enum SetPath {
+    BuyIns = 0,
+    TableWrites = 1,
 }
 
 pub(crate) static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator =
@@ -336,20 +367,30 @@ impl SqlStore {
         })
     }
 
-    /// How many batches (buy-ins, or writes that move no money) PostgreSQL's set-based
-    /// path refused since this store was opened, each then written one by one, which names
-    /// the write at fault. A refusal is expected now and then (a player too poor, a seat
-    /// taken: the one-by-one answers say which); many of them mean the fast path no longer
-    /// applies and the room pays a statement per write again. Always 0 on SQLite.
-    pub fn set_path_fallbacks(&self) -> u64 {
-        self.set_fallbacks
-            .load(std::sync::atomic::Ordering::Relaxed)
+    /// The batches (buy-ins, or writes that move no money) PostgreSQL's set-based path
+    /// gave up since this store was opened, each then written one by one, which names the
+    /// write at fault: refused (a write in it the one-by-one path refuses too: a player
+    /// too poor, a seat taken, a stale fence), or failed (the database's error: a lock
+    /// waited for too long, a connection lost, a statement broken). Refusals come now and
+    /// then; failures that climb mean the fast path no longer applies and a room filling
+    /// at once pays a statement per write again. A batch retried in smaller ones can count
+    /// again. Always zero on SQLite.
+    pub fn set_path_fallbacks(&self) -> SetPathFallbacks {
+        let n = |i: usize| self.set_fallbacks[i].load(std::sync::atomic::Ordering::Relaxed);
+        SetPathFallbacks {
+            buy_ins_refused: n(0),
+            buy_ins_failed: n(1),
+            table_writes_refused: n(2),
+            table_writes_failed: n(3),
+        }
     }
 
-    /// Counts one batch the set-based path gave to the one-by-one path.
-    fn set_path_fell_back(&self) {
-        self.set_fallbacks
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    /// Counts one batch the set-based path of `path` gave to the one-by-one path, for
+    /// `why`.
+    fn set_path_fell_back(&self, path: SetPath, why: &StoreError) {
+        let failed = matches!(why, StoreError::Database(_) | StoreError::Migrate(_));
+        let i = 2 * path as usize + usize::from(failed);
+        self.set_fallbacks[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Which database.

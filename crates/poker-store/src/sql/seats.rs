@@ -53,10 +53,10 @@ impl SqlStore {
     /// buy-in its own answer.
     pub async fn buy_ins(&self, buy_ins: &[BuyIn]) -> StoreResult<Vec<StoreResult<()>>> {
         if let (Some(pg), true) = (&self.pg, buy_ins.len() > 1) {
-            if buy_ins_pg(pg, buy_ins).await.is_ok() {
-                return Ok(buy_ins.iter().map(|_| Ok(())).collect());
+            match buy_ins_pg(pg, buy_ins).await {
+                Ok(()) => return Ok(buy_ins.iter().map(|_| Ok(())).collect()),
+                Err(why) => self.set_path_fell_back(SetPath::BuyIns, &why),
             }
-            self.set_path_fell_back();
         }
         let mut order: Vec<usize> = (0..buy_ins.len()).collect();
         order.sort_by_key(|&i| buy_ins[i].player);
@@ -389,10 +389,10 @@ impl SqlStore {
         // room opening all its tables at once sends by the thousand (the sits' addresses,
         // who sits out, the tables' states). If that fails, one by one, which says why.
         if let (Some(pg), true) = (&self.pg, writes.len() > 1) {
-            if table_writes_pg(pg, writes).await.is_ok() {
-                return Ok(());
+            match table_writes_pg(pg, writes).await {
+                Ok(()) => return Ok(()),
+                Err(why) => self.set_path_fell_back(SetPath::TableWrites, &why),
             }
-            self.set_path_fell_back();
         }
         // In the order of their rows (stable: a key's writes keep their order), so that
         // two batches at once take their row locks in the same order, as the set path
@@ -428,11 +428,11 @@ impl SqlStore {
 
 /// A batch of buy-ins on PostgreSQL, all or none, in one transaction of a statement per
 /// step for the whole batch, each step as [`SqlStore::buy_in`] does it for one: the
-/// tables' leases share-locked in table order and each fence checked, the wallets locked
-/// in player order (the order of the one-by-one path, so two batches at once never wait
-/// on each other's rows crosswise) and each player's buy-ins of the batch checked against
-/// the balance together, the wallets debited, the seats inserted, and each buy-in's two
-/// ledger rows (wallet and seat, one movement) written in player order. Any buy-in that
+/// tables' leases share-locked in table order and each fence checked, the seats inserted,
+/// the wallets locked in player order (the order of the one-by-one path, so two batches
+/// at once never wait on each other's rows crosswise) and each player's buy-ins of the
+/// batch checked against the balance together, the wallets debited, and each buy-in's
+/// two ledger rows (wallet and seat, one movement) written in player order. Any buy-in that
 /// would be refused (an amount out of bounds, a stale fence, a player unknown or too
 /// poor, a seat taken, a player seated there already) fails the batch and writes
 /// nothing: [`SqlStore::buy_ins`] then writes it one by one, which answers each.
@@ -465,115 +465,162 @@ async fn buy_ins_pg(pool: &sqlx::PgPool, buy_ins: &[BuyIn]) -> StoreResult<()> {
             }
         }
     }
-    let mut tx = pool.begin().await?;
-    if !fences.is_empty() {
-        let tables: Vec<&str> = fences.keys().map(String::as_str).collect();
-        let leases: BTreeMap<String, i64> = sqlx::query_as::<_, (String, i64)>(
-            "select poker_table_id, token from table_lease where poker_table_id = any($1) \
-             order by poker_table_id for share",
+    let mut tx = set_transaction(pool).await?;
+    let written: StoreResult<()> = async {
+        if !fences.is_empty() {
+            let tables: Vec<&str> = fences.keys().map(String::as_str).collect();
+            let leases: BTreeMap<String, i64> = sqlx::query_as::<_, (String, i64)>(
+                "select poker_table_id, token from table_lease where poker_table_id = any($1) \
+                 order by poker_table_id for share",
+            )
+            .bind(&tables)
+            .fetch_all(&mut *tx)
+            .await?
+            .into_iter()
+            .collect();
+            for b in &order {
+                if let Some(token) = b.fence {
+                    if leases.get(&b.table.to_string()) != i64::try_from(token).ok().as_ref() {
+                        return Err(StoreError::Fenced {
+                            table: b.table,
+                            token,
+                        });
+                    }
+                }
+            }
+        }
+        let tables: Vec<String> = order.iter().map(|b| b.table.to_string()).collect();
+        let seat_nos: Vec<i64> = order.iter().map(|b| i64::from(b.seat_no)).collect();
+        let seated: Vec<String> = order.iter().map(|b| b.player.to_string()).collect();
+        let now = now_ms();
+        // The seats before the wallets: a seat row another transaction holds (a cash-out
+        // deleting it) is waited for before this one holds any wallet that one may need. A
+        // seat taken or a player seated there already breaks a unique key: the statement
+        // fails, and the batch with it.
+        let seated_rows = sqlx::query(
+            "insert into seat (poker_table_id, seat_no, player_id, stack, created_at) \
+             select t, s, p, a, $5 from unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[]) \
+             as v (t, s, p, a)",
         )
         .bind(&tables)
+        .bind(&seat_nos)
+        .bind(&seated)
+        .bind(&amounts)
+        .bind(now)
+        .execute(&mut *tx)
+        .await;
+        if let Err(e) = seated_rows {
+            return Err(if unique_violation(&e) {
+                StoreError::SeatTaken
+            } else {
+                e.into()
+            });
+        }
+        let players: Vec<&str> = totals.keys().map(String::as_str).collect();
+        let balances: BTreeMap<String, i64> = sqlx::query_as::<_, (String, i64)>(
+            "select player_id, balance from wallet where player_id = any($1) \
+             order by player_id for update",
+        )
+        .bind(&players)
         .fetch_all(&mut *tx)
         .await?
         .into_iter()
         .collect();
-        for b in &order {
-            if let Some(token) = b.fence {
-                if leases.get(&b.table.to_string()) != i64::try_from(token).ok().as_ref() {
-                    return Err(StoreError::Fenced {
-                        table: b.table,
-                        token,
-                    });
+        for (player, total) in &totals {
+            match balances.get(player) {
+                None => return Err(StoreError::NotFound("player")),
+                Some(&balance) if balance < *total => {
+                    return Err(StoreError::InsufficientFunds {
+                        balance: balance as Chips,
+                    })
                 }
+                Some(_) => {}
             }
         }
-    }
-    let players: Vec<&str> = totals.keys().map(String::as_str).collect();
-    let balances: BTreeMap<String, i64> = sqlx::query_as::<_, (String, i64)>(
-        "select player_id, balance from wallet where player_id = any($1) \
-         order by player_id for update",
-    )
-    .bind(&players)
-    .fetch_all(&mut *tx)
-    .await?
-    .into_iter()
-    .collect();
-    for (player, total) in &totals {
-        match balances.get(player) {
-            None => return Err(StoreError::NotFound("player")),
-            Some(&balance) if balance < *total => {
-                return Err(StoreError::InsufficientFunds {
-                    balance: balance as Chips,
-                })
+        let debits: Vec<i64> = totals.values().copied().collect();
+        let debited = sqlx::query(
+            "update wallet set balance = wallet.balance - v.a \
+             from unnest($1::text[], $2::bigint[]) as v (p, a) where wallet.player_id = v.p",
+        )
+        .bind(&players)
+        .bind(&debits)
+        .execute(&mut *tx)
+        .await?;
+        if debited.rows_affected() != players.len() as u64 {
+            return Err(StoreError::NotFound("player"));
+        }
+        let mut movements = Vec::with_capacity(2 * order.len());
+        let mut accounts = Vec::with_capacity(2 * order.len());
+        let mut entry_players = Vec::with_capacity(2 * order.len());
+        let mut entry_tables = Vec::with_capacity(2 * order.len());
+        let mut entry_amounts = Vec::with_capacity(2 * order.len());
+        for (b, &amount) in order.iter().zip(&amounts) {
+            let movement = Uuid::new_v4().to_string();
+            for (account, amount) in [
+                (wallet_account(b.player), -amount),
+                (seat_account(b.table, b.player), amount),
+            ] {
+                movements.push(movement.clone());
+                accounts.push(account);
+                entry_players.push(b.player.to_string());
+                entry_tables.push(b.table.to_string());
+                entry_amounts.push(amount);
             }
-            Some(_) => {}
+        }
+        sqlx::query(
+            "insert into ledger_entry (movement_id, account, player_id, poker_table_id, kind, \
+             amount, reference, created_at) \
+             select m, c, p, t, 'buy_in', a, null, $6 \
+             from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) \
+             with ordinality as v (m, c, p, t, a, n) order by n",
+        )
+        .bind(&movements)
+        .bind(&accounts)
+        .bind(&entry_players)
+        .bind(&entry_tables)
+        .bind(&entry_amounts)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        Ok(())
+    }
+    .await;
+    finish_set(tx, written).await
+}
+
+/// A set-based path's transaction on PostgreSQL. It waits at most a second for any row
+/// lock: a batch stuck behind another transaction gives up, freeing its connection (the
+/// native pool's few serve the hands' commits and the leases' renewals too), and is
+/// written one by one on the general pool.
+async fn set_transaction(
+    pool: &sqlx::PgPool,
+) -> StoreResult<sqlx::Transaction<'static, sqlx::Postgres>> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("set local lock_timeout = '1s'")
+        .execute(&mut *tx)
+        .await?;
+    Ok(tx)
+}
+
+/// Ends a set-based path's transaction: committed when its writes succeeded, else rolled
+/// back before the answer, so that the one-by-one path after it never waits for this
+/// transaction's locks to go with its connection's return to the pool.
+async fn finish_set(
+    tx: sqlx::Transaction<'static, sqlx::Postgres>,
+    written: StoreResult<()>,
+) -> StoreResult<()> {
+    match written {
+        Ok(()) => {
+            tx.commit().await?;
+            Ok(())
+        }
+        Err(why) => {
+            // A rollback that fails leaves the connection closed, which ends the
+            // transaction on the server too.
+            let _ = tx.rollback().await;
+            Err(why)
         }
     }
-    let debits: Vec<i64> = totals.values().copied().collect();
-    let debited = sqlx::query(
-        "update wallet set balance = wallet.balance - v.a \
-         from unnest($1::text[], $2::bigint[]) as v (p, a) where wallet.player_id = v.p",
-    )
-    .bind(&players)
-    .bind(&debits)
-    .execute(&mut *tx)
-    .await?;
-    if debited.rows_affected() != players.len() as u64 {
-        return Err(StoreError::NotFound("player"));
-    }
-    let tables: Vec<String> = order.iter().map(|b| b.table.to_string()).collect();
-    let seat_nos: Vec<i64> = order.iter().map(|b| i64::from(b.seat_no)).collect();
-    let seated: Vec<String> = order.iter().map(|b| b.player.to_string()).collect();
-    let now = now_ms();
-    // A seat taken or a player seated there already breaks a unique key: the statement
-    // fails, and the batch with it.
-    sqlx::query(
-        "insert into seat (poker_table_id, seat_no, player_id, stack, created_at) \
-         select t, s, p, a, $5 from unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[]) \
-         as v (t, s, p, a)",
-    )
-    .bind(&tables)
-    .bind(&seat_nos)
-    .bind(&seated)
-    .bind(&amounts)
-    .bind(now)
-    .execute(&mut *tx)
-    .await?;
-    let mut movements = Vec::with_capacity(2 * order.len());
-    let mut accounts = Vec::with_capacity(2 * order.len());
-    let mut entry_players = Vec::with_capacity(2 * order.len());
-    let mut entry_tables = Vec::with_capacity(2 * order.len());
-    let mut entry_amounts = Vec::with_capacity(2 * order.len());
-    for (b, &amount) in order.iter().zip(&amounts) {
-        let movement = Uuid::new_v4().to_string();
-        for (account, amount) in [
-            (wallet_account(b.player), -amount),
-            (seat_account(b.table, b.player), amount),
-        ] {
-            movements.push(movement.clone());
-            accounts.push(account);
-            entry_players.push(b.player.to_string());
-            entry_tables.push(b.table.to_string());
-            entry_amounts.push(amount);
-        }
-    }
-    sqlx::query(
-        "insert into ledger_entry (movement_id, account, player_id, poker_table_id, kind, \
-         amount, reference, created_at) \
-         select m, c, p, t, 'buy_in', a, null, $6 \
-         from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) \
-         with ordinality as v (m, c, p, t, a, n) order by n",
-    )
-    .bind(&movements)
-    .bind(&accounts)
-    .bind(&entry_players)
-    .bind(&entry_tables)
-    .bind(&entry_amounts)
-    .bind(now)
-    .execute(&mut *tx)
-    .await?;
-    tx.commit().await?;
-    Ok(())
 }
 
 /// Where a write's row is, for the order of [`SqlStore::save_table_writes`]: its kind,
@@ -648,142 +695,145 @@ async fn table_writes_pg(pool: &sqlx::PgPool, writes: &[TableWrite]) -> StoreRes
         }
     }
     let now = now_ms();
-    let mut tx = pool.begin().await?;
-    if !states.is_empty() {
-        let t: Vec<&str> = states.keys().map(String::as_str).collect();
-        let v: Vec<&str> = states.values().copied().collect();
-        let done = sqlx::query(
-            "update poker_table set state = v.s from unnest($1::text[], $2::text[]) as v (t, s) \
-             where poker_table_id = v.t",
-        )
-        .bind(&t)
-        .bind(&v)
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() != t.len() as u64 {
-            return Err(StoreError::NotFound("table"));
+    let mut tx = set_transaction(pool).await?;
+    let written: StoreResult<()> = async {
+        if !states.is_empty() {
+            let t: Vec<&str> = states.keys().map(String::as_str).collect();
+            let v: Vec<&str> = states.values().copied().collect();
+            let done = sqlx::query(
+                "update poker_table set state = v.s from unnest($1::text[], $2::text[]) as v (t, s) \
+                 where poker_table_id = v.t",
+            )
+            .bind(&t)
+            .bind(&v)
+            .execute(&mut *tx)
+            .await?;
+            if done.rows_affected() != t.len() as u64 {
+                return Err(StoreError::NotFound("table"));
+            }
         }
-    }
-    if !outs.is_empty() {
-        let t: Vec<&str> = outs.keys().map(|k| k.0.as_str()).collect();
-        let p: Vec<&str> = outs.keys().map(|k| k.1.as_str()).collect();
-        let o: Vec<i64> = outs.values().copied().collect();
-        let done = sqlx::query(
-            "update seat set sitting_out = v.o \
-             from unnest($1::text[], $2::text[], $3::bigint[]) as v (t, p, o) \
-             where seat.poker_table_id = v.t and seat.player_id = v.p",
-        )
-        .bind(&t)
-        .bind(&p)
-        .bind(&o)
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() != t.len() as u64 {
-            return Err(StoreError::NotSeated);
-        }
-    }
-    if !blinds.is_empty() {
-        let t: Vec<&str> = blinds.keys().map(|k| k.0.as_str()).collect();
-        let p: Vec<&str> = blinds.keys().map(|k| k.1.as_str()).collect();
-        sqlx::query(
-            "delete from missed_blind m using unnest($1::text[], $2::text[]) as v (t, p) \
-             where m.poker_table_id = v.t and m.player_id = v.p",
-        )
-        .bind(&t)
-        .bind(&p)
-        .execute(&mut *tx)
-        .await?;
-        let owing = || {
-            blinds
-                .iter()
-                .filter(|(_, (small, big))| *small != 0 || *big != 0)
-        };
-        if owing().next().is_some() {
-            let t: Vec<&str> = owing().map(|(k, _)| k.0.as_str()).collect();
-            let p: Vec<&str> = owing().map(|(k, _)| k.1.as_str()).collect();
-            let small: Vec<i64> = owing().map(|(_, o)| o.0).collect();
-            let big: Vec<i64> = owing().map(|(_, o)| o.1).collect();
-            sqlx::query(
-                "insert into missed_blind (poker_table_id, player_id, owes_small, owes_big, \
-                 created_at) select v.t, v.p, v.s, v.b, $5 \
-                 from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) as v (t, p, s, b)",
+        if !outs.is_empty() {
+            let t: Vec<&str> = outs.keys().map(|k| k.0.as_str()).collect();
+            let p: Vec<&str> = outs.keys().map(|k| k.1.as_str()).collect();
+            let o: Vec<i64> = outs.values().copied().collect();
+            let done = sqlx::query(
+                "update seat set sitting_out = v.o \
+                 from unnest($1::text[], $2::text[], $3::bigint[]) as v (t, p, o) \
+                 where seat.poker_table_id = v.t and seat.player_id = v.p",
             )
             .bind(&t)
             .bind(&p)
-            .bind(&small)
-            .bind(&big)
+            .bind(&o)
+            .execute(&mut *tx)
+            .await?;
+            if done.rows_affected() != t.len() as u64 {
+                return Err(StoreError::NotSeated);
+            }
+        }
+        if !blinds.is_empty() {
+            let t: Vec<&str> = blinds.keys().map(|k| k.0.as_str()).collect();
+            let p: Vec<&str> = blinds.keys().map(|k| k.1.as_str()).collect();
+            sqlx::query(
+                "delete from missed_blind m using unnest($1::text[], $2::text[]) as v (t, p) \
+                 where m.poker_table_id = v.t and m.player_id = v.p",
+            )
+            .bind(&t)
+            .bind(&p)
+            .execute(&mut *tx)
+            .await?;
+            let owing = || {
+                blinds
+                    .iter()
+                    .filter(|(_, (small, big))| *small != 0 || *big != 0)
+            };
+            if owing().next().is_some() {
+                let t: Vec<&str> = owing().map(|(k, _)| k.0.as_str()).collect();
+                let p: Vec<&str> = owing().map(|(k, _)| k.1.as_str()).collect();
+                let small: Vec<i64> = owing().map(|(_, o)| o.0).collect();
+                let big: Vec<i64> = owing().map(|(_, o)| o.1).collect();
+                sqlx::query(
+                    "insert into missed_blind (poker_table_id, player_id, owes_small, owes_big, \
+                     created_at) select v.t, v.p, v.s, v.b, $5 \
+                     from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) as v (t, p, s, b)",
+                )
+                .bind(&t)
+                .bind(&p)
+                .bind(&small)
+                .bind(&big)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+        if !seat_addresses.is_empty() {
+            let t: Vec<&str> = seat_addresses.keys().map(|k| k.0.as_str()).collect();
+            let p: Vec<&str> = seat_addresses.keys().map(|k| k.1.as_str()).collect();
+            let a: Vec<&str> = seat_addresses.values().map(|v| v.0).collect();
+            let at: Vec<i64> = seat_addresses.values().map(|v| v.1).collect();
+            sqlx::query(
+                "insert into seat_address (poker_table_id, player_id, address, at, created_at) \
+                 select v.t, v.p, v.a, v.at, $5 \
+                 from unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) as v (t, p, a, at) \
+                 on conflict (poker_table_id, player_id) do update \
+                 set address = excluded.address, at = excluded.at",
+            )
+            .bind(&t)
+            .bind(&p)
+            .bind(&a)
+            .bind(&at)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            let p: Vec<&str> = player_addresses.keys().map(|k| k.0.as_str()).collect();
+            let a: Vec<&str> = player_addresses.keys().map(|k| k.1).collect();
+            let first: Vec<i64> = player_addresses.values().map(|v| v.0).collect();
+            let last: Vec<i64> = player_addresses.values().map(|v| v.1).collect();
+            let sits: Vec<i64> = player_addresses.values().map(|v| v.2).collect();
+            sqlx::query(
+                "insert into player_address (player_id, address, first_at, last_at, sits, created_at) \
+                 select v.p, v.a, v.f, v.l, v.n, $6 \
+                 from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[]) \
+                 as v (p, a, f, l, n) \
+                 on conflict (player_id, address) do update \
+                 set first_at = least(player_address.first_at, excluded.first_at), \
+                 last_at = greatest(player_address.last_at, excluded.last_at), \
+                 sits = player_address.sits + excluded.sits",
+            )
+            .bind(&p)
+            .bind(&a)
+            .bind(&first)
+            .bind(&last)
+            .bind(&sits)
             .bind(now)
             .execute(&mut *tx)
             .await?;
         }
+        if !flags.is_empty() {
+            let id: Vec<&str> = flags.iter().map(|f| f.0.as_str()).collect();
+            let t: Vec<&str> = flags.iter().map(|f| f.1.as_str()).collect();
+            let p: Vec<&str> = flags.iter().map(|f| f.2.as_str()).collect();
+            let o: Vec<&str> = flags.iter().map(|f| f.3.as_str()).collect();
+            let a: Vec<&str> = flags.iter().map(|f| f.4).collect();
+            let at: Vec<i64> = flags.iter().map(|f| f.5).collect();
+            sqlx::query(
+                "insert into address_flag (address_flag_id, poker_table_id, player_id, \
+                 other_player_id, address, at, created_at) \
+                 select v.i, v.t, v.p, v.o, v.a, v.at, $7 \
+                 from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], \
+                 $6::bigint[]) as v (i, t, p, o, a, at)",
+            )
+            .bind(&id)
+            .bind(&t)
+            .bind(&p)
+            .bind(&o)
+            .bind(&a)
+            .bind(&at)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        Ok(())
     }
-    if !seat_addresses.is_empty() {
-        let t: Vec<&str> = seat_addresses.keys().map(|k| k.0.as_str()).collect();
-        let p: Vec<&str> = seat_addresses.keys().map(|k| k.1.as_str()).collect();
-        let a: Vec<&str> = seat_addresses.values().map(|v| v.0).collect();
-        let at: Vec<i64> = seat_addresses.values().map(|v| v.1).collect();
-        sqlx::query(
-            "insert into seat_address (poker_table_id, player_id, address, at, created_at) \
-             select v.t, v.p, v.a, v.at, $5 \
-             from unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) as v (t, p, a, at) \
-             on conflict (poker_table_id, player_id) do update \
-             set address = excluded.address, at = excluded.at",
-        )
-        .bind(&t)
-        .bind(&p)
-        .bind(&a)
-        .bind(&at)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        let p: Vec<&str> = player_addresses.keys().map(|k| k.0.as_str()).collect();
-        let a: Vec<&str> = player_addresses.keys().map(|k| k.1).collect();
-        let first: Vec<i64> = player_addresses.values().map(|v| v.0).collect();
-        let last: Vec<i64> = player_addresses.values().map(|v| v.1).collect();
-        let sits: Vec<i64> = player_addresses.values().map(|v| v.2).collect();
-        sqlx::query(
-            "insert into player_address (player_id, address, first_at, last_at, sits, created_at) \
-             select v.p, v.a, v.f, v.l, v.n, $6 \
-             from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[]) \
-             as v (p, a, f, l, n) \
-             on conflict (player_id, address) do update \
-             set first_at = least(player_address.first_at, excluded.first_at), \
-             last_at = greatest(player_address.last_at, excluded.last_at), \
-             sits = player_address.sits + excluded.sits",
-        )
-        .bind(&p)
-        .bind(&a)
-        .bind(&first)
-        .bind(&last)
-        .bind(&sits)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-    }
-    if !flags.is_empty() {
-        let id: Vec<&str> = flags.iter().map(|f| f.0.as_str()).collect();
-        let t: Vec<&str> = flags.iter().map(|f| f.1.as_str()).collect();
-        let p: Vec<&str> = flags.iter().map(|f| f.2.as_str()).collect();
-        let o: Vec<&str> = flags.iter().map(|f| f.3.as_str()).collect();
-        let a: Vec<&str> = flags.iter().map(|f| f.4).collect();
-        let at: Vec<i64> = flags.iter().map(|f| f.5).collect();
-        sqlx::query(
-            "insert into address_flag (address_flag_id, poker_table_id, player_id, \
-             other_player_id, address, at, created_at) \
-             select v.i, v.t, v.p, v.o, v.a, v.at, $7 \
-             from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], \
-             $6::bigint[]) as v (i, t, p, o, a, at)",
-        )
-        .bind(&id)
-        .bind(&t)
-        .bind(&p)
-        .bind(&o)
-        .bind(&a)
-        .bind(&at)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-    }
-    tx.commit().await?;
-    Ok(())
+    .await;
+    finish_set(tx, written).await
 }

@@ -178,8 +178,14 @@ pub(crate) async fn buy_ins_a_batch_of_good_ones_leaves_what_one_by_one_does(sto
     }
     let mut rooms = Vec::new();
     for name in ["batched", "single"] {
-        let t1 = store.create_table(&format!("{name}-1"), "{}").await.unwrap();
-        let t2 = store.create_table(&format!("{name}-2"), "{}").await.unwrap();
+        let t1 = store
+            .create_table(&format!("{name}-1"), "{}")
+            .await
+            .unwrap();
+        let t2 = store
+            .create_table(&format!("{name}-2"), "{}")
+            .await
+            .unwrap();
         let fence = store
             .acquire_lease(t2, "node-a", 60_000)
             .await
@@ -253,7 +259,10 @@ pub(crate) async fn buy_ins_a_batch_of_good_ones_leaves_what_one_by_one_does(sto
             let mut ledgers = Vec::new();
             for table in room_tables {
                 for s in store.seats(table).await.unwrap() {
-                    seats.push(place(&format!("{table} {} {} {}", s.seat_no, s.player_id, s.stack)));
+                    seats.push(place(&format!(
+                        "{table} {} {} {}",
+                        s.seat_no, s.player_id, s.stack
+                    )));
                 }
                 let ledger = store.table_ledger(table).await.unwrap();
                 for line in ledger.lines {
@@ -295,7 +304,9 @@ pub(crate) async fn buy_ins_a_batch_of_good_ones_leaves_what_one_by_one_does(sto
     assert_eq!(batched.0.len(), 6);
     assert_eq!(batched.2[0], "P0 0");
     assert_eq!(batched.3.len(), 6, "{:?}", batched.3);
-    assert!(batched.3.contains(&"seat:T1:P0 400 / wallet:P0 -400".to_string()));
+    assert!(batched
+        .3
+        .contains(&"seat:T1:P0 400 / wallet:P0 -400".to_string()));
     audit_holds(store).await;
 
     // The lease moves on: a batch holding a buy-in under the old token is answered one by
@@ -333,10 +344,36 @@ pub(crate) async fn buy_ins_a_batch_of_good_ones_leaves_what_one_by_one_does(sto
     assert!(results[1].is_ok() && results[2].is_ok(), "{results:?}");
     assert_eq!(store.balance(late).await.unwrap(), 300);
     assert_eq!(store.balance(later).await.unwrap(), 400);
-    let expected = match store.backend() {
-        Backend::Postgres => fallbacks + 1,
-        Backend::Sqlite => fallbacks,
-    };
+    let mut expected = fallbacks;
+    if store.backend() == Backend::Postgres {
+        expected.buy_ins_refused += 1;
+    }
     assert_eq!(store.set_path_fallbacks(), expected);
+
+    // Two buy-ins of one player that each fit the wallet but not together: the batch is
+    // answered one by one, in batch order, the second refused.
+    let both = player(store, "batched-both", 300).await;
+    let t3 = store.create_table("batched-3", "{}").await.unwrap();
+    let fallbacks = store.set_path_fallbacks();
+    let results = store
+        .buy_ins(&[sit(t3, 0, both, 200), sit(t1, 2, both, 200)])
+        .await
+        .expect("the batch commits");
+    assert!(results[0].is_ok(), "{results:?}");
+    assert!(
+        matches!(
+            results[1],
+            Err(StoreError::InsufficientFunds { balance: 100 })
+        ),
+        "{results:?}"
+    );
+    assert_eq!(store.balance(both).await.unwrap(), 100);
+    assert_eq!(store.seats(t3).await.unwrap().len(), 1);
+    let mut expected = fallbacks;
+    if store.backend() == Backend::Postgres {
+        expected.buy_ins_refused += 1;
+    }
+    assert_eq!(store.set_path_fallbacks(), expected);
+    assert_eq!(expected.buy_ins_failed, 0);
     audit_holds(store).await;
 }
