@@ -31,6 +31,7 @@ struct SqlNote {
 /// One row of `seat_release_notice`.
 #[derive(sqlx::FromRow)]
 struct SqlSeatNotice {
+    seat_release_notice_id: String,
     poker_table_id: String,
     table_name: String,
     away_secs: i64,
@@ -67,28 +68,26 @@ impl SqlStore {
     }
 
     /// The seats released while `player` was away, oldest first, deleted as they are
-    /// read (one transaction): each is told once.
+    /// read: each is told once. One statement (`delete ... returning`), so a player's
+    /// sign-in with nothing to tell costs one round trip, not a transaction of three, and
+    /// a notice written meanwhile is either returned or left for the next sign-in, never
+    /// deleted unread.
     pub async fn take_seat_release_notices(
         &self,
         player: PlayerId,
     ) -> StoreResult<Vec<SeatReleaseNotice>> {
-        let mut tx = self.pool.begin().await?;
-        let rows: Vec<SqlSeatNotice> = sqlx::query_as(
-            "select poker_table_id, table_name, away_secs, amount, created_at \
-             from seat_release_notice where player_id = $1 \
-             order by created_at, seat_release_notice_id",
+        let mut rows: Vec<SqlSeatNotice> = sqlx::query_as(
+            "delete from seat_release_notice where player_id = $1 \
+             returning seat_release_notice_id, poker_table_id, table_name, away_secs, amount, \
+             created_at",
         )
         .bind(player.to_string())
-        .fetch_all(&mut *tx)
+        .fetch_all(&self.pool)
         .await?;
-        if rows.is_empty() {
-            return Ok(Vec::new());
-        }
-        sqlx::query("delete from seat_release_notice where player_id = $1")
-            .bind(player.to_string())
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
+        rows.sort_by(|a, b| {
+            (a.created_at, &a.seat_release_notice_id)
+                .cmp(&(b.created_at, &b.seat_release_notice_id))
+        });
         rows.into_iter()
             .map(|r| {
                 Ok(SeatReleaseNotice {
