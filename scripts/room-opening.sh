@@ -19,7 +19,9 @@
 # tables fit under the open-file limit), SECS (60), ROUNDS (1), DATABASES ("sqlite
 # postgres"), PORT (18095), BIN (the release folder), DATABASE_URL (a postgres URL: use
 # that server instead of a throwaway cluster), METRICS_OUT (a path: pokerd's /metrics at
-# each round's end are kept in PATH.DATABASE.ROUND).
+# each round's end are kept in PATH.DATABASE.ROUND), STATEMENTS (1, with DATABASE_URL
+# naming a server started with shared_preload_libraries=pg_stat_statements: the statements
+# PostgreSQL ran in each round and their execution time, the fixtures left out).
 #
 #   scripts/room-opening.sh
 #   TABLES=500 SECS=20 DATABASES=sqlite scripts/room-opening.sh
@@ -172,6 +174,12 @@ for db in $DATABASES; do
         url=$(copy_template "$db" "$template" "$round")
         dir=$WORK/$db-$round
         cp "$WORK/$db-template/state.json" "$dir/state.json"
+        count_statements=
+        if [[ $db == postgres && ${STATEMENTS:-} == 1 && -n $EXTERNAL_PG ]]; then
+            count_statements=1
+            psql "$EXTERNAL_PG" -qAtc "create extension if not exists pg_stat_statements" >/dev/null
+            psql "$EXTERNAL_PG" -qAtc "select pg_stat_statements_reset()" >/dev/null
+        fi
         start_pokerd_at "$url" "$dir"
         out=$("$BIN/poker-load" --url "http://127.0.0.1:$PORT" --admin-token "$TOKEN" \
             --tables "$TABLES" --secs "$SECS" --pace human --state "$dir/state.json" \
@@ -187,5 +195,10 @@ for db in $DATABASES; do
             "$(json "$load" hands_per_sec)" "$(json "$load" p50_ms)" "$(json "$load" p99_ms)" \
             "$server" "$(($(json "$load" server_rss_kb) / 1024))" \
             "$(awk -v c="$(json "$load" server_cpu_share)" 'BEGIN { printf "%.2f", c }')"
+        if [[ -n $count_statements ]]; then
+            psql "$EXTERNAL_PG" -qAt -F' ' -c "select 'statements ' || sum(calls) || ', ' \
+                || round(sum(total_exec_time)) || ' ms of execution; BEGIN ' \
+                || coalesce(sum(calls) filter (where query ilike 'begin%'), 0) from pg_stat_statements"
+        fi
     done
 done
