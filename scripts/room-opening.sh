@@ -21,7 +21,9 @@
 # that server instead of a throwaway cluster), METRICS_OUT (a path: pokerd's /metrics at
 # each round's end are kept in PATH.DATABASE.ROUND), STATEMENTS (1, with DATABASE_URL
 # naming a server started with shared_preload_libraries=pg_stat_statements: the statements
-# PostgreSQL ran in each round and their execution time, the fixtures left out).
+# PostgreSQL ran in each round and their execution time, the fixtures left out), SOURCES
+# (1; 2 to 250: the bots connect from that many loopback addresses, so the kernel's search
+# for a free port of one address does not slow the opening's connects: poker-load --sources).
 #
 #   scripts/room-opening.sh
 #   TABLES=500 SECS=20 DATABASES=sqlite scripts/room-opening.sh
@@ -183,7 +185,7 @@ for db in $DATABASES; do
         start_pokerd_at "$url" "$dir"
         out=$("$BIN/poker-load" --url "http://127.0.0.1:$PORT" --admin-token "$TOKEN" \
             --tables "$TABLES" --secs "$SECS" --pace human --state "$dir/state.json" \
-            --server-pid "$SERVER_PID" 2>"$dir/load.err")
+            --server-pid "$SERVER_PID" --sources "${SOURCES:-1}" 2>"$dir/load.err")
         server=$(server_p99_ms poker_action_broadcast_seconds)
         # METRICS_OUT=FILE keeps pokerd's /metrics as the round ended (FILE.ROUND).
         [[ -n ${METRICS_OUT:-} ]] && curl -sf "http://127.0.0.1:$PORT/metrics" >"$METRICS_OUT.$db.$round"

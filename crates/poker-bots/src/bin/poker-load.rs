@@ -34,6 +34,10 @@
 //!
 //! Every bot connects from this process's address, so the server must seat several players
 //! from one address at a table: start it with `POKER__ROOM__SAME_ADDRESS_SEATING=allow`.
+//! With `--sources N` (2 to 250) and a server on 127.0.0.1, the bots connect from N
+//! loopback addresses in turn (127.0.0.2 on) instead: thousands of connections from one
+//! address to one port make the kernel search the ports in use for each new one, which a
+//! room opening then measures instead of the server (docs/scaling.md).
 //!
 //! ```sh
 //! poker-load --url http://127.0.0.1:8080 --admin-token TOKEN --tables 20 --secs 15 \
@@ -62,6 +66,7 @@ struct Args {
     db_pid: Option<u32>,
     state: Option<String>,
     make_only: bool,
+    sources: u8,
 }
 
 /// A table made by an earlier run, with its six players' sessions.
@@ -74,7 +79,8 @@ struct Made {
 fn usage() -> ! {
     eprintln!(
         "usage: poker-load --url http://HOST:PORT --admin-token TOKEN [--tables N] [--secs S] \
-         [--pace full|human|idle] [--server-pid PID] [--db-pid PID] [--state FILE] [--make-only]"
+         [--pace full|human|idle] [--server-pid PID] [--db-pid PID] [--state FILE] [--make-only] \
+         [--sources N]"
     );
     std::process::exit(2)
 }
@@ -91,6 +97,7 @@ fn parse_args() -> Args {
         db_pid: None,
         state: None,
         make_only: false,
+        sources: 1,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -108,6 +115,13 @@ fn parse_args() -> Args {
             },
             "--state" => args.state = Some(value()),
             "--make-only" => args.make_only = true,
+            "--sources" => {
+                args.sources = value()
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=250).contains(n))
+                    .unwrap_or_else(|| usage())
+            }
             "--server-pid" => args.server_pid = Some(value().parse().unwrap_or_else(|_| usage())),
             "--db-pid" => args.db_pid = Some(value().parse().unwrap_or_else(|_| usage())),
             _ => usage(),
@@ -189,8 +203,9 @@ async fn main() -> anyhow::Result<()> {
     let mut bots = Vec::new();
     for table in &made {
         for (seat, token) in table.tokens.iter().enumerate() {
+            let source = source_address(&ws_url, args.sources, bots.len());
             bots.push(tokio::spawn(bot(
-                ws_url.clone(),
+                (ws_url.clone(), source),
                 token.clone(),
                 table.table_id,
                 seat as u32,
@@ -441,11 +456,55 @@ async fn idle(
     Ok(())
 }
 
+/// The loopback address bot `n` connects from when `sources` (above 1) are spread over
+/// and the server listens on 127.0.0.1; `None`: the system's choice.
+fn source_address(ws_url: &str, sources: u8, n: usize) -> Option<std::net::Ipv4Addr> {
+    let server: std::net::SocketAddr = ws_url
+        .strip_prefix("ws://")?
+        .split('/')
+        .next()?
+        .parse()
+        .ok()?;
+    (sources > 1 && server.ip() == std::net::Ipv4Addr::LOCALHOST)
+        .then(|| std::net::Ipv4Addr::new(127, 0, 0, 2 + (n % usize::from(sources)) as u8))
+}
+
+/// A bot's WebSocket, from `source` if given (bound before connecting), without Nagle's
+/// delay either way.
+async fn connect_from(
+    url: &str,
+    source: Option<std::net::Ipv4Addr>,
+    config: tokio_tungstenite::tungstenite::protocol::WebSocketConfig,
+) -> anyhow::Result<
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
+> {
+    let Some(source) = source else {
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true).await?;
+        return Ok(ws);
+    };
+    let server: std::net::SocketAddr = url
+        .strip_prefix("ws://")
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|host| host.parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("not a ws:// URL with an address: {url}"))?;
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.bind(std::net::SocketAddr::new(source.into(), 0))?;
+    let stream = socket.connect(server).await?;
+    stream.set_nodelay(true)?;
+    let (ws, _) = tokio_tungstenite::client_async_with_config(
+        url,
+        tokio_tungstenite::MaybeTlsStream::Plain(stream),
+        Some(config),
+    )
+    .await?;
+    Ok(ws)
+}
+
 /// One bot: sits (or resumes its seat after a reconnect), answers every decision (mostly
 /// calls and checks, some raises and folds), timing each action until the event that
 /// applies it comes back; now and then drops its connection and comes back.
 async fn bot(
-    url: String,
+    (url, source): (String, Option<std::net::Ipv4Addr>),
     token: String,
     table_id: TableId,
     seat: u32,
@@ -463,8 +522,7 @@ async fn bot(
         // A small read buffer: the default 128 KiB one is zero-filled on every read.
         let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
             .read_buffer_size(4096);
-        let (mut ws, _) =
-            tokio_tungstenite::connect_async_with_config(url.as_str(), Some(config), true).await?;
+        let mut ws = connect_from(&url, source, config).await?;
         let send = |m: &ClientMsg| Message::Text(serde_json::to_string(m).unwrap().into());
         ws.send(send(&ClientMsg::Auth {
             token: token.clone(),
