@@ -41,6 +41,8 @@ start_postgres() {
 # Starts pokerd on database URL $1 with DIR $2 as its working directory (its log is
 # DIR/pokerd.log), real money, every bot allowed at one table from one address, and rate
 # limits a load generator does not trip; sets SERVER_PID once /healthz answers.
+# The per-address connection cap is off (0): 127.0.0.1 is never capped, but bots spread over
+# other loopback addresses (room-opening.sh SOURCES) would be held to 64 each.
 start_pokerd_at() {
     local url=$1 dir=$2
     mkdir -p "$dir"
@@ -53,6 +55,7 @@ start_pokerd_at() {
             POKER__SERVER__API_ADDRESS_RATE_PER_SEC=100000 \
             POKER__SERVER__API_ADDRESS_RATE_BURST=100000 \
             POKER__SERVER__SHUTDOWN_GRACE_MS=1000 POKER__LOG__LEVEL=warn \
+            POKER__SERVER__CONNECTIONS_PER_ADDRESS=0 \
             exec "$BIN/pokerd" >"$dir/pokerd.log" 2>&1
     ) &
     SERVER_PID=$!
