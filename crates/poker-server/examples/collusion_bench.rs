@@ -5,7 +5,7 @@
 //! 60 players overlap (each pair meets at a few tables), commits them with their PHH and
 //! record as the server does (the record carrying its folds, as the table works them out),
 //! then builds the report as `GET /admin/fair-play/pairs` does: reads the window's hands
-//! from the store (`SqlStore::hands_between`) and adds them up (`fairplay::report::Report`).
+//! from the store (`SqlStore::fair_play_hands`) and adds them up (`fairplay::report::Report`).
 //! Then the same for records written before the folds were kept, which are replayed from
 //! their PHH (`replay_hands_per_sec`, over at most 5,000 of them). On SQLite (a file), then
 //! PostgreSQL (a throwaway cluster, or `DATABASE_URL`). `BENCH_HANDS` (default 20,000)
@@ -21,7 +21,8 @@ use poker_rules::{
 use poker_server::fairplay::report::{self, Report};
 use poker_store::testing::{TestPostgres, TestSqlite};
 use poker_store::{
-    CompletedHand, FoldFact, HandId, HandPlayer, HandRecord, PlayerId, SqlStore, TableId,
+    CompletedHand, FairPlayHand, FoldFact, HandFacts, HandId, HandPlayer, HandRecord, PlayerId,
+    SqlStore, TableId,
 };
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -107,6 +108,8 @@ async fn run(backend: &str, url: &str, hands: usize) -> anyhow::Result<()> {
     }
     let mut rng = SmallRng::seed_from_u64(7);
     let mut batch = Vec::new();
+    // The first hands as the report would read them had their records no folds.
+    let mut older: Vec<FairPlayHand> = Vec::new();
     for n in 0..hands {
         let t = n % TABLES;
         let number = (n / TABLES) as u64 + 1;
@@ -148,6 +151,20 @@ async fn run(backend: &str, url: &str, hands: usize) -> anyhow::Result<()> {
             ended_at: 1_000_000 + n as i64,
             fence: None,
         });
+        if older.len() < 5_000 {
+            let h = batch.last().expect("just pushed");
+            older.push(FairPlayHand {
+                hand_id: h.hand_id,
+                started_at: h.started_at,
+                facts: Some(HandFacts {
+                    seat_players: h.record.seat_players.clone(),
+                    starting_stacks: h.record.starting_stacks.clone(),
+                    finishing_stacks: h.record.finishing_stacks.clone(),
+                    folds: None,
+                }),
+                phh: Some(h.phh.clone()),
+            });
+        }
         if batch.len() == TABLES {
             store.commit_hands(&batch).await?;
             batch.clear();
@@ -156,7 +173,7 @@ async fn run(backend: &str, url: &str, hands: usize) -> anyhow::Result<()> {
     store.commit_hands(&batch).await?;
     anyhow::ensure!(store.audit().await?.holds(), "the books balance");
     let start = Instant::now();
-    let rows = store.hands_between(0, i64::MAX, hands as u32).await?;
+    let rows = store.fair_play_hands(0, i64::MAX, hands as u32).await?;
     let read = start.elapsed();
     let report = Report::of(&rows);
     let total = start.elapsed();
@@ -166,13 +183,11 @@ async fn run(backend: &str, url: &str, hands: usize) -> anyhow::Result<()> {
         "{backend}: {} pairs, the busiest played {busiest} hands together",
         report.pairs.len()
     );
+    anyhow::ensure!(
+        rows.iter().all(|r| r.phh.is_none()),
+        "no history read for records with their folds"
+    );
     // Records from before the folds were kept: replayed from their history.
-    let mut older: Vec<_> = rows.into_iter().take(5_000).collect();
-    for row in &mut older {
-        if let Some(record) = row.record.as_mut() {
-            record.folds = None;
-        }
-    }
     let start = Instant::now();
     let replayed = Report::of(&older);
     let replay = start.elapsed();

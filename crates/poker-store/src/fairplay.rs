@@ -42,3 +42,52 @@ pub struct PlayerAddress {
 
 /// The longest address the store keeps (an IPv6 /64 with its suffix is at most 23).
 pub const MAX_ADDRESS_LEN: usize = 64;
+
+/// What the collusion report reads of a complete hand ([`SqlStore::fair_play_hands`]):
+/// who was dealt in, their stacks and their folds to each other's bets, not the deck, the
+/// posts or the history a hand's row also keeps (most of its bytes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FairPlayHand {
+    /// The hand.
+    pub hand_id: HandId,
+    /// When it was dealt (unix milliseconds).
+    pub started_at: i64,
+    /// The record's players, stacks and folds; `None` for a hand stored without a record.
+    pub facts: Option<HandFacts>,
+    /// The hand's history, read only when its record lacks the folds (a record written
+    /// before the table kept them): the report replays it for them.
+    pub phh: Option<String>,
+}
+
+/// The fields of a [`HandRecord`] the collusion report needs, read alone from its JSON.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct HandFacts {
+    /// Each player's id, in the hand's order.
+    pub seat_players: Vec<PlayerId>,
+    /// Each player's stack as the hand began.
+    pub starting_stacks: Vec<Chips>,
+    /// Each player's stack as it ended.
+    pub finishing_stacks: Vec<Chips>,
+    /// The folds made facing another player's bet (`HandRecord::folds`).
+    #[serde(default)]
+    pub folds: Option<Vec<FoldFact>>,
+}
+
+impl From<&HandRow> for FairPlayHand {
+    /// What [`SqlStore::fair_play_hands`] reads of this hand.
+    fn from(row: &HandRow) -> FairPlayHand {
+        let facts = row.record.as_ref().map(|r| HandFacts {
+            seat_players: r.seat_players.clone(),
+            starting_stacks: r.starting_stacks.clone(),
+            finishing_stacks: r.finishing_stacks.clone(),
+            folds: r.folds.clone(),
+        });
+        let replayed = facts.as_ref().is_some_and(|f| f.folds.is_none());
+        FairPlayHand {
+            hand_id: row.hand_id,
+            started_at: row.started_at,
+            facts,
+            phh: row.phh.clone().filter(|_| replayed),
+        }
+    }
+}

@@ -24,7 +24,7 @@
 
 use poker_history::phh::PhhHand;
 use poker_rules::{Card, Event, Game};
-use poker_store::{FoldFact, HandRecord, HandRow, PlayerId};
+use poker_store::{FairPlayHand, FoldFact, HandFacts, PlayerId};
 use serde::Serialize;
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -98,7 +98,7 @@ pub struct Report {
 
 impl Report {
     /// Adds one stored hand.
-    pub fn add(&mut self, row: &HandRow) {
+    pub fn add(&mut self, row: &FairPlayHand) {
         self.hands += 1;
         match analyze(row) {
             Ok(pairs) => {
@@ -118,7 +118,7 @@ impl Report {
     }
 
     /// The report of these hands.
-    pub fn of(rows: &[HandRow]) -> Report {
+    pub fn of(rows: &[FairPlayHand]) -> Report {
         let mut report = Report::default();
         for row in rows {
             report.add(row);
@@ -208,8 +208,8 @@ impl Report {
 
 /// Every pair of players of one complete hand, with what the hand moved between them and
 /// their folds to each other.
-pub fn analyze(row: &HandRow) -> Result<Vec<PairInHand>, String> {
-    let record = row.record.as_ref().ok_or("no record")?;
+pub fn analyze(row: &FairPlayHand) -> Result<Vec<PairInHand>, String> {
+    let record = row.facts.as_ref().ok_or("no record")?;
     let players = &record.seat_players;
     let n = players.len();
     if record.starting_stacks.len() != n || record.finishing_stacks.len() != n {
@@ -295,7 +295,7 @@ pub fn fold_facts(game: Game, players: usize, events: &[Event]) -> Vec<FoldFact>
 
 /// `f[x][y]`: player `x`'s folds to `y`'s bets: as the record has them, or for a record
 /// written before it kept them, replaying the hand's history.
-fn folds(record: &HandRecord, phh: Option<&str>) -> Result<Vec<Vec<Folds>>, String> {
+fn folds(record: &HandFacts, phh: Option<&str>) -> Result<Vec<Vec<Folds>>, String> {
     let n = record.seat_players.len();
     let replayed;
     let facts = match &record.folds {
@@ -325,7 +325,7 @@ fn folds(record: &HandRecord, phh: Option<&str>) -> Result<Vec<Vec<Folds>>, Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use poker_store::{HandId, HandRecord, HandStatus, TableId};
+    use poker_store::HandId;
 
     /// Three players with ids in the order of their names.
     fn three() -> [PlayerId; 3] {
@@ -334,15 +334,16 @@ mod tests {
         ids
     }
 
-    /// A stored hand: its PHH (`actions`, every card known as the house writes them) and
-    /// the record of who sat in which place and the stacks.
+    /// A stored hand as the report reads it: its PHH (`actions`, every card known as the
+    /// house writes them) and the record of who sat in which place and the stacks, without
+    /// the folds (so the report replays the history for them).
     fn hand(
         variant: &str,
         players: &[PlayerId],
         blinds: &str,
         actions: &[&str],
         end: &[u64],
-    ) -> HandRow {
+    ) -> FairPlayHand {
         let n = players.len();
         let start = vec![100u64; n];
         let quoted: Vec<String> = actions.iter().map(|a| format!("'{a}'")).collect();
@@ -353,27 +354,22 @@ mod tests {
             vec!["100"; n].join(", "),
             quoted.join(", ")
         );
-        HandRow {
+        FairPlayHand {
             hand_id: HandId::new(),
-            table_id: TableId::new(),
-            number: 1,
-            status: HandStatus::Complete,
-            phh: Some(phh),
-            record: Some(HandRecord {
+            started_at: 0,
+            facts: Some(HandFacts {
                 seat_players: players.to_vec(),
                 starting_stacks: start,
                 finishing_stacks: end.to_vec(),
-                ..HandRecord::default()
+                folds: None,
             }),
-            rake: 0,
-            started_at: 0,
-            ended_at: Some(0),
+            phh: Some(phh),
         }
     }
 
     /// Three scripted hands of Ann, Ben and Cid (ids in that order), each of which all
     /// three are dealt into.
-    fn scripted(ann: PlayerId, ben: PlayerId, cid: PlayerId) -> Vec<HandRow> {
+    fn scripted(ann: PlayerId, ben: PlayerId, cid: PlayerId) -> Vec<FairPlayHand> {
         vec![
             // Cid raises with seven-deuce; Ann (aces) and Ben (kings) fold, both ahead.
             hand(
@@ -483,14 +479,14 @@ mod tests {
     fn the_folds_a_table_records_give_the_same_report_without_a_replay() {
         let [ann, ben, cid] = three();
         let replayed = Report::of(&scripted(ann, ben, cid));
-        let recorded: Vec<HandRow> = scripted(ann, ben, cid)
+        let recorded: Vec<FairPlayHand> = scripted(ann, ben, cid)
             .into_iter()
             .map(|mut row| {
                 let hand = PhhHand::parse(row.phh.as_deref().unwrap()).unwrap();
                 let events = poker_history::phh::replay(&hand).unwrap().events;
-                let record = row.record.as_mut().unwrap();
-                record.folds = Some(fold_facts(Game::Holdem, 3, &events));
-                // The history is not read again.
+                let facts = row.facts.as_mut().unwrap();
+                facts.folds = Some(fold_facts(Game::Holdem, 3, &events));
+                // The history is not read again (the store does not read it either).
                 row.phh = None;
                 row
             })

@@ -652,19 +652,21 @@ async fn measure(a: &Args) -> anyhow::Result<()> {
     })
     .await?;
     time(
-        "hands_between day 2000 (collusion report)",
+        "fair_play_hands day 2000 (collusion report)",
         few,
         async |k| {
-            Ok(s.hands_between(days[k], days[k] + 86_400_000, 2_000)
+            Ok(s.fair_play_hands(days[k], days[k] + 86_400_000, 2_000)
                 .await?
                 .len())
         },
     )
     .await?;
-    time("hands_between 20000 (report default)", 5, async |k| {
-        Ok(s.hands_between(days[k], days[k] + 30 * 86_400_000, 20_000)
-            .await?
-            .len())
+    time("fair_play_hands 20000 (report default)", 5, async |k| {
+        Ok(
+            s.fair_play_hands(days[k], days[k] + 30 * 86_400_000, 20_000)
+                .await?
+                .len(),
+        )
     })
     .await?;
     time("ledger 200 (/admin/players/{id}/ledger)", c, async |k| {

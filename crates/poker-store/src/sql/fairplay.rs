@@ -1,6 +1,8 @@
 //! The fair-play operations on both backends: sit addresses, same-address flags and the
 //! reads of the collusion report.
 
+use std::collections::HashMap;
+
 use super::*;
 
 /// An address as the store keeps it: 1 to [`MAX_ADDRESS_LEN`] characters, no control
@@ -55,6 +57,17 @@ const HANDS_TOGETHER: &str = hands_together!("");
 
 /// The hands of a pair at one table, `$6`.
 const HANDS_TOGETHER_AT_TABLE: &str = hands_together!(" and h.poker_table_id = $6");
+
+/// The histories of some hands (one JSON array of ids): those whose records lack their
+/// folds, for the collusion report to replay.
+const PHH_OF: Dialects = Dialects {
+    postgres: "select hand_id, phh from hand \
+               where hand_id in (select jsonb_array_elements_text(cast($1 as jsonb)))",
+    sqlite: "select hand_id, phh from hand where hand_id in (select value from json_each($1))",
+};
+
+/// Hands whose histories one statement reads.
+const PHH_CHUNK: usize = 1_000;
 
 impl SqlStore {
     /// Records the client address (see [`AddressFlag::address`]) a player has just sat
@@ -183,26 +196,58 @@ impl SqlStore {
         convert(rows)
     }
 
-    /// Complete hands dealt from `since` to before `until` (unix milliseconds), at any
-    /// table, newest first, at most `limit`.
-    pub async fn hands_between(
+    /// What the collusion report reads of the complete hands dealt from `since` to before
+    /// `until` (unix milliseconds), at any table, newest first, at most `limit`: each
+    /// record's players, stacks and folds, and the history only of a hand whose record
+    /// lacks its folds (read by a second statement, for those hands alone). A record is
+    /// read as text and only those fields parsed: a hand's deck and history are most of
+    /// its row's bytes, and the report needs neither.
+    pub async fn fair_play_hands(
         &self,
         since: i64,
         until: i64,
         limit: u32,
-    ) -> StoreResult<Vec<HandRow>> {
-        let rows: Vec<SqlHand> = sqlx::query_as(concat!(
-            "select ",
-            hand_columns!(),
-            " from hand h where started_at >= $1 and started_at < $2 \
-             and status = 'complete' order by started_at desc, hand_id limit $3"
-        ))
+    ) -> StoreResult<Vec<FairPlayHand>> {
+        let rows: Vec<(String, i64, Option<String>)> = sqlx::query_as(
+            "select hand_id, started_at, record from hand \
+             where started_at >= $1 and started_at < $2 \
+             and status = 'complete' order by started_at desc, hand_id limit $3",
+        )
         .bind(since)
         .bind(until)
         .bind(i64::from(limit))
         .fetch_all(&self.pool)
         .await?;
-        convert(rows)
+        let mut hands = Vec::with_capacity(rows.len());
+        let mut replayed: HashMap<String, usize> = HashMap::new();
+        for (hand_id, started_at, record) in rows {
+            let facts: Option<HandFacts> = record
+                .map(|r| serde_json::from_str(&r))
+                .transpose()
+                .map_err(|e| StoreError::Corrupt(format!("a hand record: {e}")))?;
+            if facts.as_ref().is_some_and(|f| f.folds.is_none()) {
+                replayed.insert(hand_id.clone(), hands.len());
+            }
+            hands.push(FairPlayHand {
+                hand_id: HandId(uuid(&hand_id)?),
+                started_at,
+                facts,
+                phh: None,
+            });
+        }
+        let ids: Vec<&String> = replayed.keys().collect();
+        for chunk in ids.chunks(PHH_CHUNK) {
+            let phhs: Vec<(String, Option<String>)> = sqlx::query_as(PHH_OF.of(self.backend))
+                .bind(json_rows(chunk)?)
+                .fetch_all(&self.pool)
+                .await?;
+            for (hand_id, phh) in phhs {
+                if let Some(&i) = replayed.get(&hand_id) {
+                    hands[i].phh = phh;
+                }
+            }
+        }
+        Ok(hands)
     }
 
     /// Complete hands both players were dealt in, dealt from `since` to before `until`

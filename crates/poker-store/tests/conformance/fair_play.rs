@@ -2,6 +2,7 @@
 //! window or a pair of players.
 
 use super::*;
+use poker_store::FoldFact;
 
 /// Fair play: the address of each sit (the seat's, kept across a restart only for the
 /// seat it was recorded for), the same-address flags, the addresses players share, and
@@ -115,6 +116,7 @@ pub(crate) async fn fair_play_sit_addresses_flags_shared_addresses_and_hands_of_
     // no other scenario's hand is in the window.
     let mut stacks = [300u64, 300, 300];
     let mut ids = Vec::new();
+    let mut committed = Vec::new();
     for n in 1..=3u64 {
         let who: &[(usize, PlayerId)] = match n {
             1 => &[(0, ann), (1, ben)],
@@ -134,23 +136,54 @@ pub(crate) async fn fair_play_sit_addresses_flags_shared_addresses_and_hands_of_
             .collect();
         let mut h = hand(table, 100 + n, &players, 0);
         h.started_at = 7_000_000 + n as i64;
+        h.record.board = "AhKd7c".into();
+        h.record.seat_players = players.iter().map(|p| p.0).collect();
+        h.record.starting_stacks = players.iter().map(|p| p.2).collect();
+        h.record.finishing_stacks = players.iter().map(|p| p.3).collect();
+        if n == 2 {
+            h.record.folds = Some(vec![FoldFact {
+                folder: 1,
+                bettor: 0,
+                ahead: true,
+            }]);
+        }
         store.commit_hands(std::slice::from_ref(&h)).await.unwrap();
         for &(p, seat, _, end) in &players {
             let _ = p;
             stacks[seat as usize] = end;
         }
         ids.push(h.hand_id);
+        committed.push(h);
     }
-    let window: Vec<HandId> = store
-        .hands_between(7_000_000, 7_000_100, 10)
+    let window = store
+        .fair_play_hands(7_000_000, 7_000_100, 10)
         .await
-        .unwrap()
-        .iter()
-        .map(|h| h.hand_id)
-        .collect();
-    assert_eq!(window, vec![ids[2], ids[1], ids[0]]);
+        .unwrap();
+    assert_eq!(
+        window.iter().map(|h| h.hand_id).collect::<Vec<_>>(),
+        vec![ids[2], ids[1], ids[0]]
+    );
+    // Each hand as the report reads it: the record's players, stacks and folds, and the
+    // history only where the record lacks the folds (the middle hand's has them).
+    for (h, committed) in window.iter().zip(committed.iter().rev()) {
+        assert_eq!(h.started_at, committed.started_at);
+        let facts = h.facts.as_ref().expect("a record");
+        assert_eq!(facts.seat_players, committed.record.seat_players);
+        assert_eq!(facts.starting_stacks, committed.record.starting_stacks);
+        assert_eq!(facts.finishing_stacks, committed.record.finishing_stacks);
+        assert_eq!(facts.folds, committed.record.folds);
+        let phh = committed
+            .record
+            .folds
+            .is_none()
+            .then(|| committed.phh.clone());
+        assert_eq!(
+            h.phh, phh,
+            "the history is read only for a record without its folds"
+        );
+    }
     let newest: Vec<HandId> = store
-        .hands_between(7_000_000, 7_000_003, 1)
+        .fair_play_hands(7_000_000, 7_000_003, 1)
         .await
         .unwrap()
         .iter()

@@ -9,7 +9,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
-use poker_store::{now_ms, HandRow, PlayerId, StoreError, TableId};
+use poker_store::{now_ms, FairPlayHand, HandRow, PlayerId, StoreError, TableId};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -241,7 +241,7 @@ pub(crate) async fn pairs(
         return Err(bad("limit is 1 to 1000"));
     }
     let sort = q.sort.unwrap_or(Sort::FoldsAhead);
-    let rows = state.store.hands_between(since, until, max_hands).await?;
+    let rows = state.store.fair_play_hands(since, until, max_hands).await?;
     let read = rows.len() as u64;
     let oldest_started_at = rows.last().map(|r| r.started_at);
     // Replaying thousands of hands is CPU work: off the async workers.
@@ -355,7 +355,7 @@ pub(crate) async fn pair_hands(
     let out = rows
         .iter()
         .map(|row| {
-            let pair = report::analyze(row)
+            let pair = report::analyze(&FairPlayHand::from(row))
                 .ok()
                 .and_then(|pairs| {
                     pairs
