@@ -7,8 +7,14 @@
 //! [`AppState::end_sessions`] once the store has let them go: every node's connections of
 //! those sessions are told, and it returns once each has stopped writing anything of the
 //! player (or after [`ACK_WAIT`], for one stuck writing to a client that reads nothing).
-//! A connection registers before it checks its session in the store, so an end that comes
-//! while it authenticates is never missed: it either finds the session gone or is told.
+//! A connection that authenticates takes a [`Sessions::mark`] of the ends told so far,
+//! reads its session in the store, then registers with [`Sessions::register_since`], which
+//! answers whether an end told since the mark names it. So an end that comes while it
+//! authenticates is never missed: committed before the read, the read finds the session
+//! gone; after it, the end is told here after the mark (every node is told once the store
+//! has let the session go), so either the registration finds it among the ends told since
+//! or the end finds the registration. Past the last [`RECENT`] ends the answer is
+//! [`Since::Unknown`], and the connection reads its session again instead.
 
 use crate::AppState;
 use poker_store::PlayerId;
@@ -88,13 +94,42 @@ struct Live {
     end: oneshot::Sender<Ending>,
 }
 
+/// How many of the last ends told here are kept for the sign-ins under way
+/// ([`Sessions::register_since`]): a sign-in's read of its session takes milliseconds.
+pub const RECENT: usize = 1024;
+
 /// The sessions this node's connections speak for.
 #[derive(Default)]
 pub struct Sessions {
-    /// By token hash: the connections registered under it.
-    live: Mutex<HashMap<Arc<str>, Vec<Live>>>,
+    /// The connections, and the last ends told.
+    state: Mutex<State>,
     /// The next registration's id.
     next: AtomicU64,
+}
+
+/// What [`Sessions`] keeps under its lock: the registrations and the ends told, in one
+/// order (an end told before a registration is among the ends it checks; one told after
+/// finds it).
+#[derive(Default)]
+struct State {
+    /// By token hash: the connections registered under it.
+    live: HashMap<Arc<str>, Vec<Live>>,
+    /// How many ends were ever told here.
+    told: u64,
+    /// The last of them (at most [`RECENT`]), oldest first: the one told `told`th last.
+    recent: std::collections::VecDeque<SessionEnd>,
+}
+
+/// What a registration made after reading the session in the store learns of the ends
+/// told since its [`Sessions::mark`].
+#[derive(Debug, PartialEq, Eq)]
+pub enum Since {
+    /// None names it: the session read is still live.
+    Clear,
+    /// One names it: the session ended after it was read (what the client is told).
+    Ended(&'static str),
+    /// More ends were told since than are kept: the session must be read again.
+    Unknown,
 }
 
 /// A connection's place among the live sessions, held while it speaks for the session;
@@ -120,25 +155,65 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Sessions {
-    /// Registers a connection as speaking for this session and player. Register first,
-    /// then check the session in the store: an end between the two is then not missed.
-    pub fn register(self: &Arc<Self>, token_hash: &str, player: PlayerId) -> Registration {
+    /// How many ends were told here so far: taken before a sign-in reads its session in
+    /// the store, and given to [`Sessions::register_since`] after.
+    pub fn mark(&self) -> u64 {
+        lock(&self.state).told
+    }
+
+    /// Registers a connection as speaking for this session and player, whose session was
+    /// read live in the store after `mark` was taken, and says whether an end told since
+    /// names it ([`Since`]). Whatever it says, the registration is made: an end told from
+    /// now on reaches it.
+    pub fn register_since(
+        self: &Arc<Self>,
+        mark: u64,
+        token_hash: &str,
+        player: PlayerId,
+    ) -> (Registration, Since) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (end, ended) = oneshot::channel();
-        let mut live = lock(&self.live);
-        let token_hash = match live.get_key_value(token_hash) {
+        let mut state = lock(&self.state);
+        let kept_from = state.told - state.recent.len() as u64;
+        let since = if mark < kept_from {
+            Since::Unknown
+        } else {
+            let new = (state.told - mark) as usize;
+            let skip = state.recent.len() - new;
+            match state
+                .recent
+                .iter()
+                .skip(skip)
+                .find(|e| e.ends(token_hash, player))
+            {
+                Some(e) => Since::Ended(e.why()),
+                None => Since::Clear,
+            }
+        };
+        let token_hash = match state.live.get_key_value(token_hash) {
             Some((key, _)) => key.clone(),
             None => Arc::from(token_hash),
         };
-        live.entry(token_hash.clone())
+        state
+            .live
+            .entry(token_hash.clone())
             .or_insert_with(|| Vec::with_capacity(1))
             .push(Live { id, player, end });
-        Registration {
+        let registration = Registration {
             sessions: self.clone(),
             token_hash,
             id,
             ended,
-        }
+        };
+        (registration, since)
+    }
+
+    /// Registers a connection as speaking for this session and player, told every end
+    /// from now on (a test's connection, whose session was not read).
+    #[cfg(test)]
+    fn register(self: &Arc<Self>, token_hash: &str, player: PlayerId) -> Registration {
+        let mark = self.mark();
+        self.register_since(mark, token_hash, player).0
     }
 
     /// Tells this node's connections of the sessions `end` names that they ended, and waits
@@ -147,8 +222,13 @@ impl Sessions {
     pub async fn end_here(&self, end: &SessionEnd) -> usize {
         let mut done = Vec::new();
         {
-            let mut live = lock(&self.live);
-            live.retain(|hash, conns| {
+            let mut state = lock(&self.state);
+            state.told += 1;
+            if state.recent.len() == RECENT {
+                state.recent.pop_front();
+            }
+            state.recent.push_back(end.clone());
+            state.live.retain(|hash, conns| {
                 for c in std::mem::take(conns) {
                     if !end.ends(hash, c.player) {
                         conns.push(c);
@@ -175,17 +255,17 @@ impl Sessions {
     /// How many connections are registered.
     #[cfg(test)]
     fn connections(&self) -> usize {
-        lock(&self.live).values().map(Vec::len).sum()
+        lock(&self.state).live.values().map(Vec::len).sum()
     }
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let mut live = lock(&self.sessions.live);
-        if let Some(conns) = live.get_mut(&self.token_hash) {
+        let mut state = lock(&self.sessions.state);
+        if let Some(conns) = state.live.get_mut(&self.token_hash) {
             conns.retain(|c| c.id != self.id);
             if conns.is_empty() {
-                live.remove(&self.token_hash);
+                state.live.remove(&self.token_hash);
             }
         }
     }
@@ -255,6 +335,55 @@ mod tests {
         assert_eq!(sessions.end_here(&end).await, 1);
         let ending = stuck.ended.try_recv().expect("the end waits for it");
         assert!(ending.why.contains("password"));
+    }
+
+    #[tokio::test]
+    async fn a_registration_learns_the_ends_told_since_its_mark_and_past_the_kept_ones_cannot_tell()
+    {
+        let sessions = Arc::new(Sessions::default());
+        let (a, b) = (PlayerId::new(), PlayerId::new());
+        // Ends told before the mark are the store's to show (the read finds the session
+        // gone): they do not refuse a later sign-in of the same player.
+        let before = SessionEnd::Locked { player_id: a };
+        sessions.end_here(&before).await;
+        let mark = sessions.mark();
+        // Between the mark (then the read) and the registration: a logout of another
+        // session and a password reset of b.
+        let other = SessionEnd::LoggedOut {
+            token_hash: "a-other".into(),
+        };
+        sessions.end_here(&other).await;
+        sessions
+            .end_here(&SessionEnd::PasswordReset { player_id: b })
+            .await;
+        let (mut a1, since) = sessions.register_since(mark, "a1", a);
+        assert_eq!(since, Since::Clear);
+        let (_b1, since) = sessions.register_since(mark, "b1", b);
+        assert_eq!(
+            since,
+            Since::Ended("the password was reset: the session ended, log in again")
+        );
+        let (_gone, since) = sessions.register_since(mark, "a-other", a);
+        assert_eq!(since, Since::Ended("the session ended (logged out)"));
+        // Registered all the same: an end from now on reaches it.
+        sessions
+            .end_here(&SessionEnd::LoggedOut {
+                token_hash: "a1".into(),
+            })
+            .await;
+        assert!(a1.ended.try_recv().is_ok());
+        // More ends since the mark than are kept: it cannot tell.
+        let mark = sessions.mark();
+        for _ in 0..RECENT {
+            sessions.end_here(&other).await;
+        }
+        assert_eq!(sessions.register_since(mark, "a2", a).1, Since::Clear);
+        sessions.end_here(&other).await;
+        assert_eq!(sessions.register_since(mark, "a2", a).1, Since::Unknown);
+        assert_eq!(
+            sessions.register_since(sessions.mark(), "a2", a).1,
+            Since::Clear
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! ([`Handled::Later`]), which goes on answering its client meanwhile (a table on a frozen
 //! node answers `table_moving` after about a heartbeat, and only that request waits).
 
+use crate::sessions::Since;
 use crate::table::{Batch, Caller, Out, Refusal, Request};
 use crate::AppState;
 use futures_util::future::BoxFuture;
@@ -90,12 +91,14 @@ pub(crate) fn unknown_table() -> ServerMsg {
 /// `auth`: the connection speaks for the token's player from now on. A connection that
 /// speaks for a player already is refused another (`already_authenticated`); another
 /// valid token of the same player switches it to that session (the old one's end no
-/// longer closes it). Registered before the session is checked again, so an end that
-/// comes meanwhile is not missed.
+/// longer closes it). The session is read once, between a mark of the ends told here and
+/// the registration, which says whether one told meanwhile ended it (`sessions.rs`): an
+/// end that comes while it signs in is not missed.
 async fn authenticate(state: &Arc<AppState>, conn: &mut Conn, token: &str) -> ServerMsg {
     let hash = token_hash(token);
-    let player = match state.store.session(&hash).await {
-        Ok(Some(p)) => p,
+    let mark = state.sessions.mark();
+    let (player, mut expires) = match state.store.session_and_expiry(&hash).await {
+        Ok(Some(found)) => found,
         Ok(None) => {
             return ServerMsg::error(
                 ErrorCode::Unauthenticated,
@@ -117,17 +120,26 @@ async fn authenticate(state: &Arc<AppState>, conn: &mut Conn, token: &str) -> Se
             "this connection speaks for another player: open another connection",
         );
     }
-    let session = state.sessions.register(&hash, player.player_id);
     // The connection lives as long as the session: it closes when the session ends
     // (logout, staff) or expires.
-    let expires = match state.store.session_expiry(&hash).await {
-        Ok(Some(at)) => at,
-        Ok(None) => return ServerMsg::error(ErrorCode::Unauthenticated, "the session has ended"),
-        Err(e) => {
-            tracing::error!("session lookup failed: {e}");
-            return ServerMsg::error(ErrorCode::Internal, "try again");
+    let (session, since) = state.sessions.register_since(mark, &hash, player.player_id);
+    match since {
+        Since::Clear => {}
+        Since::Ended(_) => {
+            return ServerMsg::error(ErrorCode::Unauthenticated, "the session has ended")
         }
-    };
+        // More ends were told meanwhile than are kept: read the session again.
+        Since::Unknown => match state.store.session_expiry(&hash).await {
+            Ok(Some(at)) => expires = at,
+            Ok(None) => {
+                return ServerMsg::error(ErrorCode::Unauthenticated, "the session has ended")
+            }
+            Err(e) => {
+                tracing::error!("session lookup failed: {e}");
+                return ServerMsg::error(ErrorCode::Internal, "try again");
+            }
+        },
+    }
     let left = u64::try_from(expires - now_ms()).unwrap_or(0);
     let welcome = ServerMsg::Welcome {
         player_id: player.player_id,

@@ -153,6 +153,29 @@ impl SqlStore {
         row.map(Player::try_from).transpose()
     }
 
+    /// The player of an unexpired session and when it ends (ms since the epoch), by the hash
+    /// of its token: a sign-in's one read.
+    pub async fn session_and_expiry(&self, token_hash: &str) -> StoreResult<Option<(Player, i64)>> {
+        /// A session's row with its player's.
+        #[derive(sqlx::FromRow)]
+        struct SqlSession {
+            #[sqlx(flatten)]
+            player: SqlPlayer,
+            expires_at: i64,
+        }
+        let row: Option<SqlSession> = sqlx::query_as(
+            "select p.player_id, p.name, p.password_hash, p.created_at, p.locked, s.expires_at \
+             from session s join player p on p.player_id = s.player_id \
+             where s.token_hash = $1 and s.expires_at > $2 and p.locked = 0",
+        )
+        .bind(token_hash)
+        .bind(now_ms())
+        .fetch_optional(&self.read)
+        .await?;
+        row.map(|r| Ok((Player::try_from(r.player)?, r.expires_at)))
+            .transpose()
+    }
+
     /// Ends a session; also forgets every expired one.
     pub async fn delete_session(&self, token_hash: &str) -> StoreResult<()> {
         sqlx::query("delete from session where token_hash = $1 or expires_at <= $2")
