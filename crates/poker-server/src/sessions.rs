@@ -174,21 +174,23 @@ impl Sessions {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (end, ended) = oneshot::channel();
         let mut state = lock(&self.state);
-        let kept_from = state.told - state.recent.len() as u64;
-        let since = if mark < kept_from {
-            Since::Unknown
-        } else {
-            let new = (state.told - mark) as usize;
-            let skip = state.recent.len() - new;
-            match state
+        // The ends told since the mark are the last `told - mark` kept, if that many are
+        // kept (and a mark not taken here cannot tell: it fails closed).
+        let skip = state
+            .told
+            .checked_sub(mark)
+            .and_then(|new| (state.recent.len() as u64).checked_sub(new));
+        let since = match skip {
+            None => Since::Unknown,
+            Some(skip) => match state
                 .recent
                 .iter()
-                .skip(skip)
+                .skip(skip as usize)
                 .find(|e| e.ends(token_hash, player))
             {
                 Some(e) => Since::Ended(e.why()),
                 None => Since::Clear,
-            }
+            },
         };
         let token_hash = match state.live.get_key_value(token_hash) {
             Some((key, _)) => key.clone(),
@@ -383,6 +385,11 @@ mod tests {
         assert_eq!(
             sessions.register_since(sessions.mark(), "a2", a).1,
             Since::Clear
+        );
+        // A mark this registry never gave cannot tell either.
+        assert_eq!(
+            sessions.register_since(sessions.mark() + 1, "a2", a).1,
+            Since::Unknown
         );
     }
 

@@ -125,9 +125,7 @@ async fn authenticate(state: &Arc<AppState>, conn: &mut Conn, token: &str) -> Se
     let (session, since) = state.sessions.register_since(mark, &hash, player.player_id);
     match since {
         Since::Clear => {}
-        Since::Ended(_) => {
-            return ServerMsg::error(ErrorCode::Unauthenticated, "the session has ended")
-        }
+        Since::Ended(why) => return ServerMsg::error(ErrorCode::Unauthenticated, why),
         // More ends were told meanwhile than are kept: read the session again.
         Since::Unknown => match state.store.session_expiry(&hash).await {
             Ok(Some(at)) => expires = at,

@@ -92,7 +92,10 @@ pub(crate) async fn sessions_survive_reconnection_and_expire(store: &SqlStore, u
         Some((found, now + 60_000))
     );
     assert_eq!(again.session_and_expiry("old-hash").await.unwrap(), None);
-    assert_eq!(again.session_and_expiry("no-such-hash").await.unwrap(), None);
+    assert_eq!(
+        again.session_and_expiry("no-such-hash").await.unwrap(),
+        None
+    );
     again.delete_session("live-hash").await.unwrap();
     assert_eq!(store.session_expiry("live-hash").await.unwrap(), None);
     assert_eq!(store.session_and_expiry("live-hash").await.unwrap(), None);
@@ -281,7 +284,11 @@ pub(crate) async fn staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(
         .unwrap();
     store.set_player_locked(p, true).await.unwrap();
     assert!(store.session("lockhash").await.unwrap().is_none());
-    assert!(store.session_and_expiry("lockhash").await.unwrap().is_none());
+    assert!(store
+        .session_and_expiry("lockhash")
+        .await
+        .unwrap()
+        .is_none());
     assert!(store.player_by_name("lockme").await.unwrap().locked);
     store
         .create_session("lockhash2", p, now_ms() + 60_000)
@@ -292,7 +299,11 @@ pub(crate) async fn staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(
         "locked: no session counts"
     );
     assert!(
-        store.session_and_expiry("lockhash2").await.unwrap().is_none(),
+        store
+            .session_and_expiry("lockhash2")
+            .await
+            .unwrap()
+            .is_none(),
         "locked: no session counts for a sign-in either"
     );
     store.set_player_locked(p, false).await.unwrap();
