@@ -141,16 +141,10 @@ impl SqlStore {
 
     /// The player of an unexpired session, by the hash of its token.
     pub async fn session(&self, token_hash: &str) -> StoreResult<Option<Player>> {
-        let row: Option<SqlPlayer> = sqlx::query_as(
-            "select p.player_id, p.name, p.password_hash, p.created_at, p.locked \
-             from session s join player p on p.player_id = s.player_id \
-             where s.token_hash = $1 and s.expires_at > $2 and p.locked = 0",
-        )
-        .bind(token_hash)
-        .bind(now_ms())
-        .fetch_optional(&self.read)
-        .await?;
-        row.map(Player::try_from).transpose()
+        Ok(self
+            .session_and_expiry(token_hash)
+            .await?
+            .map(|(player, _)| player))
     }
 
     /// The player of an unexpired session and when it ends (ms since the epoch), by the hash
