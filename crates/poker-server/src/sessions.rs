@@ -50,13 +50,22 @@ pub enum SessionEnd {
         /// The player.
         player_id: PlayerId,
     },
+    /// The store no longer holds the session, found when this node's NATS connection came
+    /// back ([`AppState::recheck_sessions`]): an end told while it was cut off. Each node
+    /// finds its own; never sent to another.
+    Gone {
+        /// The SHA-256 of the session's token.
+        token_hash: String,
+    },
 }
 
 impl SessionEnd {
     /// Whether a connection of this session and player is ended by it.
     fn ends(&self, token_hash: &str, player: PlayerId) -> bool {
         match self {
-            SessionEnd::LoggedOut { token_hash: h } => h == token_hash,
+            SessionEnd::LoggedOut { token_hash: h } | SessionEnd::Gone { token_hash: h } => {
+                h == token_hash
+            }
             SessionEnd::Locked { player_id } | SessionEnd::PasswordReset { player_id } => {
                 *player_id == player
             }
@@ -71,6 +80,7 @@ impl SessionEnd {
             SessionEnd::PasswordReset { .. } => {
                 "the password was reset: the session ended, log in again"
             }
+            SessionEnd::Gone { .. } => "the session ended: log in again",
         }
     }
 }
@@ -254,6 +264,11 @@ impl Sessions {
         n
     }
 
+    /// The sessions connections here speak for (their tokens' hashes).
+    fn registered(&self) -> Vec<Arc<str>> {
+        lock(&self.state).live.keys().cloned().collect()
+    }
+
     /// How many connections are registered.
     #[cfg(test)]
     fn connections(&self) -> usize {
@@ -274,6 +289,40 @@ impl Drop for Registration {
 }
 
 impl AppState {
+    /// Ends the connections here whose sessions the store no longer holds (ended, expired,
+    /// or their player locked out): run when this node's NATS connection comes back, since
+    /// an end told while it was cut off never reached it. Ends told from then on reach it
+    /// again (its subscriptions are back), and an end committed before this read is seen
+    /// in it. Returns how many sessions it ended.
+    pub async fn recheck_sessions(&self) -> usize {
+        let registered = self.sessions.registered();
+        if registered.is_empty() {
+            return 0;
+        }
+        let hashes: Vec<&str> = registered.iter().map(|h| &**h).collect();
+        let live = match self.store.live_sessions(&hashes).await {
+            Ok(live) => live,
+            Err(e) => {
+                tracing::error!("cannot check this node's sessions again: {e}");
+                return 0;
+            }
+        };
+        let mut ended = 0;
+        for hash in hashes.into_iter().filter(|h| !live.contains(*h)) {
+            let gone = SessionEnd::Gone {
+                token_hash: hash.to_string(),
+            };
+            self.sessions.end_here(&gone).await;
+            ended += 1;
+        }
+        if ended > 0 {
+            tracing::warn!(
+                "{ended} sessions had ended while NATS was away: their connections here are closed"
+            );
+        }
+        ended
+    }
+
     /// Ends sessions the store has let go of (deleted, or their player locked out):
     /// every connection of theirs, on every node, is told `unauthenticated` and closed.
     /// Returns once each connection here and on the nodes that answer within [`ACK_WAIT`]

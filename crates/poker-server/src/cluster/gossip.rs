@@ -56,6 +56,9 @@ impl Cluster {
                         tracing::info!("NATS is back: every connection here subscribes again");
                         cluster.unsettle();
                         let _ = state.moved.send(Resubscribe::All);
+                        // Sessions ended meanwhile were told to no one here: ask the store.
+                        let checking = state.clone();
+                        tokio::spawn(async move { checking.recheck_sessions().await });
                         let _ = super::wire::publish(&cluster.nats, subjects::LOBBY_HELLO, Bytes::new()).await;
                     }
                     Some(message) = lobby.next() => {

@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use common::nats::{nats, Proc};
+use common::nats::{nats, Proc, Relay};
 use common::{nl_rules, Client, Db, DbGuard, Received, Server};
 use poker_protocol::{ClientMsg, ErrorCode, ServerMsg};
 use poker_rules::Event;
@@ -151,13 +151,18 @@ async fn drive(
 /// Reads a socket until the server closes it, which must happen within a second; the last
 /// message before the close must say `unauthenticated`.
 async fn closed_within_a_second(client: &mut Client) {
-    let deadline = Instant::now() + Duration::from_secs(1);
+    closed_within(client, Duration::from_secs(1)).await;
+}
+
+/// [`closed_within_a_second`] within `wait`.
+async fn closed_within(client: &mut Client, wait: Duration) {
+    let deadline = Instant::now() + wait;
     let mut last = None;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match client.recv_or_closed(left).await {
             Received::Msg(msg) => last = Some(*msg),
-            Received::Quiet => panic!("{}: still open a second after", client.name),
+            Received::Quiet => panic!("{}: still open {wait:?} after", client.name),
             Received::Closed => break,
         }
     }
@@ -386,6 +391,82 @@ async fn a_session_ended_on_one_node_closes_the_players_socket_on_another() {
         node.stop().await;
     }
     common::assert_conserved(&room.nodes[0].audit().await, 3 * DEPOSIT as i64);
+}
+
+/// Two nodes over NATS, node 2 through a relay that is cut. While it is cut, ann (signed in
+/// at node 2) is locked out through node 1, which cannot tell node 2, and bob (signed in at
+/// node 1) through node 2, which cannot tell node 1. Neither socket hears of it meanwhile;
+/// once node 2 reaches NATS again, both close: node 2 checks its sessions in the store
+/// (`AppState::recheck_sessions`) and node 1 gets node 2's end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_ended_while_a_node_was_cut_off_from_nats_close_their_sockets_once_it_is_back() {
+    common::nats::nats_server_binary();
+    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+        return;
+    };
+    let url = guard.url();
+    let (_nats, nats_url) = nats().await;
+    let relay = Relay::start(&nats_url).await;
+    let mut nodes = Vec::new();
+    for (node, via) in [("n1", &nats_url), ("n2", &relay.url)] {
+        let settings = [
+            ("POKER__CLUSTER__NATS_URL", via.as_str()),
+            ("POKER__CLUSTER__NODE", node),
+            ("POKER__CLUSTER__LEASE_MS", "3000"),
+            ("POKER__CLUSTER__HEARTBEAT_MS", "300"),
+        ];
+        nodes.push(Server::start(&url, &settings).await);
+    }
+    let ann_id = nodes[0].player("ann", DEPOSIT).await;
+    let bob_id = nodes[0].player("bob", DEPOSIT).await;
+    let floor = floor_session(&nodes[0]).await;
+    let mut ann = Client::connect(nodes[1].addr, "ann").await;
+    ann.auth(&nodes[1].login("ann").await).await;
+    let mut bob = Client::connect(nodes[0].addr, "bob").await;
+    bob.auth(&nodes[0].login("bob").await).await;
+
+    relay.cut();
+    let nats_connected = |text: &str| text.lines().any(|l| l == "poker_nats_connected 1");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while nats_connected(&nodes[1].get("/metrics").await.1) {
+        assert!(Instant::now() < deadline, "node 2 sees NATS gone");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let lock = |node: &Server, player: &str| {
+        reqwest::Client::new()
+            .post(format!("{}/admin/players/{player}/lock", node.base))
+            .bearer_auth(&floor)
+            .json(&json!({ "locked": true }))
+            .send()
+    };
+    for (node, player) in [(&nodes[0], &ann_id), (&nodes[1], &bob_id)] {
+        let status = lock(node, player).await.unwrap().status().as_u16();
+        assert!(
+            status == 200 || status == 204,
+            "the lock is answered: {status}"
+        );
+    }
+    // Neither socket was told: each still answers.
+    for client in [&mut ann, &mut bob] {
+        client.send(&ClientMsg::Ping).await;
+        client
+            .until(|m| matches!(m, ServerMsg::Pong).then_some(()))
+            .await;
+    }
+
+    relay.mend();
+    let began = Instant::now();
+    for client in [&mut ann, &mut bob] {
+        closed_within(client, Duration::from_secs(15)).await;
+    }
+    eprintln!(
+        "both sockets closed {} ms after the relay was mended",
+        began.elapsed().as_millis()
+    );
+    assert!(nats_connected(&nodes[1].get("/metrics").await.1));
+    for node in nodes.iter_mut().rev() {
+        node.stop().await;
+    }
 }
 
 async fn second_auth(db: Db) {

@@ -13,6 +13,16 @@ const NAMES: Dialects = Dialects {
          where player_id in (select value from json_each($1))",
 };
 
+/// The live sessions among some (one JSON array of token hashes; `$2` now).
+const LIVE_SESSIONS: Dialects = Dialects {
+    postgres: "select s.token_hash from session s join player p on p.player_id = s.player_id \
+               where s.token_hash in (select jsonb_array_elements_text(cast($1 as jsonb))) \
+               and s.expires_at > $2 and p.locked = 0",
+    sqlite: "select s.token_hash from session s join player p on p.player_id = s.player_id \
+             where s.token_hash in (select value from json_each($1)) \
+             and s.expires_at > $2 and p.locked = 0",
+};
+
 impl SqlStore {
     /// Replaces a player's password on a staff member's word, in a transaction: every
     /// session of theirs ends and the notice for their next login is left.
@@ -168,6 +178,24 @@ impl SqlStore {
         .await?;
         row.map(|r| Ok((Player::try_from(r.player)?, r.expires_at)))
             .transpose()
+    }
+
+    /// Which of these sessions (their tokens' hashes) are unexpired, of players not locked
+    /// out: a node that was cut off from the others checks its connections' sessions.
+    pub async fn live_sessions(
+        &self,
+        token_hashes: &[&str],
+    ) -> StoreResult<std::collections::HashSet<String>> {
+        let mut live = std::collections::HashSet::new();
+        for chunk in token_hashes.chunks(1_000) {
+            let rows: Vec<String> = sqlx::query_scalar(LIVE_SESSIONS.of(self.backend))
+                .bind(json_rows(chunk)?)
+                .bind(now_ms())
+                .fetch_all(&self.read)
+                .await?;
+            live.extend(rows);
+        }
+        Ok(live)
     }
 
     /// Ends a session; also forgets every expired one.

@@ -96,9 +96,17 @@ pub(crate) async fn sessions_survive_reconnection_and_expire(store: &SqlStore, u
         again.session_and_expiry("no-such-hash").await.unwrap(),
         None
     );
+    // What a node cut off from the others checks: which of its sessions are still live.
+    let all = ["live-hash", "old-hash", "no-such-hash"];
+    assert_eq!(
+        again.live_sessions(&all).await.unwrap(),
+        ["live-hash".to_string()].into()
+    );
+    assert!(again.live_sessions(&[]).await.unwrap().is_empty());
     again.delete_session("live-hash").await.unwrap();
     assert_eq!(store.session_expiry("live-hash").await.unwrap(), None);
     assert_eq!(store.session_and_expiry("live-hash").await.unwrap(), None);
+    assert!(store.live_sessions(&all).await.unwrap().is_empty());
     assert!(
         store.session("live-hash").await.unwrap().is_none(),
         "logged out"
@@ -305,6 +313,14 @@ pub(crate) async fn staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(
             .unwrap()
             .is_none(),
         "locked: no session counts for a sign-in either"
+    );
+    assert!(
+        store
+            .live_sessions(&["lockhash2"])
+            .await
+            .unwrap()
+            .is_empty(),
+        "locked: not live for a node's check either"
     );
     store.set_player_locked(p, false).await.unwrap();
     assert!(!store.player_by_name("lockme").await.unwrap().locked);

@@ -157,3 +157,63 @@ async fn nats_serving(port: u16, extra: &[&str]) -> Proc {
     }
     proc
 }
+
+/// A TCP relay to NATS that can be cut: its connections close, and new ones are closed
+/// as soon as they are made, until it is mended.
+pub struct Relay {
+    pub url: String,
+    cut: Arc<std::sync::atomic::AtomicBool>,
+    /// Each relayed connection's task, to end them on a cut.
+    links: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+    accepting: tokio::task::JoinHandle<()>,
+}
+
+impl Relay {
+    pub async fn start(to: &str) -> Relay {
+        let to = to.trim_start_matches("nats://").to_string();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("nats://{}", listener.local_addr().unwrap());
+        let cut = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let links: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>> = Arc::default();
+        let (is_cut, tasks) = (cut.clone(), links.clone());
+        let accepting = tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                if is_cut.load(std::sync::atomic::Ordering::SeqCst) {
+                    continue;
+                }
+                let to = to.clone();
+                let link = tokio::spawn(async move {
+                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(&to).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+                tasks.lock().unwrap().push(link);
+            }
+        });
+        Relay {
+            url,
+            cut,
+            links,
+            accepting,
+        }
+    }
+
+    /// Closes every connection through it, and every new one until mended.
+    pub fn cut(&self) {
+        self.cut.store(true, std::sync::atomic::Ordering::SeqCst);
+        for link in self.links.lock().unwrap().drain(..) {
+            link.abort();
+        }
+    }
+
+    pub fn mend(&self) {
+        self.cut.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.cut();
+        self.accepting.abort();
+    }
+}

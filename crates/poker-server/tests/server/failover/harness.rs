@@ -9,7 +9,6 @@ use poker_protocol::{ClientMsg, ErrorCode, ServerMsg, TableId};
 use poker_rules::{Action, Event, LegalActions};
 use poker_store::SqlStore;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a node's table leases last, and how often it renews them.
@@ -28,65 +27,7 @@ pub(super) async fn pokerd(name: &'static str, url: &str, nats_url: &str) -> Nod
     common::cluster::pokerd(name, url, nats_url, LEASE_MS, HEARTBEAT_MS).await
 }
 
-/// A TCP relay to NATS that can be cut: its connections close, and new ones are closed
-/// as soon as they are made, until it is mended.
-pub(super) struct Relay {
-    pub(super) url: String,
-    cut: Arc<std::sync::atomic::AtomicBool>,
-    /// Each relayed connection's task, to end them on a cut.
-    links: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
-    accepting: tokio::task::JoinHandle<()>,
-}
-
-impl Relay {
-    pub(super) async fn start(to: &str) -> Relay {
-        let to = to.trim_start_matches("nats://").to_string();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("nats://{}", listener.local_addr().unwrap());
-        let cut = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let links: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>> = Arc::default();
-        let (is_cut, tasks) = (cut.clone(), links.clone());
-        let accepting = tokio::spawn(async move {
-            while let Ok((mut inbound, _)) = listener.accept().await {
-                if is_cut.load(std::sync::atomic::Ordering::SeqCst) {
-                    continue;
-                }
-                let to = to.clone();
-                let link = tokio::spawn(async move {
-                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(&to).await {
-                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
-                    }
-                });
-                tasks.lock().unwrap().push(link);
-            }
-        });
-        Relay {
-            url,
-            cut,
-            links,
-            accepting,
-        }
-    }
-
-    /// Closes every connection through it, and every new one until mended.
-    pub(super) fn cut(&self) {
-        self.cut.store(true, std::sync::atomic::Ordering::SeqCst);
-        for link in self.links.lock().unwrap().drain(..) {
-            link.abort();
-        }
-    }
-
-    pub(super) fn mend(&self) {
-        self.cut.store(false, std::sync::atomic::Ordering::SeqCst);
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        self.cut();
-        self.accepting.abort();
-    }
-}
+pub(super) use crate::common::nats::Relay;
 
 /// What a table's players do with their decisions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
