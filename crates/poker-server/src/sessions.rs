@@ -15,6 +15,12 @@
 //! has let the session go), so either the registration finds it among the ends told since
 //! or the end finds the registration. Past the last [`RECENT`] ends the answer is
 //! [`Since::Unknown`], and the connection reads its session again instead.
+//!
+//! An end told while this node was cut off from NATS never reaches it. When the node hears
+//! NATS again, or hears another node come back, it checks its connections' sessions in the
+//! store ([`AppState::recheck_sessions`]); a sign-in whose mark came before such a check
+//! began cannot lean on the ends told here (one may have been lost): it is answered
+//! [`Since::Unknown`] and reads its session again.
 
 use crate::AppState;
 use poker_store::PlayerId;
@@ -108,6 +114,9 @@ struct Live {
 /// ([`Sessions::register_since`]): a sign-in's read of its session takes milliseconds.
 pub const RECENT: usize = 1024;
 
+/// The longest wait between tries of a check of the sessions whose read failed.
+const RECHECK_WAIT_MAX: Duration = Duration::from_secs(30);
+
 /// The sessions this node's connections speak for.
 #[derive(Default)]
 pub struct Sessions {
@@ -126,8 +135,18 @@ struct State {
     live: HashMap<Arc<str>, Vec<Live>>,
     /// How many ends were ever told here.
     told: u64,
+    /// How many checks of the sessions in the store began ([`Sessions::begin_check`]).
+    checks: u64,
     /// The last of them (at most [`RECENT`]), oldest first: the one told `told`th last.
     recent: std::collections::VecDeque<SessionEnd>,
+}
+
+/// Where a sign-in stands among the ends told here and the checks begun
+/// ([`Sessions::mark`]), taken before it reads its session in the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    told: u64,
+    checks: u64,
 }
 
 /// What a registration made after reading the session in the store learns of the ends
@@ -138,7 +157,8 @@ pub enum Since {
     Clear,
     /// One names it: the session ended after it was read (what the client is told).
     Ended(&'static str),
-    /// More ends were told since than are kept: the session must be read again.
+    /// More ends were told since than are kept, or a check of the sessions began (an end
+    /// may have been lost): the session must be read again.
     Unknown,
 }
 
@@ -165,10 +185,14 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Sessions {
-    /// How many ends were told here so far: taken before a sign-in reads its session in
-    /// the store, and given to [`Sessions::register_since`] after.
-    pub fn mark(&self) -> u64 {
-        lock(&self.state).told
+    /// How many ends were told here and checks begun so far: taken before a sign-in reads
+    /// its session in the store, and given to [`Sessions::register_since`] after.
+    pub fn mark(&self) -> Mark {
+        let state = lock(&self.state);
+        Mark {
+            told: state.told,
+            checks: state.checks,
+        }
     }
 
     /// Registers a connection as speaking for this session and player, whose session was
@@ -177,7 +201,7 @@ impl Sessions {
     /// now on reaches it.
     pub fn register_since(
         self: &Arc<Self>,
-        mark: u64,
+        mark: Mark,
         token_hash: &str,
         player: PlayerId,
     ) -> (Registration, Since) {
@@ -185,10 +209,12 @@ impl Sessions {
         let (end, ended) = oneshot::channel();
         let mut state = lock(&self.state);
         // The ends told since the mark are the last `told - mark` kept, if that many are
-        // kept (and a mark not taken here cannot tell: it fails closed).
+        // kept (and a mark not taken here cannot tell: it fails closed). A check begun
+        // since may have found an end never told here: the session is read again.
         let skip = state
             .told
-            .checked_sub(mark)
+            .checked_sub(mark.told)
+            .filter(|_| mark.checks == state.checks)
             .and_then(|new| (state.recent.len() as u64).checked_sub(new));
         let since = match skip {
             None => Since::Unknown,
@@ -264,9 +290,18 @@ impl Sessions {
         n
     }
 
-    /// The sessions connections here speak for (their tokens' hashes).
-    fn registered(&self) -> Vec<Arc<str>> {
-        lock(&self.state).live.keys().cloned().collect()
+    /// Begins a check of the sessions connections here speak for: returns the check's
+    /// number and their tokens' hashes. Registrations whose marks came before it are
+    /// answered [`Since::Unknown`].
+    fn begin_check(&self) -> (u64, Vec<Arc<str>>) {
+        let mut state = lock(&self.state);
+        state.checks += 1;
+        (state.checks, state.live.keys().cloned().collect())
+    }
+
+    /// How many checks began.
+    fn checks(&self) -> u64 {
+        lock(&self.state).checks
     }
 
     /// How many connections are registered.
@@ -295,32 +330,41 @@ impl AppState {
     /// again (its subscriptions are back), and an end committed before this read is seen
     /// in it. Returns how many sessions it ended.
     pub async fn recheck_sessions(&self) -> usize {
-        let registered = self.sessions.registered();
-        if registered.is_empty() {
-            return 0;
-        }
-        let hashes: Vec<&str> = registered.iter().map(|h| &**h).collect();
-        let live = match self.store.live_sessions(&hashes).await {
-            Ok(live) => live,
-            Err(e) => {
-                tracing::error!("cannot check this node's sessions again: {e}");
-                return 0;
-            }
-        };
-        let mut ended = 0;
-        for hash in hashes.into_iter().filter(|h| !live.contains(*h)) {
-            let gone = SessionEnd::Gone {
-                token_hash: hash.to_string(),
+        let mut wait = Duration::from_secs(1);
+        loop {
+            let (check, registered) = self.sessions.begin_check();
+            let hashes: Vec<&str> = registered.iter().map(|h| &**h).collect();
+            let live = match self.store.live_sessions(&hashes).await {
+                Ok(live) => live,
+                Err(e) => {
+                    // Tried again until it is answered, unless a newer check began.
+                    tracing::error!("cannot check this node's sessions again: {e}");
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(RECHECK_WAIT_MAX);
+                    if self.sessions.checks() != check {
+                        return 0;
+                    }
+                    continue;
+                }
             };
-            self.sessions.end_here(&gone).await;
-            ended += 1;
+            let gone: Vec<SessionEnd> = hashes
+                .into_iter()
+                .filter(|h| !live.contains(*h))
+                .map(|h| SessionEnd::Gone {
+                    token_hash: h.to_string(),
+                })
+                .collect();
+            // At once: each waits for its connections to stop writing (at most ACK_WAIT).
+            futures_util::future::join_all(gone.iter().map(|end| self.sessions.end_here(end)))
+                .await;
+            if !gone.is_empty() {
+                tracing::warn!(
+                    "{} sessions had ended while NATS was away: their connections here are closed",
+                    gone.len()
+                );
+            }
+            return gone.len();
         }
-        if ended > 0 {
-            tracing::warn!(
-                "{ended} sessions had ended while NATS was away: their connections here are closed"
-            );
-        }
-        ended
     }
 
     /// Ends sessions the store has let go of (deleted, or their player locked out):
@@ -436,9 +480,22 @@ mod tests {
             Since::Clear
         );
         // A mark this registry never gave cannot tell either.
+        let mut ahead = sessions.mark();
+        ahead.told += 1;
+        assert_eq!(sessions.register_since(ahead, "a2", a).1, Since::Unknown);
+        // A check of the sessions begun after the mark: the session is read again (an end
+        // the node was never told may be what the check finds).
+        let (_kept, _) = sessions.register_since(sessions.mark(), "a2", a);
+        let mark = sessions.mark();
+        let (_, registered) = sessions.begin_check();
+        assert!(
+            registered.iter().any(|h| &**h == "a2"),
+            "the check reads the sessions registered"
+        );
+        assert_eq!(sessions.register_since(mark, "a3", a).1, Since::Unknown);
         assert_eq!(
-            sessions.register_since(sessions.mark() + 1, "a2", a).1,
-            Since::Unknown
+            sessions.register_since(sessions.mark(), "a3", a).1,
+            Since::Clear
         );
     }
 

@@ -56,9 +56,16 @@ impl Cluster {
                         tracing::info!("NATS is back: every connection here subscribes again");
                         cluster.unsettle();
                         let _ = state.moved.send(Resubscribe::All);
-                        // Sessions ended meanwhile were told to no one here: ask the store.
-                        let checking = state.clone();
-                        tokio::spawn(async move { checking.recheck_sessions().await });
+                        // Sessions ended meanwhile were told to no one here: ask the store,
+                        // once a round trip through NATS has shown this node's
+                        // subscriptions back (the client resubscribes after saying it is
+                        // connected), so that an end told after the store's answer reaches
+                        // it.
+                        let (checking, through) = (state.clone(), cluster.clone());
+                        tokio::spawn(async move {
+                            through.nats_up().await;
+                            checking.recheck_sessions().await
+                        });
                         let _ = super::wire::publish(&cluster.nats, subjects::LOBBY_HELLO, Bytes::new()).await;
                     }
                     Some(message) = lobby.next() => {
@@ -71,6 +78,11 @@ impl Cluster {
                     }
                     Some(_) = hello.next() => {
                         let Some(state) = weak.upgrade() else { return };
+                        // A node that is back (or new) may have told ends while cut off
+                        // that never reached this one (sent into a connection that had
+                        // died without a word): ask the store.
+                        let checking = state.clone();
+                        tokio::spawn(async move { checking.recheck_sessions().await });
                         for summary in state.lobby.list() {
                             if state.tables.token(summary.table_id).is_some() {
                                 cluster.tell_lobby(&summary).await;

@@ -238,7 +238,7 @@ impl Cluster {
     /// Whether NATS reaches this node now: the client is connected and a request to this
     /// node itself is answered within a heartbeat (a connection that broke without a word
     /// is noticed by the client only after missed pings, minutes later).
-    async fn nats_up(&self) -> bool {
+    pub(super) async fn nats_up(&self) -> bool {
         if self.nats.connection_state() != async_nats::connection::State::Connected {
             return false;
         }
