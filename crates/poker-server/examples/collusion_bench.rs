@@ -157,10 +157,8 @@ async fn run(backend: &str, url: &str, hands: usize) -> anyhow::Result<()> {
                 hand_id: h.hand_id,
                 started_at: h.started_at,
                 facts: Some(HandFacts {
-                    seat_players: h.record.seat_players.clone(),
-                    starting_stacks: h.record.starting_stacks.clone(),
-                    finishing_stacks: h.record.finishing_stacks.clone(),
                     folds: None,
+                    ..HandFacts::from(&h.record)
                 }),
                 phh: Some(h.phh.clone()),
             });

@@ -73,15 +73,22 @@ pub struct HandFacts {
     pub folds: Option<Vec<FoldFact>>,
 }
 
-impl From<&HandRow> for FairPlayHand {
-    /// What [`SqlStore::fair_play_hands`] reads of this hand.
-    fn from(row: &HandRow) -> FairPlayHand {
-        let facts = row.record.as_ref().map(|r| HandFacts {
+impl From<&HandRecord> for HandFacts {
+    /// The report's fields of a record.
+    fn from(r: &HandRecord) -> HandFacts {
+        HandFacts {
             seat_players: r.seat_players.clone(),
             starting_stacks: r.starting_stacks.clone(),
             finishing_stacks: r.finishing_stacks.clone(),
             folds: r.folds.clone(),
-        });
+        }
+    }
+}
+
+impl From<&HandRow> for FairPlayHand {
+    /// What [`SqlStore::fair_play_hands`] reads of this hand.
+    fn from(row: &HandRow) -> FairPlayHand {
+        let facts = row.record.as_ref().map(HandFacts::from);
         let replayed = facts.as_ref().is_some_and(|f| f.folds.is_none());
         FairPlayHand {
             hand_id: row.hand_id,
