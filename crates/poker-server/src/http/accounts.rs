@@ -230,15 +230,20 @@ pub(crate) async fn register(
 
 /// `POST /logout` with `Authorization: Bearer TOKEN`.
 pub(crate) async fn logout(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    if let Some(token) = crate::http::auth::bearer(&headers) {
-        let hash = token_hash(token);
+    let Some(token) = crate::http::auth::bearer(&headers) else {
+        return StatusCode::NO_CONTENT.into_response();
+    };
+    let hash = token_hash(token);
+    // The delete and the end run to their end even if the client hangs up.
+    crate::http::to_the_end(async move {
         let _ = state.store.delete_session(&hash).await;
         // Every WebSocket of the session, on every node, is closed before the answer.
         state
             .end_sessions(SessionEnd::LoggedOut { token_hash: hash })
             .await;
-    }
-    StatusCode::NO_CONTENT.into_response()
+        StatusCode::NO_CONTENT.into_response()
+    })
+    .await
 }
 
 /// The hash a reset code is kept and compared by: the code as read out, in any case, with
@@ -272,6 +277,18 @@ pub(crate) struct CodeReset {
 pub(crate) async fn reset_with_code(
     State(state): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Json<CodeReset>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    // The code's use, the end of the player's sessions and the audit entry run to their
+    // end even if the client hangs up.
+    crate::http::to_the_end(use_reset_code(state, peer, headers, body)).await
+}
+
+/// [`reset_with_code`]'s work.
+async fn use_reset_code(
+    state: Arc<AppState>,
+    peer: SocketAddr,
     headers: HeaderMap,
     body: Result<Json<CodeReset>, axum::extract::rejection::JsonRejection>,
 ) -> Response {

@@ -50,3 +50,19 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/ws", get(crate::ws::ws))
         .merge(admin::router())
 }
+
+/// Runs a request's work in a task of its own and answers with what it returns. A client
+/// that hangs up mid-request makes the server drop the handler's future at its next
+/// await; work that ends sessions must not stop between its commit and what follows it
+/// (telling every node, [`AppState::end_sessions`], and the audit entry), or a session
+/// ended in the store keeps its sockets open on every node until it expires.
+pub(crate) async fn to_the_end<T: Send + 'static>(
+    work: impl std::future::Future<Output = T> + Send + 'static,
+) -> T {
+    match tokio::spawn(work).await {
+        Ok(answer) => answer,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        // Only a runtime shutting down cancels a task; the request goes with it.
+        Err(e) => panic!("a request's work was cancelled: {e}"),
+    }
+}

@@ -474,6 +474,48 @@ async fn sessions_ended_while_a_node_was_cut_off_from_nats_close_their_sockets_o
     }
 }
 
+/// Ann logs out and hangs up at once: the client sends `POST /logout` and closes its side
+/// of the connection without waiting, which makes the server drop the request's handler at
+/// its first await. The logout still runs to its end (`http::to_the_end`): her token signs
+/// in no more, and her open socket is told `unauthenticated` and closed, not left open
+/// until the session would have expired.
+async fn logout_and_hang_up(db: Db) {
+    let Some(guard) = DbGuard::new(db).await else {
+        return;
+    };
+    let mut server = Server::start(&guard.url(), &[]).await;
+    server.player("ann", DEPOSIT).await;
+    let token = server.login("ann").await;
+    let mut ann = Client::connect(server.addr, "ann").await;
+    ann.auth(&token).await;
+
+    let mut hang_up = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let request = format!(
+        "POST /logout HTTP/1.1\r\nHost: pokerd\r\nAuthorization: Bearer {token}\r\n\
+         Content-Length: 0\r\n\r\n"
+    );
+    tokio::io::AsyncWriteExt::write_all(&mut hang_up, request.as_bytes())
+        .await
+        .unwrap();
+    drop(hang_up);
+
+    closed_within(&mut ann, Duration::from_secs(10)).await;
+    let mut again = Client::connect(server.addr, "ann again").await;
+    again.send(&ClientMsg::Auth { token }).await;
+    again.expect_error(ErrorCode::Unauthenticated).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_logout_whose_client_hangs_up_at_once_still_closes_the_players_socket_on_sqlite() {
+    logout_and_hang_up(Db::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_logout_whose_client_hangs_up_at_once_still_closes_the_players_socket_on_postgres() {
+    logout_and_hang_up(Db::Postgres).await;
+}
+
 async fn second_auth(db: Db) {
     let Some(guard) = DbGuard::new(db).await else {
         return;

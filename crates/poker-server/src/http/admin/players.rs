@@ -148,6 +148,18 @@ pub(crate) async fn lock_player(
     Path(id): Path<String>,
     body: Result<Json<Lock>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
+    // The lock, the end of the player's sessions and the audit entry run to their end
+    // even if the client hangs up.
+    crate::http::to_the_end(set_locked(state, who, id, body)).await
+}
+
+/// [`lock_player`]'s work.
+async fn set_locked(
+    state: Arc<AppState>,
+    who: Admin,
+    id: String,
+    body: Result<Json<Lock>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
     let player = floor_player(&state, &who, &id).await?;
     let Json(lock) = body?;
     state.store.set_player_locked(player, lock.locked).await?;
@@ -185,6 +197,18 @@ pub(crate) async fn reset_password(
     State(state): State<Arc<AppState>>,
     who: Admin,
     Path(id): Path<String>,
+    body: Result<Json<NewPassword>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    // The new password, the end of the player's sessions and the audit entry run to
+    // their end even if the client hangs up.
+    crate::http::to_the_end(give_password(state, who, id, body)).await
+}
+
+/// [`reset_password`]'s work.
+async fn give_password(
+    state: Arc<AppState>,
+    who: Admin,
+    id: String,
     body: Result<Json<NewPassword>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
     who.may(Duty::SetPassword)?;
