@@ -56,37 +56,57 @@ pub enum SessionEnd {
         /// The player.
         player_id: PlayerId,
     },
-    /// The store no longer holds the session, found when this node's NATS connection came
-    /// back ([`AppState::recheck_sessions`]): an end told while it was cut off. Each node
-    /// finds its own; never sent to another.
+}
+
+/// What ends sessions here: an end told (by a request to this node or by another node), or
+/// one a check of the store found ([`AppState::recheck_sessions`]). Only the first crosses
+/// the wire: each node finds its own of the second.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum End {
+    /// An end told.
+    Told(SessionEnd),
+    /// The store no longer holds the session (found by a check): an end told while this
+    /// node was cut off from NATS, or told by a node that was.
     Gone {
         /// The SHA-256 of the session's token.
         token_hash: String,
     },
 }
 
-impl SessionEnd {
+impl From<SessionEnd> for End {
+    fn from(end: SessionEnd) -> End {
+        End::Told(end)
+    }
+}
+
+impl From<&SessionEnd> for End {
+    fn from(end: &SessionEnd) -> End {
+        End::Told(end.clone())
+    }
+}
+
+impl End {
     /// Whether a connection of this session and player is ended by it.
     fn ends(&self, token_hash: &str, player: PlayerId) -> bool {
         match self {
-            SessionEnd::LoggedOut { token_hash: h } | SessionEnd::Gone { token_hash: h } => {
+            End::Told(SessionEnd::LoggedOut { token_hash: h }) | End::Gone { token_hash: h } => {
                 h == token_hash
             }
-            SessionEnd::Locked { player_id } | SessionEnd::PasswordReset { player_id } => {
-                *player_id == player
-            }
+            End::Told(
+                SessionEnd::Locked { player_id } | SessionEnd::PasswordReset { player_id },
+            ) => *player_id == player,
         }
     }
 
     /// What the connection's client is told (with `unauthenticated`).
     fn why(&self) -> &'static str {
         match self {
-            SessionEnd::LoggedOut { .. } => "the session ended (logged out)",
-            SessionEnd::Locked { .. } => "the account was locked: the session ended",
-            SessionEnd::PasswordReset { .. } => {
+            End::Told(SessionEnd::LoggedOut { .. }) => "the session ended (logged out)",
+            End::Told(SessionEnd::Locked { .. }) => "the account was locked: the session ended",
+            End::Told(SessionEnd::PasswordReset { .. }) => {
                 "the password was reset: the session ended, log in again"
             }
-            SessionEnd::Gone { .. } => "the session ended: log in again",
+            End::Gone { .. } => "the session ended: log in again",
         }
     }
 }
@@ -138,7 +158,7 @@ struct State {
     /// How many checks of the sessions in the store began ([`Sessions::begin_check`]).
     checks: u64,
     /// The last of them (at most [`RECENT`]), oldest first: the one told `told`th last.
-    recent: std::collections::VecDeque<SessionEnd>,
+    recent: std::collections::VecDeque<End>,
 }
 
 /// Where a sign-in stands among the ends told here and the checks begun
@@ -257,7 +277,8 @@ impl Sessions {
     /// Tells this node's connections of the sessions `end` names that they ended, and waits
     /// (at most [`ACK_WAIT`]) until each has stopped writing for its player. Returns how
     /// many there were.
-    pub async fn end_here(&self, end: &SessionEnd) -> usize {
+    pub async fn end_here(&self, end: impl Into<End>) -> usize {
+        let end = end.into();
         let mut done = Vec::new();
         {
             let mut state = lock(&self.state);
@@ -329,7 +350,7 @@ impl AppState {
     /// an end told while it was cut off never reached it. Ends told from then on reach it
     /// again (its subscriptions are back), and an end committed before this read is seen
     /// in it. Returns how many sessions it ended.
-    pub async fn recheck_sessions(&self) -> usize {
+    pub async fn recheck_sessions(&self, why: &str) -> usize {
         let mut wait = Duration::from_secs(1);
         loop {
             let (check, registered) = self.sessions.begin_check();
@@ -347,19 +368,21 @@ impl AppState {
                     continue;
                 }
             };
-            let gone: Vec<SessionEnd> = hashes
+            let gone: Vec<End> = hashes
                 .into_iter()
                 .filter(|h| !live.contains(*h))
-                .map(|h| SessionEnd::Gone {
+                .map(|h| End::Gone {
                     token_hash: h.to_string(),
                 })
                 .collect();
             // At once: each waits for its connections to stop writing (at most ACK_WAIT).
-            futures_util::future::join_all(gone.iter().map(|end| self.sessions.end_here(end)))
-                .await;
+            futures_util::future::join_all(
+                gone.iter().map(|end| self.sessions.end_here(end.clone())),
+            )
+            .await;
             if !gone.is_empty() {
                 tracing::warn!(
-                    "{} sessions had ended while NATS was away: their connections here are closed",
+                    "{} sessions had ended unheard here ({why}): their connections here are closed",
                     gone.len()
                 );
             }

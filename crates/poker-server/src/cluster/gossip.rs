@@ -64,7 +64,7 @@ impl Cluster {
                         let (checking, through) = (state.clone(), cluster.clone());
                         tokio::spawn(async move {
                             through.nats_up().await;
-                            checking.recheck_sessions().await
+                            checking.recheck_sessions("this node was cut off from NATS").await
                         });
                         let _ = super::wire::publish(&cluster.nats, subjects::LOBBY_HELLO, Bytes::new()).await;
                     }
@@ -82,7 +82,11 @@ impl Cluster {
                         // that never reached this one (sent into a connection that had
                         // died without a word): ask the store.
                         let checking = state.clone();
-                        tokio::spawn(async move { checking.recheck_sessions().await });
+                        tokio::spawn(async move {
+                            checking
+                                .recheck_sessions("another node is back on NATS, or new")
+                                .await
+                        });
                         for summary in state.lobby.list() {
                             if state.tables.token(summary.table_id).is_some() {
                                 cluster.tell_lobby(&summary).await;

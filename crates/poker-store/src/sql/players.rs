@@ -14,13 +14,28 @@ const NAMES: Dialects = Dialects {
 };
 
 /// The live sessions among some (one JSON array of token hashes; `$2` now).
+/// Where a session is live: unexpired (`$2` is the time now) and its player not locked
+/// out. The one rule of a sign-in's read, its read again, and a node's check of its
+/// connections' sessions.
+macro_rules! live_session {
+    () => {
+        "from session s join player p on p.player_id = s.player_id \
+         where s.expires_at > $2 and p.locked = 0 "
+    };
+}
+
+/// Which of a list of sessions (`$1`, their tokens' hashes as a JSON array) are live.
 const LIVE_SESSIONS: Dialects = Dialects {
-    postgres: "select s.token_hash from session s join player p on p.player_id = s.player_id \
-               where s.token_hash in (select jsonb_array_elements_text(cast($1 as jsonb))) \
-               and s.expires_at > $2 and p.locked = 0",
-    sqlite: "select s.token_hash from session s join player p on p.player_id = s.player_id \
-             where s.token_hash in (select value from json_each($1)) \
-             and s.expires_at > $2 and p.locked = 0",
+    postgres: concat!(
+        "select s.token_hash ",
+        live_session!(),
+        "and s.token_hash in (select jsonb_array_elements_text(cast($1 as jsonb)))"
+    ),
+    sqlite: concat!(
+        "select s.token_hash ",
+        live_session!(),
+        "and s.token_hash in (select value from json_each($1))"
+    ),
 };
 
 impl SqlStore {
@@ -137,11 +152,14 @@ impl SqlStore {
         Ok(())
     }
 
-    /// When an unexpired session ends (ms since the epoch), by the hash of its token.
+    /// When a live session (unexpired, its player not locked out) ends, in ms since the
+    /// epoch, by the hash of its token.
     pub async fn session_expiry(&self, token_hash: &str) -> StoreResult<Option<i64>> {
-        let expiry = sqlx::query_scalar(
-            "select expires_at from session where token_hash = $1 and expires_at > $2",
-        )
+        let expiry = sqlx::query_scalar(concat!(
+            "select s.expires_at ",
+            live_session!(),
+            "and s.token_hash = $1"
+        ))
         .bind(token_hash)
         .bind(now_ms())
         .fetch_optional(&self.read)
@@ -167,11 +185,12 @@ impl SqlStore {
             player: SqlPlayer,
             expires_at: i64,
         }
-        let row: Option<SqlSession> = sqlx::query_as(
-            "select p.player_id, p.name, p.password_hash, p.created_at, p.locked, s.expires_at \
-             from session s join player p on p.player_id = s.player_id \
-             where s.token_hash = $1 and s.expires_at > $2 and p.locked = 0",
-        )
+        let row: Option<SqlSession> = sqlx::query_as(concat!(
+            "select p.player_id, p.name, p.password_hash, p.created_at, p.locked, \
+                 s.expires_at ",
+            live_session!(),
+            "and s.token_hash = $1"
+        ))
         .bind(token_hash)
         .bind(now_ms())
         .fetch_optional(&self.read)

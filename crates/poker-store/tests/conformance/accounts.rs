@@ -322,6 +322,11 @@ pub(crate) async fn staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(
             .is_empty(),
         "locked: not live for a node's check either"
     );
+    assert_eq!(
+        store.session_expiry("lockhash2").await.unwrap(),
+        None,
+        "locked: not live for a sign-in's second read either"
+    );
     store.set_player_locked(p, false).await.unwrap();
     assert!(!store.player_by_name("lockme").await.unwrap().locked);
     assert!(store.session("lockhash2").await.unwrap().is_some());
