@@ -68,6 +68,8 @@ pub(super) struct Actor {
     pub(super) private: Option<super::private::Private>,
     /// The sits whose store work is under way, their seats held (`super::sitting`).
     pub(super) sitting: super::sitting::Sitting,
+    /// What players last left with, within the rathole window (`super::departures`).
+    pub(super) departures: super::departures::Departures,
 }
 
 /// Starts a table's actor, with the players the store says are seated there.
@@ -135,6 +137,13 @@ pub async fn spawn(
         }
         None => None,
     };
+    let departures = super::departures::Departures::load(
+        &ctx.store,
+        table_id,
+        spec.rules.rathole_secs,
+        ctx.clock.now_ms(),
+    )
+    .await?;
     let mut book = Book::default();
     // The address each seated player sat down from, for the same-address rule.
     let addresses: HashMap<PlayerId, String> = if seats.is_empty() {
@@ -196,6 +205,7 @@ pub async fn spawn(
         committing: None,
         private,
         sitting: Default::default(),
+        departures,
     };
     actor.publish_lobby();
     let failed = Failed {
@@ -470,7 +480,7 @@ impl Actor {
             }
             Request::BuyInRange { player } => {
                 let now = self.ctx.clock.now_secs();
-                Ok(Reply::BuyInRange(self.range_for(player, now).await.0))
+                Ok(Reply::BuyInRange(self.range_for(player, now).0))
             }
             Request::Private { player, name, ask } => {
                 self.private_request(player, name, ask, queue).await

@@ -36,6 +36,7 @@ mod clock;
 mod commit;
 mod current;
 mod deck;
+mod departures;
 mod failed;
 mod fanout;
 mod hosting;

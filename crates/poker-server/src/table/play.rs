@@ -181,16 +181,15 @@ impl Actor {
         let (plan, stood_up) = self.table.next_hand();
         let any_stood_up = !stood_up.is_empty();
         for s in stood_up {
+            let at = self.ctx.clock.now_ms();
             let cashed = self
                 .ctx
                 .store
-                .cash_out(
-                    self.table_id,
-                    s.player,
-                    self.ctx.clock.now_ms(),
-                    self.ctx.fence,
-                )
+                .cash_out(self.table_id, s.player, at, self.ctx.fence)
                 .await;
+            if let Ok(amount) = cashed {
+                self.departures.left(s.player, amount, at);
+            }
             match cashed {
                 Err(e) if self.lost_table(&e) => return false,
                 Ok(amount) => self.audience.answer_to(

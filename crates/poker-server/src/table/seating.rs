@@ -91,29 +91,20 @@ impl Actor {
 
     /// What `player` may buy in for here at `now` (room seconds): the table's range, or
     /// the rathole rule's (R26) when they left this table within its window with more
-    /// than its minimum; with the store's rathole record the rules' table checks the sit
-    /// against.
-    pub(super) async fn range_for(
+    /// than its minimum; with the rathole record the rules' table checks the sit against.
+    pub(super) fn range_for(
         &self,
         player: PlayerId,
         now: u64,
     ) -> (BuyInRange, Option<poker_rules::table::Rathole<PlayerId>>) {
-        let row = self.ctx.store.rathole(self.table_id, player).await;
-        self.range_with(player, row.ok().flatten(), now)
-    }
-
-    /// [`Actor::range_for`] with the store's rathole record already read.
-    pub(super) fn range_with(
-        &self,
-        player: PlayerId,
-        row: Option<poker_store::RatholeRow>,
-        now: u64,
-    ) -> (BuyInRange, Option<poker_rules::table::Rathole<PlayerId>>) {
-        let rathole = row.map(|r| poker_rules::table::Rathole {
-            player,
-            stack: r.stack,
-            left_at: (r.left_at / 1000).max(0) as u64,
-        });
+        let rathole = self
+            .departures
+            .of(player)
+            .map(|r| poker_rules::table::Rathole {
+                player,
+                stack: r.stack,
+                left_at: (r.left_at / 1000).max(0) as u64,
+            });
         let (min, max) = self.table.buy_in_range(rathole.as_ref(), now);
         let rules = self.table.rules();
         // The rules raised the minimum: the rathole rule applies.
@@ -305,18 +296,17 @@ impl Actor {
         player: PlayerId,
         seat: usize,
     ) -> Result<Chips, Refusal> {
+        let at = self.ctx.clock.now_ms();
         let amount = match self
             .ctx
             .store
-            .cash_out(
-                self.table_id,
-                player,
-                self.ctx.clock.now_ms(),
-                self.ctx.fence,
-            )
+            .cash_out(self.table_id, player, at, self.ctx.fence)
             .await
         {
-            Ok(amount) => amount,
+            Ok(amount) => {
+                self.departures.left(player, amount, at);
+                amount
+            }
             Err(e) if self.lost_table(&e) => return Err(Refusal::Moving),
             Err(e) => {
                 tracing::error!("cash-out failed: {e}");
@@ -492,100 +482,83 @@ impl Actor {
             leave: false,
         };
         self.sitting.hold(sit);
-        let (store, table, tx) = (self.ctx.store.clone(), self.table_id, self.sitting.steps());
-        let read = async move {
-            let row = store.rathole(table, player).await;
-            let _ = tx.send((player, Step::Rathole(row)));
-        };
-        tokio::spawn(read.instrument(self.span.clone()));
+        self.pay_for_seat(player);
         None
+    }
+
+    /// Checks a held sit's buy-in against the player's range (the rathole rule's from the
+    /// table's departures) and, in range, moves its money in a task of its own; refused
+    /// otherwise.
+    fn pay_for_seat(&mut self, player: PlayerId) {
+        let Some(sit) = self.sitting.get(player) else {
+            return;
+        };
+        let (seat, amount, same) = (sit.seat, sit.buy_in, sit.same.clone());
+        let (address, now) = (sit.address.clone(), sit.now);
+        let (range, rathole) = self.range_for(player, now);
+        if amount < range.min || amount > range.max {
+            let refusal = Refusal::Seat(out_of_range(&range));
+            self.sit_answered(player, Err(refusal));
+            return;
+        }
+        let flagged = self.flag_pairs(player, &same);
+        self.sitting.flagged(player, flagged.clone());
+        let buy_in = BuyIn {
+            table: self.table_id,
+            seat_no: seat,
+            player,
+            amount,
+            fence: self.ctx.fence,
+        };
+        let (persister, table, tx) = (
+            self.ctx.persister.clone(),
+            self.table_id,
+            self.sitting.steps(),
+        );
+        // The money moves first, with its ledger rows, through the persister: in one
+        // transaction with the other tables' buy-ins waiting (a room whose tables all fill
+        // at once pays one disk flush per batch, not per sit), answered once durable. The
+        // address is recorded next (a restart, or the node that takes the table over,
+        // compares the next newcomers with it), through the persister too, with the other
+        // writes that move no money; the seat stands if it cannot be written: that is
+        // logged.
+        let work = async move {
+            let bought = persister.buy_in(buy_in).await;
+            if let (Ok(()), Some(address)) = (&bought, address) {
+                let recorded = persister
+                    .save(vec![TableWrite::SitAddress {
+                        table,
+                        player,
+                        address,
+                        at: poker_store::now_ms(),
+                        flagged_with: flagged,
+                    }])
+                    .await;
+                if let Err(e) = recorded {
+                    tracing::error!("cannot record the address of a sit: {e}");
+                }
+            }
+            let _ = tx.send((player, Step::Bought(bought, rathole)));
+        };
+        tokio::spawn(work.instrument(self.span.clone()));
     }
 
     /// Goes on with a sit after a step of its store work.
     pub(super) async fn on_sit_step(&mut self, player: PlayerId, step: Step) {
-        match step {
-            Step::Rathole(row) => {
-                let Some(sit) = self.sitting.get(player) else {
-                    return;
-                };
-                // A record that cannot be read is not taken for none: the rathole rule
-                // would not hold. The sit is refused and may be asked again.
-                let row = match row {
-                    Ok(row) => row,
-                    Err(e) => {
-                        tracing::error!(%player, "cannot read a rathole record: {e}");
-                        let refusal = Refusal::Seat(
-                            "the buy-in range cannot be checked now; try again".into(),
-                        );
-                        self.sit_answered(player, Err(refusal));
-                        return;
-                    }
-                };
-                let (seat, amount, same) = (sit.seat, sit.buy_in, sit.same.clone());
-                let (address, now) = (sit.address.clone(), sit.now);
-                let (range, rathole) = self.range_with(player, row, now);
-                if amount < range.min || amount > range.max {
-                    let refusal = Refusal::Seat(out_of_range(&range));
-                    self.sit_answered(player, Err(refusal));
-                    return;
-                }
-                let flagged = self.flag_pairs(player, &same);
-                self.sitting.flagged(player, flagged.clone());
-                let buy_in = BuyIn {
-                    table: self.table_id,
-                    seat_no: seat,
-                    player,
-                    amount,
-                    fence: self.ctx.fence,
-                };
-                let (persister, table, tx) = (
-                    self.ctx.persister.clone(),
-                    self.table_id,
-                    self.sitting.steps(),
-                );
-                // The money moves first, with its ledger rows, through the persister: in
-                // one transaction with the other tables' buy-ins waiting (a room whose
-                // tables all fill at once pays one disk flush per batch, not per sit),
-                // answered once durable. The address is recorded next (a restart, or the
-                // node that takes the table over, compares the next newcomers with it),
-                // through the persister too, with the other writes that move no money;
-                // the seat stands if it cannot be written: that is logged.
-                let work = async move {
-                    let bought = persister.buy_in(buy_in).await;
-                    if let (Ok(()), Some(address)) = (&bought, address) {
-                        let recorded = persister
-                            .save(vec![TableWrite::SitAddress {
-                                table,
-                                player,
-                                address,
-                                at: poker_store::now_ms(),
-                                flagged_with: flagged,
-                            }])
-                            .await;
-                        if let Err(e) = recorded {
-                            tracing::error!("cannot record the address of a sit: {e}");
-                        }
-                    }
-                    let _ = tx.send((player, Step::Bought(bought, rathole)));
-                };
-                tokio::spawn(work.instrument(self.span.clone()));
+        let Step::Bought(bought, rathole) = step;
+        let refusal = match bought {
+            Ok(()) => return self.take_seat(player, rathole).await,
+            Err(StoreError::InsufficientFunds { balance }) => {
+                Refusal::Funds(format!("the balance is {balance}"))
             }
-            Step::Bought(bought, rathole) => {
-                let refusal = match bought {
-                    Ok(()) => return self.take_seat(player, rathole).await,
-                    Err(StoreError::InsufficientFunds { balance }) => {
-                        Refusal::Funds(format!("the balance is {balance}"))
-                    }
-                    Err(e) if self.lost_table(&e) => Refusal::Moving,
-                    Err(e) => Refusal::Seat(e.to_string()),
-                };
-                if let Some(sit) = self.sitting.get(player) {
-                    // A refused buy-in flags no pair: its player never sat down.
-                    self.book.unflag(player, &sit.flagged);
-                }
-                self.sit_answered(player, Err(refusal));
-            }
+            Err(e) if self.lost_table(&e) => Refusal::Moving,
+            Err(e) => Refusal::Seat(e.to_string()),
+        };
+        if let Some(sit) = self.sitting.get(player) {
+            // A refused buy-in flags no pair: its player never sat down.
+            self.book.unflag(player, &sit.flagged);
         }
+        self.sit_answered(player, Err(refusal));
     }
 
     /// The buy-in is durable: the player takes the seat held for them, is answered,

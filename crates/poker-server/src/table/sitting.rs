@@ -1,6 +1,6 @@
-//! Sitting down off the actor's loop. A sit's store work (reading the player's rathole
-//! record, then the buy-in through the persister, group-committed with the other tables'
-//! sits) runs in a task of its own while the table goes on answering its players; the seat
+//! Sitting down off the actor's loop. A sit's store work (the buy-in through the
+//! persister, group-committed with the other tables' sits; its range is checked first,
+//! against the table's departures kept in memory) runs in a task of its own while the table goes on answering its players; the seat
 //! is held meanwhile (nobody else may take it, and the player is not dealt in), and the
 //! player takes it when the buy-in is durable, as a finished hand's result is shown only
 //! once its commit is. A room opening thousands of tables at once so never has a table
@@ -15,7 +15,7 @@
 use super::*;
 use poker_rules::table::{Entry, Rathole};
 use poker_rules::Chips;
-use poker_store::{PlayerId, RatholeRow, StoreError};
+use poker_store::{PlayerId, StoreError};
 use std::collections::HashMap;
 use tokio::sync::{mpsc, oneshot};
 
@@ -43,8 +43,6 @@ pub(super) struct Sit {
 
 /// A step of a sit's store work, sent back to the actor.
 pub(super) enum Step {
-    /// The player's rathole record here (`None`: none), or why it could not be read.
-    Rathole(Result<Option<RatholeRow>, StoreError>),
     /// The buy-in's outcome, with the rathole record its range was checked with.
     Bought(Result<(), StoreError>, Option<Rathole<PlayerId>>),
 }

@@ -138,6 +138,22 @@ async fn r26_a_player_back_within_the_rathole_window_is_told_their_range_before_
         refusal.1
     );
 
+    // pokerd restarts: the table's new actor reads its departures from the store once,
+    // and tells the same range.
+    let (w_name, l_name) = (w.name.clone(), l.name.clone());
+    drop((w, l));
+    server.stop().await;
+    server = Server::start(&guard.url(), &[]).await;
+    let mut w = server.client(&w_name).await;
+    let mut l = server.client(&l_name).await;
+    let after = ask(&mut w, &table).await;
+    assert_eq!((after.min, after.max), (left_with, left_with), "{after:?}");
+    assert_eq!(
+        after.rathole.as_ref().map(|n| (n.stack, n.window_secs)),
+        Some((left_with, 3600)),
+        "{after:?}"
+    );
+
     // The range told is the range taken.
     w.send(&sit(&table, 2, told.min)).await;
     let bought = w.done("sit").await.0;

@@ -347,6 +347,38 @@ impl SqlStore {
         row.map(RatholeRow::try_from).transpose()
     }
 
+    /// What each player who left this table at `since` (unix ms) or later last left it
+    /// with: a table's actor reads these once when it starts, and keeps them itself from
+    /// then on (its own cash-outs are the only ones while it holds the table).
+    pub async fn ratholes_since(
+        &self,
+        table: TableId,
+        since: i64,
+    ) -> StoreResult<Vec<(PlayerId, RatholeRow)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            player_id: String,
+            #[sqlx(flatten)]
+            rathole: SqlRathole,
+        }
+        let rows: Vec<Row> = sqlx::query_as(
+            "select player_id, stack, left_at from rathole \
+             where poker_table_id = $1 and left_at >= $2",
+        )
+        .bind(table.to_string())
+        .bind(since)
+        .fetch_all(&self.read)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                Ok((
+                    PlayerId(uuid(&r.player_id)?),
+                    RatholeRow::try_from(r.rathole)?,
+                ))
+            })
+            .collect()
+    }
+
     /// Records whether a seated player is sitting out.
     pub async fn set_sitting_out(
         &self,

@@ -68,6 +68,19 @@ pub(crate) async fn deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledge
             .map(|r| (r.stack, r.left_at)),
         Some((500, 42))
     );
+    // A table's actor reads the departures of its window at once: those at or after the
+    // time asked, none before.
+    assert_eq!(
+        store.ratholes_since(table, 42).await.unwrap(),
+        vec![(
+            alice,
+            poker_store::RatholeRow {
+                stack: 500,
+                left_at: 42
+            }
+        )]
+    );
+    assert!(store.ratholes_since(table, 43).await.unwrap().is_empty());
     let player = store.player_by_name("alice").await.unwrap();
     assert!(verify_password("secret", &player.password_hash));
     assert!(!verify_password("wrong", &player.password_hash));
