@@ -59,7 +59,9 @@ pub fn router() -> Router<Arc<AppState>> {
 pub(crate) async fn to_the_end<T: Send + 'static>(
     work: impl std::future::Future<Output = T> + Send + 'static,
 ) -> T {
-    match tokio::spawn(work).await {
+    use tracing::Instrument;
+    // In the request's span, as if it ran in the handler.
+    match tokio::spawn(work.in_current_span()).await {
         Ok(answer) => answer,
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         // Only a runtime shutting down cancels a task; the request goes with it.

@@ -187,8 +187,13 @@ impl Actor {
                 .store
                 .cash_out(self.table_id, s.player, at, self.ctx.fence)
                 .await;
-            if let Ok(amount) = cashed {
-                self.departures.left(s.player, amount, at);
+            match &cashed {
+                Ok(amount) => self.departures.left(s.player, *amount, at),
+                // An error may hide a cash-out committed with its answer lost (its rathole
+                // record written): the departure is kept as the table knew it. Had it not
+                // been committed, the seat still in the store refuses a new sit anyway.
+                Err(e) if !self.lost_table(e) => self.departures.left(s.player, s.stack, at),
+                Err(_) => {}
             }
             match cashed {
                 Err(e) if self.lost_table(&e) => return false,

@@ -1,10 +1,11 @@
 //! Sitting down off the actor's loop. A sit's store work (the buy-in through the
 //! persister, group-committed with the other tables' sits; its range is checked first,
-//! against the table's departures kept in memory) runs in a task of its own while the table goes on answering its players; the seat
-//! is held meanwhile (nobody else may take it, and the player is not dealt in), and the
-//! player takes it when the buy-in is durable, as a finished hand's result is shown only
-//! once its commit is. A room opening thousands of tables at once so never has a table
-//! wait for the whole room's buy-ins before answering an action.
+//! against the table's departures kept in memory) runs in a task of its own while the
+//! table goes on answering its players; the seat is held meanwhile (nobody else may take
+//! it, and the player is not dealt in), and the player takes it when the buy-in is
+//! durable, as a finished hand's result is shown only once its commit is. A room opening
+//! thousands of tables at once so never has a table wait for the whole room's buy-ins
+//! before answering an action.
 //!
 //! Money moves only in the buy-in's transaction, with its ledger rows. A table that is
 //! asked to close or drain waits for its pending sits to be answered first, so that a

@@ -29,7 +29,21 @@ async fn ask(c: &mut Client, table: &str) -> BuyInRange {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn r26_a_player_back_within_the_rathole_window_is_told_their_range_before_sitting_and_sits_with_it(
 ) {
-    let guard = DbGuard::new(Db::Sqlite).await.unwrap();
+    back_within_the_window(Db::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r26_a_player_back_within_the_rathole_window_is_told_their_range_before_sitting_and_sits_with_it_on_postgres(
+) {
+    back_within_the_window(Db::Postgres).await;
+}
+
+/// Two players shove until one has more than the table's maximum, both leave; the winner
+/// back at once is told (and held to) the rathole range, also after pokerd restarts.
+async fn back_within_the_window(db: Db) {
+    let Some(guard) = DbGuard::new(db).await else {
+        return;
+    };
     let mut server = Server::start(&guard.url(), &[]).await;
     for name in ["ann", "ben", "cat"] {
         server.player(name, 1000).await;

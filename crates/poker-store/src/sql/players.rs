@@ -13,7 +13,6 @@ const NAMES: Dialects = Dialects {
          where player_id in (select value from json_each($1))",
 };
 
-/// The live sessions among some (one JSON array of token hashes; `$2` now).
 /// Where a session is live: unexpired (`$2` is the time now) and its player not locked
 /// out. The one rule of a sign-in's read, its read again, and a node's check of its
 /// connections' sessions.

@@ -162,12 +162,15 @@ async fn set_locked(
 ) -> ApiResult<Json<Value>> {
     let player = floor_player(&state, &who, &id).await?;
     let Json(lock) = body?;
-    state.store.set_player_locked(player, lock.locked).await?;
+    let locked = state.store.set_player_locked(player, lock.locked).await;
+    // Told even if the store answered an error: the lock may have been committed with its
+    // answer lost, and a needless end only asks the player to sign in again.
     if lock.locked {
         state
             .end_sessions(crate::sessions::SessionEnd::Locked { player_id: player })
             .await;
     }
+    locked?;
     who.audit(
         &state,
         if lock.locked {
@@ -222,13 +225,15 @@ async fn give_password(
         ));
     }
     let hash = state.accounts.hash(p.password).await?;
-    state
+    let set = state
         .store
         .staff_set_password(player, &hash, &who.actor, poker_store::now_ms())
-        .await?;
+        .await;
+    // Told even if the store answered an error (the password may be set, its answer lost).
     state
         .end_sessions(crate::sessions::SessionEnd::PasswordReset { player_id: player })
         .await;
+    set?;
     who.audit(&state, "reset_password", &player.to_string(), json!({}))
         .await;
     Ok(Json(json!({ "player_id": player.to_string() })))
