@@ -35,6 +35,20 @@ impl std::fmt::Debug for Player {
     }
 }
 
+/// What a WebSocket's sign-in reads, in one statement ([`crate::SqlStore::sign_in`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignIn {
+    /// The live session's player.
+    pub player: Player,
+    /// When the session ends (unix milliseconds).
+    pub expires_at: i64,
+    /// The tables where the player holds a seat, by id.
+    pub tables: Vec<TableId>,
+    /// Whether seats released while the player was away wait to be told
+    /// ([`crate::SqlStore::take_seat_release_notices`]).
+    pub notices: bool,
+}
+
 /// Why money comes into a wallet from outside the room ([`crate::SqlStore::credit`]). Each
 /// is its own kind of request for idempotency: the key of one is refused on another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

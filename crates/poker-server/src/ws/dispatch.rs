@@ -91,14 +91,15 @@ pub(crate) fn unknown_table() -> ServerMsg {
 /// `auth`: the connection speaks for the token's player from now on. A connection that
 /// speaks for a player already is refused another (`already_authenticated`); another
 /// valid token of the same player switches it to that session (the old one's end no
-/// longer closes it). The session is read once, between a mark of the ends told here and
-/// the registration, which says whether one told meanwhile ended it (`sessions.rs`): an
-/// end that comes while it signs in is not missed.
+/// longer closes it). The session is read once (with the tables where the player sits and
+/// whether seat-release notices wait: `SqlStore::sign_in`), between a mark of the ends
+/// told here and the registration, which says whether one told meanwhile ended it
+/// (`sessions.rs`): an end that comes while it signs in is not missed.
 async fn authenticate(state: &Arc<AppState>, conn: &mut Conn, token: &str) -> ServerMsg {
     let hash = token_hash(token);
     let mark = state.sessions.mark();
-    let (player, mut expires) = match state.store.session_and_expiry(&hash).await {
-        Ok(Some(found)) => found,
+    let signed = match state.store.sign_in(&hash).await {
+        Ok(Some(signed)) => signed,
         Ok(None) => {
             return ServerMsg::error(
                 ErrorCode::Unauthenticated,
@@ -110,6 +111,7 @@ async fn authenticate(state: &Arc<AppState>, conn: &mut Conn, token: &str) -> Se
             return ServerMsg::error(ErrorCode::Internal, "try again");
         }
     };
+    let (player, mut expires) = (signed.player, signed.expires_at);
     if conn
         .identity
         .as_ref()
@@ -155,21 +157,20 @@ async fn authenticate(state: &Arc<AppState>, conn: &mut Conn, token: &str) -> Se
     tracing::Span::current().record("player_id", tracing::field::display(player.player_id));
     // The welcome is the reply; replies are written before the tables' queue, so it
     // comes before the snapshot of every table the player sits at. The tables where the
-    // player holds a seat (one indexed query, not a question to every table), on this node
-    // or, among several, on any, are followed: subscribed to beside the connection, again
-    // and again while one has no owner, until each has sent its snapshot.
-    for table in state
-        .store
-        .tables_of(player.player_id)
-        .await
-        .unwrap_or_default()
-    {
+    // player holds a seat (read with the session, not a question to every table), on this
+    // node or, among several, on any, are followed: subscribed to beside the connection,
+    // again and again while one has no owner, until each has sent its snapshot.
+    for table in signed.tables {
         if !conn.follows.contains(table) {
             conn.follows.follow(table, true);
         }
     }
     // Seats released while the player had no page open: told now, after the welcome (the
-    // tables' queue is written after the reply), each once.
+    // tables' queue is written after the reply), each once. Taken (a write) only when the
+    // sign-in's read saw some; one written since is told at the next sign-in.
+    if !signed.notices {
+        return welcome;
+    }
     match state
         .store
         .take_seat_release_notices(player.player_id)

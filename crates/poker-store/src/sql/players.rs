@@ -37,6 +37,30 @@ const LIVE_SESSIONS: Dialects = Dialects {
     ),
 };
 
+/// A sign-in's one read (`$1` the token's hash): the live session's player and expiry,
+/// the tables where the player holds a seat (ids joined by commas, in no order), and
+/// whether seat-release notices wait (1 or 0).
+const SIGN_IN: Dialects = Dialects {
+    postgres: concat!(
+        "select p.player_id, p.name, p.password_hash, p.created_at, p.locked, s.expires_at, \
+         (select coalesce(string_agg(t.poker_table_id, ','), '') from seat t \
+          where t.player_id = p.player_id) as tables, \
+         cast(case when exists (select 1 from seat_release_notice n \
+          where n.player_id = p.player_id) then 1 else 0 end as bigint) as notices ",
+        live_session!(),
+        "and s.token_hash = $1"
+    ),
+    sqlite: concat!(
+        "select p.player_id, p.name, p.password_hash, p.created_at, p.locked, s.expires_at, \
+         (select coalesce(group_concat(t.poker_table_id, ','), '') from seat t \
+          where t.player_id = p.player_id) as tables, \
+         cast(case when exists (select 1 from seat_release_notice n \
+          where n.player_id = p.player_id) then 1 else 0 end as bigint) as notices ",
+        live_session!(),
+        "and s.token_hash = $1"
+    ),
+};
+
 impl SqlStore {
     /// Replaces a player's password on a staff member's word, in a transaction: every
     /// session of theirs ends and the notice for their next login is left.
@@ -196,6 +220,41 @@ impl SqlStore {
         .await?;
         row.map(|r| Ok((Player::try_from(r.player)?, r.expires_at)))
             .transpose()
+    }
+
+    /// What a WebSocket's sign-in needs, by the hash of its token, in one statement: the
+    /// live session's player and expiry, the tables where they hold a seat, and whether
+    /// seat-release notices wait for them. `None` for no live session.
+    pub async fn sign_in(&self, token_hash: &str) -> StoreResult<Option<SignIn>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            #[sqlx(flatten)]
+            player: SqlPlayer,
+            expires_at: i64,
+            tables: String,
+            notices: i64,
+        }
+        let row: Option<Row> = sqlx::query_as(SIGN_IN.of(self.backend))
+            .bind(token_hash)
+            .bind(now_ms())
+            .fetch_optional(&self.read)
+            .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let mut tables = row
+            .tables
+            .split(',')
+            .filter(|id| !id.is_empty())
+            .map(|id| Ok(TableId(uuid(id)?)))
+            .collect::<StoreResult<Vec<TableId>>>()?;
+        tables.sort_by_key(|t| t.to_string());
+        Ok(Some(SignIn {
+            player: Player::try_from(row.player)?,
+            expires_at: row.expires_at,
+            tables,
+            notices: row.notices != 0,
+        }))
     }
 
     /// Which of these sessions (their tokens' hashes) are unexpired, of players not locked

@@ -89,13 +89,26 @@ pub(crate) async fn sessions_survive_reconnection_and_expire(store: &SqlStore, u
     // unknown session.
     assert_eq!(
         again.session_and_expiry("live-hash").await.unwrap(),
-        Some((found, now + 60_000))
+        Some((found.clone(), now + 60_000))
     );
     assert_eq!(again.session_and_expiry("old-hash").await.unwrap(), None);
     assert_eq!(
         again.session_and_expiry("no-such-hash").await.unwrap(),
         None
     );
+    // A WebSocket's sign-in: the same player and expiry, no seat, no notice; nothing for
+    // an expired or unknown session.
+    assert_eq!(
+        again.sign_in("live-hash").await.unwrap(),
+        Some(poker_store::SignIn {
+            player: found.clone(),
+            expires_at: now + 60_000,
+            tables: Vec::new(),
+            notices: false,
+        })
+    );
+    assert_eq!(again.sign_in("old-hash").await.unwrap(), None);
+    assert_eq!(again.sign_in("no-such-hash").await.unwrap(), None);
     // What a node cut off from the others checks: which of its sessions are still live.
     let all = ["live-hash", "old-hash", "no-such-hash"];
     assert_eq!(
@@ -106,6 +119,7 @@ pub(crate) async fn sessions_survive_reconnection_and_expire(store: &SqlStore, u
     again.delete_session("live-hash").await.unwrap();
     assert_eq!(store.session_expiry("live-hash").await.unwrap(), None);
     assert_eq!(store.session_and_expiry("live-hash").await.unwrap(), None);
+    assert_eq!(store.sign_in("live-hash").await.unwrap(), None);
     assert!(store.live_sessions(&all).await.unwrap().is_empty());
     assert!(
         store.session("live-hash").await.unwrap().is_none(),
@@ -326,6 +340,11 @@ pub(crate) async fn staff_accounts_sessions_the_audit_log_locks_and_rake_by_day(
         store.session_expiry("lockhash2").await.unwrap(),
         None,
         "locked: not live for a sign-in's second read either"
+    );
+    assert_eq!(
+        store.sign_in("lockhash2").await.unwrap(),
+        None,
+        "locked: no WebSocket sign-in"
     );
     store.set_player_locked(p, false).await.unwrap();
     assert!(!store.player_by_name("lockme").await.unwrap().locked);

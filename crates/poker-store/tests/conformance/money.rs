@@ -35,6 +35,27 @@ pub(crate) async fn deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledge
         (3, alice, 500)
     );
     assert_eq!(store.tables_of(alice).await.unwrap(), vec![table]);
+    // A WebSocket's sign-in reads the tables where she sits with her session, in the
+    // order of their ids, with a second seat.
+    store
+        .create_session("alice-hash", alice, now_ms() + 60_000)
+        .await
+        .unwrap();
+    let other = store.create_table("t-other", "{}").await.unwrap();
+    store
+        .buy_in(other, 0, alice, 100, None, None)
+        .await
+        .unwrap();
+    let mut both = vec![table, other];
+    both.sort_by_key(|t| t.to_string());
+    assert_eq!(store.tables_of(alice).await.unwrap(), both);
+    let signed = store.sign_in("alice-hash").await.unwrap().unwrap();
+    assert_eq!((signed.player.player_id, signed.tables), (alice, both));
+    store.cash_out(other, alice, 41, None).await.unwrap();
+    assert_eq!(
+        store.sign_in("alice-hash").await.unwrap().unwrap().tables,
+        vec![table]
+    );
     audit_holds(store).await;
     assert_eq!(store.cash_out(table, alice, 42, None).await.unwrap(), 500);
     let ledger = store.table_ledger(table).await.unwrap();

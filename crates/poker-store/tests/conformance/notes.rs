@@ -164,10 +164,22 @@ pub(crate) async fn seat_release_notices_are_kept_until_told_once_to_their_playe
         .await
         .unwrap()
         .is_empty());
+    // A sign-in's read says whether any wait (and a sign-in takes them only then).
+    for (hash, who) in [("ann-hash", ann), ("bob-hash", bob)] {
+        store
+            .create_session(hash, who, now_ms() + 60_000)
+            .await
+            .unwrap();
+    }
+    let waiting =
+        |hash: &'static str| async move { store.sign_in(hash).await.unwrap().unwrap().notices };
+    assert!(!waiting("ann-hash").await);
     store
         .note_seat_released(ann, home, "Home", 3_700, 180)
         .await
         .unwrap();
+    assert!(waiting("ann-hash").await);
+    assert!(!waiting("bob-hash").await, "Ann's notices are not Bob's");
     store
         .note_seat_released(ann, friday, "Friday game", 86_400, 0)
         .await
@@ -201,6 +213,7 @@ pub(crate) async fn seat_release_notices_are_kept_until_told_once_to_their_playe
         .await
         .unwrap()
         .is_empty());
+    assert!(!waiting("ann-hash").await);
 }
 
 /// Issue 38 item 4: a player's ranges, stats and a pair's hands are read by when each
