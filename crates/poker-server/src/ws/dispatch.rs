@@ -160,15 +160,17 @@ async fn authenticate(state: &Arc<AppState>, conn: &mut Conn, token: &str) -> Se
     // player holds a seat (read with the session, not a question to every table), on this
     // node or, among several, on any, are followed: subscribed to beside the connection,
     // again and again while one has no owner, until each has sent its snapshot.
-    for table in signed.tables {
+    for &table in &signed.tables {
         if !conn.follows.contains(table) {
             conn.follows.follow(table, true);
         }
     }
     // Seats released while the player had no page open: told now, after the welcome (the
     // tables' queue is written after the reply), each once. Taken (a write) only when the
-    // sign-in's read saw some; one written since is told at the next sign-in.
-    if !signed.notices {
+    // sign-in's read saw some, or saw a seat (a seat released since the read, its player
+    // not yet subscribed there, leaves a notice now); a player with neither has none to
+    // take, and the room's opening, whose players hold no seat yet, writes nothing.
+    if !signed.notices && signed.tables.is_empty() {
         return welcome;
     }
     match state

@@ -68,10 +68,10 @@ impl SqlStore {
     }
 
     /// The seats released while `player` was away, oldest first, deleted as they are
-    /// read: each is told once. One statement (`delete ... returning`), so a player's
-    /// sign-in with nothing to tell costs one round trip, not a transaction of three, and
-    /// a notice written meanwhile is either returned or left for the next sign-in, never
-    /// deleted unread.
+    /// read: each is told once. One statement (`delete ... returning`), not a transaction
+    /// of three, so a notice written meanwhile is either returned or left for the next
+    /// sign-in, never deleted unread. A sign-in calls it only when its read
+    /// ([`SqlStore::sign_in`]) saw a notice or a seat.
     pub async fn take_seat_release_notices(
         &self,
         player: PlayerId,

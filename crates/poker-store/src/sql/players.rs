@@ -37,8 +37,9 @@ const LIVE_SESSIONS: Dialects = Dialects {
     ),
 };
 
-/// A sign-in's one read (`$1` the token's hash): the live session's player and expiry,
-/// the tables where the player holds a seat (ids joined by commas, in no order), and
+/// A sign-in's one read (`$1` the token's hash, `$2` now, in `live_session!`): the live
+/// session's player and expiry, the tables where the player holds a seat (ids joined by
+/// commas, in no order), and
 /// whether seat-release notices wait (1 or 0).
 const SIGN_IN: Dialects = Dialects {
     postgres: concat!(
@@ -198,8 +199,8 @@ impl SqlStore {
             .map(|(player, _)| player))
     }
 
-    /// The player of an unexpired session and when it ends (ms since the epoch), by the hash
-    /// of its token: a sign-in's one read.
+    /// The player of a live session and when it ends (ms since the epoch), by the hash of
+    /// its token: an HTTP request's session ([`SqlStore::session`]).
     pub async fn session_and_expiry(&self, token_hash: &str) -> StoreResult<Option<(Player, i64)>> {
         /// A session's row with its player's.
         #[derive(sqlx::FromRow)]
