@@ -495,12 +495,19 @@ async fn logout_and_hang_up(db: Db) {
     );
 
     // A logout that began and then stopped between its commit and the tell would show as a
-    // token that signs in no more while her socket stays open.
-    for attempt in 1..=100 {
+    // token that signs in no more while her socket stays open. The logout first reads
+    // whether the token is live, a read the hang-up may cancel: the client waits a little
+    // longer each time (0 to 10 ms, by 50 us) before hanging up, so that one attempt falls
+    // after that read, in the logout's work.
+    for attempt in 1..=200u32 {
         let mut hang_up = tokio::net::TcpStream::connect(server.addr).await.unwrap();
         tokio::io::AsyncWriteExt::write_all(&mut hang_up, request.as_bytes())
             .await
             .unwrap();
+        let until = Instant::now() + Duration::from_micros(50 * u64::from(attempt - 1));
+        while Instant::now() < until {
+            std::hint::spin_loop();
+        }
         drop(hang_up);
 
         let closed = closed_or_open(&mut ann, Duration::from_millis(300)).await;
@@ -529,7 +536,7 @@ async fn logout_and_hang_up(db: Db) {
         server.stop().await;
         return;
     }
-    panic!("no hung-up logout began in 100 attempts");
+    panic!("no hung-up logout began in 200 attempts");
 }
 
 /// Whether `client`'s socket closed within `wait` (what it was sent is in its log).

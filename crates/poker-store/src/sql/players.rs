@@ -39,27 +39,27 @@ const LIVE_SESSIONS: Dialects = Dialects {
 
 /// A sign-in's one read (`$1` the token's hash, `$2` now, in `live_session!`): the live
 /// session's player and expiry, the tables where the player holds a seat (ids joined by
-/// commas, in no order), and
-/// whether seat-release notices wait (1 or 0).
+/// commas, in no order, by the dialect's aggregate given), and whether seat-release
+/// notices wait (1 or 0).
+macro_rules! sign_in {
+    ($join_ids:literal) => {
+        concat!(
+            "select p.player_id, p.name, p.password_hash, p.created_at, p.locked, \
+             s.expires_at, (select coalesce(",
+            $join_ids,
+            ", '') from seat t where t.player_id = p.player_id) as tables, \
+             cast(case when exists (select 1 from seat_release_notice n \
+              where n.player_id = p.player_id) then 1 else 0 end as bigint) as notices ",
+            live_session!(),
+            "and s.token_hash = $1"
+        )
+    };
+}
+
+/// [`sign_in!`] in each dialect.
 const SIGN_IN: Dialects = Dialects {
-    postgres: concat!(
-        "select p.player_id, p.name, p.password_hash, p.created_at, p.locked, s.expires_at, \
-         (select coalesce(string_agg(t.poker_table_id, ','), '') from seat t \
-          where t.player_id = p.player_id) as tables, \
-         cast(case when exists (select 1 from seat_release_notice n \
-          where n.player_id = p.player_id) then 1 else 0 end as bigint) as notices ",
-        live_session!(),
-        "and s.token_hash = $1"
-    ),
-    sqlite: concat!(
-        "select p.player_id, p.name, p.password_hash, p.created_at, p.locked, s.expires_at, \
-         (select coalesce(group_concat(t.poker_table_id, ','), '') from seat t \
-          where t.player_id = p.player_id) as tables, \
-         cast(case when exists (select 1 from seat_release_notice n \
-          where n.player_id = p.player_id) then 1 else 0 end as bigint) as notices ",
-        live_session!(),
-        "and s.token_hash = $1"
-    ),
+    postgres: sign_in!("string_agg(t.poker_table_id, ',')"),
+    sqlite: sign_in!("group_concat(t.poker_table_id, ',')"),
 };
 
 impl SqlStore {
