@@ -55,7 +55,8 @@ pub fn router() -> Router<Arc<AppState>> {
 /// that hangs up mid-request makes the server drop the handler's future at its next
 /// await; work that ends sessions must not stop between its commit and what follows it
 /// (telling every node, [`AppState::end_sessions`], and the audit entry), or a session
-/// ended in the store keeps its sockets open on every node until it expires.
+/// ended in the store keeps its sockets open on every node until it expires. The players'
+/// logout and reset code call it; every admin change runs in it ([`admin::router`]).
 pub(crate) async fn to_the_end<T: Send + 'static>(
     work: impl std::future::Future<Output = T> + Send + 'static,
 ) -> T {

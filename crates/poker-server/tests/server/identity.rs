@@ -3,8 +3,9 @@
 //! refused and the first player's stream goes on; whatever ends a session (logout, a floor
 //! password reset, a lock) closes its sockets, on this node or another, before the request
 //! that ended it is answered, so nothing of the player's (cards, decisions, a later hand)
-//! reaches a socket after that; a socket that never authenticates, or that answers no
-//! ping, is closed.
+//! reaches a socket after that, even when the client that asked hangs up at once (and an
+//! admin's deposit so abandoned is still in the audit log); a socket that never
+//! authenticates, or that answers no ping, is closed.
 
 use crate::common;
 
@@ -500,16 +501,7 @@ async fn logout_and_hang_up(db: Db) {
     // longer each time (0 to 10 ms, by 50 us) before hanging up, so that one attempt falls
     // after that read, in the logout's work.
     for attempt in 1..=200u32 {
-        let mut hang_up = tokio::net::TcpStream::connect(server.addr).await.unwrap();
-        tokio::io::AsyncWriteExt::write_all(&mut hang_up, request.as_bytes())
-            .await
-            .unwrap();
-        let until = Instant::now() + Duration::from_micros(50 * u64::from(attempt - 1));
-        while Instant::now() < until {
-            std::hint::spin_loop();
-        }
-        drop(hang_up);
-
+        send_and_hang_up(&server, &request, attempt).await;
         let closed = closed_or_open(&mut ann, Duration::from_millis(300)).await;
         if !closed && signs_in(&server, &token).await {
             // Not committed: the server dropped the request before the logout began (or it
@@ -537,6 +529,99 @@ async fn logout_and_hang_up(db: Db) {
         return;
     }
     panic!("no hung-up logout began in 200 attempts");
+}
+
+/// Sends a raw HTTP `request` and closes the connection without reading the answer,
+/// after a wait that grows with the `attempt` (0 ms for the first, then 50 us more each
+/// time): one of the attempts falls in the window a test looks for.
+async fn send_and_hang_up(server: &Server, request: &str, attempt: u32) {
+    let mut hang_up = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut hang_up, request.as_bytes())
+        .await
+        .unwrap();
+    let until = Instant::now() + Duration::from_micros(50 * u64::from(attempt - 1));
+    while Instant::now() < until {
+        std::hint::spin_loop();
+    }
+    drop(hang_up);
+}
+
+/// An admin deposits and hangs up at once, again and again with a little more time each
+/// attempt, until ten deposits are committed: each one's audit entry must follow it,
+/// though the client is gone. (Before every admin change ran to its end, a hang-up between the
+/// commit and the entry left a deposit in the ledger that the audit log never named.)
+async fn deposit_and_hang_up(db: Db) {
+    let Some(guard) = DbGuard::new(db).await else {
+        return;
+    };
+    let mut server = Server::start(&guard.url(), &[]).await;
+    let ann = server.player("ann", 0).await;
+    for attempt in 1..=200u32 {
+        let body =
+            json!({ "amount": 1, "idempotency_key": format!("hang-up-{attempt}") }).to_string();
+        let request = format!(
+            "POST /admin/players/{ann}/deposit HTTP/1.1\r\nHost: pokerd\r\n\
+             Authorization: Bearer {}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            common::TOKEN,
+            body.len()
+        );
+        send_and_hang_up(&server, &request, attempt).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let deposited = balance(&server, &ann).await;
+        if deposited == 0 {
+            // Dropped before the deposit began (or not yet committed: a later attempt
+            // counts it).
+            continue;
+        }
+        // Every deposit committed is in the audit log, soon after its commit.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let entries = deposits_audited(&server, &ann).await;
+            if entries == deposited {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{deposited} deposits committed, {entries} in the audit log 10 s after"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // Ten deposits committed: the hang-ups swept the time from the commit to the
+        // audit entry (0.5 ms past the first commit, by 50 us).
+        if deposited >= 10 {
+            eprintln!("attempt {attempt}: {deposited} deposits, each with its audit entry");
+            server.stop().await;
+            common::assert_conserved(&server.audit().await, deposited);
+            return;
+        }
+    }
+    panic!("fewer than ten hung-up deposits were committed in 200 attempts");
+}
+
+/// A player's wallet, as the admin API answers it.
+async fn balance(server: &Server, player: &str) -> i64 {
+    let p = server.get_json(&format!("/admin/players/{player}")).await;
+    p["balance"].as_i64().unwrap()
+}
+
+/// The deposits to `player` the audit log names.
+async fn deposits_audited(server: &Server, player: &str) -> i64 {
+    let log = server.get_json("/admin/audit-log?limit=500").await;
+    let entries = log.as_array().unwrap().iter();
+    entries
+        .filter(|e| e["action"] == "deposit" && e["target"] == player)
+        .count() as i64
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_deposit_whose_client_hangs_up_at_once_is_still_in_the_audit_log_on_sqlite() {
+    deposit_and_hang_up(Db::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_deposit_whose_client_hangs_up_at_once_is_still_in_the_audit_log_on_postgres() {
+    deposit_and_hang_up(Db::Postgres).await;
 }
 
 /// Whether `client`'s socket closed within `wait` (what it was sent is in its log).

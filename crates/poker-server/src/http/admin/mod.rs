@@ -74,4 +74,23 @@ pub fn router() -> Router<Arc<AppState>> {
             "/admin/fair-play/pairs/{a}/{b}/hands",
             get(fairplay::pair_hands),
         )
+        .route_layer(axum::middleware::from_fn(changes_run_to_their_end))
+}
+
+/// Every admin request that changes something (any method but `GET` and `HEAD`) runs in
+/// a task of its own ([`crate::http::to_the_end`]): a client that hangs up mid-request
+/// would otherwise have its handler dropped at its next await, between a commit and what
+/// must follow it: the audit entry of a deposit, a table made or closed, a staff change;
+/// the telling of every node that a player's sessions ended. Reads are dropped with
+/// their client, as ever.
+async fn changes_run_to_their_end(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::http::Method;
+    if matches!(*request.method(), Method::GET | Method::HEAD) {
+        next.run(request).await
+    } else {
+        crate::http::to_the_end(next.run(request)).await
+    }
 }

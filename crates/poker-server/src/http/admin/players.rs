@@ -142,22 +142,12 @@ pub(crate) struct Lock {
 
 /// Locks a player out (no login, every session and WebSocket of theirs ends) or lets
 /// them back in; their seats and money stay as they are.
+/// Like every admin change, it runs to its end even if the client hangs up
+/// ([`super::router`]): the lock, the end of the player's sessions and the audit entry.
 pub(crate) async fn lock_player(
     State(state): State<Arc<AppState>>,
     who: Admin,
     Path(id): Path<String>,
-    body: Result<Json<Lock>, JsonRejection>,
-) -> ApiResult<Json<Value>> {
-    // The lock, the end of the player's sessions and the audit entry run to their end
-    // even if the client hangs up.
-    crate::http::to_the_end(set_locked(state, who, id, body)).await
-}
-
-/// [`lock_player`]'s work.
-async fn set_locked(
-    state: Arc<AppState>,
-    who: Admin,
-    id: String,
     body: Result<Json<Lock>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
     let player = floor_player(&state, &who, &id).await?;
@@ -196,22 +186,11 @@ pub(crate) struct NewPassword {
 /// Sets a player's password directly (admins only: the floor issues a reset code the
 /// player uses instead). Every session of theirs ends, any reset code of theirs is void,
 /// and at their next login they are told who set it and when.
+/// It runs to its end even if the client hangs up ([`super::router`]).
 pub(crate) async fn reset_password(
     State(state): State<Arc<AppState>>,
     who: Admin,
     Path(id): Path<String>,
-    body: Result<Json<NewPassword>, JsonRejection>,
-) -> ApiResult<Json<Value>> {
-    // The new password, the end of the player's sessions and the audit entry run to
-    // their end even if the client hangs up.
-    crate::http::to_the_end(give_password(state, who, id, body)).await
-}
-
-/// [`reset_password`]'s work.
-async fn give_password(
-    state: Arc<AppState>,
-    who: Admin,
-    id: String,
     body: Result<Json<NewPassword>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
     who.may(Duty::SetPassword)?;
