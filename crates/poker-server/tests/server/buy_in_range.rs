@@ -197,3 +197,108 @@ async fn back_within_the_window(db: Db) {
 
     server.finish(3000).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r26_a_player_stood_up_for_missing_the_big_blind_is_cashed_out_and_held_to_what_they_left_with(
+) {
+    stood_up_for_missed_blinds(Db::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r26_a_player_stood_up_for_missing_the_big_blind_is_cashed_out_and_held_to_what_they_left_with_on_postgres(
+) {
+    stood_up_for_missed_blinds(Db::Postgres).await;
+}
+
+/// The table stands up a player who sat out past its `max_missed_big_blinds` (here one) and
+/// cashes them out between hands (`deal`): they are told their `leave` with the amount, and
+/// back at once, the rathole rule holds them to what they left with, like any leave.
+async fn stood_up_for_missed_blinds(db: Db) {
+    let Some(guard) = DbGuard::new(db).await else {
+        return;
+    };
+    let mut server = Server::start(&guard.url(), &[]).await;
+    for name in ["ann", "ben", "cat"] {
+        server.player(name, 1000).await;
+    }
+    let mut rules = nl_rules();
+    rules["max_missed_big_blinds"] = serde_json::json!(1);
+    let table = server
+        .table_with(rules, serde_json::from_str(CLOCK).unwrap())
+        .await;
+    let mut ann = server.client("ann").await;
+    let mut ben = server.client("ben").await;
+    let mut cat = server.client("cat").await;
+    for (c, seat) in [(&mut ann, 0), (&mut ben, 1), (&mut cat, 2)] {
+        c.sat(&table, seat, 100).await;
+    }
+
+    // Everyone checks or calls; once cat has played a hand, cat sits out, and the next
+    // big blind to pass cat's seat stands cat up.
+    let mut sat_out = false;
+    let left_with = 'play: loop {
+        for (i, c) in [&mut ann, &mut ben, &mut cat].into_iter().enumerate() {
+            while let Some(m) = c.try_recv(std::time::Duration::from_millis(20)).await {
+                match m {
+                    ServerMsg::Decide {
+                        decision_id, legal, ..
+                    } => {
+                        let calm = common::simple_action(&legal, false);
+                        c.send(&act(&table, decision_id, calm)).await
+                    }
+                    ServerMsg::DecideShow { decision_id, .. } => {
+                        c.send(&act(&table, decision_id, Action::Muck)).await
+                    }
+                    ServerMsg::DecideRunTwice { decision_id, .. } => {
+                        let no = Action::RunItTwice { agree: false };
+                        c.send(&act(&table, decision_id, no)).await
+                    }
+                    ServerMsg::Event {
+                        event: poker_rules::Event::HandEnded { .. },
+                        ..
+                    } if i == 2 && !sat_out => {
+                        sat_out = true;
+                        c.send(&ClientMsg::SitOut {
+                            table_id: tid(&table),
+                            next_big_blind: false,
+                        })
+                        .await;
+                    }
+                    ServerMsg::Done {
+                        request, amount, ..
+                    } if i == 2 && request == "leave" => break 'play amount,
+                    _ => {}
+                }
+            }
+        }
+    };
+    assert!(
+        left_with > 40,
+        "cat was cashed out with more than the table's minimum: {left_with}"
+    );
+
+    // Back at once: held to what the table cashed out, in the rule's words.
+    let told = ask(&mut cat, &table).await;
+    assert_eq!(told.min, left_with, "{told:?}");
+    assert!(told.max >= left_with, "{told:?}");
+    let note = told.rathole.clone().expect("the rathole rule is named");
+    assert_eq!(
+        (note.stack, note.window_secs),
+        (left_with, 3600),
+        "{note:?}"
+    );
+    cat.send(&sit(&table, 2, 40)).await;
+    let refusal = loop {
+        if let ServerMsg::Error { code, message } = cat.recv().await {
+            break (code, message);
+        }
+    };
+    assert_eq!(refusal.0, ErrorCode::SeatRefused);
+    assert!(refusal.1.contains("R26"), "{}", refusal.1);
+    // And sits with it.
+    cat.send(&sit(&table, 2, left_with)).await;
+    assert_eq!(cat.done("sit").await.0, left_with);
+
+    drop((ann, ben, cat));
+    server.finish(3000).await;
+}
