@@ -331,22 +331,6 @@ impl SqlStore {
         table_ids(rows)
     }
 
-    /// What the player last left this table with.
-    pub async fn rathole(
-        &self,
-        table: TableId,
-        player: PlayerId,
-    ) -> StoreResult<Option<RatholeRow>> {
-        let row: Option<SqlRathole> = sqlx::query_as(
-            "select stack, left_at from rathole where poker_table_id = $1 and player_id = $2",
-        )
-        .bind(table.to_string())
-        .bind(player.to_string())
-        .fetch_optional(&self.read)
-        .await?;
-        row.map(RatholeRow::try_from).transpose()
-    }
-
     /// What each player who left this table at `since` (unix ms) or later last left it
     /// with: a table's actor reads these once when it starts, and keeps them itself from
     /// then on (its own cash-outs are the only ones while it holds the table).

@@ -140,7 +140,7 @@ pub(crate) async fn lease_money_moves_with_a_stale_fence_are_refused_and_move_no
         for p in [a, b, c] {
             wallets.push(store.balance(p).await.unwrap());
             ledgers.push(store.ledger(p, 1000).await.unwrap().len());
-            ratholes.push(store.rathole(table, p).await.unwrap());
+            ratholes.push(rathole(store, table, p).await);
         }
         let hands = store.table_hands(table, 100, 0).await.unwrap().len();
         (seats, wallets, ledgers, ratholes, hands)

@@ -130,10 +130,7 @@ pub(crate) async fn missed_blinds_and_rathole_records_survive_reconnection(
         again.table_state(TableId::new()).await,
         Err(StoreError::NotFound(_))
     ));
-    assert_eq!(
-        again.rathole(table, f).await.unwrap().map(|r| r.stack),
-        Some(300)
-    );
+    assert_eq!(rathole(&again, table, f).await.map(|r| r.stack), Some(300));
     again
         .set_missed_blinds(table, f, false, false)
         .await

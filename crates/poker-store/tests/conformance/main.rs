@@ -33,6 +33,20 @@ async fn audit_holds(store: &SqlStore) {
     assert!(audit.holds(), "the ledger invariant broke: {audit:?}");
 }
 
+/// What `player` last left `table` with, as the table's actor reads it at its start
+/// (`ratholes_since`, here from the beginning of time).
+async fn rathole(
+    store: &SqlStore,
+    table: TableId,
+    player: PlayerId,
+) -> Option<poker_store::RatholeRow> {
+    let all = store
+        .ratholes_since(table, i64::MIN)
+        .await
+        .expect("ratholes");
+    all.into_iter().find(|(p, _)| *p == player).map(|(_, r)| r)
+}
+
 /// The password hash every scenario's players share: hashed once per process (a hash is
 /// made slow on purpose; a scenario of 360 players spent 11 s hashing the same password).
 fn secret_hash() -> &'static str {

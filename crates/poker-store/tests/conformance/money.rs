@@ -82,10 +82,8 @@ pub(crate) async fn deposits_buy_ins_top_ups_and_cash_outs_move_money_with_ledge
         assert!(kinds.contains(&kind), "{kind} recorded: {kinds:?}");
     }
     assert_eq!(
-        store
-            .rathole(table, alice)
+        rathole(store, table, alice)
             .await
-            .unwrap()
             .map(|r| (r.stack, r.left_at)),
         Some((500, 42))
     );
