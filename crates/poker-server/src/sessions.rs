@@ -16,9 +16,10 @@
 //! or the end finds the registration. Past the last [`RECENT`] ends the answer is
 //! [`Since::Unknown`], and the connection reads its session again instead.
 //!
-//! An end told while this node was cut off from NATS never reaches it. When the node hears
-//! NATS again, or hears another node come back, it checks its connections' sessions in the
-//! store ([`AppState::recheck_sessions`]); a sign-in whose mark came before such a check
+//! An end told while this node was cut off from NATS never reaches it, nor one whose node
+//! died between its commit and its telling. When the node hears NATS again, hears another
+//! node come back, or stops hearing one that did not say it was leaving, it checks its
+//! connections' sessions in the store ([`AppState::recheck_sessions`]); a sign-in whose mark came before such a check
 //! began cannot lean on the ends told here (one may have been lost): it is answered
 //! [`Since::Unknown`] and reads its session again.
 

@@ -96,7 +96,14 @@ impl Cluster {
             anyhow::bail!("the database does not answer");
         };
         let (candidates, leases) = read?;
-        let nodes = self.live_nodes(&leases);
+        let (nodes, silent) = self.live_nodes(&leases);
+        if !silent.is_empty() {
+            // A node gone silent without saying it leaves may have died between ending a
+            // session in the store and telling the others: ask the store.
+            let checking = state.clone();
+            let why = format!("{} went silent without leaving", silent.join(", "));
+            tokio::spawn(async move { checking.recheck_sessions(&why).await });
+        }
         let live = leases.iter().filter(|l| l.live).count();
         let share = fair_share(live + candidates.len(), nodes.len());
         // Tables being handed over still count as this node's: it takes none in their
@@ -254,11 +261,19 @@ impl Cluster {
 
     /// The live nodes, by name: those holding a live lease, those heard within a lease's
     /// lifetime, and this one; not those heard leaving (their tables are the others' to
-    /// take as they come free).
-    fn live_nodes(&self, leases: &[Lease]) -> Vec<String> {
+    /// take as they come free). With them, the nodes heard before that went silent since
+    /// the last call (dead, frozen, or cut off from NATS; a node leaving says so instead).
+    fn live_nodes(&self, leases: &[Lease]) -> (Vec<String>, Vec<String>) {
         let lifetime = Duration::from_millis(self.lease_ms);
         let mut peers = lock(&self.peers);
-        peers.retain(|_, heard| heard.elapsed() <= lifetime);
+        let mut silent = Vec::new();
+        peers.retain(|node, heard| {
+            let live = heard.elapsed() <= lifetime;
+            if !live {
+                silent.push(node.clone());
+            }
+            live
+        });
         let mut nodes: Vec<String> = leases
             .iter()
             .filter(|l| l.live)
@@ -272,7 +287,7 @@ impl Cluster {
         let mut departing = lock(&self.departing);
         departing.retain(|node| leases.iter().any(|l| l.live && l.node == *node));
         nodes.retain(|node| !departing.contains(node));
-        nodes
+        (nodes, silent)
     }
 
     /// Over its fair share (strictly: a share is rounded up, so shares that add up to

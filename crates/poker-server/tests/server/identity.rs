@@ -394,33 +394,64 @@ async fn a_session_ended_on_one_node_closes_the_players_socket_on_another() {
     common::assert_conserved(&room.nodes[0].audit().await, 3 * DEPOSIT as i64);
 }
 
-/// Two nodes over NATS, node 2 through a relay that is cut. While it is cut, ann (signed in
-/// at node 2) is locked out through node 1, which cannot tell node 2, and bob (signed in at
-/// node 1) through node 2, which cannot tell node 1. Neither socket hears of it meanwhile;
-/// once node 2 reaches NATS again, both close: node 2 checks its sessions in the store
-/// (`AppState::recheck_sessions`), and node 1 gets node 2's end (sent on the reconnect) or,
-/// hearing node 2 back, checks its own.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sessions_ended_while_a_node_was_cut_off_from_nats_close_their_sockets_once_it_is_back() {
-    common::nats::nats_server_binary();
-    let Some(guard) = DbGuard::new(Db::Postgres).await else {
-        return;
-    };
-    let url = guard.url();
-    let (_nats, nats_url) = nats().await;
+/// Two nodes over NATS on one database, node 2 through a relay a test can cut, with this
+/// lease; ann and bob are players. Returns the nodes, NATS (kept running), the relay, and
+/// the ids of ann and bob.
+async fn behind_a_relay(url: &str, lease_ms: &str) -> (Vec<Server>, Proc, Relay, String, String) {
+    let (nats_proc, nats_url) = nats().await;
     let relay = Relay::start(&nats_url).await;
     let mut nodes = Vec::new();
     for (node, via) in [("n1", &nats_url), ("n2", &relay.url)] {
         let settings = [
             ("POKER__CLUSTER__NATS_URL", via.as_str()),
             ("POKER__CLUSTER__NODE", node),
-            ("POKER__CLUSTER__LEASE_MS", "3000"),
+            ("POKER__CLUSTER__LEASE_MS", lease_ms),
             ("POKER__CLUSTER__HEARTBEAT_MS", "300"),
         ];
-        nodes.push(Server::start(&url, &settings).await);
+        nodes.push(Server::start(url, &settings).await);
     }
     let ann_id = nodes[0].player("ann", DEPOSIT).await;
     let bob_id = nodes[0].player("bob", DEPOSIT).await;
+    (nodes, nats_proc, relay, ann_id, bob_id)
+}
+
+/// Whether `node`'s metrics say it is connected to NATS.
+async fn nats_connected(node: &Server) -> bool {
+    let text = node.get("/metrics").await.1;
+    text.lines().any(|l| l == "poker_nats_connected 1")
+}
+
+/// A floor member, through `node`, locks `player` out.
+async fn lock_through(node: &Server, floor: &str, player: &str) {
+    let status = reqwest::Client::new()
+        .post(format!("{}/admin/players/{player}/lock", node.base))
+        .bearer_auth(floor)
+        .json(&json!({ "locked": true }))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16();
+    assert!(
+        status == 200 || status == 204,
+        "the lock is answered: {status}"
+    );
+}
+
+/// Two nodes over NATS, node 2 through a relay that is cut. While it is cut, ann (signed in
+/// at node 2) is locked out through node 1, which cannot tell node 2, and bob (signed in at
+/// node 1) through node 2, which cannot tell node 1. Neither socket hears of it meanwhile;
+/// once node 2 reaches NATS again, both close: node 2 checks its sessions in the store
+/// (`AppState::recheck_sessions`), and node 1 gets node 2's end (sent on the reconnect) or,
+/// hearing node 2 back, checks its own. (The lease here outlasts the test, so node 1 does
+/// not count node 2 silent meanwhile: that check has its test below.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_ended_while_a_node_was_cut_off_from_nats_close_their_sockets_once_it_is_back() {
+    common::nats::nats_server_binary();
+    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+        return;
+    };
+    let (mut nodes, _nats, relay, ann_id, bob_id) = behind_a_relay(&guard.url(), "120000").await;
     let floor = floor_session(&nodes[0]).await;
     let mut ann = Client::connect(nodes[1].addr, "ann").await;
     ann.auth(&nodes[1].login("ann").await).await;
@@ -428,26 +459,13 @@ async fn sessions_ended_while_a_node_was_cut_off_from_nats_close_their_sockets_o
     bob.auth(&nodes[0].login("bob").await).await;
 
     relay.cut();
-    let nats_connected = |text: &str| text.lines().any(|l| l == "poker_nats_connected 1");
     let deadline = Instant::now() + Duration::from_secs(10);
-    while nats_connected(&nodes[1].get("/metrics").await.1) {
+    while nats_connected(&nodes[1]).await {
         assert!(Instant::now() < deadline, "node 2 sees NATS gone");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let lock = |node: &Server, player: &str| {
-        reqwest::Client::new()
-            .post(format!("{}/admin/players/{player}/lock", node.base))
-            .bearer_auth(&floor)
-            .json(&json!({ "locked": true }))
-            .send()
-    };
-    for (node, player) in [(&nodes[0], &ann_id), (&nodes[1], &bob_id)] {
-        let status = lock(node, player).await.unwrap().status().as_u16();
-        assert!(
-            status == 200 || status == 204,
-            "the lock is answered: {status}"
-        );
-    }
+    lock_through(&nodes[0], &floor, &ann_id).await;
+    lock_through(&nodes[1], &floor, &bob_id).await;
     // Neither socket was told: each still answers.
     for client in [&mut ann, &mut bob] {
         client.send(&ClientMsg::Ping).await;
@@ -466,10 +484,49 @@ async fn sessions_ended_while_a_node_was_cut_off_from_nats_close_their_sockets_o
         began.elapsed().as_millis()
     );
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !nats_connected(&nodes[1].get("/metrics").await.1) {
+    while !nats_connected(&nodes[1]).await {
         assert!(Instant::now() < deadline, "node 2 says NATS is back");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    for node in nodes.iter_mut().rev() {
+        node.stop().await;
+    }
+}
+
+/// A node that ends a session and goes silent before the others hear it (here: cut off
+/// from NATS, and never back; a node that dies between its commit and its telling looks
+/// the same to them): bob, signed in at node 1, is locked out through node 2 after node 2
+/// was cut off. Once node 1 has not heard node 2 for a lease's lifetime (3 s), it checks
+/// its sessions in the store and closes bob's socket, without node 2 ever coming back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_ended_by_a_node_that_then_went_silent_closes_its_sockets_on_the_others() {
+    common::nats::nats_server_binary();
+    let Some(guard) = DbGuard::new(Db::Postgres).await else {
+        return;
+    };
+    let (mut nodes, _nats, relay, _, bob_id) = behind_a_relay(&guard.url(), "3000").await;
+    let floor = floor_session(&nodes[0]).await;
+    let mut bob = Client::connect(nodes[0].addr, "bob").await;
+    bob.auth(&nodes[0].login("bob").await).await;
+
+    relay.cut();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while nats_connected(&nodes[1]).await {
+        assert!(Instant::now() < deadline, "node 2 sees NATS gone");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let cut = Instant::now();
+    lock_through(&nodes[1], &floor, &bob_id).await;
+    // A lease's lifetime, a heartbeat and the check: 15 s is ample on a slow machine.
+    closed_within(&mut bob, Duration::from_secs(15)).await;
+    eprintln!(
+        "bob's socket on node 1 closed {} ms after node 2 was cut off",
+        cut.elapsed().as_millis()
+    );
+    assert!(
+        !nats_connected(&nodes[1]).await,
+        "node 2 never came back: the check was node 1's own"
+    );
     for node in nodes.iter_mut().rev() {
         node.stop().await;
     }
