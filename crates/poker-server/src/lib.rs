@@ -66,6 +66,9 @@ pub struct AppState {
     /// The room's clock for rules that span hours (the rathole window): the wall clock
     /// unless `room.clock_scale` makes it run faster.
     pub clock: room_clock::RoomClock,
+    /// Requests' work that runs to its end though its client hung up
+    /// ([`http::to_the_end`]): waited for before the store closes.
+    pub errands: Arc<http::Errands>,
 }
 
 /// What makes the connections here subscribe again to the tables they follow.
@@ -169,6 +172,7 @@ pub async fn run(
         moved: tokio::sync::broadcast::channel(256).0,
         shield: http::shield::Shield::default(),
         clock,
+        errands: Arc::default(),
     });
     if let Some(cluster) = &cluster {
         cluster.start_gossip(&state, state.lobby.forward()).await?;
@@ -202,7 +206,7 @@ pub async fn run(
     let _private = private::spawn_janitor(state.clone());
     let _away = away::spawn(state.clone());
     let _backfill = backfill::spawn(state.clone());
-    let app = http::shield::wrap(http::router().merge(web::router()), &state)
+    let app = http::shield::wrap(http::router(&state).merge(web::router()), &state)
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state.clone());
     let limits =
@@ -220,6 +224,7 @@ pub async fn run(
     // nodes, each table goes to the others as soon as its own hand has ended (the
     // connections here follow it there), and the connections close once all have gone.
     let grace = Duration::from_millis(state.config.server.shutdown_grace_ms);
+    let errands = state.errands.clone();
     let shutdown = async move {
         shutdown.await;
         let all_finished = match &state.cluster {
@@ -243,6 +248,14 @@ pub async fn run(
         shutdown,
     )
     .await;
+    // Requests whose clients hung up may still be between a commit and its audit entry,
+    // or the telling of the nodes: no connection waits for them.
+    if tokio::time::timeout(grace, errands.settled())
+        .await
+        .is_err()
+    {
+        tracing::warn!("requests still running after the grace period are stopped");
+    }
     store.close().await;
     Ok(())
 }

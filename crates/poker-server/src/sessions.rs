@@ -347,8 +347,10 @@ impl Drop for Registration {
 
 impl AppState {
     /// Ends the connections here whose sessions the store no longer holds (ended, expired,
-    /// or their player locked out): run when this node's NATS connection comes back, since
-    /// an end told while it was cut off never reached it. Ends told from then on reach it
+    /// or their player locked out): run when this node's NATS connection comes back (an
+    /// end told while it was cut off never reached it), when another node is back or new,
+    /// and when another goes silent without leaving (it may have died between its commit
+    /// and its telling). Ends told from then on reach it
     /// again (its subscriptions are back), and an end committed before this read is seen
     /// in it. Returns how many sessions it ended.
     pub async fn recheck_sessions(&self, why: &str) -> usize {

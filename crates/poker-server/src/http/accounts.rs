@@ -65,10 +65,23 @@ pub(crate) async fn new_session(state: &AppState, player: &Player, tell: bool) -
 }
 
 /// `POST /login`. Guarded by [`crate::http::guard`]: lockouts per name and address, the
-/// password checked off the async workers, unknown names as slow as wrong passwords.
+/// password checked off the async workers, unknown names as slow as wrong passwords. It
+/// runs to its end though the client hangs up: its password check runs anyway (a queued
+/// hash is never taken back), so a wrong guess must be counted anyway.
 pub(crate) async fn login(
     State(state): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Json<Credentials>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let errands = state.errands.clone();
+    crate::http::to_the_end(&errands, log_in(state, peer, headers, body)).await
+}
+
+/// [`login`]'s work.
+async fn log_in(
+    state: Arc<AppState>,
+    peer: SocketAddr,
     headers: HeaderMap,
     body: Result<Json<Credentials>, axum::extract::rejection::JsonRejection>,
 ) -> Response {
@@ -240,7 +253,8 @@ pub(crate) async fn logout(State(state): State<Arc<AppState>>, headers: HeaderMa
         return StatusCode::NO_CONTENT.into_response();
     }
     // The delete and the end run to their end even if the client hangs up.
-    crate::http::to_the_end(async move {
+    let errands = state.errands.clone();
+    crate::http::to_the_end(&errands, async move {
         let _ = state.store.delete_session(&hash).await;
         // Every WebSocket of the session, on every node, is closed before the answer.
         state
@@ -287,7 +301,8 @@ pub(crate) async fn reset_with_code(
 ) -> Response {
     // The code's use, the end of the player's sessions and the audit entry run to their
     // end even if the client hangs up.
-    crate::http::to_the_end(use_reset_code(state, peer, headers, body)).await
+    let errands = state.errands.clone();
+    crate::http::to_the_end(&errands, use_reset_code(state, peer, headers, body)).await
 }
 
 /// [`reset_with_code`]'s work.

@@ -236,7 +236,12 @@ async fn stood_up_for_missed_blinds(db: Db) {
     // Everyone checks or calls; once cat has played a hand, cat sits out, and the next
     // big blind to pass cat's seat stands cat up.
     let mut sat_out = false;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let left_with = 'play: loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "cat was not stood up within 60 s (sat out: {sat_out})"
+        );
         for (i, c) in [&mut ann, &mut ben, &mut cat].into_iter().enumerate() {
             while let Some(m) = c.try_recv(std::time::Duration::from_millis(20)).await {
                 match m {

@@ -22,7 +22,7 @@ use axum::Router;
 use std::sync::Arc;
 
 /// The `/admin` routes.
-pub fn router() -> Router<Arc<AppState>> {
+pub fn router(state: &Arc<AppState>) -> Router<Arc<AppState>> {
     Router::new()
         .route(
             "/admin/players",
@@ -74,7 +74,10 @@ pub fn router() -> Router<Arc<AppState>> {
             "/admin/fair-play/pairs/{a}/{b}/hands",
             get(fairplay::pair_hands),
         )
-        .route_layer(axum::middleware::from_fn(changes_run_to_their_end))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            changes_run_to_their_end,
+        ))
 }
 
 /// Every admin request that changes something (any method but `GET` and `HEAD`) runs in
@@ -84,6 +87,7 @@ pub fn router() -> Router<Arc<AppState>> {
 /// the telling of every node that a player's sessions ended. Reads are dropped with
 /// their client, as ever.
 async fn changes_run_to_their_end(
+    axum::extract::State(state): axum::extract::State<Arc<AppState>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
@@ -91,6 +95,6 @@ async fn changes_run_to_their_end(
     if matches!(*request.method(), Method::GET | Method::HEAD) {
         next.run(request).await
     } else {
-        crate::http::to_the_end(next.run(request)).await
+        crate::http::to_the_end(&state.errands, next.run(request)).await
     }
 }
