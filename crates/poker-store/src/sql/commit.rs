@@ -370,7 +370,7 @@ pub(crate) async fn commit_hands_pg(
         hs.iter().map(|h| f(h)).collect()
     };
     let started = &plan.started;
-    sqlx::query(
+    let completed = sqlx::query(
         "update hand set status = 'complete', phh = v.phh, record = v.record, rake = v.rake, ended_at = v.ended \
          from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[]) \
               as v (id, phh, record, rake, ended) \
@@ -383,6 +383,11 @@ pub(crate) async fn commit_hands_pg(
     .bind(num(started, &|h| h.ended_at))
     .execute(&mut *tx)
     .await?;
+    // The statuses were read without a lock: a hand voided since (a failed table's, or
+    // a table taken over) is no longer `started`, and its chips must not move.
+    if completed.rows_affected() != started.len() as u64 {
+        return Err(StoreError::StaleHand(started[0].hand_id));
+    }
     let fresh = &plan.fresh;
     sqlx::query(
         "insert into hand (hand_id, poker_table_id, number, status, phh, record, rake, started_at, ended_at, created_at) \

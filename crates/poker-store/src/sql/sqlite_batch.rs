@@ -179,7 +179,13 @@ impl SqlStore {
         let Some(plan) = plan else {
             return Ok(0);
         };
-        write_rows(tx, COMPLETE_STARTED, &FinishedRow::of(&plan.started)?, None).await?;
+        let completed =
+            write_rows(tx, COMPLETE_STARTED, &FinishedRow::of(&plan.started)?, None).await?;
+        // As on PostgreSQL: a hand no longer `started` (voided) moves no chip. (The
+        // statuses above were read in this write transaction, so SQLite cannot see it.)
+        if completed != plan.started.len() as u64 {
+            return Err(StoreError::StaleHand(plan.started[0].hand_id));
+        }
         write_rows(
             tx,
             INSERT_FINISHED,

@@ -781,3 +781,66 @@ pub(crate) async fn a_node_frozen_mid_commit_holds_no_other_tables_hand(
     assert_eq!(audit.rake, 8, "{audit:?}");
     audit_holds(store).await;
 }
+
+/// A hand voided while its commit runs (PostgreSQL: the commit reads the statuses without a
+/// lock, then marks its started hands complete): the void's transaction holds the hand's
+/// row when the commit reads it as `started`, and commits once the commit waits on that
+/// row. The commit is refused as stale and moves no chip; the hand stays void.
+pub(crate) async fn a_hand_voided_while_its_commit_runs_moves_no_chip(store: &SqlStore, url: &str) {
+    let (a, b) = (
+        player(store, "voided-a", 1000).await,
+        player(store, "voided-b", 1000).await,
+    );
+    let table = store.create_table("voided", "{}").await.unwrap();
+    store.buy_in(table, 0, a, 500, None, None).await.unwrap();
+    store.buy_in(table, 1, b, 500, None, None).await.unwrap();
+    let h = hand(table, 1, &[(a, 0, 500, 540), (b, 1, 500, 458)], 2);
+    store
+        .start_hand(h.hand_id, table, 1, h.started_at, None)
+        .await
+        .unwrap();
+    let before = store.audit().await.unwrap();
+
+    // Another node voids the table's hands (a take-over), its transaction still open.
+    let raw = sqlx::PgPool::connect(url).await.expect("raw pool");
+    let mut void_tx = raw.begin().await.unwrap();
+    let voided =
+        sqlx::query("update hand set status = 'void' where hand_id = $1 and status = 'started'")
+            .bind(h.hand_id.to_string())
+            .execute(&mut *void_tx)
+            .await
+            .unwrap();
+    assert_eq!(voided.rows_affected(), 1);
+
+    let committing = {
+        let store = store.clone();
+        let h = h.clone();
+        tokio::spawn(async move { store.commit_hands(std::slice::from_ref(&h)).await })
+    };
+    // The commit reads `started` (the void is not committed) and waits on the hand's row.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(
+        !committing.is_finished(),
+        "the commit waits on the hand's row"
+    );
+    void_tx.commit().await.unwrap();
+    match committing.await.unwrap() {
+        Err(StoreError::StaleHand(id)) => assert_eq!(id, h.hand_id),
+        other => panic!("a hand voided under its commit is refused: {other:?}"),
+    }
+    assert_eq!(
+        store.hand(h.hand_id).await.unwrap().status,
+        HandStatus::Void
+    );
+    let stacks: Vec<Chips> = store
+        .seats(table)
+        .await
+        .unwrap()
+        .iter()
+        .map(|s| s.stack)
+        .collect();
+    assert_eq!(stacks, vec![500, 500], "no chip moved");
+    assert_eq!(store.audit().await.unwrap(), before);
+    audit_holds(store).await;
+    raw.close().await;
+}

@@ -260,6 +260,18 @@ async fn postgres_a_node_frozen_mid_commit_holds_no_other_tables_hand() {
     store.close().await;
 }
 
+/// A void racing a commit (Postgres only: SQLite's commit reads and writes in one write
+/// transaction, which no void can enter).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_a_hand_voided_while_its_commit_runs_moves_no_chip() {
+    let Some((db, store)) = on_postgres("a_hand_voided_while_its_commit_runs_moves_no_chip").await
+    else {
+        return;
+    };
+    hands::a_hand_voided_while_its_commit_runs_moves_no_chip(&store, &db.url).await;
+    store.close().await;
+}
+
 /// Several nodes' clocks (Postgres only: an embedded SQLite has one process's clock).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn postgres_lease_no_nodes_clock_decides_whether_a_lease_is_live() {
