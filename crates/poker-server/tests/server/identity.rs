@@ -421,6 +421,19 @@ async fn nats_connected(node: &Server) -> bool {
     text.lines().any(|l| l == "poker_nats_connected 1")
 }
 
+/// Cuts the relay and waits until `node`, behind it, says NATS is gone.
+async fn cut_off(relay: &Relay, node: &Server) {
+    relay.cut();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while nats_connected(node).await {
+        assert!(
+            Instant::now() < deadline,
+            "the node behind the relay sees NATS gone"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// A floor member, through `node`, locks `player` out.
 async fn lock_through(node: &Server, floor: &str, player: &str) {
     let status = reqwest::Client::new()
@@ -458,12 +471,7 @@ async fn sessions_ended_while_a_node_was_cut_off_from_nats_close_their_sockets_o
     let mut bob = Client::connect(nodes[0].addr, "bob").await;
     bob.auth(&nodes[0].login("bob").await).await;
 
-    relay.cut();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while nats_connected(&nodes[1]).await {
-        assert!(Instant::now() < deadline, "node 2 sees NATS gone");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    cut_off(&relay, &nodes[1]).await;
     lock_through(&nodes[0], &floor, &ann_id).await;
     lock_through(&nodes[1], &floor, &bob_id).await;
     // Neither socket was told: each still answers.
@@ -509,12 +517,7 @@ async fn a_session_ended_by_a_node_that_then_went_silent_closes_its_sockets_on_t
     let mut bob = Client::connect(nodes[0].addr, "bob").await;
     bob.auth(&nodes[0].login("bob").await).await;
 
-    relay.cut();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while nats_connected(&nodes[1]).await {
-        assert!(Instant::now() < deadline, "node 2 sees NATS gone");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    cut_off(&relay, &nodes[1]).await;
     let cut = Instant::now();
     lock_through(&nodes[1], &floor, &bob_id).await;
     // Node 1 checks once, when it stops counting node 2: the lock must be in the store
