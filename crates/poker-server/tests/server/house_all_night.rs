@@ -28,8 +28,9 @@ const HISTORY: Duration = Duration::from_secs(120);
 /// for (a bot that left with more than the maximum, one back within the window, one that
 /// busted and had its wallet reloaded: 5 busts and no reload once in 120 s): the
 /// cards decide when a bot first wins that much, and a loaded machine deals fewer hands
-/// in the same time (245 hands in one run that ended without it).
-const HISTORY_MORE: Duration = Duration::from_secs(100);
+/// in the same time (245 hands in one run that ended without it; 263 hands in 220 s and no
+/// bot above the maximum in another, on a 2-core machine running the suite beside it).
+const HISTORY_MORE: Duration = Duration::from_secs(220);
 /// The acceptance figure of the issue, printed beside each measure.
 const ISSUE_SECS: f64 = 5.0;
 /// The test fails only past this: four times the issue's figure (a loaded machine is
